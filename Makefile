@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: GPL-2.0
+# pwz: one non-recursive Makefile. `make` builds everything, `make check` runs every test.
+# OUTPUT=dir puts objects elsewhere (default .output); BINDIR=dir the programs (default .).
+# V=1 shows the commands. SANITIZE=1 builds userspace with ASan and UBSan. STATIC=1 links
+# the programs statically.
+
+OUTPUT ?= .output
+BINDIR ?= .
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= /usr/sbin/bpftool
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+WARN := -Wall -Wextra -Wshadow -Wundef -Werror
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Iuser -DPWZ_VERSION='"$(VERSION)"'
+LIBS := -lbpf -lelf -ltraceevent -lmsgpackc -llz4 -lzstd -lz -lm
+LDFLAGS ?=
+ifeq ($(SANITIZE),1)
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+endif
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# ---- the userspace library (user/, minus the capture tool) ----
+CAPTURE_SRCS := user/pwz-bpf.c $(wildcard user/capture*.c)
+LIB_SRCS := $(filter-out $(CAPTURE_SRCS),$(wildcard user/*.c))
+LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+LIBPWZ := $(OUTPUT)/libpwz.a
+
+# ---- BPF programs and their skeletons (bpf/) ----
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf
+
+# ---- the renderer (render/) ----
+RENDER_MAIN := render/pwz-render.c
+RENDER_SRCS := $(filter-out $(RENDER_MAIN),$(wildcard render/*.c))
+RENDER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(RENDER_SRCS))
+LIBRENDER := $(OUTPUT)/librender.a
+RENDER_EXTRA_OBJS :=
+
+# ---- unit tests (tests/test_*.c, cmocka) ----
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
+
+PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
+TOOLS :=
+
+.PHONY: all clean check unit live browser vmtest bench fuzz install deps
+.DELETE_ON_ERROR:
+
+all: $(PROGS) $(TOOLS)
+
+deps:
+	$(Q)tools/deps.sh build
+
+$(OUTPUT)/%.o: %.c | deps-ok
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Checked once per make run: a missing package is installed before the first compile.
+.PHONY: deps-ok
+deps-ok:
+	$(Q)tools/deps.sh build
+
+$(LIBPWZ): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBRENDER): $(RENDER_OBJS) $(RENDER_EXTRA_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/pwz.h $(wildcard bpf/*.bpf.h) vmlinux/vmlinux.h | deps-ok
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp && llvm-strip -g $@.tmp -o $@ 2>/dev/null || mv $@.tmp $@
+	$(Q)rm -f $@.tmp
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+# Only capture code includes a skeleton: its objects wait for all of them.
+$(patsubst %.c,$(OUTPUT)/%.o,$(CAPTURE_SRCS)): $(BPF_SKELS)
+
+$(BINDIR)/pwz-bpf: $(patsubst %.c,$(OUTPUT)/%.o,$(CAPTURE_SRCS)) $(LIBPWZ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+
+$(BINDIR)/pwz-render: $(OUTPUT)/render/pwz-render.o $(LIBRENDER) $(LIBPWZ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+
+$(OUTPUT)/tests/%: tests/%.c $(LIBRENDER) $(LIBPWZ) | deps-ok
+	$(call msg,TEST-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Irender -DPWZ_TESTDATA='"$(TESTDATA)"' $< $(LIBRENDER) $(LIBPWZ) \
+		$(LDFLAGS) -lcmocka $(LIBS) -o $@
+
+# Shared fixtures (../shared/testdata beside the project); tests skip what is absent.
+TESTDATA ?= $(abspath ../shared/testdata)
+
+# ---- capture (issue 3): extra rules ----
+
+# ---- perf.data import (issue 4): extra rules ----
+
+# ---- render (issue 5): extra rules ----
+# The dashboards' JS and CSS are embedded with .incbin (paths relative to the repository root).
+RENDER_ASSETS := $(wildcard render/assets/*.js render/assets/*.css)
+RENDER_EXTRA_OBJS += $(OUTPUT)/render/assets/embed.o
+$(LIBRENDER): $(OUTPUT)/render/assets/embed.o
+$(OUTPUT)/render/assets/embed.o: render/assets/embed.S $(RENDER_ASSETS) | deps-ok
+	$(call msg,AS,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -c $< -o $@
+# The synthetic capture generator (tools/gen-synthetic.c).
+TOOLS += $(BINDIR)/gen-synthetic
+all: $(BINDIR)/gen-synthetic
+$(BINDIR)/gen-synthetic: $(OUTPUT)/tools/gen-synthetic.o $(LIBPWZ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+CHECK_SUITES += tests/browser/run
+.PHONY: bench-render
+bench: bench-render
+bench-render: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
+	$(Q)BINDIR=$(BINDIR) tests/browser/bench-render
+
+# ---- nested KVM harness (issue 6): extra rules ----
+# tools/kvm-guest makes a known number of KVM exits; always static, it runs inside the vmtest
+# guest. `make vmtest-progs` builds the static pwz-bpf, pwz-render and kvm-guest that tools/vmtest
+# puts in the guest (into VMTEST_BINDIR); `make vmtest` runs the nested suite (also in `make check`).
+VMTEST_BINDIR ?= .output-static
+$(OUTPUT)/kvm-guest: tools/kvm-guest.c | deps-ok
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -static -pthread $< -o $@
+.PHONY: vmtest-progs
+vmtest-progs:
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(VMTEST_BINDIR) BINDIR=$(VMTEST_BINDIR) STATIC=1 \
+		$(VMTEST_BINDIR)/pwz-bpf $(VMTEST_BINDIR)/pwz-render $(VMTEST_BINDIR)/kvm-guest
+vmtest:
+	$(Q)VMTEST_BINDIR=$(VMTEST_BINDIR) tests/vmtest/run
+CHECK_SUITES += tests/vmtest/run
+
+# ---- bench (issue 7): extra rules ----
+
+# ---- fuzz (issue 8): extra rules ----
+
+# ---- tests ----
+unit: $(TEST_BINS)
+	$(Q)tools/run-unit-tests $(TEST_BINS)
+
+check:
+	$(Q)tools/deps.sh all
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)tools/run-check-suites $(CHECK_SUITES)
+
+CHECK_SUITES ?=
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	for m in $(wildcard docs/*.1); do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
+
+clean:
+	rm -rf $(OUTPUT) $(PROGS) $(TOOLS)
+
+-include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

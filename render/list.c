@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `pwz-render --list`: what is inside a capture, as a table or as one JSON document. */
+#include <string.h>
+#include "list.h"
+
+static void key(struct jbuf *b, const char *k, bool first)
+{
+	if (!first)
+		jbuf_puts(b, ",");
+	jbuf_json_str(b, k, (size_t)-1);
+	jbuf_puts(b, ":");
+}
+
+static void str_or_null(struct jbuf *b, const char *s)
+{
+	if (s)
+		jbuf_json_str(b, s, (size_t)-1);
+	else
+		jbuf_puts(b, "null");
+}
+
+static void u64_or_null(struct jbuf *b, uint64_t v, bool known)
+{
+	if (known)
+		jbuf_u64(b, v);
+	else
+		jbuf_puts(b, "null");
+}
+
+static void u64_array(struct jbuf *b, const uint64_t *v, uint32_t n)
+{
+	jbuf_puts(b, "[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			jbuf_puts(b, ",");
+		jbuf_u64(b, v[i]);
+	}
+	jbuf_puts(b, "]");
+}
+
+static void capture_json(struct jbuf *b, const struct trace *t, const struct summary *s)
+{
+	const struct pwz_meta *m = &t->meta;
+
+	jbuf_puts(b, "{");
+	key(b, "format", true);
+	jbuf_puts(b, t->info.format == CDICT_FORMAT_LEGACY ? "\"legacy\"" : "\"v2\"");
+	key(b, "source", false);
+	jbuf_json_str(b, pwz_source_name(m->source), (size_t)-1);
+	key(b, "path", false);
+	jbuf_json_str(b, t->path, (size_t)-1);
+	key(b, "host", false);
+	str_or_null(b, m->host);
+	key(b, "kernel", false);
+	str_or_null(b, m->kernel);
+	key(b, "cmdline", false);
+	str_or_null(b, m->cmdline);
+	key(b, "nr_cpus", false);
+	jbuf_u64(b, s->nr_cpus);
+	key(b, "start_wall_ns", false);
+	u64_or_null(b, m->start_wall_ns, m->start_wall_ns != 0);
+	key(b, "duration_ns", false);
+	jbuf_u64(b, s->window_end_ns > m->duration_ns ? s->window_end_ns : m->duration_ns);
+	key(b, "window_start_ns", false);
+	jbuf_u64(b, s->window_start_ns);
+	key(b, "window_end_ns", false);
+	jbuf_u64(b, s->window_end_ns);
+	key(b, "cut", false);
+	jbuf_puts(b, t->info.cut ? "true" : "false");
+	key(b, "drops", false);
+	jbuf_puts(b, "{");
+	for (uint32_t i = 0; i < m->nr_drops; i++) {
+		key(b, m->drops[i].name, i == 0);
+		jbuf_u64(b, m->drops[i].value);
+	}
+	jbuf_puts(b, "}");
+	key(b, "drops_total", false);
+	jbuf_u64(b, pwz_meta_total_drops(m));
+	key(b, "tracer_cpu_ns", false);
+	u64_or_null(b, m->tracer_cpu_ns, m->tracer_cpu_ns != 0);
+	key(b, "has_switch_kind", false);
+	jbuf_puts(b, m->has_switch_kind ? "true" : "false");
+	key(b, "has_wait", false);
+	jbuf_puts(b, m->has_wait ? "true" : "false");
+	key(b, "has_kvm", false);
+	jbuf_puts(b, m->has_kvm ? "true" : "false");
+	jbuf_puts(b, "}");
+}
+
+static void task_json(struct jbuf *b, const struct summary *s, const struct task_summary *ts)
+{
+	jbuf_puts(b, "{");
+	key(b, "tid", true);
+	jbuf_u64(b, ts->tid);
+	key(b, "pid", false);
+	u64_or_null(b, ts->pid, ts->pid != 0 || ts->tid == 0);
+	key(b, "name", false);
+	jbuf_json_str(b, ts->name, (size_t)-1);
+	key(b, "comm", false);
+	jbuf_json_str(b, ts->comm, (size_t)-1);
+	key(b, "runtime_ns", false);
+	jbuf_u64(b, ts->runtime_ns);
+	key(b, "cpu_pct", false);
+	jbuf_double(b, summary_cpu_pct(s, ts));
+	key(b, "switches", false);
+	jbuf_u64(b, ts->switches);
+	key(b, "voluntary", false);
+	u64_or_null(b, ts->voluntary, s->has_switch_kind);
+	key(b, "involuntary", false);
+	u64_or_null(b, ts->involuntary, s->has_switch_kind);
+	key(b, "cpu_runtime_ns", false);
+	u64_array(b, ts->cpu_runtime_ns, s->nr_cpus);
+	key(b, "cpu_switches", false);
+	u64_array(b, ts->cpu_switches, s->nr_cpus);
+	key(b, "wait_ns", false);
+	u64_or_null(b, ts->wait_ns, s->has_wait);
+	key(b, "wait_count", false);
+	u64_or_null(b, ts->wait_count, s->has_wait);
+	key(b, "wait_max_ns", false);
+	u64_or_null(b, ts->wait_max_ns, s->has_wait);
+	key(b, "exits_total", false);
+	jbuf_u64(b, ts->exits_total);
+	key(b, "kvm_exits", false);
+	jbuf_puts(b, "[");
+	for (size_t i = 0; i < ts->nr_exits; i++) {
+		const struct summary_exit *e = &ts->exits[i];
+
+		jbuf_puts(b, i ? ",{" : "{");
+		key(b, "isa", true);
+		jbuf_puts(b, e->isa == PWZ_ISA_SVM ? "\"svm\"" : e->isa == PWZ_ISA_VMX ? "\"vmx\"" : "null");
+		key(b, "code", false);
+		jbuf_u64(b, e->code);
+		key(b, "name", false);
+		str_or_null(b, e->name);
+		key(b, "count", false);
+		jbuf_u64(b, e->count);
+		key(b, "handling_ns", false);
+		jbuf_u64(b, e->handling_ns);
+		jbuf_puts(b, "}");
+	}
+	jbuf_puts(b, "]}");
+}
+
+void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
+{
+	jbuf_puts(b, "{");
+	key(b, "file", true);
+	jbuf_json_str(b, t->path, (size_t)-1);
+	key(b, "capture", false);
+	capture_json(b, t, s);
+	key(b, "tasks", false);
+	jbuf_puts(b, "[\n");
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		if (i)
+			jbuf_puts(b, ",\n");
+		task_json(b, s, &s->tasks[i]);
+	}
+	jbuf_puts(b, "\n]}");
+}
+
+void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
+{
+	const struct pwz_meta *m = &t->meta;
+	uint64_t drops = pwz_meta_total_drops(m);
+
+	jbuf_printf(b, "# %s: %s capture (%s), %u CPUs, %.3f s", t->path,
+		    pwz_source_name(m->source), t->info.format == CDICT_FORMAT_LEGACY ? "legacy" : "v2",
+		    s->nr_cpus, (double)(s->window_end_ns - s->window_start_ns) / 1e9);
+	if (m->host)
+		jbuf_printf(b, ", host %s", m->host);
+	if (drops)
+		jbuf_printf(b, ", WARNING: %llu events dropped", (unsigned long long)drops);
+	if (t->info.cut)
+		jbuf_puts(b, ", WARNING: file cut short");
+	jbuf_printf(b, "\n%8s  %-32s %12s %7s %9s %9s\n", "TID", "NAME", "RUNTIME_MS", "CPU%",
+		    "SWITCHES", "EXITS");
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		const struct task_summary *ts = &s->tasks[i];
+		char name[PWZ_NAME_MAX];
+		size_t n = 0;
+
+		/* names come from the traced system: show control bytes as '?' */
+		for (const char *p = ts->name; *p && n < sizeof(name) - 1; p++)
+			name[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+		name[n] = '\0';
+		jbuf_printf(b, "%8u  %-32s %12.3f %7.2f %9llu %9llu\n", ts->tid, name,
+			    (double)ts->runtime_ns / 1e6, summary_cpu_pct(s, ts),
+			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total);
+	}
+}

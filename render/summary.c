@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-task figures of a capture over a time window, from kernel aggregates or from slices. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "summary.h"
+#include "tasknames.h"
+#include "u64map.h"
+
+struct builder {
+	struct summary *s;
+	const struct trace *t;
+	struct u64map idx;	/* tid -> tasks[] */
+	size_t cap;
+};
+
+static struct task_summary *task_of(struct builder *b, uint32_t tid)
+{
+	struct summary *s = b->s;
+	struct task_summary *ts;
+	const struct pwz_task *pt;
+	long long i = u64map_get(&b->idx, tid);
+
+	if (i >= 0)
+		return &s->tasks[i];
+	if (s->nr_tasks == b->cap) {
+		size_t c = b->cap ? b->cap * 2 : 64;
+		void *p = realloc(s->tasks, c * sizeof(*s->tasks));
+
+		if (!p)
+			return NULL;
+		s->tasks = p;
+		b->cap = c;
+	}
+	ts = &s->tasks[s->nr_tasks];
+	memset(ts, 0, sizeof(*ts));
+	ts->cpu_runtime_ns = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(uint64_t));
+	ts->cpu_switches = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(uint64_t));
+	if (!ts->cpu_runtime_ns || !ts->cpu_switches ||
+	    u64map_put(&b->idx, tid, (uint32_t)s->nr_tasks)) {
+		free(ts->cpu_runtime_ns);
+		free(ts->cpu_switches);
+		return NULL;
+	}
+	ts->tid = tid;
+	pt = trace__task(b->t, tid);
+	if (pt) {
+		ts->pid = pt->tgid;
+		snprintf(ts->comm, sizeof(ts->comm), "%s", pt->comm);
+		snprintf(ts->name, sizeof(ts->name), "%s", pt->name[0] ? pt->name : pt->comm);
+	} else {
+		snprintf(ts->name, sizeof(ts->name), tid ? "%u" : "swapper", tid);
+	}
+	s->nr_tasks++;
+	return ts;
+}
+
+static struct summary_exit *exit_of(struct task_summary *ts, const struct pwz_meta *meta,
+				    uint32_t isa, uint32_t code)
+{
+	struct summary_exit *e;
+
+	for (size_t i = 0; i < ts->nr_exits; i++) {
+		if (ts->exits[i].isa == isa && ts->exits[i].code == code)
+			return &ts->exits[i];
+	}
+	e = realloc(ts->exits, (ts->nr_exits + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	ts->exits = e;
+	e = &e[ts->nr_exits++];
+	memset(e, 0, sizeof(*e));
+	e->isa = isa;
+	e->code = code;
+	e->name = pwz_meta_exit_name(meta, isa, code);
+	return e;
+}
+
+static int from_aggregates(struct builder *b)
+{
+	const struct trace *t = b->t;
+	struct task_summary *ts;
+
+	for (size_t i = 0; i < t->nr_cpu_aggs; i++) {
+		const struct pwz_cpu_agg *a = &t->cpu_aggs[i];
+
+		if (!(ts = task_of(b, a->tid)))
+			return -ENOMEM;
+		ts->runtime_ns += a->runtime_ns;
+		ts->switches += a->switches;
+		ts->voluntary += a->voluntary;
+		ts->involuntary += a->involuntary;
+		if (a->cpu < b->s->nr_cpus) {
+			ts->cpu_runtime_ns[a->cpu] += a->runtime_ns;
+			ts->cpu_switches[a->cpu] += a->switches;
+		}
+	}
+	for (size_t i = 0; i < t->nr_kvm_aggs; i++) {
+		const struct pwz_kvm_agg *a = &t->kvm_aggs[i];
+		struct summary_exit *e;
+
+		if (!(ts = task_of(b, a->tid)) || !(e = exit_of(ts, &t->meta, a->isa, a->reason)))
+			return -ENOMEM;
+		e->count += a->count;
+		e->handling_ns += a->handling_ns;
+		for (int k = 0; k < PWZ_HIST_BUCKETS; k++)
+			e->hist[k] += a->hist[k];
+		ts->exits_total += a->count;
+	}
+	for (size_t i = 0; i < t->nr_wait_aggs; i++) {
+		const struct pwz_wait_agg *a = &t->wait_aggs[i];
+
+		if (!(ts = task_of(b, a->tid)))
+			return -ENOMEM;
+		ts->wait_ns += a->wait_ns;
+		ts->wait_count += a->count;
+		if (a->max_ns > ts->wait_max_ns)
+			ts->wait_max_ns = a->max_ns;
+	}
+	return 0;
+}
+
+static int from_streams(struct builder *b)
+{
+	const struct trace *t = b->t;
+	uint64_t w0 = b->s->window_start_ns, w1 = b->s->window_end_ns;
+	struct task_summary *ts;
+
+	for (size_t i = 0; i < t->nr_slices; i++) {
+		const struct pwz_slice *sl = &t->slices[i];
+		uint64_t a = sl->start_ns, z = sl->start_ns + sl->dur_ns, run;
+
+		if (z < w0 || a >= w1 || (z == w0 && sl->dur_ns))
+			continue;
+		if (!(ts = task_of(b, sl->tid)))
+			return -ENOMEM;
+		run = (z < w1 ? z : w1) - (a > w0 ? a : w0);
+		ts->runtime_ns += run;
+		if (sl->cpu < b->s->nr_cpus)
+			ts->cpu_runtime_ns[sl->cpu] += run;
+		/* a switch-out counts when it happens inside the window */
+		if (z < w1 && sl->end != PWZ_END_OPEN) {
+			ts->switches++;
+			if (sl->cpu < b->s->nr_cpus)
+				ts->cpu_switches[sl->cpu]++;
+			if (sl->end == PWZ_END_PREEMPTED)
+				ts->involuntary++;
+			else if (sl->end == PWZ_END_SLEPT || sl->end == PWZ_END_EXITED)
+				ts->voluntary++;
+		}
+	}
+	for (size_t i = 0; i < t->nr_exits; i++) {
+		const struct pwz_kvm_exit *x = &t->exits[i];
+		struct summary_exit *e;
+
+		if (x->time_ns < w0 || x->time_ns >= w1)
+			continue;
+		if (!(ts = task_of(b, x->tid)) || !(e = exit_of(ts, &t->meta, x->isa, x->reason)))
+			return -ENOMEM;
+		e->count++;
+		e->handling_ns += x->handling_ns;
+		if (x->handling_ns)
+			e->hist[pwz_hist_bucket(x->handling_ns)]++;
+		ts->exits_total++;
+	}
+	for (size_t i = 0; i < t->nr_wakeups; i++) {
+		const struct pwz_wakeup *wk = &t->wakeups[i];
+		uint64_t in = wk->wake_ns + wk->wait_ns;
+
+		if (in < w0 || in >= w1)
+			continue;
+		if (!(ts = task_of(b, wk->tid)))
+			return -ENOMEM;
+		ts->wait_ns += wk->wait_ns;
+		ts->wait_count++;
+		if (wk->wait_ns > ts->wait_max_ns)
+			ts->wait_max_ns = wk->wait_ns;
+	}
+	return 0;
+}
+
+static int cmp_exit(const void *a, const void *b)
+{
+	const struct summary_exit *x = a, *y = b;
+
+	if (x->isa != y->isa)
+		return x->isa < y->isa ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct task_summary *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->tid < y->tid ? -1 : x->tid > y->tid);
+}
+
+static int cmp_runtime(const void *a, const void *b)
+{
+	const struct task_summary *x = a, *y = b;
+
+	if (x->runtime_ns != y->runtime_ns)
+		return x->runtime_ns > y->runtime_ns ? -1 : 1;
+	return cmp_name(a, b);
+}
+
+static void free_task(struct task_summary *ts)
+{
+	free(ts->cpu_runtime_ns);
+	free(ts->cpu_switches);
+	free(ts->exits);
+}
+
+/* Adds src's figures into dst (merging rows of one merged name). */
+static int add_into(struct task_summary *dst, const struct task_summary *src, const struct pwz_meta *m,
+		    uint32_t nr_cpus)
+{
+	dst->runtime_ns += src->runtime_ns;
+	dst->switches += src->switches;
+	dst->voluntary += src->voluntary;
+	dst->involuntary += src->involuntary;
+	dst->wait_ns += src->wait_ns;
+	dst->wait_count += src->wait_count;
+	if (src->wait_max_ns > dst->wait_max_ns)
+		dst->wait_max_ns = src->wait_max_ns;
+	for (uint32_t c = 0; c < nr_cpus; c++) {
+		dst->cpu_runtime_ns[c] += src->cpu_runtime_ns[c];
+		dst->cpu_switches[c] += src->cpu_switches[c];
+	}
+	for (size_t i = 0; i < src->nr_exits; i++) {
+		const struct summary_exit *se = &src->exits[i];
+		struct summary_exit *de = exit_of(dst, m, se->isa, se->code);
+
+		if (!de)
+			return -ENOMEM;
+		de->count += se->count;
+		de->handling_ns += se->handling_ns;
+		for (int k = 0; k < PWZ_HIST_BUCKETS; k++)
+			de->hist[k] += se->hist[k];
+	}
+	dst->exits_total += src->exits_total;
+	return 0;
+}
+
+static int merge_sys(struct summary *s, const struct pwz_meta *m)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		char merged[PWZ_NAME_MAX];
+
+		task_merge_sys_name(s->tasks[i].name, merged, sizeof(merged));
+		snprintf(s->tasks[i].name, sizeof(s->tasks[i].name), "%s", merged);
+	}
+	qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_name);
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		if (out && !strcmp(s->tasks[out - 1].name, s->tasks[i].name) &&
+		    strcmp(s->tasks[i].name, s->tasks[i].comm)) {
+			/* merge only rows whose name changed (per-CPU kernel threads) */
+			if (add_into(&s->tasks[out - 1], &s->tasks[i], m, s->nr_cpus))
+				return -ENOMEM;
+			free_task(&s->tasks[i]);
+			continue;
+		}
+		s->tasks[out++] = s->tasks[i];
+	}
+	s->nr_tasks = out;
+	return 0;
+}
+
+/* The capture's length: the metadata's, or for a cut file the end of its last record. */
+static uint64_t capture_end(const struct trace *t)
+{
+	uint64_t end = t->meta.duration_ns;
+
+	if (end)
+		return end;
+	for (size_t i = 0; i < t->nr_slices; i++) {
+		if (t->slices[i].start_ns + t->slices[i].dur_ns > end)
+			end = t->slices[i].start_ns + t->slices[i].dur_ns;
+	}
+	for (size_t i = 0; i < t->nr_exits; i++) {
+		if (t->exits[i].time_ns + t->exits[i].handling_ns > end)
+			end = t->exits[i].time_ns + t->exits[i].handling_ns;
+	}
+	return end;
+}
+
+static uint32_t cpus_of(const struct trace *t)
+{
+	uint32_t n = t->meta.nr_cpus;
+
+	for (size_t i = 0; i < t->nr_cpu_aggs; i++) {
+		if (t->cpu_aggs[i].cpu < PWZ_MAX_CPUS && t->cpu_aggs[i].cpu + 1 > n)
+			n = t->cpu_aggs[i].cpu + 1;
+	}
+	for (size_t i = 0; i < t->nr_slices; i++) {
+		if (t->slices[i].cpu < PWZ_MAX_CPUS && t->slices[i].cpu + 1 > n)
+			n = t->slices[i].cpu + 1;
+	}
+	return n;
+}
+
+struct summary *summary__new(const struct trace *t, const struct summary_opts *opts, char *err,
+			     size_t errlen)
+{
+	struct summary_opts none = { 0 };
+	struct summary *s = calloc(1, sizeof(*s));
+	struct builder b = { .s = s, .t = t };
+	uint64_t end = capture_end(t);
+	int ret;
+
+	if (!opts)
+		opts = &none;
+	if (!s)
+		goto nomem;
+	s->nr_cpus = cpus_of(t);
+	s->has_switch_kind = t->meta.has_switch_kind;
+	s->has_wait = t->meta.has_wait;
+	s->window_start_ns = opts->from_ns;
+	s->window_end_ns = opts->cap_ns ? opts->cap_ns : end;
+	if (opts->from_ns && opts->from_ns >= end) {
+		snprintf(err, errlen, "%s: --from %.3f ms is past the end of the capture (%.3f ms)",
+			 t->path, opts->from_ns / 1e6, end / 1e6);
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (opts->cap_ns && opts->cap_ns > end) {
+		snprintf(err, errlen, "%s: --cap %.3f ms is past the end of the capture (%.3f ms)",
+			 t->path, opts->cap_ns / 1e6, end / 1e6);
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (opts->cap_ns && opts->cap_ns <= opts->from_ns) {
+		snprintf(err, errlen, "--cap (%.3f ms) must be after --from (%.3f ms)",
+			 opts->cap_ns / 1e6, opts->from_ns / 1e6);
+		ret = -EINVAL;
+		goto fail;
+	}
+	s->from_aggregates = t->info.has_aggregates || t->info.format == CDICT_FORMAT_LEGACY;
+	if (s->window_start_ns > 0 || s->window_end_ns < end || !s->from_aggregates)
+		s->from_aggregates = false;
+	if (s->from_aggregates)
+		ret = from_aggregates(&b);
+	else
+		ret = from_streams(&b);
+	if (ret)
+		goto fail;
+	if (opts->merge_sys && (ret = merge_sys(s, &t->meta)))
+		goto fail;
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		struct task_summary *ts = &s->tasks[i];
+
+		qsort(ts->exits, ts->nr_exits, sizeof(*ts->exits), cmp_exit);
+		if (opts->append_tid) {
+			size_t n = strnlen(ts->name, sizeof(ts->name) - 12);
+
+			snprintf(ts->name + n, sizeof(ts->name) - n, ":%u", ts->tid);
+		}
+	}
+	qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_runtime);
+	u64map_free(&b.idx);
+	return s;
+nomem:
+	ret = -ENOMEM;
+	snprintf(err, errlen, "out of memory");
+fail:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	u64map_free(&b.idx);
+	summary__free(s);
+	errno = -ret;
+	return NULL;
+}
+
+void summary__free(struct summary *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		free_task(&s->tasks[i]);
+	free(s->tasks);
+	free(s);
+}
+
+double summary_cpu_pct(const struct summary *s, const struct task_summary *ts)
+{
+	uint64_t span = s->window_end_ns - s->window_start_ns;
+
+	return span ? 100.0 * (double)ts->runtime_ns / (double)span : 0.0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Per-task figures of a capture over a time window: what --list and the dashboards show. */
+#ifndef PWZ_SUMMARY_H
+#define PWZ_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../user/trace.h"
+
+/* One (isa, reason) of one task. */
+struct summary_exit {
+	uint32_t isa;
+	uint32_t code;
+	const char *name;			/* from the capture's table, NULL if unknown */
+	uint64_t count;
+	uint64_t handling_ns;
+	uint64_t hist[PWZ_HIST_BUCKETS];	/* handling time log2 histogram */
+};
+
+struct task_summary {
+	uint32_t tid;
+	uint32_t pid;				/* tgid; 0 unknown */
+	char name[PWZ_NAME_MAX];		/* display name (after --map, merge, append-tid) */
+	char comm[PWZ_COMM_LEN];
+	uint64_t runtime_ns;			/* in the window */
+	uint64_t switches;			/* switch-outs in the window */
+	uint64_t voluntary;			/* meaningful only with has_switch_kind */
+	uint64_t involuntary;
+	uint64_t *cpu_runtime_ns;		/* nr_cpus entries */
+	uint64_t *cpu_switches;			/* nr_cpus entries */
+	uint64_t wait_ns;			/* run-queue wait; meaningful only with has_wait */
+	uint64_t wait_count;
+	uint64_t wait_max_ns;
+	struct summary_exit *exits;		/* sorted by (isa, code) */
+	size_t nr_exits;
+	uint64_t exits_total;
+};
+
+struct summary_opts {
+	uint64_t from_ns;		/* window start from capture start (-f) */
+	uint64_t cap_ns;		/* window end; 0 = capture end (-c) */
+	bool merge_sys;			/* swapper/3 -> swapper, merged into one row */
+	bool append_tid;		/* name:tid */
+};
+
+struct summary {
+	uint32_t nr_cpus;
+	uint64_t window_start_ns;
+	uint64_t window_end_ns;
+	bool has_switch_kind;
+	bool has_wait;
+	bool from_aggregates;		/* exact kernel aggregates (whole capture) vs. from slices */
+	struct task_summary *tasks;	/* sorted by runtime, largest first */
+	size_t nr_tasks;
+};
+
+/*
+ * Computes the summary of t over the window in opts (NULL = whole capture). The whole
+ * capture uses the file's aggregates; a narrower window needs the streams (trace loaded with
+ * streams = true) and clips slices to it. Returns NULL with errno set and err filled
+ * (e.g. a window outside the capture).
+ */
+struct summary *summary__new(const struct trace *t, const struct summary_opts *opts, char *err,
+			     size_t errlen);
+
+/* NULL is a no-op. */
+void summary__free(struct summary *s);
+
+/* CPU use of a task in % of one core over the window. */
+double summary_cpu_pct(const struct summary *s, const struct task_summary *ts);
+
+#endif /* PWZ_SUMMARY_H */

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cdict v2: round trip of every record type, cut files, bad input. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "cdict.h"
+#include "cdict_format.h"
+
+#define N 500
+
+static char dir[] = "/tmp/pwz-test-cdict-XXXXXX";
+
+struct seen {
+	struct pwz_meta meta;
+	int metas;
+	struct pwz_task tasks[N];
+	struct pwz_slice slices[N];
+	struct pwz_wakeup wakeups[N];
+	struct pwz_kvm_exit exits[N];
+	struct pwz_cpu_agg cpu[N];
+	struct pwz_kvm_agg kvm[N];
+	struct pwz_wait_agg wait[N];
+	size_t nt, ns, nw, ne, nc, nk, nwa;
+};
+
+static int on_meta(void *ctx, const struct pwz_meta *m)
+{
+	struct seen *s = ctx;
+
+	s->metas++;
+	return pwz_meta_copy(&s->meta, m);
+}
+#define COLLECT(fn, type, arr, n)                          \
+	static int fn(void *ctx, const type *x)            \
+	{                                                  \
+		struct seen *s = ctx;                      \
+		if (s->n < N)                              \
+			s->arr[s->n] = *x;                 \
+		s->n++;                                    \
+		return 0;                                  \
+	}
+COLLECT(on_task, struct pwz_task, tasks, nt)
+COLLECT(on_slice, struct pwz_slice, slices, ns)
+COLLECT(on_wakeup, struct pwz_wakeup, wakeups, nw)
+COLLECT(on_exit_rec, struct pwz_kvm_exit, exits, ne)
+COLLECT(on_cpu, struct pwz_cpu_agg, cpu, nc)
+COLLECT(on_kvm, struct pwz_kvm_agg, kvm, nk)
+COLLECT(on_wait, struct pwz_wait_agg, wait, nwa)
+
+static int read_all(const char *path, struct seen *s, struct cdict_read_info *info, char *err)
+{
+	struct cdict_visitor v = { s, on_meta, on_task, on_slice, on_wakeup, on_exit_rec,
+				   on_cpu, on_kvm, on_wait };
+
+	memset(s, 0, sizeof(*s));
+	return cdict_read(path, &v, info, err, 512);
+}
+
+static void make_meta(struct pwz_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	pwz_meta_set_str(&m->host, "testhost");
+	pwz_meta_set_str(&m->kernel, "6.18.0-test");
+	pwz_meta_set_str(&m->cmdline, "pwz-bpf -s 5 --all test");
+	m->source = PWZ_SOURCE_SYNTHETIC;
+	m->nr_cpus = 3;
+	m->topo = calloc(3, sizeof(*m->topo));
+	for (int i = 0; i < 3; i++)
+		m->topo[i] = (struct pwz_cpu_topo){ i / 2, i, i / 2 };
+	m->clock_id = 1;
+	m->start_mono_ns = 123456789;
+	m->start_wall_ns = 1700000000000000000ull;
+	m->has_switch_kind = true;
+	m->has_wait = true;
+	pwz_meta_add_exit_name(m, PWZ_ISA_SVM, 0x7b, "io");
+	pwz_meta_add_exit_name(m, PWZ_ISA_VMX, 30, "IO_INSTRUCTION");
+}
+
+static void assert_slice_eq(const struct pwz_slice *a, const struct pwz_slice *b)
+{
+	assert_int_equal(a->tid, b->tid);
+	assert_int_equal(a->cpu, b->cpu);
+	assert_int_equal(a->start_ns, b->start_ns);
+	assert_int_equal(a->dur_ns, b->dur_ns);
+	assert_int_equal(a->end, b->end);
+}
+
+/* Deterministic record i of each kind. */
+static struct pwz_slice slice_i(uint32_t i)
+{
+	return (struct pwz_slice){ 1000 + i % 7, i % 3, 1000ull * i, 17 + i * 3ull, i % 4 };
+}
+
+static struct pwz_kvm_exit exit_i(uint32_t i)
+{
+	return (struct pwz_kvm_exit){ 2000 + i % 2, i % 2, 5000ull * i, 1 + i % 2, 0x72 + i % 10,
+				      1ull << (i % 40), 99 + i };
+}
+
+/* Writes N of each record (chunk_bytes small: many chunks) and returns the file path. */
+static void write_file(const char *path, size_t chunk_bytes, struct pwz_meta *final)
+{
+	struct cdict_writer_opts o = { .chunk_bytes = chunk_bytes };
+	struct pwz_meta m;
+	struct cdict_writer *w;
+	char err[512];
+
+	make_meta(&m);
+	w = cdict_writer__new(path, &m, &o, err, sizeof(err));
+	assert_non_null(w);
+	for (uint32_t i = 0; i < N; i++) {
+		struct pwz_task t = { .tid = 1000 + i, .tgid = 1000, .time_ns = i };
+		struct pwz_slice s = slice_i(i);
+		struct pwz_wakeup wk = { 1000 + i, i % 3, 10ull * i, 5ull + i };
+		struct pwz_kvm_exit e = exit_i(i);
+		struct pwz_cpu_agg ca = { 1000 + i, i % 3, 1000000ull * i, i, i / 2, i - i / 2 };
+		struct pwz_kvm_agg ka = { .tid = 2000 + i, .isa = 2, .reason = i, .count = 3ull * i,
+					  .handling_ns = 77ull * i };
+		struct pwz_wait_agg wa = { 1000 + i, i, 9ull * i, i + 1ull };
+
+		snprintf(t.comm, sizeof(t.comm), "comm%u", i);
+		snprintf(t.proc_name, sizeof(t.proc_name), "proc");
+		/* hostile bytes survive as they are */
+		snprintf(t.name, sizeof(t.name), "n\"%u</script>\xff\xfe", i);
+		ka.hist[i % PWZ_HIST_BUCKETS] = i + 1;
+		assert_int_equal(cdict_writer__task(w, &t), 0);
+		assert_int_equal(cdict_writer__slice(w, &s), 0);
+		assert_int_equal(cdict_writer__wakeup(w, &wk), 0);
+		assert_int_equal(cdict_writer__kvm_exit(w, &e), 0);
+		assert_int_equal(cdict_writer__cpu_agg(w, &ca), 0);
+		assert_int_equal(cdict_writer__kvm_agg(w, &ka), 0);
+		assert_int_equal(cdict_writer__wait_agg(w, &wa), 0);
+	}
+	/* not there until finished */
+	assert_int_not_equal(access(path, F_OK), 0);
+	pwz_meta_copy(final, &m);
+	final->duration_ns = 5000000000ull;
+	pwz_meta_add_drop(final, "slice", 12);
+	pwz_meta_add_drop(final, "kvm_exit", 3);
+	assert_int_equal(cdict_writer__finish(w, final, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+	pwz_meta_free(&m);
+}
+
+static void test_round_trip(void **state)
+{
+	char path[256], err[512];
+	struct pwz_meta final;
+	struct cdict_read_info info;
+	static struct seen s;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/rt.cdict", dir);
+	write_file(path, 4096, &final);
+	assert_int_equal(read_all(path, &s, &info, err), 0);
+	assert_false(info.cut);
+	assert_true(info.chunks > 10);
+	assert_int_equal(info.format, CDICT_FORMAT_V2);
+	assert_true(info.has_aggregates);
+	assert_int_equal(s.metas, 1);
+	/* the final meta (END record) is what the reader gives */
+	assert_int_equal(s.meta.duration_ns, 5000000000ull);
+	assert_int_equal(pwz_meta_total_drops(&s.meta), 15);
+	assert_string_equal(s.meta.host, "testhost");
+	assert_string_equal(s.meta.cmdline, "pwz-bpf -s 5 --all test");
+	assert_int_equal(s.meta.nr_cpus, 3);
+	assert_int_equal(s.meta.topo[2].package, 1);
+	assert_int_equal(s.meta.topo[2].core, 2);
+	assert_int_equal(s.meta.start_wall_ns, 1700000000000000000ull);
+	assert_true(s.meta.has_wait);
+	assert_false(s.meta.has_kvm);
+	assert_string_equal(pwz_meta_exit_name(&s.meta, PWZ_ISA_SVM, 0x7b), "io");
+	assert_string_equal(pwz_meta_exit_name(&s.meta, PWZ_ISA_VMX, 30), "IO_INSTRUCTION");
+	assert_int_equal(s.nt, N);
+	assert_int_equal(s.ns, N);
+	assert_int_equal(s.nw, N);
+	assert_int_equal(s.ne, N);
+	assert_int_equal(s.nc, N);
+	assert_int_equal(s.nk, N);
+	assert_int_equal(s.nwa, N);
+	for (uint32_t i = 0; i < N; i++) {
+		struct pwz_slice sl = slice_i(i);
+		struct pwz_kvm_exit e = exit_i(i);
+		char name[64];
+
+		assert_slice_eq(&s.slices[i], &sl);
+		assert_int_equal(s.exits[i].tid, e.tid);
+		assert_int_equal(s.exits[i].vcpu, e.vcpu);
+		assert_int_equal(s.exits[i].time_ns, e.time_ns);
+		assert_int_equal(s.exits[i].isa, e.isa);
+		assert_int_equal(s.exits[i].reason, e.reason);
+		assert_int_equal(s.exits[i].guest_ns, e.guest_ns);
+		assert_int_equal(s.exits[i].handling_ns, e.handling_ns);
+		assert_int_equal(s.tasks[i].tid, 1000 + i);
+		snprintf(name, sizeof(name), "n\"%u</script>\xff\xfe", i);
+		assert_string_equal(s.tasks[i].name, name);
+		assert_int_equal(s.wakeups[i].wait_ns, 5 + i);
+		assert_int_equal(s.cpu[i].runtime_ns, 1000000ull * i);
+		assert_int_equal(s.cpu[i].involuntary, i - i / 2);
+		assert_int_equal(s.kvm[i].hist[i % PWZ_HIST_BUCKETS], i + 1);
+		assert_int_equal(s.kvm[i].handling_ns, 77ull * i);
+		assert_int_equal(s.wait[i].max_ns, i + 1);
+	}
+	pwz_meta_free(&s.meta);
+	pwz_meta_free(&final);
+}
+
+/* Offsets of every chunk in a v2 file, and the records each holds. */
+static size_t chunk_offsets(const unsigned char *buf, size_t len, size_t *offs, uint32_t *nrec,
+			    size_t max)
+{
+	size_t off = CDICT_HEADER_LEN, n = 0;
+
+	while (off + CDICT_CHUNK_HDR_LEN <= len && !memcmp(buf + off, CDICT_CHUNK_MAGIC, 4) && n < max) {
+		offs[n] = off;
+		nrec[n] = cdict_get_le32(buf + off + 12);
+		off += CDICT_CHUNK_HDR_LEN + cdict_get_le32(buf + off + 4);
+		n++;
+	}
+	return n;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	buf = malloc(*len);
+	assert_int_equal(fread(buf, 1, *len, f), *len);
+	fclose(f);
+	return buf;
+}
+
+static void spill(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+static void test_cut_at_every_chunk(void **state)
+{
+	char path[256], cut[256], err[512];
+	struct pwz_meta final;
+	static struct seen s;
+	struct cdict_read_info info;
+	size_t len, offs[4096], n;
+	uint32_t nrec[4096];
+	unsigned char *buf;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/cut.cdict", dir);
+	snprintf(cut, sizeof(cut), "%s/cut-part.cdict", dir);
+	write_file(path, 2048, &final);
+	pwz_meta_free(&final);
+	buf = slurp(path, &len);
+	n = chunk_offsets(buf, len, offs, nrec, 4096);
+	assert_true(n > 20);
+	for (size_t k = 1; k < n; k++) {
+		unsigned long long whole = 0;
+
+		/* records in chunks 0..k-1, less the META record of chunk 0 */
+		for (size_t j = 0; j < k; j++)
+			whole += nrec[j];
+		whole -= 1;
+		for (int mid = 0; mid < 2; mid++) {
+			size_t at = offs[k] + (mid ? 7 : 0);
+
+			spill(cut, buf, at);
+			assert_int_equal(read_all(cut, &s, &info, err), 0);
+			assert_true(info.cut);
+			assert_int_equal(info.chunks, k);
+			assert_int_equal(info.records, whole);
+			assert_int_equal(info.cut_offset, offs[k]);
+			/* what came back is a prefix of what was written, intact */
+			for (size_t i = 0; i < s.ns && i < N; i++) {
+				struct pwz_slice sl = slice_i((uint32_t)i);
+
+				assert_slice_eq(&s.slices[i], &sl);
+			}
+			pwz_meta_free(&s.meta);
+		}
+	}
+	/* cut inside the first chunk: nothing whole to show */
+	spill(cut, buf, offs[0] + 5);
+	assert_int_equal(read_all(cut, &s, &info, err), -EINVAL);
+	assert_non_null(strstr(err, "cut short"));
+	free(buf);
+}
+
+static void test_bad_input(void **state)
+{
+	char path[256], err[512];
+	struct pwz_meta final;
+	static struct seen s;
+	struct cdict_read_info info;
+	unsigned char *buf;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(read_all("/nonexistent/x.cdict", &s, &info, err), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/x.cdict"));
+
+	snprintf(path, sizeof(path), "%s/empty.cdict", dir);
+	spill(path, "", 0);
+	assert_int_equal(read_all(path, &s, &info, err), -EINVAL);
+	assert_non_null(strstr(err, "empty"));
+
+	spill(path, "hello world, not a cdict at all", 31);
+	assert_int_equal(read_all(path, &s, &info, err), -EINVAL);
+	assert_non_null(strstr(err, "not a cdict"));
+
+	snprintf(path, sizeof(path), "%s/bad.cdict", dir);
+	write_file(path, 4096, &final);
+	pwz_meta_free(&final);
+	buf = slurp(path, &len);
+	/* a future version */
+	buf[8] = 3;
+	spill(path, buf, len);
+	assert_int_equal(read_all(path, &s, &info, err), -EPROTONOSUPPORT);
+	assert_non_null(strstr(err, "newer pwz"));
+	buf[8] = 2;
+	/* a flipped byte inside a chunk's payload: the LZ4 checksum catches it */
+	{
+		size_t offs[64], at;
+		uint32_t nrec[64];
+
+		assert_true(chunk_offsets(buf, len, offs, nrec, 64) > 4);
+		at = offs[3] + CDICT_CHUNK_HDR_LEN + 40;
+		buf[at] ^= 0x55;
+		spill(path, buf, len);
+		assert_int_equal(read_all(path, &s, &info, err), -EINVAL);
+		assert_non_null(strstr(err, "offset"));
+		pwz_meta_free(&s.meta);
+		buf[at] ^= 0x55;
+		/* a wrong record count in a chunk header */
+		buf[offs[2] + 12] ^= 0x01;
+		spill(path, buf, len);
+		assert_int_equal(read_all(path, &s, &info, err), -EINVAL);
+		assert_non_null(strstr(err, "record count"));
+		pwz_meta_free(&s.meta);
+		buf[offs[2] + 12] ^= 0x01;
+	}
+	/* a chunk length pointing past the end of a complete file: corrupt, not a cut */
+	buf[CDICT_HEADER_LEN + 7] = 0x03;
+	spill(path, buf, len);
+	assert_int_equal(read_all(path, &s, &info, err), -EINVAL);
+	assert_non_null(strstr(err, "past the end"));
+	pwz_meta_free(&s.meta);
+	/* a length above any sane chunk */
+	buf[CDICT_HEADER_LEN + 7] = 0x7f;
+	spill(path, buf, len);
+	assert_int_equal(read_all(path, &s, &info, err), -EINVAL);
+	assert_non_null(strstr(err, "limit"));
+	pwz_meta_free(&s.meta);
+	free(buf);
+}
+
+static void test_writer_errors(void **state)
+{
+	char path[256], part[300], err[512];
+	struct pwz_meta m;
+	struct cdict_writer *w;
+
+	(void)state;
+	make_meta(&m);
+	w = cdict_writer__new("/nonexistent-dir/x.cdict", &m, NULL, err, sizeof(err));
+	assert_null(w);
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(err, "/nonexistent-dir/x.cdict.part"));
+	/* an unfinished writer leaves nothing behind */
+	snprintf(path, sizeof(path), "%s/abandoned.cdict", dir);
+	snprintf(part, sizeof(part), "%s.part", path);
+	w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(access(part, F_OK), 0);
+	cdict_writer__free(w);
+	assert_int_not_equal(access(part, F_OK), 0);
+	assert_int_not_equal(access(path, F_OK), 0);
+	pwz_meta_free(&m);
+}
+
+static void test_resolve_path(void **state)
+{
+	char path[300], base[256];
+	char *r;
+
+	(void)state;
+	snprintf(base, sizeof(base), "%s/named", dir);
+	snprintf(path, sizeof(path), "%s.cdict", base);
+	spill(path, "x", 1);
+	r = cdict_resolve_path(base);
+	assert_non_null(r);
+	assert_string_equal(r, path);
+	free(r);
+	assert_null(cdict_resolve_path("/nonexistent/nothing"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_cut_at_every_chunk),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_writer_errors),
+		cmocka_unit_test(test_resolve_path),
+	};
+	int ret;
+
+	if (!mkdtemp(dir))
+		return 1;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	if (!ret) {
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			return 1;
+	}
+	return ret;
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Installs the Debian 12 packages pwz needs to build, run and test; quick when all are present.
+# Usage: tools/deps.sh [build|test|all]   (default: all)
+set -euo pipefail
+
+build_pkgs=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
+	liblz4-dev libmsgpack-dev libtraceevent-dev)
+test_pkgs=(libcmocka-dev linux-perf chromium python3 util-linux procps busybox-static
+	qemu-system-x86 cpio libclang-rt-14-dev)
+
+case "${1:-all}" in
+build) want=("${build_pkgs[@]}") ;;
+test | all) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+*) echo "usage: $0 [build|test|all]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	if [[ $(id -u) -ne 0 ]]; then
+		echo "deps: missing packages: ${missing[*]} (run tools/deps.sh as root)" >&2
+		exit 1
+	fi
+	echo "deps: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# tracefs: the capture reads tracepoint formats from it.
+if [[ $(id -u) -eq 0 && ! -e /sys/kernel/tracing/events ]]; then
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+fi
+exit 0

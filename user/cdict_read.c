@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cdict reader: v2 chunks (and dispatch to the legacy reader), delivered to a visitor. */
+#include <errno.h>
+#include <lz4frame.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cdict.h"
+#include "cdict_format.h"
+#include "legacy.h"
+
+struct reader {
+	FILE *f;
+	const char *path;
+	unsigned long long size;	/* file size */
+	unsigned char *comp;		/* compressed chunk */
+	unsigned char *raw;		/* decompressed chunk */
+	size_t comp_cap, raw_cap;
+	LZ4F_dctx *dctx;
+	char *err;
+	size_t errlen;
+};
+
+#define FAIL(r, off, ...)                                                                  \
+	({                                                                                 \
+		int __n = snprintf((r)->err, (r)->errlen, "%s: ", (r)->path);              \
+		if (__n >= 0 && (size_t)__n < (r)->errlen)                                 \
+			snprintf((r)->err + __n, (r)->errlen - (size_t)__n, __VA_ARGS__);  \
+		if (off >= 0)                                                              \
+			snprintf((r)->err + strlen((r)->err), (r)->errlen - strlen((r)->err),\
+				 " (offset %lld)", (long long)(off));                      \
+		-EINVAL;                                                                   \
+	})
+
+static int grow(unsigned char **buf, size_t *cap, size_t need)
+{
+	unsigned char *p;
+
+	if (need <= *cap)
+		return 0;
+	p = realloc(*buf, need);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = need;
+	return 0;
+}
+
+/* Reads the chunk at off into r->raw. Returns raw length >= 0, -ENODATA when the file
+ * ends inside the chunk (cut), or -EINVAL/-ENOMEM with the message filled. *next gets the
+ * offset after the chunk. */
+static long long read_chunk(struct reader *r, unsigned long long off, unsigned long long *next,
+			    uint32_t *nrecords)
+{
+	unsigned char hdr[CDICT_CHUNK_HDR_LEN];
+	uint32_t comp_len, raw_len;
+	size_t dst_len, src_len, done = 0, src_done = 0, ret;
+
+	if (off + sizeof(hdr) > r->size)
+		return -ENODATA;
+	if (fseeko(r->f, (off_t)off, SEEK_SET) || fread(hdr, 1, sizeof(hdr), r->f) != sizeof(hdr))
+		return -ENODATA;
+	if (memcmp(hdr, CDICT_CHUNK_MAGIC, 4))
+		return FAIL(r, (long long)off, "corrupt file: no chunk header where one should be");
+	comp_len = cdict_get_le32(hdr + 4);
+	raw_len = cdict_get_le32(hdr + 8);
+	*nrecords = cdict_get_le32(hdr + 12);
+	if (comp_len > CDICT_CHUNK_MAX || raw_len > CDICT_CHUNK_MAX)
+		return FAIL(r, (long long)off, "corrupt chunk header: length %u/%u above the %u limit",
+			    comp_len, raw_len, CDICT_CHUNK_MAX);
+	if (off + sizeof(hdr) + comp_len > r->size)
+		return -ENODATA;
+	if (grow(&r->comp, &r->comp_cap, comp_len ? comp_len : 1) ||
+	    grow(&r->raw, &r->raw_cap, raw_len ? raw_len : 1))
+		return -ENOMEM;
+	if (fread(r->comp, 1, comp_len, r->f) != comp_len)
+		return -ENODATA;
+	LZ4F_resetDecompressionContext(r->dctx);
+	do {
+		dst_len = raw_len - done;
+		src_len = comp_len - src_done;
+		ret = LZ4F_decompress(r->dctx, r->raw + done, &dst_len, r->comp + src_done, &src_len,
+				      NULL);
+		if (LZ4F_isError(ret))
+			return FAIL(r, (long long)off, "corrupt chunk: %s", LZ4F_getErrorName(ret));
+		done += dst_len;
+		src_done += src_len;
+	} while (ret && src_done < comp_len && done < raw_len);
+	if (ret != 0 || done != raw_len)
+		return FAIL(r, (long long)off, "corrupt chunk: it decompresses to %zu bytes, header says %u",
+			    done, raw_len);
+	*next = off + sizeof(hdr) + comp_len;
+	return raw_len;
+}
+
+static int check_fields(struct mp_cursor *c, uint32_t have, uint32_t want)
+{
+	if (have < want) {
+		mp_fail(c, "record has too few fields");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void skip_rest(struct mp_cursor *c, uint32_t have, uint32_t used)
+{
+	for (uint32_t i = used; i < have && !c->err; i++)
+		mp_skip(c);
+}
+
+/* Parses and delivers the records of one chunk. meta_done: the meta was delivered already
+ * (META and END records are then skipped). */
+static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsigned long long off,
+		   uint32_t nrecords, const struct cdict_visitor *v, struct cdict_read_info *info)
+{
+	struct mp_cursor c;
+	uint32_t seen = 0;
+	int ret = 0;
+
+	mp_init(&c, buf, len);
+	while (!ret && !mp_at_end(&c) && !c.err) {
+		uint32_t n = mp_read_array(&c), type, used;
+
+		if (!n)
+			mp_fail(&c, "empty record");
+		type = (uint32_t)mp_read_uint(&c);
+		if (c.err)
+			break;
+		seen++;
+		switch (type) {
+		case CDICT_REC_TASK: {
+			struct pwz_task t = { 0 };
+
+			if ((ret = check_fields(&c, n, used = 7)))
+				break;
+			t.tid = (uint32_t)mp_read_uint(&c);
+			t.tgid = (uint32_t)mp_read_uint(&c);
+			t.time_ns = mp_read_uint(&c);
+			mp_read_string(&c, t.comm, sizeof(t.comm));
+			mp_read_string(&c, t.proc_name, sizeof(t.proc_name));
+			mp_read_string(&c, t.name, sizeof(t.name));
+			skip_rest(&c, n, used);
+			if (!c.err && v->task)
+				ret = v->task(v->ctx, &t);
+			break;
+		}
+		case CDICT_REC_SLICE: {
+			struct pwz_slice s;
+
+			if ((ret = check_fields(&c, n, used = 6)))
+				break;
+			s.tid = (uint32_t)mp_read_uint(&c);
+			s.cpu = (uint32_t)mp_read_uint(&c);
+			s.start_ns = mp_read_uint(&c);
+			s.dur_ns = mp_read_uint(&c);
+			s.end = (uint32_t)mp_read_uint(&c);
+			skip_rest(&c, n, used);
+			if (!c.err && v->slice)
+				ret = v->slice(v->ctx, &s);
+			break;
+		}
+		case CDICT_REC_WAKEUP: {
+			struct pwz_wakeup wk;
+
+			if ((ret = check_fields(&c, n, used = 5)))
+				break;
+			wk.tid = (uint32_t)mp_read_uint(&c);
+			wk.cpu = (uint32_t)mp_read_uint(&c);
+			wk.wake_ns = mp_read_uint(&c);
+			wk.wait_ns = mp_read_uint(&c);
+			skip_rest(&c, n, used);
+			if (!c.err && v->wakeup)
+				ret = v->wakeup(v->ctx, &wk);
+			break;
+		}
+		case CDICT_REC_KVM_EXIT: {
+			struct pwz_kvm_exit e;
+
+			if ((ret = check_fields(&c, n, used = 8)))
+				break;
+			e.tid = (uint32_t)mp_read_uint(&c);
+			e.vcpu = (uint32_t)mp_read_uint(&c);
+			e.time_ns = mp_read_uint(&c);
+			e.isa = (uint32_t)mp_read_uint(&c);
+			e.reason = (uint32_t)mp_read_uint(&c);
+			e.guest_ns = mp_read_uint(&c);
+			e.handling_ns = mp_read_uint(&c);
+			skip_rest(&c, n, used);
+			if (!c.err && v->kvm_exit)
+				ret = v->kvm_exit(v->ctx, &e);
+			break;
+		}
+		case CDICT_REC_CPU_AGG: {
+			struct pwz_cpu_agg a;
+
+			if ((ret = check_fields(&c, n, used = 7)))
+				break;
+			a.tid = (uint32_t)mp_read_uint(&c);
+			a.cpu = (uint32_t)mp_read_uint(&c);
+			a.runtime_ns = mp_read_uint(&c);
+			a.switches = mp_read_uint(&c);
+			a.voluntary = mp_read_uint(&c);
+			a.involuntary = mp_read_uint(&c);
+			skip_rest(&c, n, used);
+			info->has_aggregates = true;
+			if (!c.err && v->cpu_agg)
+				ret = v->cpu_agg(v->ctx, &a);
+			break;
+		}
+		case CDICT_REC_KVM_AGG: {
+			struct pwz_kvm_agg a = { 0 };
+			uint32_t nh;
+
+			if ((ret = check_fields(&c, n, used = 7)))
+				break;
+			a.tid = (uint32_t)mp_read_uint(&c);
+			a.isa = (uint32_t)mp_read_uint(&c);
+			a.reason = (uint32_t)mp_read_uint(&c);
+			a.count = mp_read_uint(&c);
+			a.handling_ns = mp_read_uint(&c);
+			nh = mp_read_array(&c);
+			for (uint32_t i = 0; i < nh && !c.err; i++) {
+				uint64_t x = mp_read_uint(&c);
+
+				a.hist[i < PWZ_HIST_BUCKETS ? i : PWZ_HIST_BUCKETS - 1] += x;
+			}
+			skip_rest(&c, n, used);
+			info->has_aggregates = true;
+			if (!c.err && v->kvm_agg)
+				ret = v->kvm_agg(v->ctx, &a);
+			break;
+		}
+		case CDICT_REC_WAIT_AGG: {
+			struct pwz_wait_agg a;
+
+			if ((ret = check_fields(&c, n, used = 5)))
+				break;
+			a.tid = (uint32_t)mp_read_uint(&c);
+			a.count = mp_read_uint(&c);
+			a.wait_ns = mp_read_uint(&c);
+			a.max_ns = mp_read_uint(&c);
+			skip_rest(&c, n, used);
+			if (!c.err && v->wait_agg)
+				ret = v->wait_agg(v->ctx, &a);
+			break;
+		}
+		default:
+			/* META, END (already delivered) and record types of later versions. */
+			skip_rest(&c, n, 1);
+			continue;
+		}
+		if (!c.err && !ret)
+			info->records++;
+	}
+	if (c.err)
+		return FAIL(r, (long long)off, "corrupt chunk: %s at byte %zu of its records", c.err,
+			    mp_offset(&c));
+	if (!ret && seen != nrecords)
+		return FAIL(r, (long long)off, "corrupt chunk: record count %u, header says %u", seen,
+			    nrecords);
+	return ret;
+}
+
+/* Finds the meta: from the END record the trailer points to, else the first chunk's META. */
+static int read_meta(struct reader *r, struct pwz_meta *meta, struct cdict_read_info *info)
+{
+	unsigned char tr[CDICT_TRAILER_LEN];
+	unsigned long long off = CDICT_HEADER_LEN, next;
+	long long n;
+	uint32_t nrec;
+	bool have_trailer = false;
+
+	if (r->size >= CDICT_HEADER_LEN + CDICT_TRAILER_LEN &&
+	    !fseeko(r->f, (off_t)(r->size - CDICT_TRAILER_LEN), SEEK_SET) &&
+	    fread(tr, 1, sizeof(tr), r->f) == sizeof(tr) && !memcmp(tr, CDICT_TRAILER_MAGIC, 8)) {
+		unsigned long long end_off = cdict_get_le32(tr + 8) |
+					     (unsigned long long)cdict_get_le32(tr + 12) << 32;
+
+		if (end_off < CDICT_HEADER_LEN || end_off >= r->size - CDICT_TRAILER_LEN)
+			return FAIL(r, (long long)(r->size - CDICT_TRAILER_LEN),
+				    "corrupt trailer: it points outside the file");
+		off = end_off;
+		have_trailer = true;
+	}
+	n = read_chunk(r, off, &next, &nrec);
+	if (n == -ENODATA)
+		return FAIL(r, (long long)off, "cut short before its first whole chunk");
+	if (n < 0)
+		return (int)n;
+	{
+		struct mp_cursor c;
+		uint32_t fields, type;
+		int ret;
+
+		mp_init(&c, r->raw, (size_t)n);
+		fields = mp_read_array(&c);
+		type = (uint32_t)mp_read_uint(&c);
+		if (c.err || fields < 2 || type != (have_trailer ? CDICT_REC_END : CDICT_REC_META))
+			return FAIL(r, (long long)off, "corrupt file: %s record missing",
+				    have_trailer ? "END" : "META");
+		ret = cdict_unpack_meta(&c, meta);
+		if (ret == -EINVAL)
+			return FAIL(r, (long long)off, "corrupt metadata: %s", c.err);
+		if (ret)
+			return ret;
+	}
+	info->cut = !have_trailer;
+	return 0;
+}
+
+static int read_v2(struct reader *r, const unsigned char *hdr, const struct cdict_visitor *v,
+		   struct cdict_read_info *info)
+{
+	struct pwz_meta meta;
+	unsigned long long off = CDICT_HEADER_LEN, next, data_end;
+	unsigned int version = hdr[8] | hdr[9] << 8;
+	long long n;
+	uint32_t nrec;
+	int ret;
+
+	info->format = CDICT_FORMAT_V2;
+	info->version = version;
+	if (version > CDICT_VERSION) {
+		snprintf(r->err, r->errlen,
+			 "%s: written by a newer pwz (cdict version %u); this pwz reads versions up to %u",
+			 r->path, version, CDICT_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	if (version < 2)
+		return FAIL(r, 8, "bad cdict version %u", version);
+	ret = read_meta(r, &meta, info);
+	if (ret)
+		return ret;
+	if (v->meta)
+		ret = v->meta(v->ctx, &meta);
+	pwz_meta_free(&meta);
+	if (ret)
+		return ret;
+	data_end = info->cut ? r->size : r->size - CDICT_TRAILER_LEN;
+	while (off < data_end) {
+		n = read_chunk(r, off, &next, &nrec);
+		if (n == -ENODATA && !info->cut)
+			return FAIL(r, (long long)off,
+				    "corrupt chunk header: the chunk runs past the end of the file");
+		if (n == -ENODATA)
+			break;
+		if (n < 0)
+			return (int)n;
+		ret = deliver(r, r->raw, (size_t)n, off, nrec, v, info);
+		if (ret)
+			return ret;
+		info->chunks++;
+		off = next;
+	}
+	if (info->cut)
+		info->cut_offset = off;
+	return 0;
+}
+
+int cdict_read(const char *path, const struct cdict_visitor *v, struct cdict_read_info *info,
+	       char *err, size_t errlen)
+{
+	struct cdict_read_info local;
+	struct reader r = { .path = path, .err = err, .errlen = errlen };
+	unsigned char hdr[CDICT_HEADER_LEN];
+	struct stat st;
+	size_t got;
+	int ret;
+
+	if (!info)
+		info = &local;
+	memset(info, 0, sizeof(*info));
+	r.f = fopen(path, "rb");
+	if (!r.f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return ret;
+	}
+	if (fstat(fileno(r.f), &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		fclose(r.f);
+		return -EINVAL;
+	}
+	r.size = (unsigned long long)st.st_size;
+	got = fread(hdr, 1, sizeof(hdr), r.f);
+	if (got >= 8 && !memcmp(hdr, CDICT_MAGIC, 8)) {
+		if (got < sizeof(hdr)) {
+			ret = FAIL(&r, 0, "cut short inside its header");
+		} else if (LZ4F_isError(LZ4F_createDecompressionContext(&r.dctx, LZ4F_VERSION))) {
+			ret = -ENOMEM;
+			snprintf(err, errlen, "%s: out of memory", path);
+		} else {
+			ret = read_v2(&r, hdr, v, info);
+		}
+	} else if (legacy_sniff(hdr, got)) {
+		rewind(r.f);
+		ret = legacy_read(r.f, path, v, info, err, errlen);
+	} else if (!got) {
+		ret = FAIL(&r, -1, "empty file, not a cdict");
+	} else {
+		ret = FAIL(&r, 0, "not a cdict file (neither pwz v2 nor a perfwhiz zlib stream)");
+	}
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+	LZ4F_freeDecompressionContext(r.dctx);
+	free(r.comp);
+	free(r.raw);
+	fclose(r.f);
+	return ret;
+}
+
+char *cdict_resolve_path(const char *path)
+{
+	struct stat st;
+	char *s;
+	size_t n = strlen(path);
+
+	if (!stat(path, &st))
+		return strdup(path);
+	s = malloc(n + 7);
+	if (!s)
+		return NULL;
+	memcpy(s, path, n);
+	memcpy(s + n, ".cdict", 7);
+	if (!stat(s, &st))
+		return s;
+	free(s);
+	errno = ENOENT;
+	return NULL;
+}

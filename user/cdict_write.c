@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cdict v2 writer: records packed with msgpack-c into chunks, each one LZ4 frame. */
+#include <errno.h>
+#include <fcntl.h>
+#include <lz4frame.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cdict.h"
+#include "cdict_format.h"
+#include "legacy.h"
+
+#define DEFAULT_CHUNK_BYTES (1u << 20)
+
+struct cdict_writer {
+	char *path;			/* final name */
+	char *part_path;		/* name while writing */
+	int fd;				/* v2: the part file; -1 when legacy */
+	msgpack_sbuffer sbuf;		/* the chunk being filled */
+	msgpack_packer pk;
+	size_t chunk_bytes;		/* flush threshold */
+	int level;			/* LZ4 compression level */
+	uint32_t nrecords;		/* records in the current chunk */
+	unsigned long long bytes;	/* bytes written so far */
+	unsigned long long last_chunk;	/* offset of the last chunk written */
+	void *frame;			/* compression buffer */
+	size_t frame_cap;
+	int error;			/* first write error, -errno */
+	bool finished;
+	struct legacy_writer *legacy;	/* legacy mode: rows collected here */
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int flush_chunk(struct cdict_writer *w)
+{
+	LZ4F_preferences_t prefs;
+	unsigned char hdr[CDICT_CHUNK_HDR_LEN];
+	size_t bound, n;
+	int ret;
+
+	if (w->error)
+		return w->error;
+	if (!w->sbuf.size || w->fd < 0)
+		return 0;
+	memset(&prefs, 0, sizeof(prefs));
+	prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+	prefs.frameInfo.contentSize = w->sbuf.size;
+	prefs.compressionLevel = w->level;
+	bound = LZ4F_compressFrameBound(w->sbuf.size, &prefs);
+	if (bound > w->frame_cap) {
+		void *p = realloc(w->frame, bound);
+
+		if (!p)
+			return w->error = -ENOMEM;
+		w->frame = p;
+		w->frame_cap = bound;
+	}
+	n = LZ4F_compressFrame(w->frame, w->frame_cap, w->sbuf.data, w->sbuf.size, &prefs);
+	if (LZ4F_isError(n))
+		return w->error = -EIO;
+	memcpy(hdr, CDICT_CHUNK_MAGIC, 4);
+	cdict_put_le32(hdr + 4, (uint32_t)n);
+	cdict_put_le32(hdr + 8, (uint32_t)w->sbuf.size);
+	cdict_put_le32(hdr + 12, w->nrecords);
+	ret = write_all(w->fd, hdr, sizeof(hdr));
+	if (!ret)
+		ret = write_all(w->fd, w->frame, n);
+	if (ret)
+		return w->error = ret;
+	w->last_chunk = w->bytes;
+	w->bytes += sizeof(hdr) + n;
+	msgpack_sbuffer_clear(&w->sbuf);
+	w->nrecords = 0;
+	return 0;
+}
+
+/* Called after each record: counts it and flushes a full chunk. */
+static int record_done(struct cdict_writer *w)
+{
+	w->nrecords++;
+	if (w->sbuf.size >= w->chunk_bytes)
+		return flush_chunk(w);
+	return w->error;
+}
+
+static void fill_err(char *err, size_t errlen, const char *path, const char *what, int e)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s: %s: %s", path, what, strerror(e));
+}
+
+static char *concat(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = malloc(la + lb + 1);
+
+	if (s) {
+		memcpy(s, a, la);
+		memcpy(s + la, b, lb + 1);
+	}
+	return s;
+}
+
+struct cdict_writer *cdict_writer__new(const char *path, const struct pwz_meta *meta,
+				       const struct cdict_writer_opts *opts, char *err, size_t errlen)
+{
+	struct cdict_writer *w = calloc(1, sizeof(*w));
+	unsigned char hdr[CDICT_HEADER_LEN] = CDICT_MAGIC;
+	int e;
+
+	if (!w)
+		goto nomem;
+	w->fd = -1;
+	msgpack_sbuffer_init(&w->sbuf);
+	msgpack_packer_init(&w->pk, &w->sbuf, msgpack_sbuffer_write);
+	w->path = strdup(path);
+	w->part_path = concat(path, ".part");
+	if (!w->path || !w->part_path)
+		goto nomem;
+	w->chunk_bytes = opts && opts->chunk_bytes ? opts->chunk_bytes : DEFAULT_CHUNK_BYTES;
+	if (w->chunk_bytes > CDICT_CHUNK_MAX / 2)
+		w->chunk_bytes = CDICT_CHUNK_MAX / 2;
+	w->level = opts ? opts->compression_level : 0;
+	if (opts && opts->legacy) {
+		/* Check now that the destination is writable, so that errors come early. */
+		FILE *f = fopen(w->part_path, "wb");
+
+		if (!f) {
+			e = errno;
+			fill_err(err, errlen, w->part_path, "cannot create", e);
+			cdict_writer__free(w);
+			errno = e;
+			return NULL;
+		}
+		fclose(f);
+		w->legacy = legacy_writer__new();
+		if (!w->legacy)
+			goto nomem;
+		return w;
+	}
+	w->fd = open(w->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		e = errno;
+		fill_err(err, errlen, w->part_path, "cannot create", e);
+		cdict_writer__free(w);
+		errno = e;
+		return NULL;
+	}
+	hdr[8] = CDICT_VERSION;
+	hdr[10] = CDICT_HEADER_LEN;
+	e = -write_all(w->fd, hdr, sizeof(hdr));
+	if (e) {
+		fill_err(err, errlen, w->part_path, "cannot write", e);
+		cdict_writer__free(w);
+		errno = e;
+		return NULL;
+	}
+	w->bytes = sizeof(hdr);
+	msgpack_pack_array(&w->pk, 2);
+	msgpack_pack_uint8(&w->pk, CDICT_REC_META);
+	cdict_pack_meta(&w->pk, meta);
+	record_done(w);
+	return w;
+nomem:
+	fill_err(err, errlen, path, "cannot start writing", ENOMEM);
+	cdict_writer__free(w);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static void pack_bytes(msgpack_packer *pk, const char *s)
+{
+	size_t n = strlen(s);
+
+	msgpack_pack_bin(pk, n);
+	msgpack_pack_bin_body(pk, s, n);
+}
+
+static void pack_head(struct cdict_writer *w, unsigned int fields, enum cdict_rec type)
+{
+	msgpack_pack_array(&w->pk, fields);
+	msgpack_pack_uint8(&w->pk, (uint8_t)type);
+}
+
+int cdict_writer__task(struct cdict_writer *w, const struct pwz_task *t)
+{
+	if (w->error)
+		return w->error;
+	if (w->legacy)
+		return legacy_writer__task(w->legacy, t);
+	pack_head(w, 7, CDICT_REC_TASK);
+	msgpack_pack_uint32(&w->pk, t->tid);
+	msgpack_pack_uint32(&w->pk, t->tgid);
+	msgpack_pack_uint64(&w->pk, t->time_ns);
+	pack_bytes(&w->pk, t->comm);
+	pack_bytes(&w->pk, t->proc_name);
+	pack_bytes(&w->pk, t->name);
+	return record_done(w);
+}
+
+int cdict_writer__slice(struct cdict_writer *w, const struct pwz_slice *s)
+{
+	if (w->error)
+		return w->error;
+	if (w->legacy)
+		return legacy_writer__slice(w->legacy, s);
+	pack_head(w, 6, CDICT_REC_SLICE);
+	msgpack_pack_uint32(&w->pk, s->tid);
+	msgpack_pack_uint32(&w->pk, s->cpu);
+	msgpack_pack_uint64(&w->pk, s->start_ns);
+	msgpack_pack_uint64(&w->pk, s->dur_ns);
+	msgpack_pack_uint32(&w->pk, s->end);
+	return record_done(w);
+}
+
+int cdict_writer__wakeup(struct cdict_writer *w, const struct pwz_wakeup *wk)
+{
+	if (w->error)
+		return w->error;
+	if (w->legacy)
+		return 0;
+	pack_head(w, 5, CDICT_REC_WAKEUP);
+	msgpack_pack_uint32(&w->pk, wk->tid);
+	msgpack_pack_uint32(&w->pk, wk->cpu);
+	msgpack_pack_uint64(&w->pk, wk->wake_ns);
+	msgpack_pack_uint64(&w->pk, wk->wait_ns);
+	return record_done(w);
+}
+
+int cdict_writer__kvm_exit(struct cdict_writer *w, const struct pwz_kvm_exit *e)
+{
+	if (w->error)
+		return w->error;
+	if (w->legacy)
+		return legacy_writer__kvm_exit(w->legacy, e);
+	pack_head(w, 8, CDICT_REC_KVM_EXIT);
+	msgpack_pack_uint32(&w->pk, e->tid);
+	msgpack_pack_uint32(&w->pk, e->vcpu);
+	msgpack_pack_uint64(&w->pk, e->time_ns);
+	msgpack_pack_uint32(&w->pk, e->isa);
+	msgpack_pack_uint32(&w->pk, e->reason);
+	msgpack_pack_uint64(&w->pk, e->guest_ns);
+	msgpack_pack_uint64(&w->pk, e->handling_ns);
+	return record_done(w);
+}
+
+int cdict_writer__cpu_agg(struct cdict_writer *w, const struct pwz_cpu_agg *a)
+{
+	if (w->error)
+		return w->error;
+	if (w->legacy)
+		return 0;
+	pack_head(w, 7, CDICT_REC_CPU_AGG);
+	msgpack_pack_uint32(&w->pk, a->tid);
+	msgpack_pack_uint32(&w->pk, a->cpu);
+	msgpack_pack_uint64(&w->pk, a->runtime_ns);
+	msgpack_pack_uint64(&w->pk, a->switches);
+	msgpack_pack_uint64(&w->pk, a->voluntary);
+	msgpack_pack_uint64(&w->pk, a->involuntary);
+	return record_done(w);
+}
+
+int cdict_writer__kvm_agg(struct cdict_writer *w, const struct pwz_kvm_agg *a)
+{
+	int n = PWZ_HIST_BUCKETS;
+
+	if (w->error)
+		return w->error;
+	if (w->legacy)
+		return 0;
+	while (n > 0 && !a->hist[n - 1])
+		n--;
+	pack_head(w, 7, CDICT_REC_KVM_AGG);
+	msgpack_pack_uint32(&w->pk, a->tid);
+	msgpack_pack_uint32(&w->pk, a->isa);
+	msgpack_pack_uint32(&w->pk, a->reason);
+	msgpack_pack_uint64(&w->pk, a->count);
+	msgpack_pack_uint64(&w->pk, a->handling_ns);
+	msgpack_pack_array(&w->pk, (size_t)n);
+	for (int i = 0; i < n; i++)
+		msgpack_pack_uint64(&w->pk, a->hist[i]);
+	return record_done(w);
+}
+
+int cdict_writer__wait_agg(struct cdict_writer *w, const struct pwz_wait_agg *a)
+{
+	if (w->error)
+		return w->error;
+	if (w->legacy)
+		return 0;
+	pack_head(w, 5, CDICT_REC_WAIT_AGG);
+	msgpack_pack_uint32(&w->pk, a->tid);
+	msgpack_pack_uint64(&w->pk, a->count);
+	msgpack_pack_uint64(&w->pk, a->wait_ns);
+	msgpack_pack_uint64(&w->pk, a->max_ns);
+	return record_done(w);
+}
+
+int cdict_writer__flush(struct cdict_writer *w)
+{
+	return flush_chunk(w);
+}
+
+unsigned long long cdict_writer__bytes(const struct cdict_writer *w)
+{
+	return w->bytes;
+}
+
+static int finish_legacy(struct cdict_writer *w)
+{
+	FILE *f = fopen(w->part_path, "wb");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = legacy_writer__write(w->legacy, f);
+	if (fflush(f) && !ret)
+		ret = -errno;
+	if (!ret && fsync(fileno(f)))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static int finish_v2(struct cdict_writer *w, const struct pwz_meta *final)
+{
+	unsigned char trailer[CDICT_TRAILER_LEN];
+	unsigned long long off;
+	int ret;
+
+	/* END starts a chunk of its own, so that a reader finds it from the trailer alone. */
+	ret = flush_chunk(w);
+	if (ret)
+		return ret;
+	msgpack_pack_array(&w->pk, 2);
+	msgpack_pack_uint8(&w->pk, CDICT_REC_END);
+	cdict_pack_meta(&w->pk, final);
+	w->nrecords++;
+	ret = flush_chunk(w);
+	if (ret)
+		return ret;
+	memcpy(trailer, CDICT_TRAILER_MAGIC, 8);
+	off = w->last_chunk;
+	cdict_put_le32(trailer + 8, (uint32_t)off);
+	cdict_put_le32(trailer + 12, (uint32_t)(off >> 32));
+	ret = write_all(w->fd, trailer, sizeof(trailer));
+	if (ret)
+		return ret;
+	w->bytes += sizeof(trailer);
+	if (fsync(w->fd))
+		return -errno;
+	if (close(w->fd)) {
+		w->fd = -1;
+		return -errno;
+	}
+	w->fd = -1;
+	return 0;
+}
+
+int cdict_writer__finish(struct cdict_writer *w, const struct pwz_meta *final, char *err,
+			 size_t errlen)
+{
+	int ret = w->error;
+
+	if (!ret)
+		ret = w->legacy ? finish_legacy(w) : finish_v2(w, final);
+	if (!ret && rename(w->part_path, w->path))
+		ret = -errno;
+	if (ret) {
+		fill_err(err, errlen, w->path, "cannot write", -ret);
+		unlink(w->part_path);
+		w->error = ret;
+		return ret;
+	}
+	w->finished = true;
+	return 0;
+}
+
+void cdict_writer__free(struct cdict_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (!w->finished && w->part_path)
+		unlink(w->part_path);
+	legacy_writer__free(w->legacy);
+	msgpack_sbuffer_destroy(&w->sbuf);
+	free(w->frame);
+	free(w->path);
+	free(w->part_path);
+	free(w);
+}

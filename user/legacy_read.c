@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reader of perfwhiz's legacy cdict: one zlib stream holding one msgpack map of 8 columns. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "exitnames.h"
+#include "legacy.h"
+#include "mpack.h"
+#include "u64map.h"
+
+#define LEGACY_MAX_FILE (1ull << 30)	/* compressed bytes we accept */
+#define LEGACY_MAX_RAW (4ull << 30)	/* decompressed bytes we accept */
+
+/* The 8 columns, in perfwhiz's order of documentation. */
+enum col { C_EVENT, C_CPU, C_USECS, C_PID, C_TASK_NAME, C_DURATION, C_NEXT_PID, C_NEXT_COMM, NCOLS };
+static const char *const col_names[NCOLS] = {
+	"event", "cpu", "usecs", "pid", "task_name", "duration", "next_pid", "next_comm",
+};
+
+enum row_event { EV_OTHER, EV_SWITCH, EV_KVM_EXIT, EV_KVM_ENTRY };
+
+struct row {
+	enum row_event event;
+	uint32_t cpu;
+	uint64_t usecs;
+	int64_t pid;
+	char task_name[PWZ_NAME_MAX];
+	uint64_t duration;		/* µs */
+	bool has_next_pid;
+	int64_t next_pid;
+	bool next_comm_is_str;
+	char next_comm[PWZ_NAME_MAX];
+	bool next_comm_is_int;
+	int64_t reason;			/* next_comm as an integer (kvm_exit rows) */
+};
+
+struct legacy {
+	const char *path;
+	char *err;
+	size_t errlen;
+	unsigned char *raw;
+	size_t raw_len;
+	struct mp_cursor col[NCOLS];	/* each at the next element of its column */
+	uint32_t rows;
+};
+
+static int fail(struct legacy *l, const char *fmt, const char *detail, long long off)
+{
+	snprintf(l->err, l->errlen, "%s: legacy cdict: %s%s%s", l->path, fmt, detail ? ": " : "",
+		 detail ? detail : "");
+	if (off >= 0) {
+		size_t n = strlen(l->err);
+
+		snprintf(l->err + n, l->errlen - n, " (decompressed offset %lld)", off);
+	}
+	return -EINVAL;
+}
+
+bool legacy_sniff(const unsigned char *head, size_t len)
+{
+	return len >= 2 && head[0] == 0x78 && ((head[0] << 8) | head[1]) % 31 == 0;
+}
+
+static int inflate_file(struct legacy *l, FILE *f)
+{
+	unsigned char *in = NULL, *out = NULL;
+	size_t in_len = 0, cap = 0;
+	z_stream zs = { 0 };
+	int zret, ret = 0;
+	long size;
+
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+		return fail(l, "cannot read", strerror(errno), -1);
+	if ((unsigned long long)size > LEGACY_MAX_FILE)
+		return fail(l, "file larger than 1 GiB", NULL, -1);
+	in_len = (size_t)size;
+	in = malloc(in_len ? in_len : 1);
+	if (!in)
+		return -ENOMEM;
+	if (fread(in, 1, in_len, f) != in_len) {
+		free(in);
+		return fail(l, "cannot read", strerror(errno), -1);
+	}
+	if (inflateInit(&zs) != Z_OK) {
+		free(in);
+		return -ENOMEM;
+	}
+	zs.next_in = in;
+	zs.avail_in = (uInt)in_len;
+	do {
+		if (zs.total_out == cap) {
+			size_t ncap = cap ? cap * 2 : in_len * 4 + 4096;
+			unsigned char *p;
+
+			if (ncap > LEGACY_MAX_RAW)
+				ncap = LEGACY_MAX_RAW;
+			if (ncap == cap) {
+				ret = fail(l, "decompresses to more than 4 GiB", NULL, -1);
+				break;
+			}
+			p = realloc(out, ncap);
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			out = p;
+			cap = ncap;
+		}
+		zs.next_out = out + zs.total_out;
+		zs.avail_out = (uInt)(cap - zs.total_out > UINT32_MAX ? UINT32_MAX : cap - zs.total_out);
+		zret = inflate(&zs, Z_NO_FLUSH);
+		if (zret == Z_BUF_ERROR && zs.avail_in == 0) {
+			ret = fail(l, "cut short: the zlib stream ends early", NULL, -1);
+			break;
+		}
+		if (zret != Z_OK && zret != Z_STREAM_END && zret != Z_BUF_ERROR) {
+			ret = fail(l, "corrupt zlib stream", zs.msg ? zs.msg : zError(zret), -1);
+			break;
+		}
+	} while (zret != Z_STREAM_END);
+	l->raw_len = zs.total_out;
+	inflateEnd(&zs);
+	free(in);
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	l->raw = out;
+	return 0;
+}
+
+/* Finds the 8 columns in the top-level map and checks they have one length. */
+static int find_columns(struct legacy *l)
+{
+	struct mp_cursor c;
+	bool seen[NCOLS] = { 0 };
+	uint32_t nkeys, count[NCOLS] = { 0 };
+	char key[32];
+
+	mp_init(&c, l->raw, l->raw_len);
+	nkeys = mp_read_map(&c);
+	for (uint32_t i = 0; i < nkeys && !c.err; i++) {
+		int k;
+
+		mp_read_string(&c, key, sizeof(key));
+		for (k = 0; k < NCOLS; k++) {
+			if (!strcmp(key, col_names[k]))
+				break;
+		}
+		if (k == NCOLS || c.err) {
+			mp_skip(&c);
+			continue;
+		}
+		if (mp_peek(&c) != MP_ARRAY)
+			return fail(l, "column is not an array", col_names[k], (long long)mp_offset(&c));
+		l->col[k] = c;
+		count[k] = mp_read_array(&l->col[k]);
+		seen[k] = true;
+		mp_skip(&c);
+	}
+	if (c.err)
+		return fail(l, "corrupt msgpack", c.err, (long long)mp_offset(&c));
+	for (int k = 0; k < NCOLS; k++) {
+		if (!seen[k])
+			return fail(l, "column missing", col_names[k], -1);
+		if (count[k] != count[0])
+			return fail(l, "columns differ in length", col_names[k], -1);
+	}
+	l->rows = count[0];
+	return 0;
+}
+
+static int64_t read_opt_int(struct mp_cursor *c, bool *present)
+{
+	*present = mp_peek(c) != MP_NIL;
+	if (!*present) {
+		mp_read_nil(c);
+		return 0;
+	}
+	return mp_read_int(c);
+}
+
+/* Reads row fields from the column cursors (they advance by one element). */
+static int read_row(struct legacy *l, struct row *r)
+{
+	char event[32];
+	bool present;
+
+	mp_read_string(&l->col[C_EVENT], event, sizeof(event));
+	if (!strcmp(event, "sched__sched_switch"))
+		r->event = EV_SWITCH;
+	else if (!strcmp(event, "kvm_exit"))
+		r->event = EV_KVM_EXIT;
+	else if (!strcmp(event, "kvm_entry"))
+		r->event = EV_KVM_ENTRY;
+	else
+		r->event = EV_OTHER;
+	r->cpu = (uint32_t)mp_read_uint(&l->col[C_CPU]);
+	r->usecs = mp_read_uint(&l->col[C_USECS]);
+	r->pid = mp_read_int(&l->col[C_PID]);
+	if (mp_peek(&l->col[C_TASK_NAME]) == MP_NIL) {
+		mp_read_nil(&l->col[C_TASK_NAME]);
+		r->task_name[0] = '\0';
+	} else {
+		mp_read_string(&l->col[C_TASK_NAME], r->task_name, sizeof(r->task_name));
+	}
+	r->duration = (uint64_t)read_opt_int(&l->col[C_DURATION], &present);
+	r->next_pid = read_opt_int(&l->col[C_NEXT_PID], &r->has_next_pid);
+	r->next_comm_is_str = r->next_comm_is_int = false;
+	switch (mp_peek(&l->col[C_NEXT_COMM])) {
+	case MP_STR:
+	case MP_BIN:
+		r->next_comm_is_str = true;
+		mp_read_string(&l->col[C_NEXT_COMM], r->next_comm, sizeof(r->next_comm));
+		break;
+	case MP_UINT:
+	case MP_INT:
+		r->next_comm_is_int = true;
+		r->reason = mp_read_int(&l->col[C_NEXT_COMM]);
+		break;
+	default:
+		mp_skip(&l->col[C_NEXT_COMM]);
+		break;
+	}
+	for (int k = 0; k < NCOLS; k++) {
+		if (l->col[k].err)
+			return fail(l, l->col[k].err, col_names[k], (long long)mp_offset(&l->col[k]));
+	}
+	if (r->cpu >= PWZ_MAX_CPUS)
+		return fail(l, "cpu number out of range", NULL, (long long)mp_offset(&l->col[C_CPU]));
+	if (r->pid < 0 || r->pid > UINT32_MAX)
+		r->pid = 0;
+	return 0;
+}
+
+/* Derived state: tasks, per (tid, cpu) and per (tid, reason) aggregates, pending exits. */
+struct derive {
+	struct u64map task_idx;
+	struct pwz_task *tasks;
+	size_t nr_tasks, cap_tasks;
+	struct u64map cpu_idx;
+	struct pwz_cpu_agg *cpu;
+	size_t nr_cpu, cap_cpu;
+	struct u64map kvm_idx;
+	struct pwz_kvm_agg *kvm;
+	size_t nr_kvm, cap_kvm;
+	struct u64map pend_idx;		/* tid -> pending exit slot */
+	struct pwz_kvm_exit *pend;
+	bool *pend_live;
+	size_t nr_pend, cap_pend;
+};
+
+#define GROW(arr, nr, cap)                                                          \
+	({                                                                          \
+		int __r = 0;                                                        \
+		if ((nr) == (cap)) {                                                \
+			size_t __c = (cap) ? (cap) * 2 : 64;                        \
+			void *__p = realloc((arr), __c * sizeof(*(arr)));           \
+			if (__p) {                                                  \
+				(arr) = __p;                                        \
+				(cap) = __c;                                        \
+			} else {                                                    \
+				__r = -ENOMEM;                                      \
+			}                                                           \
+		}                                                                   \
+		__r;                                                                \
+	})
+
+static int add_task(struct derive *d, uint32_t tid, const char *name)
+{
+	struct pwz_task *t;
+
+	if (u64map_get(&d->task_idx, tid) >= 0)
+		return 0;
+	if (GROW(d->tasks, d->nr_tasks, d->cap_tasks))
+		return -ENOMEM;
+	t = &d->tasks[d->nr_tasks];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	snprintf(t->comm, sizeof(t->comm), "%s", name);
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	return u64map_put(&d->task_idx, tid, (uint32_t)d->nr_tasks++);
+}
+
+static struct pwz_cpu_agg *cpu_agg(struct derive *d, uint32_t tid, uint32_t cpu)
+{
+	uint64_t key = (uint64_t)tid << 32 | cpu;
+	long long i = u64map_get(&d->cpu_idx, key);
+
+	if (i >= 0)
+		return &d->cpu[i];
+	if (GROW(d->cpu, d->nr_cpu, d->cap_cpu) || u64map_put(&d->cpu_idx, key, (uint32_t)d->nr_cpu))
+		return NULL;
+	memset(&d->cpu[d->nr_cpu], 0, sizeof(d->cpu[0]));
+	d->cpu[d->nr_cpu].tid = tid;
+	d->cpu[d->nr_cpu].cpu = cpu;
+	return &d->cpu[d->nr_cpu++];
+}
+
+static struct pwz_kvm_agg *kvm_agg(struct derive *d, uint32_t tid, uint32_t reason)
+{
+	uint64_t key = (uint64_t)tid << 32 | reason;
+	long long i = u64map_get(&d->kvm_idx, key);
+
+	if (i >= 0)
+		return &d->kvm[i];
+	if (GROW(d->kvm, d->nr_kvm, d->cap_kvm) || u64map_put(&d->kvm_idx, key, (uint32_t)d->nr_kvm))
+		return NULL;
+	memset(&d->kvm[d->nr_kvm], 0, sizeof(d->kvm[0]));
+	d->kvm[d->nr_kvm].tid = tid;
+	d->kvm[d->nr_kvm].isa = PWZ_ISA_VMX;
+	d->kvm[d->nr_kvm].reason = reason;
+	return &d->kvm[d->nr_kvm++];
+}
+
+/* Emits the pending exit of slot i (if any) and clears it. */
+static int flush_exit(struct derive *d, size_t i, const struct cdict_visitor *v,
+		      struct cdict_read_info *info)
+{
+	struct pwz_kvm_exit *e = &d->pend[i];
+	struct pwz_kvm_agg *a;
+
+	if (!d->pend_live[i])
+		return 0;
+	d->pend_live[i] = false;
+	a = kvm_agg(d, e->tid, e->reason);
+	if (!a)
+		return -ENOMEM;
+	a->count++;
+	a->handling_ns += e->handling_ns;
+	if (e->handling_ns)
+		a->hist[pwz_hist_bucket(e->handling_ns)]++;
+	info->records++;
+	return v->kvm_exit ? v->kvm_exit(v->ctx, e) : 0;
+}
+
+static long long pend_slot(struct derive *d, uint32_t tid)
+{
+	long long i = u64map_get(&d->pend_idx, tid);
+
+	if (i >= 0)
+		return i;
+	if (GROW(d->pend, d->nr_pend, d->cap_pend))
+		return -ENOMEM;
+	{
+		size_t c = d->cap_pend;
+		bool *p = realloc(d->pend_live, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		d->pend_live = p;
+	}
+	d->pend_live[d->nr_pend] = false;
+	if (u64map_put(&d->pend_idx, tid, (uint32_t)d->nr_pend))
+		return -ENOMEM;
+	return (long long)d->nr_pend++;
+}
+
+static void derive_free(struct derive *d)
+{
+	u64map_free(&d->task_idx);
+	u64map_free(&d->cpu_idx);
+	u64map_free(&d->kvm_idx);
+	u64map_free(&d->pend_idx);
+	free(d->tasks);
+	free(d->cpu);
+	free(d->kvm);
+	free(d->pend);
+	free(d->pend_live);
+}
+
+/* Row passes: task names from the pid column first (they win), then from next_comm for
+ * tasks only ever switched to, then the records. */
+enum pass { PASS_PID_NAMES, PASS_NEXT_NAMES, PASS_EMIT };
+
+static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
+		    const struct cdict_visitor *v, struct cdict_read_info *info, uint64_t t0,
+		    enum pass pass)
+{
+	bool emit = pass == PASS_EMIT;
+	struct row r;
+	int ret = 0;
+
+	memcpy(l->col, saved, sizeof(l->col));
+	for (uint32_t i = 0; i < l->rows && !ret; i++) {
+		ret = read_row(l, &r);
+		if (ret)
+			break;
+		if (!emit) {
+			if (pass == PASS_PID_NAMES && r.event != EV_OTHER)
+				ret = add_task(d, (uint32_t)r.pid, r.task_name);
+			if (pass == PASS_NEXT_NAMES && r.event == EV_SWITCH && r.has_next_pid &&
+			    r.next_comm_is_str &&
+			    r.next_pid >= 0 && r.next_pid <= UINT32_MAX)
+				ret = add_task(d, (uint32_t)r.next_pid, r.next_comm);
+			continue;
+		}
+		if (r.event == EV_SWITCH) {
+			struct pwz_slice s = { .tid = (uint32_t)r.pid, .cpu = r.cpu,
+					       .end = PWZ_END_UNKNOWN };
+			uint64_t end = r.usecs - t0;
+			struct pwz_cpu_agg *a;
+
+			s.dur_ns = r.duration * 1000;
+			s.start_ns = end * 1000 > s.dur_ns ? end * 1000 - s.dur_ns : 0;
+			a = cpu_agg(d, s.tid, s.cpu);
+			if (!a)
+				return -ENOMEM;
+			a->runtime_ns += s.dur_ns;
+			a->switches++;
+			info->records++;
+			if (v->slice)
+				ret = v->slice(v->ctx, &s);
+		} else if (r.event == EV_KVM_EXIT) {
+			long long k = pend_slot(d, (uint32_t)r.pid);
+
+			if (k < 0)
+				return (int)k;
+			ret = flush_exit(d, (size_t)k, v, info);	/* an exit with no entry */
+			d->pend[k] = (struct pwz_kvm_exit){
+				.tid = (uint32_t)r.pid,
+				.time_ns = (r.usecs - t0) * 1000,
+				.isa = PWZ_ISA_VMX,
+				.reason = r.next_comm_is_int ? (uint32_t)r.reason : UINT32_MAX,
+				.guest_ns = r.duration * 1000,
+			};
+			d->pend_live[k] = true;
+		} else if (r.event == EV_KVM_ENTRY) {
+			long long k = u64map_get(&d->pend_idx, (uint32_t)r.pid);
+
+			if (k >= 0 && d->pend_live[k]) {
+				d->pend[k].handling_ns = r.duration * 1000;
+				ret = flush_exit(d, (size_t)k, v, info);
+			}
+		}
+	}
+	for (size_t k = 0; emit && !ret && k < d->nr_pend; k++)
+		ret = flush_exit(d, k, v, info);
+	return ret;
+}
+
+/* First pass: time span, CPUs, whether there are KVM rows. */
+static int scan(struct legacy *l, struct mp_cursor *saved, uint64_t *t0, uint64_t *t1,
+		uint32_t *nr_cpus, bool *has_kvm)
+{
+	struct row r;
+	int ret;
+
+	*t0 = UINT64_MAX;
+	*t1 = 0;
+	*nr_cpus = 0;
+	*has_kvm = false;
+	memcpy(l->col, saved, sizeof(l->col));
+	for (uint32_t i = 0; i < l->rows; i++) {
+		ret = read_row(l, &r);
+		if (ret)
+			return ret;
+		if (r.event == EV_OTHER)
+			continue;
+		if (r.usecs < *t0)
+			*t0 = r.usecs;
+		if (r.usecs > *t1)
+			*t1 = r.usecs;
+		if (r.cpu + 1 > *nr_cpus)
+			*nr_cpus = r.cpu + 1;
+		if (r.event != EV_SWITCH)
+			*has_kvm = true;
+	}
+	if (*t0 == UINT64_MAX)
+		*t0 = *t1 = 0;
+	return 0;
+}
+
+int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
+		struct cdict_read_info *info, char *err, size_t errlen)
+{
+	struct legacy l = { .path = path, .err = err, .errlen = errlen };
+	struct mp_cursor saved[NCOLS];
+	struct derive d = { 0 };
+	struct pwz_meta meta = { 0 };
+	uint64_t t0, t1;
+	bool has_kvm;
+	int ret;
+
+	info->format = CDICT_FORMAT_LEGACY;
+	info->version = 1;
+	ret = inflate_file(&l, f);
+	if (!ret)
+		ret = find_columns(&l);
+	if (ret)
+		goto out;
+	memcpy(saved, l.col, sizeof(saved));
+	ret = scan(&l, saved, &t0, &t1, &meta.nr_cpus, &has_kvm);
+	if (ret)
+		goto out;
+	meta.source = PWZ_SOURCE_LEGACY;
+	meta.clock_id = -1;
+	meta.duration_ns = (t1 - t0) * 1000;
+	meta.has_kvm = has_kvm;
+	if (has_kvm && exitnames_add_builtin(&meta) < 0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (v->meta && (ret = v->meta(v->ctx, &meta)))
+		goto out;
+	ret = row_pass(&l, saved, &d, v, info, t0, PASS_PID_NAMES);
+	if (!ret)
+		ret = row_pass(&l, saved, &d, v, info, t0, PASS_NEXT_NAMES);
+	for (size_t i = 0; !ret && i < d.nr_tasks; i++) {
+		info->records++;
+		if (v->task)
+			ret = v->task(v->ctx, &d.tasks[i]);
+	}
+	if (!ret)
+		ret = row_pass(&l, saved, &d, v, info, t0, PASS_EMIT);
+	for (size_t i = 0; !ret && i < d.nr_cpu; i++)
+		ret = v->cpu_agg ? v->cpu_agg(v->ctx, &d.cpu[i]) : 0;
+	for (size_t i = 0; !ret && i < d.nr_kvm; i++)
+		ret = v->kvm_agg ? v->kvm_agg(v->ctx, &d.kvm[i]) : 0;
+	info->chunks = 1;
+out:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+	derive_free(&d);
+	pwz_meta_free(&meta);
+	free(l.raw);
+	return ret;
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Writer of perfwhiz's legacy cdict, so that perfwhiz's own tools can read pwz captures. */
+#include <errno.h>
+#include <msgpack.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "legacy.h"
+#include "u64map.h"
+
+struct legacy_writer {
+	struct pwz_task *tasks;		/* last naming per tid, indexed through task_idx */
+	size_t nr_tasks, cap_tasks;
+	struct u64map task_idx;
+	struct pwz_slice *slices;
+	size_t nr_slices, cap_slices;
+	struct pwz_kvm_exit *exits;
+	size_t nr_exits, cap_exits;
+};
+
+enum lw_event { LW_SWITCH, LW_KVM_EXIT, LW_KVM_ENTRY };
+
+struct lw_row {
+	uint64_t usecs;
+	uint64_t duration;	/* µs */
+	uint32_t cpu;
+	uint32_t pid;
+	uint32_t next_pid;	/* switch rows */
+	uint32_t reason;	/* kvm_exit rows */
+	uint8_t event;		/* enum lw_event */
+	uint64_t seq;		/* tie-break: creation order */
+};
+
+static int grow(void **arr, size_t *cap, size_t nr, size_t elem)
+{
+	void *p;
+	size_t c;
+
+	if (nr < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 256;
+	p = realloc(*arr, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+struct legacy_writer *legacy_writer__new(void)
+{
+	return calloc(1, sizeof(struct legacy_writer));
+}
+
+int legacy_writer__task(struct legacy_writer *lw, const struct pwz_task *t)
+{
+	long long i = u64map_get(&lw->task_idx, t->tid);
+
+	if (i >= 0) {
+		lw->tasks[i] = *t;
+		return 0;
+	}
+	if (grow((void **)&lw->tasks, &lw->cap_tasks, lw->nr_tasks, sizeof(*t)))
+		return -ENOMEM;
+	lw->tasks[lw->nr_tasks] = *t;
+	return u64map_put(&lw->task_idx, t->tid, (uint32_t)lw->nr_tasks++);
+}
+
+int legacy_writer__slice(struct legacy_writer *lw, const struct pwz_slice *s)
+{
+	if (grow((void **)&lw->slices, &lw->cap_slices, lw->nr_slices, sizeof(*s)))
+		return -ENOMEM;
+	lw->slices[lw->nr_slices++] = *s;
+	return 0;
+}
+
+int legacy_writer__kvm_exit(struct legacy_writer *lw, const struct pwz_kvm_exit *e)
+{
+	if (grow((void **)&lw->exits, &lw->cap_exits, lw->nr_exits, sizeof(*e)))
+		return -ENOMEM;
+	lw->exits[lw->nr_exits++] = *e;
+	return 0;
+}
+
+static int cmp_cpu_start(const void *a, const void *b)
+{
+	const struct pwz_slice *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct lw_row *x = a, *y = b;
+
+	if (x->usecs != y->usecs)
+		return x->usecs < y->usecs ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static const char *task_name(const struct legacy_writer *lw, uint32_t tid, uint32_t cpu,
+			     char *buf, size_t len)
+{
+	long long i = u64map_get(&lw->task_idx, tid);
+
+	if (i >= 0)
+		return lw->tasks[i].name;
+	if (tid == 0)
+		snprintf(buf, len, "swapper/%u", cpu);
+	else
+		snprintf(buf, len, "%u", tid);
+	return buf;
+}
+
+/* The CPU a vCPU thread ran on at time t: the slice of tid covering t, else 0. */
+static uint32_t exit_cpu(const struct legacy_writer *lw, uint32_t tid, uint64_t t)
+{
+	for (size_t i = 0; i < lw->nr_slices; i++) {
+		const struct pwz_slice *s = &lw->slices[i];
+
+		if (s->tid == tid && s->start_ns <= t && t <= s->start_ns + s->dur_ns)
+			return s->cpu;
+	}
+	return 0;
+}
+
+static void pack_str(msgpack_packer *pk, const char *s)
+{
+	size_t n = strlen(s);
+
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s, n);
+}
+
+static struct lw_row *build_rows(struct legacy_writer *lw, size_t *nr)
+{
+	size_t n = lw->nr_slices + 2 * lw->nr_exits, k = 0;
+	struct lw_row *rows = malloc((n ? n : 1) * sizeof(*rows));
+
+	if (!rows)
+		return NULL;
+	qsort(lw->slices, lw->nr_slices, sizeof(*lw->slices), cmp_cpu_start);
+	for (size_t i = 0; i < lw->nr_slices; i++) {
+		const struct pwz_slice *s = &lw->slices[i];
+		bool has_next = i + 1 < lw->nr_slices && lw->slices[i + 1].cpu == s->cpu;
+
+		rows[k] = (struct lw_row){
+			.usecs = (s->start_ns + s->dur_ns) / 1000,
+			.duration = s->dur_ns / 1000,
+			.cpu = s->cpu,
+			.pid = s->tid,
+			.next_pid = has_next ? lw->slices[i + 1].tid : 0,
+			.event = LW_SWITCH,
+			.seq = k,
+		};
+		k++;
+	}
+	for (size_t i = 0; i < lw->nr_exits; i++) {
+		const struct pwz_kvm_exit *e = &lw->exits[i];
+		uint32_t cpu = exit_cpu(lw, e->tid, e->time_ns);
+
+		rows[k] = (struct lw_row){ .usecs = e->time_ns / 1000, .duration = e->guest_ns / 1000,
+					   .cpu = cpu, .pid = e->tid, .reason = e->reason,
+					   .event = LW_KVM_EXIT, .seq = k };
+		k++;
+		if (e->handling_ns) {
+			rows[k] = (struct lw_row){ .usecs = (e->time_ns + e->handling_ns) / 1000,
+						   .duration = e->handling_ns / 1000, .cpu = cpu,
+						   .pid = e->tid, .event = LW_KVM_ENTRY, .seq = k };
+			k++;
+		}
+	}
+	qsort(rows, k, sizeof(*rows), cmp_rows);
+	*nr = k;
+	return rows;
+}
+
+static void pack_columns(struct legacy_writer *lw, msgpack_packer *pk, const struct lw_row *rows,
+			 size_t n)
+{
+	static const char *const events[] = { "sched__sched_switch", "kvm_exit", "kvm_entry" };
+	char buf[32];
+
+	msgpack_pack_map(pk, 8);
+	pack_str(pk, "event");
+	msgpack_pack_array(pk, n);
+	for (size_t i = 0; i < n; i++)
+		pack_str(pk, events[rows[i].event]);
+	pack_str(pk, "cpu");
+	msgpack_pack_array(pk, n);
+	for (size_t i = 0; i < n; i++)
+		msgpack_pack_uint32(pk, rows[i].cpu);
+	pack_str(pk, "usecs");
+	msgpack_pack_array(pk, n);
+	for (size_t i = 0; i < n; i++)
+		msgpack_pack_uint64(pk, rows[i].usecs);
+	pack_str(pk, "pid");
+	msgpack_pack_array(pk, n);
+	for (size_t i = 0; i < n; i++)
+		msgpack_pack_uint32(pk, rows[i].pid);
+	pack_str(pk, "task_name");
+	msgpack_pack_array(pk, n);
+	for (size_t i = 0; i < n; i++)
+		pack_str(pk, task_name(lw, rows[i].pid, rows[i].cpu, buf, sizeof(buf)));
+	pack_str(pk, "duration");
+	msgpack_pack_array(pk, n);
+	for (size_t i = 0; i < n; i++)
+		msgpack_pack_uint64(pk, rows[i].duration);
+	pack_str(pk, "next_pid");
+	msgpack_pack_array(pk, n);
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].event == LW_SWITCH)
+			msgpack_pack_uint32(pk, rows[i].next_pid);
+		else
+			msgpack_pack_nil(pk);
+	}
+	pack_str(pk, "next_comm");
+	msgpack_pack_array(pk, n);
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].event == LW_SWITCH)
+			pack_str(pk, task_name(lw, rows[i].next_pid, rows[i].cpu, buf, sizeof(buf)));
+		else if (rows[i].event == LW_KVM_EXIT)
+			msgpack_pack_uint32(pk, rows[i].reason);
+		else
+			msgpack_pack_nil(pk);
+	}
+}
+
+int legacy_writer__write(struct legacy_writer *lw, FILE *f)
+{
+	msgpack_sbuffer sbuf;
+	msgpack_packer pk;
+	struct lw_row *rows;
+	unsigned char out[1 << 16];
+	z_stream zs = { 0 };
+	size_t n;
+	int ret = 0, zret;
+
+	rows = build_rows(lw, &n);
+	if (!rows)
+		return -ENOMEM;
+	msgpack_sbuffer_init(&sbuf);
+	msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+	pack_columns(lw, &pk, rows, n);
+	free(rows);
+	if (deflateInit(&zs, Z_DEFAULT_COMPRESSION) != Z_OK) {
+		msgpack_sbuffer_destroy(&sbuf);
+		return -ENOMEM;
+	}
+	zs.next_in = (unsigned char *)sbuf.data;
+	zs.avail_in = (uInt)sbuf.size;
+	do {
+		zs.next_out = out;
+		zs.avail_out = sizeof(out);
+		zret = deflate(&zs, Z_FINISH);
+		if (zret == Z_STREAM_ERROR) {
+			ret = -EIO;
+			break;
+		}
+		if (fwrite(out, 1, sizeof(out) - zs.avail_out, f) != sizeof(out) - zs.avail_out) {
+			ret = -errno;
+			break;
+		}
+	} while (zret != Z_STREAM_END);
+	deflateEnd(&zs);
+	msgpack_sbuffer_destroy(&sbuf);
+	return ret;
+}
+
+void legacy_writer__free(struct legacy_writer *lw)
+{
+	if (!lw)
+		return;
+	free(lw->tasks);
+	free(lw->slices);
+	free(lw->exits);
+	u64map_free(&lw->task_idx);
+	free(lw);
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers of the content model: metadata ownership, drop counters, log2 histograms. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "records.h"
+
+void pwz_meta_free(struct pwz_meta *meta)
+{
+	if (!meta)
+		return;
+	free(meta->host);
+	free(meta->kernel);
+	free(meta->cmdline);
+	free(meta->options);
+	free(meta->tool_version);
+	free(meta->topo);
+	free(meta->exit_names);
+	memset(meta, 0, sizeof(*meta));
+}
+
+int pwz_meta_set_str(char **field, const char *value)
+{
+	char *copy = NULL;
+
+	if (value) {
+		copy = strdup(value);
+		if (!copy)
+			return -ENOMEM;
+	}
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+static void *dup_mem(const void *src, size_t len)
+{
+	void *p;
+
+	if (!src || !len)
+		return NULL;
+	p = malloc(len);
+	if (p)
+		memcpy(p, src, len);
+	return p;
+}
+
+int pwz_meta_copy(struct pwz_meta *dst, const struct pwz_meta *src)
+{
+	*dst = *src;
+	dst->host = dst->kernel = dst->cmdline = dst->options = dst->tool_version = NULL;
+	dst->topo = NULL;
+	dst->exit_names = NULL;
+	if (pwz_meta_set_str(&dst->host, src->host) ||
+	    pwz_meta_set_str(&dst->kernel, src->kernel) ||
+	    pwz_meta_set_str(&dst->cmdline, src->cmdline) ||
+	    pwz_meta_set_str(&dst->options, src->options) ||
+	    pwz_meta_set_str(&dst->tool_version, src->tool_version))
+		goto nomem;
+	if (src->topo && src->nr_cpus) {
+		dst->topo = dup_mem(src->topo, src->nr_cpus * sizeof(*src->topo));
+		if (!dst->topo)
+			goto nomem;
+	}
+	if (src->exit_names && src->nr_exit_names) {
+		dst->exit_names = dup_mem(src->exit_names,
+					  src->nr_exit_names * sizeof(*src->exit_names));
+		if (!dst->exit_names)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	pwz_meta_free(dst);
+	return -ENOMEM;
+}
+
+int pwz_meta_add_drop(struct pwz_meta *meta, const char *name, uint64_t value)
+{
+	uint32_t i;
+
+	for (i = 0; i < meta->nr_drops; i++) {
+		if (!strncmp(meta->drops[i].name, name, sizeof(meta->drops[i].name) - 1)) {
+			meta->drops[i].value += value;
+			return 0;
+		}
+	}
+	if (meta->nr_drops >= PWZ_MAX_DROPS)
+		return -ENOSPC;
+	snprintf(meta->drops[i].name, sizeof(meta->drops[i].name), "%s", name);
+	meta->drops[i].value = value;
+	meta->nr_drops++;
+	return 0;
+}
+
+uint64_t pwz_meta_total_drops(const struct pwz_meta *meta)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < meta->nr_drops; i++)
+		sum += meta->drops[i].value;
+	return sum;
+}
+
+int pwz_meta_add_exit_name(struct pwz_meta *meta, uint32_t isa, uint32_t code, const char *name)
+{
+	struct pwz_exit_name *names, *e;
+
+	for (uint32_t i = 0; i < meta->nr_exit_names; i++) {
+		e = &meta->exit_names[i];
+		if (e->isa == isa && e->code == code) {
+			snprintf(e->name, sizeof(e->name), "%s", name);
+			return 0;
+		}
+	}
+	names = realloc(meta->exit_names, (meta->nr_exit_names + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	meta->exit_names = names;
+	e = &names[meta->nr_exit_names++];
+	e->isa = isa;
+	e->code = code;
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	return 0;
+}
+
+const char *pwz_meta_exit_name(const struct pwz_meta *meta, uint32_t isa, uint32_t code)
+{
+	for (uint32_t i = 0; i < meta->nr_exit_names; i++) {
+		if (meta->exit_names[i].isa == isa && meta->exit_names[i].code == code)
+			return meta->exit_names[i].name;
+	}
+	return NULL;
+}
+
+const char *pwz_source_name(uint32_t source)
+{
+	switch (source) {
+	case PWZ_SOURCE_LIVE:
+		return "live";
+	case PWZ_SOURCE_PERF_DATA:
+		return "perf.data";
+	case PWZ_SOURCE_LEGACY:
+		return "legacy";
+	case PWZ_SOURCE_SYNTHETIC:
+		return "synthetic";
+	}
+	return "unknown";
+}
+
+unsigned int pwz_hist_bucket(uint64_t v)
+{
+	unsigned int b;
+
+	if (v < 2)
+		return 0;
+	b = 63 - (unsigned int)__builtin_clzll(v);
+	return b < PWZ_HIST_BUCKETS ? b : PWZ_HIST_BUCKETS - 1;
+}
+
+uint64_t pwz_hist_quantile(const uint64_t hist[PWZ_HIST_BUCKETS], double q)
+{
+	uint64_t total = 0, seen = 0, rank;
+
+	for (int i = 0; i < PWZ_HIST_BUCKETS; i++)
+		total += hist[i];
+	if (!total)
+		return 0;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	rank = (uint64_t)ceil(q * (double)total);
+	if (rank < 1)
+		rank = 1;
+	for (int i = 0; i < PWZ_HIST_BUCKETS; i++) {
+		seen += hist[i];
+		if (seen >= rank) {
+			if (i == 0)
+				return 1;
+			/* bucket i holds [2^i, 2^(i+1)): its geometric middle */
+			return (uint64_t)ldexp(M_SQRT2, i);
+		}
+	}
+	return 0;
+}

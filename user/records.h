@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The capture content model: the records every source (live BPF, perf.data, legacy cdict) yields. */
+#ifndef PWZ_RECORDS_H
+#define PWZ_RECORDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Conventions:
+ * - Every time is in nanoseconds. Record times (start_ns, time_ns, wake_ns) count from the
+ *   capture start (meta.start_mono_ns on the capture clock), so the first instant is 0.
+ * - A tid is the kernel's thread id (a pid in kernel speak); tgid is the process id.
+ *   tid 0 is the idle task of every CPU (its comm says which: swapper/N).
+ * - Strings are NUL-terminated, byte strings as the traced system gave them (not always UTF-8).
+ */
+
+#define PWZ_COMM_LEN 16		/* the kernel's TASK_COMM_LEN, NUL included */
+#define PWZ_HIST_BUCKETS 40	/* log2 histogram: bucket i counts values v with floor(log2(v)) == i,
+				 * bucket 0 also counts v == 0; the last bucket takes everything larger */
+#define PWZ_MAX_CPUS 4096	/* a sane bound for parsers */
+#define PWZ_MAX_DROPS 16	/* distinct drop counters a capture may carry */
+#define PWZ_NAME_MAX 256	/* longest task or process name stored, NUL included */
+
+/* How a run slice ended. */
+enum pwz_slice_end {
+	PWZ_END_PREEMPTED = 0,	/* switched out while runnable (involuntary; prev_state == R) */
+	PWZ_END_SLEPT = 1,	/* switched out to wait (voluntary: S, D, ...) */
+	PWZ_END_EXITED = 2,	/* the thread died (prev_state X or Z) */
+	PWZ_END_OPEN = 3,	/* still running when the capture stopped: cut at the end */
+	PWZ_END_UNKNOWN = 4,	/* the source does not say (legacy cdict) */
+};
+
+/* Instruction set of a KVM exit, as the kvm_exit tracepoint's isa field. */
+enum pwz_isa {
+	PWZ_ISA_VMX = 1,
+	PWZ_ISA_SVM = 2,
+};
+
+/* One stretch of time a thread ran on one CPU, from switch-in to switch-out. */
+struct pwz_slice {
+	uint32_t tid;		/* thread that ran */
+	uint32_t cpu;		/* CPU it ran on */
+	uint64_t start_ns;	/* switch-in, from capture start; 0 if it ran when the capture began */
+	uint64_t dur_ns;	/* switch-out minus switch-in */
+	uint32_t end;		/* enum pwz_slice_end */
+};
+
+/* The time a thread waited runnable: from its wakeup to its next switch-in. */
+struct pwz_wakeup {
+	uint32_t tid;		/* thread woken */
+	uint32_t cpu;		/* CPU it was switched in on */
+	uint64_t wake_ns;	/* wakeup time, from capture start */
+	uint64_t wait_ns;	/* switch-in minus wakeup */
+};
+
+/* One KVM exit of a vCPU thread, with the guest time before it and the time to handle it. */
+struct pwz_kvm_exit {
+	uint32_t tid;		/* vCPU thread */
+	uint32_t vcpu;		/* vcpu_id from the tracepoint */
+	uint64_t time_ns;	/* kvm_exit time, from capture start */
+	uint32_t isa;		/* enum pwz_isa */
+	uint32_t reason;	/* exit reason code, as the tracepoint gives it */
+	uint64_t guest_ns;	/* previous kvm_entry to this exit; 0 when unknown */
+	uint64_t handling_ns;	/* this exit to the next kvm_entry; 0 when unknown (no entry seen) */
+};
+
+/* A thread as first seen. The same tid may come again later: the later record wins. */
+struct pwz_task {
+	uint32_t tid;
+	uint32_t tgid;				/* 0 when unknown */
+	uint64_t time_ns;			/* when this naming took effect, from capture start */
+	char comm[PWZ_COMM_LEN];		/* the kernel's comm of the thread */
+	char proc_name[PWZ_NAME_MAX];		/* the comm of the process leader (tgid); "" unknown */
+	char name[PWZ_NAME_MAX];		/* display name: comm, or vm.vcpuN, or the --map name */
+};
+
+/* Kernel aggregate: what one thread did on one CPU over the whole capture. */
+struct pwz_cpu_agg {
+	uint32_t tid;
+	uint32_t cpu;
+	uint64_t runtime_ns;	/* sum of run slices on this CPU */
+	uint64_t switches;	/* switch-outs on this CPU */
+	uint64_t voluntary;	/* of which voluntary (slept or exited) */
+	uint64_t involuntary;	/* of which preempted */
+};
+
+/* Kernel aggregate: the exits of one thread for one (isa, reason). */
+struct pwz_kvm_agg {
+	uint32_t tid;
+	uint32_t isa;				/* enum pwz_isa */
+	uint32_t reason;
+	uint64_t count;				/* number of exits */
+	uint64_t handling_ns;			/* total handling time of the exits that had an entry */
+	uint64_t hist[PWZ_HIST_BUCKETS];	/* log2 histogram of handling_ns per exit */
+};
+
+/* Kernel aggregate: run-queue wait of one thread (wakeup to switch-in). */
+struct pwz_wait_agg {
+	uint32_t tid;
+	uint64_t count;		/* waits measured */
+	uint64_t wait_ns;	/* their total */
+	uint64_t max_ns;	/* the longest */
+};
+
+/* A named KVM exit code, from the recording kernel's kvm_exit format or a built-in table. */
+struct pwz_exit_name {
+	uint32_t isa;
+	uint32_t code;
+	char name[48];
+};
+
+/* A named counter: drops per stream, lost events, ... */
+struct pwz_counter {
+	char name[32];
+	uint64_t value;
+};
+
+enum pwz_source {
+	PWZ_SOURCE_LIVE = 0,		/* pwz-bpf capture */
+	PWZ_SOURCE_PERF_DATA = 1,	/* imported from perf.data */
+	PWZ_SOURCE_LEGACY = 2,		/* perfwhiz cdict */
+	PWZ_SOURCE_SYNTHETIC = 3,	/* made by a generator or a test */
+};
+
+/* Per CPU topology. -1 where unknown. */
+struct pwz_cpu_topo {
+	int32_t package;
+	int32_t core;
+	int32_t llc;
+};
+
+/*
+ * Capture metadata. Strings are owned by the struct: free with pwz_meta_free().
+ * Written at the start of a capture and again, final, at its end.
+ */
+struct pwz_meta {
+	char *host;			/* hostname; NULL unknown */
+	char *kernel;			/* kernel release of the traced system; NULL unknown */
+	char *cmdline;			/* the tool's command line; NULL unknown */
+	char *options;			/* options in effect, free text; NULL none */
+	char *tool_version;		/* writer's version string; NULL unknown */
+	uint32_t source;		/* enum pwz_source */
+	uint32_t nr_cpus;		/* CPUs of the traced system; 0 unknown */
+	struct pwz_cpu_topo *topo;	/* nr_cpus entries, or NULL */
+	int32_t clock_id;		/* clock of the record times (CLOCK_MONOTONIC = 1); -1 unknown */
+	uint64_t start_mono_ns;		/* capture start on that clock */
+	uint64_t start_wall_ns;		/* capture start, ns since the Unix epoch; 0 unknown */
+	uint64_t duration_ns;		/* capture length; 0 until final */
+	uint64_t tracer_cpu_ns;		/* CPU time the tracer itself used (user + sys); 0 unknown */
+	uint64_t bpf_run_ns;		/* time spent in the BPF programs, when stats were on; 0 unknown */
+	uint64_t bpf_run_cnt;		/* their invocations, when stats were on; 0 unknown */
+	bool has_switch_kind;		/* voluntary/involuntary known (not for legacy) */
+	bool has_wait;			/* run-queue wait measured */
+	bool has_kvm;			/* the KVM tracepoints were attached or present */
+	uint32_t nr_exit_names;
+	struct pwz_exit_name *exit_names;
+	uint32_t nr_drops;
+	struct pwz_counter drops[PWZ_MAX_DROPS];	/* e.g. "slice", "wakeup", "kvm_exit", "lost" */
+};
+
+/* Frees what meta owns and zeroes it; NULL is a no-op. */
+void pwz_meta_free(struct pwz_meta *meta);
+
+/* Deep copy of src into dst (dst's old content is not freed). Returns 0 or -ENOMEM. */
+int pwz_meta_copy(struct pwz_meta *dst, const struct pwz_meta *src);
+
+/* Sets string field *field to a copy of value (NULL allowed). Returns 0 or -ENOMEM. */
+int pwz_meta_set_str(char **field, const char *value);
+
+/* Adds value to the drop counter called name, creating it. Returns 0, or -ENOSPC when full. */
+int pwz_meta_add_drop(struct pwz_meta *meta, const char *name, uint64_t value);
+
+/* Total of all drop counters. */
+uint64_t pwz_meta_total_drops(const struct pwz_meta *meta);
+
+/* Appends an exit name (copied, truncated to fit). Returns 0 or -ENOMEM. */
+int pwz_meta_add_exit_name(struct pwz_meta *meta, uint32_t isa, uint32_t code, const char *name);
+
+/* The name of (isa, code) in meta's table, or NULL. */
+const char *pwz_meta_exit_name(const struct pwz_meta *meta, uint32_t isa, uint32_t code);
+
+/* Name of a source, "live", "perf.data", "legacy", "synthetic". */
+const char *pwz_source_name(uint32_t source);
+
+/* Log2 histogram bucket of v (see PWZ_HIST_BUCKETS). */
+unsigned int pwz_hist_bucket(uint64_t v);
+
+/*
+ * Estimates the q-quantile (0..1) of values in a log2 histogram: the geometric middle of the
+ * bucket where the quantile falls. Returns 0 for an empty histogram.
+ */
+uint64_t pwz_hist_quantile(const uint64_t hist[PWZ_HIST_BUCKETS], double q);
+
+#endif /* PWZ_RECORDS_H */

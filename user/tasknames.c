@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Task display names: perfwhiz CSV maps, QEMU vCPU naming, idle-task merging, glob matching. */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "records.h"
+#include "tasknames.h"
+#include "u64map.h"
+
+#define MAP_MAX_FILE (64u << 20)	/* a CSV map larger than this is refused */
+
+struct task_map {
+	struct u64map idx;		/* tid -> names[] */
+	char (*names)[PWZ_NAME_MAX];
+	size_t nr, cap;
+};
+
+void task_map__free(struct task_map *m)
+{
+	if (!m)
+		return;
+	u64map_free(&m->idx);
+	free(m->names);
+	free(m);
+}
+
+size_t task_map__count(const struct task_map *m)
+{
+	return m ? m->nr : 0;
+}
+
+const char *task_map__name(const struct task_map *m, uint32_t tid)
+{
+	long long i;
+
+	if (!m)
+		return NULL;
+	i = u64map_get(&m->idx, tid);
+	return i >= 0 ? m->names[i] : NULL;
+}
+
+static int map_set(struct task_map *m, uint32_t tid, const char *name)
+{
+	long long i = u64map_get(&m->idx, tid);
+
+	if (i < 0) {
+		if (m->nr == m->cap) {
+			size_t c = m->cap ? m->cap * 2 : 16;
+			void *p = realloc(m->names, c * sizeof(*m->names));
+
+			if (!p)
+				return -ENOMEM;
+			m->names = p;
+			m->cap = c;
+		}
+		i = (long long)m->nr++;
+		if (u64map_put(&m->idx, tid, (uint32_t)i))
+			return -ENOMEM;
+	}
+	snprintf(m->names[i], sizeof(m->names[i]), "%s", name);
+	return 0;
+}
+
+/* Parses an unsigned decimal field; false if it is not one. */
+static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	if (!*s || !isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return !errno && !*end && *out <= max;
+}
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	while (isspace((unsigned char)*s))
+		memmove(s, s + 1, n--);
+}
+
+static int parse_line(struct task_map *m, char *line, const char *name, unsigned int lineno,
+		      char *err, size_t errlen)
+{
+	static const char *const fields[7] = { "tid", "libvirt-name", "type", "uuid",
+					       "group-type", "group-id", "name" };
+	char *f[7], *p = line, annotated[PWZ_NAME_MAX];
+	unsigned long long tid, group;
+	int n = 0;
+
+	while (n < 7) {
+		f[n++] = p;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	if (n < 7) {
+		snprintf(err, errlen, "%s:%u: %s: missing (a line needs 7 comma-separated fields, it has %d)",
+			 name, lineno, fields[n], n);
+		return -EINVAL;
+	}
+	if (p) {
+		snprintf(err, errlen, "%s:%u: too many fields (a line needs exactly 7)", name, lineno);
+		return -EINVAL;
+	}
+	for (int i = 0; i < 7; i++)
+		trim(f[i]);
+	if (!parse_uint(f[0], UINT32_MAX, &tid)) {
+		snprintf(err, errlen, "%s:%u: tid: '%s' is not a thread id", name, lineno, f[0]);
+		return -EINVAL;
+	}
+	if (!parse_uint(f[5], 999999, &group)) {
+		snprintf(err, errlen, "%s:%u: group-id: '%s' is not a number", name, lineno, f[5]);
+		return -EINVAL;
+	}
+	if (!*f[2]) {
+		snprintf(err, errlen, "%s:%u: type: empty", name, lineno);
+		return -EINVAL;
+	}
+	if (!*f[6]) {
+		snprintf(err, errlen, "%s:%u: name: empty", name, lineno);
+		return -EINVAL;
+	}
+	snprintf(annotated, sizeof(annotated), "%s.%02llu.%s", f[6], group, f[2]);
+	return map_set(m, (uint32_t)tid, annotated);
+}
+
+struct task_map *task_map__parse(const char *text, size_t len, const char *name, char *err,
+				 size_t errlen)
+{
+	struct task_map *m = calloc(1, sizeof(*m));
+	unsigned int lineno = 0;
+	size_t pos = 0;
+	char *line = NULL;
+	int ret = 0;
+
+	if (!m) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		errno = ENOMEM;
+		return NULL;
+	}
+	while (pos < len && !ret) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - text - pos) : len - pos;
+
+		lineno++;
+		free(line);
+		line = malloc(n + 1);
+		if (!line) {
+			ret = -ENOMEM;
+			snprintf(err, errlen, "%s: out of memory", name);
+			break;
+		}
+		memcpy(line, text + pos, n);
+		line[n] = '\0';
+		pos += n + 1;
+		if (memchr(line, '\0', n)) {
+			snprintf(err, errlen, "%s:%u: a NUL byte: not a text file", name, lineno);
+			ret = -EINVAL;
+			break;
+		}
+		trim(line);
+		if (!*line || *line == '#')
+			continue;
+		ret = parse_line(m, line, name, lineno, err, errlen);
+	}
+	free(line);
+	if (ret) {
+		task_map__free(m);
+		errno = -ret;
+		return NULL;
+	}
+	return m;
+}
+
+struct task_map *task_map__load(const char *path, char *err, size_t errlen)
+{
+	struct task_map *m;
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t len;
+	int e;
+
+	if (!f) {
+		e = errno;
+		snprintf(err, errlen, "%s: cannot open map: %s", path, strerror(e));
+		errno = e;
+		return NULL;
+	}
+	buf = malloc(MAP_MAX_FILE + 1);
+	if (!buf) {
+		fclose(f);
+		snprintf(err, errlen, "%s: out of memory", path);
+		errno = ENOMEM;
+		return NULL;
+	}
+	len = fread(buf, 1, MAP_MAX_FILE + 1, f);
+	e = ferror(f) ? EIO : 0;
+	fclose(f);
+	if (e || len > MAP_MAX_FILE) {
+		snprintf(err, errlen, "%s: %s", path, e ? "cannot read map" : "map larger than 64 MiB");
+		free(buf);
+		errno = e ? e : EFBIG;
+		return NULL;
+	}
+	m = task_map__parse(buf, len, path, err, errlen);
+	free(buf);
+	return m;
+}
+
+bool qemu_vm_name(const char *cmdline, size_t len, char *out, size_t outlen)
+{
+	const char *arg = cmdline, *end = cmdline + len, *value = NULL;
+
+	while (arg < end) {
+		size_t n = strnlen(arg, (size_t)(end - arg));
+		const char *next = arg + n + 1;
+
+		if ((!strcmp(arg, "-name") || !strcmp(arg, "--name")) && next < end) {
+			value = next;
+		} else if (!strncmp(arg, "-name=", 6) || !strncmp(arg, "--name=", 7)) {
+			value = strchr(arg, '=') + 1;
+		}
+		if (value)
+			break;
+		arg = next;
+	}
+	if (!value || value >= end)
+		return false;
+	/* "-name guest=foo,debug-threads=on" or "-name foo,process=..." or "-name foo" */
+	{
+		size_t vlen = strnlen(value, (size_t)(end - value));
+		const char *v = value, *stop;
+		size_t n;
+
+		if (vlen > 6 && !strncmp(v, "guest=", 6))
+			v += 6;
+		stop = memchr(v, ',', vlen - (size_t)(v - value));
+		n = stop ? (size_t)(stop - v) : vlen - (size_t)(v - value);
+		if (!n || !outlen)
+			return false;
+		if (n >= outlen)
+			n = outlen - 1;
+		memcpy(out, v, n);
+		out[n] = '\0';
+	}
+	return true;
+}
+
+void task_display_name(const char *comm, const char *vm, char *out, size_t outlen)
+{
+	unsigned int vcpu;
+	char tail[8];
+
+	if (!vm || !*vm) {
+		snprintf(out, outlen, "%s", comm);
+		return;
+	}
+	if (sscanf(comm, "CPU %u/KV%7s", &vcpu, tail) == 2 && !strcmp(tail, "M"))
+		snprintf(out, outlen, "%s.vcpu%u", vm, vcpu);
+	else
+		snprintf(out, outlen, "%s.emulator", vm);
+}
+
+void task_merge_sys_name(const char *name, char *out, size_t outlen)
+{
+	static const char *const per_cpu[] = { "swapper/", "ksoftirqd/", "migration/", "kworker/",
+					       "cpuhp/", "idle_inject/", "rcuc/", "watchdog/" };
+
+	for (size_t i = 0; i < sizeof(per_cpu) / sizeof(per_cpu[0]); i++) {
+		size_t n = strlen(per_cpu[i]);
+
+		if (!strncmp(name, per_cpu[i], n) && isdigit((unsigned char)name[n])) {
+			snprintf(out, outlen, "%.*s", (int)(n - 1), name);
+			return;
+		}
+	}
+	if (!strncmp(name, "kworker/u", 9) && isdigit((unsigned char)name[9])) {
+		snprintf(out, outlen, "kworker");
+		return;
+	}
+	snprintf(out, outlen, "%s", name);
+}
+
+bool task_pattern_match(const char *pattern, const char *name, uint32_t tid)
+{
+	unsigned long long v;
+
+	if (parse_uint(pattern, UINT32_MAX, &v))
+		return v == tid;
+	return fnmatch(pattern, name, 0) == 0;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Task display names: perfwhiz CSV maps, QEMU vCPU naming, idle-task merging. */
+#ifndef PWZ_TASKNAMES_H
+#define PWZ_TASKNAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * perfwhiz's CSV map: 7 comma-separated fields, no header,
+ *   tid,<libvirt-name>,<type>,<uuid>,<group-type>,<group-id>,<name>
+ * Only tid, type, group-id and name are used; the annotated name is
+ * "<name>.<group-id as %02d>.<type>" (Router.02.vcpu0). The last line for a tid wins.
+ * Empty lines and lines starting with '#' are skipped.
+ */
+struct task_map;
+
+/* Parses the CSV file at path. NULL on error with errno set and err filled as
+ * "<path>:<line>: <field>: <what is wrong>". */
+struct task_map *task_map__load(const char *path, char *err, size_t errlen);
+
+/* Parses CSV text (name is used in messages). Same contract as task_map__load(). */
+struct task_map *task_map__parse(const char *text, size_t len, const char *name, char *err,
+				 size_t errlen);
+
+/* The annotated name for tid, or NULL when the map does not name it. */
+const char *task_map__name(const struct task_map *m, uint32_t tid);
+
+/* Number of tids the map names. */
+size_t task_map__count(const struct task_map *m);
+
+/* NULL is a no-op. */
+void task_map__free(struct task_map *m);
+
+/*
+ * The VM name from a QEMU command line given as NUL-separated arguments (as
+ * /proc/PID/cmdline): "-name guest=foo,debug-threads=on" or "-name foo" (also "--name",
+ * "-name=foo"). Copies it to out and returns true; false when there is no -name.
+ */
+bool qemu_vm_name(const char *cmdline, size_t len, char *out, size_t outlen);
+
+/*
+ * The display name of a thread: for a thread of a QEMU process with VM name vm (non-empty),
+ * comm "CPU <n>/KVM" becomes "<vm>.vcpu<n>" and any other thread "<vm>.emulator"; otherwise
+ * comm itself. Writes to out (NUL-terminated, truncated to outlen).
+ */
+void task_display_name(const char *comm, const char *vm, char *out, size_t outlen);
+
+/* "swapper/3" -> "swapper" (and other per-CPU kernel threads "ksoftirqd/1" -> "ksoftirqd",
+ * "migration/0" -> "migration", "kworker/1:2H" -> "kworker"): writes the merged name. */
+void task_merge_sys_name(const char *name, char *out, size_t outlen);
+
+/* Shell glob match of pattern against the whole name (fnmatch without flags); a pattern
+ * of digits only matches a tid instead. */
+bool task_pattern_match(const char *pattern, const char *name, uint32_t tid);
+
+#endif /* PWZ_TASKNAMES_H */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A whole capture in memory: what pwz-render works on, loaded from any cdict. */
+#ifndef PWZ_TRACE_H
+#define PWZ_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "cdict.h"
+
+struct task_map;
+
+struct trace_load_opts {
+	bool streams;			/* keep slices, wakeups and exits (false: metadata, tasks
+					 * and aggregates only, as --list needs) */
+	const struct task_map *map;	/* renames tasks by tid after loading; may be NULL */
+};
+
+/* Arrays are owned by the trace. tasks holds the last naming of every tid, sorted by tid. */
+struct trace {
+	char *path;				/* the file loaded */
+	struct pwz_meta meta;
+	struct cdict_read_info info;
+	struct pwz_task *tasks;
+	size_t nr_tasks;
+	struct pwz_slice *slices;		/* in file order */
+	size_t nr_slices;
+	struct pwz_wakeup *wakeups;
+	size_t nr_wakeups;
+	struct pwz_kvm_exit *exits;
+	size_t nr_exits;
+	struct pwz_cpu_agg *cpu_aggs;
+	size_t nr_cpu_aggs;
+	struct pwz_kvm_agg *kvm_aggs;
+	size_t nr_kvm_aggs;
+	struct pwz_wait_agg *wait_aggs;
+	size_t nr_wait_aggs;
+};
+
+/* Loads path (v2 or legacy; resolved with cdict_resolve_path()). NULL with errno set and err
+ * filled on error. A cut file loads (trace->info.cut says so). */
+struct trace *trace__load(const char *path, const struct trace_load_opts *opts, char *err,
+			  size_t errlen);
+
+/* The task record of tid, or NULL. */
+const struct pwz_task *trace__task(const struct trace *t, uint32_t tid);
+
+/* NULL is a no-op. */
+void trace__free(struct trace *t);
+
+#endif /* PWZ_TRACE_H */
