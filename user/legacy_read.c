@@ -496,7 +496,9 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 		goto out;
 	meta.source = PWZ_SOURCE_LEGACY;
 	meta.clock_id = -1;
-	meta.duration_ns = (t1 - t0) * 1000;
+	/* perfwhiz wrote usecs relative to its first event: keep that time base as it is */
+	t0 = 0;
+	meta.duration_ns = t1 * 1000;
 	meta.has_kvm = has_kvm;
 	if (has_kvm && exitnames_add_builtin(&meta) < 0) {
 		ret = -ENOMEM;

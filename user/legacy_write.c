@@ -114,15 +114,32 @@ static const char *task_name(const struct legacy_writer *lw, uint32_t tid, uint3
 	return buf;
 }
 
-/* The CPU a vCPU thread ran on at time t: the slice of tid covering t, else 0. */
-static uint32_t exit_cpu(const struct legacy_writer *lw, uint32_t tid, uint64_t t)
+static int cmp_tid_start(const void *a, const void *b)
 {
-	for (size_t i = 0; i < lw->nr_slices; i++) {
-		const struct pwz_slice *s = &lw->slices[i];
+	const struct pwz_slice *x = a, *y = b;
 
-		if (s->tid == tid && s->start_ns <= t && t <= s->start_ns + s->dur_ns)
-			return s->cpu;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/* The CPU a vCPU thread ran on at time t: the slice of tid covering t in by_tid (sorted by
+ * tid, start), else 0. */
+static uint32_t exit_cpu(const struct pwz_slice *by_tid, size_t n, uint32_t tid, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	/* first slice after (tid, t) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by_tid[mid].tid < tid || (by_tid[mid].tid == tid && by_tid[mid].start_ns <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	if (lo && by_tid[lo - 1].tid == tid && t <= by_tid[lo - 1].start_ns + by_tid[lo - 1].dur_ns)
+		return by_tid[lo - 1].cpu;
 	return 0;
 }
 
@@ -138,6 +155,7 @@ static struct lw_row *build_rows(struct legacy_writer *lw, size_t *nr)
 {
 	size_t n = lw->nr_slices + 2 * lw->nr_exits, k = 0;
 	struct lw_row *rows = malloc((n ? n : 1) * sizeof(*rows));
+	struct pwz_slice *by_tid = NULL;
 
 	if (!rows)
 		return NULL;
@@ -157,9 +175,19 @@ static struct lw_row *build_rows(struct legacy_writer *lw, size_t *nr)
 		};
 		k++;
 	}
+	/* the slices again, by thread, to find the CPU of each exit */
+	if (lw->nr_exits) {
+		by_tid = malloc((lw->nr_slices ? lw->nr_slices : 1) * sizeof(*by_tid));
+		if (!by_tid) {
+			free(rows);
+			return NULL;
+		}
+		memcpy(by_tid, lw->slices, lw->nr_slices * sizeof(*by_tid));
+		qsort(by_tid, lw->nr_slices, sizeof(*by_tid), cmp_tid_start);
+	}
 	for (size_t i = 0; i < lw->nr_exits; i++) {
 		const struct pwz_kvm_exit *e = &lw->exits[i];
-		uint32_t cpu = exit_cpu(lw, e->tid, e->time_ns);
+		uint32_t cpu = exit_cpu(by_tid, lw->nr_slices, e->tid, e->time_ns);
 
 		rows[k] = (struct lw_row){ .usecs = e->time_ns / 1000, .duration = e->guest_ns / 1000,
 					   .cpu = cpu, .pid = e->tid, .reason = e->reason,
@@ -172,6 +200,7 @@ static struct lw_row *build_rows(struct legacy_writer *lw, size_t *nr)
 			k++;
 		}
 	}
+	free(by_tid);
 	qsort(rows, k, sizeof(*rows), cmp_rows);
 	*nr = k;
 	return rows;

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Legacy perfwhiz cdict: the genuine sample against its truth file, and write-then-read. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "cdict.h"
+#include "trace.h"
+#include "truth.h"
+
+#define SAMPLE PWZ_TESTDATA "/perfwhiz/legacy_umsgpack.cdict"
+#define TRUTH PWZ_TESTDATA "/perfwhiz/legacy_umsgpack.truth.json"
+
+static char dir[] = "/tmp/pwz-test-legacy-XXXXXX";
+
+static struct trace *load(const char *path)
+{
+	struct trace_load_opts o = { .streams = true };
+	char err[512];
+	struct trace *t = trace__load(path, &o, err, sizeof(err));
+
+	if (!t)
+		fail_msg("%s", err);
+	return t;
+}
+
+/* Sum of slice durations (µs) and count of slices of the tasks named name. */
+static void per_name(const struct trace *t, const char *name, long long *count, long long *us)
+{
+	*count = *us = 0;
+	for (size_t i = 0; i < t->nr_slices; i++) {
+		const struct pwz_task *pt = trace__task(t, t->slices[i].tid);
+
+		if (pt && !strcmp(pt->comm, name)) {
+			(*count)++;
+			*us += (long long)(t->slices[i].dur_ns / 1000);
+		}
+	}
+}
+
+static void test_sample_against_truth(void **state)
+{
+	struct trace *t = load(SAMPLE);
+	long long exits_by_reason[64] = { 0 }, guest_us = 0, handling_us = 0, entries = 0;
+	char expr[256], names[8192], *save = NULL;
+	int nnames = 0;
+
+	(void)state;
+	assert_int_equal(t->info.format, CDICT_FORMAT_LEGACY);
+	assert_false(t->info.cut);
+	assert_int_equal(t->meta.source, PWZ_SOURCE_LEGACY);
+	assert_false(t->meta.has_switch_kind);
+	assert_int_equal(t->nr_slices, truth_int(TRUTH, "t['rows_per_event']['sched__sched_switch']"));
+	assert_int_equal(t->nr_exits, truth_int(TRUTH, "t['rows_per_event']['kvm_exit']"));
+	assert_int_equal(t->meta.duration_ns,
+			 1000 * truth_int(TRUTH, "t['usecs_max']"));
+	assert_int_equal(t->meta.nr_cpus, truth_int(TRUTH, "len(t['cpus'])"));
+	/* every task name of the truth, and each one's switch count and run time */
+	assert_int_equal(truth_eval(TRUTH,
+				    "';'.join('%s\\t%d\\t%d' % (k, v['switch_count'], v['switch_duration_sum_us']) for k, v in sorted(t['sched_switch_by_task_name'].items()))",
+				    names, sizeof(names)), 0);
+	for (char *row = strtok_r(names, ";", &save); row; row = strtok_r(NULL, ";", &save)) {
+		char name[64];
+		long long count, us, want_count, want_us;
+
+		assert_int_equal(sscanf(row, "%63[^\t]\t%lld\t%lld", name, &want_count, &want_us), 3);
+		per_name(t, name, &count, &us);
+		assert_int_equal(count, want_count);
+		assert_int_equal(us, want_us);
+		nnames++;
+	}
+	assert_int_equal(nnames, truth_int(TRUTH, "len(t['sched_switch_by_task_name'])"));
+	/* KVM exits of vm_router.vcpu0, paired with their entries */
+	for (size_t i = 0; i < t->nr_exits; i++) {
+		const struct pwz_kvm_exit *e = &t->exits[i];
+
+		assert_string_equal(trace__task(t, e->tid)->comm, "vm_router.vcpu0");
+		assert_true(e->reason < 64);
+		exits_by_reason[e->reason]++;
+		guest_us += (long long)(e->guest_ns / 1000);
+		handling_us += (long long)(e->handling_ns / 1000);
+		entries += e->handling_ns > 0;
+	}
+	assert_int_equal(truth_eval(TRUTH,
+				    "' '.join('%s:%d' % kv for kv in t['kvm_by_task_name']['vm_router.vcpu0']['exit_reasons'].items())",
+				    expr, sizeof(expr)), 0);
+	{
+		long long total = 0, want_total = 0;
+		char *p = expr;
+		int r, n, used;
+
+		while (sscanf(p, "%d:%d%n", &r, &n, &used) == 2) {
+			assert_true(r >= 0 && r < 64);
+			assert_int_equal(exits_by_reason[r], n);
+			want_total += n;
+			p += used;
+		}
+		for (r = 0; r < 64; r++)
+			total += exits_by_reason[r];
+		assert_int_equal(total, want_total);
+		assert_true(total > 0);
+	}
+	assert_int_equal(guest_us, truth_int(TRUTH, "t['kvm_by_task_name']['vm_router.vcpu0']['exit_duration_sum_us']"));
+	assert_int_equal(handling_us, truth_int(TRUTH, "t['kvm_by_task_name']['vm_router.vcpu0']['entry_duration_sum_us']"));
+	assert_int_equal(entries, truth_int(TRUTH, "t['kvm_by_task_name']['vm_router.vcpu0']['entry_count']"));
+	/* the kernel's names for the reasons, VMX */
+	assert_string_equal(pwz_meta_exit_name(&t->meta, PWZ_ISA_VMX, 30), "IO_INSTRUCTION");
+	/* tid 0 keeps the name from the pid column: swapper/0 */
+	assert_string_equal(trace__task(t, 0)->name, "swapper/0");
+	trace__free(t);
+}
+
+/* Writes t through the legacy writer and returns the path. */
+static void write_legacy(const struct trace *t, const char *path)
+{
+	struct cdict_writer_opts o = { .legacy = true };
+	char err[512];
+	struct cdict_writer *w = cdict_writer__new(path, &t->meta, &o, err, sizeof(err));
+
+	assert_non_null(w);
+	for (size_t i = 0; i < t->nr_tasks; i++)
+		assert_int_equal(cdict_writer__task(w, &t->tasks[i]), 0);
+	for (size_t i = 0; i < t->nr_slices; i++)
+		assert_int_equal(cdict_writer__slice(w, &t->slices[i]), 0);
+	for (size_t i = 0; i < t->nr_exits; i++)
+		assert_int_equal(cdict_writer__kvm_exit(w, &t->exits[i]), 0);
+	assert_int_equal(cdict_writer__finish(w, &t->meta, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+}
+
+static int cmp_slice(const void *a, const void *b)
+{
+	const struct pwz_slice *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->dur_ns < y->dur_ns ? -1 : x->dur_ns > y->dur_ns;
+}
+
+static void test_write_then_read(void **state)
+{
+	struct trace *a = load(SAMPLE), *b;
+	char path[256];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/again.cdict", dir);
+	write_legacy(a, path);
+	b = load(path);
+	assert_int_equal(b->info.format, CDICT_FORMAT_LEGACY);
+	assert_int_equal(b->nr_slices, a->nr_slices);
+	assert_int_equal(b->nr_exits, a->nr_exits);
+	/* tasks only ever switched to (no slice of their own) may not come back */
+	assert_true(b->nr_tasks <= a->nr_tasks);
+	qsort(a->slices, a->nr_slices, sizeof(*a->slices), cmp_slice);
+	qsort(b->slices, b->nr_slices, sizeof(*b->slices), cmp_slice);
+	for (size_t i = 0; i < a->nr_slices; i++) {
+		assert_int_equal(b->slices[i].tid, a->slices[i].tid);
+		assert_int_equal(b->slices[i].cpu, a->slices[i].cpu);
+		assert_int_equal(b->slices[i].dur_ns, a->slices[i].dur_ns);
+		assert_int_equal(b->slices[i].start_ns, a->slices[i].start_ns);
+	}
+	for (size_t i = 0; i < a->nr_exits; i++) {
+		assert_int_equal(b->exits[i].tid, a->exits[i].tid);
+		assert_int_equal(b->exits[i].reason, a->exits[i].reason);
+		assert_int_equal(b->exits[i].time_ns, a->exits[i].time_ns);
+		assert_int_equal(b->exits[i].guest_ns, a->exits[i].guest_ns);
+		assert_int_equal(b->exits[i].handling_ns, a->exits[i].handling_ns);
+	}
+	for (size_t i = 0; i < a->nr_slices; i++)
+		assert_string_equal(trace__task(b, a->slices[i].tid)->name,
+				    trace__task(a, a->slices[i].tid)->name);
+	trace__free(a);
+	trace__free(b);
+}
+
+static void test_bad_legacy(void **state)
+{
+	char path[256], cmd[600], err[512];
+	struct trace_load_opts o = { 0 };
+
+	(void)state;
+	/* cut inside the zlib stream */
+	snprintf(path, sizeof(path), "%s/cut.cdict", dir);
+	snprintf(cmd, sizeof(cmd), "head -c 50000 '%s' > '%s'", SAMPLE, path);
+	assert_int_equal(system(cmd), 0);
+	assert_null(trace__load(path, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "cut short"));
+	/* a zlib stream of something that is not the 8-column map */
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import zlib,sys; sys.stdout.buffer.write(zlib.compress(b\"\\x81\\xa5event\\x01\"))' > '%s'",
+		 path);
+	assert_int_equal(system(cmd), 0);
+	assert_null(trace__load(path, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "event"));
+	/* a huge array count in a tiny file: refused, no giant allocation */
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import zlib,sys; sys.stdout.buffer.write(zlib.compress(b\"\\x81\\xa5event\\xdd\\xff\\xff\\xff\\xff\"))' > '%s'",
+		 path);
+	assert_int_equal(system(cmd), 0);
+	assert_null(trace__load(path, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "count"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sample_against_truth),
+		cmocka_unit_test(test_write_then_read),
+		cmocka_unit_test(test_bad_legacy),
+	};
+	int ret;
+
+	if (access(SAMPLE, R_OK)) {
+		fprintf(stderr, "test_legacy: %s missing\n", SAMPLE);
+		return 1;
+	}
+	if (!mkdtemp(dir))
+		return 1;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	if (!ret) {
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			return 1;
+	}
+	return ret;
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-task summaries and --list output: hand-built traces with known answers, and the legacy sample. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "list.h"
+#include "tasknames.h"
+#include "truth.h"
+
+#define SAMPLE PWZ_TESTDATA "/perfwhiz/legacy_umsgpack.cdict"
+#define TRUTH PWZ_TESTDATA "/perfwhiz/legacy_umsgpack.truth.json"
+#define MS 1000000ull
+
+/* A 100 ms capture on 2 CPUs: task 10 runs [0,30) on cpu0 and [50,70) on cpu1, task 11 runs
+ * [30,50) on cpu0 (preempted), and 10 waits 5 ms before its second slice. */
+static struct trace *hand_built(void)
+{
+	static struct pwz_slice slices[] = {
+		{ 10, 0, 0, 30 * MS, PWZ_END_SLEPT },
+		{ 11, 0, 30 * MS, 20 * MS, PWZ_END_PREEMPTED },
+		{ 10, 1, 50 * MS, 20 * MS, PWZ_END_OPEN },
+	};
+	static struct pwz_wakeup wakeups[] = { { 10, 1, 45 * MS, 5 * MS } };
+	static struct pwz_kvm_exit exits[] = {
+		{ 10, 0, 10 * MS, PWZ_ISA_SVM, 0x7b, 1000, 2000 },
+		{ 10, 0, 60 * MS, PWZ_ISA_SVM, 0x7b, 1000, 4000 },
+		{ 10, 0, 61 * MS, PWZ_ISA_SVM, 0x72, 1000, 300 },
+	};
+	static struct pwz_task tasks[] = {
+		{ .tid = 10, .tgid = 10, .comm = "vcpu", .name = "vm.vcpu0" },
+		{ .tid = 11, .tgid = 11, .comm = "hog", .name = "hog" },
+	};
+	struct trace *t = calloc(1, sizeof(*t));
+
+	t->path = strdup("hand-built");
+	t->meta.duration_ns = 100 * MS;
+	t->meta.nr_cpus = 2;
+	t->meta.has_switch_kind = true;
+	t->meta.has_wait = true;
+	pwz_meta_add_exit_name(&t->meta, PWZ_ISA_SVM, 0x7b, "io");
+	t->info.format = CDICT_FORMAT_V2;
+	t->slices = malloc(sizeof(slices));
+	memcpy(t->slices, slices, sizeof(slices));
+	t->nr_slices = 3;
+	t->wakeups = malloc(sizeof(wakeups));
+	memcpy(t->wakeups, wakeups, sizeof(wakeups));
+	t->nr_wakeups = 1;
+	t->exits = malloc(sizeof(exits));
+	memcpy(t->exits, exits, sizeof(exits));
+	t->nr_exits = 3;
+	t->tasks = malloc(sizeof(tasks));
+	memcpy(t->tasks, tasks, sizeof(tasks));
+	t->nr_tasks = 2;
+	return t;
+}
+
+static const struct task_summary *find(const struct summary *s, uint32_t tid)
+{
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		if (s->tasks[i].tid == tid)
+			return &s->tasks[i];
+	}
+	fail_msg("tid %u not in summary", tid);
+	return NULL;
+}
+
+static void test_whole_capture(void **state)
+{
+	struct trace *t = hand_built();
+	char err[256];
+	struct summary *s = summary__new(t, NULL, err, sizeof(err));
+	const struct task_summary *a, *b;
+
+	(void)state;
+	assert_non_null(s);
+	assert_false(s->from_aggregates);
+	assert_int_equal(s->nr_tasks, 2);
+	a = find(s, 10);
+	b = find(s, 11);
+	assert_ptr_equal(a, &s->tasks[0]);	/* sorted by runtime */
+	assert_int_equal(a->runtime_ns, 50 * MS);
+	assert_int_equal(a->cpu_runtime_ns[0], 30 * MS);
+	assert_int_equal(a->cpu_runtime_ns[1], 20 * MS);
+	assert_int_equal(a->switches, 1);	/* the open slice did not end */
+	assert_int_equal(a->voluntary, 1);
+	assert_int_equal(b->involuntary, 1);
+	assert_int_equal(b->cpu_switches[0], 1);
+	assert_true(summary_cpu_pct(s, a) > 49.999 && summary_cpu_pct(s, a) < 50.001);
+	assert_int_equal(a->wait_ns, 5 * MS);
+	assert_int_equal(a->exits_total, 3);
+	assert_int_equal(a->nr_exits, 2);
+	assert_int_equal(a->exits[0].code, 0x72);	/* sorted by code */
+	assert_null(a->exits[0].name);
+	assert_string_equal(a->exits[1].name, "io");
+	assert_int_equal(a->exits[1].count, 2);
+	assert_int_equal(a->exits[1].handling_ns, 6000);
+	summary__free(s);
+	trace__free(t);
+}
+
+static void test_window(void **state)
+{
+	struct trace *t = hand_built();
+	struct summary_opts o = { .from_ns = 20 * MS, .cap_ns = 60 * MS };
+	char err[256];
+	struct summary *s = summary__new(t, &o, err, sizeof(err));
+	const struct task_summary *a, *b;
+
+	(void)state;
+	assert_non_null(s);
+	a = find(s, 10);
+	b = find(s, 11);
+	/* [20,30) on cpu0 + [50,60) on cpu1 */
+	assert_int_equal(a->runtime_ns, 20 * MS);
+	assert_int_equal(a->cpu_runtime_ns[1], 10 * MS);
+	assert_int_equal(b->runtime_ns, 20 * MS);
+	/* CPU % over the 40 ms window, not over the capture's end (perfmap's mistake) */
+	assert_true(summary_cpu_pct(s, a) > 49.999 && summary_cpu_pct(s, a) < 50.001);
+	assert_int_equal(a->switches, 1);
+	assert_int_equal(a->exits_total, 0);	/* exits at 10, 60, 61 ms: all outside */
+	assert_int_equal(a->wait_count, 1);	/* switched in at 50 ms */
+	summary__free(s);
+
+	/* windows outside the capture are refused with a message */
+	o.from_ns = 200 * MS;
+	o.cap_ns = 0;
+	assert_null(summary__new(t, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "past the end"));
+	o.from_ns = 0;
+	o.cap_ns = 101 * MS;
+	assert_null(summary__new(t, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "--cap"));
+	o.from_ns = 50 * MS;
+	o.cap_ns = 40 * MS;
+	assert_null(summary__new(t, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "after --from"));
+	trace__free(t);
+}
+
+static void test_merge_append(void **state)
+{
+	struct trace *t = hand_built();
+	struct summary_opts o = { .append_tid = true };
+	char err[256];
+	struct summary *s;
+
+	(void)state;
+	snprintf(t->tasks[1].name, sizeof(t->tasks[1].name), "swapper/1");
+	snprintf(t->tasks[0].name, sizeof(t->tasks[0].name), "swapper/0");
+	snprintf(t->tasks[0].comm, sizeof(t->tasks[0].comm), "swapper/0");
+	snprintf(t->tasks[1].comm, sizeof(t->tasks[1].comm), "swapper/1");
+	s = summary__new(t, &o, err, sizeof(err));
+	assert_string_equal(find(s, 10)->name, "swapper/0:10");
+	summary__free(s);
+	o.append_tid = false;
+	o.merge_sys = true;
+	s = summary__new(t, &o, err, sizeof(err));
+	assert_int_equal(s->nr_tasks, 1);
+	assert_string_equal(s->tasks[0].name, "swapper");
+	assert_int_equal(s->tasks[0].runtime_ns, 70 * MS);
+	summary__free(s);
+	trace__free(t);
+}
+
+static void test_list_json_legacy(void **state)
+{
+	char err[512], path[] = "/tmp/pwz-test-list-XXXXXX", expr[512], got[256];
+	struct task_map *map = task_map__load(PWZ_TESTDATA "/perfwhiz/tmap.csv", err, sizeof(err));
+	struct trace_load_opts lo = { .map = map };
+	struct trace *t = trace__load(SAMPLE, &lo, err, sizeof(err));
+	struct summary *s;
+	struct jbuf b = { 0 };
+	int fd;
+
+	(void)state;
+	assert_non_null(t);
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(s);
+	assert_true(s->from_aggregates);
+	list_json(&b, t, s);
+	assert_int_equal(b.err, 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b.buf, b.len), (ssize_t)b.len);
+	close(fd);
+	/* the renamed vCPU thread carries the figures of vm_router.vcpu0 in the truth */
+#define TASK "[x for x in t['tasks'] if x['name'] == 'Router.02.vcpu0'][0]"
+	snprintf(expr, sizeof(expr), "%s['runtime_ns']", TASK);
+	assert_int_equal(truth_int(path, expr),
+			 1000 * truth_int(TRUTH, "t['sched_switch_by_task_name']['vm_router.vcpu0']['switch_duration_sum_us']"));
+	snprintf(expr, sizeof(expr), "%s['switches']", TASK);
+	assert_int_equal(truth_int(path, expr),
+			 truth_int(TRUTH, "t['sched_switch_by_task_name']['vm_router.vcpu0']['switch_count']"));
+	snprintf(expr, sizeof(expr), "sum(e['count'] for e in %s['kvm_exits'])", TASK);
+	assert_int_equal(truth_int(path, expr),
+			 truth_int(TRUTH, "t['kvm_by_task_name']['vm_router.vcpu0']['exit_count']"));
+	snprintf(expr, sizeof(expr), "[e['count'] for e in %s['kvm_exits'] if e['name'] == 'MSR_WRITE'][0]", TASK);
+	assert_int_equal(truth_int(path, expr),
+			 truth_int(TRUTH, "t['kvm_by_task_name']['vm_router.vcpu0']['exit_reasons']['32']"));
+	/* what a legacy file cannot say is null, not invented */
+	snprintf(expr, sizeof(expr), "(%s['voluntary'], %s['wait_ns'], %s['pid'])", TASK, TASK, TASK);
+	assert_int_equal(truth_eval(path, expr, got, sizeof(got)), 0);
+	assert_string_equal(got, "(None, None, None)");
+	assert_int_equal(truth_eval(path, "(t['capture']['format'], t['capture']['nr_cpus'])",
+				    got, sizeof(got)), 0);
+	assert_string_equal(got, "('legacy', 2)");
+	/* one row per thread that was switched out: the truth's pids per task name */
+	assert_int_equal(truth_int(path, "len(t['tasks'])"),
+			 truth_int(TRUTH, "len(set(p for v in t['pids_by_task_name'].values() for p in v))"));
+	/* the whole file's switches: every sched_switch row is one switch-out */
+	assert_int_equal(truth_int(path, "sum(x['switches'] for x in t['tasks'])"),
+			 truth_int(TRUTH, "t['rows_per_event']['sched__sched_switch']"));
+	unlink(path);
+	jbuf_free(&b);
+	summary__free(s);
+	trace__free(t);
+	task_map__free(map);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_whole_capture),
+		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_merge_append),
+		cmocka_unit_test(test_list_json_legacy),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Task names: perfwhiz CSV maps (good and bad), QEMU vCPU names, merging, patterns. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "tasknames.h"
+#include "truth.h"
+
+static void test_sample_map(void **state)
+{
+	char err[256];
+	struct task_map *m = task_map__load(PWZ_TESTDATA "/perfwhiz/tmap.csv", err, sizeof(err));
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(task_map__count(m), 3);
+	assert_string_equal(task_map__name(m, 20418), "Router.02.vcpu0");
+	assert_string_equal(task_map__name(m, 20419), "Router.02.emulator");
+	assert_string_equal(task_map__name(m, 20420), "Firewall.05.vcpu0");
+	assert_null(task_map__name(m, 1));
+	task_map__free(m);
+}
+
+static struct task_map *parse(const char *text, char *err)
+{
+	return task_map__parse(text, strlen(text), "map.csv", err, 256);
+}
+
+static void test_map_rules(void **state)
+{
+	char err[256];
+	struct task_map *m;
+
+	(void)state;
+	/* the last line for a tid wins; blank and comment lines are skipped; spaces trimmed */
+	m = parse("# comment\n\n7,i,vcpu1,u,FULL,3,Old\n7, i , vcpu1 ,u,FULL, 12 ,New \r\n"
+		  "8,i,emulator,u,FULL,0,X", err);
+	assert_non_null(m);
+	assert_string_equal(task_map__name(m, 7), "New.12.vcpu1");
+	assert_string_equal(task_map__name(m, 8), "X.00.emulator");
+	task_map__free(m);
+}
+
+static void test_map_errors(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+	} bad[] = {
+		{ "1,a,vcpu0,u,FULL,2\n", "map.csv:1: name: missing" },
+		{ "ok,a,vcpu0,u,FULL,2,N\n", "map.csv:1: tid: 'ok' is not a thread id" },
+		{ "1,a,vcpu0,u,FULL,2,N\n-5,a,vcpu0,u,FULL,2,N\n", "map.csv:2: tid" },
+		{ "1,a,vcpu0,u,FULL,two,N\n", "map.csv:1: group-id: 'two' is not a number" },
+		{ "1,a,,u,FULL,2,N\n", "map.csv:1: type: empty" },
+		{ "1,a,vcpu0,u,FULL,2,\n", "map.csv:1: name: empty" },
+		{ "1,a,vcpu0,u,FULL,2,N,extra\n", "map.csv:1: too many fields" },
+		{ "99999999999,a,vcpu0,u,FULL,2,N\n", "map.csv:1: tid" },
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_null(parse(bad[i].text, err));
+		assert_int_equal(errno, EINVAL);
+		if (!strstr(err, bad[i].want))
+			fail_msg("case %zu: '%s' does not contain '%s'", i, err, bad[i].want);
+	}
+	assert_null(task_map__load("/nonexistent/map.csv", err, sizeof(err)));
+	assert_non_null(strstr(err, "/nonexistent/map.csv"));
+}
+
+static void test_qemu_names(void **state)
+{
+	static const char a[] = "qemu-system-x86_64\0-name\0guest=router,debug-threads=on\0-m\0001024";
+	static const char b[] = "qemu\0-enable-kvm\0-name\0fw\0";
+	static const char c[] = "qemu\0-name=web,process=qemu:web\0";
+	static const char d[] = "qemu\0-m\0512\0";
+	static const char e[] = "qemu\0-name";
+	char vm[64], out[128];
+
+	(void)state;
+	assert_true(qemu_vm_name(a, sizeof(a), vm, sizeof(vm)));
+	assert_string_equal(vm, "router");
+	assert_true(qemu_vm_name(b, sizeof(b), vm, sizeof(vm)));
+	assert_string_equal(vm, "fw");
+	assert_true(qemu_vm_name(c, sizeof(c), vm, sizeof(vm)));
+	assert_string_equal(vm, "web");
+	assert_false(qemu_vm_name(d, sizeof(d), vm, sizeof(vm)));
+	assert_false(qemu_vm_name(e, sizeof(e) - 1, vm, sizeof(vm)));
+	task_display_name("CPU 3/KVM", "router", out, sizeof(out));
+	assert_string_equal(out, "router.vcpu3");
+	task_display_name("CPU 12/KVM", "router", out, sizeof(out));
+	assert_string_equal(out, "router.vcpu12");
+	task_display_name("qemu-system-x86", "router", out, sizeof(out));
+	assert_string_equal(out, "router.emulator");
+	task_display_name("CPU 3/KVMX", "router", out, sizeof(out));
+	assert_string_equal(out, "router.emulator");
+	task_display_name("CPU 3/KVM", "", out, sizeof(out));
+	assert_string_equal(out, "CPU 3/KVM");
+}
+
+static void test_merge_and_match(void **state)
+{
+	char out[64];
+
+	(void)state;
+	task_merge_sys_name("swapper/3", out, sizeof(out));
+	assert_string_equal(out, "swapper");
+	task_merge_sys_name("kworker/1:2H", out, sizeof(out));
+	assert_string_equal(out, "kworker");
+	task_merge_sys_name("kworker/u8:3", out, sizeof(out));
+	assert_string_equal(out, "kworker");
+	task_merge_sys_name("swapper", out, sizeof(out));
+	assert_string_equal(out, "swapper");
+	task_merge_sys_name("my/thing", out, sizeof(out));
+	assert_string_equal(out, "my/thing");
+	assert_true(task_pattern_match("*vcpu0", "Router.02.vcpu0", 5));
+	assert_false(task_pattern_match("*vcpu0", "Router.02.vcpu01", 5));
+	assert_false(task_pattern_match("vcpu0", "Router.02.vcpu0", 5));
+	assert_true(task_pattern_match("20418", "anything", 20418));
+	assert_false(task_pattern_match("20418", "20418", 1));
+	assert_true(task_pattern_match("CPU ?/KVM", "CPU 1/KVM", 1));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sample_map),
+		cmocka_unit_test(test_map_rules),
+		cmocka_unit_test(test_map_errors),
+		cmocka_unit_test(test_qemu_names),
+		cmocka_unit_test(test_merge_and_match),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
