@@ -62,7 +62,7 @@ TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
 PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 
-.PHONY: all clean check unit live browser vmtest bench fuzz install deps
+.PHONY: all clean check unit live browser vmtest bench fuzz install deps demo
 .DELETE_ON_ERROR:
 
 all: $(PROGS) $(TOOLS)
@@ -119,8 +119,45 @@ $(OUTPUT)/tests/%: tests/%.c $(LIBRENDER) $(LIBPWZ) | deps-ok
 TESTDATA ?= $(abspath ../shared/testdata)
 
 # ---- capture (issue 3): extra rules ----
+# The capture's testable modules, linked into its unit tests (they are not in libpwz.a).
+CAPTURE_TEST_OBJS := $(patsubst %,$(OUTPUT)/user/%.o,capture_opts capture_tasks capture_stats capture_meta)
+
+# tests/test_capture*.c: as other unit tests, plus the capture modules (shortest stem wins).
+$(OUTPUT)/tests/test_capture%: tests/test_capture%.c $(CAPTURE_TEST_OBJS) $(LIBRENDER) $(LIBPWZ) | deps-ok
+	$(call msg,TEST-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Irender -DPWZ_TESTDATA='"$(TESTDATA)"' $< $(CAPTURE_TEST_OBJS) \
+		$(LIBRENDER) $(LIBPWZ) $(LDFLAGS) -lcmocka $(LIBS) -o $@
+
+# The workload generator the live tests run: named threads with known duty cycles.
+PWZ_WORKLOAD := $(OUTPUT)/tools/pwz-workload
+$(PWZ_WORKLOAD): $(OUTPUT)/tools/pwz-workload.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -pthread -o $@
+all: $(PWZ_WORKLOAD)
+
+# Live capture tests (root, real BPF): they find the programs through these.
+export PWZ_BINDIR := $(abspath $(BINDIR))
+export PWZ_WORKLOAD_BIN := $(abspath $(PWZ_WORKLOAD))
+CHECK_SUITES += tests/live/run
+live: all
+	$(Q)tests/live/run
+
 
 # ---- perf.data import (issue 4): extra rules ----
+# A driver that imports a perf.data and dumps the cdict it wrote, for tests/import/run.
+IMPORT_TEST := $(OUTPUT)/tests/import/pwz-import-test
+$(IMPORT_TEST): tests/import/pwz-import-test.c $(LIBPWZ) | deps-ok
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIBPWZ) $(LDFLAGS) $(LIBS) -o $@
+IMPORT_SPIN := $(OUTPUT)/tests/import/spin
+$(IMPORT_SPIN): tests/import/spin.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -lpthread -o $@
+unit: $(IMPORT_TEST) $(IMPORT_SPIN)
+CHECK_SUITES += tests/import/run
 
 # ---- render (issue 5): extra rules ----
 # The dashboards' JS and CSS are embedded with .incbin (paths relative to the repository root).
@@ -175,6 +212,13 @@ check:
 	$(Q)tools/run-check-suites $(CHECK_SUITES)
 
 CHECK_SUITES ?=
+
+# The README's run command: capture 5 s of the whole machine, then list and draw it.
+demo: all
+	$(Q)$(BINDIR)/pwz-bpf -s 5 --all --dest-folder $(OUTPUT) demo
+	$(Q)$(BINDIR)/pwz-render --list $(OUTPUT)/demo.cdict | head -n 15
+	$(Q)$(BINDIR)/pwz-render --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
+	$(Q)$(BINDIR)/pwz-render --heatmaps --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
