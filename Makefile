@@ -175,10 +175,13 @@ $(BINDIR)/gen-synthetic: $(OUTPUT)/tools/gen-synthetic.o $(LIBPWZ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 CHECK_SUITES += tests/browser/run
+# The browser suite finds the programs and its scratch space through these.
+check: export PWZ_BINDIR := $(BINDIR)
+check: export PWZ_OUTPUT := $(OUTPUT)
 .PHONY: bench-render
 bench: bench-render
 bench-render: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
-	$(Q)BINDIR=$(BINDIR) tests/browser/bench-render
+	$(Q)PWZ_BINDIR=$(BINDIR) PWZ_OUTPUT=$(OUTPUT) tests/browser/bench-render
 
 # ---- nested KVM harness (issue 6): extra rules ----
 # tools/kvm-guest makes a known number of KVM exits; always static, it runs inside the vmtest

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pwz capture programs: run slices, run-queue waits and KVM exits, aggregated in the kernel and streamed. */
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "pwz.h"
+#include "core_fixes.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TASK_DEAD_BIT 0x80	/* TASK_DEAD in task_struct::__state */
+#define CLONE_THREAD_FLAG 0x00010000
+#define PWZ_EEXIST 17		/* EEXIST: another CPU inserted the key first */
+
+/* Configuration, fixed at load time by userspace. */
+const volatile __u32 filter_tids = 0;	/* 1: only threads in sel_tids (or sel_tgids) */
+const volatile __u32 filter_tgids = 0;	/* 1: only threads whose process is in sel_tgids */
+const volatile __u32 emit_streams = 1;	/* 0: aggregates only, no ring-buffer records */
+const volatile __u32 want_wait = 1;	/* 0: no run-queue wait measurement */
+const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader once this much is queued */
+
+/* Written by userspace after load, before attach: the capture start (CLOCK_MONOTONIC ns). */
+__u64 t0 = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);		/* resized by userspace */
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 << 10);
+} rb_task SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_state);
+} cpu_state SEC(".maps");
+
+struct counters {
+	__u64 v[PWZ_CNT_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct counters);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct cpu_agg_val);
+} cpu_aggs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct wait_agg_val);
+} wait_aggs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct wait_start);
+} wait_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct kvm_agg_key);
+	__type(value, struct kvm_agg_val);
+} kvm_aggs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct kvm_state);
+} kvm_state SEC(".maps");
+
+/* Selection: tids (from -t) and tgids (from -p), filled by userspace before attach. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} sel_tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} sel_tgids SEC(".maps");
+
+static __always_inline void cnt_add(__u32 idx, __u64 n)
+{
+	__u32 zero = 0;
+	struct counters *c = bpf_map_lookup_elem(&counters, &zero);
+
+	if (c && idx < PWZ_CNT_MAX)
+		c->v[idx] += n;
+}
+
+/* Wake the reader only when the buffer fills: never once per record. */
+static __always_inline __u64 rb_flags(void *ring)
+{
+	return bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
+									     BPF_RB_NO_WAKEUP;
+}
+
+/* Looks key up in a hash, inserting a zeroed value first; NULL (counted) when the map is full. */
+static __always_inline void *lookup_or_init(void *map, const void *key, const void *zero)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+	long err;
+
+	if (v)
+		return v;
+	err = bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	if (err && err != -PWZ_EEXIST) {
+		cnt_add(CNT_MAP_FULL, 1);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(map, key);
+}
+
+static __always_inline bool ids_selected(__u32 tid, __u32 tgid)
+{
+	if (!filter_tids && !filter_tgids)
+		return true;
+	if (filter_tids && bpf_map_lookup_elem(&sel_tids, &tid))
+		return true;
+	return filter_tgids && bpf_map_lookup_elem(&sel_tgids, &tgid);
+}
+
+static __always_inline bool task_selected(__u32 tid, struct task_struct *t)
+{
+	__u32 tgid;
+
+	if (!filter_tids && !filter_tgids)
+		return true;
+	if (!tid)
+		return false;
+	if (filter_tids && bpf_map_lookup_elem(&sel_tids, &tid))
+		return true;
+	if (!filter_tgids)
+		return false;
+	tgid = BPF_CORE_READ(t, tgid);
+	return bpf_map_lookup_elem(&sel_tgids, &tgid);
+}
+
+static __always_inline void wait_begin(__u32 tid, __u64 now, __u32 preempted)
+{
+	struct wait_start *ws = bpf_map_lookup_elem(&wait_start, &tid);
+	struct wait_start nw = { .ts = now, .preempted = preempted };
+
+	if (ws) {
+		ws->ts = now;
+		ws->preempted = preempted;
+		return;
+	}
+	if (bpf_map_update_elem(&wait_start, &tid, &nw, BPF_ANY))
+		cnt_add(CNT_MAP_FULL, 1);
+}
+
+static __always_inline void wait_end(__u32 tid, __u32 cpu, __u64 now)
+{
+	static const struct wait_agg_val zero;
+	struct wait_start *ws = bpf_map_lookup_elem(&wait_start, &tid);
+	struct wait_agg_val *agg;
+	struct rec_wakeup *r;
+	__u64 from, wait;
+	__u32 preempted;
+
+	if (!ws || !ws->ts)
+		return;
+	from = ws->ts;
+	preempted = ws->preempted;
+	ws->ts = 0;
+	if (from < t0 || now < from)
+		return;
+	wait = now - from;
+	agg = lookup_or_init(&wait_aggs, &tid, &zero);
+	if (agg) {
+		agg->count++;
+		agg->wait_ns += wait;
+		if (wait > agg->max_ns)
+			agg->max_ns = wait;
+	}
+	if (!emit_streams)
+		return;
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		cnt_add(CNT_DROP_WAKEUP, 1);
+		return;
+	}
+	r->type = REC_WAKEUP;
+	r->tid = tid;
+	r->cpu = cpu;
+	r->preempted = preempted;
+	r->wake_ns = from;
+	r->run_ns = now;
+	bpf_ringbuf_submit(r, rb_flags(&rb));
+}
+
+static __always_inline void on_switch(bool preempt, struct task_struct *prev,
+				      struct task_struct *next, unsigned int prev_state)
+{
+	static const struct cpu_agg_val zero;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 key = 0, prev_pid, next_pid, end;
+	struct cpu_state *cs;
+	struct cpu_agg_val *agg;
+	struct rec_slice *r;
+	__u64 start, from;
+	bool known;
+
+	cs = bpf_map_lookup_elem(&cpu_state, &key);
+	if (!cs)
+		return;
+	prev_pid = BPF_CORE_READ(prev, pid);
+	next_pid = BPF_CORE_READ(next, pid);
+	/* Unseen CPU: prev ran since before the capture. Seen but another tid: unknown start. */
+	known = !cs->seen || cs->tid == prev_pid;
+	start = cs->seen ? cs->start_ns : 0;
+	cs->seen = 1;
+	cs->tid = next_pid;
+	cs->start_ns = now;
+	cnt_add(CNT_SWITCHES, 1);
+	if (!known)
+		cnt_add(CNT_UNPAIRED, 1);
+
+	if (prev_state & TASK_DEAD_BIT)
+		end = REC_END_EXITED;
+	else if (preempt || !prev_state)
+		end = REC_END_PREEMPTED;
+	else
+		end = REC_END_SLEPT;
+
+	if (known && task_selected(prev_pid, prev)) {
+		agg = lookup_or_init(&cpu_aggs, &prev_pid, &zero);
+		from = start ? start : t0;
+		if (agg) {
+			agg->runtime_ns += now > from ? now - from : 0;
+			agg->switches++;
+			if (end == REC_END_PREEMPTED)
+				agg->involuntary++;
+			else
+				agg->voluntary++;
+		}
+		if (emit_streams) {
+			r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+			if (r) {
+				r->type = REC_SLICE;
+				r->tid = prev_pid;
+				r->cpu = cpu;
+				r->end = end;
+				r->start_ns = start;
+				r->end_ns = now;
+				bpf_ringbuf_submit(r, rb_flags(&rb));
+			} else {
+				cnt_add(CNT_DROP_SLICE, 1);
+			}
+		}
+		if (want_wait && prev_pid) {
+			if (end == REC_END_PREEMPTED)
+				wait_begin(prev_pid, now, 1);
+			else if (end == REC_END_EXITED)
+				bpf_map_delete_elem(&wait_start, &prev_pid);
+		}
+	}
+	if (want_wait && next_pid && task_selected(next_pid, next))
+		wait_end(next_pid, cpu, now);
+}
+
+static __always_inline void on_wakeup(struct task_struct *p)
+{
+	__u32 pid;
+
+	if (!want_wait)
+		return;
+	pid = BPF_CORE_READ(p, pid);
+	if (pid && task_selected(pid, p))
+		wait_begin(pid, bpf_ktime_get_ns(), 0);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	on_switch(preempt, prev, next, prev_state);
+	return 0;
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	on_switch(preempt, prev, next, prev_state);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(wakeup_btf, struct task_struct *p)
+{
+	on_wakeup(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(wakeup_new_btf, struct task_struct *p)
+{
+	on_wakeup(p);
+	return 0;
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(wakeup_raw, struct task_struct *p)
+{
+	on_wakeup(p);
+	return 0;
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(wakeup_new_raw, struct task_struct *p)
+{
+	on_wakeup(p);
+	return 0;
+}
+
+static __always_inline __u32 log2_bucket(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
+	return r < PWZ_BPF_HIST ? r : PWZ_BPF_HIST - 1;
+}
+
+SEC("tracepoint/kvm/kvm_exit")
+int kvm_exit(struct trace_event_raw_kvm_exit *ctx)
+{
+	static const struct kvm_agg_val zero_agg;
+	static const struct kvm_state zero_st;
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u32 tid = (__u32)id, tgid = id >> 32;
+	struct kvm_agg_key k = {};
+	struct kvm_agg_val *agg;
+	struct kvm_state *st;
+
+	if (!ids_selected(tid, tgid))
+		return 0;
+	k.tid = tid;
+	k.isa = kvm_exit_isa(ctx);
+	k.reason = BPF_CORE_READ(ctx, exit_reason);
+	agg = lookup_or_init(&kvm_aggs, &k, &zero_agg);
+	if (agg)
+		agg->count++;
+	cnt_add(CNT_KVM_EXITS, 1);
+	st = lookup_or_init(&kvm_state, &tid, &zero_st);
+	if (!st)
+		return 0;
+	st->guest_ns = st->entry_ns && now > st->entry_ns ? now - st->entry_ns : 0;
+	st->exit_ns = now;
+	st->isa = k.isa;
+	st->reason = k.reason;
+	st->vcpu = BPF_CORE_READ(ctx, vcpu_id);
+	return 0;
+}
+
+SEC("tracepoint/kvm/kvm_entry")
+int kvm_entry(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), handling;
+	__u32 tid = (__u32)id, tgid = id >> 32;
+	struct kvm_agg_key k = {};
+	struct kvm_agg_val *agg;
+	struct rec_kvm_exit *r;
+	struct kvm_state *st;
+	__u32 b;
+
+	if (!ids_selected(tid, tgid))
+		return 0;
+	st = bpf_map_lookup_elem(&kvm_state, &tid);
+	if (!st) {
+		struct kvm_state nst = { .entry_ns = now };
+
+		bpf_map_update_elem(&kvm_state, &tid, &nst, BPF_NOEXIST);
+		return 0;
+	}
+	if (st->exit_ns) {
+		handling = now > st->exit_ns ? now - st->exit_ns : 0;
+		k.tid = tid;
+		k.isa = st->isa;
+		k.reason = st->reason;
+		agg = bpf_map_lookup_elem(&kvm_aggs, &k);
+		if (agg) {
+			agg->handling_ns += handling;
+			b = log2_bucket(handling);
+			if (b < PWZ_BPF_HIST)
+				agg->hist[b]++;
+		} else {
+			/* the exit was counted on another CPU: this CPU's slot starts now */
+			struct kvm_agg_val *z;
+			static const struct kvm_agg_val zero_agg;
+
+			z = lookup_or_init(&kvm_aggs, &k, &zero_agg);
+			if (z) {
+				z->handling_ns += handling;
+				b = log2_bucket(handling);
+				if (b < PWZ_BPF_HIST)
+					z->hist[b]++;
+			}
+		}
+		if (emit_streams) {
+			r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+			if (r) {
+				r->type = REC_KVM_EXIT;
+				r->tid = tid;
+				r->vcpu = st->vcpu;
+				r->isa = st->isa;
+				r->reason = st->reason;
+				r->pad = 0;
+				r->exit_ns = st->exit_ns;
+				r->guest_ns = st->guest_ns;
+				r->handling_ns = handling;
+				bpf_ringbuf_submit(r, rb_flags(&rb));
+			} else {
+				cnt_add(CNT_DROP_KVM_EXIT, 1);
+			}
+		}
+		st->exit_ns = 0;
+	}
+	st->entry_ns = now;
+	return 0;
+}
+
+static __always_inline void emit_task(__u32 tid, __u32 tgid, __u32 is_new, const char *comm)
+{
+	struct rec_task *r = bpf_ringbuf_reserve(&rb_task, sizeof(*r), 0);
+
+	if (!r) {
+		cnt_add(CNT_DROP_TASK, 1);
+		return;
+	}
+	r->type = REC_TASK;
+	r->tid = tid;
+	r->tgid = tgid;
+	r->is_new = is_new;
+	r->time_ns = bpf_ktime_get_ns();
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), comm);
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);	/* rare: the reader polls every 100 ms */
+}
+
+SEC("tracepoint/task/task_newtask")
+int task_newtask(struct trace_event_raw_task_newtask *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = BPF_CORE_READ(ctx, pid);
+	__u64 flags = BPF_CORE_READ(ctx, clone_flags);
+	__u32 tgid = (flags & CLONE_THREAD_FLAG) ? (__u32)(id >> 32) : tid;
+
+	if (ids_selected(tid, tgid))
+		emit_task(tid, tgid, 1, ctx->comm);
+	return 0;
+}
+
+SEC("tracepoint/task/task_rename")
+int task_rename(struct trace_event_raw_task_rename *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = BPF_CORE_READ(ctx, pid);
+	__u32 tgid = tid == (__u32)id ? (__u32)(id >> 32) : 0;
+
+	if (ids_selected(tid, tgid) || (filter_tgids && !tgid))
+		emit_task(tid, tgid, 0, ctx->newcomm);
+	return 0;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The ABI between bpf/pwz.bpf.c and user/capture*.c: ring-buffer records, map keys and values. */
+#ifndef PWZ_BPF_ABI_H
+#define PWZ_BPF_ABI_H
+
+/*
+ * Only fixed-width types, so that the BPF target and the host agree on every layout.
+ * Every time is CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns()); userspace converts them to
+ * "ns since capture start". A time of 0 means "before the capture began / unknown".
+ */
+
+#define PWZ_BPF_COMM_LEN 16	/* TASK_COMM_LEN */
+#define PWZ_BPF_HIST 40		/* == PWZ_HIST_BUCKETS of user/records.h */
+
+/* Tag of every ring-buffer record: the first __u32 of each record. */
+enum rec_type {
+	REC_SLICE = 1,		/* struct rec_slice */
+	REC_WAKEUP = 2,		/* struct rec_wakeup */
+	REC_KVM_EXIT = 3,	/* struct rec_kvm_exit */
+	REC_TASK = 4,		/* struct rec_task: a new thread or a rename */
+};
+
+/* How a slice ended (same values as enum pwz_slice_end). */
+enum rec_slice_end {
+	REC_END_PREEMPTED = 0,	/* switched out runnable: counted in nivcsw */
+	REC_END_SLEPT = 1,	/* switched out to wait: counted in nvcsw */
+	REC_END_EXITED = 2,	/* switched out dead (prev_state has TASK_DEAD) */
+};
+
+/* One run slice, emitted at switch-out. 32 bytes. */
+struct rec_slice {
+	__u32 type;		/* REC_SLICE */
+	__u32 tid;		/* thread that ran */
+	__u32 cpu;		/* CPU it ran on */
+	__u32 end;		/* enum rec_slice_end */
+	__u64 start_ns;		/* switch-in; 0 when it was already running at capture start */
+	__u64 end_ns;		/* switch-out */
+};
+
+/*
+ * One run-queue wait, emitted at switch-in. The wait starts at the thread's wakeup
+ * (sched_wakeup, sched_wakeup_new) or at its preemption (switched out runnable). 32 bytes.
+ */
+struct rec_wakeup {
+	__u32 type;		/* REC_WAKEUP */
+	__u32 tid;		/* thread switched in */
+	__u32 cpu;		/* CPU it was switched in on */
+	__u32 preempted;	/* 1 when the wait began with a preemption, 0 with a wakeup */
+	__u64 wake_ns;		/* start of the wait */
+	__u64 run_ns;		/* switch-in */
+};
+
+/* One KVM exit, emitted at the following kvm_entry of the same thread. 48 bytes. */
+struct rec_kvm_exit {
+	__u32 type;		/* REC_KVM_EXIT */
+	__u32 tid;		/* vCPU thread */
+	__u32 vcpu;		/* vcpu_id of the tracepoint */
+	__u32 isa;		/* 1 VMX, 2 SVM */
+	__u32 reason;		/* exit_reason as the tracepoint gives it */
+	__u32 pad;		/* zero */
+	__u64 exit_ns;		/* kvm_exit time */
+	__u64 guest_ns;		/* previous kvm_entry to this exit; 0 unknown */
+	__u64 handling_ns;	/* this exit to the next kvm_entry */
+};
+
+/* A thread created (task_newtask) or renamed (task_rename) during the capture. 40 bytes. */
+struct rec_task {
+	__u32 type;			/* REC_TASK */
+	__u32 tid;			/* the thread */
+	__u32 tgid;			/* its process; 0 unknown (renames) */
+	__u32 is_new;			/* 1 task_newtask, 0 task_rename */
+	__u64 time_ns;			/* event time */
+	char comm[PWZ_BPF_COMM_LEN];	/* comm from then on */
+};
+
+/* Value of the per-CPU hash "cpu_aggs", keyed by tid (__u32): the slot of CPU n is what the
+ * thread did on CPU n. */
+struct cpu_agg_val {
+	__u64 runtime_ns;	/* sum of finished slices on this CPU */
+	__u64 switches;		/* switch-outs */
+	__u64 voluntary;	/* of which slept or exited */
+	__u64 involuntary;	/* of which preempted */
+};
+
+/* Value of the per-CPU hash "wait_aggs", keyed by tid: run-queue waits measured on this CPU. */
+struct wait_agg_val {
+	__u64 count;		/* waits */
+	__u64 wait_ns;		/* their total */
+	__u64 max_ns;		/* the longest */
+};
+
+/* Key of the per-CPU hash "kvm_aggs". */
+struct kvm_agg_key {
+	__u32 tid;		/* vCPU thread */
+	__u32 isa;		/* 1 VMX, 2 SVM */
+	__u32 reason;		/* exit_reason */
+	__u32 pad;		/* zero */
+};
+
+/* Value of "kvm_aggs": summed over CPUs by userspace. */
+struct kvm_agg_val {
+	__u64 count;			/* exits (counted at kvm_exit) */
+	__u64 handling_ns;		/* total handling of the exits whose entry was seen */
+	__u64 hist[PWZ_BPF_HIST];	/* log2 histogram of handling_ns */
+};
+
+/* Value of the hash "kvm_state", keyed by tid: the vCPU thread's last exit and entry. */
+struct kvm_state {
+	__u64 exit_ns;		/* last kvm_exit not yet followed by an entry; 0 none */
+	__u64 entry_ns;		/* last kvm_entry; 0 none */
+	__u32 isa;		/* of the pending exit */
+	__u32 reason;		/* of the pending exit */
+	__u32 vcpu;		/* vcpu_id of the pending exit */
+	__u32 pad;		/* zero */
+	__u64 guest_ns;		/* guest time before the pending exit; 0 unknown */
+};
+
+/* Value of the per-CPU array "cpu_state" (one entry): the slice running on this CPU. */
+struct cpu_state {
+	__u64 start_ns;		/* its switch-in; 0 none seen yet */
+	__u32 tid;		/* the thread running */
+	__u32 seen;		/* 1 once a sched_switch was seen on this CPU */
+};
+
+/* Value of the hash "wait_start", keyed by tid: when the thread became runnable. */
+struct wait_start {
+	__u64 ts;		/* wakeup or preemption time; 0 none pending */
+	__u32 preempted;	/* 1 preemption, 0 wakeup */
+	__u32 pad;		/* zero */
+};
+
+/* Indexes of the per-CPU array "counters" (one entry of PWZ_CNT_MAX __u64). */
+enum pwz_cnt {
+	CNT_DROP_SLICE = 0,	/* slice records not reserved (ring buffer full) */
+	CNT_DROP_WAKEUP,	/* wakeup records not reserved */
+	CNT_DROP_KVM_EXIT,	/* kvm_exit records not reserved */
+	CNT_DROP_TASK,		/* task records not reserved */
+	CNT_MAP_FULL,		/* aggregate or state map insertions refused (map full) */
+	CNT_SWITCHES,		/* sched_switch events handled */
+	CNT_KVM_EXITS,		/* kvm_exit events handled (selected threads) */
+	CNT_UNPAIRED,		/* switch-outs of a thread this CPU did not see switched in */
+	PWZ_CNT_MAX = 8,
+};
+
+#endif /* PWZ_BPF_ABI_H */

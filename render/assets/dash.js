@@ -1,0 +1,948 @@
+// SPDX-License-Identifier: GPL-2.0
+// pwz dashboards: reads the page's JSON data and draws the tabs (canvas charts, tables), offline.
+"use strict";
+(function () {
+
+// ---------- small helpers (every capture string goes through textContent, never HTML) ----------
+function el(tag, attrs, ...kids) {
+	const e = document.createElement(tag);
+	if (attrs) {
+		for (const k in attrs) {
+			const v = attrs[k];
+			if (v === undefined || v === null || v === false)
+				continue;
+			if (k === "text")
+				e.textContent = String(v);
+			else if (k === "class")
+				e.className = v;
+			else if (k.startsWith("on"))
+				e.addEventListener(k.slice(2), v);
+			else if (k === "style")
+				e.style.cssText = v;
+			else
+				e.setAttribute(k, String(v));
+		}
+	}
+	for (const kid of kids) {
+		if (kid === null || kid === undefined)
+			continue;
+		e.appendChild(typeof kid === "string" ? document.createTextNode(kid) : kid);
+	}
+	return e;
+}
+
+const errors = [];
+window.pwzErrors = errors;
+function reportError(msg) {
+	errors.push(String(msg));
+	document.body.dataset.errors = String(errors.length);
+	const main = document.getElementById("main");
+	if (main)
+		main.appendChild(el("pre", { class: "err", text: "Error: " + msg }));
+}
+window.addEventListener("error", (ev) => reportError(ev.message || "script error"));
+window.addEventListener("unhandledrejection", (ev) => reportError(ev.reason && ev.reason.stack ||
+	String(ev.reason)));
+
+function fmtInt(v) { return Math.round(v).toLocaleString("en-US"); }
+function fmtPct(v) { return v.toFixed(2) + "%"; }
+function fmtNs(ns) {
+	ns = Number(ns);
+	if (ns >= 1e9) return (ns / 1e9).toFixed(3) + " s";
+	if (ns >= 1e6) return (ns / 1e6).toFixed(3) + " ms";
+	if (ns >= 1e3) return (ns / 1e3).toFixed(1) + " µs";
+	return ns + " ns";
+}
+function fmtMs(ns) { return (ns / 1e6).toLocaleString("en-US", { maximumFractionDigits: 3 }) + " ms"; }
+function isaName(isa) { return isa === 1 ? "VMX" : isa === 2 ? "SVM" : "ISA" + isa; }
+function reasonName(r) { return r.name || (isaName(r.isa) + " " + r.code); }
+function reasonKey(isa, code) { return isa + ":" + code; }
+
+// A palette that stays distinct for a dozen series, then cycles with a hue shift.
+const PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b",
+	"#9d755d", "#ff9da6", "#bab0ac", "#439894", "#d67195", "#83bcb6", "#8f6d31", "#2f5d8a"];
+function color(i) {
+	if (i < PALETTE.length)
+		return PALETTE[i];
+	return "hsl(" + ((i * 137.5) % 360).toFixed(0) + ",55%,52%)";
+}
+function rgb(hex) {
+	if (hex[0] === "#")
+		return [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16),
+			parseInt(hex.slice(5, 7), 16)];
+	const m = /hsl\((\d+),(\d+)%,(\d+)%\)/.exec(hex);
+	const h = m[1] / 360, s = m[2] / 100, l = m[3] / 100;
+	const q = l < 0.5 ? l * (1 + s) : l + s - l * s, p = 2 * l - q;
+	const f = (t) => {
+		t = (t + 1) % 1;
+		if (t < 1 / 6) return p + (q - p) * 6 * t;
+		if (t < 1 / 2) return q;
+		if (t < 2 / 3) return p + (q - p) * (2 / 3 - t) * 6;
+		return p;
+	};
+	return [f(h + 1 / 3) * 255, f(h) * 255, f(h - 1 / 3) * 255].map(Math.round);
+}
+
+// Blue / orange scales for the CoreMap cells: 0 is white, 1 full colour.
+function scale(v, base) {
+	const c = rgb(base), t = Math.max(0, Math.min(1, v));
+	return "rgb(" + c.map((x) => Math.round(255 + (x - 255) * t)).join(",") + ")";
+}
+
+// ---------- tooltip ----------
+let tipEl = null;
+function tip(ev, text) {
+	if (!tipEl) {
+		tipEl = el("div", { class: "tip", role: "tooltip" });
+		document.body.appendChild(tipEl);
+	}
+	if (text === null) {
+		tipEl.hidden = true;
+		return;
+	}
+	tipEl.hidden = false;
+	tipEl.textContent = text;
+	const x = Math.min(ev.clientX + 14, window.innerWidth - tipEl.offsetWidth - 4);
+	tipEl.style.left = x + "px";
+	tipEl.style.top = (ev.clientY + 14) + "px";
+}
+
+// ---------- canvas helpers ----------
+function makeCanvas(parent, height) {
+	const wrap = el("div", { class: "chart" });
+	const cv = el("canvas");
+	wrap.appendChild(cv);
+	parent.appendChild(wrap);
+	const width = Math.max(480, wrap.clientWidth || parent.clientWidth || 960);
+	const dpr = window.devicePixelRatio || 1;
+	cv.width = Math.round(width * dpr);
+	cv.height = Math.round(height * dpr);
+	cv.style.height = height + "px";
+	const ctx = cv.getContext("2d");
+	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	return { cv, ctx, width, height, dpr };
+}
+
+function niceStep(span, n) {
+	const raw = span / Math.max(1, n), p = Math.pow(10, Math.floor(Math.log10(raw)));
+	const m = raw / p;
+	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+function ellipsize(ctx, s, w) {
+	if (ctx.measureText(s).width <= w)
+		return s;
+	while (s.length > 1 && ctx.measureText(s + "…").width > w)
+		s = s.slice(0, -1);
+	return s + "…";
+}
+
+// ---------- tabs ----------
+function setupTabs(tabs) {
+	const nav = document.getElementById("tabs"), main = document.getElementById("main");
+	const panels = [];
+	tabs.forEach((t, i) => {
+		const b = el("button", { role: "tab", id: "tab-" + t.id, "aria-selected": "false",
+			text: t.title, onclick: () => show(i) });
+		nav.appendChild(b);
+		const p = el("section", { class: "panel", id: "panel-" + t.id, role: "tabpanel",
+			"data-tab": t.id });
+		p.hidden = true;
+		main.appendChild(p);
+		panels.push({ t, b, p, drawn: false });
+	});
+	function draw(x) {
+		if (x.drawn)
+			return;
+		x.drawn = true;
+		try {
+			x.t.draw(x.p);
+			x.p.dataset.drawn = "1";
+		} catch (e) {
+			reportError(x.t.title + ": " + (e && e.stack || e));
+		}
+	}
+	function show(i) {
+		panels.forEach((x, j) => {
+			x.p.hidden = j !== i;
+			x.b.setAttribute("aria-selected", String(j === i));
+		});
+		draw(panels[i]);
+	}
+	// #all draws every tab (for tests and printing); #tab=ID opens one.
+	const hash = location.hash.slice(1);
+	const m = /^tab=(.+)$/.exec(hash);
+	let first = 0;
+	if (m)
+		first = Math.max(0, panels.findIndex((x) => x.t.id === m[1]));
+	if (hash === "all") {
+		panels.forEach((x) => { x.p.hidden = false; draw(x); });
+		panels.forEach((x, j) => x.b.setAttribute("aria-selected", String(j === 0)));
+	} else {
+		show(first);
+	}
+}
+
+// ---------- data loading ----------
+async function loadData() {
+	const node = document.getElementById("pwz-data");
+	let text = node.textContent;
+	if (node.dataset.encoding === "gzip+base64") {
+		const bin = atob(text.trim());
+		const bytes = new Uint8Array(bin.length);
+		for (let i = 0; i < bin.length; i++)
+			bytes[i] = bin.charCodeAt(i);
+		const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+		text = await new Response(stream).text();
+	}
+	return JSON.parse(text);
+}
+
+function warnings(runs) {
+	const w = [];
+	for (const r of runs) {
+		const who = runs.length > 1 ? r.short + ": " : "";
+		if (r.drops_total > 0)
+			w.push(who + "the capture lost " + fmtInt(r.drops_total) + " events (" +
+				r.drops.map((d) => d[0] + " " + fmtInt(d[1])).join(", ") +
+				"): figures are lower bounds");
+		if (r.meta.cut)
+			w.push(who + "the file was cut short (offset " + r.meta.cut_offset +
+				"): the capture's end is missing");
+	}
+	const box = document.getElementById("warn");
+	if (w.length) {
+		box.hidden = false;
+		box.textContent = "⚠ " + w.join("; ");
+	}
+}
+
+// ---------- basic dashboard ----------
+function rowsOf(data) {
+	// one row per (run, task); names suffixed by the run's short name in a diff
+	const rows = [];
+	const multi = data.runs.length > 1;
+	data.runs.forEach((r, ri) => {
+		for (const t of r.tasks)
+			rows.push({ run: ri, r, t, label: multi ? t.name + " [" + r.short + "]" : t.name });
+	});
+	rows.sort((a, b) => a.t.name < b.t.name ? -1 : a.t.name > b.t.name ? 1 : a.run - b.run);
+	return rows;
+}
+
+function windowText(r) {
+	return fmtMs(r.window[0]) + " to " + fmtMs(r.window[1]) + " (" +
+		fmtMs(r.window[1] - r.window[0]) + ")";
+}
+
+function drawCpu(data, panel) {
+	const rows = rowsOf(data);
+	const anyKind = data.runs.some((r) => r.has_switch_kind);
+	panel.appendChild(el("p", { class: "note", text: "CPU usage in % of one core over the window (" +
+		data.runs.map(windowText).join("; ") + "); markers: switch-outs" +
+		(anyKind ? " (voluntary ○, involuntary ◆)" : "") + ". Rows sorted by name." }));
+	const rowH = 22, top = 34, left = 230, right = 30;
+	const c = makeCanvas(panel, top + rows.length * rowH + 38);
+	const { ctx, width } = c;
+	const plotW = width - left - right;
+	const maxPct = Math.max(100, ...rows.map((x) => x.t.cpu_pct));
+	const maxSw = Math.max(1, ...rows.map((x) => x.t.switches));
+	const xp = (v) => left + v / maxPct * plotW, xs = (v) => left + v / maxSw * plotW;
+	ctx.font = "12px system-ui, sans-serif";
+	ctx.fillStyle = "#5b6475";
+	ctx.textAlign = "center";
+	// bottom axis: CPU %, top axis: switch-outs
+	const ps = niceStep(maxPct, 8), ss = niceStep(maxSw, 6);
+	for (let v = 0; v <= maxPct + 1e-9; v += ps) {
+		ctx.fillStyle = "#eef1f5";
+		ctx.fillRect(xp(v), top, 1, rows.length * rowH);
+		ctx.fillStyle = "#5b6475";
+		ctx.fillText(v.toFixed(0) + "%", xp(v), top + rows.length * rowH + 14);
+	}
+	for (let v = 0; v <= maxSw + 1e-9; v += ss)
+		ctx.fillText(fmtInt(v), xs(v), top - 20);
+	ctx.fillText("CPU (% of one core)", left + plotW / 2, top + rows.length * rowH + 30);
+	ctx.fillStyle = "#c05a00";
+	ctx.fillText("switch-outs (count)", left + plotW / 2, top - 6);
+	rows.forEach((x, i) => {
+		const y = top + i * rowH;
+		ctx.fillStyle = "#1d2330";
+		ctx.textAlign = "right";
+		ctx.fillText(ellipsize(ctx, x.label, left - 10), left - 8, y + 15);
+		ctx.fillStyle = color(x.run);
+		ctx.fillRect(left, y + 4, Math.max(1, xp(x.t.cpu_pct) - left), rowH - 8);
+		const mark = (v, shape) => {
+			const cx = xs(v), cy = y + rowH / 2;
+			ctx.beginPath();
+			if (shape === "o") {
+				ctx.arc(cx, cy, 5, 0, 2 * Math.PI);
+				ctx.strokeStyle = "#c05a00";
+				ctx.lineWidth = 2;
+				ctx.stroke();
+			} else {
+				ctx.moveTo(cx, cy - 6); ctx.lineTo(cx + 6, cy); ctx.lineTo(cx, cy + 6);
+				ctx.lineTo(cx - 6, cy); ctx.closePath();
+				ctx.fillStyle = "#c05a00";
+				ctx.fill();
+			}
+		};
+		if (x.r.has_switch_kind) {
+			mark(x.t.voluntary, "o");
+			mark(x.t.involuntary, "d");
+		} else {
+			mark(x.t.switches, "d");
+		}
+	});
+	c.cv.addEventListener("mousemove", (ev) => {
+		const b = c.cv.getBoundingClientRect();
+		const i = Math.floor((ev.clientY - b.top - top) / rowH);
+		if (i < 0 || i >= rows.length)
+			return tip(ev, null);
+		const t = rows[i].t;
+		tip(ev, rows[i].label + " (tid " + t.tid + ")\nCPU " + fmtPct(t.cpu_pct) + " (" +
+			fmtNs(t.runtime_ns) + ")\nswitch-outs " + fmtInt(t.switches) +
+			(rows[i].r.has_switch_kind ? " (voluntary " + fmtInt(t.voluntary) +
+			", involuntary " + fmtInt(t.involuntary) + ")" : ""));
+	});
+	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
+
+	// the same figures as a table
+	const cols = [
+		["task", (x) => x.label, "name"],
+		["tid", (x) => x.t.tid],
+		["CPU %", (x) => x.t.cpu_pct, null, fmtPct],
+		["runtime", (x) => x.t.runtime_ns, null, fmtNs],
+		["switch-outs", (x) => x.t.switches, null, fmtInt],
+	];
+	if (anyKind)
+		cols.push(["voluntary", (x) => x.t.voluntary, null, fmtInt],
+			["involuntary", (x) => x.t.involuntary, null, fmtInt]);
+	if (data.runs.some((r) => r.has_wait))
+		cols.push(["run-queue wait", (x) => x.t.wait_ns, null, fmtNs]);
+	panel.appendChild(table("cpu", cols, rows, (x) => ({ "data-tid": x.t.tid,
+		"data-run": x.run })));
+}
+
+// A sortable table; cols = [title, value(row), class, format]. Cells carry data-v = raw value.
+function table(id, cols, rows, rowAttrs) {
+	const t = el("table", { class: "data", id: "table-" + id });
+	const thead = el("thead"), tb = el("tbody");
+	const hr = el("tr");
+	let sortCol = -1, asc = true;
+	cols.forEach((c, i) => hr.appendChild(el("th", { class: c[2] || null, "data-col": c[0],
+		text: c[0], title: "sort", onclick: () => sortBy(i) })));
+	thead.appendChild(hr);
+	function fill(list) {
+		tb.textContent = "";
+		for (const r of list) {
+			const tr = el("tr", rowAttrs ? rowAttrs(r) : null);
+			for (const c of cols) {
+				const v = c[1](r);
+				tr.appendChild(el("td", { class: c[2] || null, "data-col": c[0], "data-v": v,
+					text: c[3] ? c[3](v) : String(v) }));
+			}
+			tb.appendChild(tr);
+		}
+	}
+	function sortBy(i) {
+		asc = sortCol === i ? !asc : i === 0;
+		sortCol = i;
+		const f = cols[i][1];
+		const list = rows.slice().sort((a, b) => {
+			const x = f(a), y = f(b);
+			return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
+		});
+		fill(list);
+	}
+	fill(rows);
+	t.appendChild(thead);
+	t.appendChild(tb);
+	return el("div", { class: "scroll" }, t);
+}
+
+function drawKvm(data, panel) {
+	const rows = rowsOf(data).filter((x) => x.t.exits_total > 0);
+	// reasons over all runs
+	const rmap = new Map();
+	for (const r of data.runs)
+		for (const x of r.reasons)
+			if (!rmap.has(reasonKey(x.isa, x.code)))
+				rmap.set(reasonKey(x.isa, x.code), x);
+	const reasons = [...rmap.values()].sort((a, b) => a.isa - b.isa || a.code - b.code);
+	const ri = new Map(reasons.map((x, i) => [reasonKey(x.isa, x.code), i]));
+	const count = (t, i) => {
+		let n = 0;
+		for (const e of t.exits)
+			if (ri.get(reasonKey(e[0], e[1])) === i)
+				n += e[2];
+		return n;
+	};
+	panel.appendChild(el("p", { class: "note", text: "KVM exits per task and exit reason over " +
+		"the window; hover for counts." }));
+	const legend = el("div", { class: "legend", id: "kvm-legend" });
+	reasons.forEach((x, i) => legend.appendChild(el("span", { class: "item",
+		"data-reason": reasonName(x) }, el("span", { class: "swatch",
+		style: "background:" + color(i) }), reasonName(x))));
+	panel.appendChild(legend);
+	const rowH = 22, top = 10, left = 230, right = 30;
+	const c = makeCanvas(panel, top + rows.length * rowH + 34);
+	const { ctx, width } = c;
+	const plotW = width - left - right;
+	const max = Math.max(1, ...rows.map((x) => x.t.exits_total));
+	const xv = (v) => v / max * plotW;
+	ctx.font = "12px system-ui, sans-serif";
+	const st = niceStep(max, 8);
+	ctx.textAlign = "center";
+	for (let v = 0; v <= max + 1e-9; v += st) {
+		ctx.fillStyle = "#eef1f5";
+		ctx.fillRect(left + xv(v), top, 1, rows.length * rowH);
+		ctx.fillStyle = "#5b6475";
+		ctx.fillText(fmtInt(v), left + xv(v), top + rows.length * rowH + 14);
+	}
+	ctx.fillText("exits (count)", left + plotW / 2, top + rows.length * rowH + 30);
+	rows.forEach((x, i) => {
+		const y = top + i * rowH;
+		ctx.fillStyle = "#1d2330";
+		ctx.textAlign = "right";
+		ctx.fillText(ellipsize(ctx, x.label, left - 10), left - 8, y + 15);
+		let acc = 0;
+		reasons.forEach((r, k) => {
+			const n = count(x.t, k);
+			if (!n)
+				return;
+			ctx.fillStyle = color(k);
+			ctx.fillRect(left + xv(acc), y + 4, Math.max(1, xv(n)), rowH - 8);
+			acc += n;
+		});
+	});
+	c.cv.addEventListener("mousemove", (ev) => {
+		const b = c.cv.getBoundingClientRect();
+		const i = Math.floor((ev.clientY - b.top - top) / rowH);
+		if (i < 0 || i >= rows.length)
+			return tip(ev, null);
+		const t = rows[i].t;
+		const lines = reasons.map((r, k) => [reasonName(r), count(t, k)]).filter((z) => z[1])
+			.map((z) => z[0] + ": " + fmtInt(z[1]));
+		tip(ev, rows[i].label + " — " + fmtInt(t.exits_total) + " exits\n" + lines.join("\n"));
+	});
+	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
+	const cols = [["task", (x) => x.label, "name"]];
+	reasons.forEach((r, k) => cols.push([reasonName(r), (x) => count(x.t, k), null, fmtInt]));
+	cols.push(["total", (x) => x.t.exits_total, null, fmtInt]);
+	panel.appendChild(table("kvm", cols, rows, (x) => ({ "data-tid": x.t.tid, "data-run": x.run })));
+	panel.appendChild(el("h2", { text: "Exit handling time per reason (from the histograms)" }));
+	const rrows = [];
+	data.runs.forEach((r, k) => r.reasons.forEach((x) => rrows.push({ r, x, run: k })));
+	const rcols = [];
+	if (data.runs.length > 1)
+		rcols.push(["run", (z) => z.r.short, "name"]);
+	rcols.push(["reason", (z) => reasonName(z.x), "name"], ["exits", (z) => z.x.count, null, fmtInt],
+		["median", (z) => z.x.median_ns, null, fmtNs], ["p99", (z) => z.x.p99_ns, null, fmtNs]);
+	panel.appendChild(table("reasons", rcols, rrows));
+}
+
+function drawCoremap(data, panel) {
+	const multi = data.runs.length > 1;
+	let sel = null;
+	const holder = el("div");
+	if (multi) {
+		sel = el("select", { id: "coremap-run", onchange: () => render(+sel.value) });
+		data.runs.forEach((r, i) => sel.appendChild(el("option", { value: i, text: r.short })));
+		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "run " }), sel));
+	}
+	panel.appendChild(el("p", { class: "note", text: "Each cell: top = % of the window the task " +
+		"ran on that core (blue), bottom = switch-outs on that core (orange). Thick lines " +
+		"separate packages, thin ones last-level caches." }));
+	const legend = el("div", { class: "legend", id: "coremap-legend" });
+	panel.appendChild(legend);
+	panel.appendChild(holder);
+	function render(k) {
+		const r = data.runs[k];
+		const ncpu = r.nr_cpus;
+		const win = Math.max(1, r.window[1] - r.window[0]);
+		const tasks = r.tasks.slice().sort((a, b) => a.name < b.name ? -1 : a.name > b.name);
+		const all = { name: "all tasks", cpu_runtime: new Array(ncpu).fill(0),
+			cpu_switches: new Array(ncpu).fill(0) };
+		for (const t of tasks)
+			for (let c = 0; c < ncpu; c++) {
+				all.cpu_runtime[c] += t.cpu_runtime[c] || 0;
+				all.cpu_switches[c] += t.cpu_switches[c] || 0;
+			}
+		const sep = (c) => {
+			if (!r.topo || c === 0 || !r.topo[c] || !r.topo[c - 1])
+				return null;
+			if (r.topo[c][0] !== r.topo[c - 1][0])
+				return "pkg";
+			if (r.topo[c][2] !== r.topo[c - 1][2])
+				return "llc";
+			return null;
+		};
+		// colour scales: task cells, the "all" column and the "all tasks" row each have their own
+		const mx = { cell: [1e-9, 1], col: [1e-9, 1], row: [1e-9, 1] };
+		const upd = (key, pct, sw) => {
+			mx[key][0] = Math.max(mx[key][0], pct);
+			mx[key][1] = Math.max(mx[key][1], sw);
+		};
+		const sum = (a) => a.reduce((x, y) => x + (y || 0), 0);
+		for (const t of tasks) {
+			for (let c = 0; c < ncpu; c++)
+				upd("cell", (t.cpu_runtime[c] || 0) / win * 100, t.cpu_switches[c] || 0);
+			upd("col", sum(t.cpu_runtime) / ncpu / win * 100, sum(t.cpu_switches));
+		}
+		for (let c = 0; c < ncpu; c++)
+			upd("row", all.cpu_runtime[c] / win * 100, all.cpu_switches[c]);
+		upd("row", sum(all.cpu_runtime) / ncpu / win * 100, sum(all.cpu_switches));
+		legend.textContent = "";
+		legend.appendChild(el("span", { class: "item" }, el("span", { class: "swatch",
+			style: "background:" + scale(1, "#2b6cb0") }), "busiest cell: " +
+			fmtPct(mx.cell[0]) + " of the window"));
+		legend.appendChild(el("span", { class: "item" }, el("span", { class: "swatch",
+			style: "background:" + scale(1, "#e07b00") }), "most switch-outs in a cell: " +
+			fmtInt(mx.cell[1])));
+		const tbl = el("table", { class: "coremap", id: "coremap-table", "data-run": k });
+		const hr = el("tr", null, el("th", { class: "name", text: "task \\ core" }));
+		for (let c = 0; c < ncpu; c++)
+			hr.appendChild(el("th", { class: sep(c), text: String(c) }));
+		hr.appendChild(el("th", { class: "all", text: "all" }));
+		tbl.appendChild(hr);
+		const addRow = (t, isAll) => {
+			const tr = el("tr", { class: isAll ? "alltasks" : null, "data-task": t.name });
+			tr.appendChild(el("th", { class: "name", text: t.name, title: t.name }));
+			const cell = (c, pct, sws, cls, m) => {
+				const td = el("td", { class: cls, "data-cpu": c, "data-pct": pct.toFixed(3),
+					"data-switches": sws, title: t.name + " on " + (c === "all" ? "all cores" :
+					"core " + c) + ": " + fmtPct(pct) + " of the window, " + fmtInt(sws) +
+					" switch-outs" });
+				td.appendChild(el("div", { style: "background:" + scale(pct / m[0], "#2b6cb0") }));
+				td.appendChild(el("div", { style: "background:" + scale(sws / m[1], "#e07b00") }));
+				tr.appendChild(td);
+			};
+			for (let c = 0; c < ncpu; c++)
+				cell(c, (t.cpu_runtime[c] || 0) / win * 100, t.cpu_switches[c] || 0, sep(c),
+					isAll ? mx.row : mx.cell);
+			// "all": the share of the whole machine (all cores) and every switch-out
+			cell("all", sum(t.cpu_runtime) / ncpu / win * 100, sum(t.cpu_switches), "all",
+				isAll ? mx.row : mx.col);
+			tbl.appendChild(tr);
+		};
+		tasks.forEach((t) => addRow(t, false));
+		addRow(all, true);
+		holder.textContent = "";
+		holder.appendChild(el("div", { class: "scroll" }, tbl));
+	}
+	render(0);
+}
+
+function drawCapture(data, panel) {
+	for (const r of data.runs) {
+		if (data.runs.length > 1)
+			panel.appendChild(el("h2", { text: r.short }));
+		const m = r.meta;
+		const rows = [
+			["file", r.file], ["format", m.format], ["source", m.source], ["host", m.host],
+			["kernel", m.kernel], ["CPUs", m.nr_cpus],
+			["duration", m.duration_ns ? fmtMs(m.duration_ns) : "unknown"],
+			["window", windowText(r)],
+			["started", m.start_wall_ns ? new Date(m.start_wall_ns / 1e6).toISOString() : "unknown"],
+			["command", m.cmdline], ["options", m.options], ["written by", m.tool_version],
+			["switch kinds", m.has_switch_kind ? "voluntary / involuntary known" : "unknown"],
+			["run-queue wait", m.has_wait ? "measured" : "not measured"],
+			["KVM", m.has_kvm ? "traced" : "not traced"],
+			["figures from", r.from_aggregates ? "kernel aggregates (exact)" :
+				"run slices clipped to the window"],
+			["tracer CPU time", m.tracer_cpu_ns ? fmtNs(m.tracer_cpu_ns) + (m.duration_ns ?
+				" (" + fmtPct(m.tracer_cpu_ns / m.duration_ns * 100) + " of one core)" : "") :
+				"not recorded"],
+			["BPF run time", m.bpf_run_ns ? fmtNs(m.bpf_run_ns) + " over " + fmtInt(m.bpf_run_cnt) +
+				" runs (" + fmtNs(m.bpf_run_ns / Math.max(1, m.bpf_run_cnt)) + " each)" :
+				"not recorded"],
+		];
+		const t = el("table", { class: "data meta" });
+		for (const [k, v] of rows)
+			t.appendChild(el("tr", { "data-key": k }, el("th", { class: "name", text: k }),
+				el("td", { class: "name", text: v === null || v === undefined ? "unknown" : v })));
+		panel.appendChild(t);
+		panel.appendChild(el("h2", { text: "Drops per stream" }));
+		if (!r.drops.length) {
+			panel.appendChild(el("p", { class: "note", text: "no drops recorded" }));
+		} else {
+			const d = el("table", { class: "data drops" });
+			for (const [k, v] of r.drops)
+				d.appendChild(el("tr", null, el("th", { class: "name", text: k }),
+					el("td", { "data-v": v, text: fmtInt(v) })));
+			panel.appendChild(d);
+		}
+	}
+}
+
+function drawDelta(data, panel) {
+	const d = data.delta, base = data.runs[0];
+	panel.appendChild(el("p", { class: "note", text: "Change of each task (matched by name) " +
+		"against the first run, " + base.short + ". " + (d.scaled ? "The captures differ in " +
+		"length: counts are scaled to the first run's window (" + data.runs.map((r, i) =>
+		r.short + " ×" + d.scale[i].toFixed(3)).join(", ") + "); CPU % is a rate and is not " +
+		"scaled." : "The windows have the same length: counts are not scaled.") }));
+	const cols = [["task", (x) => x.name, "name"]];
+	const num = (v) => v === null ? "—" : (v > 0 ? "+" : "") + (Math.abs(v) >= 100 ?
+		fmtInt(v) : v.toFixed(2));
+	const diff = (row, k, f) => {
+		const a = row.cells[0], b = row.cells[k];
+		return (a || b) ? (b ? f(b) : 0) - (a ? f(a) : 0) : null;
+	};
+	for (let k = 1; k < data.runs.length; k++) {
+		const s = " " + data.runs[k].short;
+		cols.push(["Δ CPU %" + s, (x) => diff(x, k, (c) => c.cpu_pct), null, num],
+			["Δ switches" + s, (x) => diff(x, k, (c) => c.switches), null, num]);
+		d.reasons.forEach((r, i) => cols.push(["Δ " + reasonName(r) + s,
+			(x) => diff(x, k, (c) => c.exits[i]), null, num]));
+	}
+	panel.appendChild(table("delta", cols, d.rows));
+}
+
+function charts(data) {
+	warnings(data.runs);
+	const tabs = [{ id: "cpu", title: "CPU and context switches", draw: (p) => drawCpu(data, p) }];
+	if (data.runs.some((r) => r.tasks.some((t) => t.exits_total > 0)))
+		tabs.push({ id: "kvm", title: "KVM exits by type", draw: (p) => drawKvm(data, p) });
+	tabs.push({ id: "coremap", title: "CoreMap", draw: (p) => drawCoremap(data, p) });
+	if (data.delta)
+		tabs.push({ id: "delta", title: "Delta", draw: (p) => drawDelta(data, p) });
+	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture(data, p) });
+	setupTabs(tabs);
+}
+
+// ---------- heatmaps ----------
+function undelta(a) {
+	const out = new Float64Array(a.length);
+	let v = 0;
+	for (let i = 0; i < a.length; i++) {
+		v += a[i];
+		out[i] = v;
+	}
+	return out;
+}
+
+// A zoomable time-axis chart. opts: {height, yLog, yLabel, draw(ctx, view), hover(t, y)}
+function timeChart(parent, win, opts) {
+	const c = makeCanvas(parent, opts.height);
+	const left = 70, right = 16, top = 10, bottom = 38;
+	const plotW = c.width - left - right, plotH = c.height - top - bottom;
+	const view = { t0: win[0], t1: win[1], left, top, plotW, plotH };
+	view.x = (t) => left + (t - view.t0) / (view.t1 - view.t0) * plotW;
+	view.tAt = (px) => view.t0 + (px - left) / plotW * (view.t1 - view.t0);
+	function axes() {
+		const ctx = c.ctx;
+		ctx.fillStyle = "#5b6475";
+		ctx.font = "12px system-ui, sans-serif";
+		ctx.textAlign = "center";
+		const span = view.t1 - view.t0, st = niceStep(span / 1e6, 8) * 1e6;
+		for (let t = Math.ceil(view.t0 / st) * st; t <= view.t1; t += st) {
+			ctx.fillStyle = "#eef1f5";
+			ctx.fillRect(view.x(t), top, 1, plotH);
+			ctx.fillStyle = "#5b6475";
+			ctx.fillText((t / 1e6).toLocaleString("en-US", { maximumFractionDigits: 3 }),
+				view.x(t), top + plotH + 14);
+		}
+		ctx.fillText("time from capture start (ms) — wheel: zoom, drag: pan, double-click: reset",
+			left + plotW / 2, top + plotH + 30);
+		ctx.save();
+		ctx.translate(14, top + plotH / 2);
+		ctx.rotate(-Math.PI / 2);
+		ctx.fillText(opts.yLabel, 0, 0);
+		ctx.restore();
+	}
+	function redraw() {
+		const ctx = c.ctx;
+		ctx.clearRect(0, 0, c.width, c.height);
+		axes();
+		ctx.save();
+		ctx.beginPath();
+		ctx.rect(left, top, plotW, plotH);
+		ctx.clip();
+		opts.draw(ctx, view, c);
+		ctx.restore();
+		if (opts.yAxis)
+			opts.yAxis(ctx, view);
+		ctx.strokeStyle = "#c5ccd8";
+		ctx.strokeRect(left + 0.5, top + 0.5, plotW, plotH);
+	}
+	c.cv.addEventListener("wheel", (ev) => {
+		ev.preventDefault();
+		const b = c.cv.getBoundingClientRect(), t = view.tAt(ev.clientX - b.left);
+		const f = ev.deltaY < 0 ? 0.8 : 1.25;
+		let t0 = t - (t - view.t0) * f, t1 = t + (view.t1 - t) * f;
+		if (t1 - t0 < 1000)
+			return;
+		view.t0 = Math.max(win[0], t0);
+		view.t1 = Math.min(win[1], t1);
+		redraw();
+	}, { passive: false });
+	let drag = null;
+	c.cv.addEventListener("mousedown", (ev) => { drag = { x: ev.clientX, t0: view.t0, t1: view.t1 }; });
+	window.addEventListener("mouseup", () => { drag = null; });
+	c.cv.addEventListener("mousemove", (ev) => {
+		const b = c.cv.getBoundingClientRect();
+		if (drag) {
+			const dt = (ev.clientX - drag.x) / plotW * (drag.t1 - drag.t0);
+			let t0 = drag.t0 - dt, t1 = drag.t1 - dt;
+			if (t0 < win[0]) { t1 += win[0] - t0; t0 = win[0]; }
+			if (t1 > win[1]) { t0 -= t1 - win[1]; t1 = win[1]; }
+			view.t0 = Math.max(win[0], t0);
+			view.t1 = t1;
+			redraw();
+			return;
+		}
+		const px = ev.clientX - b.left, py = ev.clientY - b.top;
+		if (px < left || px > left + plotW || py < top || py > top + plotH || !opts.hover)
+			return tip(ev, null);
+		const text = opts.hover(view, px, py);
+		tip(ev, text);
+	});
+	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
+	c.cv.addEventListener("dblclick", () => { view.t0 = win[0]; view.t1 = win[1]; redraw(); });
+	redraw();
+	return { redraw, view, canvas: c };
+}
+
+// Log y scale from 1 µs to the largest value (ns).
+function logScale(view, maxNs) {
+	const lo = 3, hi = Math.max(lo + 1, Math.ceil(Math.log10(Math.max(maxNs, 1e4))));
+	const y = (v) => view.top + view.plotH - (Math.log10(Math.max(v, 1e3)) - lo) / (hi - lo) * view.plotH;
+	return { lo, hi, y, inv: (py) => Math.pow(10, lo + (view.top + view.plotH - py) / view.plotH *
+		(hi - lo)) };
+}
+
+function yTicks(ctx, view, ls) {
+	ctx.fillStyle = "#5b6475";
+	ctx.font = "12px system-ui, sans-serif";
+	ctx.textAlign = "right";
+	for (let e = ls.lo; e <= ls.hi; e++)
+		ctx.fillText(fmtNs(Math.pow(10, e)), view.left - 4, ls.y(Math.pow(10, e)) + 4);
+}
+
+// Scatter of many points straight into pixels. series: [{t, v, color, on}]
+function scatter(ctx, view, c, series, ls) {
+	for (let e = ls.lo; e <= ls.hi; e++) {
+		ctx.fillStyle = "#eef1f5";
+		ctx.fillRect(view.left, ls.y(Math.pow(10, e)), view.plotW, 1);
+	}
+	const w = Math.round(view.plotW * c.dpr), h = Math.round(view.plotH * c.dpr);
+	const img = ctx.createImageData(w, h);
+	const px = new Uint32Array(img.data.buffer);
+	for (const s of series) {
+		if (!s.on)
+			continue;
+		const [r, g, b] = rgb(s.color);
+		const val = (255 << 24) | (b << 16) | (g << 8) | r;
+		const t = s.t, v = s.v, n = t.length;
+		const sx = w / (view.t1 - view.t0);
+		for (let i = 0; i < n; i++) {
+			const x = ((t[i] - view.t0) * sx) | 0;
+			if (x < 0 || x >= w - 1)
+				continue;
+			const y = ((ls.y(v[i]) - view.top) * c.dpr) | 0;
+			if (y < 0 || y >= h - 1)
+				continue;
+			const o = y * w + x;
+			px[o] = val; px[o + 1] = val; px[o + w] = val; px[o + w + 1] = val;
+		}
+	}
+	const tmp = document.createElement("canvas");
+	tmp.width = w;
+	tmp.height = h;
+	tmp.getContext("2d").putImageData(img, 0, 0);
+	ctx.drawImage(tmp, view.left, view.top, view.plotW, view.plotH);
+}
+
+function legendToggles(parent, id, series, onchange) {
+	const lg = el("div", { class: "legend", id });
+	series.forEach((s) => {
+		const cb = el("input", { type: "checkbox", checked: s.on ? "" : null,
+			onchange: () => { s.on = cb.checked; onchange(); } });
+		lg.appendChild(el("label", { "data-series": s.name, "data-count": s.t.length }, cb,
+			el("span", { class: "swatch", style: "background:" + s.color }),
+			s.name + " (" + fmtInt(s.t.length) + ")"));
+	});
+	parent.appendChild(lg);
+}
+
+function heatmaps(data) {
+	const run = data.run;
+	warnings([run]);
+	const tasks = data.tasks.map((t, i) => {
+		const st = undelta(t.slices.t);
+		return { i, name: t.name, tids: t.tids,
+			slices: { t: st, d: Float64Array.from(t.slices.d), c: Uint32Array.from(t.slices.c),
+				e: Uint8Array.from(t.slices.e) },
+			waits: { t: undelta(t.waits.t), d: Float64Array.from(t.waits.d) },
+			sleeps: { t: undelta(t.sleeps.t), d: Float64Array.from(t.sleeps.d) },
+			exits: { t: undelta(t.exits.t), g: Float64Array.from(t.exits.g),
+				h: Float64Array.from(t.exits.h), r: Uint16Array.from(t.exits.r) } };
+	});
+	tasks.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+	const win = run.window;
+	function taskSelector(panel, id, onchange, filter) {
+		const list = tasks.filter(filter || (() => true));
+		const sel = el("select", { id, onchange: () => onchange(list[+sel.value]) });
+		list.forEach((t, i) => sel.appendChild(el("option", { value: i, text: t.name + " (" +
+			t.tids.join(",") + ")" })));
+		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "task " }), sel));
+		return list;
+	}
+	function drawSwitches(panel) {
+		panel.appendChild(el("p", { class: "note", text: "Every run slice of the task: when it " +
+			"started (x) and how long it ran (y, log). Run-queue waits (wakeup to switch-in) and " +
+			"sleeps (switch-out to the next switch-in, after a voluntary switch) are derived from " +
+			"the switch stream." }));
+		const holder = el("div");
+		const list = taskSelector(panel, "switch-task", (t) => show(t));
+		panel.appendChild(holder);
+		function show(t) {
+			holder.textContent = "";
+			const series = [
+				{ name: "run slices", t: t.slices.t, v: t.slices.d, color: "#4c78a8", on: true },
+				{ name: "run-queue waits", t: t.waits.t, v: t.waits.d, color: "#f58518", on: true },
+				{ name: "sleeps", t: t.sleeps.t, v: t.sleeps.d, color: "#54a24b", on: true },
+			];
+			let max = 1e4;
+			for (const s of series)
+				for (let i = 0; i < s.v.length; i++)
+					if (s.v[i] > max) max = s.v[i];
+			let chart = null;
+			legendToggles(holder, "switch-legend", series, () => chart.redraw());
+			chart = timeChart(holder, win, { height: 420, yLabel: "duration (log)",
+				draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max)),
+				yAxis: (ctx, view) => yTicks(ctx, view, logScale(view, max)),
+				hover: (view, px, py) => "t = " + fmtMs(view.tAt(px)) + ", duration ≈ " +
+					fmtNs(logScale(view, max).inv(py)) });
+		}
+		if (list.length)
+			show(list[0]);
+	}
+	function drawExits(panel) {
+		panel.appendChild(el("p", { class: "note", text: "Every KVM exit of the vCPU: when it " +
+			"happened (x), the guest run time before it and the time to handle it (y, log)." }));
+		const holder = el("div");
+		const list = taskSelector(panel, "exit-task", (t) => show(t), (t) => t.exits.t.length > 0);
+		panel.appendChild(holder);
+		function show(t) {
+			holder.textContent = "";
+			const series = [
+				{ name: "guest time before exit", t: t.exits.t, v: t.exits.g, color: "#4c78a8", on: true },
+				{ name: "exit handling time", t: t.exits.t, v: t.exits.h, color: "#e45756", on: true },
+			];
+			let max = 1e4;
+			for (const s of series)
+				for (let i = 0; i < s.v.length; i++)
+					if (s.v[i] > max) max = s.v[i];
+			const byReason = el("div", { class: "legend", id: "exit-reasons" });
+			const cnt = new Map();
+			for (let i = 0; i < t.exits.r.length; i++)
+				cnt.set(t.exits.r[i], (cnt.get(t.exits.r[i]) || 0) + 1);
+			[...cnt.entries()].sort((a, b) => a[0] - b[0]).forEach(([r, n]) =>
+				byReason.appendChild(el("span", { class: "item", "data-reason":
+					reasonName(data.reasons[r]), "data-count": n, text:
+					reasonName(data.reasons[r]) + ": " + fmtInt(n) })));
+			let chart = null;
+			legendToggles(holder, "exit-legend", series, () => chart.redraw());
+			holder.appendChild(byReason);
+			chart = timeChart(holder, win, { height: 420, yLabel: "time (log)",
+				draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max)),
+				yAxis: (ctx, view) => yTicks(ctx, view, logScale(view, max)),
+				hover: (view, px, py) => "t = " + fmtMs(view.tAt(px)) + ", value ≈ " +
+					fmtNs(logScale(view, max).inv(py)) });
+		}
+		if (list.length)
+			show(list[0]);
+		else
+			panel.appendChild(el("p", { class: "note", text: "No KVM exit in the selection." }));
+	}
+	function drawLocality(panel) {
+		panel.appendChild(el("p", { class: "note", text: "One lane per core; each run slice of a " +
+			"selected task is a rectangle from its start to its end, coloured by task." }));
+		const ncpu = Math.max(1, run.nr_cpus);
+		const legend = el("div", { class: "legend", id: "locality-legend" });
+		tasks.forEach((t, k) => legend.appendChild(el("span", { class: "item",
+			"data-task": t.name, "data-count": t.slices.t.length }, el("span", { class: "swatch",
+			style: "background:" + color(k) }), t.name + " (" + fmtInt(t.slices.t.length) + ")")));
+		panel.appendChild(legend);
+		// per core: slices sorted by start, for drawing and hit tests
+		const lanes = Array.from({ length: ncpu }, () => []);
+		tasks.forEach((t, k) => {
+			for (let i = 0; i < t.slices.t.length; i++) {
+				const c = t.slices.c[i];
+				if (c < ncpu)
+					lanes[c].push([t.slices.t[i], t.slices.d[i], k]);
+			}
+		});
+		for (const l of lanes)
+			l.sort((a, b) => a[0] - b[0]);
+		const laneH = Math.max(6, Math.min(40, Math.floor(560 / ncpu)));
+		timeChart(panel, win, { height: ncpu * laneH + 50, yLabel: "core",
+			draw: (ctx, view) => {
+				ctx.font = "11px system-ui, sans-serif";
+				lanes.forEach((l, c) => {
+					const y = view.top + c * laneH;
+					let lastX = -1, lastK = -1;
+					for (const [t, d, k] of l) {
+						if (t + d < view.t0 || t > view.t1)
+							continue;
+						const x0 = view.x(t), x1 = view.x(t + d);
+						// skip slices that would repaint the same pixel in the same colour
+						if (Math.floor(x1) <= lastX && k === lastK)
+							continue;
+						ctx.fillStyle = color(k);
+						ctx.fillRect(x0, y + 1, Math.max(1, x1 - x0), laneH - 2);
+						lastX = Math.floor(x1);
+						lastK = k;
+					}
+				});
+			},
+			yAxis: (ctx, view) => {
+				ctx.font = "11px system-ui, sans-serif";
+				ctx.fillStyle = "#5b6475";
+				ctx.textAlign = "right";
+				for (let c = 0; c < ncpu; c += Math.ceil(12 / laneH))
+					ctx.fillText(String(c), view.left - 4, view.top + c * laneH + laneH / 2 + 4);
+			},
+			hover: (view, px, py) => {
+				const c = Math.floor((py - view.top) / laneH);
+				if (c < 0 || c >= ncpu)
+					return null;
+				const t = view.tAt(px), l = lanes[c];
+				let lo = 0, hi = l.length;
+				while (lo < hi) {
+					const mid = (lo + hi) >> 1;
+					if (l[mid][0] <= t) lo = mid + 1; else hi = mid;
+				}
+				const s = l[lo - 1];
+				if (!s || s[0] + s[1] < t)
+					return "core " + c + " at " + fmtMs(t) + ": no selected task";
+				return tasks[s[2]].name + "\ncore " + c + ", from " + fmtMs(s[0]) + " for " + fmtNs(s[1]);
+			} });
+	}
+	const tabs = [{ id: "switches", title: "Context switches", draw: drawSwitches }];
+	if (tasks.some((t) => t.exits.t.length))
+		tabs.push({ id: "exits", title: "KVM exits", draw: drawExits });
+	tabs.push({ id: "locality", title: "Core locality over time", draw: drawLocality });
+	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture({ runs: [run] }, p) });
+	setupTabs(tabs);
+}
+
+async function main() {
+	const t0 = performance.now();
+	const data = await loadData();
+	window.pwzData = data;
+	if (data.kind === "heatmaps")
+		heatmaps(data);
+	else
+		charts(data);
+	document.body.dataset.loadMs = String(Math.round(performance.now() - t0));
+	document.body.dataset.state = errors.length ? "error" : "ready";
+}
+
+main().catch((e) => {
+	reportError(e && e.stack || e);
+	document.body.dataset.state = "error";
+});
+})();

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The dashboards' data (JSON) and the single-file HTML pages that carry it with the chart code. */
+#ifndef PWZ_DASH_H
+#define PWZ_DASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "json.h"
+#include "summary.h"
+
+#define DASH_COMPRESS_MIN_DEFAULT (256u << 10)	/* JSON bytes above which the data is gzipped */
+
+struct dash_opts {
+	const char *pattern;		/* -t: task glob (task_pattern_match()); NULL = all tasks */
+	struct summary_opts window;	/* -f/-c window, --merge-sys-tasks, --append-tid */
+	const char *label;		/* --label; NULL: the file name */
+	const char *version;		/* pwz's version for the footer */
+	const char *date;		/* the footer's date, e.g. "2026-11-29 15:57 UTC" */
+	size_t compress_min;		/* JSON above this size is gzip + base64; 0 = default;
+					 * SIZE_MAX = never */
+};
+
+/* One capture given to the dashboards. */
+struct dash_run {
+	const struct trace *trace;	/* loaded with streams when a window or heatmaps need them */
+	const char *name;		/* the file name without ".cdict" */
+	const char *short_name;		/* diff_short_names() of the names; NULL = name */
+};
+
+/*
+ * The basic dashboard's data for nr runs (diff when nr > 1) as one JSON object appended to out:
+ * per run the capture metadata, drops, topology, window and the selected tasks (CPU, switches
+ * per core, KVM exits per reason with handling-time median and p99); with several runs the
+ * delta rows of diff__new(). Returns 0 or -errno with err filled ("no task matches", a bad
+ * window, ...).
+ */
+int dash_charts_json(struct jbuf *out, const struct dash_run *runs, size_t nr,
+		     const struct dash_opts *o, char *err, size_t errlen);
+
+/*
+ * The heatmaps dashboard's data for one run: for each selected task (grouped by display name),
+ * its run slices clipped to the window (start, duration, CPU, how it ended), run-queue waits,
+ * sleeps derived from the slices, and KVM exits (time, guest time, handling time, reason).
+ * Times are delta-encoded per series (see docs/dashboards.md). The trace must hold its streams.
+ */
+int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struct dash_opts *o,
+		       char *err, size_t errlen);
+
+/*
+ * Wraps JSON data into the complete HTML page of the given kind ("charts" or "heatmaps"): the
+ * embedded CSS and JS, a title built from title (HTML-escaped), and the data in
+ * <script type="application/json" id="pwz-data" data-encoding="json|gzip+base64">.
+ * Returns 0 or -errno.
+ */
+int dash_html(struct jbuf *out, const char *kind, const char *title, const struct jbuf *json,
+	      const struct dash_opts *o);
+
+/* Display name of task t under o's merge/append options (as summary__new() names rows). */
+void dash_task_name(const struct pwz_task *t, const struct summary_opts *w, char *out,
+		    size_t outlen);
+
+/* The embedded assets (render/assets/), NUL-terminated. */
+extern const char pwz_asset_js[];
+extern const char pwz_asset_css[];
+
+#endif /* PWZ_DASH_H */

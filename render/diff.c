@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Several captures side by side: tasks matched by name, counts scaled to a common window length. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "diff.h"
+#include "tasknames.h"
+
+int diff_short_names(const char *const *names, size_t nr, char **out)
+{
+	size_t head = 0, tail = 0, i, j, minlen = SIZE_MAX;
+
+	for (i = 0; i < nr; i++) {
+		size_t l = strlen(names[i]);
+
+		if (l < minlen)
+			minlen = l;
+	}
+	if (nr >= 2) {
+		/* common head, never eating a digit */
+		for (head = 0; head < minlen; head++) {
+			char c = names[0][head];
+
+			if (c >= '0' && c <= '9')
+				break;
+			for (j = 1; j < nr && names[j][head] == c; j++)
+				;
+			if (j < nr)
+				break;
+		}
+		for (tail = 0; tail < minlen - head; tail++) {
+			char c = names[0][strlen(names[0]) - 1 - tail];
+
+			if (c >= '0' && c <= '9')
+				break;
+			for (j = 1; j < nr && names[j][strlen(names[j]) - 1 - tail] == c; j++)
+				;
+			if (j < nr)
+				break;
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		size_t l = strlen(names[i]);
+
+		if (l - head - tail == 0)
+			out[i] = strdup(names[i]);
+		else
+			out[i] = strndup(names[i] + head, l - head - tail);
+		if (!out[i]) {
+			while (i--)
+				free(out[i]);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int cmp_reason(const void *a, const void *b)
+{
+	const struct diff_reason *x = a, *y = b;
+
+	if (x->isa != y->isa)
+		return x->isa < y->isa ? -1 : 1;
+	if (x->code != y->code)
+		return x->code < y->code ? -1 : 1;
+	return 0;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	return strcmp(((const struct diff_row *)a)->name, ((const struct diff_row *)b)->name);
+}
+
+static bool selected(const struct task_summary *ts, const char *pattern)
+{
+	return !pattern || task_pattern_match(pattern, ts->name, ts->tid);
+}
+
+static size_t reason_index(const struct diff *d, uint32_t isa, uint32_t code)
+{
+	struct diff_reason key = { .isa = isa, .code = code };
+	const struct diff_reason *r;
+
+	r = bsearch(&key, d->reasons, d->nr_reasons, sizeof(key), cmp_reason);
+	return r ? (size_t)(r - d->reasons) : SIZE_MAX;
+}
+
+void diff__free(struct diff *d)
+{
+	size_t i, j;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->nr_rows; i++) {
+		if (!d->rows[i].cells)
+			continue;
+		for (j = 0; j < d->nr_runs; j++)
+			free(d->rows[i].cells[j].exits);
+		free(d->rows[i].cells);
+	}
+	free(d->rows);
+	free(d->reasons);
+	free(d->scale);
+	free(d);
+}
+
+const struct diff_row *diff__row(const struct diff *d, const char *name)
+{
+	struct diff_row key;
+
+	snprintf(key.name, sizeof(key.name), "%s", name);
+	return bsearch(&key, d->rows, d->nr_rows, sizeof(key), cmp_row);
+}
+
+struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pattern, char *err,
+		       size_t errlen)
+{
+	struct diff *d;
+	size_t i, k, n, cap = 0, nrows = 0;
+	uint64_t len0;
+
+	if (!nr) {
+		snprintf(err, errlen, "diff: no capture given");
+		errno = EINVAL;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		goto nomem;
+	d->nr_runs = nr;
+	d->scale = calloc(nr, sizeof(*d->scale));
+	if (!d->scale)
+		goto nomem;
+	len0 = s[0]->window_end_ns - s[0]->window_start_ns;
+	for (i = 0; i < nr; i++) {
+		uint64_t len = s[i]->window_end_ns - s[i]->window_start_ns;
+
+		d->scale[i] = len ? (double)len0 / (double)len : 1.0;
+		if (d->scale[i] < 0.999 || d->scale[i] > 1.001)
+			d->scaled = true;
+	}
+
+	/* the union of reasons and of names */
+	for (i = 0; i < nr; i++) {
+		for (k = 0; k < s[i]->nr_tasks; k++) {
+			const struct task_summary *ts = &s[i]->tasks[k];
+
+			if (!selected(ts, pattern))
+				continue;
+			for (n = 0; n < ts->nr_exits; n++) {
+				const struct summary_exit *e = &ts->exits[n];
+				size_t r;
+
+				for (r = 0; r < d->nr_reasons; r++)
+					if (d->reasons[r].isa == e->isa && d->reasons[r].code == e->code)
+						break;
+				if (r < d->nr_reasons) {
+					if (!d->reasons[r].name)
+						d->reasons[r].name = e->name;
+					continue;
+				}
+				if (d->nr_reasons % 16 == 0) {
+					void *p = realloc(d->reasons,
+							  (d->nr_reasons + 16) * sizeof(*d->reasons));
+
+					if (!p)
+						goto nomem;
+					d->reasons = p;
+				}
+				d->reasons[d->nr_reasons++] = (struct diff_reason){
+					.isa = e->isa, .code = e->code, .name = e->name };
+			}
+			if (nrows == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				void *p = realloc(d->rows, ncap * sizeof(*d->rows));
+
+				if (!p)
+					goto nomem;
+				d->rows = p;
+				cap = ncap;
+			}
+			memset(&d->rows[nrows], 0, sizeof(d->rows[nrows]));
+			snprintf(d->rows[nrows].name, sizeof(d->rows[nrows].name), "%s", ts->name);
+			nrows++;
+		}
+	}
+	if (d->nr_reasons)
+		qsort(d->reasons, d->nr_reasons, sizeof(*d->reasons), cmp_reason);
+	if (nrows)
+		qsort(d->rows, nrows, sizeof(*d->rows), cmp_row);
+	/* unique names */
+	for (i = 0, n = 0; i < nrows; i++)
+		if (!n || strcmp(d->rows[n - 1].name, d->rows[i].name))
+			d->rows[n++] = d->rows[i];
+	d->nr_rows = n;
+	for (i = 0; i < d->nr_rows; i++) {
+		d->rows[i].cells = calloc(nr, sizeof(struct diff_cell));
+		if (!d->rows[i].cells)
+			goto nomem;
+		for (k = 0; k < nr; k++) {
+			d->rows[i].cells[k].exits = calloc(d->nr_reasons + 1, sizeof(double));
+			if (!d->rows[i].cells[k].exits)
+				goto nomem;
+		}
+	}
+
+	/* fill */
+	for (i = 0; i < nr; i++) {
+		double sc = d->scale[i];
+
+		for (k = 0; k < s[i]->nr_tasks; k++) {
+			const struct task_summary *ts = &s[i]->tasks[k];
+			const struct diff_row *row;
+			struct diff_cell *c;
+
+			if (!selected(ts, pattern))
+				continue;
+			row = diff__row(d, ts->name);
+			if (!row)
+				continue;
+			c = &row->cells[i];
+			c->present = true;
+			c->cpu_pct += summary_cpu_pct(s[i], ts);
+			c->switches += (double)ts->switches * sc;
+			c->voluntary += (double)ts->voluntary * sc;
+			c->involuntary += (double)ts->involuntary * sc;
+			c->exits_total += (double)ts->exits_total * sc;
+			for (n = 0; n < ts->nr_exits; n++) {
+				size_t r = reason_index(d, ts->exits[n].isa, ts->exits[n].code);
+
+				if (r != SIZE_MAX)
+					c->exits[r] += (double)ts->exits[n].count * sc;
+			}
+		}
+	}
+	return d;
+nomem:
+	diff__free(d);
+	snprintf(err, errlen, "diff: out of memory");
+	errno = ENOMEM;
+	return NULL;
+}

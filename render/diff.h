@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Several captures side by side: tasks matched by name, counts scaled to a common window length. */
+#ifndef PWZ_DIFF_H
+#define PWZ_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "summary.h"
+
+/* One (isa, reason) seen in any run. */
+struct diff_reason {
+	uint32_t isa;
+	uint32_t code;
+	const char *name;	/* borrowed from a summary; NULL unknown */
+};
+
+/* What one task name did in one run; counts already scaled (see struct diff). */
+struct diff_cell {
+	bool present;		/* the run has a task of this name */
+	double cpu_pct;		/* % of one core over the run's window (not scaled: a rate) */
+	double switches;	/* switch-outs, scaled */
+	double voluntary;	/* scaled */
+	double involuntary;	/* scaled */
+	double exits_total;	/* KVM exits, scaled */
+	double *exits;		/* nr_reasons entries, scaled */
+};
+
+struct diff_row {
+	char name[PWZ_NAME_MAX];	/* the task name matched across runs */
+	struct diff_cell *cells;	/* nr_runs entries */
+};
+
+/*
+ * Rows are the union of the task names of all runs that match the pattern, sorted by name;
+ * tasks of one run that share a name are summed. Counts of run i are multiplied by
+ * scale[i] = (window length of run 0) / (window length of run i), so that runs of different
+ * lengths compare as if they had lasted as long as the first; cpu_pct is a rate, not scaled.
+ */
+struct diff {
+	size_t nr_runs;
+	double *scale;			/* nr_runs entries; scale[0] == 1 */
+	bool scaled;			/* some scale differs from 1 by more than 0.1 % */
+	struct diff_reason *reasons;	/* sorted by (isa, code) */
+	size_t nr_reasons;
+	struct diff_row *rows;
+	size_t nr_rows;
+};
+
+/*
+ * Builds the diff of nr summaries (nr >= 1). pattern selects tasks (task_pattern_match()
+ * on the summary's name and tid; NULL = all). Returns NULL with errno set and err filled.
+ */
+struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pattern, char *err,
+		       size_t errlen);
+
+/* NULL is a no-op. */
+void diff__free(struct diff *d);
+
+/* The row of name, or NULL. */
+const struct diff_row *diff__row(const struct diff *d, const char *name);
+
+/*
+ * perfmap's short run names: the common head and tail of the names are stripped, but never
+ * a digit (so "01x218" and "02x208" keep their digits). Writes nr malloc'd strings to out.
+ * A single name is kept whole. Returns 0 or -ENOMEM.
+ */
+int diff_short_names(const char *const *names, size_t nr, char **out);
+
+#endif /* PWZ_DIFF_H */

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pwz-render: perfmap's command line: --list, --successors-of, and the HTML dashboards. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "dash.h"
+#include "diff.h"
+#include "list.h"
+#include "successors.h"
+#include "tasknames.h"
+
+extern char **environ;
+
+static const char usage[] =
+	"Usage: pwz-render [OPTIONS] FILE.cdict [FILE2.cdict ...]\n"
+	"Draws perfwhiz's dashboards from pwz (v2) and perfwhiz (legacy) captures as single-file\n"
+	"HTML pages that work offline; or lists what is inside a capture.\n"
+	"A name without .cdict is accepted when NAME.cdict exists.\n"
+	"\n"
+	"  -t, --task PATTERN     tasks to show: shell glob on the whole task name ('*vcpu0' = ends\n"
+	"                         with vcpu0), or a tid when all digits (default: all tasks)\n"
+	"      --heatmaps         the heatmaps dashboard (one file) instead of the basic one\n"
+	"  -f, --from MS          start the window MS milliseconds after the capture start\n"
+	"  -c, --cap MS           end the window MS milliseconds after its start (default: the end)\n"
+	"      --label TEXT       title of the page, and the output name (TEXT-charts.html)\n"
+	"      --map CSV          rename tasks with a perfwhiz CSV map (tid,...,type,...,group-id,name)\n"
+	"      --output-dir DIR   write the pages to DIR (default: beside the first file)\n"
+	"      --merge-sys-tasks  merge per-CPU system tasks (swapper/3 -> swapper)\n"
+	"      --append-tid       show task names as name:tid\n"
+	"  -l, --list             one line per task: tid, name, runtime, CPU %, switches, exits\n"
+	"      --json             with --list: one JSON document (an array for several files)\n"
+	"      --successors-of T  which tasks ran next after task T (tid or name): count and %\n"
+	"      --partial          read a capture that was cut short (killed writer): its whole chunks\n"
+	"      --headless         accepted for perfmap compatibility (a browser opens only with --open)\n"
+	"      --open             open the page in the default browser (xdg-open)\n"
+	"  -h, --help             this text\n"
+	"  -V, --version          pwz's version\n"
+	"\n"
+	"Output: <name>-charts_<task>.html, <name>-heatmaps_<task>.html, <first>-diff-charts_<task>.html\n"
+	"for several files, <label>-charts.html with --label; the path is printed.\n"
+	"\n"
+	"Examples:\n"
+	"  pwz-render -t '*vcpu0' test.cdict\n"
+	"  pwz-render --heatmaps -t '*vcpu0' -f 1000 -c 500 test.cdict\n"
+	"  pwz-render -t '*vcpu*' --label 'before and after' run1.cdict run2.cdict\n"
+	"  pwz-render --list --json --map tmap.csv oldrun\n";
+
+struct cli {
+	bool list;
+	bool json;
+	bool partial;
+	bool heatmaps;
+	bool open;
+	bool merge_sys;
+	bool append_tid;
+	const char *map_path;
+	const char *pattern;
+	const char *label;
+	const char *output_dir;
+	const char *successors_of;
+	double from_ms;
+	double cap_ms;
+};
+
+static int parse_ms(const char *opt, const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || *out < 0 || *out > 1e12) {
+		fprintf(stderr, "pwz-render: %s: '%s' is not a number of milliseconds\n", opt, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct cli *cli)
+{
+	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND,
+	       O_SUCC, O_HEADLESS, O_OPEN };
+	static const struct option longopts[] = {
+		{ "task", required_argument, NULL, 't' },
+		{ "heatmaps", no_argument, NULL, O_HEAT },
+		{ "from", required_argument, NULL, 'f' },
+		{ "cap", required_argument, NULL, 'c' },
+		{ "label", required_argument, NULL, O_LABEL },
+		{ "map", required_argument, NULL, O_MAP },
+		{ "output-dir", required_argument, NULL, O_OUTDIR },
+		{ "merge-sys-tasks", no_argument, NULL, O_MERGE },
+		{ "append-tid", no_argument, NULL, O_APPEND },
+		{ "list", no_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "successors-of", required_argument, NULL, O_SUCC },
+		{ "partial", no_argument, NULL, O_PARTIAL },
+		{ "headless", no_argument, NULL, O_HEADLESS },
+		{ "open", no_argument, NULL, O_OPEN },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "t:f:c:lhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': cli->pattern = optarg; break;
+		case O_HEAT: cli->heatmaps = true; break;
+		case 'f':
+			if (parse_ms("--from", optarg, &cli->from_ms))
+				return -EINVAL;
+			break;
+		case 'c':
+			if (parse_ms("--cap", optarg, &cli->cap_ms))
+				return -EINVAL;
+			if (cli->cap_ms <= 0) {
+				fprintf(stderr, "pwz-render: --cap must be more than 0 ms\n");
+				return -EINVAL;
+			}
+			break;
+		case O_LABEL: cli->label = optarg; break;
+		case O_MAP: cli->map_path = optarg; break;
+		case O_OUTDIR: cli->output_dir = optarg; break;
+		case O_MERGE: cli->merge_sys = true; break;
+		case O_APPEND: cli->append_tid = true; break;
+		case 'l': cli->list = true; break;
+		case O_JSON: cli->json = true; break;
+		case O_SUCC: cli->successors_of = optarg; break;
+		case O_PARTIAL: cli->partial = true; break;
+		case O_HEADLESS: break;
+		case O_OPEN: cli->open = true; break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		case 'V':
+			printf("pwz-render %s\n", PWZ_VERSION);
+			exit(0);
+		default:
+			fprintf(stderr, "pwz-render: see 'pwz-render --help'\n");
+			return -EINVAL;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "pwz-render: no capture file given (see 'pwz-render --help')\n");
+		return -EINVAL;
+	}
+	if (cli->json && !cli->list) {
+		fprintf(stderr, "pwz-render: --json goes with --list\n");
+		return -EINVAL;
+	}
+	if (cli->heatmaps && argc - optind > 1) {
+		fprintf(stderr, "pwz-render: --heatmaps takes one capture file, not %d\n", argc - optind);
+		return -EINVAL;
+	}
+	if (cli->output_dir) {
+		struct stat st;
+
+		if (stat(cli->output_dir, &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "pwz-render: --output-dir %s: not a directory\n", cli->output_dir);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Loads one file; refuses a cut file unless --partial. */
+static struct trace *load(const struct cli *cli, const char *path, const struct task_map *map,
+			  bool streams)
+{
+	struct trace_load_opts lo = { .streams = streams, .map = map };
+	char err[512];
+	struct trace *t = trace__load(path, &lo, err, sizeof(err));
+
+	if (!t) {
+		fprintf(stderr, "pwz-render: %s\n", err);
+		return NULL;
+	}
+	if (t->info.cut && !cli->partial) {
+		fprintf(stderr,
+			"pwz-render: %s: cut short at offset %llu (the capture was killed or the file truncated); --partial shows its %llu whole chunks\n",
+			t->path, t->info.cut_offset, t->info.chunks);
+		trace__free(t);
+		return NULL;
+	}
+	if (t->info.cut)
+		fprintf(stderr, "pwz-render: warning: %s: cut short at offset %llu, showing its whole chunks\n",
+			t->path, t->info.cut_offset);
+	return t;
+}
+
+/* The window of one capture: -f and -c (perfmap: the end is from + cap), the end clamped to
+ * the capture's end. */
+static struct summary_opts window_of(const struct cli *cli, const struct trace *t)
+{
+	struct summary_opts w = {
+		.from_ns = (uint64_t)(cli->from_ms * 1e6),
+		.merge_sys = cli->merge_sys,
+		.append_tid = cli->append_tid,
+	};
+
+	if (cli->cap_ms > 0) {
+		w.cap_ns = w.from_ns + (uint64_t)(cli->cap_ms * 1e6);
+		if (t->meta.duration_ns && w.cap_ns > t->meta.duration_ns) {
+			fprintf(stderr, "pwz-render: note: %s lasts %.3f ms: the window ends there\n",
+				t->path, t->meta.duration_ns / 1e6);
+			w.cap_ns = 0;
+		}
+	}
+	return w;
+}
+
+static bool has_window(const struct cli *cli)
+{
+	return cli->from_ms > 0 || cli->cap_ms > 0;
+}
+
+static int do_list(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
+{
+	struct jbuf out = { 0 };
+	char err[512];
+	int i, ret = 0;
+
+	if (cli->json && nfiles > 1)
+		jbuf_puts(&out, "[\n");
+	for (i = 0; i < nfiles && !ret; i++) {
+		struct trace *t = load(cli, files[i], map, has_window(cli));
+		struct summary_opts w;
+		struct summary *s;
+
+		if (!t) {
+			ret = 1;
+			break;
+		}
+		w = window_of(cli, t);
+		s = summary__new(t, &w, err, sizeof(err));
+		if (!s) {
+			fprintf(stderr, "pwz-render: %s\n", err);
+			trace__free(t);
+			ret = 1;
+			break;
+		}
+		if (cli->json) {
+			if (i > 0)
+				jbuf_puts(&out, ",\n");
+			list_json(&out, t, s);
+		} else {
+			list_plain(&out, t, s);
+		}
+		summary__free(s);
+		trace__free(t);
+	}
+	if (cli->json && nfiles > 1)
+		jbuf_puts(&out, "\n]");
+	if (cli->json)
+		jbuf_puts(&out, "\n");
+	if (!ret && out.err) {
+		fprintf(stderr, "pwz-render: out of memory\n");
+		ret = 1;
+	}
+	if (!ret && out.len && fwrite(out.buf, 1, out.len, stdout) != out.len)
+		ret = 1;
+	jbuf_free(&out);
+	return ret;
+}
+
+static int do_successors(const struct cli *cli, char **files, int nfiles,
+			 const struct task_map *map)
+{
+	char err[512];
+	int i;
+
+	for (i = 0; i < nfiles; i++) {
+		struct trace *t = load(cli, files[i], map, true);
+		struct summary_opts w;
+		struct successors *s;
+		size_t k;
+
+		if (!t)
+			return 1;
+		w = window_of(cli, t);
+		s = successors__new(t, cli->successors_of, &w, err, sizeof(err));
+		if (!s) {
+			fprintf(stderr, "pwz-render: %s\n", err);
+			trace__free(t);
+			return 1;
+		}
+		printf("%s:\nSuccessors of %s (%llu switch-outs)\n", t->path, s->task,
+		       (unsigned long long)s->total);
+		printf("%-32s %10s %8s\n", "task", "count", "percent");
+		for (k = 0; k < s->nr; k++)
+			printf("%-32s %10llu %7.2f%%\n", s->items[k].name,
+			       (unsigned long long)s->items[k].count, s->items[k].pct);
+		successors__free(s);
+		trace__free(t);
+	}
+	return 0;
+}
+
+/* The file name without directory and without ".cdict". */
+static void base_name(const char *path, char *out, size_t outlen)
+{
+	const char *b = strrchr(path, '/');
+	size_t n;
+
+	b = b ? b + 1 : path;
+	n = strlen(b);
+	if (n > 6 && !strcmp(b + n - 6, ".cdict"))
+		n -= 6;
+	snprintf(out, outlen, "%.*s", (int)n, b);
+}
+
+/* perfmap's output name: DIR/<base>-<kind>[_<task>].html */
+static void output_path(const struct cli *cli, const char *first, bool diff, const char *kind,
+			char *out, size_t outlen)
+{
+	char dir[4096], base[512], task[256];
+	size_t i, k = 0;
+
+	if (cli->output_dir) {
+		snprintf(dir, sizeof(dir), "%s", cli->output_dir);
+	} else {
+		char tmp[4096];
+
+		snprintf(tmp, sizeof(tmp), "%s", first);
+		snprintf(dir, sizeof(dir), "%s", dirname(tmp));
+	}
+	if (cli->label) {
+		snprintf(base, sizeof(base), "%s", cli->label);
+		for (i = 0; base[i]; i++)
+			if (base[i] == ' ' || base[i] == '/')
+				base[i] = '-';
+		snprintf(out, outlen, "%s/%s-%s.html", dir, base, kind);
+		return;
+	}
+	base_name(first, base, sizeof(base));
+	/* the pattern without its leading '*', made safe as a file name */
+	if (cli->pattern) {
+		const char *p = cli->pattern;
+
+		while (*p == '*')
+			p++;
+		for (; *p && k + 1 < sizeof(task); p++)
+			task[k++] = (*p == '/' || *p == '*' || *p == '?' || *p == ' ') ? '_' : *p;
+	}
+	task[k] = '\0';
+	snprintf(out, outlen, "%s/%s%s-%s_%s.html", dir, base, diff ? "-diff" : "", kind,
+		 k ? task : "all");
+}
+
+static int write_file(const char *path, const struct jbuf *b)
+{
+	char tmp[8300];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.part", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "pwz-render: cannot write %s: %s\n", tmp, strerror(errno));
+		return -errno;
+	}
+	if (fwrite(b->buf, 1, b->len, f) != b->len || fclose(f)) {
+		fprintf(stderr, "pwz-render: cannot write %s: %s\n", tmp, strerror(errno));
+		unlink(tmp);
+		return -EIO;
+	}
+	if (rename(tmp, path)) {
+		fprintf(stderr, "pwz-render: cannot rename %s to %s: %s\n", tmp, path,
+			strerror(errno));
+		unlink(tmp);
+		return -errno;
+	}
+	return 0;
+}
+
+static void open_browser(const char *path)
+{
+	char *argv[] = { "xdg-open", (char *)path, NULL };
+	pid_t pid;
+
+	if (posix_spawnp(&pid, "xdg-open", NULL, NULL, argv, environ)) {
+		fprintf(stderr, "pwz-render: cannot run xdg-open to open %s\n", path);
+		return;
+	}
+	waitpid(pid, NULL, 0);
+}
+
+static void footer_date(char *out, size_t outlen)
+{
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	time_t now = sde ? (time_t)strtoll(sde, NULL, 10) : time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(out, outlen, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+static int do_dashboard(const struct cli *cli, char **files, int nfiles,
+			const struct task_map *map)
+{
+	bool streams = cli->heatmaps || has_window(cli);
+	struct trace **t = calloc((size_t)nfiles, sizeof(*t));
+	struct dash_run *runs = calloc((size_t)nfiles, sizeof(*runs));
+	char **names = calloc((size_t)nfiles, sizeof(*names));
+	char **shorts = calloc((size_t)nfiles, sizeof(*shorts));
+	struct jbuf json = { 0 }, html = { 0 };
+	struct dash_opts o = { .pattern = cli->pattern, .version = PWZ_VERSION };
+	char err[512], date[64], label[512], title[1024], path[8192];
+	const char *kind = cli->heatmaps ? "heatmaps" : "charts";
+	int i, rc = 1;
+
+	if (!t || !runs || !names || !shorts) {
+		fprintf(stderr, "pwz-render: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < nfiles; i++) {
+		char base[512];
+
+		t[i] = load(cli, files[i], map, streams);
+		if (!t[i])
+			goto out;
+		base_name(files[i], base, sizeof(base));
+		names[i] = strdup(base);
+		if (!names[i]) {
+			fprintf(stderr, "pwz-render: out of memory\n");
+			goto out;
+		}
+	}
+	if (diff_short_names((const char *const *)names, (size_t)nfiles, shorts)) {
+		fprintf(stderr, "pwz-render: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < nfiles; i++)
+		runs[i] = (struct dash_run){ .trace = t[i], .name = names[i], .short_name = shorts[i] };
+
+	footer_date(date, sizeof(date));
+	if (cli->label)
+		snprintf(label, sizeof(label), "%s", cli->label);
+	else if (nfiles > 1)
+		snprintf(label, sizeof(label), "diff");
+	else
+		snprintf(label, sizeof(label), "%s", names[0]);
+	o.label = label;
+	o.date = date;
+	/* one window for all runs; a -c past a shorter run's end is clamped for that run */
+	o.window = window_of(cli, t[0]);
+	if (cli->heatmaps) {
+		rc = dash_heatmaps_json(&json, &runs[0], &o, err, sizeof(err));
+	} else if (nfiles == 1 || !has_window(cli)) {
+		rc = dash_charts_json(&json, runs, (size_t)nfiles, &o, err, sizeof(err));
+	} else {
+		/* per-run windows differ only by the clamp: check each, then use the narrowest */
+		for (i = 1; i < nfiles; i++) {
+			struct summary_opts w = window_of(cli, t[i]);
+
+			if (w.cap_ns != o.window.cap_ns && (!o.window.cap_ns ||
+			    (w.cap_ns && w.cap_ns < o.window.cap_ns)))
+				o.window.cap_ns = w.cap_ns;
+		}
+		rc = dash_charts_json(&json, runs, (size_t)nfiles, &o, err, sizeof(err));
+	}
+	if (rc) {
+		fprintf(stderr, "pwz-render: %s\n", err);
+		rc = 1;
+		goto out;
+	}
+	snprintf(title, sizeof(title), "%s — %s%s%s", label,
+		 cli->heatmaps ? "heatmaps" : "CPU, switches and KVM exits",
+		 cli->pattern ? " — " : "", cli->pattern ? cli->pattern : "");
+	rc = dash_html(&html, kind, title, &json, &o);
+	if (rc) {
+		fprintf(stderr, "pwz-render: cannot build the page: %s\n", strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	output_path(cli, files[0], nfiles > 1, kind, path, sizeof(path));
+	if (write_file(path, &html)) {
+		rc = 1;
+		goto out;
+	}
+	printf("%s\n", path);
+	fprintf(stderr, "pwz-render: wrote %s (%zu KiB, data %zu KiB)\n", path, html.len / 1024,
+		json.len / 1024);
+	if (cli->open)
+		open_browser(path);
+	rc = 0;
+out:
+	jbuf_free(&json);
+	jbuf_free(&html);
+	for (i = 0; i < nfiles; i++) {
+		if (t)
+			trace__free(t[i]);
+		if (names)
+			free(names[i]);
+		if (shorts)
+			free(shorts[i]);
+	}
+	free(t);
+	free(runs);
+	free(names);
+	free(shorts);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = { 0 };
+	struct task_map *map = NULL;
+	char err[512];
+	int ret;
+
+	if (parse_args(argc, argv, &cli))
+		return 2;
+	if (cli.map_path && !(map = task_map__load(cli.map_path, err, sizeof(err)))) {
+		fprintf(stderr, "pwz-render: %s\n", err);
+		return 1;
+	}
+	if (cli.list)
+		ret = do_list(&cli, argv + optind, argc - optind, map);
+	else if (cli.successors_of)
+		ret = do_successors(&cli, argv + optind, argc - optind, map);
+	else
+		ret = do_dashboard(&cli, argv + optind, argc - optind, map);
+	task_map__free(map);
+	return ret;
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of user/capture_opts.c: pwz-bpf's option parsing, defaults and error messages. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "capture_opts.h"
+
+#define ARGV(...) ((char *[]){ "pwz-bpf", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "pwz-bpf", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, err, ...) capture_opts_parse(o, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), err, sizeof(err))
+
+static void test_defaults(void **state)
+{
+	struct capture_opts o;
+	char err[256] = "";
+	char *argv[] = { "pwz-bpf", NULL };
+	char path[256];
+
+	(void)state;
+	assert_int_equal(capture_opts_parse(&o, 1, argv, err, sizeof(err)), 0);
+	assert_true(o.sleep_s == 1.0);
+	assert_false(o.sleep_given);
+	assert_string_equal(o.run_name, "perf");
+	assert_string_equal(o.dest_folder, ".");
+	assert_true(capture_opts_want_cdict(&o));
+	assert_false(capture_opts_want_stats(&o));
+	assert_int_equal(o.ringbuf_mb, 16);
+	assert_null(o.command);
+	assert_int_equal(capture_opts_out_path(&o, ".cdict", path, sizeof(path)), 0);
+	assert_string_equal(path, "./perf.cdict");
+}
+
+static void test_issue_examples(void **state)
+{
+	struct capture_opts o;
+	char err[256] = "", path[256], desc[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-s", "5", "--all", "test"), 0);
+	assert_true(o.sleep_s == 5.0 && o.sleep_given && o.all);
+	assert_string_equal(o.run_name, "test");
+	assert_true(capture_opts_want_cdict(&o) && capture_opts_want_stats(&o));
+
+	assert_int_equal(PARSE(&o, err, "--all", "--map", "tmap.csv", "test2"), 0);
+	assert_string_equal(o.map_path, "tmap.csv");
+	assert_string_equal(o.run_name, "test2");
+	assert_true(o.sleep_s == 1.0);
+
+	assert_int_equal(PARSE(&o, err, "-p", "4321", "-s", "10", "--kvm", "vm1"), 0);
+	assert_int_equal(o.nr_pids, 1);
+	assert_int_equal(o.pids[0], 4321);
+	assert_true(o.kvm_only);
+	assert_true(o.sleep_s == 10.0);
+	assert_string_equal(o.run_name, "vm1");
+
+	assert_int_equal(PARSE(&o, err, "--all", "run3", "--", "./workload", "-s", "3", "x"), 0);
+	assert_string_equal(o.run_name, "run3");
+	assert_int_equal(o.nr_command, 4);
+	assert_string_equal(o.command[0], "./workload");
+	assert_string_equal(o.command[1], "-s");	/* the command's options stay the command's */
+	assert_null(o.command[4]);
+	assert_false(o.sleep_given);
+
+	assert_int_equal(PARSE(&o, err, "--dest-folder", "/tmp/out/", "--stats", "r"), 0);
+	assert_false(capture_opts_want_cdict(&o));
+	assert_true(capture_opts_want_stats(&o));
+	assert_int_equal(capture_opts_out_path(&o, ".stats", path, sizeof(path)), 0);
+	assert_string_equal(path, "/tmp/out/r.stats");
+
+	assert_int_equal(PARSE(&o, err, "--stats", "--switches", "-p", "1,22,333", "-t", "CPU*",
+			       "-t", "17", "-v", "-v", "--legacy", "--ringbuf-mb", "64", "-s", "0.25"), 0);
+	assert_true(capture_opts_want_cdict(&o) && capture_opts_want_stats(&o));
+	assert_int_equal(o.nr_pids, 3);
+	assert_int_equal(o.pids[2], 333);
+	assert_int_equal(o.nr_tasks, 2);
+	assert_string_equal(o.tasks[0], "CPU*");
+	assert_int_equal(o.verbose, 2);
+	assert_true(o.legacy);
+	assert_int_equal(o.ringbuf_mb, 64);
+	assert_true(o.sleep_s == 0.25);
+	capture_opts_describe(&o, desc, sizeof(desc));
+	assert_non_null(strstr(desc, "sleep=0.25"));
+	assert_non_null(strstr(desc, "pid=1,22,333"));
+	assert_non_null(strstr(desc, "task=CPU*"));
+	assert_non_null(strstr(desc, "legacy"));
+}
+
+static void test_options_after_run_name(void **state)
+{
+	struct capture_opts o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "myrun", "-s", "2", "--all"), 0);
+	assert_string_equal(o.run_name, "myrun");
+	assert_true(o.sleep_s == 2.0 && o.all);
+}
+
+struct bad_case {
+	char *argv[8];
+	const char *needle;	/* the message must name this */
+};
+
+static void test_bad_options(void **state)
+{
+	static const struct bad_case cases[] = {
+		{ { "-s", "0" }, "-s/--sleep '0'" },
+		{ { "-s", "-1" }, "-s/--sleep '-1'" },
+		{ { "-s", "abc" }, "-s/--sleep 'abc'" },
+		{ { "-s", "" }, "-s/--sleep ''" },
+		{ { "-s", "1e9" }, "-s/--sleep" },
+		{ { "-s", "nan" }, "-s/--sleep" },
+		{ { "-s" }, "needs a value" },
+		{ { "-p", "0" }, "-p/--pid '0'" },
+		{ { "-p", "1,,2" }, "-p/--pid '1,,2'" },
+		{ { "-p", "x" }, "-p/--pid 'x'" },
+		{ { "-p", "-5" }, "-p/--pid '-5'" },
+		{ { "-t", "" }, "-t/--task" },
+		{ { "--bogus" }, "--bogus" },
+		{ { "-x" }, "-x" },
+		{ { "a", "b" }, "one run name" },
+		{ { "--" }, "'--' must be followed" },
+		{ { "sub/run" }, "run name 'sub/run'" },
+		{ { ".." }, "run name '..'" },
+		{ { "--ringbuf-mb", "3" }, "--ringbuf-mb '3'" },
+		{ { "--ringbuf-mb", "0" }, "--ringbuf-mb '0'" },
+		{ { "--use-perf-data", "f", "-p", "1" }, "--use-perf-data" },
+		{ { "--legacy", "--aggregate-only" }, "--legacy" },
+		{ { "--dest-folder", "" }, "--dest-folder" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[10] = { "pwz-bpf" };
+		struct capture_opts o;
+		char err[256] = "";
+		int argc = 1;
+
+		for (int j = 0; cases[i].argv[j]; j++)
+			argv[argc++] = cases[i].argv[j];
+		assert_int_equal(capture_opts_parse(&o, argc, argv, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, cases[i].needle))
+			fail_msg("case %zu: message '%s' lacks '%s'", i, err, cases[i].needle);
+		assert_null(strchr(err, '\n'));	/* one line */
+	}
+}
+
+static void test_usage(void **state)
+{
+	const char *u = capture_opts_usage();
+
+	(void)state;
+	assert_non_null(strstr(u, "Usage: pwz-bpf"));
+	assert_non_null(strstr(u, "Examples:"));
+	assert_non_null(strstr(u, "--sleep"));
+	assert_non_null(strstr(u, "-- COMMAND"));
+}
+
+static void test_path_too_long(void **state)
+{
+	struct capture_opts o;
+	char err[256], path[16];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "a-rather-long-run-name"), 0);
+	assert_int_equal(capture_opts_out_path(&o, ".cdict", path, sizeof(path)), -ENAMETOOLONG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_issue_examples),
+		cmocka_unit_test(test_options_after_run_name),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_path_too_long),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of user/capture_tasks.c on a fake /proc: QEMU vCPU naming, renames, new threads, --map, -t. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include "capture_tasks.h"
+#include "tasknames.h"
+
+static char root[64];
+
+static void put(const char *rel, const char *data, size_t len)
+{
+	char path[256], dir[256], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (slash = strchr(dir + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+#define PUTS(rel, s) put(rel, s, strlen(s))
+
+/* A thread as /proc shows it: <tid>/comm, <tid>/status, and <tgid>/task/<tid>/. */
+static void thread(unsigned tid, unsigned tgid, const char *comm)
+{
+	char rel[64], buf[128];
+
+	snprintf(rel, sizeof(rel), "%u/comm", tid);
+	snprintf(buf, sizeof(buf), "%s\n", comm);
+	PUTS(rel, buf);
+	snprintf(rel, sizeof(rel), "%u/status", tid);
+	snprintf(buf, sizeof(buf), "Name:\t%s\nUmask:\t0022\nState:\tS\nTgid:\t%u\nPid:\t%u\n", comm, tgid, tid);
+	PUTS(rel, buf);
+	snprintf(rel, sizeof(rel), "%u/task/%u/comm", tgid, tid);
+	snprintf(buf, sizeof(buf), "%s\n", comm);
+	PUTS(rel, buf);
+}
+
+static int setup(void **state)
+{
+	static const char qemu_cmd[] = "qemu-system-x86_64\0-machine\0q35\0-name\0guest=vm1,debug-threads=on\0-m\0512";
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/pwz-test-proc-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	thread(100, 100, "qemu-system-x86");
+	thread(101, 100, "CPU 0/KVM");
+	thread(102, 100, "CPU 1/KVM");
+	thread(103, 100, "worker");
+	put("100/cmdline", qemu_cmd, sizeof(qemu_cmd));
+	thread(200, 200, "bash");
+	put("200/cmdline", "bash\0-i", 8);
+	PUTS("self", "not a pid");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd);
+}
+
+static void test_scan_and_qemu_names(void **state)
+{
+	struct task_table *tt = task_table__new(root, NULL);
+	struct pwz_task t;
+
+	(void)state;
+	assert_non_null(tt);
+	assert_int_equal(task_table__scan(tt), 5);
+	assert_int_equal(task_table__touch(tt, 101, 1234, &t), 1);
+	assert_int_equal(t.tid, 101);
+	assert_int_equal(t.tgid, 100);
+	assert_string_equal(t.comm, "CPU 0/KVM");
+	assert_string_equal(t.proc_name, "qemu-system-x86");
+	assert_string_equal(t.name, "vm1.vcpu0");
+	assert_int_equal(t.time_ns, 0);	/* present at the start */
+	assert_int_equal(task_table__touch(tt, 101, 5000, &t), 0);	/* written once */
+	assert_int_equal(task_table__touch(tt, 102, 10, &t), 1);
+	assert_string_equal(t.name, "vm1.vcpu1");
+	assert_int_equal(task_table__touch(tt, 103, 10, &t), 1);
+	assert_string_equal(t.name, "vm1.emulator");
+	assert_int_equal(task_table__touch(tt, 200, 10, &t), 1);
+	assert_string_equal(t.name, "bash");
+	assert_string_equal(t.proc_name, "bash");
+	assert_int_equal(task_table__touch(tt, 0, 10, &t), 1);
+	assert_string_equal(t.name, "swapper");
+	assert_string_equal(task_table__name(tt, 101), "vm1.vcpu0");
+	assert_int_equal(task_table__tgid(tt, 103), 100);
+	task_table__free(tt);
+}
+
+static void test_events(void **state)
+{
+	struct task_table *tt = task_table__new(root, NULL);
+	struct pwz_task t;
+
+	(void)state;
+	assert_int_equal(task_table__scan(tt), 5);
+	assert_int_equal(task_table__touch(tt, 200, 100, &t), 1);
+	/* a rename of a written thread: a new record at the rename time */
+	assert_int_equal(task_table__event(tt, 200, 200, "zsh", false, 5000, &t), 1);
+	assert_int_equal(t.time_ns, 5000);
+	assert_string_equal(t.comm, "zsh");
+	assert_string_equal(t.name, "zsh");
+	/* renaming to the same comm writes nothing */
+	assert_int_equal(task_table__event(tt, 200, 200, "zsh", false, 6000, &t), 0);
+	/* a thread born during the capture, not in /proc: named from the event */
+	assert_int_equal(task_table__event(tt, 300, 200, "child", true, 7000, &t), 0);
+	assert_int_equal(task_table__touch(tt, 300, 8000, &t), 1);
+	assert_int_equal(t.time_ns, 7000);
+	assert_string_equal(t.comm, "child");
+	assert_int_equal(t.tgid, 200);
+	assert_string_equal(t.proc_name, "zsh");
+	/* exec renames the new thread before its first record: one record with the new comm */
+	assert_int_equal(task_table__event(tt, 301, 301, "sh", true, 9000, &t), 0);
+	assert_int_equal(task_table__event(tt, 301, 0, "pwz-workload", false, 9500, &t), 0);
+	assert_int_equal(task_table__touch(tt, 301, 9600, &t), 1);
+	assert_string_equal(t.comm, "pwz-workload");
+	assert_int_equal(t.tgid, 301);
+	/* a thread gone before it could be read */
+	assert_int_equal(task_table__touch(tt, 999, 10, &t), 1);
+	assert_string_equal(t.comm, "tid-999");
+	assert_int_equal(t.tgid, 0);
+	assert_int_equal(task_table__count(tt), 8);	/* 5 scanned + 300, 301, 999 */
+	task_table__free(tt);
+}
+
+static void test_map_names(void **state)
+{
+	static const char csv[] = "101,instance-0001,vcpu0,uuid-1,FULL,2,Router\n";
+	char err[256];
+	struct task_map *m = task_map__parse(csv, strlen(csv), "t.csv", err, sizeof(err));
+	struct task_table *tt;
+	struct pwz_task t;
+
+	(void)state;
+	assert_non_null(m);
+	tt = task_table__new(root, m);
+	assert_int_equal(task_table__touch(tt, 101, 0, &t), 1);
+	assert_string_equal(t.name, "Router.02.vcpu0");
+	assert_string_equal(t.comm, "CPU 0/KVM");
+	assert_int_equal(task_table__touch(tt, 102, 0, &t), 1);
+	assert_string_equal(t.name, "vm1.vcpu1");	/* not in the map */
+	task_table__free(tt);
+	task_map__free(m);
+}
+
+static void test_match(void **state)
+{
+	struct task_table *tt = task_table__new(root, NULL);
+	uint32_t tids[8];
+	char names[256];
+	size_t n;
+
+	(void)state;
+	n = task_table__match(tt, "CPU*", tids, 8, names, sizeof(names));
+	assert_int_equal(n, 2);
+	assert_true((tids[0] == 101 && tids[1] == 102) || (tids[0] == 102 && tids[1] == 101));
+	n = task_table__match(tt, "*vcpu1", tids, 8, names, sizeof(names));	/* display name */
+	assert_int_equal(n, 1);
+	assert_int_equal(tids[0], 102);
+	n = task_table__match(tt, "200", tids, 8, names, sizeof(names));	/* a tid */
+	assert_int_equal(n, 1);
+	assert_int_equal(tids[0], 200);
+	n = task_table__match(tt, "nomatch*", tids, 8, names, sizeof(names));
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(names, "bash"));
+	assert_non_null(strstr(names, "worker"));
+	task_table__free(tt);
+}
+
+static void test_missing_root(void **state)
+{
+	struct task_table *tt = task_table__new("/nonexistent-proc-root", NULL);
+	struct pwz_task t;
+
+	(void)state;
+	assert_int_equal(task_table__scan(tt), -ENOENT);
+	assert_int_equal(task_table__touch(tt, 5, 0, &t), 1);
+	assert_string_equal(t.comm, "tid-5");
+	task_table__free(tt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scan_and_qemu_names),
+		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_map_names),
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_missing_root),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

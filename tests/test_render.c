@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the dashboards' data: escaping, encoding, window clipping, diff, successors, legacy. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <cmocka.h>
+#include "dash.h"
+#include "diff.h"
+#include "json.h"
+#include "successors.h"
+#include "summary.h"
+#include "truth.h"
+
+#define MS 1000000ULL
+
+/* ---- escaping ---- */
+
+static char *json_of(const char *s, size_t n)
+{
+	static struct jbuf b;
+
+	jbuf_free(&b);
+	jbuf_json_str(&b, s, n);
+	assert_int_equal(b.err, 0);
+	return b.buf;
+}
+
+static void test_json_escapes_script_context(void **state)
+{
+	(void)state;
+	/* nothing that could end or alter a <script> element survives */
+	assert_string_equal(json_of("</script><b>", (size_t)-1),
+			    "\"\\u003c/script\\u003e\\u003cb\\u003e\"");
+	assert_string_equal(json_of("a\"b\\c", (size_t)-1), "\"a\\\"b\\\\c\"");
+	assert_string_equal(json_of("<!--x&y", (size_t)-1), "\"\\u003c!--x\\u0026y\"");
+	assert_string_equal(json_of("t\tn\nr\r\x01\x7f", (size_t)-1),
+			    "\"t\\tn\\nr\\r\\u0001\\u007f\"");
+	/* U+2028 and U+2029 are line ends in older JS parsers */
+	assert_string_equal(json_of("a\xe2\x80\xa8" "b\xe2\x80\xa9", (size_t)-1),
+			    "\"a\\u2028b\\u2029\"");
+	assert_null(strstr(json_of("x</script>y</SCRIPT>", (size_t)-1), "</"));
+}
+
+static void test_json_invalid_utf8(void **state)
+{
+	(void)state;
+	/* valid multibyte kept as is */
+	assert_string_equal(json_of("caf\xc3\xa9 \xf0\x9f\x98\x80", (size_t)-1),
+			    "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"");
+	/* stray bytes, truncated sequence, overlong form, surrogate, > U+10FFFF */
+	assert_string_equal(json_of("a\xff" "b", (size_t)-1), "\"a\\ufffdb\"");
+	assert_string_equal(json_of("x\xc3", (size_t)-1), "\"x\\ufffd\"");
+	assert_string_equal(json_of("\xc0\xaf", (size_t)-1), "\"\\ufffd\\ufffd\"");
+	assert_string_equal(json_of("\xed\xa0\x80", (size_t)-1), "\"\\ufffd\\ufffd\\ufffd\"");
+	assert_string_equal(json_of("\xf4\x90\x80\x80", (size_t)-1),
+			    "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	/* an embedded NUL with an explicit length */
+	assert_string_equal(json_of("a\0b", 3), "\"a\\u0000b\"");
+}
+
+static void test_html_text(void **state)
+{
+	struct jbuf b = { 0 };
+
+	(void)state;
+	jbuf_html_text(&b, "<img src=x onerror='a'>&\"\xff\x02ok");
+	assert_string_equal(b.buf, "&lt;img src=x onerror=&#39;a&#39;&gt;&amp;&quot;\xef\xbf\xbdok");
+	jbuf_free(&b);
+}
+
+static void test_numbers(void **state)
+{
+	struct jbuf b = { 0 };
+
+	(void)state;
+	jbuf_u64(&b, 18446744073709551615ULL);
+	jbuf_add(&b, ",", 1);
+	jbuf_i64(&b, -42);
+	jbuf_add(&b, ",", 1);
+	jbuf_double(&b, 12.5);
+	jbuf_add(&b, ",", 1);
+	jbuf_double(&b, 0.0 / 0.0);
+	jbuf_add(&b, ",", 1);
+	jbuf_double(&b, 3.0);
+	assert_string_equal(b.buf, "18446744073709551615,-42,12.5,0,3");
+	jbuf_free(&b);
+}
+
+static void test_base64(void **state)
+{
+	static const char *const in[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
+	static const char *const out[] = { "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=",
+					   "Zm9vYmFy" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 7; i++) {
+		struct jbuf b = { 0 };
+
+		jbuf_base64(&b, in[i], strlen(in[i]));
+		assert_string_equal(b.buf ? b.buf : "", out[i]);
+		jbuf_free(&b);
+	}
+}
+
+static void test_gzip_roundtrip(void **state)
+{
+	struct jbuf z = { 0 };
+	size_t n = 3 << 20, i;
+	char *src = malloc(n), *back = malloc(n + 16);
+	z_stream zs = { 0 };
+
+	(void)state;
+	assert_non_null(src);
+	assert_non_null(back);
+	for (i = 0; i < n; i++)
+		src[i] = (char)("pwz-render "[i % 11] + (i / 4096) % 3);
+	assert_int_equal(jbuf_gzip(&z, src, n), 0);
+	assert_true(z.len > 18 && z.len < n);
+	assert_int_equal((unsigned char)z.buf[0], 0x1f);	/* gzip magic */
+	assert_int_equal((unsigned char)z.buf[1], 0x8b);
+	assert_int_equal(inflateInit2(&zs, 16 + 15), Z_OK);
+	zs.next_in = (Bytef *)z.buf;
+	zs.avail_in = (uInt)z.len;
+	zs.next_out = (Bytef *)back;
+	zs.avail_out = (uInt)(n + 16);
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(zs.total_out, n);
+	assert_memory_equal(src, back, n);
+	inflateEnd(&zs);
+	jbuf_free(&z);
+	free(src);
+	free(back);
+}
+
+/* ---- a hand-built capture ---- */
+
+/*
+ * Two CPUs, three tasks over 100 ms:
+ *   cpu0: A [0,10) slept, B [10,30) preempted, A [30,50) preempted, C [50,60) slept,
+ *         A [70,90) slept
+ *   cpu1: B [0,40) slept, C [40,100) open
+ * KVM exits of A: reason 12 at 5 and 35 ms, reason 48 at 80 ms.
+ */
+static struct pwz_task tasks[] = {
+	{ .tid = 10, .tgid = 10, .comm = "A", .name = "vm.vcpu0" },
+	{ .tid = 11, .tgid = 10, .comm = "B", .name = "</script><img src=x>" },
+	{ .tid = 12, .tgid = 12, .comm = "C", .name = "swapper/1" },
+};
+static struct pwz_slice slices[] = {
+	{ .tid = 10, .cpu = 0, .start_ns = 0, .dur_ns = 10 * MS, .end = PWZ_END_SLEPT },
+	{ .tid = 11, .cpu = 0, .start_ns = 10 * MS, .dur_ns = 20 * MS, .end = PWZ_END_PREEMPTED },
+	{ .tid = 10, .cpu = 0, .start_ns = 30 * MS, .dur_ns = 20 * MS, .end = PWZ_END_PREEMPTED },
+	{ .tid = 12, .cpu = 0, .start_ns = 50 * MS, .dur_ns = 10 * MS, .end = PWZ_END_SLEPT },
+	{ .tid = 10, .cpu = 0, .start_ns = 70 * MS, .dur_ns = 20 * MS, .end = PWZ_END_SLEPT },
+	{ .tid = 11, .cpu = 1, .start_ns = 0, .dur_ns = 40 * MS, .end = PWZ_END_SLEPT },
+	{ .tid = 12, .cpu = 1, .start_ns = 40 * MS, .dur_ns = 60 * MS, .end = PWZ_END_OPEN },
+};
+static struct pwz_kvm_exit exits[] = {
+	{ .tid = 10, .time_ns = 5 * MS, .isa = PWZ_ISA_VMX, .reason = 12, .guest_ns = 1000,
+	  .handling_ns = 2000 },
+	{ .tid = 10, .time_ns = 35 * MS, .isa = PWZ_ISA_VMX, .reason = 12, .guest_ns = 3000,
+	  .handling_ns = 4000 },
+	{ .tid = 10, .time_ns = 80 * MS, .isa = PWZ_ISA_VMX, .reason = 48, .guest_ns = 5000,
+	  .handling_ns = 6000 },
+};
+static struct pwz_exit_name names[] = {
+	{ .isa = PWZ_ISA_VMX, .code = 12, .name = "HLT" },
+	{ .isa = PWZ_ISA_VMX, .code = 48, .name = "EPT_VIOLATION" },
+};
+
+static void hand_trace(struct trace *t, uint64_t duration)
+{
+	memset(t, 0, sizeof(*t));
+	t->path = "hand.cdict";
+	t->meta.source = PWZ_SOURCE_SYNTHETIC;
+	t->meta.nr_cpus = 2;
+	t->meta.duration_ns = duration;
+	t->meta.has_switch_kind = true;
+	t->meta.has_kvm = true;
+	t->meta.nr_exit_names = 2;
+	t->meta.exit_names = names;
+	t->info.format = CDICT_FORMAT_V2;
+	t->tasks = tasks;
+	t->nr_tasks = 3;
+	t->slices = slices;
+	t->nr_slices = 7;
+	t->exits = exits;
+	t->nr_exits = 3;
+}
+
+static const struct task_summary *row(const struct summary *s, uint32_t tid)
+{
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		if (s->tasks[i].tid == tid)
+			return &s->tasks[i];
+	return NULL;
+}
+
+static void test_window_clipping(void **state)
+{
+	struct trace t;
+	struct summary_opts w = { .from_ns = 20 * MS, .cap_ns = 60 * MS };
+	struct summary *s;
+	const struct task_summary *a, *b;
+	char err[256];
+
+	(void)state;
+	hand_trace(&t, 100 * MS);
+	s = summary__new(&t, &w, err, sizeof(err));
+	assert_non_null(s);
+	assert_false(s->from_aggregates);
+	a = row(s, 10);
+	b = row(s, 11);
+	assert_non_null(a);
+	assert_non_null(b);
+	/* A ran [30,50) inside [20,60): 20 ms of 40 = 50 % */
+	assert_int_equal(a->runtime_ns, 20 * MS);
+	assert_true(summary_cpu_pct(s, a) > 49.999 && summary_cpu_pct(s, a) < 50.001);
+	/* B: [20,30) on cpu0 and [20,40) on cpu1 = 30 ms; two switch-outs end in the window */
+	assert_int_equal(b->runtime_ns, 30 * MS);
+	assert_int_equal(b->cpu_runtime_ns[0], 10 * MS);
+	assert_int_equal(b->cpu_runtime_ns[1], 20 * MS);
+	assert_int_equal(b->switches, 2);
+	assert_int_equal(a->nr_exits, 1);	/* only the exit at 35 ms */
+	assert_int_equal(a->exits_total, 1);
+	summary__free(s);
+}
+
+static void test_heatmaps_window(void **state)
+{
+	struct trace t;
+	struct dash_run r = { .trace = &t, .name = "hand" };
+	struct dash_opts o = { .pattern = "vm.*", .version = "test", .date = "today",
+			       .window = { .from_ns = 20 * MS, .cap_ns = 80 * MS } };
+	struct jbuf b = { 0 };
+	char err[256];
+
+	(void)state;
+	hand_trace(&t, 100 * MS);
+	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
+	/* A's slices overlapping [20,80): [30,50) and [70,80) clipped; starts delta-encoded */
+	assert_non_null(strstr(b.buf, "\"slices\":{\"t\":[30000000,40000000],"
+				      "\"d\":[20000000,10000000],\"c\":[0,0],\"e\":[0,1]}"));
+	/* the sleep after [0,10) ends at 10 ms, outside the window: none */
+	assert_non_null(strstr(b.buf, "\"sleeps\":{\"t\":[],\"d\":[]}"));
+	/* exits in the window: only the one at 35 ms */
+	assert_non_null(strstr(b.buf, "\"exits\":{\"t\":[35000000],\"g\":[3000],\"h\":[4000]"));
+	/* only the selected task */
+	assert_null(strstr(b.buf, "img"));
+	jbuf_free(&b);
+
+	/* the whole capture: the sleep after [0,10) is 20 ms, the one after [70,90) has no
+	 * next slice */
+	o.window.from_ns = 0;
+	o.window.cap_ns = 0;
+	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
+	assert_non_null(strstr(b.buf, "\"sleeps\":{\"t\":[10000000],\"d\":[20000000]}"));
+	jbuf_free(&b);
+
+	o.pattern = "nothing*";
+	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "nothing*"));
+	jbuf_free(&b);
+}
+
+static void test_charts_json_and_html(void **state)
+{
+	struct trace t;
+	struct dash_run r = { .trace = &t, .name = "hand" };
+	struct dash_opts o = { .version = "1.2.3", .date = "today", .label = "<lbl>" };
+	struct jbuf json = { 0 }, html = { 0 };
+	const char *data, *end;
+	char err[256];
+
+	(void)state;
+	hand_trace(&t, 100 * MS);
+	assert_int_equal(dash_charts_json(&json, &r, 1, &o, err, sizeof(err)), 0);
+	/* CoreMap inputs of B: 20 ms on cpu0, 40 ms on cpu1; one switch-out each */
+	assert_non_null(strstr(json.buf, "\"cpu_runtime\":[20000000,40000000],"
+					 "\"cpu_switches\":[1,1]"));
+	assert_non_null(strstr(json.buf, "\"name\":\"\\u003c/script\\u003e\\u003cimg src=x\\u003e\""));
+	/* per reason: HLT twice (handling 2 and 4 µs), EPT_VIOLATION once */
+	assert_non_null(strstr(json.buf, "\"isa\":1,\"code\":12,\"name\":\"HLT\",\"count\":2,"
+					 "\"handling_ns\":6000"));
+	assert_non_null(strstr(json.buf, "\"code\":48,\"name\":\"EPT_VIOLATION\",\"count\":1"));
+
+	assert_int_equal(dash_html(&html, "charts", "<title> & co", &json, &o), 0);
+	assert_non_null(strstr(html.buf, "<title>&lt;title&gt; &amp; co</title>"));
+	assert_non_null(strstr(html.buf, "pwz 1.2.3"));
+	data = strstr(html.buf, "id=\"pwz-data\" data-encoding=\"json\">");
+	assert_non_null(data);
+	end = strstr(data, "</script>");
+	assert_non_null(end);
+	/* the data is exactly the JSON, and it holds no markup */
+	data = strchr(data, '>') + 1;
+	assert_int_equal((size_t)(end - data), json.len);
+	assert_memory_equal(data, json.buf, json.len);
+	assert_null(memchr(data, '<', json.len));
+	/* exactly two scripts: the data and the code */
+	assert_non_null(strstr(end + 1, "<script>"));
+	assert_null(strstr(strstr(end + 1, "<script>") + 8, "<script"));
+	jbuf_free(&html);
+
+	/* above the threshold: gzip + base64 that decodes back to the JSON */
+	o.compress_min = 64;
+	assert_int_equal(dash_html(&html, "charts", "t", &json, &o), 0);
+	assert_non_null(strstr(html.buf, "data-encoding=\"gzip+base64\">H4sI"));
+	jbuf_free(&html);
+	jbuf_free(&json);
+}
+
+static void test_assets(void **state)
+{
+	(void)state;
+	assert_true(strlen(pwz_asset_js) > 1000);
+	assert_true(strlen(pwz_asset_css) > 200);
+	/* the code cannot close its own element early, and fetches nothing */
+	assert_null(strstr(pwz_asset_js, "</script"));
+	assert_null(strstr(pwz_asset_js, "http://"));
+	assert_null(strstr(pwz_asset_js, "https://"));
+	assert_null(strstr(pwz_asset_js, "innerHTML"));
+	assert_null(strstr(pwz_asset_css, "url("));
+	assert_non_null(strstr(pwz_asset_js, "DecompressionStream"));
+}
+
+/* ---- diff ---- */
+
+static struct task_summary mk(uint32_t tid, const char *name, uint64_t runtime, uint64_t sw,
+			      struct summary_exit *ex, size_t nex)
+{
+	struct task_summary ts = { .tid = tid, .runtime_ns = runtime, .switches = sw,
+				   .voluntary = sw / 2, .involuntary = sw - sw / 2, .exits = ex,
+				   .nr_exits = nex };
+
+	snprintf(ts.name, sizeof(ts.name), "%s", name);
+	for (size_t i = 0; i < nex; i++)
+		ts.exits_total += ex[i].count;
+	return ts;
+}
+
+static void test_diff_matching_and_scaling(void **state)
+{
+	struct summary_exit e0[] = { { .isa = 1, .code = 12, .name = "HLT", .count = 10 } };
+	struct summary_exit e1[] = { { .isa = 1, .code = 1, .name = "EXTERNAL_INTERRUPT", .count = 4 },
+				     { .isa = 1, .code = 12, .name = "HLT", .count = 30 } };
+	struct task_summary t0[] = { mk(1, "vm.vcpu0", 500 * MS, 100, e0, 1),
+				     mk(2, "only-in-0", 10 * MS, 5, NULL, 0),
+				     mk(3, "emu", 100 * MS, 7, NULL, 0),
+				     mk(4, "emu", 100 * MS, 3, NULL, 0) };
+	struct task_summary t1[] = { mk(9, "vm.vcpu0", 1000 * MS, 300, e1, 2),
+				     mk(8, "only-in-1", 20 * MS, 2, NULL, 0),
+				     mk(7, "emu", 200 * MS, 10, NULL, 0) };
+	struct summary s0 = { .nr_cpus = 1, .window_start_ns = 0, .window_end_ns = 1000 * MS,
+			      .tasks = t0, .nr_tasks = 4 };
+	struct summary s1 = { .nr_cpus = 1, .window_start_ns = 0, .window_end_ns = 2000 * MS,
+			      .tasks = t1, .nr_tasks = 3 };
+	const struct summary *s[] = { &s0, &s1 };
+	const struct diff_row *r;
+	struct diff *d;
+	char err[128];
+
+	(void)state;
+	d = diff__new(s, 2, NULL, err, sizeof(err));
+	assert_non_null(d);
+	/* run 1 lasted twice as long: its counts are halved */
+	assert_true(d->scaled);
+	assert_true(d->scale[0] == 1.0);
+	assert_true(d->scale[1] > 0.4999 && d->scale[1] < 0.5001);
+	assert_int_equal(d->nr_rows, 4);	/* emu, only-in-0, only-in-1, vm.vcpu0 */
+	assert_string_equal(d->rows[0].name, "emu");
+	assert_int_equal(d->nr_reasons, 2);
+	assert_int_equal(d->reasons[0].code, 1);
+	assert_int_equal(d->reasons[1].code, 12);
+
+	r = diff__row(d, "vm.vcpu0");
+	assert_non_null(r);
+	assert_true(r->cells[0].present && r->cells[1].present);
+	assert_true(r->cells[0].cpu_pct > 49.99 && r->cells[0].cpu_pct < 50.01);
+	assert_true(r->cells[1].cpu_pct > 49.99 && r->cells[1].cpu_pct < 50.01);	/* a rate */
+	assert_true(r->cells[0].switches == 100.0);
+	assert_true(r->cells[1].switches == 150.0);
+	assert_true(r->cells[1].exits[1] == 15.0);	/* HLT 30 scaled by 0.5 */
+	assert_true(r->cells[1].exits[0] == 2.0);
+	assert_true(r->cells[0].exits[0] == 0.0);
+	assert_true(r->cells[1].exits_total == 17.0);
+
+	/* two tasks of one name in a run are summed */
+	r = diff__row(d, "emu");
+	assert_true(r->cells[0].switches == 10.0);
+	assert_true(r->cells[0].cpu_pct > 19.99 && r->cells[0].cpu_pct < 20.01);
+	assert_true(r->cells[1].switches == 5.0);
+
+	r = diff__row(d, "only-in-1");
+	assert_false(r->cells[0].present);
+	assert_true(r->cells[1].present);
+	diff__free(d);
+
+	/* a pattern narrows the rows */
+	d = diff__new(s, 2, "only-*", err, sizeof(err));
+	assert_non_null(d);
+	assert_int_equal(d->nr_rows, 2);
+	assert_int_equal(d->nr_reasons, 0);
+	assert_false(d->rows[0].cells[1].present);
+	diff__free(d);
+
+	/* same lengths: not scaled */
+	s1.window_end_ns = 1000 * MS;
+	d = diff__new(s, 2, NULL, err, sizeof(err));
+	assert_false(d->scaled);
+	assert_true(diff__row(d, "vm.vcpu0")->cells[1].switches == 300.0);
+	diff__free(d);
+}
+
+static void test_short_names(void **state)
+{
+	const char *a[] = { "../../haswell/h1x216", "../../haswell/h5x113" };
+	const char *b[] = { "run-01a", "run-02b" };
+	const char *c[] = { "base", "base-tuned" };
+	const char *one[] = { "only" };
+	char *out[2];
+
+	(void)state;
+	assert_int_equal(diff_short_names(a, 2, out), 0);
+	assert_string_equal(out[0], "1x216");
+	assert_string_equal(out[1], "5x113");
+	free(out[0]);
+	free(out[1]);
+	/* a digit is never stripped, at either end */
+	assert_int_equal(diff_short_names(b, 2, out), 0);
+	assert_string_equal(out[0], "01a");
+	assert_string_equal(out[1], "02b");
+	free(out[0]);
+	free(out[1]);
+	/* one name fully inside the common head keeps its whole name */
+	assert_int_equal(diff_short_names(c, 2, out), 0);
+	assert_string_equal(out[0], "base");
+	assert_string_equal(out[1], "-tuned");
+	free(out[0]);
+	free(out[1]);
+	assert_int_equal(diff_short_names(one, 1, out), 0);
+	assert_string_equal(out[0], "only");
+	free(out[0]);
+}
+
+/* ---- successors ---- */
+
+static void test_successors(void **state)
+{
+	struct trace t;
+	struct successors *s;
+	char err[256];
+
+	(void)state;
+	hand_trace(&t, 100 * MS);
+	/* A on cpu0 ends at 10 (B next), 50 (C = swapper/1, merged to swapper) and 90 (nothing
+	 * after it: not counted) */
+	s = successors__new(&t, "10", NULL, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(s->total, 2);
+	assert_int_equal(s->nr, 2);
+	assert_string_equal(s->task, "vm.vcpu0:10");
+	assert_true(s->items[0].pct > 49.99 && s->items[0].pct < 50.01);
+	assert_true(!strcmp(s->items[0].name, "swapper") || !strcmp(s->items[1].name, "swapper"));
+	assert_true(!strcmp(s->items[0].name, "</script><img src=x>") ||
+		    !strcmp(s->items[1].name, "</script><img src=x>"));
+	successors__free(s);
+
+	/* by name; C's slice at [50,60) is followed by a gap: idle (swapper) */
+	s = successors__new(&t, "swapper/1", NULL, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(s->total, 1);
+	assert_string_equal(s->items[0].name, "swapper");
+	successors__free(s);
+
+	assert_null(successors__new(&t, "nobody", NULL, err, sizeof(err)));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(err, "nobody"));
+}
+
+/* ---- the legacy perfwhiz sample against its truth file ---- */
+
+static void test_legacy_sample(void **state)
+{
+	const char *path = PWZ_TESTDATA "/perfwhiz/legacy_umsgpack.cdict";
+	const char *truth = PWZ_TESTDATA "/perfwhiz/legacy_umsgpack.truth.json";
+	struct trace_load_opts lo = { .streams = true };
+	struct dash_opts o = { .pattern = "vm_router.vcpu0", .version = "t", .date = "d" };
+	struct dash_run r = { .name = "legacy" };
+	const struct task_summary *ts = NULL;
+	struct summary *s;
+	struct trace *t;
+	struct jbuf b = { 0 };
+	char err[512], key[128];
+	long long want;
+	size_t i;
+
+	(void)state;
+	if (access(path, R_OK) || access(truth, R_OK)) {
+		skip();
+		return;
+	}
+	t = trace__load(path, &lo, err, sizeof(err));
+	assert_non_null(t);
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(s);
+	for (i = 0; i < s->nr_tasks; i++)
+		if (!strcmp(s->tasks[i].name, "vm_router.vcpu0"))
+			ts = &s->tasks[i];
+	assert_non_null(ts);
+	want = truth_int(truth, "t['sched_switch_by_task_name']['vm_router.vcpu0']['switch_count']");
+	assert_int_equal(ts->switches, want);
+	want = truth_int(truth, "t['kvm_by_task_name']['vm_router.vcpu0']['exit_count']");
+	assert_int_equal(ts->exits_total, want);
+	for (i = 0; i < ts->nr_exits; i++) {
+		char expr[160];
+
+		snprintf(expr, sizeof(expr),
+			 "t['kvm_by_task_name']['vm_router.vcpu0']['exit_reasons']['%u']",
+			 ts->exits[i].code);
+		assert_int_equal(ts->exits[i].count, truth_int(truth, expr));
+	}
+
+	/* the page data carries the same figures */
+	r.trace = t;
+	assert_int_equal(dash_charts_json(&b, &r, 1, &o, err, sizeof(err)), 0);
+	snprintf(key, sizeof(key), "\"switches\":%llu,", (unsigned long long)ts->switches);
+	assert_non_null(strstr(b.buf, key));
+	snprintf(key, sizeof(key), "\"exits_total\":%llu,", (unsigned long long)ts->exits_total);
+	assert_non_null(strstr(b.buf, key));
+	jbuf_free(&b);
+
+	/* heatmaps: every exit of the task is embedded (perfmap cut at 50,000 per type) */
+	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
+	{
+		const char *g = strstr(b.buf, "\"exits\":{\"t\":[");
+		size_t n = 1;
+
+		assert_non_null(g);
+		g += strlen("\"exits\":{\"t\":[");
+		for (; *g != ']'; g++)
+			n += *g == ',';
+		assert_int_equal(n, ts->exits_total);
+	}
+	jbuf_free(&b);
+	summary__free(s);
+	trace__free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_escapes_script_context),
+		cmocka_unit_test(test_json_invalid_utf8),
+		cmocka_unit_test(test_html_text),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_gzip_roundtrip),
+		cmocka_unit_test(test_window_clipping),
+		cmocka_unit_test(test_heatmaps_window),
+		cmocka_unit_test(test_charts_json_and_html),
+		cmocka_unit_test(test_assets),
+		cmocka_unit_test(test_diff_matching_and_scaling),
+		cmocka_unit_test(test_short_names),
+		cmocka_unit_test(test_successors),
+		cmocka_unit_test(test_legacy_sample),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

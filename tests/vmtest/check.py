@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks the KVM exits of the nested suite against their truths; prints one line per finding.
+
+  check.py trace TRACE GUEST             tracefs text of kvm_exit/kvm_entry against what kvm-guest
+                                         was asked (GUEST: its output line); prints the counts
+  check.py perfscript SCRIPT GUEST       the same for `perf script -F tid,event,trace` output
+  check.py list JSON GUEST TRUTHKIND TRUTH [NAME]
+                                         `pwz-render --list --json` against kvm-guest and against
+                                         the tracer-independent truth (TRUTHKIND trace or perfscript);
+                                         NAME: the display name the vCPU thread must have
+  check.py page HTML GUEST               the per-exit stream a --heatmaps page carries (its pwz-data)
+                                         for the vCPU thread: the requested counts, and every exit
+                                         paired with the entry before it, all but the final hlt
+                                         with the entry after it
+
+Exit status 0 when every assertion holds, 1 otherwise (each failure printed), 2 on bad input.
+"""
+import base64
+import gzip
+import json
+import re
+import sys
+
+# SVM exit codes of the reasons kvm-guest makes, as in arch/x86/include/uapi/asm/svm.h.
+SVM_CODES = {"io": 0x7b, "cpuid": 0x72, "hlt": 0x78}
+SVM_ISA = 2
+
+failures = []
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def guest_line(path):
+    """The key=value line kvm-guest printed: pid, tid and the requested counts."""
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("kvm-guest "):
+                return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+    sys.exit(f"check.py: {path}: no 'kvm-guest pid=... tid=...' line")
+
+
+def parse_events(path, pattern):
+    """Per-tid exit counts by reason and entry counts from a text trace."""
+    exits, entries = {}, {}
+    rx = re.compile(pattern)
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = rx.search(line)
+            if not m:
+                continue
+            tid = int(m.group("tid"))
+            if m.group("ev") == "kvm_entry":
+                entries[tid] = entries.get(tid, 0) + 1
+            else:
+                reasons = exits.setdefault(tid, {})
+                reasons[m.group("reason")] = reasons.get(m.group("reason"), 0) + 1
+    return exits, entries
+
+
+TRACE_RX = (r"-(?P<tid>\d+)\s+\[\d+\].*?\s(?P<ev>kvm_exit|kvm_entry):"
+            r"(?: vcpu \d+ reason (?P<reason>\w+))?")
+PERFSCRIPT_RX = (r"^\s*(?P<tid>\d+)\s+kvm:(?P<ev>kvm_exit|kvm_entry):"
+                 r"(?: vcpu \d+ reason (?P<reason>\w+))?")
+
+
+def truth(kind, path):
+    return parse_events(path, TRACE_RX if kind == "trace" else PERFSCRIPT_RX)
+
+
+def check_truth(kind, path, guest):
+    exits, entries = truth(kind, path)
+    tid = guest["tid"]
+    mine = exits.get(tid, {})
+    total = sum(mine.values())
+    print(f"{kind}: vCPU tid {tid}: " +
+          " ".join(f"{r}={n}" for r, n in sorted(mine.items())) +
+          f" (exits {total}, entries {entries.get(tid, 0)})")
+    for r in ("io", "cpuid", "hlt"):
+        expect(mine.get(r, 0) == guest[r],
+               f"{kind}: {r} exits {mine.get(r, 0)}, kvm-guest made {guest[r]}")
+    expect(entries.get(tid, 0) == total,
+           f"{kind}: {entries.get(tid, 0)} kvm_entry but {total} kvm_exit for tid {tid}")
+    others = {t: sum(v.values()) for t, v in exits.items() if t != tid}
+    expect(not others, f"{kind}: exits in other threads than the vCPU thread: {others}")
+
+
+def check_list(path, guest, kind, truth_path, name=None):
+    with open(path) as f:
+        doc = json.load(f)
+    tid = guest["tid"]
+    tasks = [t for t in doc.get("tasks", []) if t.get("tid") == tid]
+    if not tasks:
+        failures.append(f"list: no task with tid {tid} (the vCPU thread)")
+        return
+    task = tasks[0]
+    if name is not None:
+        expect(task.get("name") == name, f"list: vCPU thread named {task.get('name')!r}, expected {name!r}")
+    got = {}
+    for e in task.get("kvm_exits") or []:
+        isa = e.get("isa")
+        expect(isa in (SVM_ISA, "svm", "SVM"), f"list: exit {e} is not SVM")
+        got[e.get("name")] = e
+    exits, entries = truth(kind, truth_path)
+    want = exits.get(tid, {})
+    print(f"list: vCPU tid {tid} ({task.get('name')}): " +
+          " ".join(f"{n}={e.get('count')}" for n, e in sorted(got.items(), key=lambda x: str(x[0]))))
+    for r in ("io", "cpuid", "hlt"):
+        e = got.get(r)
+        if e is None:
+            failures.append(f"list: no '{r}' exit for tid {tid}")
+            continue
+        expect(e.get("count") == guest[r], f"list: {r} count {e.get('count')}, kvm-guest made {guest[r]}")
+        expect(e.get("code") == SVM_CODES[r],
+               f"list: {r} code {e.get('code')}, the SVM code is {SVM_CODES[r]:#x}")
+    for r in ("io", "cpuid"):
+        e = got.get(r) or {}
+        h = e.get("handling_ns")
+        expect(isinstance(h, int) and h > 0, f"list: {r} handling_ns {h!r}, expected > 0")
+    # Every reason, including the interrupts and the nested page fault, as the truth saw them.
+    mine = {n: e.get("count") for n, e in got.items()}
+    expect(mine == want, f"list: per-reason counts {mine} differ from {kind} {want}")
+    expect(entries.get(tid, 0) == sum(want.values()),
+           f"list: {kind} shows {entries.get(tid, 0)} entries for {sum(want.values())} exits")
+
+
+def check_page(path, guest):
+    with open(path, errors="replace") as f:
+        html = f.read()
+    m = re.search(r'<script type="application/json" id="pwz-data" data-encoding="([^"]*)">(.*?)</script>',
+                  html, re.S)
+    if not m:
+        failures.append(f"page: {path}: no pwz-data script")
+        return
+    text = m.group(2)
+    if m.group(1) == "gzip+base64":
+        text = gzip.decompress(base64.b64decode(text)).decode()
+    doc = json.loads(text)
+    tid = guest["tid"]
+    tasks = [t for t in doc.get("tasks", []) if tid in t.get("tids", [])]
+    if not tasks:
+        failures.append(f"page: no task with tid {tid}")
+        return
+    ex = tasks[0].get("exits") or {}
+    reasons = doc.get("reasons", [])
+    names = [reasons[i].get("name") if isinstance(i, int) and 0 <= i < len(reasons) else i
+             for i in ex.get("r", [])]
+    counts = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    total = len(names)
+    with_guest = sum(1 for g in ex.get("g", []) if g > 0)
+    with_handling = sum(1 for h in ex.get("h", []) if h > 0)
+    print(f"page: vCPU tid {tid}: {total} exits in the stream, " +
+          " ".join(f"{n}={c}" for n, c in sorted(counts.items(), key=lambda x: str(x[0]))) +
+          f"; {with_guest} after an entry, {with_handling} followed by an entry")
+    for r in ("io", "cpuid", "hlt"):
+        expect(counts.get(r, 0) == guest[r], f"page: {r} exits {counts.get(r, 0)}, kvm-guest made {guest[r]}")
+    expect(with_guest == total, f"page: {total - with_guest} exits without the entry before them")
+    expect(with_handling == total - 1,
+           f"page: {with_handling} exits followed by an entry, expected all but the final hlt ({total - 1})")
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] in ("trace", "perfscript"):
+        check_truth(argv[0], argv[1], guest_line(argv[2]))
+    elif len(argv) in (5, 6) and argv[0] == "list" and argv[3] in ("trace", "perfscript"):
+        check_list(argv[1], guest_line(argv[2]), argv[3], argv[4], *argv[5:])
+    elif len(argv) == 3 and argv[0] == "page":
+        check_page(argv[1], guest_line(argv[2]))
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Writes a synthetic capture (cdict v2) of any size, with consistent aggregates, for tests and benchmarks. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cdict.h"
+#include "records.h"
+
+static const char usage[] =
+	"Usage: gen-synthetic [options] -o FILE.cdict\n"
+	"Writes a synthetic capture: tasks on CPUs in turn, run slices, wakeups, KVM exits of\n"
+	"the vCPU tasks, and the kernel aggregates that match them exactly.\n"
+	"  -o, --output FILE    the cdict to write (required)\n"
+	"  -n, --slices N       number of run slices (default 100000; suffix k or M)\n"
+	"  -t, --tasks N        number of tasks (default 8; every 4th is a vCPU with KVM exits)\n"
+	"  -c, --cpus N         CPUs (default 4; 2 per LLC, 4 per package)\n"
+	"  -s, --seed N         random seed (default 1)\n"
+	"      --hostile        give tasks hostile names (markup, quotes, invalid UTF-8)\n"
+	"      --drops N        record N drops in the \"slice\" stream\n"
+	"Example: gen-synthetic -n 1M -t 64 -c 32 -o big.cdict\n";
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ULL;
+}
+
+static uint64_t rnd_range(uint64_t lo, uint64_t hi)
+{
+	return lo + rnd() % (hi - lo + 1);
+}
+
+static const char *const hostile[] = {
+	"</script><script>alert(1)</script>",
+	"<img src=x onerror=alert(2)>",
+	"quote\"back\\slash'apos",
+	"bad\xff\xfeutf8\xc3",
+	"&amp;<b>bold</b>",
+	"\xe2\x80\xa8line\xe2\x80\xa9sep",
+	"<!--comment",
+	"caf\xc3\xa9 \xf0\x9f\x98\x80",
+};
+
+static const uint32_t vmx_reasons[] = { 1, 12, 30, 32, 48 };
+
+struct task_state {
+	struct pwz_task task;
+	uint64_t free_at;		/* when the task may run again */
+	bool slept;			/* its last slice ended by sleeping */
+	bool vcpu;
+	struct pwz_cpu_agg *cpu;	/* nr_cpus entries */
+	struct pwz_kvm_agg kvm[5];
+	struct pwz_wait_agg wait;
+};
+
+static int parse_count(const char *s, uint64_t *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return -EINVAL;
+	if (*end == 'k' || *end == 'K')
+		v *= 1e3, end++;
+	else if (*end == 'M' || *end == 'm')
+		v *= 1e6, end++;
+	if (*end)
+		return -EINVAL;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "slices", required_argument, NULL, 'n' },
+		{ "tasks", required_argument, NULL, 't' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "hostile", no_argument, NULL, 'H' },
+		{ "drops", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	uint64_t nslices = 100000, ntasks = 8, ncpus = 4, seed = 1, drops = 0, done = 0, t_end = 0;
+	const char *path = NULL;
+	bool hostile_names = false;
+	struct pwz_meta meta = { 0 };
+	struct cdict_writer *w = NULL;
+	struct task_state *ts = NULL;
+	uint64_t *cpu_now = NULL;
+	char err[512];
+	int opt, rc = 1;
+	uint64_t i, c;
+
+	while ((opt = getopt_long(argc, argv, "o:n:t:c:s:h", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': path = optarg; break;
+		case 'n':
+			if (parse_count(optarg, &nslices)) {
+				fprintf(stderr, "gen-synthetic: bad slice count '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 't': ntasks = strtoull(optarg, NULL, 0); break;
+		case 'c': ncpus = strtoull(optarg, NULL, 0); break;
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'H': hostile_names = true; break;
+		case 'D': drops = strtoull(optarg, NULL, 0); break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return 2;
+		}
+	}
+	if (!path || optind != argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (ntasks < 1 || ntasks > 100000 || ncpus < 1 || ncpus > PWZ_MAX_CPUS) {
+		fprintf(stderr, "gen-synthetic: tasks must be 1..100000 and cpus 1..%d\n",
+			PWZ_MAX_CPUS);
+		return 2;
+	}
+	rng_state = seed ? seed * 0x9E3779B97F4A7C15ULL : 1;
+
+	meta.source = PWZ_SOURCE_SYNTHETIC;
+	meta.nr_cpus = (uint32_t)ncpus;
+	meta.clock_id = 1;
+	meta.has_switch_kind = true;
+	meta.has_wait = true;
+	meta.has_kvm = true;
+	meta.topo = calloc(ncpus, sizeof(*meta.topo));
+	ts = calloc(ntasks, sizeof(*ts));
+	cpu_now = calloc(ncpus, sizeof(*cpu_now));
+	if (!meta.topo || !ts || !cpu_now)
+		goto nomem;
+	for (c = 0; c < ncpus; c++)
+		meta.topo[c] = (struct pwz_cpu_topo){ .package = (int32_t)(c / 4),
+						      .core = (int32_t)c,
+						      .llc = (int32_t)(c / 2) };
+	if (pwz_meta_set_str(&meta.host, "synthetic") ||
+	    pwz_meta_set_str(&meta.kernel, "0.0.0-synthetic") ||
+	    pwz_meta_set_str(&meta.tool_version, "gen-synthetic") ||
+	    pwz_meta_set_str(&meta.cmdline, "gen-synthetic"))
+		goto nomem;
+	for (i = 0; i < 5; i++) {
+		static const char *const names[] = { "EXTERNAL_INTERRUPT", "HLT", "IO_INSTRUCTION",
+						     "MSR_WRITE", "EPT_VIOLATION" };
+
+		if (pwz_meta_add_exit_name(&meta, PWZ_ISA_VMX, vmx_reasons[i], names[i]))
+			goto nomem;
+	}
+
+	w = cdict_writer__new(path, &meta, NULL, err, sizeof(err));
+	if (!w) {
+		fprintf(stderr, "gen-synthetic: %s\n", err);
+		goto out;
+	}
+	for (i = 0; i < ntasks; i++) {
+		struct task_state *s = &ts[i];
+		struct pwz_task *t = &s->task;
+
+		t->tid = (uint32_t)(1000 + i);
+		t->tgid = (uint32_t)(1000 + i / 4 * 4);
+		s->vcpu = i % 4 == 1;
+		if (hostile_names && i % 2 == 0)
+			snprintf(t->name, sizeof(t->name), "%s", hostile[(i / 2) % 8]);
+		else if (s->vcpu)
+			snprintf(t->name, sizeof(t->name), "vm%llu.vcpu0", (unsigned long long)i / 4);
+		else
+			snprintf(t->name, sizeof(t->name), "task%llu", (unsigned long long)i);
+		snprintf(t->comm, sizeof(t->comm), "%s", s->vcpu ? "CPU 0/KVM" : t->name);
+		snprintf(t->proc_name, sizeof(t->proc_name), "proc%u", t->tgid);
+		s->cpu = calloc(ncpus, sizeof(*s->cpu));
+		if (!s->cpu)
+			goto nomem;
+		for (c = 0; c < ncpus; c++) {
+			s->cpu[c].tid = t->tid;
+			s->cpu[c].cpu = (uint32_t)c;
+		}
+		for (c = 0; c < 5; c++) {
+			s->kvm[c].tid = t->tid;
+			s->kvm[c].isa = PWZ_ISA_VMX;
+			s->kvm[c].reason = vmx_reasons[c];
+		}
+		s->wait.tid = t->tid;
+		if (cdict_writer__task(w, t))
+			goto werr;
+	}
+
+	/* CPUs take turns: the one furthest behind runs a task that is free by then */
+	while (done < nslices) {
+		uint64_t cpu = 0, k, start;
+		struct task_state *s;
+		struct pwz_slice sl;
+
+		for (c = 1; c < ncpus; c++)
+			if (cpu_now[c] < cpu_now[cpu])
+				cpu = c;
+		k = rnd() % ntasks;
+		s = &ts[k];
+		start = cpu_now[cpu] > s->free_at ? cpu_now[cpu] : s->free_at;
+		start += rnd_range(1000, 20000);
+		sl = (struct pwz_slice){ .tid = s->task.tid, .cpu = (uint32_t)cpu, .start_ns = start,
+					 .dur_ns = rnd_range(5000, 2000000),
+					 .end = rnd() % 3 ? PWZ_END_SLEPT : PWZ_END_PREEMPTED };
+		if (s->slept) {
+			struct pwz_wakeup wk = { .tid = sl.tid, .cpu = sl.cpu,
+						 .wait_ns = rnd_range(1000, 200000) };
+
+			wk.wake_ns = start > wk.wait_ns ? start - wk.wait_ns : 0;
+			wk.wait_ns = start - wk.wake_ns;
+			if (cdict_writer__wakeup(w, &wk))
+				goto werr;
+			s->wait.count++;
+			s->wait.wait_ns += wk.wait_ns;
+			if (wk.wait_ns > s->wait.max_ns)
+				s->wait.max_ns = wk.wait_ns;
+		}
+		if (s->vcpu) {
+			/* exits inside the slice: guest time, then handling */
+			uint64_t now = start + rnd_range(2000, 8000), prev_entry = now;
+
+			while (1) {
+				struct pwz_kvm_exit e = { .tid = sl.tid, .vcpu = 0,
+							  .isa = PWZ_ISA_VMX };
+				unsigned int r = (unsigned int)(rnd() % 5);
+
+				now += rnd_range(20000, 200000);
+				e.handling_ns = rnd_range(1000, 10000);
+				if (now + e.handling_ns >= start + sl.dur_ns)
+					break;
+				e.time_ns = now;
+				e.reason = vmx_reasons[r];
+				e.guest_ns = now - prev_entry;
+				if (cdict_writer__kvm_exit(w, &e))
+					goto werr;
+				s->kvm[r].count++;
+				s->kvm[r].handling_ns += e.handling_ns;
+				s->kvm[r].hist[pwz_hist_bucket(e.handling_ns)]++;
+				now += e.handling_ns;
+				prev_entry = now;
+			}
+		}
+		if (cdict_writer__slice(w, &sl))
+			goto werr;
+		s->cpu[cpu].runtime_ns += sl.dur_ns;
+		s->cpu[cpu].switches++;
+		if (sl.end == PWZ_END_SLEPT)
+			s->cpu[cpu].voluntary++;
+		else
+			s->cpu[cpu].involuntary++;
+		s->slept = sl.end == PWZ_END_SLEPT;
+		s->free_at = start + sl.dur_ns + (s->slept ? rnd_range(10000, 4000000) : 0);
+		cpu_now[cpu] = start + sl.dur_ns;
+		if (cpu_now[cpu] > t_end)
+			t_end = cpu_now[cpu];
+		done++;
+	}
+
+	for (i = 0; i < ntasks; i++) {
+		for (c = 0; c < ncpus; c++)
+			if (ts[i].cpu[c].switches && cdict_writer__cpu_agg(w, &ts[i].cpu[c]))
+				goto werr;
+		for (c = 0; c < 5; c++)
+			if (ts[i].kvm[c].count && cdict_writer__kvm_agg(w, &ts[i].kvm[c]))
+				goto werr;
+		if (ts[i].wait.count && cdict_writer__wait_agg(w, &ts[i].wait))
+			goto werr;
+	}
+	meta.duration_ns = t_end;
+	if (drops && pwz_meta_add_drop(&meta, "slice", drops))
+		goto nomem;
+	if (cdict_writer__finish(w, &meta, err, sizeof(err))) {
+		fprintf(stderr, "gen-synthetic: %s\n", err);
+		goto out;
+	}
+	printf("%s: %llu slices, %llu tasks, %llu CPUs, %.3f s\n", path,
+	       (unsigned long long)done, (unsigned long long)ntasks, (unsigned long long)ncpus,
+	       (double)t_end / 1e9);
+	rc = 0;
+	goto out;
+werr:
+	fprintf(stderr, "gen-synthetic: %s: write failed: %s\n", path, strerror(errno ? errno : EIO));
+	goto out;
+nomem:
+	fprintf(stderr, "gen-synthetic: out of memory\n");
+out:
+	cdict_writer__free(w);
+	if (ts)
+		for (i = 0; i < ntasks; i++)
+			free(ts[i].cpu);
+	free(ts);
+	free(cpu_now);
+	pwz_meta_free(&meta);
+	return rc;
+}

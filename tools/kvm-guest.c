@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A minimal KVM guest: one VM, one vCPU running 16-bit real-mode code that makes a requested
+ * number of exits of each kind, so that a tracer can be checked against known counts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define USAGE \
+	"usage: kvm-guest [-name VM] [-c COMM] KIND COUNT [KIND COUNT]...\n" \
+	"Runs one VM with one vCPU whose real-mode code makes exactly COUNT exits of each KIND,\n" \
+	"in the order given, then one final hlt.\n" \
+	"  io      'out 0x10, al'        (SVM exit 0x7b io, VMX 30 IO_INSTRUCTION)\n" \
+	"  cpuid   'cpuid' with eax = 0  (SVM exit 0x72 cpuid, VMX 10 CPUID)\n" \
+	"  hlt     'hlt'                 (SVM exit 0x78 hlt, VMX 12 HLT)\n" \
+	"  -name VM  accepted and ignored, as QEMU's '-name guest=VM': a tracer that names QEMU\n" \
+	"            vCPU threads from the command line shows the vCPU thread as VM.vcpu0\n" \
+	"  -c COMM   name of the vCPU thread (default \"CPU 0/KVM\", as QEMU names it)\n" \
+	"Prints one line: kvm-guest pid=P tid=T io=N cpuid=N hlt=N runs=N, where tid is the\n" \
+	"vCPU thread (the one that calls KVM_RUN, where kvm_exit and kvm_entry fire), hlt counts\n" \
+	"the final hlt, and runs is the number of KVM_RUN calls.\n" \
+	"Example: kvm-guest io 700 cpuid 300\n"
+
+#define GUEST_MEM_SIZE	0x10000		/* 64 KiB at guest physical 0 */
+#define CODE_START	0x1000		/* where the code is loaded and starts (cs = 0) */
+#define IO_PORT		0x10		/* the port 'out' writes to; nothing emulates it */
+#define MAX_STEPS	64		/* KIND COUNT pairs accepted */
+#define MAX_COUNT	100000000ULL	/* a sane bound per step */
+
+enum kind { KIND_IO, KIND_CPUID, KIND_HLT, NR_KINDS };
+static const char *const kind_names[NR_KINDS] = { "io", "cpuid", "hlt" };
+
+struct step {
+	enum kind kind;
+	uint32_t count;
+};
+
+/* Everything the vCPU thread needs and reports back. */
+struct guest {
+	int vcpu_fd;
+	struct kvm_run *run;		/* the vCPU's shared kvm_run page */
+	uint8_t *mem;			/* guest memory, GUEST_MEM_SIZE bytes */
+	uint32_t code_end;		/* guest address just past the final hlt */
+	const char *comm;		/* vCPU thread name */
+	pid_t tid;			/* vCPU thread id */
+	uint64_t seen[NR_KINDS];	/* exits seen in userspace (io and hlt; cpuid stays in KVM) */
+	uint64_t runs;			/* KVM_RUN calls */
+	char err[256];			/* why the run failed; "" on success */
+};
+
+static int parse_steps(int argc, char **argv, struct step *steps, int *nr)
+{
+	*nr = 0;
+	if (argc == 0 || argc % 2) {
+		fprintf(stderr, "kvm-guest: expected KIND COUNT pairs\n%s", USAGE);
+		return -1;
+	}
+	for (int i = 0; i < argc; i += 2) {
+		int k;
+		char *end;
+		unsigned long long n;
+
+		for (k = 0; k < NR_KINDS; k++)
+			if (!strcmp(argv[i], kind_names[k]))
+				break;
+		if (k == NR_KINDS) {
+			fprintf(stderr, "kvm-guest: unknown exit kind '%s' (use io, cpuid or hlt)\n",
+				argv[i]);
+			return -1;
+		}
+		errno = 0;
+		n = strtoull(argv[i + 1], &end, 10);
+		if (errno || end == argv[i + 1] || *end || argv[i + 1][0] == '-' || n > MAX_COUNT) {
+			fprintf(stderr, "kvm-guest: bad count '%s' for %s (0 to %llu)\n", argv[i + 1],
+				argv[i], MAX_COUNT);
+			return -1;
+		}
+		if (*nr == MAX_STEPS) {
+			fprintf(stderr, "kvm-guest: more than %d KIND COUNT pairs\n", MAX_STEPS);
+			return -1;
+		}
+		steps[*nr].kind = k;
+		steps[*nr].count = n;
+		(*nr)++;
+	}
+	return 0;
+}
+
+static int emit(uint8_t *code, uint32_t *pos, uint32_t limit, const uint8_t *bytes, uint32_t len)
+{
+	if (*pos + len > limit)
+		return -1;
+	memcpy(code + *pos, bytes, len);
+	*pos += len;
+	return 0;
+}
+
+/*
+ * Writes the guest code at CODE_START: per step "mov esi, COUNT; L: <insn>; dec esi; jnz L"
+ * (esi survives cpuid, which clobbers eax..edx), then a final hlt. Returns the guest address
+ * past the final hlt, or 0 when the code does not fit.
+ */
+static uint32_t assemble(uint8_t *mem, const struct step *steps, int nr)
+{
+	static const uint8_t io[] = { 0xe6, IO_PORT };			/* out IO_PORT, al */
+	static const uint8_t cpuid[] = { 0x66, 0x31, 0xc0, 0x0f, 0xa2 };	/* xor eax,eax; cpuid */
+	static const uint8_t hlt[] = { 0xf4 };				/* hlt */
+	static const uint8_t dec_esi[] = { 0x66, 0x4e };		/* dec esi */
+	uint32_t pos = CODE_START;
+
+	for (int i = 0; i < nr; i++) {
+		const uint8_t *insn = steps[i].kind == KIND_IO ? io :
+				      steps[i].kind == KIND_CPUID ? cpuid : hlt;
+		uint32_t len = steps[i].kind == KIND_IO ? sizeof(io) :
+			       steps[i].kind == KIND_CPUID ? sizeof(cpuid) : sizeof(hlt);
+		uint8_t mov[6] = { 0x66, 0xbe };			/* mov esi, imm32 */
+		uint8_t jnz[2] = { 0x75 };				/* jnz rel8 */
+		uint32_t loop;
+
+		if (!steps[i].count)
+			continue;
+		memcpy(mov + 2, &steps[i].count, 4);
+		if (emit(mem, &pos, GUEST_MEM_SIZE, mov, sizeof(mov)))
+			return 0;
+		loop = pos;
+		if (emit(mem, &pos, GUEST_MEM_SIZE, insn, len) ||
+		    emit(mem, &pos, GUEST_MEM_SIZE, dec_esi, sizeof(dec_esi)))
+			return 0;
+		jnz[1] = (uint8_t)(int8_t)((int)loop - (int)(pos + 2));
+		if (emit(mem, &pos, GUEST_MEM_SIZE, jnz, sizeof(jnz)))
+			return 0;
+	}
+	if (emit(mem, &pos, GUEST_MEM_SIZE, hlt, sizeof(hlt)))
+		return 0;
+	return pos;
+}
+
+/* The vCPU thread: runs the guest until the final hlt, counting what reaches userspace. */
+static void *vcpu_main(void *arg)
+{
+	struct guest *g = arg;
+	struct kvm_regs regs;
+
+	g->tid = (pid_t)syscall(SYS_gettid);
+	prctl(PR_SET_NAME, g->comm, 0, 0, 0);
+	for (;;) {
+		if (ioctl(g->vcpu_fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(g->err, sizeof(g->err), "KVM_RUN: %s", strerror(errno));
+			return NULL;
+		}
+		g->runs++;
+		switch (g->run->exit_reason) {
+		case KVM_EXIT_IO:
+			if (g->run->io.port != IO_PORT || g->run->io.direction != KVM_EXIT_IO_OUT) {
+				snprintf(g->err, sizeof(g->err), "unexpected io exit: port 0x%x dir %u",
+					 g->run->io.port, g->run->io.direction);
+				return NULL;
+			}
+			g->seen[KIND_IO] += g->run->io.count;
+			break;
+		case KVM_EXIT_HLT:
+			g->seen[KIND_HLT]++;
+			if (ioctl(g->vcpu_fd, KVM_GET_REGS, &regs) < 0) {
+				snprintf(g->err, sizeof(g->err), "KVM_GET_REGS: %s", strerror(errno));
+				return NULL;
+			}
+			if (regs.rip == g->code_end)
+				return NULL;
+			break;
+		case KVM_EXIT_INTR:
+			break;
+		default:
+			snprintf(g->err, sizeof(g->err),
+				 "unexpected exit to userspace: reason %u (hardware reason 0x%llx)",
+				 g->run->exit_reason,
+				 (unsigned long long)g->run->hw.hardware_exit_reason);
+			return NULL;
+		}
+	}
+}
+
+static int setup_vcpu(struct guest *g, int kvm_fd, int vm_fd)
+{
+	struct kvm_userspace_memory_region region = {
+		.slot = 0,
+		.guest_phys_addr = 0,
+		.memory_size = GUEST_MEM_SIZE,
+		.userspace_addr = (uintptr_t)g->mem,
+	};
+	struct kvm_sregs sregs;
+	struct kvm_regs regs = { .rip = CODE_START, .rflags = 0x2 };
+	int run_size;
+
+	if (ioctl(vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
+		perror("kvm-guest: KVM_SET_USER_MEMORY_REGION");
+		return -1;
+	}
+	g->vcpu_fd = ioctl(vm_fd, KVM_CREATE_VCPU, 0);
+	if (g->vcpu_fd < 0) {
+		perror("kvm-guest: KVM_CREATE_VCPU");
+		return -1;
+	}
+	run_size = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (run_size < (int)sizeof(struct kvm_run)) {
+		perror("kvm-guest: KVM_GET_VCPU_MMAP_SIZE");
+		return -1;
+	}
+	g->run = mmap(NULL, run_size, PROT_READ | PROT_WRITE, MAP_SHARED, g->vcpu_fd, 0);
+	if (g->run == MAP_FAILED) {
+		perror("kvm-guest: mmap kvm_run");
+		return -1;
+	}
+	if (ioctl(g->vcpu_fd, KVM_GET_SREGS, &sregs) < 0) {
+		perror("kvm-guest: KVM_GET_SREGS");
+		return -1;
+	}
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	if (ioctl(g->vcpu_fd, KVM_SET_SREGS, &sregs) < 0) {
+		perror("kvm-guest: KVM_SET_SREGS");
+		return -1;
+	}
+	if (ioctl(g->vcpu_fd, KVM_SET_REGS, &regs) < 0) {
+		perror("kvm-guest: KVM_SET_REGS");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct guest g = { .vcpu_fd = -1, .comm = "CPU 0/KVM" };
+	struct step steps[MAX_STEPS];
+	uint64_t want[NR_KINDS] = { 0 };
+	int nr, kvm_fd, vm_fd, api, rc;
+	pthread_t th;
+	int opt;
+
+	/* QEMU's "-name VM" first, so that it stays in /proc/PID/cmdline for tracers. */
+	if (argc > 2 && !strcmp(argv[1], "-name")) {
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
+	while ((opt = getopt(argc, argv, "+c:h")) != -1) {
+		switch (opt) {
+		case 'c':
+			g.comm = optarg;
+			break;
+		case 'h':
+			fputs(USAGE, stdout);
+			return 0;
+		default:
+			fputs(USAGE, stderr);
+			return 2;
+		}
+	}
+	if (strlen(g.comm) > 15) {
+		fprintf(stderr, "kvm-guest: thread name '%s' is longer than 15 bytes\n", g.comm);
+		return 2;
+	}
+	if (parse_steps(argc - optind, argv + optind, steps, &nr))
+		return 2;
+	for (int i = 0; i < nr; i++)
+		want[steps[i].kind] += steps[i].count;
+	want[KIND_HLT]++;
+
+	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm_fd < 0) {
+		fprintf(stderr, "kvm-guest: cannot open /dev/kvm: %s (load kvm-intel or kvm-amd)\n",
+			strerror(errno));
+		return 1;
+	}
+	api = ioctl(kvm_fd, KVM_GET_API_VERSION, 0);
+	if (api != KVM_API_VERSION) {
+		fprintf(stderr, "kvm-guest: /dev/kvm API version %d, expected %d\n", api,
+			KVM_API_VERSION);
+		return 1;
+	}
+	vm_fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
+	if (vm_fd < 0) {
+		perror("kvm-guest: KVM_CREATE_VM");
+		return 1;
+	}
+	g.mem = mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		     0);
+	if (g.mem == MAP_FAILED) {
+		perror("kvm-guest: mmap guest memory");
+		return 1;
+	}
+	g.code_end = assemble(g.mem, steps, nr);
+	if (!g.code_end) {
+		fprintf(stderr, "kvm-guest: too many steps: the code does not fit in %d bytes\n",
+			GUEST_MEM_SIZE - CODE_START);
+		return 2;
+	}
+	if (setup_vcpu(&g, kvm_fd, vm_fd))
+		return 1;
+
+	rc = pthread_create(&th, NULL, vcpu_main, &g);
+	if (rc) {
+		fprintf(stderr, "kvm-guest: cannot start the vCPU thread: %s\n", strerror(rc));
+		return 1;
+	}
+	pthread_join(th, NULL);
+	if (g.err[0]) {
+		fprintf(stderr, "kvm-guest: %s\n", g.err);
+		return 1;
+	}
+	if (g.seen[KIND_IO] != want[KIND_IO] || g.seen[KIND_HLT] != want[KIND_HLT]) {
+		fprintf(stderr, "kvm-guest: saw io=%llu hlt=%llu exits, expected io=%llu hlt=%llu\n",
+			(unsigned long long)g.seen[KIND_IO], (unsigned long long)g.seen[KIND_HLT],
+			(unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_HLT]);
+		return 1;
+	}
+	printf("kvm-guest pid=%d tid=%d io=%llu cpuid=%llu hlt=%llu runs=%llu\n", (int)getpid(),
+	       (int)g.tid, (unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_CPUID],
+	       (unsigned long long)want[KIND_HLT], (unsigned long long)g.runs);
+	return 0;
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The live capture engine: loads and attaches bpf/pwz.bpf.c, drains its ring buffers, reads its maps. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "capture.h"
+#include "pwz.skel.h"
+
+struct capture {
+	struct pwz_bpf *skel;
+	struct ring_buffer *rb;
+	struct capture_sink sink;
+	bool raw_tp;
+	bool attached;
+	int nr_cpus;
+};
+
+int capture__nr_cpus(const struct capture *c)
+{
+	return c->nr_cpus;
+}
+
+const char *capture__attach_kind(const struct capture *c)
+{
+	return c->raw_tp ? "raw_tp" : "tp_btf";
+}
+
+static const char *load_hint(int e)
+{
+	switch (e) {
+	case EPERM:
+	case EACCES:
+		return "run as root or with CAP_BPF and CAP_PERFMON";
+	case ENOENT:
+	case ESRCH:
+		return "the kernel lacks a tracepoint or BTF; needs Linux 5.18 or later with CONFIG_DEBUG_INFO_BTF";
+	case ENOMEM:
+	case E2BIG:
+		return "try a smaller --ringbuf-mb, or raise the memlock limit";
+	default:
+		return "run with -vv to see libbpf's log";
+	}
+}
+
+/* Opens, configures and loads the skeleton; raw selects raw_tp. Returns 0 or -errno. */
+static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
+{
+	struct pwz_bpf *s = pwz_bpf__open();
+	int err;
+
+	if (!s)
+		return -errno;
+	s->rodata->filter_tids = cfg->filter ? 1 : 0;
+	s->rodata->filter_tgids = cfg->filter ? 1 : 0;
+	s->rodata->emit_streams = cfg->streams;
+	s->rodata->want_wait = cfg->sched && cfg->wait;
+	s->rodata->wakeup_bytes = ((__u64)cfg->ringbuf_mb << 20) / 4;
+
+	bpf_program__set_autoload(s->progs.switch_btf, cfg->sched && !raw);
+	bpf_program__set_autoload(s->progs.wakeup_btf, cfg->sched && cfg->wait && !raw);
+	bpf_program__set_autoload(s->progs.wakeup_new_btf, cfg->sched && cfg->wait && !raw);
+	bpf_program__set_autoload(s->progs.switch_raw, cfg->sched && raw);
+	bpf_program__set_autoload(s->progs.wakeup_raw, cfg->sched && cfg->wait && raw);
+	bpf_program__set_autoload(s->progs.wakeup_new_raw, cfg->sched && cfg->wait && raw);
+	bpf_program__set_autoload(s->progs.kvm_exit, cfg->kvm);
+	bpf_program__set_autoload(s->progs.kvm_entry, cfg->kvm);
+	bpf_map__set_max_entries(s->maps.rb, cfg->ringbuf_mb << 20);
+
+	err = pwz_bpf__load(s);
+	if (err) {
+		pwz_bpf__destroy(s);
+		return err < 0 ? err : -EINVAL;
+	}
+	c->skel = s;
+	c->raw_tp = raw;
+	return 0;
+}
+
+static int fill_selection(struct capture *c, const struct capture_cfg *cfg)
+{
+	__u8 one = 1;
+
+	for (size_t i = 0; i < cfg->nr_tids; i++)
+		if (bpf_map__update_elem(c->skel->maps.sel_tids, &cfg->tids[i], sizeof(__u32), &one,
+					 sizeof(one), BPF_ANY))
+			return -errno;
+	for (size_t i = 0; i < cfg->nr_tgids; i++)
+		if (bpf_map__update_elem(c->skel->maps.sel_tgids, &cfg->tgids[i], sizeof(__u32), &one,
+					 sizeof(one), BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t errlen)
+{
+	struct capture *c = calloc(1, sizeof(*c));
+	int e;
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->nr_cpus = libbpf_num_possible_cpus();
+	if (c->nr_cpus <= 0) {
+		e = c->nr_cpus;
+		snprintf(err, errlen, "cannot count the possible CPUs: %s", strerror(-e));
+		free(c);
+		errno = -e;
+		return NULL;
+	}
+	e = -EINVAL;
+	if (!cfg->force_raw_tp && cfg->sched)
+		e = open_load(c, cfg, false);
+	if (e && e != -EPERM && e != -EACCES)
+		e = open_load(c, cfg, true);
+	if (e) {
+		snprintf(err, errlen, "cannot load the BPF programs: %s (%s)", strerror(-e),
+			 load_hint(-e));
+		free(c);
+		errno = -e;
+		return NULL;
+	}
+	e = fill_selection(c, cfg);
+	if (e) {
+		snprintf(err, errlen, "cannot fill the task selection: %s", strerror(-e));
+		capture__free(c);
+		errno = -e;
+		return NULL;
+	}
+	return c;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct capture *c = ctx;
+	__u32 type;
+
+	if (size < sizeof(type))
+		return 0;
+	memcpy(&type, data, sizeof(type));
+	switch (type) {
+	case REC_SLICE:
+		if (size >= sizeof(struct rec_slice) && c->sink.slice)
+			return c->sink.slice(c->sink.ctx, data);
+		break;
+	case REC_WAKEUP:
+		if (size >= sizeof(struct rec_wakeup) && c->sink.wakeup)
+			return c->sink.wakeup(c->sink.ctx, data);
+		break;
+	case REC_KVM_EXIT:
+		if (size >= sizeof(struct rec_kvm_exit) && c->sink.kvm_exit)
+			return c->sink.kvm_exit(c->sink.ctx, data);
+		break;
+	case REC_TASK:
+		if (size >= sizeof(struct rec_task) && c->sink.task)
+			return c->sink.task(c->sink.ctx, data);
+		break;
+	}
+	return 0;
+}
+
+int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *sink, char *err,
+		   size_t errlen)
+{
+	int e;
+
+	c->sink = *sink;
+	/* task events first, so that a thread's naming tends to precede its slices */
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.rb_task), on_record, c, NULL);
+	if (!c->rb || ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.rb), on_record, c)) {
+		e = -errno;
+		snprintf(err, errlen, "cannot open the ring buffers: %s", strerror(-e));
+		return e;
+	}
+	c->skel->bss->t0 = t0;
+	e = pwz_bpf__attach(c->skel);
+	if (e) {
+		snprintf(err, errlen, "cannot attach the BPF programs: %s (%s)", strerror(-e),
+			 load_hint(-e));
+		return e;
+	}
+	c->attached = true;
+	return 0;
+}
+
+int capture__poll(struct capture *c, int timeout_ms)
+{
+	return ring_buffer__poll(c->rb, timeout_ms);
+}
+
+int capture__stop(struct capture *c)
+{
+	if (c->attached) {
+		pwz_bpf__detach(c->skel);
+		c->attached = false;
+	}
+	return c->rb ? ring_buffer__consume(c->rb) : 0;
+}
+
+/* Reads the per-CPU value of key in map into buf (nr_cpus slots of size). */
+static int percpu_lookup(struct capture *c, struct bpf_map *map, const void *key, void *buf,
+			 size_t size)
+{
+	size_t vs = (size + 7) & ~(size_t)7;
+
+	if (bpf_map__lookup_elem(map, key, bpf_map__key_size(map), buf, vs * c->nr_cpus, 0))
+		return -errno;
+	return 0;
+}
+
+int capture__counters(struct capture *c, uint64_t out[PWZ_CNT_MAX])
+{
+	__u64 *buf = calloc(c->nr_cpus, sizeof(__u64) * PWZ_CNT_MAX);
+	__u32 key = 0;
+	int e;
+
+	if (!buf)
+		return -ENOMEM;
+	memset(out, 0, sizeof(uint64_t) * PWZ_CNT_MAX);
+	e = percpu_lookup(c, c->skel->maps.counters, &key, buf, sizeof(__u64) * PWZ_CNT_MAX);
+	for (int cpu = 0; !e && cpu < c->nr_cpus; cpu++)
+		for (int i = 0; i < PWZ_CNT_MAX; i++)
+			out[i] += buf[cpu * PWZ_CNT_MAX + i];
+	free(buf);
+	return e;
+}
+
+/* Walks the keys of map: fn(key, per-CPU values). */
+static int walk(struct capture *c, struct bpf_map *map, size_t vsize,
+		int (*fn)(struct capture *c, const void *key, const void *vals, void *arg), void *arg)
+{
+	size_t ks = bpf_map__key_size(map);
+	char key[64], next[64];
+	void *vals = calloc(c->nr_cpus, (vsize + 7) & ~(size_t)7);
+	const void *prev = NULL;
+	int e = 0;
+
+	if (!vals || ks > sizeof(key)) {
+		free(vals);
+		return -ENOMEM;
+	}
+	while (!bpf_map__get_next_key(map, prev, next, ks)) {
+		memcpy(key, next, ks);
+		prev = key;
+		if (percpu_lookup(c, map, key, vals, vsize))
+			continue;	/* deleted meanwhile */
+		e = fn(c, key, vals, arg);
+		if (e)
+			break;
+	}
+	free(vals);
+	return e;
+}
+
+struct cb_arg {
+	void *cb;
+	void *ctx;
+};
+
+static int cpu_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
+{
+	struct cb_arg *a = arg;
+	int (*cb)(void *, uint32_t, uint32_t, const struct cpu_agg_val *) = a->cb;
+	const struct cpu_agg_val *v = vals;
+	__u32 tid;
+	int e;
+
+	memcpy(&tid, key, sizeof(tid));
+	for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
+		if (!v[cpu].switches && !v[cpu].runtime_ns)
+			continue;
+		e = cb(a->ctx, tid, (uint32_t)cpu, &v[cpu]);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+int capture__cpu_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint32_t cpu,
+						   const struct cpu_agg_val *v), void *ctx)
+{
+	struct cb_arg a = { (void *)cb, ctx };
+
+	return walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), cpu_agg_fn, &a);
+}
+
+static int wait_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
+{
+	struct cb_arg *a = arg;
+	int (*cb)(void *, uint32_t, const struct wait_agg_val *) = a->cb;
+	const struct wait_agg_val *v = vals;
+	struct wait_agg_val sum = { 0 };
+	__u32 tid;
+
+	memcpy(&tid, key, sizeof(tid));
+	for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
+		sum.count += v[cpu].count;
+		sum.wait_ns += v[cpu].wait_ns;
+		if (v[cpu].max_ns > sum.max_ns)
+			sum.max_ns = v[cpu].max_ns;
+	}
+	return sum.count ? cb(a->ctx, tid, &sum) : 0;
+}
+
+int capture__wait_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
+						    const struct wait_agg_val *v), void *ctx)
+{
+	struct cb_arg a = { (void *)cb, ctx };
+
+	return walk(c, c->skel->maps.wait_aggs, sizeof(struct wait_agg_val), wait_agg_fn, &a);
+}
+
+static int kvm_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
+{
+	struct cb_arg *a = arg;
+	int (*cb)(void *, const struct kvm_agg_key *, const struct kvm_agg_val *) = a->cb;
+	const struct kvm_agg_val *v = vals;
+	struct kvm_agg_val sum;
+	struct kvm_agg_key k;
+
+	memset(&sum, 0, sizeof(sum));
+	memcpy(&k, key, sizeof(k));
+	for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
+		sum.count += v[cpu].count;
+		sum.handling_ns += v[cpu].handling_ns;
+		for (int b = 0; b < PWZ_BPF_HIST; b++)
+			sum.hist[b] += v[cpu].hist[b];
+	}
+	return sum.count ? cb(a->ctx, &k, &sum) : 0;
+}
+
+int capture__kvm_aggs(struct capture *c, int (*cb)(void *ctx, const struct kvm_agg_key *k,
+						   const struct kvm_agg_val *v), void *ctx)
+{
+	struct cb_arg a = { (void *)cb, ctx };
+
+	return walk(c, c->skel->maps.kvm_aggs, sizeof(struct kvm_agg_val), kvm_agg_fn, &a);
+}
+
+int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu, uint32_t tid,
+						      uint64_t start_ns), void *ctx)
+{
+	struct cpu_state *st = calloc(c->nr_cpus, sizeof(*st));
+	__u32 key = 0;
+	int e;
+
+	if (!st)
+		return -ENOMEM;
+	e = percpu_lookup(c, c->skel->maps.cpu_state, &key, st, sizeof(*st));
+	for (int cpu = 0; !e && cpu < c->nr_cpus; cpu++)
+		if (st[cpu].seen)
+			e = cb(ctx, (uint32_t)cpu, st[cpu].tid, st[cpu].start_ns);
+	free(st);
+	return e;
+}
+
+int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
+							const struct kvm_state *st), void *ctx)
+{
+	struct bpf_map *map = c->skel->maps.kvm_state;
+	__u32 key, next;
+	const __u32 *prev = NULL;
+	struct kvm_state st;
+	int e;
+
+	while (!bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), &st, sizeof(st), 0))
+			continue;
+		if (st.exit_ns && (e = cb(ctx, key, &st)))
+			return e;
+	}
+	return 0;
+}
+
+int capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *run_cnt)
+{
+	struct bpf_program *p;
+
+	*run_ns = *run_cnt = 0;
+	bpf_object__for_each_program(p, c->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		*run_ns += info.run_time_ns;
+		*run_cnt += info.run_cnt;
+	}
+	return 0;
+}
+
+void capture__free(struct capture *c)
+{
+	if (!c)
+		return;
+	ring_buffer__free(c->rb);
+	pwz_bpf__destroy(c->skel);
+	free(c);
+}

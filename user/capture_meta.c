@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Capture metadata from the running system: host, kernel, CPU topology, exit names. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "capture_meta.h"
+#include "exitnames.h"
+
+/* Reads an integer from a one-line file; -1 when absent or not a number. */
+static int32_t read_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return (int32_t)v;
+}
+
+/* LLC id of cpu: the highest cache level's id, or the first CPU sharing it. */
+static int32_t read_llc(const char *sysfs_root, int cpu)
+{
+	char path[512];
+	int best_level = -1, best_idx = -1;
+	int32_t id;
+
+	for (int i = 0; i < 8; i++) {
+		int32_t level;
+
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%d/level",
+			 sysfs_root, cpu, i);
+		level = read_int(path);
+		if (level > best_level) {
+			best_level = level;
+			best_idx = i;
+		}
+	}
+	if (best_idx < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%d/id", sysfs_root,
+		 cpu, best_idx);
+	id = read_int(path);
+	if (id >= 0)
+		return id;
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
+		 sysfs_root, cpu, best_idx);
+	return read_int(path);	/* "0-1" reads as 0: the first CPU of the list */
+}
+
+int capture_meta_system(struct pwz_meta *m, const char *sysfs_root, int nr_cpus)
+{
+	struct utsname u;
+	char host[256] = "";
+	char path[512];
+
+	if (!gethostname(host, sizeof(host) - 1) && pwz_meta_set_str(&m->host, host))
+		return -ENOMEM;
+	if (!uname(&u) && pwz_meta_set_str(&m->kernel, u.release))
+		return -ENOMEM;
+	if (nr_cpus <= 0 || nr_cpus > PWZ_MAX_CPUS)
+		return 0;
+	m->nr_cpus = (uint32_t)nr_cpus;
+	free(m->topo);
+	m->topo = calloc(nr_cpus, sizeof(*m->topo));
+	if (!m->topo)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/physical_package_id",
+			 sysfs_root, cpu);
+		m->topo[cpu].package = read_int(path);
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/core_id",
+			 sysfs_root, cpu);
+		m->topo[cpu].core = read_int(path);
+		m->topo[cpu].llc = read_llc(sysfs_root, cpu);
+	}
+	return 0;
+}
+
+int capture_meta_exit_names(struct pwz_meta *m, const char *path, bool *from_format)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL, err[256];
+	size_t len = 0, cap = 0, n;
+	uint32_t before = m->nr_exit_names;
+	int added = -EINVAL;
+
+	*from_format = false;
+	if (f) {
+		for (;;) {
+			if (cap - len < 4096) {
+				char *nb = realloc(buf, cap ? cap * 2 : 65536);
+
+				if (!nb || cap > (16u << 20))
+					break;
+				buf = nb;
+				cap = cap ? cap * 2 : 65536;
+			}
+			n = fread(buf + len, 1, cap - len, f);
+			if (!n)
+				break;
+			len += n;
+		}
+		fclose(f);
+		if (buf)
+			added = exitnames_parse_format(m, buf, len, err, sizeof(err));
+		free(buf);
+	}
+	if (added > 0) {
+		*from_format = true;
+		return added;
+	}
+	if (added == -ENOMEM)
+		return added;
+	m->nr_exit_names = before;	/* drop a partly parsed table */
+	return exitnames_add_builtin(m);
+}

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pwz-bpf's command line: option parsing and the usage text. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capture_opts.h"
+
+static const char usage[] =
+"Usage: pwz-bpf [OPTIONS] [RUN-NAME] [-- COMMAND [ARGS...]]\n"
+"Captures scheduler run slices, run-queue waits and KVM exits with eBPF into RUN-NAME.cdict\n"
+"(default run name: perf), for pwz-render.\n"
+"\n"
+"  -s, --sleep SECONDS     capture length (default 1; fractions allowed); with a COMMAND the\n"
+"                          capture lasts the command's life, or SECONDS if given and shorter\n"
+"      --all               write RUN-NAME.cdict and RUN-NAME.stats\n"
+"      --switches          write RUN-NAME.cdict (the default)\n"
+"      --stats             write RUN-NAME.stats: per-task runtime, switches, wait latency and\n"
+"                          KVM exits by reason (alone: the stats only)\n"
+"      --dest-folder DIR   where to write (default: current folder)\n"
+"      --map CSV           annotate task names with a perfwhiz CSV map (tid,...,name)\n"
+"      --kvm               KVM exits only, no scheduler events\n"
+"  -p, --pid PID[,PID...]  only the threads of these processes\n"
+"  -t, --task GLOB         only threads whose name matches GLOB (a number matches a tid);\n"
+"                          repeatable\n"
+"      --legacy            write perfwhiz's cdict format instead of cdict v2\n"
+"      --aggregate-only    kernel aggregates only (no time-resolved records)\n"
+"      --use-perf-data FILE  convert FILE (perf.data) instead of capturing\n"
+"      --ringbuf-mb N      ring buffer size in MiB, a power of two (default 16)\n"
+"      --raw-tp            attach with raw_tp even where tp_btf works\n"
+"  -v, --verbose           more messages (repeat for libbpf's)\n"
+"  -h, --help              this help\n"
+"      --version           the version\n"
+"\n"
+"Ctrl-C or SIGTERM ends the capture early; the file is still complete.\n"
+"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF (5.18 or later).\n"
+"\n"
+"Examples:\n"
+"  pwz-bpf -s 5 --all test                 # 5 s system-wide -> ./test.cdict, ./test.stats\n"
+"  pwz-bpf --all --map tmap.csv test2      # 1 s with task-name annotation\n"
+"  pwz-bpf -p 4321 -s 10 --kvm vm1         # KVM exits of process 4321 for 10 s\n"
+"  pwz-bpf --all run3 -- ./workload args   # for the lifetime of a command\n"
+"  pwz-render --list test.cdict            # what is inside\n";
+
+const char *capture_opts_usage(void)
+{
+	return usage;
+}
+
+enum {
+	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
+	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "sleep", required_argument, NULL, 's' },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "switches", no_argument, NULL, OPT_SWITCHES },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "dest-folder", required_argument, NULL, OPT_DEST },
+	{ "map", required_argument, NULL, OPT_MAP },
+	{ "kvm", no_argument, NULL, OPT_KVM },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "task", required_argument, NULL, 't' },
+	{ "legacy", no_argument, NULL, OPT_LEGACY },
+	{ "aggregate-only", no_argument, NULL, OPT_AGGONLY },
+	{ "use-perf-data", required_argument, NULL, OPT_PERFDATA },
+	{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF },
+	{ "raw-tp", no_argument, NULL, OPT_RAWTP },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_sleep(struct capture_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > CAPTURE_MAX_SLEEP_S) {
+		snprintf(err, errlen, "-s/--sleep '%s': give a number of seconds > 0 and <= %.0f",
+			 arg, CAPTURE_MAX_SLEEP_S);
+		return -EINVAL;
+	}
+	o->sleep_s = v;
+	o->sleep_given = true;
+	return 0;
+}
+
+static int parse_pids(struct capture_opts *o, const char *arg, char *err, size_t errlen)
+{
+	const char *p = arg;
+
+	for (;;) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || end == p || (*end && *end != ',') || v == 0 || v > INT_MAX || *p == '-' ||
+		    *p == '+') {
+			snprintf(err, errlen, "-p/--pid '%s': give process ids > 0 separated by commas",
+				 arg);
+			return -EINVAL;
+		}
+		if (o->nr_pids == CAPTURE_MAX_PIDS) {
+			snprintf(err, errlen, "-p/--pid: at most %d process ids", CAPTURE_MAX_PIDS);
+			return -EINVAL;
+		}
+		o->pids[o->nr_pids++] = (uint32_t)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+static int parse_ringbuf(struct capture_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || *arg == '-' || v < 1 || v > 1024 || (v & (v - 1))) {
+		snprintf(err, errlen, "--ringbuf-mb '%s': give a power of two from 1 to 1024", arg);
+		return -EINVAL;
+	}
+	o->ringbuf_mb = (unsigned int)v;
+	return 0;
+}
+
+int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	int c, rc = 0, first_pos, dashdash = -1;
+
+	memset(o, 0, sizeof(*o));
+	o->sleep_s = 1.0;
+	o->dest_folder = ".";
+	o->run_name = "perf";
+	o->ringbuf_mb = 16;
+
+	/* "--" ends the options: the rest is the command. getopt must not see it. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			dashdash = i;
+			break;
+		}
+	}
+	if (dashdash >= 0) {
+		if (dashdash + 1 >= argc) {
+			snprintf(err, errlen, "'--' must be followed by a command to run");
+			return -EINVAL;
+		}
+		o->command = argv + dashdash + 1;
+		o->nr_command = argc - dashdash - 1;
+		argc = dashdash;
+	}
+
+	optind = 0;	/* glibc: full reinitialisation, so that tests can parse repeatedly */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:p:t:vh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 's': rc = parse_sleep(o, optarg, err, errlen); break;
+		case 'p': rc = parse_pids(o, optarg, err, errlen); break;
+		case 't':
+			if (!*optarg) {
+				snprintf(err, errlen, "-t/--task: give a non-empty name pattern");
+				return -EINVAL;
+			}
+			if (o->nr_tasks == CAPTURE_MAX_TASKS) {
+				snprintf(err, errlen, "-t/--task: at most %d patterns", CAPTURE_MAX_TASKS);
+				return -EINVAL;
+			}
+			o->tasks[o->nr_tasks++] = optarg;
+			break;
+		case 'v': o->verbose++; break;
+		case 'h': o->help = true; break;
+		case OPT_ALL: o->all = true; break;
+		case OPT_SWITCHES: o->switches = true; break;
+		case OPT_STATS: o->stats = true; break;
+		case OPT_DEST:
+			if (!*optarg) {
+				snprintf(err, errlen, "--dest-folder: give a directory");
+				return -EINVAL;
+			}
+			o->dest_folder = optarg;
+			break;
+		case OPT_MAP: o->map_path = optarg; break;
+		case OPT_KVM: o->kvm_only = true; break;
+		case OPT_LEGACY: o->legacy = true; break;
+		case OPT_AGGONLY: o->no_streams = true; break;
+		case OPT_PERFDATA: o->perf_data = optarg; break;
+		case OPT_RINGBUF: rc = parse_ringbuf(o, optarg, err, errlen); break;
+		case OPT_RAWTP: o->force_raw_tp = true; break;
+		case OPT_VERSION: o->version = true; break;
+		case ':':
+			snprintf(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			if (optopt && optopt < 256)
+				snprintf(err, errlen, "unknown option '-%c' (see --help)", optopt);
+			else
+				snprintf(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (rc)
+			return rc;
+	}
+	first_pos = optind;
+	if (argc - first_pos > 1) {
+		snprintf(err, errlen, "one run name expected, got '%s' and '%s' (put a command after '--')",
+			 argv[first_pos], argv[first_pos + 1]);
+		return -EINVAL;
+	}
+	if (argc - first_pos == 1) {
+		const char *r = argv[first_pos];
+
+		if (!*r || strchr(r, '/') || !strcmp(r, ".") || !strcmp(r, "..")) {
+			snprintf(err, errlen, "run name '%s': give a file name without '/' (use --dest-folder for the directory)",
+				 r);
+			return -EINVAL;
+		}
+		if (*r == '-') {
+			snprintf(err, errlen, "unknown option '%s' (see --help)", r);
+			return -EINVAL;
+		}
+		o->run_name = r;
+	}
+	if (o->perf_data && (o->command || o->sleep_given || o->nr_pids || o->nr_tasks || o->kvm_only)) {
+		snprintf(err, errlen, "--use-perf-data converts a file: it takes no -s, -p, -t, --kvm or command");
+		return -EINVAL;
+	}
+	if (o->perf_data && o->stats && !o->all && !o->switches) {
+		snprintf(err, errlen, "--stats is made from a live capture: not with --use-perf-data");
+		return -EINVAL;
+	}
+	if (o->legacy && o->no_streams) {
+		snprintf(err, errlen, "--legacy stores events only: not with --aggregate-only");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool capture_opts_want_cdict(const struct capture_opts *o)
+{
+	return o->all || o->switches || !o->stats;
+}
+
+bool capture_opts_want_stats(const struct capture_opts *o)
+{
+	return o->all || o->stats;
+}
+
+int capture_opts_out_path(const struct capture_opts *o, const char *ext, char *out, size_t outlen)
+{
+	size_t dl = strlen(o->dest_folder);
+	const char *sep = dl && o->dest_folder[dl - 1] == '/' ? "" : "/";
+	int n = snprintf(out, outlen, "%s%s%s%s", o->dest_folder, sep, o->run_name, ext);
+
+	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
+}
+
+void capture_opts_describe(const struct capture_opts *o, char *out, size_t outlen)
+{
+	size_t n = 0;
+
+#define ADD(...) do { \
+		int k_ = snprintf(out + n, n < outlen ? outlen - n : 0, __VA_ARGS__); \
+		if (k_ > 0) n += (size_t)k_; \
+	} while (0)
+	if (outlen)
+		out[0] = '\0';
+	ADD("sleep=%g", o->sleep_s);
+	if (o->command)
+		ADD(" command=%s", o->command[0]);
+	if (o->kvm_only)
+		ADD(" kvm-only");
+	if (o->no_streams)
+		ADD(" aggregate-only");
+	for (size_t i = 0; i < o->nr_pids; i++)
+		ADD("%s%u", i ? "," : " pid=", o->pids[i]);
+	for (size_t i = 0; i < o->nr_tasks; i++)
+		ADD(" task=%s", o->tasks[i]);
+	if (o->map_path)
+		ADD(" map=%s", o->map_path);
+	if (o->legacy)
+		ADD(" legacy");
+	ADD(" ringbuf-mb=%u", o->ringbuf_mb);
+	if (o->force_raw_tp)
+		ADD(" raw-tp");
+#undef ADD
+	if (outlen && n >= outlen)
+		out[outlen - 1] = '\0';
+}

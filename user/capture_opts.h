@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pwz-bpf's command line: parsed into a struct capture_opts without side effects, so tests can call it. */
+#ifndef PWZ_CAPTURE_OPTS_H
+#define PWZ_CAPTURE_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CAPTURE_MAX_PIDS 1024		/* -p entries */
+#define CAPTURE_MAX_TASKS 64		/* -t patterns */
+#define CAPTURE_MAX_SLEEP_S 86400.0	/* -s upper bound: one day */
+
+struct capture_opts {
+	double sleep_s;			/* -s: capture length in seconds (> 0); default 1 */
+	bool sleep_given;		/* -s was given (with a command: stop at whichever ends first) */
+	bool all;			/* --all: write the cdict and the stats */
+	bool switches;			/* --switches: write the cdict (the default) */
+	bool stats;			/* --stats: write <run>.stats */
+	bool kvm_only;			/* --kvm: KVM exits only, no scheduler events */
+	bool legacy;			/* --legacy: perfwhiz's cdict format */
+	bool no_streams;		/* --aggregate-only: kernel aggregates, no per-event records */
+	bool force_raw_tp;		/* --raw-tp: use raw_tp even where tp_btf exists */
+	int verbose;			/* -v, repeatable */
+	bool help;			/* --help: print usage, do nothing else */
+	bool version;			/* --version */
+	const char *dest_folder;	/* --dest-folder: default "." */
+	const char *map_path;		/* --map CSV, or NULL */
+	const char *perf_data;		/* --use-perf-data FILE, or NULL */
+	const char *run_name;		/* positional; default "perf" */
+	unsigned int ringbuf_mb;	/* --ringbuf-mb: ring buffer size in MiB (power of two); default 16 */
+	uint32_t pids[CAPTURE_MAX_PIDS];	/* -p: process ids (tgids) */
+	size_t nr_pids;
+	const char *tasks[CAPTURE_MAX_TASKS];	/* -t: comm globs (or tids) */
+	size_t nr_tasks;
+	char **command;			/* after "--": argv of the command to run (NULL-terminated),
+					 * pointing into the caller's argv; NULL when none */
+	int nr_command;
+};
+
+/*
+ * Parses argv (argv[0] is the program name) into o, which it first sets to the defaults.
+ * Does not touch the file system. Returns 0, or -EINVAL with err filled as a one-line
+ * message naming the option and what to do. The strings in o point into argv.
+ */
+int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/* Whether the run writes a cdict (--switches, --all, or no --stats) and a .stats file. */
+bool capture_opts_want_cdict(const struct capture_opts *o);
+bool capture_opts_want_stats(const struct capture_opts *o);
+
+/*
+ * "<dest>/<run><ext>" into out. Returns 0, or -ENAMETOOLONG.
+ */
+int capture_opts_out_path(const struct capture_opts *o, const char *ext, char *out, size_t outlen);
+
+/* The options in effect as one line of text (for the cdict metadata), into out. */
+void capture_opts_describe(const struct capture_opts *o, char *out, size_t outlen);
+
+/* The usage text (--help). */
+const char *capture_opts_usage(void);
+
+#endif /* PWZ_CAPTURE_OPTS_H */

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The capture's task table: comm, process and display name per thread, from /proc and BPF task events. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "capture_tasks.h"
+#include "tasknames.h"
+#include "u64map.h"
+
+#define VM_NAME_MAX 128
+
+struct tt_entry {
+	uint32_t tid;
+	uint32_t tgid;			/* 0 unknown */
+	uint64_t time_ns;		/* when the current comm took effect */
+	char comm[PWZ_COMM_LEN];	/* current comm */
+	char written[PWZ_COMM_LEN];	/* comm of the last record written */
+	bool emitted;			/* a record was written */
+	bool vm_checked;		/* leader only: cmdline read */
+	char vm[VM_NAME_MAX];		/* leader only: QEMU -name, "" none */
+	char name[PWZ_NAME_MAX];	/* display name of the last record */
+};
+
+/* Copies src into dst of len bytes, truncating, always NUL-terminated. */
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++)
+		dst[i] = src[i];
+	dst[i] = '\0';
+}
+
+struct task_table {
+	char *proc_root;
+	const struct task_map *map;
+	struct u64map idx;		/* tid -> index in ents */
+	struct tt_entry *ents;
+	size_t nr, cap;
+};
+
+struct task_table *task_table__new(const char *proc_root, const struct task_map *map)
+{
+	struct task_table *tt = calloc(1, sizeof(*tt));
+
+	if (!tt)
+		return NULL;
+	tt->proc_root = strdup(proc_root ? proc_root : "/proc");
+	if (!tt->proc_root) {
+		free(tt);
+		errno = ENOMEM;
+		return NULL;
+	}
+	tt->map = map;
+	return tt;
+}
+
+void task_table__free(struct task_table *tt)
+{
+	if (!tt)
+		return;
+	u64map_free(&tt->idx);
+	free(tt->ents);
+	free(tt->proc_root);
+	free(tt);
+}
+
+size_t task_table__count(const struct task_table *tt)
+{
+	return tt->nr;
+}
+
+static struct tt_entry *find(const struct task_table *tt, uint32_t tid)
+{
+	long long i = u64map_get(&tt->idx, tid);
+
+	return i < 0 ? NULL : &tt->ents[i];
+}
+
+static struct tt_entry *add(struct task_table *tt, uint32_t tid)
+{
+	struct tt_entry *e;
+
+	if (tt->nr == tt->cap) {
+		size_t ncap = tt->cap ? tt->cap * 2 : 256;
+		struct tt_entry *n = realloc(tt->ents, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		tt->ents = n;
+		tt->cap = ncap;
+	}
+	if (u64map_put(&tt->idx, tid, (uint32_t)tt->nr))
+		return NULL;
+	e = &tt->ents[tt->nr++];
+	memset(e, 0, sizeof(*e));
+	e->tid = tid;
+	return e;
+}
+
+/* Reads a small file into buf (NUL-terminated); returns bytes read or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)total + 1 < len && (n = read(fd, buf + total, len - 1 - total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+/* comm and tgid of tid from proc_root; false when the thread is gone. */
+static bool read_proc(const struct task_table *tt, uint32_t tid, char *comm, uint32_t *tgid)
+{
+	char path[512], buf[4096], *p;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%u/comm", tt->proc_root, tid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n <= 0)
+		return false;
+	if (buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	copy_str(comm, PWZ_COMM_LEN, buf);
+	*tgid = 0;
+	snprintf(path, sizeof(path), "%s/%u/status", tt->proc_root, tid);
+	if (read_small(path, buf, sizeof(buf)) > 0 && (p = strstr(buf, "\nTgid:")))
+		*tgid = (uint32_t)strtoul(p + 6, NULL, 10);
+	return true;
+}
+
+static struct tt_entry *lookup_or_read(struct task_table *tt, uint32_t tid)
+{
+	struct tt_entry *e = find(tt, tid);
+	char comm[PWZ_COMM_LEN];
+	uint32_t tgid = 0;
+
+	if (e)
+		return e;
+	if (tid == 0) {
+		snprintf(comm, sizeof(comm), "swapper");
+	} else if (!read_proc(tt, tid, comm, &tgid)) {
+		snprintf(comm, sizeof(comm), "tid-%u", tid);
+	}
+	e = add(tt, tid);
+	if (!e)
+		return NULL;
+	copy_str(e->comm, sizeof(e->comm), comm);
+	e->tgid = tgid;
+	return e;
+}
+
+/* The QEMU VM name of process tgid ("" none), read once from its cmdline. */
+static const char *vm_name(struct task_table *tt, uint32_t tgid)
+{
+	struct tt_entry *l;
+	char path[512];
+	char *buf;
+	ssize_t n;
+
+	if (!tgid)
+		return "";
+	l = lookup_or_read(tt, tgid);
+	if (!l)
+		return "";
+	if (l->vm_checked)
+		return l->vm;
+	l->vm_checked = true;
+	buf = malloc(65536);
+	if (!buf)
+		return "";
+	snprintf(path, sizeof(path), "%s/%u/cmdline", tt->proc_root, tgid);
+	n = read_small(path, buf, 65536);
+	if (n > 0 && !qemu_vm_name(buf, (size_t)n, l->vm, sizeof(l->vm)))
+		l->vm[0] = '\0';
+	free(buf);
+	return l->vm;
+}
+
+static void fill(struct task_table *tt, struct tt_entry *e, uint64_t time_ns, struct pwz_task *out)
+{
+	const char *mapped = tt->map ? task_map__name(tt->map, e->tid) : NULL;
+	struct tt_entry *leader;
+	uint32_t tid = e->tid;	/* e may move: vm_name() can grow the table */
+	const char *vm;
+
+	memset(out, 0, sizeof(*out));
+	out->tid = tid;
+	out->tgid = e->tgid;
+	out->time_ns = time_ns;
+	copy_str(out->comm, sizeof(out->comm), e->comm);
+	vm = vm_name(tt, out->tgid);
+	leader = out->tgid ? find(tt, out->tgid) : NULL;
+	if (leader)
+		copy_str(out->proc_name, sizeof(out->proc_name), leader->comm);
+	if (mapped)
+		copy_str(out->name, sizeof(out->name), mapped);
+	else if (tid == 0)
+		snprintf(out->name, sizeof(out->name), "swapper");
+	else
+		task_display_name(out->comm, vm, out->name, sizeof(out->name));
+	e = find(tt, tid);
+	memcpy(e->written, e->comm, sizeof(e->written));
+	copy_str(e->name, sizeof(e->name), out->name);
+	e->emitted = true;
+}
+
+int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const char *comm,
+		      bool is_new, uint64_t time_ns, struct pwz_task *out)
+{
+	struct tt_entry *e = find(tt, tid);
+
+	if (!e) {
+		e = add(tt, tid);
+		if (!e)
+			return -ENOMEM;
+	} else if (is_new) {
+		/* a recycled tid: a new thread */
+		e->emitted = false;
+	}
+	if (tgid)
+		e->tgid = tgid;
+	copy_str(e->comm, sizeof(e->comm), comm);
+	e->time_ns = time_ns;
+	if (e->emitted && strcmp(e->written, e->comm)) {
+		fill(tt, e, time_ns, out);
+		return 1;
+	}
+	return 0;
+}
+
+int task_table__touch(struct task_table *tt, uint32_t tid, uint64_t time_ns, struct pwz_task *out)
+{
+	struct tt_entry *e = lookup_or_read(tt, tid);
+
+	if (!e)
+		return -ENOMEM;
+	if (e->emitted)
+		return 0;
+	fill(tt, e, e->time_ns < time_ns ? e->time_ns : time_ns, out);
+	return 1;
+}
+
+const char *task_table__name(const struct task_table *tt, uint32_t tid)
+{
+	const struct tt_entry *e = find(tt, tid);
+
+	if (!e)
+		return NULL;
+	return e->emitted ? e->name : e->comm;
+}
+
+uint32_t task_table__tgid(const struct task_table *tt, uint32_t tid)
+{
+	const struct tt_entry *e = find(tt, tid);
+
+	return e ? e->tgid : 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* Calls fn for every tid under proc_root/<pid>/task. Returns threads seen or -errno. */
+static int for_each_proc_thread(struct task_table *tt, void (*fn)(struct task_table *, uint32_t, void *),
+				void *arg)
+{
+	DIR *d = opendir(tt->proc_root), *td;
+	struct dirent *de, *te;
+	char path[512];
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!all_digits(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/task", tt->proc_root, de->d_name);
+		td = opendir(path);
+		if (!td) {
+			/* a fake tree or a process gone: the pid alone */
+			fn(tt, (uint32_t)strtoul(de->d_name, NULL, 10), arg);
+			n++;
+			continue;
+		}
+		while ((te = readdir(td))) {
+			if (!all_digits(te->d_name))
+				continue;
+			fn(tt, (uint32_t)strtoul(te->d_name, NULL, 10), arg);
+			n++;
+		}
+		closedir(td);
+	}
+	closedir(d);
+	return n;
+}
+
+static void scan_one(struct task_table *tt, uint32_t tid, void *arg)
+{
+	(void)arg;
+	lookup_or_read(tt, tid);
+}
+
+int task_table__scan(struct task_table *tt)
+{
+	int n = for_each_proc_thread(tt, scan_one, NULL);
+
+	return n < 0 ? n : (int)tt->nr;
+}
+
+struct match_ctx {
+	const char *glob;
+	uint32_t *tids;
+	size_t max, n;
+	char *names;
+	size_t names_len;
+};
+
+static void match_one(struct task_table *tt, uint32_t tid, void *arg)
+{
+	struct match_ctx *m = arg;
+	char comm[PWZ_COMM_LEN], name[PWZ_NAME_MAX];
+	uint32_t tgid;
+	struct tt_entry *e;
+
+	if (!read_proc(tt, tid, comm, &tgid))
+		return;
+	e = find(tt, tid);
+	if (!e) {
+		e = add(tt, tid);
+		if (!e)
+			return;
+		copy_str(e->comm, sizeof(e->comm), comm);
+		e->tgid = tgid;
+	}
+	task_display_name(comm, vm_name(tt, tgid), name, sizeof(name));
+	if (task_pattern_match(m->glob, comm, tid) || task_pattern_match(m->glob, name, tid)) {
+		for (size_t i = 0; i < m->n; i++)
+			if (m->tids[i] == tid)
+				return;
+		if (m->n < m->max)
+			m->tids[m->n++] = tid;
+	} else if (m->names && !strstr(m->names, comm)) {
+		size_t l = strlen(m->names);
+
+		if (l + strlen(comm) + 3 < m->names_len)
+			snprintf(m->names + l, m->names_len - l, "%s%s", l ? ", " : "", comm);
+	}
+}
+
+size_t task_table__match(struct task_table *tt, const char *glob, uint32_t *tids, size_t max,
+			 char *names, size_t names_len)
+{
+	struct match_ctx m = { glob, tids, max, 0, names, names_len };
+
+	if (names && names_len)
+		names[0] = '\0';
+	for_each_proc_thread(tt, match_one, &m);
+	return m.n;
+}

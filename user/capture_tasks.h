@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The capture's task table: comm, process and display name per thread, from /proc and BPF task events. */
+#ifndef PWZ_CAPTURE_TASKS_H
+#define PWZ_CAPTURE_TASKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "records.h"
+
+struct task_map;
+struct task_table;
+
+/*
+ * A table reading threads from proc_root (normally "/proc"; tests pass a fake tree with
+ * <tid>/comm, <tid>/status "Tgid:" and <tgid>/cmdline). map (may be NULL, borrowed) gives
+ * --map names. NULL with errno on failure.
+ */
+struct task_table *task_table__new(const char *proc_root, const struct task_map *map);
+
+/* NULL is a no-op. */
+void task_table__free(struct task_table *tt);
+
+/* Reads every thread under proc_root/<pid>/task/<tid> (the capture start snapshot).
+ * Returns the number of threads known after it, or -errno when proc_root cannot be read. */
+int task_table__scan(struct task_table *tt);
+
+/*
+ * A task event from BPF at time_ns (from capture start): a new thread (is_new) or a rename.
+ * tgid 0 = unknown. Returns 1 and fills out when a record must be written now (the thread
+ * was already written under another comm), 0 when nothing is to be written yet, -ENOMEM.
+ */
+int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const char *comm,
+		      bool is_new, uint64_t time_ns, struct pwz_task *out);
+
+/*
+ * The thread tid is named by a record at time_ns. Returns 1 and fills out when its task
+ * record has not been written yet (the caller writes it before the record), 0 when it has,
+ * -ENOMEM. A tid never seen is read from proc_root; if gone, its comm is "tid-<tid>"...
+ * unless the kernel reported it. tid 0 is "swapper".
+ */
+int task_table__touch(struct task_table *tt, uint32_t tid, uint64_t time_ns, struct pwz_task *out);
+
+/* The thread's current entry, for the stats: its display name and tgid. NULL if unknown. */
+const char *task_table__name(const struct task_table *tt, uint32_t tid);
+uint32_t task_table__tgid(const struct task_table *tt, uint32_t tid);
+
+/* Number of threads known. */
+size_t task_table__count(const struct task_table *tt);
+
+/*
+ * The tids of all threads (under proc_root, read now) whose comm or display name matches
+ * the glob (task_pattern_match()), appended to tids (up to max). Returns the number added.
+ * names/names_len receive a ", "-separated list of distinct comms seen (for an error message).
+ */
+size_t task_table__match(struct task_table *tt, const char *glob, uint32_t *tids, size_t max,
+			 char *names, size_t names_len);
+
+#endif /* PWZ_CAPTURE_TASKS_H */

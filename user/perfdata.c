@@ -1,0 +1,1099 @@
+// SPDX-License-Identifier: GPL-2.0
+/* perf.data import: decodes scheduler and KVM samples, orders them and writes a cdict. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include "cdict.h"
+#include "exitnames.h"
+#include "perfdata.h"
+#include "perfdata_file.h"
+#include "perfdata_map.h"
+#include "perfdata_trace.h"
+#include "records.h"
+#include "sched_model.h"
+#include "tasknames.h"
+
+#ifndef PWZ_VERSION
+#define PWZ_VERSION "0.0.0"
+#endif
+
+#define QUEUE_MAX (1u << 21)	/* queued events before the oldest half is forced out */
+
+enum ev_kind {
+	EV_NONE = 0,		/* a sample of an event we do not use (only its time counts) */
+	EV_SWITCH,
+	EV_WAKEUP,
+	EV_MIGRATE,
+	EV_KVM_EXIT,
+	EV_KVM_ENTRY,
+	EV_COMM,		/* PERF_RECORD_COMM */
+	EV_FORK,		/* PERF_RECORD_FORK */
+	EV_LOST,		/* PERF_RECORD_LOST / LOST_SAMPLES */
+};
+
+/* A tracepoint field as the embedded format places it. */
+struct fld {
+	int off;		/* -1: the format has no such field */
+	int size;
+};
+
+struct attr_info {
+	uint32_t type;
+	uint64_t config;
+	uint64_t sample_type;
+	uint64_t read_format;
+	bool sample_id_all;
+	bool resolved;		/* kind and fields looked up */
+	enum ev_kind kind;
+	struct fld f[5];	/* per kind, see resolve() */
+};
+
+/* One decoded event waiting to be put in time order. */
+struct qev {
+	uint64_t ts;		/* file time */
+	uint64_t seq;		/* file order, for equal times */
+	uint64_t d;		/* switch: prev_state; kvm_exit: reason; lost: count */
+	uint32_t kind;		/* enum ev_kind */
+	uint32_t cpu;
+	uint32_t a, b, c;	/* switch: prev, next; wakeup/migrate: pid; kvm: tid, vcpu, isa;
+				 * comm/fork: pid (tgid), tid */
+	char comm[PWZ_COMM_LEN];	/* switch: prev_comm; wakeup, comm: comm */
+	char comm2[PWZ_COMM_LEN];	/* switch: next_comm */
+};
+
+struct task_info {
+	uint32_t tgid;			/* 0 unknown */
+	bool written;			/* a task record was written */
+	bool has_comm;
+	char comm[PWZ_COMM_LEN];
+};
+
+struct imp {
+	const char *path;
+	const char *out_path;
+	const struct perfdata_import_opts *opts;
+	struct perfdata_import_stats *st;
+	char *err;
+	size_t errlen;
+
+	struct tep_handle *tep;
+	bool have_tracing;
+	uint64_t preempt_bit;
+
+	struct attr_info *attrs;
+	size_t nr_attrs, attrs_cap;
+	struct pd_map ids;		/* (sample id, 0) -> ids_attr[] */
+	uint32_t *ids_attr;		/* attribute index of each id */
+	size_t ids_attr_cap;
+
+	struct qev *q;			/* events waiting for their round to end */
+	size_t nq, qcap;
+	uint64_t seq;
+	uint64_t max_ts;		/* largest time queued so far */
+	uint64_t round_limit;		/* flush horizon: max_ts at the previous round's end */
+	uint64_t last_ts;		/* time of the last record seen, for records without time */
+
+	bool started;			/* first sample delivered: t0 and the writer exist */
+	uint64_t t0;
+	uint64_t last_sample_ts;
+	uint64_t sample_time_first;	/* HEADER_SAMPLE_TIME, 0 unknown */
+
+	struct pd_map tasks;		/* (tid, 0) -> task_info[] */
+	struct task_info *tinfo;
+	size_t tinfo_cap;
+
+	struct pwz_meta meta;
+	int64_t clock_data_id;		/* CLOCK_DATA: clock id, -1 absent */
+	uint64_t clock_tod_ns, clock_ref_ns;
+	char *perf_cmdline;
+	bool has_switch_attr, has_wakeup_attr, has_kvm_attr;
+
+	struct sched_model *model;
+	struct cdict_writer *w;
+};
+
+__attribute__((format(printf, 4, 5)))
+static int fail(struct imp *im, int ret, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(im->err, im->errlen, "%s: offset %llu: ", im->path,
+			 (unsigned long long)off);
+
+	if (n >= 0 && (size_t)n < im->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(im->err + n, im->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static inline uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* ---- metadata from the feature sections ---- */
+
+/* A perf header string: u32 length (padding and NUL included), then the bytes. */
+static int feat_str(const uint8_t **p, const uint8_t *end, char **out)
+{
+	uint32_t n;
+
+	if (end - *p < 4)
+		return -EINVAL;
+	n = rd32(*p);
+	*p += 4;
+	if (n > (size_t)(end - *p))
+		return -EINVAL;
+	*out = strndup((const char *)*p, n);
+	*p += n;
+	return *out ? 0 : -ENOMEM;
+}
+
+static int feat_cmdline(struct imp *im, const uint8_t *p, const uint8_t *end)
+{
+	uint32_t nr, i;
+	size_t len = 0;
+	char *s, *all = NULL;
+
+	if (end - p < 4)
+		return -EINVAL;
+	nr = rd32(p);
+	p += 4;
+	if (nr > 65536)
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		size_t sl;
+		char *n;
+
+		if (feat_str(&p, end, &s))
+			goto bad;
+		sl = strlen(s);
+		n = realloc(all, len + sl + 2);
+		if (!n) {
+			free(s);
+			goto bad;
+		}
+		all = n;
+		if (len)
+			all[len++] = ' ';
+		memcpy(all + len, s, sl + 1);
+		len += sl;
+		free(s);
+	}
+	free(im->perf_cmdline);
+	im->perf_cmdline = all;
+	return 0;
+bad:
+	free(all);
+	return -EINVAL;
+}
+
+static int feat_topology(struct imp *im, const uint8_t *p, const uint8_t *end)
+{
+	uint32_t nr, i, k;
+	char *s;
+
+	for (k = 0; k < 2; k++) {	/* core siblings, then thread siblings */
+		if (end - p < 4)
+			return -EINVAL;
+		nr = rd32(p);
+		p += 4;
+		if (nr > PWZ_MAX_CPUS)
+			return -EINVAL;
+		for (i = 0; i < nr; i++) {
+			if (feat_str(&p, end, &s))
+				return -EINVAL;
+			free(s);
+		}
+	}
+	if (!im->meta.nr_cpus || (size_t)(end - p) < 8ULL * im->meta.nr_cpus)
+		return 0;	/* old files have no per-CPU ids */
+	free(im->meta.topo);
+	im->meta.topo = calloc(im->meta.nr_cpus, sizeof(*im->meta.topo));
+	if (!im->meta.topo)
+		return -ENOMEM;
+	for (i = 0; i < im->meta.nr_cpus; i++, p += 8) {
+		im->meta.topo[i].core = (int32_t)rd32(p);
+		im->meta.topo[i].package = (int32_t)rd32(p + 4);
+		im->meta.topo[i].llc = -1;
+	}
+	return 0;
+}
+
+/* sched_switch's print fmt prints "+" after the state when the preempt bit (TASK_REPORT_MAX,
+ * or TASK_STATE_MAX on old kernels) is set: compute that bit from the expression. */
+static uint64_t preempt_bit_of(const char *text, size_t len)
+{
+	static const char tag[] = "\"R\", REC->prev_state &";
+	const char *p = NULL, *e, *q;
+	uint64_t acc = 0;
+	size_t i;
+	int nums = 0;
+	bool shifted;
+
+	for (i = 0; i + sizeof(tag) - 1 <= len; i++) {
+		if (memcmp(text + i, tag, sizeof(tag) - 1) == 0) {
+			p = text + i + sizeof(tag) - 1;
+			break;
+		}
+	}
+	if (!p)
+		return 0;
+	for (e = p; e < text + len && *e != '?'; e++)
+		;
+	shifted = memmem(p, e - p, "+ 1) << 1", 9) != NULL;
+	for (q = p; q < e; q++) {
+		if (*q >= '0' && *q <= '9') {
+			char *n;
+			uint64_t v = strtoull(q, &n, 0);
+			bool hex = q[0] == '0' && (q[1] == 'x' || q[1] == 'X');
+
+			q = n - 1;
+			nums++;
+			if (!shifted || hex)	/* "+ 1" and "<< 1" are not flags */
+				acc |= v;
+		}
+	}
+	if (shifted)
+		return (acc + 1) << 1;
+	return nums == 1 ? acc : 0;
+}
+
+static int on_format(void *ctx, const char *sys, const char *name, const char *text, size_t len,
+		     bool parsed, char *msg, size_t msglen)
+{
+	struct imp *im = ctx;
+
+	(void)msg;
+	(void)msglen;
+	if (strcmp(sys, "sched") == 0 && strcmp(name, "sched_switch") == 0) {
+		im->preempt_bit = preempt_bit_of(text, len);
+	} else if (strcmp(sys, "kvm") == 0 && strcmp(name, "kvm_exit") == 0) {
+		char e[128];
+
+		if (!im->meta.nr_exit_names)
+			exitnames_parse_format(&im->meta, text, len, e, sizeof(e));
+	}
+	(void)parsed;
+	return 0;
+}
+
+static int on_feature(void *ctx, unsigned int feat, const uint8_t *data, size_t len, uint64_t off)
+{
+	struct imp *im = ctx;
+	const uint8_t *p = data, *end = data + len;
+	char msg[256];
+	char *s = NULL;
+	int ret = 0;
+
+	switch (feat) {
+	case PD_FEAT_TRACING_DATA:
+		if (im->have_tracing)
+			return 0;
+		ret = pd_tracing_data_parse(im->tep, data, len, off, on_format, im, msg, sizeof(msg));
+		if (ret) {
+			snprintf(im->err, im->errlen, "%s: %s", im->path, msg);
+			return ret;
+		}
+		im->have_tracing = true;
+		return 0;
+	case PD_FEAT_HOSTNAME:
+	case PD_FEAT_OSRELEASE:
+		ret = feat_str(&p, end, &s);
+		if (!ret)
+			ret = pwz_meta_set_str(feat == PD_FEAT_HOSTNAME ? &im->meta.host :
+					       &im->meta.kernel, s);
+		free(s);
+		break;
+	case PD_FEAT_NRCPUS:
+		if (len < 8)
+			ret = -EINVAL;
+		else if (rd32(data) <= PWZ_MAX_CPUS)
+			im->meta.nr_cpus = rd32(data);	/* CPUs available (then online) */
+		break;
+	case PD_FEAT_CMDLINE:
+		ret = feat_cmdline(im, p, end);
+		break;
+	case PD_FEAT_CPU_TOPOLOGY:
+		ret = feat_topology(im, p, end);
+		break;
+	case PD_FEAT_SAMPLE_TIME:
+		if (len >= 16)
+			im->sample_time_first = rd64(data);
+		break;
+	case PD_FEAT_CLOCKID:
+		if (len >= 8)
+			im->meta.clock_id = (int32_t)rd64(data);
+		break;
+	case PD_FEAT_CLOCK_DATA:
+		if (len >= 24 && rd32(data) >= 1) {
+			im->clock_data_id = rd32(data + 4);
+			im->clock_tod_ns = rd64(data + 8);
+			im->clock_ref_ns = rd64(data + 16);
+		}
+		break;
+	default:
+		break;
+	}
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		return fail(im, -EINVAL, off, "feature section %s does not parse",
+			    pd_feature_name(feat));
+	return 0;
+}
+
+/* ---- attributes and sample decoding ---- */
+
+static int on_attr(void *ctx, const struct pd_attr *a, uint64_t off)
+{
+	struct imp *im = ctx;
+	struct attr_info *ai;
+	uint32_t i;
+
+	if (pd_reserve((void **)&im->attrs, &im->attrs_cap, im->nr_attrs + 1, sizeof(*im->attrs)))
+		return -ENOMEM;
+	ai = &im->attrs[im->nr_attrs];
+	memset(ai, 0, sizeof(*ai));
+	ai->type = a->type;
+	ai->config = a->config;
+	ai->sample_type = a->sample_type;
+	ai->read_format = a->read_format;
+	ai->sample_id_all = a->sample_id_all;
+	for (i = 0; i < a->nr_ids; i++) {
+		int added;
+		int64_t idx = pd_map_get(&im->ids, a->ids[i], 0, &added);
+
+		if (idx < 0)
+			return -ENOMEM;
+		if (!added)
+			return fail(im, -EINVAL, off, "sample id %llu is given to two attributes",
+				    (unsigned long long)a->ids[i]);
+		if (pd_reserve((void **)&im->ids_attr, &im->ids_attr_cap, idx + 1,
+			       sizeof(*im->ids_attr)))
+			return -ENOMEM;
+		im->ids_attr[idx] = im->nr_attrs;
+	}
+	im->nr_attrs++;
+	return 0;
+}
+
+/* The attribute index of sample id, from the map built by on_attr(); -1 unknown. */
+static int64_t attr_of_id(struct imp *im, uint64_t id)
+{
+	int64_t i = pd_map_find(&im->ids, id, 0);
+
+	return i < 0 ? -1 : (int64_t)im->ids_attr[i];
+}
+
+static struct fld field(struct tep_event *ev, const char *name)
+{
+	struct tep_format_field *f = ev ? tep_find_field(ev, name) : NULL;
+	struct fld r = { -1, 0 };
+
+	if (f && f->size > 0 && (f->size <= 8 || (f->flags & TEP_FIELD_IS_ARRAY))) {
+		r.off = f->offset;
+		r.size = f->size;
+	}
+	return r;
+}
+
+/* Looks the tracepoint of ai up in the embedded formats and finds the fields it needs. */
+static int resolve(struct imp *im, struct attr_info *ai, uint64_t off)
+{
+	struct tep_event *ev;
+	const char *need = NULL;
+	int i, n = 0;
+
+	ai->resolved = true;
+	ai->kind = EV_NONE;
+	if (ai->type != PD_TYPE_TRACEPOINT)
+		return 0;
+	if (!im->have_tracing)
+		return fail(im, -EINVAL, off,
+			    "tracepoint samples but no tracing data section: the event formats are unknown");
+	ev = tep_find_event(im->tep, (int)ai->config);
+	if (!ev || !ev->system || !ev->name)
+		return 0;
+	if (strcmp(ev->system, "sched") == 0) {
+		if (strcmp(ev->name, "sched_switch") == 0) {
+			ai->kind = EV_SWITCH;
+			ai->f[0] = field(ev, "prev_comm");
+			ai->f[1] = field(ev, "prev_pid");
+			ai->f[2] = field(ev, "prev_state");
+			ai->f[3] = field(ev, "next_comm");
+			ai->f[4] = field(ev, "next_pid");
+			n = 5;
+		} else if (strcmp(ev->name, "sched_wakeup") == 0 ||
+			   strcmp(ev->name, "sched_wakeup_new") == 0) {
+			ai->kind = EV_WAKEUP;
+			ai->f[0] = field(ev, "comm");
+			ai->f[1] = field(ev, "pid");
+			n = 2;
+		} else if (strcmp(ev->name, "sched_migrate_task") == 0) {
+			ai->kind = EV_MIGRATE;
+			ai->f[1] = field(ev, "pid");
+			ai->f[0] = ai->f[1];
+			n = 2;
+		}
+	} else if (strcmp(ev->system, "kvm") == 0) {
+		if (strcmp(ev->name, "kvm_exit") == 0) {
+			ai->kind = EV_KVM_EXIT;
+			ai->f[0] = field(ev, "exit_reason");
+			ai->f[1] = field(ev, "vcpu_id");
+			ai->f[2] = field(ev, "isa");	/* absent on old kernels: VMX */
+			n = 2;
+		} else if (strcmp(ev->name, "kvm_entry") == 0) {
+			ai->kind = EV_KVM_ENTRY;
+			ai->f[0] = field(ev, "vcpu_id");
+			n = 1;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (ai->f[i].off < 0) {
+			need = i == 0 ? "first" : "a needed";
+			return fail(im, -EINVAL, off, "tracepoint %s:%s lacks %s field in its format",
+				    ev->system, ev->name, need);
+		}
+	}
+	if (ai->kind != EV_NONE && ai->kind != EV_MIGRATE &&
+	    (!(ai->sample_type & PD_SAMPLE_TIME) || !(ai->sample_type & PD_SAMPLE_RAW) ||
+	     !(ai->sample_type & PD_SAMPLE_CPU) || !(ai->sample_type & PD_SAMPLE_TID)))
+		return fail(im, -EINVAL, off,
+			    "%s:%s samples lack time, cpu, tid or raw data (sample_type 0x%llx)",
+			    ev->system, ev->name, (unsigned long long)ai->sample_type);
+	return 0;
+}
+
+static uint64_t getf(const uint8_t *raw, struct fld f)
+{
+	uint64_t v = 0;
+
+	switch (f.size) {
+	case 1: return raw[f.off];
+	case 2: { uint16_t x; memcpy(&x, raw + f.off, 2); return x; }
+	case 4: return rd32(raw + f.off);
+	case 8: return rd64(raw + f.off);
+	default: memcpy(&v, raw + f.off, f.size < 8 ? f.size : 8); return v;
+	}
+}
+
+static void getcomm(const uint8_t *raw, struct fld f, char out[PWZ_COMM_LEN])
+{
+	size_t n = f.size < PWZ_COMM_LEN - 1 ? (size_t)f.size : PWZ_COMM_LEN - 1;
+
+	memcpy(out, raw + f.off, n);
+	out[n] = 0;
+}
+
+static int qpush(struct imp *im, const struct qev *e);
+static int qflush(struct imp *im, uint64_t limit, bool all);
+
+static int on_sample(struct imp *im, const struct pd_record *r)
+{
+	const uint8_t *p = r->data + 8, *end = r->data + r->size, *raw = NULL;
+	struct attr_info *ai;
+	struct qev e;
+	uint64_t st, id = 0;
+	uint32_t raw_size = 0, tid = 0, cpu = 0;
+	uint64_t ts = 0;
+	int64_t idx = 0;
+	int ret, i;
+
+	im->st->samples++;
+	if (!im->nr_attrs)
+		return fail(im, -EINVAL, r->offset, "sample before any event attribute");
+	if (im->nr_attrs > 1) {
+		st = im->attrs[0].sample_type;
+		if (st & PD_SAMPLE_IDENTIFIER) {
+			if (end - p < 8)
+				goto short_rec;
+			id = rd64(p);
+		} else if (st & PD_SAMPLE_ID) {
+			int skip = !!(st & PD_SAMPLE_IP) + !!(st & PD_SAMPLE_TID) +
+				   !!(st & PD_SAMPLE_TIME) + !!(st & PD_SAMPLE_ADDR);
+
+			if (end - p < 8 * (skip + 1))
+				goto short_rec;
+			id = rd64(p + 8 * skip);
+		} else {
+			return fail(im, -EINVAL, r->offset,
+				    "several event attributes but samples carry no id");
+		}
+		idx = attr_of_id(im, id);
+		if (idx < 0) {
+			im->st->skipped++;
+			return 0;
+		}
+	}
+	ai = &im->attrs[idx];
+	if (!ai->resolved) {
+		ret = resolve(im, ai, r->offset);
+		if (ret)
+			return ret;
+	}
+	if (ai->kind == EV_NONE)
+		im->st->skipped++;
+	st = ai->sample_type;
+#define NEED(n) do { if (end - p < (long)(n)) goto short_rec; } while (0)
+	if (st & PD_SAMPLE_IDENTIFIER) { NEED(8); p += 8; }
+	if (st & PD_SAMPLE_IP) { NEED(8); p += 8; }
+	if (st & PD_SAMPLE_TID) { NEED(8); tid = rd32(p + 4); p += 8; }
+	if (st & PD_SAMPLE_TIME) { NEED(8); ts = rd64(p); p += 8; }
+	if (st & PD_SAMPLE_ADDR) { NEED(8); p += 8; }
+	if (st & PD_SAMPLE_ID) { NEED(8); p += 8; }
+	if (st & PD_SAMPLE_STREAM_ID) { NEED(8); p += 8; }
+	if (st & PD_SAMPLE_CPU) { NEED(8); cpu = rd32(p); p += 8; }
+	if (st & PD_SAMPLE_PERIOD) { NEED(8); p += 8; }
+	if (st & PD_SAMPLE_READ) {
+		uint64_t rf = ai->read_format, nr = 1, per;
+
+		if (rf & PD_FORMAT_GROUP) {
+			NEED(8);
+			nr = rd64(p);
+			p += 8;
+		}
+		per = 1 + !!(rf & PD_FORMAT_ID) + !!(rf & PD_FORMAT_LOST);
+		if (nr > 65536)
+			goto short_rec;
+		NEED(8 * (nr * per + !!(rf & PD_FORMAT_TOTAL_TIME_ENABLED) +
+			  !!(rf & PD_FORMAT_TOTAL_TIME_RUNNING)));
+		p += 8 * (nr * per + !!(rf & PD_FORMAT_TOTAL_TIME_ENABLED) +
+			  !!(rf & PD_FORMAT_TOTAL_TIME_RUNNING));
+	}
+	if (st & PD_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+
+		NEED(8);
+		nr = rd64(p);
+		p += 8;
+		if (nr > (uint64_t)(end - p) / 8)
+			goto short_rec;
+		p += 8 * nr;
+	}
+	if (st & PD_SAMPLE_RAW) {
+		NEED(4);
+		raw_size = rd32(p);
+		p += 4;
+		NEED(raw_size);
+		raw = p;
+	}
+#undef NEED
+	memset(&e, 0, sizeof(e));
+	e.kind = ai->kind;
+	if (ai->kind == EV_NONE) {
+		/* only its time matters: the capture spans every sample */
+		e.ts = st & PD_SAMPLE_TIME ? ts : UINT64_MAX;
+		return qpush(im, &e);
+	}
+	for (i = 0; i < 5; i++) {
+		if (ai->f[i].size && (uint64_t)ai->f[i].off + ai->f[i].size > raw_size)
+			return fail(im, -EINVAL, r->offset,
+				    "tracepoint payload of %u bytes is shorter than its format says",
+				    raw_size);
+	}
+	e.ts = ts;
+	e.cpu = cpu;
+	switch (ai->kind) {
+	case EV_SWITCH:
+		getcomm(raw, ai->f[0], e.comm);
+		e.a = (uint32_t)getf(raw, ai->f[1]);
+		e.d = getf(raw, ai->f[2]);
+		getcomm(raw, ai->f[3], e.comm2);
+		e.b = (uint32_t)getf(raw, ai->f[4]);
+		break;
+	case EV_WAKEUP:
+		getcomm(raw, ai->f[0], e.comm);
+		e.a = (uint32_t)getf(raw, ai->f[1]);
+		break;
+	case EV_MIGRATE:
+		e.a = (uint32_t)getf(raw, ai->f[1]);
+		break;
+	case EV_KVM_EXIT:
+		e.d = getf(raw, ai->f[0]);
+		e.a = tid;
+		e.b = (uint32_t)getf(raw, ai->f[1]);
+		e.c = ai->f[2].off >= 0 ? (uint32_t)getf(raw, ai->f[2]) : PWZ_ISA_VMX;
+		break;
+	case EV_KVM_ENTRY:
+		e.a = tid;
+		e.b = (uint32_t)getf(raw, ai->f[0]);
+		break;
+	default:
+		break;
+	}
+	return qpush(im, &e);
+short_rec:
+	return fail(im, -EINVAL, r->offset, "sample of %u bytes is shorter than its layout",
+		    r->size);
+}
+
+/* Time of a non-sample record from its sample id trailer; UINT64_MAX without one. */
+static uint64_t trailer_time(struct imp *im, const struct pd_record *r, size_t body)
+{
+	uint64_t st;
+	size_t after, nfields;
+
+	if (!im->nr_attrs || !im->attrs[0].sample_id_all)
+		return UINT64_MAX;
+	st = im->attrs[0].sample_type;
+	if (!(st & PD_SAMPLE_TIME))
+		return UINT64_MAX;
+	after = !!(st & PD_SAMPLE_ID) + !!(st & PD_SAMPLE_STREAM_ID) + !!(st & PD_SAMPLE_CPU) +
+		!!(st & PD_SAMPLE_IDENTIFIER);
+	nfields = after + 1 + !!(st & PD_SAMPLE_TID);
+	if (r->size < body + 8 * nfields)
+		return UINT64_MAX;
+	return rd64(r->data + r->size - 8 * (after + 1));
+}
+
+static int on_record(void *ctx, const struct pd_record *r)
+{
+	struct imp *im = ctx;
+	struct qev e;
+	int ret = 0;
+
+	switch (r->type) {
+	case PD_REC_SAMPLE:
+		return on_sample(im, r);
+	case PD_REC_FINISHED_ROUND:
+		ret = qflush(im, im->round_limit, false);
+		im->round_limit = im->max_ts;
+		return ret;
+	case PD_REC_COMM:
+	case PD_REC_FORK:
+		if (r->size < 8 + 16)
+			return fail(im, -EINVAL, r->offset, "%s record of %u bytes is too short",
+				    r->type == PD_REC_COMM ? "comm" : "fork", r->size);
+		memset(&e, 0, sizeof(e));
+		e.kind = r->type == PD_REC_COMM ? EV_COMM : EV_FORK;
+		e.a = rd32(r->data + 8);	/* pid */
+		if (r->type == PD_REC_COMM) {
+			size_t n = r->size - 16;
+
+			e.b = rd32(r->data + 12);	/* tid */
+			if (n > PWZ_COMM_LEN - 1)
+				n = PWZ_COMM_LEN - 1;
+			memcpy(e.comm, r->data + 16, n);
+			e.ts = trailer_time(im, r, 16 + strnlen(e.comm, n) + 1);
+		} else {
+			e.b = rd32(r->data + 16);	/* tid */
+			e.ts = r->size >= 32 ? rd64(r->data + 24) : UINT64_MAX;
+		}
+		return qpush(im, &e);
+	case PD_REC_LOST:
+	case PD_REC_LOST_SAMPLES:
+		memset(&e, 0, sizeof(e));
+		e.kind = EV_LOST;
+		if (r->type == PD_REC_LOST) {
+			if (r->size < 24)
+				return fail(im, -EINVAL, r->offset, "lost record too short");
+			e.d = rd64(r->data + 16);
+			e.ts = trailer_time(im, r, 24);
+		} else {
+			if (r->size < 16)
+				return fail(im, -EINVAL, r->offset, "lost-samples record too short");
+			e.d = rd64(r->data + 8);
+			e.ts = trailer_time(im, r, 16);
+		}
+		return qpush(im, &e);
+	default:
+		return 0;
+	}
+}
+
+/* ---- time order: a queue flushed at the end of each round ---- */
+
+static int cmp_qev(const void *a, const void *b)
+{
+	const struct qev *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int handle(struct imp *im, const struct qev *e);
+
+static int qdeliver(struct imp *im, size_t k)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < k; i++) {
+		ret = handle(im, &im->q[i]);
+		if (ret)
+			return ret;
+	}
+	memmove(im->q, im->q + k, (im->nq - k) * sizeof(*im->q));
+	im->nq -= k;
+	return 0;
+}
+
+/* Delivers, in time order, the queued events at or before limit (all of them with all). */
+static int qflush(struct imp *im, uint64_t limit, bool all)
+{
+	size_t lo = 0, hi;
+
+	if (!im->nq)
+		return 0;
+	qsort(im->q, im->nq, sizeof(*im->q), cmp_qev);
+	if (all)
+		return qdeliver(im, im->nq);
+	hi = im->nq;
+	while (lo < hi) {	/* first event after limit */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (im->q[mid].ts <= limit)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return qdeliver(im, lo);
+}
+
+static int qpush(struct imp *im, const struct qev *e)
+{
+	struct qev *n;
+	int ret;
+
+	if (im->nq >= QUEUE_MAX) {
+		/* a file without rounds: keep memory bounded by forcing out the older half */
+		qsort(im->q, im->nq, sizeof(*im->q), cmp_qev);
+		ret = qdeliver(im, im->nq / 2);
+		if (ret)
+			return ret;
+	}
+	if (pd_reserve((void **)&im->q, &im->qcap, im->nq + 1, sizeof(*im->q)))
+		return -ENOMEM;
+	n = &im->q[im->nq++];
+	*n = *e;
+	if (n->ts == UINT64_MAX)	/* a record without time stays where it is */
+		n->ts = im->last_ts;
+	n->seq = im->seq++;
+	if (n->ts > im->max_ts)
+		im->max_ts = n->ts;
+	im->last_ts = n->ts;
+	return 0;
+}
+
+/* ---- records out ---- */
+
+static int sink_slice(void *ctx, const struct pwz_slice *s)
+{
+	struct imp *im = ctx;
+
+	im->st->slices++;
+	return cdict_writer__slice(im->w, s);
+}
+
+static int sink_wakeup(void *ctx, const struct pwz_wakeup *wk)
+{
+	return cdict_writer__wakeup(((struct imp *)ctx)->w, wk);
+}
+
+static int sink_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
+{
+	return cdict_writer__kvm_exit(((struct imp *)ctx)->w, e);
+}
+
+static int sink_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
+{
+	return cdict_writer__cpu_agg(((struct imp *)ctx)->w, a);
+}
+
+static int sink_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
+{
+	return cdict_writer__kvm_agg(((struct imp *)ctx)->w, a);
+}
+
+static int sink_wait_agg(void *ctx, const struct pwz_wait_agg *a)
+{
+	return cdict_writer__wait_agg(((struct imp *)ctx)->w, a);
+}
+
+static struct task_info *task_get(struct imp *im, uint32_t tid)
+{
+	int added;
+	int64_t i = pd_map_get(&im->tasks, tid, 0, &added);
+
+	if (i < 0 || pd_reserve((void **)&im->tinfo, &im->tinfo_cap, im->tasks.count,
+				sizeof(*im->tinfo)))
+		return NULL;
+	if (added)
+		memset(&im->tinfo[i], 0, sizeof(im->tinfo[i]));
+	return &im->tinfo[i];
+}
+
+static int write_task(struct imp *im, uint32_t tid, struct task_info *ti, uint64_t rel)
+{
+	struct pwz_task t;
+	const char *mapped = im->opts && im->opts->map ? task_map__name(im->opts->map, tid) : NULL;
+	int64_t li;
+
+	memset(&t, 0, sizeof(t));
+	t.tid = tid;
+	t.tgid = ti->tgid;
+	t.time_ns = rel;
+	memcpy(t.comm, ti->comm, PWZ_COMM_LEN);
+	if (ti->tgid) {
+		li = pd_map_find(&im->tasks, ti->tgid, 0);
+		if (li >= 0 && im->tinfo[li].has_comm)
+			snprintf(t.proc_name, sizeof(t.proc_name), "%s", im->tinfo[li].comm);
+	}
+	if (mapped)
+		snprintf(t.name, sizeof(t.name), "%s", mapped);
+	else if (t.comm[0])
+		snprintf(t.name, sizeof(t.name), "%s", t.comm);
+	else
+		snprintf(t.name, sizeof(t.name), "%u", tid);
+	ti->written = true;
+	im->st->tasks++;
+	return cdict_writer__task(im->w, &t);
+}
+
+/* Writes the task record of tid before its first use, naming it from a tracepoint comm when
+ * no COMM record did. */
+static int ensure_task(struct imp *im, uint32_t tid, const char *comm, uint64_t rel)
+{
+	struct task_info *ti = task_get(im, tid);
+
+	if (!ti)
+		return -ENOMEM;
+	if (ti->written)
+		return 0;
+	if (!ti->has_comm && comm && comm[0]) {
+		memcpy(ti->comm, comm, PWZ_COMM_LEN);
+		ti->has_comm = true;
+	}
+	return write_task(im, tid, ti, rel);
+}
+
+/* The first sample: the capture starts, the attributes are resolved and the writer opened. */
+static int start(struct imp *im, uint64_t ts)
+{
+	struct sched_model_opts mo = { .emit_slices = true, .emit_wakeups = true,
+				       .emit_kvm_exits = true };
+	struct sched_model_sink sink = {
+		.ctx = im, .slice = sink_slice, .wakeup = sink_wakeup, .kvm_exit = sink_kvm_exit,
+		.cpu_agg = sink_cpu_agg, .kvm_agg = sink_kvm_agg, .wait_agg = sink_wait_agg,
+	};
+	struct cdict_writer_opts wo = { .legacy = im->opts && im->opts->legacy };
+	char opt[512];
+	size_t i;
+	int ret;
+
+	im->started = true;
+	im->t0 = ts;
+	if (im->sample_time_first && im->sample_time_first < ts)
+		im->t0 = im->sample_time_first;
+	for (i = 0; i < im->nr_attrs; i++) {
+		if (!im->attrs[i].resolved) {
+			ret = resolve(im, &im->attrs[i], 0);
+			if (ret)
+				return ret;
+		}
+		im->has_switch_attr |= im->attrs[i].kind == EV_SWITCH;
+		im->has_wakeup_attr |= im->attrs[i].kind == EV_WAKEUP;
+		im->has_kvm_attr |= im->attrs[i].kind == EV_KVM_EXIT;
+	}
+	im->meta.has_switch_kind = true;
+	im->meta.has_wait = im->has_wakeup_attr;
+	im->meta.has_kvm = im->has_kvm_attr;
+	if (im->has_kvm_attr && !im->meta.nr_exit_names && exitnames_add_builtin(&im->meta) < 0)
+		return -ENOMEM;
+	im->meta.start_mono_ns = im->t0;
+	if (im->clock_data_id >= 0) {
+		im->meta.clock_id = (int32_t)im->clock_data_id;
+		im->meta.start_wall_ns = im->clock_tod_ns + (im->t0 - im->clock_ref_ns);
+	}
+	if (pwz_meta_set_str(&im->meta.cmdline, im->perf_cmdline))
+		return -ENOMEM;
+	snprintf(opt, sizeof(opt), "imported from %s%s%s", im->path,
+		 im->opts && im->opts->cmdline ? " by: " : "",
+		 im->opts && im->opts->cmdline ? im->opts->cmdline : "");
+	if (pwz_meta_set_str(&im->meta.options, opt))
+		return -ENOMEM;
+	mo.preempt_bit = im->preempt_bit;
+	im->model = sched_model__new(&mo, &sink);
+	if (!im->model)
+		return -ENOMEM;
+	im->w = cdict_writer__new(im->out_path, &im->meta, &wo, im->err, im->errlen);
+	if (!im->w)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static int handle(struct imp *im, const struct qev *e)
+{
+	struct task_info *ti;
+	uint64_t rel;
+	int ret = 0;
+
+	if (!im->started && e->kind < EV_COMM) {
+		ret = start(im, e->ts);
+		if (ret)
+			return ret;
+	}
+	rel = im->started && e->ts > im->t0 ? e->ts - im->t0 : 0;
+	if (e->kind < EV_COMM && e->ts > im->last_sample_ts)
+		im->last_sample_ts = e->ts;
+	switch (e->kind) {
+	case EV_COMM:
+		ti = task_get(im, e->b);
+		if (!ti)
+			return -ENOMEM;
+		ti->tgid = e->a;
+		if (ti->has_comm && strncmp(ti->comm, e->comm, PWZ_COMM_LEN) == 0)
+			return 0;
+		memcpy(ti->comm, e->comm, PWZ_COMM_LEN);
+		ti->has_comm = true;
+		if (ti->written && im->started)	/* a rename: the later record wins */
+			return write_task(im, e->b, ti, rel);
+		return 0;
+	case EV_FORK:
+		ti = task_get(im, e->b);
+		if (!ti)
+			return -ENOMEM;
+		if (!ti->tgid)
+			ti->tgid = e->a;
+		return 0;
+	case EV_LOST:
+		im->st->lost += e->d;
+		if (im->model)
+			sched_model__lost(im->model, rel);
+		return 0;
+	case EV_SWITCH:
+		im->st->sched_switch++;
+		ret = ensure_task(im, e->a, e->comm, rel);
+		if (!ret)
+			ret = ensure_task(im, e->b, e->comm2, rel);
+		if (!ret)
+			ret = sched_model__switch(im->model, rel, e->cpu, e->a, e->d, e->b);
+		break;
+	case EV_WAKEUP:
+		im->st->sched_wakeup++;
+		ret = ensure_task(im, e->a, e->comm, rel);
+		if (!ret)
+			ret = sched_model__wakeup(im->model, rel, e->a);
+		break;
+	case EV_MIGRATE:
+		ret = sched_model__migrate(im->model, rel, e->a);
+		break;
+	case EV_KVM_EXIT:
+		im->st->kvm_exit++;
+		ret = ensure_task(im, e->a, NULL, rel);
+		if (!ret)
+			ret = sched_model__kvm_exit(im->model, rel, e->cpu, e->a, e->b, e->c,
+						    (uint32_t)e->d);
+		break;
+	case EV_KVM_ENTRY:
+		im->st->kvm_entry++;
+		ret = ensure_task(im, e->a, NULL, rel);
+		if (!ret)
+			ret = sched_model__kvm_entry(im->model, rel, e->cpu, e->a);
+		break;
+	default:
+		break;
+	}
+	if (ret == -EINVAL)
+		return fail(im, ret, 0, "sample names CPU %u, beyond the %d supported", e->cpu,
+			    PWZ_MAX_CPUS);
+	if (ret)
+		snprintf(im->err, im->errlen, "%s: writing %s: %s", im->path, im->out_path,
+			 strerror(-ret));
+	return ret;
+}
+
+int perfdata_import(const char *in_path, const char *out_path,
+		    const struct perfdata_import_opts *opts, struct perfdata_import_stats *stats,
+		    char *err, size_t errlen)
+{
+	struct perfdata_import_stats dummy;
+	struct pd_reader_ops ops;
+	struct pd_read_info info;
+	struct imp im;
+	int ret;
+
+	if (!stats)
+		stats = &dummy;
+	memset(stats, 0, sizeof(*stats));
+	memset(&im, 0, sizeof(im));
+	im.path = in_path;
+	im.out_path = out_path;
+	im.opts = opts;
+	im.st = stats;
+	im.err = err;
+	im.errlen = errlen;
+	im.clock_data_id = -1;
+	im.meta.source = PWZ_SOURCE_PERF_DATA;
+	im.meta.clock_id = -1;
+	if (pwz_meta_set_str(&im.meta.tool_version, PWZ_VERSION)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* libtraceevent reports formats it cannot parse on stderr; a library stays quiet */
+	tep_set_loglevel(TEP_LOG_NONE);
+	im.tep = tep_alloc();
+	if (!im.tep) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ops.ctx = &im;
+	ops.attr = on_attr;
+	ops.feature = on_feature;
+	ops.record = on_record;
+	ret = pd_read(in_path, &ops, &info, err, errlen);
+	if (!ret)
+		ret = qflush(&im, 0, true);
+	if (ret)
+		goto out;
+	if (!im.started || (!stats->sched_switch && !stats->kvm_exit)) {
+		snprintf(err, errlen,
+			 "%s: no sched_switch and no kvm_exit samples: nothing to import (record with -e sched:sched_switch, and -e kvm:kvm_exit -e kvm:kvm_entry for KVM)",
+			 in_path);
+		ret = -ENODATA;
+		goto out;
+	}
+	ret = sched_model__finish(im.model, im.last_sample_ts - im.t0);
+	if (ret) {
+		snprintf(err, errlen, "%s: writing %s: %s", in_path, out_path, strerror(-ret));
+		goto out;
+	}
+	im.meta.duration_ns = im.last_sample_ts - im.t0;
+	if (stats->lost && pwz_meta_add_drop(&im.meta, "lost", stats->lost)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = cdict_writer__finish(im.w, &im.meta, err, errlen);
+out:
+	cdict_writer__free(im.w);
+	sched_model__free(im.model);
+	if (im.tep)
+		tep_free(im.tep);
+	pwz_meta_free(&im.meta);
+	pd_map_free(&im.ids);
+	pd_map_free(&im.tasks);
+	free(im.ids_attr);
+	free(im.attrs);
+	free(im.q);
+	free(im.tinfo);
+	free(im.perf_cmdline);
+	return ret;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Scheduler and KVM event stream -> pwz records: run slices, waits, KVM exits, aggregates. */
+#ifndef PWZ_SCHED_MODEL_H
+#define PWZ_SCHED_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "records.h"
+
+/*
+ * A source that sees individual scheduler events (a perf.data file, a raw tracepoint stream)
+ * feeds them here in time order, with times in ns from the capture start; the model calls
+ * the sink for every record it completes and, at sched_model__finish(), for the open slices,
+ * the unpaired exits and every aggregate.
+ *
+ * Rules it applies:
+ * - Per CPU it keeps the task that runs and since when. A switch closes a slice for prev_tid
+ *   from that time. The first switch seen on a CPU closes a slice starting at 0 (the task ran
+ *   when the capture began). When prev_tid is not the task the model believes runs (events
+ *   missing from the source), the switch-out is counted but no slice is made, because its start
+ *   is unknown: sched_model__stats() counts these as unmatched.
+ * - End kind from prev_state: 0 (R) and any state with only the preempt bit set (R+) is
+ *   preempted; X (0x10) or Z (0x20) in the TASK_REPORT bits is exited; anything else slept.
+ *   The preempt bit is TASK_REPORT_MAX, which the caller passes (0 when unknown: then only 0
+ *   counts as preempted).
+ * - A wakeup is held until the task's next switch-in; the wait is switch-in minus wakeup.
+ *   A second wakeup before the switch-in keeps the first.
+ * - kvm_exit is held until the same thread's next kvm_entry (handling time); guest time is from
+ *   the previous kvm_entry of the thread. Pairing is reset for all threads by
+ *   sched_model__lost(), and for one thread when it migrates (sched_model__migrate()) or when
+ *   the entry comes on another CPU than the exit; an exit that is never paired is emitted
+ *   with handling 0 and counted, without handling time, in its aggregate.
+ */
+
+struct sched_model;
+
+/* Where records go. Each callback returns 0 or -errno (which stops the model); NULL skips. */
+struct sched_model_sink {
+	void *ctx;
+	int (*slice)(void *ctx, const struct pwz_slice *s);
+	int (*wakeup)(void *ctx, const struct pwz_wakeup *wk);
+	int (*kvm_exit)(void *ctx, const struct pwz_kvm_exit *e);
+	int (*cpu_agg)(void *ctx, const struct pwz_cpu_agg *a);
+	int (*kvm_agg)(void *ctx, const struct pwz_kvm_agg *a);
+	int (*wait_agg)(void *ctx, const struct pwz_wait_agg *a);
+};
+
+struct sched_model_opts {
+	uint64_t preempt_bit;	/* TASK_REPORT_MAX of the traced kernel (prev_state "R+"); 0 none */
+	bool emit_slices;	/* call sink->slice (aggregates are always kept) */
+	bool emit_wakeups;	/* call sink->wakeup */
+	bool emit_kvm_exits;	/* call sink->kvm_exit */
+};
+
+struct sched_model_stats {
+	uint64_t switches;		/* sched_model__switch() calls */
+	uint64_t unmatched;		/* switch-outs whose prev_tid was not the known current task */
+	uint64_t first_slices;		/* slices starting at 0 (first switch on a CPU) */
+	uint64_t slices;		/* slices emitted, open ones included */
+	uint64_t wakeups;		/* waits measured */
+	uint64_t kvm_exits;		/* exits emitted */
+	uint64_t kvm_unpaired;		/* of which without a following entry */
+	uint64_t kvm_resets;		/* pairings dropped by lost events, migration or CPU change */
+	uint64_t cpu_aggs;		/* aggregate records emitted, per kind */
+	uint64_t kvm_aggs;
+	uint64_t wait_aggs;
+};
+
+/* NULL on -ENOMEM (errno set). opts may be NULL (defaults: emit everything, no preempt bit). */
+struct sched_model *sched_model__new(const struct sched_model_opts *opts,
+				     const struct sched_model_sink *sink);
+
+/* NULL is a no-op. */
+void sched_model__free(struct sched_model *m);
+
+/* A context switch at time t on cpu. Returns 0, -EINVAL for cpu >= PWZ_MAX_CPUS, or the sink's
+ * error. */
+int sched_model__switch(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t prev_tid,
+			uint64_t prev_state, uint32_t next_tid);
+
+/* tid was woken (sched_wakeup or sched_wakeup_new) at t. Returns 0 or -ENOMEM. */
+int sched_model__wakeup(struct sched_model *m, uint64_t t, uint32_t tid);
+
+/* tid moved to another CPU: its KVM pairing is reset. Returns 0 or -ENOMEM. */
+int sched_model__migrate(struct sched_model *m, uint64_t t, uint32_t tid);
+
+/* Events were lost at t: every KVM pairing and pending wakeup is dropped. */
+void sched_model__lost(struct sched_model *m, uint64_t t);
+
+/* kvm_exit of vCPU thread tid on cpu at t. Returns 0 or -errno. */
+int sched_model__kvm_exit(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t tid,
+			  uint32_t vcpu, uint32_t isa, uint32_t reason);
+
+/* kvm_entry of vCPU thread tid on cpu at t. Returns 0 or -errno. */
+int sched_model__kvm_entry(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t tid);
+
+/*
+ * The capture ended at end_ns: emits each CPU's running task as a PWZ_END_OPEN slice (those
+ * with a known start), every pending exit, then every aggregate (per (tid, cpu), per (tid, isa,
+ * reason), per tid wait), sorted by key. Call once. Returns 0 or the sink's error.
+ */
+int sched_model__finish(struct sched_model *m, uint64_t end_ns);
+
+/* Counters so far. */
+void sched_model__stats(const struct sched_model *m, struct sched_model_stats *out);
+
+/* The end kind of a switch-out with this prev_state (see the rules above). */
+enum pwz_slice_end sched_model_end_kind(uint64_t prev_state, uint64_t preempt_bit);
+
+#endif /* PWZ_SCHED_MODEL_H */
