@@ -64,6 +64,8 @@ TOOLS :=
 
 .PHONY: all clean check unit live browser vmtest bench fuzz install deps demo
 .DELETE_ON_ERROR:
+# BPF objects are inputs of the skeletons, not intermediates to delete.
+.SECONDARY:
 
 all: $(PROGS) $(TOOLS)
 
