@@ -122,7 +122,8 @@ TESTDATA ?= $(abspath ../shared/testdata)
 
 # ---- capture (issue 3): extra rules ----
 # The capture's testable modules, linked into its unit tests (they are not in libpwz.a).
-CAPTURE_TEST_OBJS := $(patsubst %,$(OUTPUT)/user/%.o,capture_opts capture_tasks capture_stats capture_meta)
+CAPTURE_TEST_OBJS := $(patsubst %,$(OUTPUT)/user/%.o,capture_opts capture_tasks capture_stats capture_meta \
+	capture_records)
 
 # tests/test_capture*.c: as other unit tests, plus the capture modules (shortest stem wins).
 $(OUTPUT)/tests/test_capture%: tests/test_capture%.c $(CAPTURE_TEST_OBJS) $(LIBRENDER) $(LIBPWZ) | deps-ok
@@ -203,8 +204,86 @@ vmtest:
 CHECK_SUITES += tests/vmtest/run
 
 # ---- bench (issue 7): extra rules ----
+# tools/bench/: the floor (an empty BPF program on sched_switch), a resource-use wrapper and a
+# switch generator; tools/bench/bench prints parts 1-3 (capture cost, capture at load, import)
+# after the render part. Needs root for the capture; prints, never fails the tests.
+BENCH_DIR := $(OUTPUT)/bench
+BENCH_PROGS := $(BENCH_DIR)/pwz-bench-floor $(BENCH_DIR)/pwz-bench-run $(BENCH_DIR)/pwz-bench-switches
+all: $(BENCH_PROGS)
+$(BENCH_DIR)/empty.bpf.o: tools/bench/empty.bpf.c vmlinux/vmlinux.h | deps-ok
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(BENCH_DIR)/empty.skel.h: $(BENCH_DIR)/empty.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name empty_bpf > $@
+$(BENCH_DIR)/pwz-bench-floor: tools/bench/floor.c $(BENCH_DIR)/empty.skel.h | deps-ok
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(BENCH_DIR) $< $(LDFLAGS) -lbpf -lelf -lz -pthread -o $@
+$(BENCH_DIR)/pwz-bench-run: tools/bench/run.c | deps-ok
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) -lbpf -lelf -lz -o $@
+$(BENCH_DIR)/pwz-bench-switches: tools/bench/switches.c | deps-ok
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) -pthread -o $@
+# `bench` runs parts 1-3 after its other prerequisites (bench-render), never beside them, so
+# that -j does not let them disturb each other; `bench-capture` runs parts 1-3 alone.
+.PHONY: bench-capture
+bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
+	$(Q)PWZ_BINDIR=$(BINDIR) PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/bench
 
 # ---- fuzz (issue 8): extra rules ----
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) link the library sources compiled again with clang
+# and the sanitizers into $(FUZZ_OUT) (gcc's libpwz.a cannot be reused). `make fuzz
+# FUZZ_SECONDS=N` runs each harness N seconds; `make check` runs tests/fuzz/run, which replays
+# tests/regress/ and fuzzes each harness FUZZ_CHECK_SECONDS. tests/badinput/run and
+# tests/robust/run feed the real programs hostile files, options, signals and full disks.
+FUZZ_OUT := $(OUTPUT)/fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_CHECK_SECONDS ?= 30
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 $(WARN) -O1 -g $(FUZZ_SAN) -MMD -MP -Iuser -Irender -I$(OUTPUT) \
+	-DPWZ_VERSION='"$(VERSION)"'
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_OUT)/%.o,$(LIB_SRCS))
+FUZZ_NAMES := cdict cdict_stream legacy perfdata csvmap
+FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_NAMES))
+FUZZ_MKSEEDS := $(OUTPUT)/tests/fuzz/mkseeds
+BADINPUT_CRAFT := $(OUTPUT)/tests/badinput/craft
+$(FUZZ_OUT)/user/%.o: user/%.c | deps-ok
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_OUT)/libpwz-fuzz.a: $(FUZZ_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OUT)/libpwz-fuzz.a | deps-ok
+	$(call msg,FUZZ-LD,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OUT)/libpwz-fuzz.a $(LIBS) -o $@
+$(FUZZ_MKSEEDS): tests/fuzz/mkseeds.c $(LIBPWZ) | deps-ok
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIBPWZ) $(LDFLAGS) $(LIBS) -o $@
+$(BADINPUT_CRAFT): tests/badinput/craft.c | deps-ok
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) $(LIBS) -o $@
+.PHONY: fuzz-progs
+fuzz-progs: $(FUZZ_BINS) $(FUZZ_MKSEEDS)
+unit: fuzz-progs $(BADINPUT_CRAFT)
+# The suites find their programs and scratch space through these.
+export PWZ_FUZZ_DIR := $(abspath $(FUZZ_OUT))
+export PWZ_FUZZ_MKSEEDS := $(abspath $(FUZZ_MKSEEDS))
+export PWZ_BADINPUT_CRAFT := $(abspath $(BADINPUT_CRAFT))
+export PWZ_TESTDATA_DIR := $(TESTDATA)
+fuzz: all fuzz-progs
+	$(Q)PWZ_FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
+check: export PWZ_FUZZ_SECONDS := $(FUZZ_CHECK_SECONDS)
+CHECK_SUITES += tests/fuzz/run tests/badinput/run tests/robust/run
+# With SANITIZE=1 the programs are ASan builds: suites that load BPF or boot a VM are skipped
+# (they need the real, unsanitized capture); the lead's check recipe filters them out.
+SANITIZE_SKIP_SUITES := tests/live/run tests/vmtest/run tests/robust/run
 
 # ---- tests ----
 unit: $(TEST_BINS)

@@ -1,11 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pwz capture programs: run slices, run-queue waits and KVM exits, aggregated in the kernel and streamed. */
+/* pwz capture programs: run slices, run-queue waits and KVM exits, aggregated and streamed. */
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "pwz.h"
 #include "core_fixes.bpf.h"
+
+/*
+ * Design, for cost (measured with kernel.bpf_stats_enabled on the project's 2-vCPU PVM guest,
+ * pinned `perf bench sched pipe`; an empty tp_btf program reads 57 ns/run there, and one
+ * bpf_ktime_get_ns() costs about 36 ns of it):
+ * - one ring-buffer record per switch: the run-queue wait that ended at a switch-in rides in the
+ *   slice record emitted at that thread's switch-out (cpu_state carries it meanwhile);
+ * - one per-CPU hash lookup per switch (cpu_aggs: runtime, switches and waits together), the
+ *   per-CPU slot being the CPU dimension of the aggregate, so no atomics and no locks;
+ * - tp_btf reads task fields directly and keeps wait starts in task storage; the raw_tp
+ *   fallback uses probe reads and a tid-keyed hash;
+ * - the reader is woken only when a quarter of the ring is full (it also polls every 100 ms).
+ * Measured: sched_switch 253 ns/run with streams, 191 aggregates only (raw_tp 339), wakeup 125.
+ *
+ * On that hypervisor some switches never reach the tracepoint (threads of pid 1 switch in and
+ * out unseen): a switch-out of a thread this CPU did not see switched in is counted in
+ * cpu_state.unpaired and its slice skipped, since its start is unknown.
+ */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -58,12 +76,13 @@ struct {
 	__type(value, struct cpu_agg_val);
 } cpu_aggs SEC(".maps");
 
+/* When each thread became runnable: task storage with tp_btf, a hash keyed by tid with raw_tp. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 32768);
-	__type(key, __u32);
-	__type(value, struct wait_agg_val);
-} wait_aggs SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct wait_start);
+} wait_ts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -158,87 +177,62 @@ static __always_inline bool task_selected(__u32 tid, struct task_struct *t)
 	return bpf_map_lookup_elem(&sel_tgids, &tgid);
 }
 
-static __always_inline void wait_begin(__u32 tid, __u64 now, __u32 preempted)
+/*
+ * The wait-start slot of a thread: task storage when btf (the program has typed task
+ * pointers), else the tid-keyed hash. btf is a constant at every call site, so each program
+ * keeps one branch only.
+ */
+static __always_inline struct wait_start *ws_get(bool btf, struct task_struct *t, __u32 tid,
+						 bool create)
 {
-	struct wait_start *ws = bpf_map_lookup_elem(&wait_start, &tid);
-	struct wait_start nw = { .ts = now, .preempted = preempted };
+	static const struct wait_start zero;
+	struct wait_start *ws;
+	long err;
 
-	if (ws) {
-		ws->ts = now;
-		ws->preempted = preempted;
-		return;
-	}
-	if (bpf_map_update_elem(&wait_start, &tid, &nw, BPF_ANY))
+	if (btf)
+		return bpf_task_storage_get(&wait_ts, t, 0,
+					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	ws = bpf_map_lookup_elem(&wait_start, &tid);
+	if (ws || !create)
+		return ws;
+	err = bpf_map_update_elem(&wait_start, &tid, &zero, BPF_NOEXIST);
+	if (err && err != -PWZ_EEXIST) {
 		cnt_add(CNT_MAP_FULL, 1);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&wait_start, &tid);
 }
 
-static __always_inline void wait_end(__u32 tid, __u32 cpu, __u64 now)
-{
-	static const struct wait_agg_val zero;
-	struct wait_start *ws = bpf_map_lookup_elem(&wait_start, &tid);
-	struct wait_agg_val *agg;
-	struct rec_wakeup *r;
-	__u64 from, wait;
-	__u32 preempted;
-
-	if (!ws || !ws->ts)
-		return;
-	from = ws->ts;
-	preempted = ws->preempted;
-	ws->ts = 0;
-	if (from < t0 || now < from)
-		return;
-	wait = now - from;
-	agg = lookup_or_init(&wait_aggs, &tid, &zero);
-	if (agg) {
-		agg->count++;
-		agg->wait_ns += wait;
-		if (wait > agg->max_ns)
-			agg->max_ns = wait;
-	}
-	if (!emit_streams)
-		return;
-	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
-	if (!r) {
-		cnt_add(CNT_DROP_WAKEUP, 1);
-		return;
-	}
-	r->type = REC_WAKEUP;
-	r->tid = tid;
-	r->cpu = cpu;
-	r->preempted = preempted;
-	r->wake_ns = from;
-	r->run_ns = now;
-	bpf_ringbuf_submit(r, rb_flags(&rb));
-}
-
-static __always_inline void on_switch(bool preempt, struct task_struct *prev,
-				      struct task_struct *next, unsigned int prev_state)
+static __always_inline void on_switch(bool btf, bool preempt, struct task_struct *prev,
+				      struct task_struct *next, __u32 prev_pid, __u32 next_pid,
+				      unsigned int prev_state)
 {
 	static const struct cpu_agg_val zero;
 	__u64 now = bpf_ktime_get_ns();
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 key = 0, prev_pid, next_pid, end;
+	__u32 key = 0, end, wait;
 	struct cpu_state *cs;
 	struct cpu_agg_val *agg;
+	struct wait_start *ws;
 	struct rec_slice *r;
-	__u64 start, from;
+	__u64 start, from, wake;
 	bool known;
 
 	cs = bpf_map_lookup_elem(&cpu_state, &key);
 	if (!cs)
 		return;
-	prev_pid = BPF_CORE_READ(prev, pid);
-	next_pid = BPF_CORE_READ(next, pid);
 	/* Unseen CPU: prev ran since before the capture. Seen but another tid: unknown start. */
 	known = !cs->seen || cs->tid == prev_pid;
 	start = cs->seen ? cs->start_ns : 0;
+	wake = cs->wake_ns;
+	wait = cs->wait;
+	cs->switches++;
+	if (!known)
+		cs->unpaired++;
 	cs->seen = 1;
 	cs->tid = next_pid;
 	cs->start_ns = now;
-	cnt_add(CNT_SWITCHES, 1);
-	if (!known)
-		cnt_add(CNT_UNPAIRED, 1);
+	cs->wake_ns = 0;
+	cs->wait = REC_WAIT_NONE;
 
 	if (prev_state & TASK_DEAD_BIT)
 		end = REC_END_EXITED;
@@ -257,114 +251,114 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 				agg->involuntary++;
 			else
 				agg->voluntary++;
+			if (wait && start > wake) {
+				__u64 w = start - wake;
+
+				agg->wait_count++;
+				agg->wait_ns += w;
+				if (w > agg->wait_max_ns)
+					agg->wait_max_ns = w;
+			}
 		}
 		if (emit_streams) {
 			r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 			if (r) {
 				r->type = REC_SLICE;
 				r->tid = prev_pid;
-				r->cpu = cpu;
+				r->cpu = bpf_get_smp_processor_id();
 				r->end = end;
+				r->wait = wait;
 				r->start_ns = start;
 				r->end_ns = now;
+				r->wake_ns = wake;
 				bpf_ringbuf_submit(r, rb_flags(&rb));
 			} else {
 				cnt_add(CNT_DROP_SLICE, 1);
 			}
 		}
 		if (want_wait && prev_pid) {
-			if (end == REC_END_PREEMPTED)
-				wait_begin(prev_pid, now, 1);
-			else if (end == REC_END_EXITED)
+			if (end == REC_END_PREEMPTED) {
+				ws = ws_get(btf, prev, prev_pid, true);
+				if (ws) {
+					ws->ts = now;
+					ws->preempted = 1;
+				}
+			} else if (end == REC_END_EXITED && !btf) {
+				/* (task storage dies with the task by itself) */
 				bpf_map_delete_elem(&wait_start, &prev_pid);
+			}
 		}
 	}
-	if (want_wait && next_pid && task_selected(next_pid, next))
-		wait_end(next_pid, cpu, now);
+	if (want_wait && next_pid && task_selected(next_pid, next)) {
+		ws = ws_get(btf, next, next_pid, false);
+		if (ws && ws->ts) {
+			if (ws->ts >= t0 && ws->ts <= now) {
+				cs->wake_ns = ws->ts;
+				cs->wait = ws->preempted ? REC_WAIT_PREEMPT : REC_WAIT_WAKEUP;
+			}
+			ws->ts = 0;
+		}
+	}
 }
 
-static __always_inline void on_wakeup(struct task_struct *p)
+static __always_inline void on_wakeup(bool btf, struct task_struct *p, __u32 pid)
 {
-	__u32 pid;
+	struct wait_start *ws;
 
-	if (!want_wait)
+	if (!want_wait || !pid || !task_selected(pid, p))
 		return;
-	pid = BPF_CORE_READ(p, pid);
-	if (pid && task_selected(pid, p))
-		wait_begin(pid, bpf_ktime_get_ns(), 0);
+	ws = ws_get(btf, p, pid, true);
+	if (ws) {
+		ws->ts = bpf_ktime_get_ns();
+		ws->preempted = 0;
+	}
 }
 
+/* tp_btf: typed task pointers, fields read directly. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	on_switch(preempt, prev, next, prev_state);
-	return 0;
-}
-
-SEC("raw_tp/sched_switch")
-int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	on_switch(preempt, prev, next, prev_state);
+	on_switch(true, preempt, prev, next, prev->pid, next->pid, prev_state);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(wakeup_btf, struct task_struct *p)
 {
-	on_wakeup(p);
+	on_wakeup(true, p, p->pid);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(wakeup_new_btf, struct task_struct *p)
 {
-	on_wakeup(p);
+	on_wakeup(true, p, p->pid);
+	return 0;
+}
+
+/* raw_tp: untyped pointers, fields read with CO-RE probe reads. */
+SEC("raw_tp/sched_switch")
+int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	on_switch(false, preempt, prev, next, BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid),
+		  prev_state);
 	return 0;
 }
 
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(wakeup_raw, struct task_struct *p)
 {
-	on_wakeup(p);
+	on_wakeup(false, p, BPF_CORE_READ(p, pid));
 	return 0;
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(wakeup_new_raw, struct task_struct *p)
 {
-	on_wakeup(p);
+	on_wakeup(false, p, BPF_CORE_READ(p, pid));
 	return 0;
-}
-
-static __always_inline __u32 log2_bucket(__u64 v)
-{
-	__u32 r = 0;
-
-	if (v >> 32) {
-		v >>= 32;
-		r += 32;
-	}
-	if (v >> 16) {
-		v >>= 16;
-		r += 16;
-	}
-	if (v >> 8) {
-		v >>= 8;
-		r += 8;
-	}
-	if (v >> 4) {
-		v >>= 4;
-		r += 4;
-	}
-	if (v >> 2) {
-		v >>= 2;
-		r += 2;
-	}
-	if (v >> 1)
-		r += 1;
-	return r < PWZ_BPF_HIST ? r : PWZ_BPF_HIST - 1;
 }
 
 SEC("tracepoint/kvm/kvm_exit")
@@ -426,7 +420,7 @@ int kvm_entry(void *ctx)
 		agg = bpf_map_lookup_elem(&kvm_aggs, &k);
 		if (agg) {
 			agg->handling_ns += handling;
-			b = log2_bucket(handling);
+			b = pwz_log2_bucket(handling);
 			if (b < PWZ_BPF_HIST)
 				agg->hist[b]++;
 		} else {
@@ -437,7 +431,7 @@ int kvm_entry(void *ctx)
 			z = lookup_or_init(&kvm_aggs, &k, &zero_agg);
 			if (z) {
 				z->handling_ns += handling;
-				b = log2_bucket(handling);
+				b = pwz_log2_bucket(handling);
 				if (b < PWZ_BPF_HIST)
 					z->hist[b]++;
 			}

@@ -14,8 +14,7 @@
 
 /* Tag of every ring-buffer record: the first __u32 of each record. */
 enum rec_type {
-	REC_SLICE = 1,		/* struct rec_slice */
-	REC_WAKEUP = 2,		/* struct rec_wakeup */
+	REC_SLICE = 1,		/* struct rec_slice (with the run-queue wait before it) */
 	REC_KVM_EXIT = 3,	/* struct rec_kvm_exit */
 	REC_TASK = 4,		/* struct rec_task: a new thread or a rename */
 };
@@ -27,27 +26,26 @@ enum rec_slice_end {
 	REC_END_EXITED = 2,	/* switched out dead (prev_state has TASK_DEAD) */
 };
 
-/* One run slice, emitted at switch-out. 32 bytes. */
+/* What the wait before a slice began with. */
+enum rec_wait {
+	REC_WAIT_NONE = 0,	/* no wait measured (running at capture start, or not selected) */
+	REC_WAIT_WAKEUP = 1,	/* sched_wakeup / sched_wakeup_new */
+	REC_WAIT_PREEMPT = 2,	/* switched out runnable */
+};
+
+/*
+ * One run slice, emitted at switch-out, carrying the run-queue wait that ended at its
+ * switch-in (one record per switch, not two). 40 bytes.
+ */
 struct rec_slice {
 	__u32 type;		/* REC_SLICE */
 	__u32 tid;		/* thread that ran */
 	__u32 cpu;		/* CPU it ran on */
-	__u32 end;		/* enum rec_slice_end */
-	__u64 start_ns;		/* switch-in; 0 when it was already running at capture start */
+	__u16 end;		/* enum rec_slice_end */
+	__u16 wait;		/* enum rec_wait: whether wake_ns holds a wait start */
+	__u64 start_ns;		/* switch-in; 0: already running at capture start */
 	__u64 end_ns;		/* switch-out */
-};
-
-/*
- * One run-queue wait, emitted at switch-in. The wait starts at the thread's wakeup
- * (sched_wakeup, sched_wakeup_new) or at its preemption (switched out runnable). 32 bytes.
- */
-struct rec_wakeup {
-	__u32 type;		/* REC_WAKEUP */
-	__u32 tid;		/* thread switched in */
-	__u32 cpu;		/* CPU it was switched in on */
-	__u32 preempted;	/* 1 when the wait began with a preemption, 0 with a wakeup */
-	__u64 wake_ns;		/* start of the wait */
-	__u64 run_ns;		/* switch-in */
+	__u64 wake_ns;		/* with wait: when it became runnable (wait = start - wake) */
 };
 
 /* One KVM exit, emitted at the following kvm_entry of the same thread. 48 bytes. */
@@ -73,16 +71,22 @@ struct rec_task {
 	char comm[PWZ_BPF_COMM_LEN];	/* comm from then on */
 };
 
-/* Value of the per-CPU hash "cpu_aggs", keyed by tid (__u32): the slot of CPU n is what the
- * thread did on CPU n. */
+/*
+ * Value of the per-CPU hash "cpu_aggs", keyed by tid (__u32): the slot of CPU n is what the
+ * thread did on CPU n, including the run-queue waits that ended with a switch-in on CPU n
+ * (added when that slice ends).
+ */
 struct cpu_agg_val {
 	__u64 runtime_ns;	/* sum of finished slices on this CPU */
 	__u64 switches;		/* switch-outs */
 	__u64 voluntary;	/* of which slept or exited */
 	__u64 involuntary;	/* of which preempted */
+	__u64 wait_count;	/* run-queue waits measured */
+	__u64 wait_ns;		/* their total */
+	__u64 wait_max_ns;	/* the longest */
 };
 
-/* Value of the per-CPU hash "wait_aggs", keyed by tid: run-queue waits measured on this CPU. */
+/* Run-queue waits of one thread summed over CPUs (userspace view). */
 struct wait_agg_val {
 	__u64 count;		/* waits */
 	__u64 wait_ns;		/* their total */
@@ -120,6 +124,11 @@ struct cpu_state {
 	__u64 start_ns;		/* its switch-in; 0 none seen yet */
 	__u32 tid;		/* the thread running */
 	__u32 seen;		/* 1 once a sched_switch was seen on this CPU */
+	__u64 wake_ns;		/* start of the wait that ended at start_ns; 0 none */
+	__u32 wait;		/* enum rec_wait of that wait */
+	__u32 pad;		/* zero */
+	__u64 switches;		/* sched_switch events on this CPU */
+	__u64 unpaired;		/* switch-outs of a thread not seen switched in here */
 };
 
 /* Value of the hash "wait_start", keyed by tid: when the thread became runnable. */
@@ -131,15 +140,48 @@ struct wait_start {
 
 /* Indexes of the per-CPU array "counters" (one entry of PWZ_CNT_MAX __u64). */
 enum pwz_cnt {
-	CNT_DROP_SLICE = 0,	/* slice records not reserved (ring buffer full) */
-	CNT_DROP_WAKEUP,	/* wakeup records not reserved */
+	CNT_DROP_SLICE = 0,	/* slice records (and their waits) not reserved: ring full */
+	CNT_DROP_WAKEUP,	/* unused since waits ride in slice records; kept for the ABI */
 	CNT_DROP_KVM_EXIT,	/* kvm_exit records not reserved */
 	CNT_DROP_TASK,		/* task records not reserved */
 	CNT_MAP_FULL,		/* aggregate or state map insertions refused (map full) */
-	CNT_SWITCHES,		/* sched_switch events handled */
+	CNT_SWITCHES,		/* sched_switch events (summed from cpu_state by userspace) */
 	CNT_KVM_EXITS,		/* kvm_exit events handled (selected threads) */
-	CNT_UNPAIRED,		/* switch-outs of a thread this CPU did not see switched in */
+	CNT_UNPAIRED,		/* unpaired switch-outs (summed from cpu_state by userspace) */
 	PWZ_CNT_MAX = 8,
 };
+
+/*
+ * Log2 histogram bucket of v, as both sides count it: floor(log2(v)), 0 for v == 0, the last
+ * bucket for anything larger (same as pwz_hist_bucket() of user/records.h).
+ */
+static inline __u32 pwz_log2_bucket(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
+	return r < PWZ_BPF_HIST ? r : PWZ_BPF_HIST - 1;
+}
 
 #endif /* PWZ_BPF_ABI_H */

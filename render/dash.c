@@ -522,6 +522,8 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		char name[PWZ_NAME_MAX];
 
 		h.group_of[i] = -1;
+		if (t->tasks[i].tid == 0)
+			continue;	/* the idle tasks: idle time is where no slice is drawn */
 		dash_task_name(&t->tasks[i], &o->window, name, sizeof(name));
 		if (o->pattern && !task_pattern_match(o->pattern, name, t->tasks[i].tid))
 			continue;

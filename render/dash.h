@@ -39,7 +39,8 @@ int dash_charts_json(struct jbuf *out, const struct dash_run *runs, size_t nr,
 		     const struct dash_opts *o, char *err, size_t errlen);
 
 /*
- * The heatmaps dashboard's data for one run: for each selected task (grouped by display name),
+ * The heatmaps dashboard's data for one run: for each selected task (grouped by display name;
+ * never the idle tasks, tid 0),
  * its run slices clipped to the window (start, duration, CPU, how it ended), run-queue waits,
  * sleeps derived from the slices, and KVM exits (time, guest time, handling time, reason).
  * Times are delta-encoded per series (see docs/dashboards.md). The trace must hold its streams.

@@ -198,7 +198,7 @@ void jbuf_double(struct jbuf *b, double v)
 	if (v == (double)(int64_t)v && fabs(v) < 1e15)
 		jbuf_i64(b, (int64_t)v);
 	else
-		jbuf_printf(b, "%.6g", v);
+		jbuf_printf(b, "%.10g", v);
 }
 
 void jbuf_html_text(struct jbuf *b, const char *s)
@@ -273,7 +273,9 @@ int jbuf_gzip(struct jbuf *out, const void *p, size_t n)
 
 	memset(&zs, 0, sizeof(zs));
 	/* windowBits 15 + 16: a gzip header and trailer instead of zlib's */
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	/* level 6 for small pages; the fastest level where it would take seconds */
+	if (deflateInit2(&zs, n > (16u << 20) ? 1 : 6, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	zs.next_in = (Bytef *)p;
 	do {

@@ -254,7 +254,8 @@ static int merge_sys(struct summary *s, const struct pwz_meta *m)
 		task_merge_sys_name(s->tasks[i].name, merged, sizeof(merged));
 		snprintf(s->tasks[i].name, sizeof(s->tasks[i].name), "%s", merged);
 	}
-	qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_name);
+	if (s->nr_tasks > 1)
+		qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_name);
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		if (out && !strcmp(s->tasks[out - 1].name, s->tasks[i].name) &&
 		    strcmp(s->tasks[i].name, s->tasks[i].comm)) {
@@ -353,14 +354,16 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		struct task_summary *ts = &s->tasks[i];
 
-		qsort(ts->exits, ts->nr_exits, sizeof(*ts->exits), cmp_exit);
+		if (ts->nr_exits > 1)
+			qsort(ts->exits, ts->nr_exits, sizeof(*ts->exits), cmp_exit);
 		if (opts->append_tid) {
 			size_t n = strnlen(ts->name, sizeof(ts->name) - 12);
 
 			snprintf(ts->name + n, sizeof(ts->name) - n, ":%u", ts->tid);
 		}
 	}
-	qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_runtime);
+	if (s->nr_tasks > 1)
+		qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_runtime);
 	u64map_free(&b.idx);
 	return s;
 nomem:

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of user/capture_tasks.c on a fake /proc: QEMU vCPU naming, renames, new threads, --map, -t. */
+/* Unit tests of user/capture_tasks.c on a fake /proc: vCPU naming, renames, new threads, --map. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

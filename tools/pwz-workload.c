@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pwz-workload: named threads with known duty cycles that report their own CPU time and switches. */
+/* pwz-workload: named threads with known duty cycles, reporting their own CPU time and switches. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>

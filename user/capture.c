@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The live capture engine: loads and attaches bpf/pwz.bpf.c, drains its ring buffers, reads its maps. */
+/* The live capture engine: loads and attaches bpf/pwz.bpf.c, drains its ring buffers and maps. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,8 +89,8 @@ static int fill_selection(struct capture *c, const struct capture_cfg *cfg)
 					 sizeof(one), BPF_ANY))
 			return -errno;
 	for (size_t i = 0; i < cfg->nr_tgids; i++)
-		if (bpf_map__update_elem(c->skel->maps.sel_tgids, &cfg->tgids[i], sizeof(__u32), &one,
-					 sizeof(one), BPF_ANY))
+		if (bpf_map__update_elem(c->skel->maps.sel_tgids, &cfg->tgids[i], sizeof(__u32),
+					 &one, sizeof(one), BPF_ANY))
 			return -errno;
 	return 0;
 }
@@ -137,30 +137,8 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct capture *c = ctx;
-	__u32 type;
 
-	if (size < sizeof(type))
-		return 0;
-	memcpy(&type, data, sizeof(type));
-	switch (type) {
-	case REC_SLICE:
-		if (size >= sizeof(struct rec_slice) && c->sink.slice)
-			return c->sink.slice(c->sink.ctx, data);
-		break;
-	case REC_WAKEUP:
-		if (size >= sizeof(struct rec_wakeup) && c->sink.wakeup)
-			return c->sink.wakeup(c->sink.ctx, data);
-		break;
-	case REC_KVM_EXIT:
-		if (size >= sizeof(struct rec_kvm_exit) && c->sink.kvm_exit)
-			return c->sink.kvm_exit(c->sink.ctx, data);
-		break;
-	case REC_TASK:
-		if (size >= sizeof(struct rec_task) && c->sink.task)
-			return c->sink.task(c->sink.ctx, data);
-		break;
-	}
-	return 0;
+	return capture_dispatch(data, size, &c->sink);
 }
 
 int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *sink, char *err,
@@ -226,12 +204,26 @@ int capture__counters(struct capture *c, uint64_t out[PWZ_CNT_MAX])
 		for (int i = 0; i < PWZ_CNT_MAX; i++)
 			out[i] += buf[cpu * PWZ_CNT_MAX + i];
 	free(buf);
+	if (e)
+		return e;
+	/* the per-switch counters live in cpu_state (no second map lookup per switch) */
+	struct cpu_state *st = calloc(c->nr_cpus, sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	e = percpu_lookup(c, c->skel->maps.cpu_state, &key, st, sizeof(*st));
+	for (int cpu = 0; !e && cpu < c->nr_cpus; cpu++) {
+		out[CNT_SWITCHES] += st[cpu].switches;
+		out[CNT_UNPAIRED] += st[cpu].unpaired;
+	}
+	free(st);
 	return e;
 }
 
 /* Walks the keys of map: fn(key, per-CPU values). */
 static int walk(struct capture *c, struct bpf_map *map, size_t vsize,
-		int (*fn)(struct capture *c, const void *key, const void *vals, void *arg), void *arg)
+		int (*fn)(struct capture *c, const void *key, const void *vals, void *arg),
+		void *arg)
 {
 	size_t ks = bpf_map__key_size(map);
 	char key[64], next[64];
@@ -271,7 +263,7 @@ static int cpu_agg_fn(struct capture *c, const void *key, const void *vals, void
 
 	memcpy(&tid, key, sizeof(tid));
 	for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
-		if (!v[cpu].switches && !v[cpu].runtime_ns)
+		if (!v[cpu].switches && !v[cpu].runtime_ns && !v[cpu].wait_count)
 			continue;
 		e = cb(a->ctx, tid, (uint32_t)cpu, &v[cpu]);
 		if (e)
@@ -292,17 +284,11 @@ static int wait_agg_fn(struct capture *c, const void *key, const void *vals, voi
 {
 	struct cb_arg *a = arg;
 	int (*cb)(void *, uint32_t, const struct wait_agg_val *) = a->cb;
-	const struct wait_agg_val *v = vals;
-	struct wait_agg_val sum = { 0 };
+	struct wait_agg_val sum;
 	__u32 tid;
 
 	memcpy(&tid, key, sizeof(tid));
-	for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
-		sum.count += v[cpu].count;
-		sum.wait_ns += v[cpu].wait_ns;
-		if (v[cpu].max_ns > sum.max_ns)
-			sum.max_ns = v[cpu].max_ns;
-	}
+	capture_sum_wait(vals, c->nr_cpus, &sum);
 	return sum.count ? cb(a->ctx, tid, &sum) : 0;
 }
 
@@ -311,25 +297,18 @@ int capture__wait_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 {
 	struct cb_arg a = { (void *)cb, ctx };
 
-	return walk(c, c->skel->maps.wait_aggs, sizeof(struct wait_agg_val), wait_agg_fn, &a);
+	return walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), wait_agg_fn, &a);
 }
 
 static int kvm_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
 {
 	struct cb_arg *a = arg;
 	int (*cb)(void *, const struct kvm_agg_key *, const struct kvm_agg_val *) = a->cb;
-	const struct kvm_agg_val *v = vals;
 	struct kvm_agg_val sum;
 	struct kvm_agg_key k;
 
-	memset(&sum, 0, sizeof(sum));
 	memcpy(&k, key, sizeof(k));
-	for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
-		sum.count += v[cpu].count;
-		sum.handling_ns += v[cpu].handling_ns;
-		for (int b = 0; b < PWZ_BPF_HIST; b++)
-			sum.hist[b] += v[cpu].hist[b];
-	}
+	capture_sum_kvm(vals, c->nr_cpus, &sum);
 	return sum.count ? cb(a->ctx, &k, &sum) : 0;
 }
 
@@ -341,8 +320,8 @@ int capture__kvm_aggs(struct capture *c, int (*cb)(void *ctx, const struct kvm_a
 	return walk(c, c->skel->maps.kvm_aggs, sizeof(struct kvm_agg_val), kvm_agg_fn, &a);
 }
 
-int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu, uint32_t tid,
-						      uint64_t start_ns), void *ctx)
+int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu,
+						      const struct cpu_state *st), void *ctx)
 {
 	struct cpu_state *st = calloc(c->nr_cpus, sizeof(*st));
 	__u32 key = 0;
@@ -353,7 +332,7 @@ int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu, u
 	e = percpu_lookup(c, c->skel->maps.cpu_state, &key, st, sizeof(*st));
 	for (int cpu = 0; !e && cpu < c->nr_cpus; cpu++)
 		if (st[cpu].seen)
-			e = cb(ctx, (uint32_t)cpu, st[cpu].tid, st[cpu].start_ns);
+			e = cb(ctx, (uint32_t)cpu, &st[cpu]);
 	free(st);
 	return e;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The live capture engine: loads and attaches bpf/pwz.bpf.c, drains its ring buffers, reads its maps. */
+/* The live capture engine: loads and attaches bpf/pwz.bpf.c, drains its ring buffers and maps. */
 #ifndef PWZ_CAPTURE_H
 #define PWZ_CAPTURE_H
 
@@ -8,30 +8,22 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "../bpf/pwz.h"
+#include "capture_records.h"
 
 struct capture;
 
 struct capture_cfg {
 	bool sched;			/* attach sched_switch and the wakeups */
 	bool wait;			/* measure run-queue wait (needs sched) */
-	bool kvm;			/* attach kvm_exit and kvm_entry (the caller checked they exist) */
+	bool kvm;			/* attach kvm_exit and kvm_entry (caller checked they exist) */
 	bool streams;			/* per-event records (else aggregates only) */
 	bool force_raw_tp;		/* skip tp_btf */
 	unsigned int ringbuf_mb;	/* ring buffer size, a power of two */
-	bool filter;			/* only the threads below (an empty selection selects nothing) */
+	bool filter;			/* only the threads below (empty: nothing selected) */
 	const uint32_t *tids;		/* selected thread ids */
 	size_t nr_tids;
 	const uint32_t *tgids;		/* selected process ids */
 	size_t nr_tgids;
-};
-
-/* Where drained records go. A callback returning non-zero stops the drain with that value. */
-struct capture_sink {
-	void *ctx;
-	int (*slice)(void *ctx, const struct rec_slice *r);
-	int (*wakeup)(void *ctx, const struct rec_wakeup *r);
-	int (*kvm_exit)(void *ctx, const struct rec_kvm_exit *r);
-	int (*task)(void *ctx, const struct rec_task *r);
 };
 
 /*
@@ -58,9 +50,11 @@ int capture__stop(struct capture *c);
 /* Per-CPU counters summed over CPUs (enum pwz_cnt). Returns 0 or -errno. */
 int capture__counters(struct capture *c, uint64_t out[PWZ_CNT_MAX]);
 
-/* Aggregate readers: cb is called per (tid, cpu) with a non-zero slot, per tid summed over CPUs
- * for waits, per (tid, isa, reason) summed for KVM. A callback's non-zero value stops the walk
- * and is returned; else 0 or -errno. */
+/*
+ * Aggregate readers: cb is called per (tid, cpu) with a non-zero slot, per tid summed over
+ * CPUs for waits (of finished slices), per (tid, isa, reason) summed for KVM. A callback's
+ * non-zero value stops the walk and is returned; else 0 or -errno.
+ */
 int capture__cpu_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint32_t cpu,
 						   const struct cpu_agg_val *v), void *ctx);
 int capture__wait_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
@@ -68,10 +62,11 @@ int capture__wait_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 int capture__kvm_aggs(struct capture *c, int (*cb)(void *ctx, const struct kvm_agg_key *k,
 						   const struct kvm_agg_val *v), void *ctx);
 
-/* The slice running on each CPU now: cb(cpu, tid, start_ns) for CPUs that saw a switch
- * (start_ns 0: running since before the capture). */
-int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu, uint32_t tid,
-						      uint64_t start_ns), void *ctx);
+/* The slice running on each CPU now, for CPUs that saw a switch: cb(cpu, st) where
+ * st->tid runs since st->start_ns (0: since before the capture), after the wait in
+ * st->wait / st->wake_ns. */
+int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu,
+						      const struct cpu_state *st), void *ctx);
 
 /* The exits that wait for their kvm_entry: cb per thread with its state. */
 int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,

@@ -16,6 +16,7 @@ static const char usage[] =
 "\n"
 "  -s, --sleep SECONDS     capture length (default 1; fractions allowed); with a COMMAND the\n"
 "                          capture lasts the command's life, or SECONDS if given and shorter\n"
+"                          (the command then gets SIGTERM)\n"
 "      --all               write RUN-NAME.cdict and RUN-NAME.stats\n"
 "      --switches          write RUN-NAME.cdict (the default)\n"
 "      --stats             write RUN-NAME.stats: per-task runtime, switches, wait latency and\n"
@@ -24,8 +25,8 @@ static const char usage[] =
 "      --map CSV           annotate task names with a perfwhiz CSV map (tid,...,name)\n"
 "      --kvm               KVM exits only, no scheduler events\n"
 "  -p, --pid PID[,PID...]  only the threads of these processes\n"
-"  -t, --task GLOB         only threads whose name matches GLOB (a number matches a tid);\n"
-"                          repeatable\n"
+"  -t, --task GLOB         only the threads running at the start whose name matches GLOB\n"
+"                          (a number matches a tid); repeatable\n"
 "      --legacy            write perfwhiz's cdict format instead of cdict v2\n"
 "      --aggregate-only    kernel aggregates only (no time-resolved records)\n"
 "      --use-perf-data FILE  convert FILE (perf.data) instead of capturing\n"
@@ -103,8 +104,8 @@ static int parse_pids(struct capture_opts *o, const char *arg, char *err, size_t
 
 		errno = 0;
 		v = strtoul(p, &end, 10);
-		if (errno || end == p || (*end && *end != ',') || v == 0 || v > INT_MAX || *p == '-' ||
-		    *p == '+') {
+		if (errno || end == p || (*end && *end != ',') || v == 0 || v > INT_MAX ||
+		    *p == '-' || *p == '+') {
 			snprintf(err, errlen, "-p/--pid '%s': give process ids > 0 separated by commas",
 				 arg);
 			return -EINVAL;
@@ -232,7 +233,8 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		}
 		o->run_name = r;
 	}
-	if (o->perf_data && (o->command || o->sleep_given || o->nr_pids || o->nr_tasks || o->kvm_only)) {
+	if (o->perf_data &&
+	    (o->command || o->sleep_given || o->nr_pids || o->nr_tasks || o->kvm_only)) {
 		snprintf(err, errlen, "--use-perf-data converts a file: it takes no -s, -p, -t, --kvm or command");
 		return -EINVAL;
 	}

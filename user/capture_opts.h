@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* pwz-bpf's command line: parsed into a struct capture_opts without side effects, so tests can call it. */
+/* pwz-bpf's command line, parsed into a struct capture_opts without side effects. */
 #ifndef PWZ_CAPTURE_OPTS_H
 #define PWZ_CAPTURE_OPTS_H
 
@@ -13,13 +13,13 @@
 
 struct capture_opts {
 	double sleep_s;			/* -s: capture length in seconds (> 0); default 1 */
-	bool sleep_given;		/* -s was given (with a command: stop at whichever ends first) */
+	bool sleep_given;		/* -s given (with a command: whichever ends first) */
 	bool all;			/* --all: write the cdict and the stats */
 	bool switches;			/* --switches: write the cdict (the default) */
 	bool stats;			/* --stats: write <run>.stats */
 	bool kvm_only;			/* --kvm: KVM exits only, no scheduler events */
 	bool legacy;			/* --legacy: perfwhiz's cdict format */
-	bool no_streams;		/* --aggregate-only: kernel aggregates, no per-event records */
+	bool no_streams;		/* --aggregate-only: no per-event records */
 	bool force_raw_tp;		/* --raw-tp: use raw_tp even where tp_btf exists */
 	int verbose;			/* -v, repeatable */
 	bool help;			/* --help: print usage, do nothing else */
@@ -28,12 +28,12 @@ struct capture_opts {
 	const char *map_path;		/* --map CSV, or NULL */
 	const char *perf_data;		/* --use-perf-data FILE, or NULL */
 	const char *run_name;		/* positional; default "perf" */
-	unsigned int ringbuf_mb;	/* --ringbuf-mb: ring buffer size in MiB (power of two); default 16 */
+	unsigned int ringbuf_mb;	/* --ringbuf-mb: ring size in MiB, a power of two; 16 */
 	uint32_t pids[CAPTURE_MAX_PIDS];	/* -p: process ids (tgids) */
 	size_t nr_pids;
 	const char *tasks[CAPTURE_MAX_TASKS];	/* -t: comm globs (or tids) */
 	size_t nr_tasks;
-	char **command;			/* after "--": argv of the command to run (NULL-terminated),
+	char **command;			/* after "--": the command's argv (NULL-terminated),
 					 * pointing into the caller's argv; NULL when none */
 	int nr_command;
 };

@@ -130,7 +130,8 @@ int capture_stats_write(FILE *f, const struct capture_stats_in *in)
 		for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
 			handled += a->hist[b];
 		if (!rn) {
-			snprintf(rb, sizeof(rb), "%s %#x", a->isa == PWZ_ISA_SVM ? "svm" : "vmx", a->reason);
+			snprintf(rb, sizeof(rb), "%s %#x", a->isa == PWZ_ISA_SVM ? "svm" : "vmx",
+				 a->reason);
 			rn = rb;
 		}
 		fprintf(f, "%-28s %8u %-28s %10llu %7.2f %12.3f %10.3f %10.3f %10.3f\n",

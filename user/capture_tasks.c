@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The capture's task table: comm, process and display name per thread, from /proc and BPF task events. */
+/* The capture's task table: comm, process and display name per thread, from /proc and BPF. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -276,8 +276,8 @@ static bool all_digits(const char *s)
 }
 
 /* Calls fn for every tid under proc_root/<pid>/task. Returns threads seen or -errno. */
-static int for_each_proc_thread(struct task_table *tt, void (*fn)(struct task_table *, uint32_t, void *),
-				void *arg)
+static int for_each_proc_thread(struct task_table *tt,
+				void (*fn)(struct task_table *, uint32_t, void *), void *arg)
 {
 	DIR *d = opendir(tt->proc_root), *td;
 	struct dirent *de, *te;

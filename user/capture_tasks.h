@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The capture's task table: comm, process and display name per thread, from /proc and BPF task events. */
+/* The capture's task table: comm, process and display name per thread, from /proc and BPF. */
 #ifndef PWZ_CAPTURE_TASKS_H
 #define PWZ_CAPTURE_TASKS_H
 

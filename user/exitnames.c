@@ -259,7 +259,8 @@ static bool parse_int(struct cursor *c, int64_t *v)
 		c->p += 2;
 	}
 	while (c->p < c->end && isxdigit((unsigned char)*c->p)) {
-		int d = isdigit((unsigned char)*c->p) ? *c->p - '0' : tolower((unsigned char)*c->p) - 'a' + 10;
+		unsigned char ch = (unsigned char)*c->p;
+		int d = isdigit(ch) ? ch - '0' : tolower(ch) - 'a' + 10;
 
 		if (d >= base || digits > 16)
 			return false;
@@ -346,8 +347,8 @@ static int parse_table(struct cursor *c, struct pwz_meta *meta, uint32_t isa)
 	for (;;) {
 		if (!accept(c, '{'))
 			return -EINVAL;
-		if (!parse_code(c, &code) || !accept(c, ',') || !parse_string(c, name, sizeof(name)) ||
-		    !accept(c, '}'))
+		if (!parse_code(c, &code) || !accept(c, ',') ||
+		    !parse_string(c, name, sizeof(name)) || !accept(c, '}'))
 			return -EINVAL;
 		if (pwz_meta_add_exit_name(meta, isa, (uint32_t)code, name))
 			return -ENOMEM;

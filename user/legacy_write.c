@@ -159,7 +159,8 @@ static struct lw_row *build_rows(struct legacy_writer *lw, size_t *nr)
 
 	if (!rows)
 		return NULL;
-	qsort(lw->slices, lw->nr_slices, sizeof(*lw->slices), cmp_cpu_start);
+	if (lw->nr_slices > 1)
+		qsort(lw->slices, lw->nr_slices, sizeof(*lw->slices), cmp_cpu_start);
 	for (size_t i = 0; i < lw->nr_slices; i++) {
 		const struct pwz_slice *s = &lw->slices[i];
 		bool has_next = i + 1 < lw->nr_slices && lw->slices[i + 1].cpu == s->cpu;
@@ -183,7 +184,8 @@ static struct lw_row *build_rows(struct legacy_writer *lw, size_t *nr)
 			return NULL;
 		}
 		memcpy(by_tid, lw->slices, lw->nr_slices * sizeof(*by_tid));
-		qsort(by_tid, lw->nr_slices, sizeof(*by_tid), cmp_tid_start);
+		if (lw->nr_slices > 1)
+			qsort(by_tid, lw->nr_slices, sizeof(*by_tid), cmp_tid_start);
 	}
 	for (size_t i = 0; i < lw->nr_exits; i++) {
 		const struct pwz_kvm_exit *e = &lw->exits[i];
@@ -201,7 +203,8 @@ static struct lw_row *build_rows(struct legacy_writer *lw, size_t *nr)
 		}
 	}
 	free(by_tid);
-	qsort(rows, k, sizeof(*rows), cmp_rows);
+	if (k > 1)
+		qsort(rows, k, sizeof(*rows), cmp_rows);
 	*nr = k;
 	return rows;
 }

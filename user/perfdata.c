@@ -21,7 +21,7 @@
 #define PWZ_VERSION "0.0.0"
 #endif
 
-#define QUEUE_MAX (1u << 21)	/* queued events before the oldest half is forced out */
+#define QUEUE_MAX (1u << 20)	/* queued events (80 bytes each) before the oldest half is forced out */
 
 enum ev_kind {
 	EV_NONE = 0,		/* a sample of an event we do not use (only its time counts) */
@@ -275,23 +275,37 @@ static uint64_t preempt_bit_of(const char *text, size_t len)
 	return nums == 1 ? acc : 0;
 }
 
+/* The formats the import decodes: only these are parsed into the tep. */
+static bool wanted_event(const char *sys, const char *name)
+{
+	if (strcmp(sys, "sched") == 0)
+		return strcmp(name, "sched_switch") == 0 || strcmp(name, "sched_wakeup") == 0 ||
+		       strcmp(name, "sched_wakeup_new") == 0 ||
+		       strcmp(name, "sched_migrate_task") == 0;
+	if (strcmp(sys, "kvm") == 0)
+		return strcmp(name, "kvm_exit") == 0 || strcmp(name, "kvm_entry") == 0;
+	return false;
+}
+
 static int on_format(void *ctx, const char *sys, const char *name, const char *text, size_t len,
-		     bool parsed, char *msg, size_t msglen)
+		     char *msg, size_t msglen)
 {
 	struct imp *im = ctx;
 
 	(void)msg;
 	(void)msglen;
-	if (strcmp(sys, "sched") == 0 && strcmp(name, "sched_switch") == 0) {
+	if (!wanted_event(sys, name))
+		return 0;
+	if (strcmp(name, "sched_switch") == 0) {
 		im->preempt_bit = preempt_bit_of(text, len);
-	} else if (strcmp(sys, "kvm") == 0 && strcmp(name, "kvm_exit") == 0) {
+	} else if (strcmp(name, "kvm_exit") == 0) {
 		char e[128];
 
+		/* a print fmt without a table leaves the built-in names to start() */
 		if (!im->meta.nr_exit_names)
 			exitnames_parse_format(&im->meta, text, len, e, sizeof(e));
 	}
-	(void)parsed;
-	return 0;
+	return 1;
 }
 
 static int on_feature(void *ctx, unsigned int feat, const uint8_t *data, size_t len, uint64_t off)
@@ -414,12 +428,20 @@ static struct fld field(struct tep_event *ev, const char *name)
 	return r;
 }
 
+/* The fields each event kind needs, in attr_info.f[] order; NULL: not required. */
+static const char *const kind_fields[][5] = {
+	[EV_SWITCH] = { "prev_comm", "prev_pid", "prev_state", "next_comm", "next_pid" },
+	[EV_WAKEUP] = { "comm", "pid" },
+	[EV_MIGRATE] = { "pid" },
+	[EV_KVM_EXIT] = { "exit_reason", "vcpu_id" },	/* isa (f[2]) is optional: VMX */
+	[EV_KVM_ENTRY] = { "vcpu_id" },
+};
+
 /* Looks the tracepoint of ai up in the embedded formats and finds the fields it needs. */
 static int resolve(struct imp *im, struct attr_info *ai, uint64_t off)
 {
 	struct tep_event *ev;
-	const char *need = NULL;
-	int i, n = 0;
+	int i;
 
 	ai->resolved = true;
 	ai->kind = EV_NONE;
@@ -432,49 +454,36 @@ static int resolve(struct imp *im, struct attr_info *ai, uint64_t off)
 	if (!ev || !ev->system || !ev->name)
 		return 0;
 	if (strcmp(ev->system, "sched") == 0) {
-		if (strcmp(ev->name, "sched_switch") == 0) {
+		if (strcmp(ev->name, "sched_switch") == 0)
 			ai->kind = EV_SWITCH;
-			ai->f[0] = field(ev, "prev_comm");
-			ai->f[1] = field(ev, "prev_pid");
-			ai->f[2] = field(ev, "prev_state");
-			ai->f[3] = field(ev, "next_comm");
-			ai->f[4] = field(ev, "next_pid");
-			n = 5;
-		} else if (strcmp(ev->name, "sched_wakeup") == 0 ||
-			   strcmp(ev->name, "sched_wakeup_new") == 0) {
+		else if (strcmp(ev->name, "sched_wakeup") == 0 ||
+			 strcmp(ev->name, "sched_wakeup_new") == 0)
 			ai->kind = EV_WAKEUP;
-			ai->f[0] = field(ev, "comm");
-			ai->f[1] = field(ev, "pid");
-			n = 2;
-		} else if (strcmp(ev->name, "sched_migrate_task") == 0) {
+		else if (strcmp(ev->name, "sched_migrate_task") == 0)
 			ai->kind = EV_MIGRATE;
-			ai->f[1] = field(ev, "pid");
-			ai->f[0] = ai->f[1];
-			n = 2;
-		}
 	} else if (strcmp(ev->system, "kvm") == 0) {
-		if (strcmp(ev->name, "kvm_exit") == 0) {
+		if (strcmp(ev->name, "kvm_exit") == 0)
 			ai->kind = EV_KVM_EXIT;
-			ai->f[0] = field(ev, "exit_reason");
-			ai->f[1] = field(ev, "vcpu_id");
-			ai->f[2] = field(ev, "isa");	/* absent on old kernels: VMX */
-			n = 2;
-		} else if (strcmp(ev->name, "kvm_entry") == 0) {
+		else if (strcmp(ev->name, "kvm_entry") == 0)
 			ai->kind = EV_KVM_ENTRY;
-			ai->f[0] = field(ev, "vcpu_id");
-			n = 1;
-		}
 	}
-	for (i = 0; i < n; i++) {
-		if (ai->f[i].off < 0) {
-			need = i == 0 ? "first" : "a needed";
-			return fail(im, -EINVAL, off, "tracepoint %s:%s lacks %s field in its format",
-				    ev->system, ev->name, need);
-		}
+	if (ai->kind == EV_NONE)
+		return 0;
+	for (i = 0; i < 5; i++) {
+		const char *name = kind_fields[ai->kind][i];
+
+		ai->f[i] = (struct fld){ -1, 0 };
+		if (!name)
+			continue;
+		ai->f[i] = field(ev, name);
+		if (ai->f[i].off < 0)
+			return fail(im, -EINVAL, off, "tracepoint %s:%s has no usable field %s in its format",
+				    ev->system, ev->name, name);
 	}
-	if (ai->kind != EV_NONE && ai->kind != EV_MIGRATE &&
-	    (!(ai->sample_type & PD_SAMPLE_TIME) || !(ai->sample_type & PD_SAMPLE_RAW) ||
-	     !(ai->sample_type & PD_SAMPLE_CPU) || !(ai->sample_type & PD_SAMPLE_TID)))
+	if (ai->kind == EV_KVM_EXIT)
+		ai->f[2] = field(ev, "isa");
+	if (!(ai->sample_type & PD_SAMPLE_TIME) || !(ai->sample_type & PD_SAMPLE_RAW) ||
+	    !(ai->sample_type & PD_SAMPLE_CPU) || !(ai->sample_type & PD_SAMPLE_TID))
 		return fail(im, -EINVAL, off,
 			    "%s:%s samples lack time, cpu, tid or raw data (sample_type 0x%llx)",
 			    ev->system, ev->name, (unsigned long long)ai->sample_type);
@@ -608,6 +617,9 @@ static int on_sample(struct imp *im, const struct pd_record *r)
 				    "tracepoint payload of %u bytes is shorter than its format says",
 				    raw_size);
 	}
+	if (cpu >= PWZ_MAX_CPUS)
+		return fail(im, -EINVAL, r->offset, "sample names CPU %u, beyond the %d supported",
+			    cpu, PWZ_MAX_CPUS);
 	e.ts = ts;
 	e.cpu = cpu;
 	switch (ai->kind) {
@@ -623,7 +635,7 @@ static int on_sample(struct imp *im, const struct pd_record *r)
 		e.a = (uint32_t)getf(raw, ai->f[1]);
 		break;
 	case EV_MIGRATE:
-		e.a = (uint32_t)getf(raw, ai->f[1]);
+		e.a = (uint32_t)getf(raw, ai->f[0]);
 		break;
 	case EV_KVM_EXIT:
 		e.d = getf(raw, ai->f[0]);
@@ -1012,9 +1024,6 @@ static int handle(struct imp *im, const struct qev *e)
 	default:
 		break;
 	}
-	if (ret == -EINVAL)
-		return fail(im, ret, 0, "sample names CPU %u, beyond the %d supported", e->cpu,
-			    PWZ_MAX_CPUS);
 	if (ret)
 		snprintf(im->err, im->errlen, "%s: writing %s: %s", im->path, im->out_path,
 			 strerror(-ret));
@@ -1034,6 +1043,8 @@ int perfdata_import(const char *in_path, const char *out_path,
 	if (!stats)
 		stats = &dummy;
 	memset(stats, 0, sizeof(*stats));
+	if (errlen)
+		err[0] = '\0';
 	memset(&im, 0, sizeof(im));
 	im.path = in_path;
 	im.out_path = out_path;
@@ -1083,6 +1094,8 @@ int perfdata_import(const char *in_path, const char *out_path,
 	}
 	ret = cdict_writer__finish(im.w, &im.meta, err, errlen);
 out:
+	if (ret && errlen && !err[0])
+		snprintf(err, errlen, "%s: %s", in_path, strerror(-ret));
 	cdict_writer__free(im.w);
 	sched_model__free(im.model);
 	if (im.tep)

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <traceevent/event-parse.h>
 #include "perfdata_trace.h"
 
@@ -95,8 +98,41 @@ static void format_name(const char *text, size_t len, char *out, size_t outlen)
 	snprintf(out, outlen, "%.*s", (int)(e - p), p);
 }
 
-static int td_formats(struct td *t, struct tep_handle *tep, const char *sys, pd_format_fn fn,
-		      void *ctx)
+/*
+ * libtraceevent is not hardened against hostile format text (a damaged print fmt can make it
+ * read through NULL, or loop). A format is therefore parsed first in a child process with a
+ * time limit; only one the child parsed cleanly is parsed here. Returns 0 when it parsed,
+ * 1 when it failed or crashed, -errno when no child could be started.
+ */
+static int probe_format(const struct td *t, const char *text, size_t size, const char *sys,
+			int long_size)
+{
+	struct tep_event *ev = NULL;
+	struct tep_handle *tep;
+	int status;
+	pid_t pid;
+
+	(void)t;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		alarm(10);
+		tep = tep_alloc();
+		if (!tep)
+			_exit(2);
+		tep_set_long_size(tep, long_size);
+		_exit(tep_parse_format(tep, &ev, text, size, sys) == 0 && ev ? 0 : 1);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+static int td_formats(struct td *t, struct tep_handle *tep, const char *sys, int long_size,
+		      pd_format_fn fn, void *ctx)
 {
 	uint32_t count, i;
 	uint64_t size;
@@ -122,13 +158,19 @@ static int td_formats(struct td *t, struct tep_handle *tep, const char *sys, pd_
 		ret = td_bytes(t, size, &text, "format");
 		if (ret)
 			return ret;
-		perr = tep_parse_format(tep, &ev, (const char *)text, size, sys);
 		format_name((const char *)text, size, name, sizeof(name));
-		if (fn) {
-			ret = fn(ctx, sys, name, (const char *)text, size, perr == 0 && ev, t->msg,
-				 t->msglen);
-			if (ret)
-				return ret;
+		ret = fn ? fn(ctx, sys, name, (const char *)text, size, t->msg, t->msglen) : 0;
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			ret = probe_format(t, (const char *)text, size, sys, long_size);
+			if (ret < 0)
+				return td_fail(t, "cannot check the format of %s:%s: %s", sys, name,
+					       strerror(-ret));
+			perr = ret ? TEP_ERRNO__READ_FORMAT_FAILED :
+				tep_parse_format(tep, &ev, (const char *)text, size, sys);
+			if (perr || !ev)
+				return td_fail(t, "format of %s:%s does not parse", sys, name);
 		}
 	}
 	return 0;
@@ -192,7 +234,7 @@ int pd_tracing_data_parse(struct tep_handle *tep, const uint8_t *data, size_t le
 	if (ret)
 		return ret;
 
-	ret = td_formats(&t, tep, "ftrace", NULL, NULL);
+	ret = td_formats(&t, tep, "ftrace", long_size, NULL, NULL);
 	if (ret)
 		return ret;
 	ret = td_u32(&t, &nsys, "system count");
@@ -203,7 +245,7 @@ int pd_tracing_data_parse(struct tep_handle *tep, const uint8_t *data, size_t le
 	for (i = 0; i < nsys; i++) {
 		ret = td_str(&t, &s, "system name");
 		if (!ret)
-			ret = td_formats(&t, tep, s, fn, ctx);
+			ret = td_formats(&t, tep, s, long_size, fn, ctx);
 		if (ret)
 			return ret;
 	}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pwz-bpf: captures scheduling and KVM exits with eBPF into a cdict file (or converts a perf.data). */
+/* pwz-bpf: captures scheduling and KVM exits with eBPF into a cdict (or converts a perf.data). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -121,53 +121,34 @@ static int ensure_task(struct run *r, uint32_t tid, uint64_t t)
 	return 0;
 }
 
-static int sink_slice(void *ctx, const struct rec_slice *s)
+static int sink_slice(void *ctx, const struct rec_slice *rs)
 {
 	struct run *r = ctx;
-	uint64_t start = s->start_ns ? rel(r, s->start_ns) : 0, end = rel(r, s->end_ns);
-	struct pwz_slice ps = {
-		.tid = s->tid, .cpu = s->cpu, .start_ns = start,
-		.dur_ns = end > start ? end - start : 0, .end = s->end,
-	};
+	struct pwz_slice s;
+	struct pwz_wakeup w;
+	bool waited = capture_conv_slice(rs, r->t0, &s, &w);
 
 	r->slices++;
-	if (ensure_task(r, s->tid, start))
+	if (ensure_task(r, s.tid, s.start_ns))
 		return r->werr;
-	return r->w ? wr(r, cdict_writer__slice(r->w, &ps)) : 0;
-}
-
-static int sink_wakeup(void *ctx, const struct rec_wakeup *k)
-{
-	struct run *r = ctx;
-	struct pwz_wakeup pw = {
-		.tid = k->tid, .cpu = k->cpu, .wake_ns = rel(r, k->wake_ns),
-		.wait_ns = k->run_ns > k->wake_ns ? k->run_ns - k->wake_ns : 0,
-	};
-
-	r->waits++;
-	if (ensure_task(r, k->tid, pw.wake_ns))
-		return r->werr;
-	return r->w ? wr(r, cdict_writer__wakeup(r->w, &pw)) : 0;
-}
-
-static int write_exit(struct run *r, uint32_t tid, uint32_t vcpu, uint64_t exit_ns, uint32_t isa,
-		      uint32_t reason, uint64_t guest_ns, uint64_t handling_ns)
-{
-	struct pwz_kvm_exit e = {
-		.tid = tid, .vcpu = vcpu, .time_ns = rel(r, exit_ns), .isa = isa, .reason = reason,
-		.guest_ns = guest_ns, .handling_ns = handling_ns,
-	};
-
-	r->exits++;
-	if (ensure_task(r, tid, e.time_ns))
-		return r->werr;
-	return r->w ? wr(r, cdict_writer__kvm_exit(r->w, &e)) : 0;
+	if (waited) {
+		r->waits++;
+		if (r->w && wr(r, cdict_writer__wakeup(r->w, &w)))
+			return r->werr;
+	}
+	return r->w ? wr(r, cdict_writer__slice(r->w, &s)) : 0;
 }
 
 static int sink_kvm_exit(void *ctx, const struct rec_kvm_exit *k)
 {
-	return write_exit(ctx, k->tid, k->vcpu, k->exit_ns, k->isa, k->reason, k->guest_ns,
-			  k->handling_ns);
+	struct run *r = ctx;
+	struct pwz_kvm_exit e;
+
+	capture_conv_kvm_exit(k, r->t0, &e);
+	r->exits++;
+	if (ensure_task(r, e.tid, e.time_ns))
+		return r->werr;
+	return r->w ? wr(r, cdict_writer__kvm_exit(r->w, &e)) : 0;
 }
 
 static int sink_task(void *ctx, const struct rec_task *k)
@@ -259,35 +240,56 @@ static bool selected(const struct run *r, uint32_t tid)
 
 struct open_ctx {
 	struct run *r;
-	uint64_t end;		/* capture end, relative */
+	uint64_t t_end;		/* capture end, CLOCK_MONOTONIC */
 };
 
-/* A slice still running at the end: written cut (PWZ_END_OPEN), its time added to the aggregate. */
-static int open_slice(void *ctx, uint32_t cpu, uint32_t tid, uint64_t start_ns)
+/* A slice still running at the end: written cut (PWZ_END_OPEN), its time and the wait before it
+ * added to the aggregates. */
+static int open_slice(void *ctx, uint32_t cpu, const struct cpu_state *st)
 {
 	struct open_ctx *oc = ctx;
 	struct run *r = oc->r;
-	uint64_t start = start_ns ? rel(r, start_ns) : 0;
-	struct pwz_slice s = { .tid = tid, .cpu = cpu, .start_ns = start, .end = PWZ_END_OPEN };
+	struct pwz_slice s;
+	struct pwz_wakeup w;
+	bool waited;
 	size_t i;
 
-	if (!selected(r, tid) || start > oc->end)
+	if (!selected(r, st->tid) || st->start_ns > oc->t_end)
 		return 0;
-	s.dur_ns = oc->end - start;
+	waited = capture_conv_open(st, cpu, r->t0, oc->t_end, &s, &w);
 	for (i = 0; i < r->nr_cpu; i++)
-		if (r->cpu[i].tid == tid && r->cpu[i].cpu == cpu)
+		if (r->cpu[i].tid == s.tid && r->cpu[i].cpu == cpu)
 			break;
 	if (i == r->nr_cpu) {
 		if (!GROW(r->cpu, r->nr_cpu, r->cap_cpu))
 			return -ENOMEM;
-		r->cpu[r->nr_cpu++] = (struct pwz_cpu_agg){ .tid = tid, .cpu = cpu };
+		r->cpu[r->nr_cpu++] = (struct pwz_cpu_agg){ .tid = s.tid, .cpu = cpu };
 	}
 	r->cpu[i].runtime_ns += s.dur_ns;
-	if (r->o.no_streams)
-		return ensure_task(r, tid, start);
-	r->slices++;
-	if (ensure_task(r, tid, start))
+	if (waited) {
+		for (i = 0; i < r->nr_wait; i++)
+			if (r->wait[i].tid == s.tid)
+				break;
+		if (i == r->nr_wait) {
+			if (!GROW(r->wait, r->nr_wait, r->cap_wait))
+				return -ENOMEM;
+			r->wait[r->nr_wait++] = (struct pwz_wait_agg){ .tid = s.tid };
+		}
+		r->wait[i].count++;
+		r->wait[i].wait_ns += w.wait_ns;
+		if (w.wait_ns > r->wait[i].max_ns)
+			r->wait[i].max_ns = w.wait_ns;
+	}
+	if (ensure_task(r, s.tid, s.start_ns))
 		return r->werr;
+	if (r->o.no_streams)
+		return 0;
+	r->slices++;
+	if (waited) {
+		r->waits++;
+		if (r->w && wr(r, cdict_writer__wakeup(r->w, &w)))
+			return r->werr;
+	}
 	return r->w ? wr(r, cdict_writer__slice(r->w, &s)) : 0;
 }
 
@@ -295,9 +297,14 @@ static int pending_exit(void *ctx, uint32_t tid, const struct kvm_state *st)
 {
 	struct run *r = ctx;
 
+	struct rec_kvm_exit k = {
+		.type = REC_KVM_EXIT, .tid = tid, .vcpu = st->vcpu, .isa = st->isa,
+		.reason = st->reason, .exit_ns = st->exit_ns, .guest_ns = st->guest_ns,
+	};
+
 	if (r->o.no_streams)
 		return 0;
-	return write_exit(r, tid, st->vcpu, st->exit_ns, st->isa, st->reason, st->guest_ns, 0);
+	return sink_kvm_exit(r, &k);	/* no entry seen: handling 0 (unknown) */
 }
 
 static const char *stats_name(void *ctx, uint32_t tid)
@@ -401,8 +408,9 @@ static int build_selection(struct run *r)
 		r->sel_tids[r->nr_sel_tids++] = o->pids[i];	/* a tid given as -p works too */
 	}
 	for (size_t i = 0; i < o->nr_tasks; i++) {
-		size_t n = task_table__match(r->tt, o->tasks[i], r->sel_tids + r->nr_sel_tids,
-					     16384 - (r->nr_sel_tids - o->nr_pids), names, sizeof(names));
+		size_t room = 16384 - (r->nr_sel_tids - o->nr_pids);
+		size_t n = task_table__match(r->tt, o->tasks[i], r->sel_tids + r->nr_sel_tids, room,
+					     names, sizeof(names));
 
 		if (!n) {
 			die_msg("-t '%s' matches no thread (some names: %s)", o->tasks[i], names);
@@ -470,7 +478,9 @@ static int child_release(struct child *c)
 
 static int use_perf_data(struct run *r, char *cmdline)
 {
-	struct perfdata_import_opts po = { .map = r->map, .cmdline = cmdline, .legacy = r->o.legacy };
+	struct perfdata_import_opts po = {
+		.map = r->map, .cmdline = cmdline, .legacy = r->o.legacy,
+	};
 	struct perfdata_import_stats st;
 	char out[PATH_MAX], err[512];
 	int e;
@@ -526,9 +536,10 @@ int main(int argc, char **argv)
 	struct capture_cfg cfg = { 0 };
 	struct capture *cap = NULL;
 	struct child child = { .pid = -1, .go_fd = -1, .err_fd = -1 };
-	struct capture_sink sink = { r, sink_slice, sink_wakeup, sink_kvm_exit, sink_task };
+	struct capture_sink sink = { r, sink_slice, sink_kvm_exit, sink_task };
 	char err[512], path[PATH_MAX], opts_text[1024];
-	const char *btf = getenv("PWZ_BTF_PATH") ? getenv("PWZ_BTF_PATH") : "/sys/kernel/btf/vmlinux";
+	/* PWZ_BTF_PATH: lets the tests check the no-BTF message */
+	const char *btf = getenv("PWZ_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
 	char *cmdline = join_argv(argc, argv);
 	uint64_t cnt[PWZ_CNT_MAX], deadline = 0, last_flush, t_end, bpf_ns, bpf_cnt;
 	bool kvm_ok, names_from_format = false, child_done = false;
@@ -536,27 +547,32 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	struct rusage ru;
 
+	if (!cmdline) {
+		die_msg("out of memory");
+		return 1;
+	}
 	if (capture_opts_parse(&r->o, argc, argv, err, sizeof(err))) {
 		die_msg("%s", err);
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	verbose = r->o.verbose;
 	libbpf_set_print(libbpf_print);
-	if (r->o.help) {
-		fputs(capture_opts_usage(), stdout);
-		return 0;
-	}
-	if (r->o.version) {
-		printf("pwz-bpf %s\n", PWZ_VERSION);
-		return 0;
+	if (r->o.help || r->o.version) {
+		if (r->o.help)
+			fputs(capture_opts_usage(), stdout);
+		else
+			printf("pwz-bpf %s\n", PWZ_VERSION);
+		rc = 0;
+		goto out;
 	}
 	if (check_dest(r->o.dest_folder))
-		return 1;
+		goto out;
 	if (r->o.map_path) {
 		r->map = task_map__load(r->o.map_path, err, sizeof(err));
 		if (!r->map) {
 			die_msg("--map: %s", err);
-			return 1;
+			goto out;
 		}
 	}
 	if (r->o.perf_data) {
@@ -726,17 +742,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	{
-		struct open_ctx oc = { r, rel(r, t_end) };
+		struct open_ctx oc = { r, t_end };
 
 		if (capture__open_slices(cap, open_slice, &oc) ||
 		    capture__pending_exits(cap, pending_exit, r)) {
-			die_msg("cannot write the capture: %s", strerror(r->werr ? -r->werr : ENOMEM));
+			die_msg("cannot write the capture: %s",
+				strerror(r->werr ? -r->werr : ENOMEM));
 			goto out;
 		}
 	}
 	for (size_t i = 0; i < r->nr_cpu; i++)
 		if (!selected(r, r->cpu[i].tid))
-			r->cpu[i].runtime_ns = r->cpu[i].switches = 0;	/* should not happen */
+			r->cpu[i].runtime_ns = r->cpu[i].switches = 0;	/* never expected */
 	for (size_t i = 0; i < r->nr_cpu; i++)
 		if (ensure_task(r, r->cpu[i].tid, 0) ||
 		    (r->w && wr(r, cdict_writer__cpu_agg(r->w, &r->cpu[i]))))
@@ -786,7 +803,8 @@ int main(int argc, char **argv)
 		(unsigned long long)r->slices, (unsigned long long)r->waits,
 		(unsigned long long)r->exits);
 	if (cnt[CNT_UNPAIRED])
-		fprintf(stderr, ", %llu unpaired switch-outs", (unsigned long long)cnt[CNT_UNPAIRED]);
+		fprintf(stderr, ", %llu unpaired switch-outs",
+			(unsigned long long)cnt[CNT_UNPAIRED]);
 	fprintf(stderr, ", dropped: %llu slice, %llu wakeup, %llu kvm_exit, %llu task, %llu map_full\n",
 		(unsigned long long)cnt[CNT_DROP_SLICE], (unsigned long long)cnt[CNT_DROP_WAKEUP],
 		(unsigned long long)cnt[CNT_DROP_KVM_EXIT], (unsigned long long)cnt[CNT_DROP_TASK],

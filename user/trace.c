@@ -103,7 +103,8 @@ static void settle_tasks(struct trace *t)
 {
 	size_t out = 0;
 
-	qsort(t->tasks, t->nr_tasks, sizeof(*t->tasks), cmp_task);
+	if (t->nr_tasks > 1)
+		qsort(t->tasks, t->nr_tasks, sizeof(*t->tasks), cmp_task);
 	for (size_t i = 0; i < t->nr_tasks; i++) {
 		if (out && t->tasks[out - 1].tid == t->tasks[i].tid)
 			out--;

@@ -665,6 +665,9 @@ function timeChart(parent, win, opts) {
 			opts.yAxis(ctx, view);
 		ctx.strokeStyle = "#c5ccd8";
 		ctx.strokeRect(left + 0.5, top + 0.5, plotW, plotH);
+		// the visible time range, for tests and tools
+		c.cv.dataset.t0 = String(Math.round(view.t0));
+		c.cv.dataset.t1 = String(Math.round(view.t1));
 	}
 	c.cv.addEventListener("wheel", (ev) => {
 		ev.preventDefault();

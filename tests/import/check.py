@@ -187,16 +187,20 @@ def main():
             name, tid, cpu_ns, nv, niv = f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5])
             sw = sum(a['switches'] for k, a in d['cpu_agg'].items() if k[0] == tid)
             rt = sum(a['runtime_ns'] for k, a in d['cpu_agg'].items() if k[0] == tid)
-            check(label, nv + niv <= sw <= nv + niv + 3,
-                  f"{name} ({tid}) switch-outs {sw} vs its own nvcsw+nivcsw {nv + niv} (+0..3: exit)")
+            lost = st['lost']
+            check(label, nv + niv - lost <= sw <= nv + niv + 3,
+                  f"{name} ({tid}) switch-outs {sw} vs its own nvcsw+nivcsw {nv + niv} "
+                  f"(+0..3: exit; -{lost}: events the file lost)")
             um = ref['unmatched'][tid]
+            # switch times also count what the kernel keeps out of a thread's CPU time (steal
+            # time of this paravirtual machine, IRQ time): 10% either way
             if um == 0:
-                check(label, abs(rt - cpu_ns) <= 0.05 * cpu_ns,
-                      f"{name} ({tid}) runtime {rt} within 5% of its own CPU time {cpu_ns}")
+                check(label, abs(rt - cpu_ns) <= 0.10 * cpu_ns,
+                      f"{name} ({tid}) runtime {rt} within 10% of its own CPU time {cpu_ns}")
             else:
                 # the file lacks some of its switch-ins (this machine's perf does not see every
                 # switch): the runtime can only fall short, never exceed the CPU time
-                check(label, rt <= 1.05 * cpu_ns,
+                check(label, rt <= 1.10 * cpu_ns,
                       f"{name} ({tid}) runtime {rt} <= its own CPU time {cpu_ns} "
                       f"({um} switch-outs without switch-in in the file)")
             t = d['tasks'].get(tid, {})

@@ -10,9 +10,10 @@
 #include "perfdata.h"
 #include "tasknames.h"
 
-/* Usage: pwz-import-test [-n] IN.data OUT.cdict [MAP.csv]
+/* Usage: pwz-import-test [-n] [-l] IN.data OUT.cdict [MAP.csv]
  * Prints one line per fact, "kind key=value ...", for tests/import/run to compare; with -n only
- * the import statistics (no read-back: for timing the import alone). */
+ * the import statistics (no read-back: for timing the import alone); -l writes perfwhiz's legacy
+ * format. */
 
 static uint64_t nslices, nwakeups, nexits, slice_ns;
 
@@ -101,13 +102,16 @@ int main(int argc, char **argv)
 	bool import_only = false;
 	int ret;
 
-	if (argc > 1 && strcmp(argv[1], "-n") == 0) {
-		import_only = true;
+	while (argc > 1 && (strcmp(argv[1], "-n") == 0 || strcmp(argv[1], "-l") == 0)) {
+		if (argv[1][1] == 'n')
+			import_only = true;
+		else
+			opts.legacy = true;
 		argv++;
 		argc--;
 	}
 	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: pwz-import-test [-n] IN.data OUT.cdict [MAP.csv]\n");
+		fprintf(stderr, "usage: pwz-import-test [-n] [-l] IN.data OUT.cdict [MAP.csv]\n");
 		return 2;
 	}
 	if (argc == 4) {

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/* BPF ring-buffer records and map values (bpf/pwz.h) into capture records (records.h). */
+#include <string.h>
+#include "capture_records.h"
+
+int capture_dispatch(const void *data, size_t size, const struct capture_sink *sink)
+{
+	__u32 type;
+
+	if (size < sizeof(type))
+		return 0;
+	memcpy(&type, data, sizeof(type));
+	switch (type) {
+	case REC_SLICE:
+		if (size >= sizeof(struct rec_slice) && sink->slice) {
+			struct rec_slice r;
+
+			memcpy(&r, data, sizeof(r));
+			return sink->slice(sink->ctx, &r);
+		}
+		break;
+	case REC_KVM_EXIT:
+		if (size >= sizeof(struct rec_kvm_exit) && sink->kvm_exit) {
+			struct rec_kvm_exit r;
+
+			memcpy(&r, data, sizeof(r));
+			return sink->kvm_exit(sink->ctx, &r);
+		}
+		break;
+	case REC_TASK:
+		if (size >= sizeof(struct rec_task) && sink->task) {
+			struct rec_task r;
+
+			memcpy(&r, data, sizeof(r));
+			r.comm[sizeof(r.comm) - 1] = '\0';
+			return sink->task(sink->ctx, &r);
+		}
+		break;
+	}
+	return 0;
+}
+
+static uint64_t rel(uint64_t t, uint64_t t0)
+{
+	return t > t0 ? t - t0 : 0;
+}
+
+bool capture_conv_slice(const struct rec_slice *r, uint64_t t0, struct pwz_slice *s,
+			struct pwz_wakeup *w)
+{
+	uint64_t start = r->start_ns ? rel(r->start_ns, t0) : 0, end = rel(r->end_ns, t0);
+
+	memset(s, 0, sizeof(*s));
+	s->tid = r->tid;
+	s->cpu = r->cpu;
+	s->start_ns = start;
+	s->dur_ns = end > start ? end - start : 0;
+	s->end = r->end <= REC_END_EXITED ? r->end : PWZ_END_UNKNOWN;
+	if (r->wait == REC_WAIT_NONE || !r->start_ns || r->wake_ns > r->start_ns)
+		return false;
+	memset(w, 0, sizeof(*w));
+	w->tid = r->tid;
+	w->cpu = r->cpu;
+	w->wake_ns = rel(r->wake_ns, t0);
+	w->wait_ns = r->start_ns - r->wake_ns;
+	return true;
+}
+
+bool capture_conv_open(const struct cpu_state *st, uint32_t cpu, uint64_t t0, uint64_t t_end,
+		       struct pwz_slice *s, struct pwz_wakeup *w)
+{
+	struct rec_slice r = {
+		.type = REC_SLICE, .tid = st->tid, .cpu = cpu, .end = REC_END_PREEMPTED,
+		.wait = (__u16)st->wait, .start_ns = st->start_ns, .end_ns = t_end,
+		.wake_ns = st->wake_ns,
+	};
+	bool waited = capture_conv_slice(&r, t0, s, w);
+
+	s->end = PWZ_END_OPEN;
+	return waited;
+}
+
+void capture_conv_kvm_exit(const struct rec_kvm_exit *r, uint64_t t0, struct pwz_kvm_exit *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->tid = r->tid;
+	e->vcpu = r->vcpu;
+	e->time_ns = rel(r->exit_ns, t0);
+	e->isa = r->isa;
+	e->reason = r->reason;
+	e->guest_ns = r->guest_ns;
+	e->handling_ns = r->handling_ns;
+}
+
+void capture_sum_kvm(const struct kvm_agg_val *per_cpu, int nr_cpus, struct kvm_agg_val *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		sum->count += per_cpu[cpu].count;
+		sum->handling_ns += per_cpu[cpu].handling_ns;
+		for (int b = 0; b < PWZ_BPF_HIST; b++)
+			sum->hist[b] += per_cpu[cpu].hist[b];
+	}
+}
+
+void capture_sum_wait(const struct cpu_agg_val *per_cpu, int nr_cpus, struct wait_agg_val *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		sum->count += per_cpu[cpu].wait_count;
+		sum->wait_ns += per_cpu[cpu].wait_ns;
+		if (per_cpu[cpu].wait_max_ns > sum->max_ns)
+			sum->max_ns = per_cpu[cpu].wait_max_ns;
+	}
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* BPF ring-buffer records and map values (bpf/pwz.h) into capture records (records.h). */
+#ifndef PWZ_CAPTURE_RECORDS_H
+#define PWZ_CAPTURE_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "records.h"
+#include "../bpf/pwz.h"
+
+/* Where decoded ring-buffer records go. A callback returning non-zero stops with that value. */
+struct capture_sink {
+	void *ctx;
+	int (*slice)(void *ctx, const struct rec_slice *r);	/* with the wait before it */
+	int (*kvm_exit)(void *ctx, const struct rec_kvm_exit *r);
+	int (*task)(void *ctx, const struct rec_task *r);
+};
+
+/*
+ * Decodes one ring-buffer record of size bytes and calls the sink's callback for its type.
+ * Records shorter than their type's struct, and unknown types, are skipped (return 0).
+ */
+int capture_dispatch(const void *data, size_t size, const struct capture_sink *sink);
+
+/*
+ * A slice record as pwz records, times made relative to t0 (CLOCK_MONOTONIC capture start):
+ * a slice running since before the capture (start_ns 0) starts at 0 and lasts from t0.
+ * Returns true when the record also carries a run-queue wait, written to *w.
+ */
+bool capture_conv_slice(const struct rec_slice *r, uint64_t t0, struct pwz_slice *s,
+			struct pwz_wakeup *w);
+
+/*
+ * The slice still running on cpu at the end (t_end, absolute) from its cpu_state, as a
+ * PWZ_END_OPEN slice; true when a wait preceded it (written to *w).
+ */
+bool capture_conv_open(const struct cpu_state *st, uint32_t cpu, uint64_t t0, uint64_t t_end,
+		       struct pwz_slice *s, struct pwz_wakeup *w);
+
+/* A KVM exit record, time relative to t0. */
+void capture_conv_kvm_exit(const struct rec_kvm_exit *r, uint64_t t0, struct pwz_kvm_exit *e);
+
+/* Sums the per-CPU slots of a kvm_aggs value / the waits of a cpu_aggs value. */
+void capture_sum_kvm(const struct kvm_agg_val *per_cpu, int nr_cpus, struct kvm_agg_val *sum);
+void capture_sum_wait(const struct cpu_agg_val *per_cpu, int nr_cpus, struct wait_agg_val *sum);
+
+#endif /* PWZ_CAPTURE_RECORDS_H */
