@@ -6,13 +6,13 @@
 #include <string.h>
 #include "summary.h"
 #include "tasknames.h"
-#include "u64map.h"
+#include "keymap.h"
 
 struct builder {
 	struct summary *s;
 	const struct trace *t;
-	struct u64map idx;	/* tid -> tasks[] */
-	size_t cap;
+	struct keymap idx;	/* (tid, 0) -> tasks[] */
+	size_t cap;		/* tasks allocated */
 };
 
 static struct task_summary *task_of(struct builder *b, uint32_t tid)
@@ -20,29 +20,20 @@ static struct task_summary *task_of(struct builder *b, uint32_t tid)
 	struct summary *s = b->s;
 	struct task_summary *ts;
 	const struct pwz_task *pt;
-	long long i = u64map_get(&b->idx, tid);
+	int added;
+	int64_t i = keymap_get(&b->idx, tid, 0, &added);
 
-	if (i >= 0)
+	if (i < 0 || array_reserve((void **)&s->tasks, &b->cap, b->idx.count, sizeof(*s->tasks)))
+		return NULL;
+	if (!added)
 		return &s->tasks[i];
-	if (s->nr_tasks == b->cap) {
-		size_t c = b->cap ? b->cap * 2 : 64;
-		void *p = realloc(s->tasks, c * sizeof(*s->tasks));
-
-		if (!p)
-			return NULL;
-		s->tasks = p;
-		b->cap = c;
-	}
 	ts = &s->tasks[s->nr_tasks];
 	memset(ts, 0, sizeof(*ts));
 	ts->cpu_runtime_ns = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(uint64_t));
 	ts->cpu_switches = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(uint64_t));
-	if (!ts->cpu_runtime_ns || !ts->cpu_switches ||
-	    u64map_put(&b->idx, tid, (uint32_t)s->nr_tasks)) {
-		free(ts->cpu_runtime_ns);
-		free(ts->cpu_switches);
+	s->nr_tasks++;
+	if (!ts->cpu_runtime_ns || !ts->cpu_switches)
 		return NULL;
-	}
 	ts->tid = tid;
 	pt = trace__task(b->t, tid);
 	if (pt) {
@@ -52,7 +43,6 @@ static struct task_summary *task_of(struct builder *b, uint32_t tid)
 	} else {
 		snprintf(ts->name, sizeof(ts->name), tid ? "%u" : "swapper", tid);
 	}
-	s->nr_tasks++;
 	return ts;
 }
 
@@ -364,7 +354,7 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 	}
 	if (s->nr_tasks > 1)
 		qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_runtime);
-	u64map_free(&b.idx);
+	keymap_free(&b.idx);
 	return s;
 nomem:
 	ret = -ENOMEM;
@@ -372,7 +362,7 @@ nomem:
 fail:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
-	u64map_free(&b.idx);
+	keymap_free(&b.idx);
 	summary__free(s);
 	errno = -ret;
 	return NULL;

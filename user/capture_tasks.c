@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "capture_tasks.h"
 #include "tasknames.h"
-#include "u64map.h"
+#include "keymap.h"
 
 #define VM_NAME_MAX 128
 
@@ -38,9 +38,9 @@ static void copy_str(char *dst, size_t len, const char *src)
 struct task_table {
 	char *proc_root;
 	const struct task_map *map;
-	struct u64map idx;		/* tid -> index in ents */
+	struct keymap idx;		/* (tid, 0) -> index in ents */
 	struct tt_entry *ents;
-	size_t nr, cap;
+	size_t cap;			/* ents allocated */
 };
 
 struct task_table *task_table__new(const char *proc_root, const struct task_map *map)
@@ -63,7 +63,7 @@ void task_table__free(struct task_table *tt)
 {
 	if (!tt)
 		return;
-	u64map_free(&tt->idx);
+	keymap_free(&tt->idx);
 	free(tt->ents);
 	free(tt->proc_root);
 	free(tt);
@@ -71,12 +71,12 @@ void task_table__free(struct task_table *tt)
 
 size_t task_table__count(const struct task_table *tt)
 {
-	return tt->nr;
+	return tt->idx.count;
 }
 
 static struct tt_entry *find(const struct task_table *tt, uint32_t tid)
 {
-	long long i = u64map_get(&tt->idx, tid);
+	int64_t i = keymap_find(&tt->idx, tid, 0);
 
 	return i < 0 ? NULL : &tt->ents[i];
 }
@@ -84,19 +84,11 @@ static struct tt_entry *find(const struct task_table *tt, uint32_t tid)
 static struct tt_entry *add(struct task_table *tt, uint32_t tid)
 {
 	struct tt_entry *e;
+	int64_t i = keymap_get(&tt->idx, tid, 0, NULL);
 
-	if (tt->nr == tt->cap) {
-		size_t ncap = tt->cap ? tt->cap * 2 : 256;
-		struct tt_entry *n = realloc(tt->ents, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		tt->ents = n;
-		tt->cap = ncap;
-	}
-	if (u64map_put(&tt->idx, tid, (uint32_t)tt->nr))
+	if (i < 0 || array_reserve((void **)&tt->ents, &tt->cap, tt->idx.count, sizeof(*e)))
 		return NULL;
-	e = &tt->ents[tt->nr++];
+	e = &tt->ents[i];
 	memset(e, 0, sizeof(*e));
 	e->tid = tid;
 	return e;
@@ -319,7 +311,7 @@ int task_table__scan(struct task_table *tt)
 {
 	int n = for_each_proc_thread(tt, scan_one, NULL);
 
-	return n < 0 ? n : (int)tt->nr;
+	return n < 0 ? n : (int)tt->idx.count;
 }
 
 struct match_ctx {

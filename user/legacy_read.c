@@ -7,7 +7,7 @@
 #include "exitnames.h"
 #include "legacy.h"
 #include "mpack.h"
-#include "u64map.h"
+#include "keymap.h"
 
 #define LEGACY_MAX_FILE (1ull << 30)	/* compressed bytes we accept */
 #define LEGACY_MAX_RAW (4ull << 30)	/* decompressed bytes we accept */
@@ -234,140 +234,118 @@ static int read_row(struct legacy *l, struct row *r)
 	return 0;
 }
 
-/* Derived state: tasks, per (tid, cpu) and per (tid, reason) aggregates, pending exits. */
-struct derive {
-	struct u64map task_idx;
-	struct pwz_task *tasks;
-	size_t nr_tasks, cap_tasks;
-	struct u64map cpu_idx;
-	struct pwz_cpu_agg *cpu;
-	size_t nr_cpu, cap_cpu;
-	struct u64map kvm_idx;
-	struct pwz_kvm_agg *kvm;
-	size_t nr_kvm, cap_kvm;
-	struct u64map pend_idx;		/* tid -> pending exit slot */
-	struct pwz_kvm_exit *pend;
-	bool *pend_live;
-	size_t nr_pend, cap_pend;
+/* An exit waiting for its entry. */
+struct pending {
+	struct pwz_kvm_exit e;
+	bool live;		/* an exit is waiting */
 };
 
-#define GROW(arr, nr, cap)                                                          \
-	({                                                                          \
-		int __r = 0;                                                        \
-		if ((nr) == (cap)) {                                                \
-			size_t __c = (cap) ? (cap) * 2 : 64;                        \
-			void *__p = realloc((arr), __c * sizeof(*(arr)));           \
-			if (__p) {                                                  \
-				(arr) = __p;                                        \
-				(cap) = __c;                                        \
-			} else {                                                    \
-				__r = -ENOMEM;                                      \
-			}                                                           \
-		}                                                                   \
-		__r;                                                                \
-	})
+/* Derived state: tasks, per (tid, cpu) and per (tid, reason) aggregates, pending exits; each
+ * array is indexed through its keymap. */
+struct derive {
+	struct keymap task_idx;		/* (tid, 0) */
+	struct pwz_task *tasks;
+	size_t cap_tasks;
+	struct keymap cpu_idx;		/* (tid, cpu) */
+	struct pwz_cpu_agg *cpu;
+	size_t cap_cpu;
+	struct keymap kvm_idx;		/* (tid, reason) */
+	struct pwz_kvm_agg *kvm;
+	size_t cap_kvm;
+	struct keymap pend_idx;		/* (tid, 0) */
+	struct pending *pend;
+	size_t cap_pend;
+};
+
+/* The element of (a, b) in *arr, the array indexed through m: added zeroed when new (*added
+ * says so). NULL when out of memory. */
+static void *slot_of(struct keymap *m, uint64_t a, uint64_t b, void **arr, size_t *cap,
+		     size_t elem, int *added)
+{
+	int64_t i = keymap_get(m, a, b, added);
+	char *p;
+
+	if (i < 0 || array_reserve(arr, cap, m->count, elem))
+		return NULL;
+	p = (char *)*arr + (size_t)i * elem;
+	if (*added)
+		memset(p, 0, elem);
+	return p;
+}
 
 static int add_task(struct derive *d, uint32_t tid, const char *name)
 {
-	struct pwz_task *t;
+	int added;
+	struct pwz_task *t = slot_of(&d->task_idx, tid, 0, (void **)&d->tasks, &d->cap_tasks,
+				     sizeof(*t), &added);
 
-	if (u64map_get(&d->task_idx, tid) >= 0)
-		return 0;
-	if (GROW(d->tasks, d->nr_tasks, d->cap_tasks))
+	if (!t)
 		return -ENOMEM;
-	t = &d->tasks[d->nr_tasks];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	snprintf(t->comm, sizeof(t->comm), "%s", name);
-	snprintf(t->name, sizeof(t->name), "%s", name);
-	return u64map_put(&d->task_idx, tid, (uint32_t)d->nr_tasks++);
+	if (added) {
+		t->tid = tid;
+		snprintf(t->comm, sizeof(t->comm), "%s", name);
+		snprintf(t->name, sizeof(t->name), "%s", name);
+	}
+	return 0;
 }
 
 static struct pwz_cpu_agg *cpu_agg(struct derive *d, uint32_t tid, uint32_t cpu)
 {
-	uint64_t key = (uint64_t)tid << 32 | cpu;
-	long long i = u64map_get(&d->cpu_idx, key);
+	int added;
+	struct pwz_cpu_agg *a = slot_of(&d->cpu_idx, tid, cpu, (void **)&d->cpu, &d->cap_cpu,
+					sizeof(*a), &added);
 
-	if (i >= 0)
-		return &d->cpu[i];
-	if (GROW(d->cpu, d->nr_cpu, d->cap_cpu) || u64map_put(&d->cpu_idx, key, (uint32_t)d->nr_cpu))
-		return NULL;
-	memset(&d->cpu[d->nr_cpu], 0, sizeof(d->cpu[0]));
-	d->cpu[d->nr_cpu].tid = tid;
-	d->cpu[d->nr_cpu].cpu = cpu;
-	return &d->cpu[d->nr_cpu++];
+	if (a && added) {
+		a->tid = tid;
+		a->cpu = cpu;
+	}
+	return a;
 }
 
 static struct pwz_kvm_agg *kvm_agg(struct derive *d, uint32_t tid, uint32_t reason)
 {
-	uint64_t key = (uint64_t)tid << 32 | reason;
-	long long i = u64map_get(&d->kvm_idx, key);
+	int added;
+	struct pwz_kvm_agg *a = slot_of(&d->kvm_idx, tid, reason, (void **)&d->kvm, &d->cap_kvm,
+					sizeof(*a), &added);
 
-	if (i >= 0)
-		return &d->kvm[i];
-	if (GROW(d->kvm, d->nr_kvm, d->cap_kvm) || u64map_put(&d->kvm_idx, key, (uint32_t)d->nr_kvm))
-		return NULL;
-	memset(&d->kvm[d->nr_kvm], 0, sizeof(d->kvm[0]));
-	d->kvm[d->nr_kvm].tid = tid;
-	d->kvm[d->nr_kvm].isa = PWZ_ISA_VMX;
-	d->kvm[d->nr_kvm].reason = reason;
-	return &d->kvm[d->nr_kvm++];
+	if (a && added) {
+		a->tid = tid;
+		a->isa = PWZ_ISA_VMX;
+		a->reason = reason;
+	}
+	return a;
 }
 
-/* Emits the pending exit of slot i (if any) and clears it. */
-static int flush_exit(struct derive *d, size_t i, const struct cdict_visitor *v,
+/* Emits the exit pending in p (if any) and clears it. */
+static int flush_exit(struct derive *d, struct pending *p, const struct cdict_visitor *v,
 		      struct cdict_read_info *info)
 {
-	struct pwz_kvm_exit *e = &d->pend[i];
 	struct pwz_kvm_agg *a;
 
-	if (!d->pend_live[i])
+	if (!p->live)
 		return 0;
-	d->pend_live[i] = false;
-	a = kvm_agg(d, e->tid, e->reason);
+	p->live = false;
+	a = kvm_agg(d, p->e.tid, p->e.reason);
 	if (!a)
 		return -ENOMEM;
 	a->count++;
-	a->handling_ns += e->handling_ns;
-	if (e->handling_ns)
-		a->hist[pwz_hist_bucket(e->handling_ns)]++;
+	a->handling_ns += p->e.handling_ns;
+	if (p->e.handling_ns)
+		a->hist[pwz_hist_bucket(p->e.handling_ns)]++;
 	info->records++;
-	return v->kvm_exit ? v->kvm_exit(v->ctx, e) : 0;
-}
-
-static long long pend_slot(struct derive *d, uint32_t tid)
-{
-	long long i = u64map_get(&d->pend_idx, tid);
-
-	if (i >= 0)
-		return i;
-	if (GROW(d->pend, d->nr_pend, d->cap_pend))
-		return -ENOMEM;
-	{
-		size_t c = d->cap_pend;
-		bool *p = realloc(d->pend_live, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		d->pend_live = p;
-	}
-	d->pend_live[d->nr_pend] = false;
-	if (u64map_put(&d->pend_idx, tid, (uint32_t)d->nr_pend))
-		return -ENOMEM;
-	return (long long)d->nr_pend++;
+	return v->kvm_exit ? v->kvm_exit(v->ctx, &p->e) : 0;
 }
 
 static void derive_free(struct derive *d)
 {
-	u64map_free(&d->task_idx);
-	u64map_free(&d->cpu_idx);
-	u64map_free(&d->kvm_idx);
-	u64map_free(&d->pend_idx);
+	keymap_free(&d->task_idx);
+	keymap_free(&d->cpu_idx);
+	keymap_free(&d->kvm_idx);
+	keymap_free(&d->pend_idx);
 	free(d->tasks);
 	free(d->cpu);
 	free(d->kvm);
 	free(d->pend);
-	free(d->pend_live);
 }
 
 /* Row passes: task names from the pid column first (they win), then from next_comm for
@@ -413,30 +391,32 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 			if (v->slice)
 				ret = v->slice(v->ctx, &s);
 		} else if (r.event == EV_KVM_EXIT) {
-			long long k = pend_slot(d, (uint32_t)r.pid);
+			int added;
+			struct pending *p = slot_of(&d->pend_idx, (uint32_t)r.pid, 0, (void **)&d->pend,
+						    &d->cap_pend, sizeof(*p), &added);
 
-			if (k < 0)
-				return (int)k;
-			ret = flush_exit(d, (size_t)k, v, info);	/* an exit with no entry */
-			d->pend[k] = (struct pwz_kvm_exit){
+			if (!p)
+				return -ENOMEM;
+			ret = flush_exit(d, p, v, info);	/* an exit with no entry */
+			p->e = (struct pwz_kvm_exit){
 				.tid = (uint32_t)r.pid,
 				.time_ns = (r.usecs - t0) * 1000,
 				.isa = PWZ_ISA_VMX,
 				.reason = r.next_comm_is_int ? (uint32_t)r.reason : UINT32_MAX,
 				.guest_ns = r.duration * 1000,
 			};
-			d->pend_live[k] = true;
+			p->live = true;
 		} else if (r.event == EV_KVM_ENTRY) {
-			long long k = u64map_get(&d->pend_idx, (uint32_t)r.pid);
+			int64_t k = keymap_find(&d->pend_idx, (uint32_t)r.pid, 0);
 
-			if (k >= 0 && d->pend_live[k]) {
-				d->pend[k].handling_ns = r.duration * 1000;
-				ret = flush_exit(d, (size_t)k, v, info);
+			if (k >= 0 && d->pend[k].live) {
+				d->pend[k].e.handling_ns = r.duration * 1000;
+				ret = flush_exit(d, &d->pend[k], v, info);
 			}
 		}
 	}
-	for (size_t k = 0; emit && !ret && k < d->nr_pend; k++)
-		ret = flush_exit(d, k, v, info);
+	for (size_t k = 0; emit && !ret && k < d->pend_idx.count; k++)
+		ret = flush_exit(d, &d->pend[k], v, info);
 	return ret;
 }
 
@@ -509,16 +489,16 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 	ret = row_pass(&l, saved, &d, v, info, t0, PASS_PID_NAMES);
 	if (!ret)
 		ret = row_pass(&l, saved, &d, v, info, t0, PASS_NEXT_NAMES);
-	for (size_t i = 0; !ret && i < d.nr_tasks; i++) {
+	for (size_t i = 0; !ret && i < d.task_idx.count; i++) {
 		info->records++;
 		if (v->task)
 			ret = v->task(v->ctx, &d.tasks[i]);
 	}
 	if (!ret)
 		ret = row_pass(&l, saved, &d, v, info, t0, PASS_EMIT);
-	for (size_t i = 0; !ret && i < d.nr_cpu; i++)
+	for (size_t i = 0; !ret && i < d.cpu_idx.count; i++)
 		ret = v->cpu_agg ? v->cpu_agg(v->ctx, &d.cpu[i]) : 0;
-	for (size_t i = 0; !ret && i < d.nr_kvm; i++)
+	for (size_t i = 0; !ret && i < d.kvm_idx.count; i++)
 		ret = v->kvm_agg ? v->kvm_agg(v->ctx, &d.kvm[i]) : 0;
 	info->chunks = 1;
 out:

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <zlib.h>
 #include "legacy.h"
-#include "u64map.h"
+#include "keymap.h"
 
 struct legacy_writer {
 	struct pwz_task *tasks;		/* last naming per tid, indexed through task_idx */
-	size_t nr_tasks, cap_tasks;
-	struct u64map task_idx;
+	size_t cap_tasks;
+	struct keymap task_idx;		/* (tid, 0) -> tasks[] */
 	struct pwz_slice *slices;
 	size_t nr_slices, cap_slices;
 	struct pwz_kvm_exit *exits;
@@ -31,22 +31,6 @@ struct lw_row {
 	uint64_t seq;		/* tie-break: creation order */
 };
 
-static int grow(void **arr, size_t *cap, size_t nr, size_t elem)
-{
-	void *p;
-	size_t c;
-
-	if (nr < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 256;
-	p = realloc(*arr, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
 struct legacy_writer *legacy_writer__new(void)
 {
 	return calloc(1, sizeof(struct legacy_writer));
@@ -54,21 +38,18 @@ struct legacy_writer *legacy_writer__new(void)
 
 int legacy_writer__task(struct legacy_writer *lw, const struct pwz_task *t)
 {
-	long long i = u64map_get(&lw->task_idx, t->tid);
+	int64_t i = keymap_get(&lw->task_idx, t->tid, 0, NULL);
 
-	if (i >= 0) {
-		lw->tasks[i] = *t;
-		return 0;
-	}
-	if (grow((void **)&lw->tasks, &lw->cap_tasks, lw->nr_tasks, sizeof(*t)))
+	if (i < 0 || array_reserve((void **)&lw->tasks, &lw->cap_tasks, lw->task_idx.count,
+				   sizeof(*t)))
 		return -ENOMEM;
-	lw->tasks[lw->nr_tasks] = *t;
-	return u64map_put(&lw->task_idx, t->tid, (uint32_t)lw->nr_tasks++);
+	lw->tasks[i] = *t;
+	return 0;
 }
 
 int legacy_writer__slice(struct legacy_writer *lw, const struct pwz_slice *s)
 {
-	if (grow((void **)&lw->slices, &lw->cap_slices, lw->nr_slices, sizeof(*s)))
+	if (array_reserve((void **)&lw->slices, &lw->cap_slices, lw->nr_slices + 1, sizeof(*s)))
 		return -ENOMEM;
 	lw->slices[lw->nr_slices++] = *s;
 	return 0;
@@ -76,7 +57,7 @@ int legacy_writer__slice(struct legacy_writer *lw, const struct pwz_slice *s)
 
 int legacy_writer__kvm_exit(struct legacy_writer *lw, const struct pwz_kvm_exit *e)
 {
-	if (grow((void **)&lw->exits, &lw->cap_exits, lw->nr_exits, sizeof(*e)))
+	if (array_reserve((void **)&lw->exits, &lw->cap_exits, lw->nr_exits + 1, sizeof(*e)))
 		return -ENOMEM;
 	lw->exits[lw->nr_exits++] = *e;
 	return 0;
@@ -103,7 +84,7 @@ static int cmp_rows(const void *a, const void *b)
 static const char *task_name(const struct legacy_writer *lw, uint32_t tid, uint32_t cpu,
 			     char *buf, size_t len)
 {
-	long long i = u64map_get(&lw->task_idx, tid);
+	int64_t i = keymap_find(&lw->task_idx, tid, 0);
 
 	if (i >= 0)
 		return lw->tasks[i].name;
@@ -308,6 +289,6 @@ void legacy_writer__free(struct legacy_writer *lw)
 	free(lw->tasks);
 	free(lw->slices);
 	free(lw->exits);
-	u64map_free(&lw->task_idx);
+	keymap_free(&lw->task_idx);
 	free(lw);
 }

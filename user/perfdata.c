@@ -11,7 +11,7 @@
 #include "exitnames.h"
 #include "perfdata.h"
 #include "perfdata_file.h"
-#include "perfdata_map.h"
+#include "keymap.h"
 #include "perfdata_trace.h"
 #include "records.h"
 #include "sched_model.h"
@@ -86,7 +86,7 @@ struct imp {
 
 	struct attr_info *attrs;
 	size_t nr_attrs, attrs_cap;
-	struct pd_map ids;		/* (sample id, 0) -> ids_attr[] */
+	struct keymap ids;		/* (sample id, 0) -> ids_attr[] */
 	uint32_t *ids_attr;		/* attribute index of each id */
 	size_t ids_attr_cap;
 
@@ -102,7 +102,7 @@ struct imp {
 	uint64_t last_sample_ts;
 	uint64_t sample_time_first;	/* HEADER_SAMPLE_TIME, 0 unknown */
 
-	struct pd_map tasks;		/* (tid, 0) -> task_info[] */
+	struct keymap tasks;		/* (tid, 0) -> task_info[] */
 	struct task_info *tinfo;
 	size_t tinfo_cap;
 
@@ -381,7 +381,7 @@ static int on_attr(void *ctx, const struct pd_attr *a, uint64_t off)
 	struct attr_info *ai;
 	uint32_t i;
 
-	if (pd_reserve((void **)&im->attrs, &im->attrs_cap, im->nr_attrs + 1, sizeof(*im->attrs)))
+	if (array_reserve((void **)&im->attrs, &im->attrs_cap, im->nr_attrs + 1, sizeof(*im->attrs)))
 		return -ENOMEM;
 	ai = &im->attrs[im->nr_attrs];
 	memset(ai, 0, sizeof(*ai));
@@ -392,14 +392,14 @@ static int on_attr(void *ctx, const struct pd_attr *a, uint64_t off)
 	ai->sample_id_all = a->sample_id_all;
 	for (i = 0; i < a->nr_ids; i++) {
 		int added;
-		int64_t idx = pd_map_get(&im->ids, a->ids[i], 0, &added);
+		int64_t idx = keymap_get(&im->ids, a->ids[i], 0, &added);
 
 		if (idx < 0)
 			return -ENOMEM;
 		if (!added)
 			return fail(im, -EINVAL, off, "sample id %llu is given to two attributes",
 				    (unsigned long long)a->ids[i]);
-		if (pd_reserve((void **)&im->ids_attr, &im->ids_attr_cap, idx + 1,
+		if (array_reserve((void **)&im->ids_attr, &im->ids_attr_cap, idx + 1,
 			       sizeof(*im->ids_attr)))
 			return -ENOMEM;
 		im->ids_attr[idx] = im->nr_attrs;
@@ -411,7 +411,7 @@ static int on_attr(void *ctx, const struct pd_attr *a, uint64_t off)
 /* The attribute index of sample id, from the map built by on_attr(); -1 unknown. */
 static int64_t attr_of_id(struct imp *im, uint64_t id)
 {
-	int64_t i = pd_map_find(&im->ids, id, 0);
+	int64_t i = keymap_find(&im->ids, id, 0);
 
 	return i < 0 ? -1 : (int64_t)im->ids_attr[i];
 }
@@ -792,7 +792,7 @@ static int qpush(struct imp *im, const struct qev *e)
 		if (ret)
 			return ret;
 	}
-	if (pd_reserve((void **)&im->q, &im->qcap, im->nq + 1, sizeof(*im->q)))
+	if (array_reserve((void **)&im->q, &im->qcap, im->nq + 1, sizeof(*im->q)))
 		return -ENOMEM;
 	n = &im->q[im->nq++];
 	*n = *e;
@@ -843,9 +843,9 @@ static int sink_wait_agg(void *ctx, const struct pwz_wait_agg *a)
 static struct task_info *task_get(struct imp *im, uint32_t tid)
 {
 	int added;
-	int64_t i = pd_map_get(&im->tasks, tid, 0, &added);
+	int64_t i = keymap_get(&im->tasks, tid, 0, &added);
 
-	if (i < 0 || pd_reserve((void **)&im->tinfo, &im->tinfo_cap, im->tasks.count,
+	if (i < 0 || array_reserve((void **)&im->tinfo, &im->tinfo_cap, im->tasks.count,
 				sizeof(*im->tinfo)))
 		return NULL;
 	if (added)
@@ -865,7 +865,7 @@ static int write_task(struct imp *im, uint32_t tid, struct task_info *ti, uint64
 	t.time_ns = rel;
 	memcpy(t.comm, ti->comm, PWZ_COMM_LEN);
 	if (ti->tgid) {
-		li = pd_map_find(&im->tasks, ti->tgid, 0);
+		li = keymap_find(&im->tasks, ti->tgid, 0);
 		if (li >= 0 && im->tinfo[li].has_comm)
 			snprintf(t.proc_name, sizeof(t.proc_name), "%s", im->tinfo[li].comm);
 	}
@@ -1101,8 +1101,8 @@ out:
 	if (im.tep)
 		tep_free(im.tep);
 	pwz_meta_free(&im.meta);
-	pd_map_free(&im.ids);
-	pd_map_free(&im.tasks);
+	keymap_free(&im.ids);
+	keymap_free(&im.tasks);
 	free(im.ids_attr);
 	free(im.attrs);
 	free(im.q);

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "perfdata_map.h"
+#include "keymap.h"
 #include "sched_model.h"
 
 #define TASK_REPORT_EXIT_BITS 0x30ULL	/* X (EXIT_DEAD 0x10) and Z (EXIT_ZOMBIE 0x20) */
@@ -32,16 +32,16 @@ struct sched_model {
 	struct cpu_state *cpus;		/* nr_cpus entries */
 	uint32_t nr_cpus;
 	uint32_t epoch;			/* bumped by sched_model__lost() */
-	struct pd_map thread_map;	/* (tid, 0) -> threads[] */
+	struct keymap thread_map;	/* (tid, 0) -> threads[] */
 	struct thread_state *threads;
 	size_t threads_cap;
-	struct pd_map cpu_agg_map;	/* (tid, cpu) -> cpu_aggs[] */
+	struct keymap cpu_agg_map;	/* (tid, cpu) -> cpu_aggs[] */
 	struct pwz_cpu_agg *cpu_aggs;
 	size_t cpu_aggs_cap;
-	struct pd_map kvm_agg_map;	/* (tid, isa << 32 | reason) -> kvm_aggs[] */
+	struct keymap kvm_agg_map;	/* (tid, isa << 32 | reason) -> kvm_aggs[] */
 	struct pwz_kvm_agg *kvm_aggs;
 	size_t kvm_aggs_cap;
-	struct pd_map wait_agg_map;	/* (tid, 0) -> wait_aggs[] */
+	struct keymap wait_agg_map;	/* (tid, 0) -> wait_aggs[] */
 	struct pwz_wait_agg *wait_aggs;
 	size_t wait_aggs_cap;
 	bool finished;
@@ -82,13 +82,13 @@ void sched_model__free(struct sched_model *m)
 	if (!m)
 		return;
 	free(m->cpus);
-	pd_map_free(&m->thread_map);
+	keymap_free(&m->thread_map);
 	free(m->threads);
-	pd_map_free(&m->cpu_agg_map);
+	keymap_free(&m->cpu_agg_map);
 	free(m->cpu_aggs);
-	pd_map_free(&m->kvm_agg_map);
+	keymap_free(&m->kvm_agg_map);
 	free(m->kvm_aggs);
-	pd_map_free(&m->wait_agg_map);
+	keymap_free(&m->wait_agg_map);
 	free(m->wait_aggs);
 	free(m);
 }
@@ -124,9 +124,9 @@ static struct thread_state *thread_get(struct sched_model *m, uint32_t tid)
 {
 	struct thread_state *ts;
 	int added;
-	int64_t i = pd_map_get(&m->thread_map, tid, 0, &added);
+	int64_t i = keymap_get(&m->thread_map, tid, 0, &added);
 
-	if (i < 0 || pd_reserve((void **)&m->threads, &m->threads_cap, m->thread_map.count,
+	if (i < 0 || array_reserve((void **)&m->threads, &m->threads_cap, m->thread_map.count,
 				sizeof(*m->threads)))
 		return NULL;
 	ts = &m->threads[i];
@@ -141,9 +141,9 @@ static struct pwz_cpu_agg *cpu_agg_get(struct sched_model *m, uint32_t tid, uint
 {
 	struct pwz_cpu_agg *a;
 	int added;
-	int64_t i = pd_map_get(&m->cpu_agg_map, tid, cpu, &added);
+	int64_t i = keymap_get(&m->cpu_agg_map, tid, cpu, &added);
 
-	if (i < 0 || pd_reserve((void **)&m->cpu_aggs, &m->cpu_aggs_cap, m->cpu_agg_map.count,
+	if (i < 0 || array_reserve((void **)&m->cpu_aggs, &m->cpu_aggs_cap, m->cpu_agg_map.count,
 				sizeof(*m->cpu_aggs)))
 		return NULL;
 	a = &m->cpu_aggs[i];
@@ -175,9 +175,9 @@ static int emit_kvm_exit(struct sched_model *m, const struct pwz_kvm_exit *e, bo
 {
 	struct pwz_kvm_agg *a;
 	int added;
-	int64_t i = pd_map_get(&m->kvm_agg_map, e->tid, (uint64_t)e->isa << 32 | e->reason, &added);
+	int64_t i = keymap_get(&m->kvm_agg_map, e->tid, (uint64_t)e->isa << 32 | e->reason, &added);
 
-	if (i < 0 || pd_reserve((void **)&m->kvm_aggs, &m->kvm_aggs_cap, m->kvm_agg_map.count,
+	if (i < 0 || array_reserve((void **)&m->kvm_aggs, &m->kvm_aggs_cap, m->kvm_agg_map.count,
 				sizeof(*m->kvm_aggs)))
 		return -ENOMEM;
 	a = &m->kvm_aggs[i];
@@ -235,7 +235,7 @@ static int switch_in(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t t
 
 	if (tid == 0)
 		return 0;
-	i = pd_map_find(&m->thread_map, tid, 0);
+	i = keymap_find(&m->thread_map, tid, 0);
 	if (i < 0)
 		return 0;
 	ts = &m->threads[i];
@@ -247,8 +247,8 @@ static int switch_in(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t t
 	wk.cpu = cpu;
 	wk.wake_ns = ts->wake_ns;
 	wk.wait_ns = t > ts->wake_ns ? t - ts->wake_ns : 0;
-	i = pd_map_get(&m->wait_agg_map, tid, 0, &added);
-	if (i < 0 || pd_reserve((void **)&m->wait_aggs, &m->wait_aggs_cap, m->wait_agg_map.count,
+	i = keymap_get(&m->wait_agg_map, tid, 0, &added);
+	if (i < 0 || array_reserve((void **)&m->wait_aggs, &m->wait_aggs_cap, m->wait_agg_map.count,
 				sizeof(*m->wait_aggs)))
 		return -ENOMEM;
 	w = &m->wait_aggs[i];
@@ -321,7 +321,7 @@ int sched_model__wakeup(struct sched_model *m, uint64_t t, uint32_t tid)
 int sched_model__migrate(struct sched_model *m, uint64_t t, uint32_t tid)
 {
 	struct thread_state *ts;
-	int64_t i = pd_map_find(&m->thread_map, tid, 0);
+	int64_t i = keymap_find(&m->thread_map, tid, 0);
 	int err;
 
 	(void)t;

@@ -8,58 +8,46 @@
 #include <string.h>
 #include "records.h"
 #include "tasknames.h"
-#include "u64map.h"
+#include "keymap.h"
 
 #define MAP_MAX_FILE (64u << 20)	/* a CSV map larger than this is refused */
 
 struct task_map {
-	struct u64map idx;		/* tid -> names[] */
+	struct keymap idx;		/* (tid, 0) -> names[] */
 	char (*names)[PWZ_NAME_MAX];
-	size_t nr, cap;
+	size_t cap;			/* names allocated */
 };
 
 void task_map__free(struct task_map *m)
 {
 	if (!m)
 		return;
-	u64map_free(&m->idx);
+	keymap_free(&m->idx);
 	free(m->names);
 	free(m);
 }
 
 size_t task_map__count(const struct task_map *m)
 {
-	return m ? m->nr : 0;
+	return m ? m->idx.count : 0;
 }
 
 const char *task_map__name(const struct task_map *m, uint32_t tid)
 {
-	long long i;
+	int64_t i;
 
 	if (!m)
 		return NULL;
-	i = u64map_get(&m->idx, tid);
+	i = keymap_find(&m->idx, tid, 0);
 	return i >= 0 ? m->names[i] : NULL;
 }
 
 static int map_set(struct task_map *m, uint32_t tid, const char *name)
 {
-	long long i = u64map_get(&m->idx, tid);
+	int64_t i = keymap_get(&m->idx, tid, 0, NULL);
 
-	if (i < 0) {
-		if (m->nr == m->cap) {
-			size_t c = m->cap ? m->cap * 2 : 16;
-			void *p = realloc(m->names, c * sizeof(*m->names));
-
-			if (!p)
-				return -ENOMEM;
-			m->names = p;
-			m->cap = c;
-		}
-		i = (long long)m->nr++;
-		if (u64map_put(&m->idx, tid, (uint32_t)i))
-			return -ENOMEM;
-	}
+	if (i < 0 || array_reserve((void **)&m->names, &m->cap, m->idx.count, sizeof(*m->names)))
+		return -ENOMEM;
 	snprintf(m->names[i], sizeof(m->names[i]), "%s", name);
 	return 0;
 }

@@ -100,9 +100,13 @@ async function heatmaps(browser, file) {
 	const lc = page.locator("#panel-locality canvas");
 	const lb = await lc.boundingBox();
 	let tipText = "";
-	for (let x = 0.1; x < 0.95 && !/\ncore /.test(tipText); x += 0.05) {
-		await page.mouse.move(lb.x + 70 + (lb.width - 86) * x, lb.y + 10 + 4);
-		tipText = await page.$eval(".tip", (t) => (t.hidden ? "" : t.textContent));
+	const lanes = await page.evaluate(() => window.pwzData.run.nr_cpus);
+	const laneH = Math.max(6, Math.min(40, Math.floor(560 / lanes)));
+	for (let c = 0; c < lanes && !/\ncore /.test(tipText); c++) {
+		for (let x = 0.1; x < 0.95 && !/\ncore /.test(tipText); x += 0.02) {
+			await page.mouse.move(lb.x + 70 + (lb.width - 86) * x, lb.y + 10 + c * laneH + laneH / 2);
+			tipText = await page.$eval(".tip", (t) => (t.hidden ? "" : t.textContent));
+		}
 	}
 	check(/\ncore \d+, from /.test(tipText), "heatmaps: locality tooltip " + JSON.stringify(tipText.slice(0, 60)));
 	check(problems.length === 0, "heatmaps: no console message, error, dialog or request " + problems.slice(0, 3).join("; "));

@@ -14,8 +14,8 @@
 static const char usage[] =
 	"Usage: pwz-bench-run [-o FILE] [--bpf-stats] -- COMMAND [ARGS...]\n"
 	"Runs COMMAND and writes one line to FILE (default: stderr):\n"
-	"  wall_s=W cpu_s=C user_s=U sys_s=S maxrss_kb=M status=X\n"
-	"CPU time and peak RSS are those of COMMAND and the descendants it waited for (the\n"
+	"  wall_s=W cpu_s=C user_s=U sys_s=S maxrss_kb=M nvcsw=V nivcsw=I status=X\n"
+	"CPU time, peak RSS and context switches (voluntary, involuntary) are those of COMMAND and the descendants it waited for (the\n"
 	"largest RSS of any one of them, not their sum). --bpf-stats keeps the kernel's BPF\n"
 	"run-time statistics (run_time_ns, run_cnt) enabled for COMMAND's life\n"
 	"(BPF_ENABLE_STATS; needs root). Exits with COMMAND's status. Part of `make bench`.\n";
@@ -90,10 +90,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	fprintf(f, "wall_s=%.6f cpu_s=%.6f user_s=%.6f sys_s=%.6f maxrss_kb=%ld status=%d\n",
+	fprintf(f, "wall_s=%.6f cpu_s=%.6f user_s=%.6f sys_s=%.6f maxrss_kb=%ld nvcsw=%ld nivcsw=%ld status=%d\n",
 		(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 		tv_s(ru.ru_utime) + tv_s(ru.ru_stime), tv_s(ru.ru_utime), tv_s(ru.ru_stime),
-		ru.ru_maxrss, code);
+		ru.ru_maxrss, ru.ru_nvcsw, ru.ru_nivcsw, code);
 	if (f != stderr && fclose(f)) {
 		fprintf(stderr, "pwz-bench-run: cannot write %s: %s\n", out, strerror(errno));
 		return 1;
