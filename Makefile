@@ -181,6 +181,9 @@ CHECK_SUITES += tests/browser/run
 # The browser suite finds the programs and its scratch space through these.
 check: export PWZ_BINDIR := $(BINDIR)
 check: export PWZ_OUTPUT := $(OUTPUT)
+# `make browser`: the browser suite alone (screenshots in $(OUTPUT)/browser-artifacts).
+browser: all
+	$(Q)PWZ_BINDIR=$(BINDIR) PWZ_OUTPUT=$(OUTPUT) tests/browser/run
 .PHONY: bench-render
 bench: bench-render
 bench-render: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
@@ -228,6 +231,8 @@ $(BENCH_DIR)/pwz-bench-switches: tools/bench/switches.c | deps-ok
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) -pthread -o $@
+# The helpers' own checks (what they report against what their commands did; no timing).
+CHECK_SUITES += tools/bench/selftest
 # `bench` runs parts 1-3 after its other prerequisites (bench-render), never beside them, so
 # that -j does not let them disturb each other; `bench-capture` runs parts 1-3 alone.
 .PHONY: bench-capture
@@ -281,6 +286,16 @@ fuzz: all fuzz-progs
 	$(Q)PWZ_FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 check: export PWZ_FUZZ_SECONDS := $(FUZZ_CHECK_SECONDS)
 CHECK_SUITES += tests/fuzz/run tests/badinput/run tests/robust/run
+# Valgrind over the unit tests (not in `make check`: valgrind is not a project dependency).
+.PHONY: valgrind-unit
+valgrind-unit: $(TEST_BINS)
+	$(Q)command -v valgrind >/dev/null || { echo "valgrind-unit: valgrind is not installed"; exit 1; }
+	$(Q)for t in $(TEST_BINS); do \
+		valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+			--suppressions=tests/fuzz/valgrind.supp $$t >/dev/null 2>$$t.vg; rc=$$?; \
+		if [ $$rc -eq 99 ]; then r="valgrind errors: $$t.vg"; else r="clean (exit $$rc)"; fi; \
+		printf '  %-28s %s\n' $$(basename $$t) "$$r"; \
+	done
 # With SANITIZE=1 the programs are ASan builds: suites that load BPF or boot a VM are skipped
 # (they need the real, unsanitized capture); the lead's check recipe filters them out.
 SANITIZE_SKIP_SUITES := tests/live/run tests/vmtest/run tests/robust/run

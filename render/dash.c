@@ -430,7 +430,7 @@ struct hm_item {
 	uint32_t group;
 	uint32_t tid;
 	uint64_t t;		/* sort time */
-	size_t idx;		/* index in the stream */
+	size_t idx;		/* index in the stream; for sleeps, the sleep length in ns */
 };
 
 static int cmp_item_time(const void *a, const void *b)
@@ -508,6 +508,12 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	size_t nrs = 0;
 	int rc = -ENOMEM;
 
+	if (!t->nr_slices && !t->nr_exits) {
+		snprintf(err, errlen,
+			 "%s holds no run slices or KVM exits (an --aggregate-only capture?): nothing to draw as heatmaps",
+			 t->path);
+		return -ENODATA;
+	}
 	s = summary__new(t, &o->window, err, errlen);
 	if (!s)
 		return errno ? -errno : -EINVAL;

@@ -174,6 +174,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 static struct trace *load(const struct cli *cli, const char *path, const struct task_map *map,
 			  bool streams)
 {
+	bool window = cli->from_ms > 0 || cli->cap_ms > 0;
 	struct trace_load_opts lo = { .streams = streams, .map = map };
 	char err[512];
 	struct trace *t = trace__load(path, &lo, err, sizeof(err));
@@ -192,6 +193,12 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 	if (t->info.cut)
 		fprintf(stderr, "pwz-render: warning: %s: cut short at offset %llu, showing its whole chunks\n",
 			t->path, t->info.cut_offset);
+	if (streams && window && !t->nr_slices && !t->nr_exits && t->nr_cpu_aggs) {
+		fprintf(stderr, "pwz-render: %s holds kernel aggregates only (an --aggregate-only capture): -f/-c need its run slices\n",
+			t->path);
+		trace__free(t);
+		return NULL;
+	}
 	return t;
 }
 

@@ -11,17 +11,19 @@
 struct builder {
 	struct summary *s;
 	const struct trace *t;
-	struct keymap idx;	/* (tid, 0) -> tasks[] */
+	struct keymap idx;	/* (tid, 0), or (0, cpu + 1) for each CPU's idle task -> tasks[] */
 	size_t cap;		/* tasks allocated */
 };
 
-static struct task_summary *task_of(struct builder *b, uint32_t tid)
+/* The row of tid; the idle task (tid 0) has one row per CPU, "swapper/<cpu>", as in the
+ * kernel's own naming. */
+static struct task_summary *task_of(struct builder *b, uint32_t tid, uint32_t cpu)
 {
 	struct summary *s = b->s;
 	struct task_summary *ts;
 	const struct pwz_task *pt;
 	int added;
-	int64_t i = keymap_get(&b->idx, tid, 0, &added);
+	int64_t i = keymap_get(&b->idx, tid, tid ? 0 : (uint64_t)cpu + 1, &added);
 
 	if (i < 0 || array_reserve((void **)&s->tasks, &b->cap, b->idx.count, sizeof(*s->tasks)))
 		return NULL;
@@ -36,12 +38,15 @@ static struct task_summary *task_of(struct builder *b, uint32_t tid)
 		return NULL;
 	ts->tid = tid;
 	pt = trace__task(b->t, tid);
-	if (pt) {
+	if (!tid) {
+		snprintf(ts->comm, sizeof(ts->comm), "swapper/%u", cpu);
+		snprintf(ts->name, sizeof(ts->name), "swapper/%u", cpu);
+	} else if (pt) {
 		ts->pid = pt->tgid;
 		snprintf(ts->comm, sizeof(ts->comm), "%s", pt->comm);
 		snprintf(ts->name, sizeof(ts->name), "%s", pt->name[0] ? pt->name : pt->comm);
 	} else {
-		snprintf(ts->name, sizeof(ts->name), tid ? "%u" : "swapper", tid);
+		snprintf(ts->name, sizeof(ts->name), "%u", tid);
 	}
 	return ts;
 }
@@ -75,7 +80,7 @@ static int from_aggregates(struct builder *b)
 	for (size_t i = 0; i < t->nr_cpu_aggs; i++) {
 		const struct pwz_cpu_agg *a = &t->cpu_aggs[i];
 
-		if (!(ts = task_of(b, a->tid)))
+		if (!(ts = task_of(b, a->tid, a->cpu)))
 			return -ENOMEM;
 		ts->runtime_ns += a->runtime_ns;
 		ts->switches += a->switches;
@@ -90,7 +95,7 @@ static int from_aggregates(struct builder *b)
 		const struct pwz_kvm_agg *a = &t->kvm_aggs[i];
 		struct summary_exit *e;
 
-		if (!(ts = task_of(b, a->tid)) || !(e = exit_of(ts, &t->meta, a->isa, a->reason)))
+		if (!(ts = task_of(b, a->tid, 0)) || !(e = exit_of(ts, &t->meta, a->isa, a->reason)))
 			return -ENOMEM;
 		e->count += a->count;
 		e->handling_ns += a->handling_ns;
@@ -101,7 +106,7 @@ static int from_aggregates(struct builder *b)
 	for (size_t i = 0; i < t->nr_wait_aggs; i++) {
 		const struct pwz_wait_agg *a = &t->wait_aggs[i];
 
-		if (!(ts = task_of(b, a->tid)))
+		if (!(ts = task_of(b, a->tid, 0)))
 			return -ENOMEM;
 		ts->wait_ns += a->wait_ns;
 		ts->wait_count += a->count;
@@ -123,7 +128,7 @@ static int from_streams(struct builder *b)
 
 		if (z < w0 || a >= w1 || (z == w0 && sl->dur_ns))
 			continue;
-		if (!(ts = task_of(b, sl->tid)))
+		if (!(ts = task_of(b, sl->tid, sl->cpu)))
 			return -ENOMEM;
 		run = (z < w1 ? z : w1) - (a > w0 ? a : w0);
 		ts->runtime_ns += run;
@@ -146,7 +151,7 @@ static int from_streams(struct builder *b)
 
 		if (x->time_ns < w0 || x->time_ns >= w1)
 			continue;
-		if (!(ts = task_of(b, x->tid)) || !(e = exit_of(ts, &t->meta, x->isa, x->reason)))
+		if (!(ts = task_of(b, x->tid, 0)) || !(e = exit_of(ts, &t->meta, x->isa, x->reason)))
 			return -ENOMEM;
 		e->count++;
 		e->handling_ns += x->handling_ns;
@@ -160,7 +165,7 @@ static int from_streams(struct builder *b)
 
 		if (in < w0 || in >= w1)
 			continue;
-		if (!(ts = task_of(b, wk->tid)))
+		if (!(ts = task_of(b, wk->tid, wk->cpu)))
 			return -ENOMEM;
 		ts->wait_ns += wk->wait_ns;
 		ts->wait_count++;

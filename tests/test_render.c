@@ -265,6 +265,16 @@ static void test_heatmaps_window(void **state)
 	assert_non_null(strstr(b.buf, "\"sleeps\":{\"t\":[10000000],\"d\":[20000000]}"));
 	jbuf_free(&b);
 
+	/* --merge-sys-tasks and --append-tid name the groups as the summary names rows */
+	o.pattern = "swapper*";
+	o.window.merge_sys = true;
+	o.window.append_tid = true;
+	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
+	assert_non_null(strstr(b.buf, "\"tasks\":[{\"name\":\"swapper:12\",\"tids\":[12],"));
+	jbuf_free(&b);
+	o.window.merge_sys = false;
+	o.window.append_tid = false;
+
 	o.pattern = "nothing*";
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "nothing*"));

@@ -168,6 +168,40 @@ static void test_merge_append(void **state)
 	trace__free(t);
 }
 
+static void test_idle_per_cpu(void **state)
+{
+	struct trace *t = hand_built();
+	struct summary_opts o = { .merge_sys = true };
+	char err[256];
+	struct summary *s;
+	const struct pwz_slice idle[] = { { 0, 0, 70 * MS, 30 * MS, PWZ_END_PREEMPTED },
+					  { 0, 1, 0, 50 * MS, PWZ_END_PREEMPTED } };
+
+	(void)state;
+	t->slices = realloc(t->slices, 5 * sizeof(*t->slices));
+	memcpy(t->slices + 3, idle, sizeof(idle));
+	t->nr_slices = 5;
+	/* the idle task has one row per CPU, named as the kernel names it */
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_int_equal(s->nr_tasks, 4);
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		if (!strcmp(s->tasks[i].name, "swapper/0"))
+			assert_int_equal(s->tasks[i].runtime_ns, 30 * MS);
+		else if (!strcmp(s->tasks[i].name, "swapper/1"))
+			assert_int_equal(s->tasks[i].cpu_runtime_ns[1], 50 * MS);
+		else
+			assert_int_not_equal(s->tasks[i].tid, 0);
+	}
+	summary__free(s);
+	/* --merge-sys-tasks folds them into one row */
+	s = summary__new(t, &o, err, sizeof(err));
+	assert_int_equal(s->nr_tasks, 3);
+	assert_string_equal(s->tasks[0].name, "swapper");
+	assert_int_equal(s->tasks[0].runtime_ns, 80 * MS);
+	summary__free(s);
+	trace__free(t);
+}
+
 static void test_list_json_legacy(void **state)
 {
 	char err[512], path[] = "/tmp/pwz-test-list-XXXXXX", expr[512], got[256];
@@ -229,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_whole_capture),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_merge_append),
+		cmocka_unit_test(test_idle_per_cpu),
 		cmocka_unit_test(test_list_json_legacy),
 	};
 

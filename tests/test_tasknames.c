@@ -92,16 +92,23 @@ static void test_qemu_names(void **state)
 	assert_string_equal(vm, "web");
 	assert_false(qemu_vm_name(d, sizeof(d), vm, sizeof(vm)));
 	assert_false(qemu_vm_name(e, sizeof(e) - 1, vm, sizeof(vm)));
-	task_display_name("CPU 3/KVM", "router", out, sizeof(out));
+	task_display_name("CPU 3/KVM", "router", true, out, sizeof(out));
 	assert_string_equal(out, "router.vcpu3");
-	task_display_name("CPU 12/KVM", "router", out, sizeof(out));
+	task_display_name("CPU 12/KVM", "router", false, out, sizeof(out));
 	assert_string_equal(out, "router.vcpu12");
-	task_display_name("qemu-system-x86", "router", out, sizeof(out));
+	task_display_name("qemu-system-x86", "router", true, out, sizeof(out));
 	assert_string_equal(out, "router.emulator");
-	task_display_name("CPU 3/KVMX", "router", out, sizeof(out));
+	task_display_name("CPU 3/KVMX", "router", true, out, sizeof(out));
 	assert_string_equal(out, "router.emulator");
-	task_display_name("CPU 3/KVM", "", out, sizeof(out));
+	task_display_name("CPU 3/KVM", "", true, out, sizeof(out));
 	assert_string_equal(out, "CPU 3/KVM");
+	/* a program that is not QEMU but has "-name" in its arguments keeps its names */
+	task_display_name("pwz-bpf", "nested", false, out, sizeof(out));
+	assert_string_equal(out, "pwz-bpf");
+	assert_true(cmdline_is_qemu(a, sizeof(a)));
+	assert_true(cmdline_is_qemu("/usr/bin/qemu-kvm", 18));
+	assert_false(cmdline_is_qemu(c + 5, sizeof(c) - 5));
+	assert_false(cmdline_is_qemu("/opt/qemu/bin/kvm-guest", 24));
 }
 
 static void test_merge_and_match(void **state)

@@ -20,8 +20,9 @@ struct tt_entry {
 	char comm[PWZ_COMM_LEN];	/* current comm */
 	char written[PWZ_COMM_LEN];	/* comm of the last record written */
 	bool emitted;			/* a record was written */
-	bool vm_checked;		/* leader only: cmdline read */
-	char vm[VM_NAME_MAX];		/* leader only: QEMU -name, "" none */
+	bool vm_checked;		/* leader only: cmdline read (again after an exec) */
+	bool qemu;			/* leader only: the program is QEMU */
+	char vm[VM_NAME_MAX];		/* leader only: the -name of its cmdline, "" none */
 	char name[PWZ_NAME_MAX];	/* display name of the last record */
 };
 
@@ -150,30 +151,40 @@ static struct tt_entry *lookup_or_read(struct task_table *tt, uint32_t tid)
 	return e;
 }
 
-/* The QEMU VM name of process tgid ("" none), read once from its cmdline. */
-static const char *vm_name(struct task_table *tt, uint32_t tgid)
+/* The VM name of process tgid ("" none) from its cmdline, read once per program (the leader's
+ * rename at exec reads it again); *is_qemu tells whether the program is QEMU. */
+static const char *vm_name(struct task_table *tt, uint32_t tgid, bool *is_qemu)
 {
 	struct tt_entry *l;
 	char path[512];
 	char *buf;
 	ssize_t n;
 
+	*is_qemu = false;
 	if (!tgid)
 		return "";
 	l = lookup_or_read(tt, tgid);
 	if (!l)
 		return "";
-	if (l->vm_checked)
+	if (l->vm_checked) {
+		*is_qemu = l->qemu;
 		return l->vm;
+	}
 	l->vm_checked = true;
+	l->vm[0] = '\0';
+	l->qemu = false;
 	buf = malloc(65536);
 	if (!buf)
 		return "";
 	snprintf(path, sizeof(path), "%s/%u/cmdline", tt->proc_root, tgid);
 	n = read_small(path, buf, 65536);
-	if (n > 0 && !qemu_vm_name(buf, (size_t)n, l->vm, sizeof(l->vm)))
-		l->vm[0] = '\0';
+	if (n > 0) {
+		l->qemu = cmdline_is_qemu(buf, (size_t)n);
+		if (!qemu_vm_name(buf, (size_t)n, l->vm, sizeof(l->vm)))
+			l->vm[0] = '\0';
+	}
 	free(buf);
+	*is_qemu = l->qemu;
 	return l->vm;
 }
 
@@ -183,13 +194,14 @@ static void fill(struct task_table *tt, struct tt_entry *e, uint64_t time_ns, st
 	struct tt_entry *leader;
 	uint32_t tid = e->tid;	/* e may move: vm_name() can grow the table */
 	const char *vm;
+	bool is_qemu;
 
 	memset(out, 0, sizeof(*out));
 	out->tid = tid;
 	out->tgid = e->tgid;
 	out->time_ns = time_ns;
 	copy_str(out->comm, sizeof(out->comm), e->comm);
-	vm = vm_name(tt, out->tgid);
+	vm = vm_name(tt, out->tgid, &is_qemu);
 	leader = out->tgid ? find(tt, out->tgid) : NULL;
 	if (leader)
 		copy_str(out->proc_name, sizeof(out->proc_name), leader->comm);
@@ -198,7 +210,7 @@ static void fill(struct task_table *tt, struct tt_entry *e, uint64_t time_ns, st
 	else if (tid == 0)
 		snprintf(out->name, sizeof(out->name), "swapper");
 	else
-		task_display_name(out->comm, vm, out->name, sizeof(out->name));
+		task_display_name(out->comm, vm, is_qemu, out->name, sizeof(out->name));
 	e = find(tt, tid);
 	memcpy(e->written, e->comm, sizeof(e->written));
 	copy_str(e->name, sizeof(e->name), out->name);
@@ -220,6 +232,9 @@ int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const 
 	}
 	if (tgid)
 		e->tgid = tgid;
+	/* a leader renamed (exec) or new: its program, and so its VM name, may have changed */
+	if (is_new || (e->tid == e->tgid && strcmp(e->comm, comm)))
+		e->vm_checked = false;
 	copy_str(e->comm, sizeof(e->comm), comm);
 	e->time_ns = time_ns;
 	if (e->emitted && strcmp(e->written, e->comm)) {
@@ -339,7 +354,12 @@ static void match_one(struct task_table *tt, uint32_t tid, void *arg)
 		copy_str(e->comm, sizeof(e->comm), comm);
 		e->tgid = tgid;
 	}
-	task_display_name(comm, vm_name(tt, tgid), name, sizeof(name));
+	{
+		bool is_qemu;
+		const char *vm = vm_name(tt, tgid, &is_qemu);
+
+		task_display_name(comm, vm, is_qemu, name, sizeof(name));
+	}
 	if (task_pattern_match(m->glob, comm, tid) || task_pattern_match(m->glob, name, tid)) {
 		for (size_t i = 0; i < m->n; i++)
 			if (m->tids[i] == tid)

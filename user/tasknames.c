@@ -243,7 +243,19 @@ bool qemu_vm_name(const char *cmdline, size_t len, char *out, size_t outlen)
 	return true;
 }
 
-void task_display_name(const char *comm, const char *vm, char *out, size_t outlen)
+bool cmdline_is_qemu(const char *cmdline, size_t len)
+{
+	size_t n = strnlen(cmdline, len);
+	const char *base = cmdline;
+
+	for (size_t i = 0; i < n; i++) {
+		if (cmdline[i] == '/')
+			base = cmdline + i + 1;
+	}
+	return (size_t)(cmdline + n - base) >= 4 && !strncmp(base, "qemu", 4);
+}
+
+void task_display_name(const char *comm, const char *vm, bool is_qemu, char *out, size_t outlen)
 {
 	unsigned int vcpu;
 	char tail[8];
@@ -254,8 +266,10 @@ void task_display_name(const char *comm, const char *vm, char *out, size_t outle
 	}
 	if (sscanf(comm, "CPU %u/KV%7s", &vcpu, tail) == 2 && !strcmp(tail, "M"))
 		snprintf(out, outlen, "%s.vcpu%u", vm, vcpu);
-	else
+	else if (is_qemu)
 		snprintf(out, outlen, "%s.emulator", vm);
+	else
+		snprintf(out, outlen, "%s", comm);
 }
 
 void task_merge_sys_name(const char *name, char *out, size_t outlen)

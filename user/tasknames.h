@@ -40,12 +40,18 @@ void task_map__free(struct task_map *m);
  */
 bool qemu_vm_name(const char *cmdline, size_t len, char *out, size_t outlen);
 
+/* True when the program of a command line (NUL-separated, as /proc/PID/cmdline) is QEMU: the
+ * base name of argv[0] starts with "qemu". */
+bool cmdline_is_qemu(const char *cmdline, size_t len);
+
 /*
- * The display name of a thread: for a thread of a QEMU process with VM name vm (non-empty),
- * comm "CPU <n>/KVM" becomes "<vm>.vcpu<n>" and any other thread "<vm>.emulator"; otherwise
- * comm itself. Writes to out (NUL-terminated, truncated to outlen).
+ * The display name of a thread of a process whose command line names a VM vm (from
+ * qemu_vm_name(); "" or NULL for none): comm "CPU <n>/KVM" (a vCPU thread, whatever the
+ * program) becomes "<vm>.vcpu<n>"; when the process is QEMU (is_qemu) any other thread becomes
+ * "<vm>.emulator"; otherwise the name is comm itself. Writes to out (NUL-terminated,
+ * truncated to outlen).
  */
-void task_display_name(const char *comm, const char *vm, char *out, size_t outlen);
+void task_display_name(const char *comm, const char *vm, bool is_qemu, char *out, size_t outlen);
 
 /* "swapper/3" -> "swapper" (and other per-CPU kernel threads "ksoftirqd/1" -> "ksoftirqd",
  * "migration/0" -> "migration", "kworker/1:2H" -> "kworker"): writes the merged name. */

@@ -44,6 +44,25 @@ window.addEventListener("error", (ev) => reportError(ev.message || "script error
 window.addEventListener("unhandledrejection", (ev) => reportError(ev.reason && ev.reason.stack ||
 	String(ev.reason)));
 
+function maxOf(list, f, floor) {
+	let m = floor;
+	for (const x of list)
+		m = Math.max(m, f(x));
+	return m;
+}
+
+// A canvas cannot be taller than about 32,000 px: bar charts show at most this many rows (the
+// busiest), the tables below them show every row.
+const MAX_BAR_ROWS = 1000;
+function busiest(rows, f, panel) {
+	if (rows.length <= MAX_BAR_ROWS)
+		return rows;
+	panel.appendChild(el("p", { class: "note", text: "The chart shows the " + MAX_BAR_ROWS +
+		" busiest of " + fmtInt(rows.length) + " rows; the table below has them all." }));
+	const keep = new Set(rows.slice().sort((a, b) => f(b) - f(a)).slice(0, MAX_BAR_ROWS));
+	return rows.filter((x) => keep.has(x));
+}
+
 function fmtInt(v) { return Math.round(v).toLocaleString("en-US"); }
 function fmtPct(v) { return v.toFixed(2) + "%"; }
 function fmtNs(ns) {
@@ -236,17 +255,25 @@ function windowText(r) {
 }
 
 function drawCpu(data, panel) {
-	const rows = rowsOf(data);
+	let rows = rowsOf(data);
 	const anyKind = data.runs.some((r) => r.has_switch_kind);
 	panel.appendChild(el("p", { class: "note", text: "CPU usage in % of one core over the window (" +
 		data.runs.map(windowText).join("; ") + "); markers: switch-outs" +
 		(anyKind ? " (voluntary ○, involuntary ◆)" : "") + ". Rows sorted by name." }));
+	if (data.runs.length > 1) {
+		const lg = el("div", { class: "legend", id: "cpu-runs" });
+		data.runs.forEach((r, i) => lg.appendChild(el("span", { class: "item" }, el("span",
+			{ class: "swatch", style: "background:" + color(i) }), "[" + r.short + "] " + r.name)));
+		panel.appendChild(lg);
+	}
+	const allRows = rows;
+	rows = busiest(rows, (x) => x.t.cpu_pct, panel);
 	const rowH = 22, top = 34, left = 230, right = 30;
 	const c = makeCanvas(panel, top + rows.length * rowH + 38);
 	const { ctx, width } = c;
 	const plotW = width - left - right;
-	const maxPct = Math.max(100, ...rows.map((x) => x.t.cpu_pct));
-	const maxSw = Math.max(1, ...rows.map((x) => x.t.switches));
+	const maxPct = maxOf(rows, (x) => x.t.cpu_pct, 100);
+	const maxSw = maxOf(rows, (x) => x.t.switches, 1);
 	const xp = (v) => left + v / maxPct * plotW, xs = (v) => left + v / maxSw * plotW;
 	ctx.font = "12px system-ui, sans-serif";
 	ctx.fillStyle = "#5b6475";
@@ -319,7 +346,7 @@ function drawCpu(data, panel) {
 			["involuntary", (x) => x.t.involuntary, null, fmtInt]);
 	if (data.runs.some((r) => r.has_wait))
 		cols.push(["run-queue wait", (x) => x.t.wait_ns, null, fmtNs]);
-	panel.appendChild(table("cpu", cols, rows, (x) => ({ "data-tid": x.t.tid,
+	panel.appendChild(table("cpu", cols, allRows, (x) => ({ "data-tid": x.t.tid,
 		"data-run": x.run })));
 }
 
@@ -361,7 +388,7 @@ function table(id, cols, rows, rowAttrs) {
 }
 
 function drawKvm(data, panel) {
-	const rows = rowsOf(data).filter((x) => x.t.exits_total > 0);
+	let rows = rowsOf(data).filter((x) => x.t.exits_total > 0);
 	// reasons over all runs
 	const rmap = new Map();
 	for (const r of data.runs)
@@ -384,11 +411,13 @@ function drawKvm(data, panel) {
 		"data-reason": reasonName(x) }, el("span", { class: "swatch",
 		style: "background:" + color(i) }), reasonName(x))));
 	panel.appendChild(legend);
+	const allRows = rows;
+	rows = busiest(rows, (x) => x.t.exits_total, panel);
 	const rowH = 22, top = 10, left = 230, right = 30;
 	const c = makeCanvas(panel, top + rows.length * rowH + 34);
 	const { ctx, width } = c;
 	const plotW = width - left - right;
-	const max = Math.max(1, ...rows.map((x) => x.t.exits_total));
+	const max = maxOf(rows, (x) => x.t.exits_total, 1);
 	const xv = (v) => v / max * plotW;
 	ctx.font = "12px system-ui, sans-serif";
 	const st = niceStep(max, 8);
@@ -429,7 +458,7 @@ function drawKvm(data, panel) {
 	const cols = [["task", (x) => x.label, "name"]];
 	reasons.forEach((r, k) => cols.push([reasonName(r), (x) => count(x.t, k), null, fmtInt]));
 	cols.push(["total", (x) => x.t.exits_total, null, fmtInt]);
-	panel.appendChild(table("kvm", cols, rows, (x) => ({ "data-tid": x.t.tid, "data-run": x.run })));
+	panel.appendChild(table("kvm", cols, allRows, (x) => ({ "data-tid": x.t.tid, "data-run": x.run })));
 	panel.appendChild(el("h2", { text: "Exit handling time per reason (from the histograms)" }));
 	const rrows = [];
 	data.runs.forEach((r, k) => r.reasons.forEach((x) => rrows.push({ r, x, run: k })));
@@ -941,6 +970,7 @@ async function main() {
 	else
 		charts(data);
 	document.body.dataset.loadMs = String(Math.round(performance.now() - t0));
+	document.body.dataset.readyMs = String(Math.round(performance.now()));	/* since navigation */
 	document.body.dataset.state = errors.length ? "error" : "ready";
 }
 

@@ -230,11 +230,16 @@ def check_charts(dom, lst, data, diff):
             if len(lt) != 1:
                 continue
             sw = lt[0].get("cpu_switches") or []
+            rt = lt[0].get("cpu_runtime_ns") or []
+            win = lst[0]["capture"]["window_end_ns"] - lst[0]["capture"]["window_start_ns"]
             for td in tds[:ncpu]:
                 cpu = int(td["attrs"]["data-cpu"])
                 want = sw[cpu] if cpu < len(sw) else 0
                 check(int(td["attrs"]["data-switches"]) == want,
                       "coremap: %r core %d switches %s != list %d" % (name, cpu, td["attrs"]["data-switches"], want))
+                want = 100.0 * (rt[cpu] if cpu < len(rt) else 0) / win
+                check(abs(float(td["attrs"]["data-pct"]) - want) < 0.0006,
+                      "coremap: %r core %d %s%% of the window, list %.4f%%" % (name, cpu, td["attrs"]["data-pct"], want))
             check(int(tds[ncpu]["attrs"]["data-switches"]) == lt[0]["switches"],
                   "coremap: %r all-cores switches != list" % name)
 

@@ -22,19 +22,20 @@ static const char usage[] =
 	"draining its ring buffers without reading them: the price of a candidate program.\n"
 	"On exit it prints each program's run_cnt and run_time_ns to stderr (non-zero only while\n"
 	"BPF statistics are enabled, e.g. under pwz-bench-run --bpf-stats) and the ring-buffer\n"
-	"bytes drained. Needs root (or CAP_BPF and CAP_PERFMON). Part of `make bench`.\n";
+	"bytes drained. PWZ_BENCH_VERBOSE=1 shows libbpf's messages (verifier logs).\n"
+	"Needs root (or CAP_BPF and CAP_PERFMON). Part of `make bench`.\n";
 
 #define MAX_LINKS 64
 
 static volatile bool stop;
 static unsigned long long drained;	/* ring-buffer bytes consumed */
 
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+/* libbpf's messages (verifier logs included) only with PWZ_BENCH_VERBOSE set. */
+static int libbpf_msg(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
+	if (level == LIBBPF_DEBUG || !getenv("PWZ_BENCH_VERBOSE"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -96,7 +97,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pwz-bench-floor: no command given\n%s", usage);
 		return 2;
 	}
-	libbpf_set_print(silent);
+	libbpf_set_print(libbpf_msg);
 	if (path) {
 		obj = bpf_object__open_file(path, NULL);
 	} else {
