@@ -308,9 +308,11 @@ check:
 	$(Q)tools/deps.sh all
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory unit
-	$(Q)tools/run-check-suites $(CHECK_SUITES)
+	$(Q)tools/run-check-suites $(if $(filter 1,$(SANITIZE)),$(filter-out $(SANITIZE_SKIP_SUITES),$(CHECK_SUITES)),$(CHECK_SUITES))
 
-CHECK_SUITES ?=
+# Last: the unit tests and the bad-input table again, built with ASan and UBSan.
+CHECK_SUITES += tests/sanitize/run
+SANITIZE_SKIP_SUITES += tests/sanitize/run
 
 # The README's run command: capture 5 s of the whole machine, then list and draw it.
 demo: all

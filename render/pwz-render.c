@@ -202,9 +202,9 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 	return t;
 }
 
-/* The window of one capture: -f and -c (perfmap: the end is from + cap), the end clamped to
- * the capture's end. */
-static struct summary_opts window_of(const struct cli *cli, const struct trace *t)
+/* The window of -f and -c (perfmap: the end is from + cap). summary__new() refuses a window
+ * that runs past the end of a capture. */
+static struct summary_opts window_of(const struct cli *cli)
 {
 	struct summary_opts w = {
 		.from_ns = (uint64_t)(cli->from_ms * 1e6),
@@ -212,15 +212,35 @@ static struct summary_opts window_of(const struct cli *cli, const struct trace *
 		.append_tid = cli->append_tid,
 	};
 
-	if (cli->cap_ms > 0) {
+	if (cli->cap_ms > 0)
 		w.cap_ns = w.from_ns + (uint64_t)(cli->cap_ms * 1e6);
-		if (t->meta.duration_ns && w.cap_ns > t->meta.duration_ns) {
-			fprintf(stderr, "pwz-render: note: %s lasts %.3f ms: the window ends there\n",
-				t->path, t->meta.duration_ns / 1e6);
-			w.cap_ns = 0;
-		}
-	}
 	return w;
+}
+
+/* Ends the line of a "no task matches" message with the names that exist in t's window (the
+ * first 20, by runtime). */
+static void print_task_names(const struct trace *t, const struct summary_opts *w)
+{
+	char err[512];
+	struct summary *s = summary__new(t, w, err, sizeof(err));
+	size_t i;
+
+	if (!s) {
+		fputc('\n', stderr);
+		return;
+	}
+	fprintf(stderr, "; the tasks are:");
+	for (i = 0; i < s->nr_tasks && i < 20; i++) {
+		struct jbuf name = { 0 };
+
+		jbuf_json_str(&name, s->tasks[i].name, (size_t)-1);
+		fprintf(stderr, "%s %s", i ? "," : "", name.err ? "?" : name.buf);
+		jbuf_free(&name);
+	}
+	if (s->nr_tasks > 20)
+		fprintf(stderr, " and %zu more", s->nr_tasks - 20);
+	fprintf(stderr, "%s\n", s->nr_tasks ? "" : " none");
+	summary__free(s);
 }
 
 static bool has_window(const struct cli *cli)
@@ -245,7 +265,7 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 			ret = 1;
 			break;
 		}
-		w = window_of(cli, t);
+		w = window_of(cli);
 		s = summary__new(t, &w, err, sizeof(err));
 		if (!s) {
 			fprintf(stderr, "pwz-render: %s\n", err);
@@ -291,7 +311,7 @@ static int do_successors(const struct cli *cli, char **files, int nfiles,
 
 		if (!t)
 			return 1;
-		w = window_of(cli, t);
+		w = window_of(cli);
 		s = successors__new(t, cli->successors_of, &w, err, sizeof(err));
 		if (!s) {
 			fprintf(stderr, "pwz-render: %s\n", err);
@@ -455,25 +475,19 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		snprintf(label, sizeof(label), "%s", names[0]);
 	o.label = label;
 	o.date = date;
-	/* one window for all runs; a -c past a shorter run's end is clamped for that run */
-	o.window = window_of(cli, t[0]);
+	/* one window for all runs */
+	o.window = window_of(cli);
 	if (cli->heatmaps) {
 		rc = dash_heatmaps_json(&json, &runs[0], &o, err, sizeof(err));
-	} else if (nfiles == 1 || !has_window(cli)) {
-		rc = dash_charts_json(&json, runs, (size_t)nfiles, &o, err, sizeof(err));
 	} else {
-		/* per-run windows differ only by the clamp: check each, then use the narrowest */
-		for (i = 1; i < nfiles; i++) {
-			struct summary_opts w = window_of(cli, t[i]);
-
-			if (w.cap_ns != o.window.cap_ns && (!o.window.cap_ns ||
-			    (w.cap_ns && w.cap_ns < o.window.cap_ns)))
-				o.window.cap_ns = w.cap_ns;
-		}
 		rc = dash_charts_json(&json, runs, (size_t)nfiles, &o, err, sizeof(err));
 	}
 	if (rc) {
-		fprintf(stderr, "pwz-render: %s\n", err);
+		fprintf(stderr, "pwz-render: %s", err);
+		if (rc == -ENOENT)
+			print_task_names(t[0], &o.window);
+		else
+			fputc('\n', stderr);
 		rc = 1;
 		goto out;
 	}

@@ -324,13 +324,13 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 		goto fail;
 	}
 	if (opts->cap_ns && opts->cap_ns > end) {
-		snprintf(err, errlen, "%s: --cap %.3f ms is past the end of the capture (%.3f ms)",
+		snprintf(err, errlen, "%s: the window ends at %.3f ms (-f + -c), past the end of the capture (%.3f ms)",
 			 t->path, opts->cap_ns / 1e6, end / 1e6);
 		ret = -EINVAL;
 		goto fail;
 	}
 	if (opts->cap_ns && opts->cap_ns <= opts->from_ns) {
-		snprintf(err, errlen, "--cap (%.3f ms) must be after --from (%.3f ms)",
+		snprintf(err, errlen, "the window end (%.3f ms) must be after its start, -f (%.3f ms)",
 			 opts->cap_ns / 1e6, opts->from_ns / 1e6);
 		ret = -EINVAL;
 		goto fail;

@@ -135,11 +135,11 @@ static void test_window(void **state)
 	o.from_ns = 0;
 	o.cap_ns = 101 * MS;
 	assert_null(summary__new(t, &o, err, sizeof(err)));
-	assert_non_null(strstr(err, "--cap"));
+	assert_non_null(strstr(err, "the window ends at 101.000 ms"));
 	o.from_ns = 50 * MS;
 	o.cap_ns = 40 * MS;
 	assert_null(summary__new(t, &o, err, sizeof(err)));
-	assert_non_null(strstr(err, "after --from"));
+	assert_non_null(strstr(err, "after its start"));
 	trace__free(t);
 }
 

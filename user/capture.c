@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The live capture engine: loads and attaches bpf/pwz.bpf.c, drains its ring buffers and maps. */
 #include <errno.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,23 @@ struct capture {
 	bool raw_tp;
 	bool attached;
 	int nr_cpus;
+	uint64_t poll_deadline;		/* CLOCK_MONOTONIC ns when a poll hands back control */
+	unsigned int since_check;	/* records since the clock was last read */
 };
+
+/* How long one capture__poll() may keep consuming: under a sustained load the producers can
+ * refill the ring buffer as fast as it drains, and libbpf 1.1's consume loop would not return. */
+#define POLL_BUDGET_NS 200000000ull
+#define POLL_CHECK_EVERY 1024
+#define POLL_YIELD (-ECANCELED)		/* the callback's "enough for this poll" */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 int capture__nr_cpus(const struct capture *c)
 {
@@ -137,8 +154,15 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct capture *c = ctx;
+	int e = capture_dispatch(data, size, &c->sink);
 
-	return capture_dispatch(data, size, &c->sink);
+	/* libbpf has consumed this record whatever we return: yielding loses nothing */
+	if (!e && ++c->since_check >= POLL_CHECK_EVERY) {
+		c->since_check = 0;
+		if (c->poll_deadline && mono_ns() >= c->poll_deadline)
+			return POLL_YIELD;
+	}
+	return e;
 }
 
 int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *sink, char *err,
@@ -167,7 +191,12 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
 
 int capture__poll(struct capture *c, int timeout_ms)
 {
-	return ring_buffer__poll(c->rb, timeout_ms);
+	int e;
+
+	c->poll_deadline = mono_ns() + POLL_BUDGET_NS;
+	e = ring_buffer__poll(c->rb, timeout_ms);
+	c->poll_deadline = 0;
+	return e == POLL_YIELD ? 0 : e;
 }
 
 int capture__stop(struct capture *c)

@@ -40,8 +40,10 @@ const char *capture__attach_kind(const struct capture *c);
 int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *sink, char *err,
 		   size_t errlen);
 
-/* Waits up to timeout_ms for records and drains them into the sink. Returns the number of
- * records, -EINTR when a signal came, or a sink's non-zero value / -errno. */
+/* Waits up to timeout_ms for records and drains them into the sink, handing back control
+ * after about 200 ms of draining even when the ring buffers never empty (sustained load), so
+ * that the caller sees signals and deadlines. Returns the number of records (0 after such a
+ * hand-back), -EINTR when a signal came, or a sink's non-zero value / -errno. */
 int capture__poll(struct capture *c, int timeout_ms);
 
 /* Detaches every program (no more events), then drains what is left. Returns as poll. */

@@ -15,6 +15,7 @@ struct reader {
 	FILE *f;
 	const char *path;
 	unsigned long long size;	/* file size */
+	unsigned long long data_start;	/* offset of the first chunk */
 	unsigned char *comp;		/* compressed chunk */
 	unsigned char *raw;		/* decompressed chunk */
 	size_t comp_cap, raw_cap;
@@ -246,8 +247,22 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 				ret = v->wait_agg(v->ctx, &a);
 			break;
 		}
+		case CDICT_REC_META:
+		case CDICT_REC_END: {
+			/* delivered already (the final one): checked here all the same */
+			struct pwz_meta m;
+
+			if ((ret = check_fields(&c, n, 2)))
+				break;
+			ret = cdict_unpack_meta(&c, &m);
+			pwz_meta_free(&m);
+			if (ret == -EINVAL)
+				ret = 0;	/* the cursor's error is reported below */
+			skip_rest(&c, n, 2);
+			continue;
+		}
 		default:
-			/* META, END (already delivered) and record types of later versions. */
+			/* record types of later versions */
 			skip_rest(&c, n, 1);
 			continue;
 		}
@@ -267,7 +282,7 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 static int read_meta(struct reader *r, struct pwz_meta *meta, struct cdict_read_info *info)
 {
 	unsigned char tr[CDICT_TRAILER_LEN];
-	unsigned long long off = CDICT_HEADER_LEN, next;
+	unsigned long long off = r->data_start, next;
 	long long n;
 	uint32_t nrec;
 	bool have_trailer = false;
@@ -278,7 +293,7 @@ static int read_meta(struct reader *r, struct pwz_meta *meta, struct cdict_read_
 		unsigned long long end_off = cdict_get_le32(tr + 8) |
 					     (unsigned long long)cdict_get_le32(tr + 12) << 32;
 
-		if (end_off < CDICT_HEADER_LEN || end_off >= r->size - CDICT_TRAILER_LEN)
+		if (end_off < r->data_start || end_off >= r->size - CDICT_TRAILER_LEN)
 			return FAIL(r, (long long)(r->size - CDICT_TRAILER_LEN),
 				    "corrupt trailer: it points outside the file");
 		off = end_off;
@@ -314,8 +329,8 @@ static int read_v2(struct reader *r, const unsigned char *hdr, const struct cdic
 		   struct cdict_read_info *info)
 {
 	struct pwz_meta meta;
-	unsigned long long off = CDICT_HEADER_LEN, next, data_end;
-	unsigned int version = hdr[8] | hdr[9] << 8;
+	unsigned long long off, next, data_end;
+	unsigned int version = hdr[8] | hdr[9] << 8, hdr_len = hdr[10] | hdr[11] << 8;
 	long long n;
 	uint32_t nrec;
 	int ret;
@@ -330,6 +345,12 @@ static int read_v2(struct reader *r, const unsigned char *hdr, const struct cdic
 	}
 	if (version < 2)
 		return FAIL(r, 8, "bad cdict version %u", version);
+	/* later versions may grow the header: its length says where the chunks start */
+	if (hdr_len < CDICT_HEADER_LEN || hdr_len > 4096 || hdr_len > r->size)
+		return FAIL(r, 10, "corrupt header: header length %u (expected 16 to 4096, within the file)",
+			    hdr_len);
+	r->data_start = hdr_len;
+	off = hdr_len;
 	ret = read_meta(r, &meta, info);
 	if (ret)
 		return ret;
