@@ -117,6 +117,12 @@ static int probe_format(const struct td *t, const char *text, size_t size, const
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		/* the child dies of a bad format: no inherited handler (a test runner's, a
+		 * sanitizer's) may catch that and carry on in the child */
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM };
+
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+			signal(fatal[i], SIG_DFL);
 		alarm(10);
 		tep = tep_alloc();
 		if (!tep)

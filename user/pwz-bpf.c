@@ -537,7 +537,7 @@ int main(int argc, char **argv)
 	struct capture *cap = NULL;
 	struct child child = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct capture_sink sink = { r, sink_slice, sink_kvm_exit, sink_task };
-	char err[512], path[PATH_MAX], opts_text[1024];
+	char err[512], path[PATH_MAX] = "the capture", opts_text[1024];
 	/* PWZ_BTF_PATH: lets the tests check the no-BTF message */
 	const char *btf = getenv("PWZ_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
 	char *cmdline = join_argv(argc, argv);
@@ -699,7 +699,7 @@ int main(int argc, char **argv)
 		e = capture__poll(cap, POLL_MS);
 		if (e < 0 && e != -EINTR) {
 			if (r->werr)
-				die_msg("cannot write the capture: %s", strerror(-r->werr));
+				die_msg("cannot write %s: %s", path, strerror(-r->werr));
 			else
 				die_msg("reading the ring buffer failed: %s", strerror(-e));
 			goto out;
@@ -714,7 +714,7 @@ int main(int argc, char **argv)
 			break;
 		if (r->w && now - last_flush >= FLUSH_NS) {
 			if (wr(r, cdict_writer__flush(r->w))) {
-				die_msg("cannot write the capture: %s", strerror(-r->werr));
+				die_msg("cannot write %s: %s", path, strerror(-r->werr));
 				goto out;
 			}
 			last_flush = now;
@@ -725,7 +725,7 @@ int main(int argc, char **argv)
 		info(1, "stopping on signal %d", (int)stop_signal);
 	e = capture__stop(cap);
 	if (e < 0 && r->werr) {
-		die_msg("cannot write the capture: %s", strerror(-r->werr));
+		die_msg("cannot write %s: %s", path, strerror(-r->werr));
 		goto out;
 	}
 	if (child.pid > 0) {
@@ -746,7 +746,7 @@ int main(int argc, char **argv)
 
 		if (capture__open_slices(cap, open_slice, &oc) ||
 		    capture__pending_exits(cap, pending_exit, r)) {
-			die_msg("cannot write the capture: %s",
+			die_msg("cannot write %s: %s", path,
 				strerror(r->werr ? -r->werr : ENOMEM));
 			goto out;
 		}
@@ -767,7 +767,7 @@ int main(int argc, char **argv)
 		    (r->w && wr(r, cdict_writer__kvm_agg(r->w, &r->kvm[i]))))
 			break;
 	if (r->werr) {
-		die_msg("cannot write the capture: %s", strerror(-r->werr));
+		die_msg("cannot write %s: %s", path, strerror(-r->werr));
 		goto out;
 	}
 
