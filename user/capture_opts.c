@@ -238,10 +238,6 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		snprintf(err, errlen, "--use-perf-data converts a file: it takes no -s, -p, -t, --kvm or command");
 		return -EINVAL;
 	}
-	if (o->perf_data && o->stats && !o->all && !o->switches) {
-		snprintf(err, errlen, "--stats is made from a live capture: not with --use-perf-data");
-		return -EINVAL;
-	}
 	if (o->legacy && o->no_streams) {
 		snprintf(err, errlen, "--legacy stores events only: not with --aggregate-only");
 		return -EINVAL;

@@ -25,6 +25,7 @@
 #include "capture_tasks.h"
 #include "cdict.h"
 #include "perfdata.h"
+#include "trace.h"
 #include "records.h"
 #include "tasknames.h"
 
@@ -476,6 +477,38 @@ static int child_release(struct child *c)
 	return n == sizeof(e) ? -e : 0;
 }
 
+/* Writes <run>.stats from in, through a .part file. Returns 0 or -1 (message printed). */
+static int write_stats(struct run *r, const struct capture_stats_in *in)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	FILE *f;
+	int e;
+
+	if (capture_opts_out_path(&r->o, ".stats", path, sizeof(path)))
+		return -ENAMETOOLONG;
+	snprintf(tmp, sizeof(tmp), "%s.part", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		die_msg("cannot write %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	e = capture_stats_write(f, in);
+	if (fclose(f) || e || rename(tmp, path)) {
+		die_msg("cannot write %s: %s", path, strerror(e ? -e : errno));
+		unlink(tmp);
+		return -1;
+	}
+	fprintf(stderr, "pwz-bpf: stats in %s\n", path);
+	return 0;
+}
+
+static const char *trace_name(void *ctx, uint32_t tid)
+{
+	const struct pwz_task *t = trace__task(ctx, tid);
+
+	return t ? t->name : NULL;
+}
+
 static int use_perf_data(struct run *r, char *cmdline)
 {
 	struct perfdata_import_opts po = {
@@ -498,37 +531,30 @@ static int use_perf_data(struct run *r, char *cmdline)
 	fprintf(stderr, "pwz-bpf: %s: %llu samples, %llu slices, %llu tasks, %llu lost -> %s\n",
 		r->o.perf_data, (unsigned long long)st.samples, (unsigned long long)st.slices,
 		(unsigned long long)st.tasks, (unsigned long long)st.lost, out);
+	if (capture_opts_want_stats(&r->o)) {
+		/* the report is made from the imported file's aggregates, as for a live capture */
+		struct trace *t = trace__load(out, NULL, err, sizeof(err));
+		struct capture_stats_in in;
+
+		if (!t) {
+			die_msg("%s", err);
+			return 1;
+		}
+		in = (struct capture_stats_in){
+			.meta = &t->meta, .cpu = t->cpu_aggs, .nr_cpu = t->nr_cpu_aggs,
+			.wait = t->wait_aggs, .nr_wait = t->nr_wait_aggs, .kvm = t->kvm_aggs,
+			.nr_kvm = t->nr_kvm_aggs, .name = trace_name, .name_ctx = t,
+		};
+		e = write_stats(r, &in);
+		trace__free(t);
+		if (e)
+			return 1;
+		if (!capture_opts_want_cdict(&r->o))
+			unlink(out);
+	}
 	return 0;
 }
 
-static int write_stats(struct run *r)
-{
-	struct capture_stats_in in = {
-		.meta = &r->meta, .cpu = r->cpu, .nr_cpu = r->nr_cpu, .wait = r->wait,
-		.nr_wait = r->nr_wait, .kvm = r->kvm, .nr_kvm = r->nr_kvm,
-		.name = stats_name, .name_ctx = r->tt,
-	};
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	FILE *f;
-	int e;
-
-	if (capture_opts_out_path(&r->o, ".stats", path, sizeof(path)))
-		return -ENAMETOOLONG;
-	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		die_msg("cannot write %s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	e = capture_stats_write(f, &in);
-	if (fclose(f) || e || rename(tmp, path)) {
-		die_msg("cannot write %s: %s", path, strerror(e ? -e : errno));
-		unlink(tmp);
-		return -1;
-	}
-	fprintf(stderr, "pwz-bpf: stats in %s\n", path);
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -544,6 +570,7 @@ int main(int argc, char **argv)
 	uint64_t cnt[PWZ_CNT_MAX], deadline = 0, last_flush, t_end, bpf_ns, bpf_cnt;
 	bool kvm_ok, names_from_format = false, child_done = false;
 	int rc = 1, e, child_status = 0;
+	struct capture_stats_in stats_in;
 	struct sigaction sa;
 	struct rusage ru;
 
@@ -795,7 +822,12 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (capture_opts_want_stats(&r->o) && write_stats(r))
+	stats_in = (struct capture_stats_in){
+		.meta = &r->meta, .cpu = r->cpu, .nr_cpu = r->nr_cpu, .wait = r->wait,
+		.nr_wait = r->nr_wait, .kvm = r->kvm, .nr_kvm = r->nr_kvm,
+		.name = stats_name, .name_ctx = r->tt,
+	};
+	if (capture_opts_want_stats(&r->o) && write_stats(r, &stats_in))
 		goto out;
 
 	fprintf(stderr, "pwz-bpf: %.3f s, %llu switches, %llu slices, %llu waits, %llu KVM exits",
