@@ -195,6 +195,13 @@ int capture__poll(struct capture *c, int timeout_ms)
 
 	c->poll_deadline = mono_ns() + POLL_BUDGET_NS;
 	e = ring_buffer__poll(c->rb, timeout_ms);
+	/* the task ring never wakes the reader (its records are submitted without wakeup):
+	 * drain every ring on each round, or it fills up in a busy capture */
+	if (e >= 0) {
+		int n = ring_buffer__consume(c->rb);
+
+		e = n < 0 ? n : e + n;
+	}
 	c->poll_deadline = 0;
 	return e == POLL_YIELD ? 0 : e;
 }
