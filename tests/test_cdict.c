@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include "cdict.h"
 #include "cdict_format.h"
+#include "truth.h"
 
 #define N 500
 
@@ -418,17 +419,6 @@ int main(void)
 		cmocka_unit_test(test_writer_errors),
 		cmocka_unit_test(test_resolve_path),
 	};
-	int ret;
 
-	if (!mkdtemp(dir))
-		return 1;
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	if (!ret) {
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd))
-			return 1;
-	}
-	return ret;
+	return RUN_IN_TMPDIR(tests, dir);
 }

@@ -217,21 +217,10 @@ int main(void)
 		cmocka_unit_test(test_write_then_read),
 		cmocka_unit_test(test_bad_legacy),
 	};
-	int ret;
 
 	if (access(SAMPLE, R_OK)) {
 		fprintf(stderr, "test_legacy: %s missing\n", SAMPLE);
 		return 1;
 	}
-	if (!mkdtemp(dir))
-		return 1;
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	if (!ret) {
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd))
-			return 1;
-	}
-	return ret;
+	return RUN_IN_TMPDIR(tests, dir);
 }

@@ -42,4 +42,19 @@ static inline long long truth_int(const char *file, const char *expr)
 	return strtoll(out, NULL, 10);
 }
 
+/* Runs a cmocka group in a fresh directory made from the template dir ("/tmp/x-XXXXXX"),
+ * removed afterwards when every test passed (kept for a look otherwise). */
+#define RUN_IN_TMPDIR(tests, dir)                                                  \
+	({                                                                         \
+		int __ret = 1;                                                     \
+		if (mkdtemp(dir)) {                                                \
+			char __cmd[600];                                           \
+			__ret = cmocka_run_group_tests(tests, NULL, NULL);         \
+			snprintf(__cmd, sizeof(__cmd), "rm -rf '%s'", dir);        \
+			if (!__ret && system(__cmd))                               \
+				__ret = 1;                                         \
+		}                                                                  \
+		__ret;                                                             \
+	})
+
 #endif /* PWZ_TESTS_TRUTH_H */

@@ -190,54 +190,67 @@ static struct lw_row *build_rows(struct legacy_writer *lw, size_t *nr)
 	return rows;
 }
 
-static void pack_columns(struct legacy_writer *lw, msgpack_packer *pk, const struct lw_row *rows,
-			 size_t n)
+/* perfwhiz's 8 columns, in the order written. */
+enum lw_col { COL_EVENT, COL_CPU, COL_USECS, COL_PID, COL_TASK_NAME, COL_DURATION, COL_NEXT_PID,
+	      COL_NEXT_COMM, NR_COLS };
+
+/* Packs the cell of column col in row r. */
+static void pack_cell(struct legacy_writer *lw, msgpack_packer *pk, const struct lw_row *r,
+		      enum lw_col col)
 {
 	static const char *const events[] = { "sched__sched_switch", "kvm_exit", "kvm_entry" };
 	char buf[32];
 
-	msgpack_pack_map(pk, 8);
-	pack_str(pk, "event");
-	msgpack_pack_array(pk, n);
-	for (size_t i = 0; i < n; i++)
-		pack_str(pk, events[rows[i].event]);
-	pack_str(pk, "cpu");
-	msgpack_pack_array(pk, n);
-	for (size_t i = 0; i < n; i++)
-		msgpack_pack_uint32(pk, rows[i].cpu);
-	pack_str(pk, "usecs");
-	msgpack_pack_array(pk, n);
-	for (size_t i = 0; i < n; i++)
-		msgpack_pack_uint64(pk, rows[i].usecs);
-	pack_str(pk, "pid");
-	msgpack_pack_array(pk, n);
-	for (size_t i = 0; i < n; i++)
-		msgpack_pack_uint32(pk, rows[i].pid);
-	pack_str(pk, "task_name");
-	msgpack_pack_array(pk, n);
-	for (size_t i = 0; i < n; i++)
-		pack_str(pk, task_name(lw, rows[i].pid, rows[i].cpu, buf, sizeof(buf)));
-	pack_str(pk, "duration");
-	msgpack_pack_array(pk, n);
-	for (size_t i = 0; i < n; i++)
-		msgpack_pack_uint64(pk, rows[i].duration);
-	pack_str(pk, "next_pid");
-	msgpack_pack_array(pk, n);
-	for (size_t i = 0; i < n; i++) {
-		if (rows[i].event == LW_SWITCH)
-			msgpack_pack_uint32(pk, rows[i].next_pid);
+	switch (col) {
+	case COL_EVENT:
+		pack_str(pk, events[r->event]);
+		break;
+	case COL_CPU:
+		msgpack_pack_uint32(pk, r->cpu);
+		break;
+	case COL_USECS:
+		msgpack_pack_uint64(pk, r->usecs);
+		break;
+	case COL_PID:
+		msgpack_pack_uint32(pk, r->pid);
+		break;
+	case COL_TASK_NAME:
+		pack_str(pk, task_name(lw, r->pid, r->cpu, buf, sizeof(buf)));
+		break;
+	case COL_DURATION:
+		msgpack_pack_uint64(pk, r->duration);
+		break;
+	case COL_NEXT_PID:
+		if (r->event == LW_SWITCH)
+			msgpack_pack_uint32(pk, r->next_pid);
 		else
 			msgpack_pack_nil(pk);
+		break;
+	case COL_NEXT_COMM:
+		if (r->event == LW_SWITCH)
+			pack_str(pk, task_name(lw, r->next_pid, r->cpu, buf, sizeof(buf)));
+		else if (r->event == LW_KVM_EXIT)
+			msgpack_pack_uint32(pk, r->reason);	/* the exit reason, as perfwhiz */
+		else
+			msgpack_pack_nil(pk);
+		break;
+	case NR_COLS:
+		break;
 	}
-	pack_str(pk, "next_comm");
-	msgpack_pack_array(pk, n);
-	for (size_t i = 0; i < n; i++) {
-		if (rows[i].event == LW_SWITCH)
-			pack_str(pk, task_name(lw, rows[i].next_pid, rows[i].cpu, buf, sizeof(buf)));
-		else if (rows[i].event == LW_KVM_EXIT)
-			msgpack_pack_uint32(pk, rows[i].reason);
-		else
-			msgpack_pack_nil(pk);
+}
+
+static void pack_columns(struct legacy_writer *lw, msgpack_packer *pk, const struct lw_row *rows,
+			 size_t n)
+{
+	static const char *const names[NR_COLS] = { "event", "cpu", "usecs", "pid", "task_name",
+						    "duration", "next_pid", "next_comm" };
+
+	msgpack_pack_map(pk, NR_COLS);
+	for (int col = 0; col < NR_COLS; col++) {
+		pack_str(pk, names[col]);
+		msgpack_pack_array(pk, n);
+		for (size_t i = 0; i < n; i++)
+			pack_cell(lw, pk, &rows[i], (enum lw_col)col);
 	}
 }
 
