@@ -74,7 +74,10 @@ struct rec_task {
 /*
  * Value of the per-CPU hash "cpu_aggs", keyed by tid (__u32): the slot of CPU n is what the
  * thread did on CPU n, including the run-queue waits that ended with a switch-in on CPU n
- * (added when that slice ends).
+ * (added when that slice ends). With streams on, the kernel folds here only the slices whose
+ * record it could not reserve (ring full): the reader folds every slice record it reads the
+ * same way (capture_fold_slice() of user/capture_records.h) and adds the two, so each slice is
+ * counted once and the sum stays exact under drops. Without streams, every slice lands here.
  */
 struct cpu_agg_val {
 	__u64 runtime_ns;	/* sum of finished slices on this CPU */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The dashboards' data (JSON) and the single-file HTML pages that carry it with the chart code. */
+#define _GNU_SOURCE	/* qsort_r */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,23 +404,31 @@ out:
 
 /* ---- heatmaps ---- */
 
+/*
+ * Records of the window are bucketed per task group as 32-bit indices into the trace's
+ * streams (4 bytes a record, whatever the capture's size). A series with at most max_points
+ * points is embedded whole, in time order; a larger one as the occupied cells of a grid of
+ * HM_GRID_COLS time columns by HM_GRID_RPD rows per decade of nanoseconds, with their counts.
+ */
 struct hm_ctx {
 	const struct trace *t;
 	int32_t *group_of;		/* per trace->tasks entry: group index or -1 */
 	char (*groups)[PWZ_NAME_MAX];	/* group names */
 	size_t nr_groups;
+	uint64_t ws, we;		/* the window */
+	size_t max_points;
 };
 
-static int32_t hm_group(const struct hm_ctx *h, uint32_t tid)
+static int32_t hm_task_index(const struct trace *t, uint32_t tid)
 {
-	size_t lo = 0, hi = h->t->nr_tasks;
+	size_t lo = 0, hi = t->nr_tasks;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (h->t->tasks[mid].tid == tid)
-			return h->group_of[mid];
-		if (h->t->tasks[mid].tid < tid)
+		if (t->tasks[mid].tid == tid)
+			return (int32_t)mid;
+		if (t->tasks[mid].tid < tid)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -426,71 +436,274 @@ static int32_t hm_group(const struct hm_ctx *h, uint32_t tid)
 	return -1;
 }
 
-struct hm_item {
-	uint32_t group;
-	uint32_t tid;
-	uint64_t t;		/* sort time */
-	size_t idx;		/* index in the stream; for sleeps, the sleep length in ns */
+static int32_t hm_group(const struct hm_ctx *h, uint32_t tid)
+{
+	int32_t i = hm_task_index(h->t, tid);
+
+	return i < 0 ? -1 : h->group_of[i];
+}
+
+/* Per group [first, end) ranges into one index array: a counting sort by group. */
+struct hm_bucket {
+	uint32_t *idx;			/* stream indices, grouped, in stream order within a group */
+	size_t *first;			/* nr_groups + 1 entries */
+	size_t n;
 };
 
-static int cmp_item_time(const void *a, const void *b)
+static void hm_bucket_free(struct hm_bucket *b)
 {
-	const struct hm_item *x = a, *y = b;
-
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	free(b->idx);
+	free(b->first);
 }
 
-static int cmp_item_tid(const void *a, const void *b)
+/* grp[i] is the group of stream record i or -1 (not selected). */
+static int hm_bucket_fill(struct hm_bucket *b, const int32_t *grp, size_t nrec, size_t nr_groups)
 {
-	const struct hm_item *x = a, *y = b;
+	size_t i, *pos;
 
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	b->first = calloc(nr_groups + 2, sizeof(*b->first));
+	if (!b->first)
+		return -ENOMEM;
+	for (i = 0; i < nrec; i++)
+		if (grp[i] >= 0)
+			b->first[grp[i] + 1]++;
+	for (i = 0; i < nr_groups; i++)
+		b->first[i + 1] += b->first[i];
+	b->n = b->first[nr_groups];
+	b->idx = malloc((b->n + 1) * sizeof(*b->idx));
+	pos = malloc((nr_groups + 1) * sizeof(*pos));
+	if (!b->idx || !pos) {
+		free(pos);
+		return -ENOMEM;
+	}
+	memcpy(pos, b->first, nr_groups * sizeof(*pos));
+	for (i = 0; i < nrec; i++)
+		if (grp[i] >= 0)
+			b->idx[pos[grp[i]]++] = (uint32_t)i;
+	free(pos);
+	return 0;
 }
 
-/* Emits "name":[v0, v1 - v0, ...] (delta) or plain values. */
-static void emit_series(struct jbuf *b, const char *name, const uint64_t *v, size_t n, bool delta)
+/* A time-ordered point of a series being emitted whole. */
+struct hm_pt {
+	uint64_t t;
+	uint64_t v[3];
+};
+
+static int cmp_pt(const void *a, const void *b)
 {
-	uint64_t prev = 0;
+	const struct hm_pt *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static uint32_t hm_cell(const struct hm_ctx *h, uint64_t t, uint64_t v)
+{
+	uint64_t span = h->we > h->ws ? h->we - h->ws : 1;
+	uint64_t col = t <= h->ws ? 0 : (t - h->ws) * HM_GRID_COLS / span;
+	int row = v ? (int)(log10((double)v) * HM_GRID_RPD) : 0;
+
+	if (col >= HM_GRID_COLS)
+		col = HM_GRID_COLS - 1;
+	if (row < 0)
+		row = 0;
+	if (row >= (int)HM_GRID_ROWS)
+		row = (int)HM_GRID_ROWS - 1;
+	return (uint32_t)col * HM_GRID_ROWS + (uint32_t)row;
+}
+
+/*
+ * "name":{"k":[cell keys, delta-encoded],"c":[points in the cell]}, from n unsorted keys;
+ * cnt is HM_GRID_COLS * HM_GRID_ROWS zeroed counters, left zeroed.
+ */
+static void emit_bins(struct jbuf *b, const char *name, const uint32_t *keys, size_t n,
+		      uint32_t *cnt)
+{
+	const uint32_t ncell = HM_GRID_COLS * HM_GRID_ROWS;
+	uint32_t prev = 0, c;
 	size_t i;
+
+	for (i = 0; i < n; i++)
+		cnt[keys[i]]++;
+	key(b, name);
+	jbuf_puts(b, "{\"k\":[");
+	for (c = 0; c < ncell; c++)
+		if (cnt[c]) {
+			jbuf_u64(b, c - prev);
+			jbuf_add(b, ",", 1);
+			prev = c;
+		}
+	close_with(b, ']');
+	jbuf_puts(b, ",\"c\":[");
+	for (c = 0; c < ncell; c++)
+		if (cnt[c]) {
+			jbuf_u64(b, cnt[c]);
+			jbuf_add(b, ",", 1);
+			cnt[c] = 0;
+		}
+	close_with(b, ']');
+	jbuf_puts(b, "},");
+}
+
+/*
+ * Emits one series: "name":{"n":N,"t":[..delta..],"<v0>":[..],...} when N <= max_points, else
+ * "name":{"n":N,"bins_<v0>":{k,c},...} for the value fields listed in bin_of (a NULL entry:
+ * that field is not binned: per-point detail such as the CPU).
+ */
+static int emit_hm_series(struct jbuf *b, const struct hm_ctx *h, const char *name,
+			  struct hm_pt *pt, size_t n, const char *const *fields, size_t nf,
+			  const bool *binned_field, uint32_t *keys, uint32_t *cnt)
+{
+	size_t i, f;
 
 	key(b, name);
-	jbuf_add(b, "[", 1);
-	for (i = 0; i < n; i++) {
-		if (delta) {
-			jbuf_i64(b, (int64_t)(v[i] - prev));
-			prev = v[i];
-		} else {
-			jbuf_u64(b, v[i]);
+	jbuf_add(b, "{", 1);
+	kv_u64(b, "n", n);
+	if (n <= h->max_points) {
+		uint64_t prev = 0;
+
+		qsort(pt, n, sizeof(*pt), cmp_pt);
+		jbuf_puts(b, "\"t\":[");
+		for (i = 0; i < n; i++) {
+			jbuf_u64(b, pt[i].t - prev);
+			jbuf_add(b, ",", 1);
+			prev = pt[i].t;
 		}
+		close_with(b, ']');
 		jbuf_add(b, ",", 1);
+		for (f = 0; f < nf; f++) {
+			key(b, fields[f]);
+			jbuf_add(b, "[", 1);
+			for (i = 0; i < n; i++) {
+				jbuf_u64(b, pt[i].v[f]);
+				jbuf_add(b, ",", 1);
+			}
+			close_with(b, ']');
+			jbuf_add(b, ",", 1);
+		}
+	} else {
+		for (f = 0; f < nf; f++) {
+			char bname[32];
+
+			if (!binned_field[f])
+				continue;
+			for (i = 0; i < n; i++)
+				keys[i] = hm_cell(h, pt[i].t, pt[i].v[f]);
+			snprintf(bname, sizeof(bname), "bins_%s", fields[f]);
+			emit_bins(b, bname, keys, n, cnt);
+		}
 	}
-	close_with(b, ']');
+	close_with(b, '}');
 	jbuf_add(b, ",", 1);
+	return b->err;
 }
 
-/* Sorts items[0..n) and returns for each group its [start, end) range in first/last. */
-static void group_ranges(const struct hm_item *it, size_t n, size_t nr_groups, size_t *first,
-			 size_t *end)
+/* Sorts a group's slice indices by (tid, start) unless they already are. */
+static int cmp_slice_tid(const void *a, const void *b, void *arg)
+{
+	const struct pwz_slice *base = arg;
+	const struct pwz_slice *x = &base[*(const uint32_t *)a];
+	const struct pwz_slice *y = &base[*(const uint32_t *)b];
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void hm_sort_by_tid(const struct trace *t, uint32_t *idx, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < nr_groups; i++)
-		first[i] = end[i] = 0;
-	for (i = 0; i < n; i++) {
-		if (i == 0 || it[i].group != it[i - 1].group)
-			first[it[i].group] = i;
-		end[it[i].group] = i + 1;
+	for (i = 1; i < n; i++) {
+		const struct pwz_slice *a = &t->slices[idx[i - 1]], *b = &t->slices[idx[i]];
+
+		if (a->tid > b->tid || (a->tid == b->tid && a->start_ns > b->start_ns))
+			break;
 	}
+	if (i >= n)
+		return;
+	qsort_r(idx, n, sizeof(*idx), cmp_slice_tid, t->slices);
+}
+
+/* Core locality when slices are binned: per core and column, the busiest group and busy ns. */
+struct hm_lanes {
+	uint32_t cols;
+	uint64_t *busy;			/* ncpu * cols: ns of selected slices */
+	uint64_t *best;			/* ncpu * cols: ns of the busiest group so far */
+	uint32_t *bestg;		/* its group */
+	uint64_t *cur;			/* ncpu * cols: ns of the group being added */
+	uint32_t ncpu;
+};
+
+static void hm_lanes_add(struct hm_lanes *l, const struct hm_ctx *h, uint32_t cpu, uint64_t a,
+			 uint64_t z)
+{
+	uint64_t span = h->we - h->ws, c0, c1, c;
+
+	if (cpu >= l->ncpu || z <= a)
+		return;
+	c0 = (a - h->ws) * l->cols / span;
+	c1 = (z - 1 - h->ws) * l->cols / span;
+	for (c = c0; c <= c1 && c < l->cols; c++) {
+		uint64_t cs = h->ws + c * span / l->cols, ce = h->ws + (c + 1) * span / l->cols;
+		uint64_t s = a > cs ? a : cs, e = z < ce ? z : ce;
+
+		if (e > s)
+			l->cur[(size_t)cpu * l->cols + c] += e - s;
+	}
+}
+
+static void hm_lanes_fold(struct hm_lanes *l, uint32_t g)
+{
+	size_t i, n = (size_t)l->ncpu * l->cols;
+
+	for (i = 0; i < n; i++) {
+		if (!l->cur[i])
+			continue;
+		l->busy[i] += l->cur[i];
+		if (l->cur[i] > l->best[i]) {
+			l->best[i] = l->cur[i];
+			l->bestg[i] = g;
+		}
+		l->cur[i] = 0;
+	}
+}
+
+static void hm_lanes_emit(struct jbuf *b, const struct hm_lanes *l)
+{
+	uint32_t cpu, c;
+
+	key(b, "lanes");
+	jbuf_printf(b, "{\"cols\":%u,\"cores\":[", l->cols);
+	for (cpu = 0; cpu < l->ncpu; cpu++) {
+		const size_t o = (size_t)cpu * l->cols;
+		uint32_t prev = 0;
+
+		jbuf_puts(b, "{\"k\":[");
+		for (c = 0; c < l->cols; c++)
+			if (l->busy[o + c]) {
+				jbuf_printf(b, "%u,", c - prev);
+				prev = c;
+			}
+		close_with(b, ']');
+		jbuf_puts(b, ",\"g\":[");
+		for (c = 0; c < l->cols; c++)
+			if (l->busy[o + c])
+				jbuf_printf(b, "%u,", l->bestg[o + c]);
+		close_with(b, ']');
+		jbuf_puts(b, ",\"b\":[");
+		for (c = 0; c < l->cols; c++)
+			if (l->busy[o + c]) {
+				jbuf_u64(b, l->busy[o + c]);
+				jbuf_add(b, ",", 1);
+			}
+		close_with(b, ']');
+		jbuf_puts(b, "},");
+	}
+	close_with(b, ']');
+	jbuf_puts(b, "}");
 }
 
 int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struct dash_opts *o,
@@ -499,13 +712,16 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	const struct trace *t = run->trace;
 	struct hm_ctx h = { .t = t };
 	struct summary *s = NULL;
-	struct hm_item *sl = NULL, *wk = NULL, *ex = NULL, *sp = NULL;
-	size_t nsl = 0, nwk = 0, nex = 0, nsp = 0, i, g, k;
-	size_t *f1 = NULL, *e1 = NULL, *f2 = NULL, *e2 = NULL, *f3 = NULL, *e3 = NULL, *f4 = NULL,
-	       *e4 = NULL;
-	uint64_t *v1 = NULL, *v2 = NULL, *v3 = NULL, *v4 = NULL, ws, we;
+	struct hm_bucket bs = { 0 }, bw = { 0 }, be = { 0 };
+	struct hm_lanes lanes = { 0 };
+	int32_t *grp = NULL;
+	struct hm_pt *pt = NULL;
+	uint32_t *keys = NULL, *rcount = NULL, *cnt = NULL;
+	size_t nmax, i, g, k;
+	uint64_t ws, we;
 	struct reason_acc *rs = NULL;
 	size_t nrs = 0;
+	bool any_binned = false;
 	int rc = -ENOMEM;
 
 	if (!t->nr_slices && !t->nr_exits) {
@@ -514,11 +730,17 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 			 t->path);
 		return -ENODATA;
 	}
+	if (t->nr_slices > UINT32_MAX || t->nr_wakeups > UINT32_MAX || t->nr_exits > UINT32_MAX) {
+		snprintf(err, errlen, "%s: more than 2^32 records in a stream: render a window (-f/-c)",
+			 t->path);
+		return -E2BIG;
+	}
 	s = summary__new(t, &o->window, err, errlen);
 	if (!s)
 		return errno ? -errno : -EINVAL;
-	ws = s->window_start_ns;
-	we = s->window_end_ns;
+	h.ws = ws = s->window_start_ns;
+	h.we = we = s->window_end_ns > ws ? s->window_end_ns : ws + 1;
+	h.max_points = o->max_points ? o->max_points : DASH_MAX_POINTS_DEFAULT;
 
 	h.group_of = malloc((t->nr_tasks + 1) * sizeof(*h.group_of));
 	h.groups = malloc((t->nr_tasks + 1) * sizeof(*h.groups));
@@ -541,100 +763,40 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		h.group_of[i] = (int32_t)g;
 	}
 
-	/* selected records of the window */
-	sl = malloc((t->nr_slices + 1) * sizeof(*sl));
-	wk = malloc((t->nr_wakeups + 1) * sizeof(*wk));
-	ex = malloc((t->nr_exits + 1) * sizeof(*ex));
-	sp = malloc((t->nr_slices + 1) * sizeof(*sp));
-	if (!sl || !wk || !ex || !sp)
+	/* bucket the selected records per group: all slices (sleeps need the neighbours),
+	 * wakeups and exits of the window */
+	nmax = t->nr_slices;
+	if (t->nr_wakeups > nmax)
+		nmax = t->nr_wakeups;
+	if (t->nr_exits > nmax)
+		nmax = t->nr_exits;
+	grp = malloc((nmax + 1) * sizeof(*grp));
+	if (!grp)
 		goto nomem;
-	for (i = 0; i < t->nr_slices; i++) {
-		const struct pwz_slice *x = &t->slices[i];
-		int32_t grp = hm_group(&h, x->tid);
-
-		if (grp < 0)
-			continue;
-		/* all slices of the task, for sleeps; the window is applied when emitting */
-		sl[nsl++] = (struct hm_item){ .group = (uint32_t)grp, .tid = x->tid,
-					      .t = x->start_ns, .idx = i };
-	}
+	for (i = 0; i < t->nr_slices; i++)
+		grp[i] = hm_group(&h, t->slices[i].tid);
+	if (hm_bucket_fill(&bs, grp, t->nr_slices, h.nr_groups))
+		goto nomem;
 	for (i = 0; i < t->nr_wakeups; i++) {
 		const struct pwz_wakeup *x = &t->wakeups[i];
-		int32_t grp = hm_group(&h, x->tid);
 
-		if (grp < 0 || x->wake_ns < ws || x->wake_ns >= we)
-			continue;
-		wk[nwk++] = (struct hm_item){ .group = (uint32_t)grp, .tid = x->tid,
-					      .t = x->wake_ns, .idx = i };
+		grp[i] = x->wake_ns < ws || x->wake_ns >= we ? -1 : hm_group(&h, x->tid);
 	}
+	if (hm_bucket_fill(&bw, grp, t->nr_wakeups, h.nr_groups))
+		goto nomem;
 	for (i = 0; i < t->nr_exits; i++) {
 		const struct pwz_kvm_exit *x = &t->exits[i];
-		int32_t grp = hm_group(&h, x->tid);
 
-		if (grp < 0 || x->time_ns < ws || x->time_ns >= we)
-			continue;
-		ex[nex++] = (struct hm_item){ .group = (uint32_t)grp, .tid = x->tid,
-					      .t = x->time_ns, .idx = i };
+		grp[i] = x->time_ns < ws || x->time_ns >= we ? -1 : hm_group(&h, x->tid);
 	}
-
-	/* sleeps: the gap after a slice that ended voluntarily (or unknown, legacy) */
-	if (nsl)
-		qsort(sl, nsl, sizeof(*sl), cmp_item_tid);
-	for (i = 0; i + 1 < nsl; i++) {
-		const struct pwz_slice *a = &t->slices[sl[i].idx], *b = &t->slices[sl[i + 1].idx];
-		uint64_t end = a->start_ns + a->dur_ns;
-
-		if (sl[i].tid != sl[i + 1].tid || sl[i].group != sl[i + 1].group)
-			continue;
-		if (a->end != PWZ_END_SLEPT && a->end != PWZ_END_UNKNOWN)
-			continue;
-		if (b->start_ns < end || end < ws || end >= we)
-			continue;
-		sp[nsp++] = (struct hm_item){ .group = sl[i].group, .tid = a->tid, .t = end,
-					      .idx = b->start_ns - end };
-	}
-	/* slices overlapping the window only */
-	for (i = 0, k = 0; i < nsl; i++) {
-		const struct pwz_slice *x = &t->slices[sl[i].idx];
-
-		if (x->start_ns >= we || x->start_ns + x->dur_ns <= ws)
-			continue;
-		if (x->dur_ns == 0 && x->start_ns < ws)
-			continue;
-		sl[k++] = sl[i];
-	}
-	nsl = k;
-	if (nsl)
-		qsort(sl, nsl, sizeof(*sl), cmp_item_time);
-	if (nwk)
-		qsort(wk, nwk, sizeof(*wk), cmp_item_time);
-	if (nex)
-		qsort(ex, nex, sizeof(*ex), cmp_item_time);
-	if (nsp)
-		qsort(sp, nsp, sizeof(*sp), cmp_item_time);
-
-	f1 = calloc(h.nr_groups + 1, sizeof(size_t));
-	e1 = calloc(h.nr_groups + 1, sizeof(size_t));
-	f2 = calloc(h.nr_groups + 1, sizeof(size_t));
-	e2 = calloc(h.nr_groups + 1, sizeof(size_t));
-	f3 = calloc(h.nr_groups + 1, sizeof(size_t));
-	e3 = calloc(h.nr_groups + 1, sizeof(size_t));
-	f4 = calloc(h.nr_groups + 1, sizeof(size_t));
-	e4 = calloc(h.nr_groups + 1, sizeof(size_t));
-	v1 = malloc((nsl + nwk + nex + nsp + 1) * sizeof(uint64_t));
-	v2 = malloc((nsl + nwk + nex + nsp + 1) * sizeof(uint64_t));
-	v3 = malloc((nsl + nwk + nex + nsp + 1) * sizeof(uint64_t));
-	v4 = malloc((nsl + nwk + nex + nsp + 1) * sizeof(uint64_t));
-	if (!f1 || !e1 || !f2 || !e2 || !f3 || !e3 || !f4 || !e4 || !v1 || !v2 || !v3 || !v4)
+	if (hm_bucket_fill(&be, grp, t->nr_exits, h.nr_groups))
 		goto nomem;
-	group_ranges(sl, nsl, h.nr_groups, f1, e1);
-	group_ranges(wk, nwk, h.nr_groups, f2, e2);
-	group_ranges(ex, nex, h.nr_groups, f3, e3);
-	group_ranges(sp, nsp, h.nr_groups, f4, e4);
+	free(grp);
+	grp = NULL;
 
 	/* the exit reasons present, in (isa, code) order */
-	for (i = 0; i < nex; i++) {
-		const struct pwz_kvm_exit *x = &t->exits[ex[i].idx];
+	for (i = 0; i < be.n; i++) {
+		const struct pwz_kvm_exit *x = &t->exits[be.idx[i]];
 
 		for (k = 0; k < nrs; k++)
 			if (rs[k].isa == x->isa && rs[k].code == x->reason)
@@ -656,6 +818,38 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	if (nrs)
 		qsort(rs, nrs, sizeof(*rs), cmp_reason_acc);
 
+	/* scratch sized for the largest group */
+	nmax = 1;
+	for (g = 0; g < h.nr_groups; g++) {
+		size_t a = bs.first[g + 1] - bs.first[g], b = bw.first[g + 1] - bw.first[g],
+		       c = be.first[g + 1] - be.first[g];
+
+		if (a > nmax) nmax = a;
+		if (b > nmax) nmax = b;
+		if (c > nmax) nmax = c;
+		if (a > h.max_points)
+			any_binned = true;
+	}
+	pt = malloc(nmax * sizeof(*pt));
+	keys = malloc(nmax * sizeof(*keys));
+	rcount = calloc(nrs + 1, sizeof(*rcount));
+	cnt = calloc((size_t)HM_GRID_COLS * HM_GRID_ROWS, sizeof(*cnt));
+	if (!pt || !keys || !rcount || !cnt)
+		goto nomem;
+	if (any_binned) {
+		size_t cells;
+
+		lanes.ncpu = s->nr_cpus ? s->nr_cpus : 1;
+		lanes.cols = HM_LANE_COLS;
+		cells = (size_t)lanes.ncpu * lanes.cols;
+		lanes.busy = calloc(cells, sizeof(uint64_t));
+		lanes.best = calloc(cells, sizeof(uint64_t));
+		lanes.cur = calloc(cells, sizeof(uint64_t));
+		lanes.bestg = calloc(cells, sizeof(uint32_t));
+		if (!lanes.busy || !lanes.best || !lanes.cur || !lanes.bestg)
+			goto nomem;
+	}
+
 	jbuf_add(out, "{", 1);
 	emit_common(out, "heatmaps", o);
 	key(out, "run");
@@ -663,6 +857,8 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	emit_run_head(out, run, s);
 	close_with(out, '}');
 	jbuf_add(out, ",", 1);
+	jbuf_printf(out, "\"max_points\":%zu,\"grid\":{\"cols\":%u,\"rpd\":%u,\"rows\":%u},",
+		    h.max_points, HM_GRID_COLS, HM_GRID_RPD, HM_GRID_ROWS);
 	key(out, "reasons");
 	jbuf_add(out, "[", 1);
 	for (k = 0; k < nrs; k++) {
@@ -678,8 +874,14 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	jbuf_add(out, ",", 1);
 	key(out, "tasks");
 	jbuf_add(out, "[", 1);
-	for (g = 0; g < h.nr_groups; g++) {
-		size_t n;
+	for (g = 0; g < h.nr_groups && !out->err; g++) {
+		static const char *const sl_f[] = { "d", "c", "e" }, *const wt_f[] = { "d" },
+			     *const ex_f[] = { "g", "h", "r" };
+		static const bool sl_b[] = { true, false, false }, wt_b[] = { true },
+			    ex_b[] = { true, true, false };
+		uint32_t *idx = bs.idx + bs.first[g];
+		size_t n = bs.first[g + 1] - bs.first[g], np = 0;
+		uint64_t ns = 0;
 
 		jbuf_add(out, "{", 1);
 		kv_str(out, "name", h.groups[g]);
@@ -691,75 +893,83 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		close_with(out, ']');
 		jbuf_add(out, ",", 1);
 
-		/* slices: start (clipped), duration (clipped), cpu, end kind */
-		n = e1[g] - f1[g];
-		for (i = 0; i < n; i++) {
-			const struct pwz_slice *x = &t->slices[sl[f1[g] + i].idx];
-			uint64_t a = x->start_ns < ws ? ws : x->start_ns;
-			uint64_t z = x->start_ns + x->dur_ns > we ? we : x->start_ns + x->dur_ns;
+		/* sleeps: the gap after a slice that ended voluntarily (or unknown, legacy) */
+		hm_sort_by_tid(t, idx, n);
+		for (i = 0; i + 1 < n; i++) {
+			const struct pwz_slice *a = &t->slices[idx[i]], *b = &t->slices[idx[i + 1]];
+			uint64_t end = a->start_ns + a->dur_ns;
 
-			v1[i] = a;
-			v2[i] = z - a;
-			v3[i] = x->cpu;
-			v4[i] = x->end;
+			if (a->tid != b->tid)
+				continue;
+			if (a->end != PWZ_END_SLEPT && a->end != PWZ_END_UNKNOWN)
+				continue;
+			if (b->start_ns < end || end < ws || end >= we)
+				continue;
+			pt[np++] = (struct hm_pt){ .t = end, .v = { b->start_ns - end } };
 		}
-		key(out, "slices");
-		jbuf_add(out, "{", 1);
-		emit_series(out, "t", v1, n, true);
-		emit_series(out, "d", v2, n, false);
-		emit_series(out, "c", v3, n, false);
-		emit_series(out, "e", v4, n, false);
-		close_with(out, '}');
-		jbuf_add(out, ",", 1);
+		if (emit_hm_series(out, &h, "sleeps", pt, np, wt_f, 1, wt_b, keys, cnt))
+			break;
 
-		n = e2[g] - f2[g];
-		for (i = 0; i < n; i++) {
-			const struct pwz_wakeup *x = &t->wakeups[wk[f2[g] + i].idx];
+		/* slices overlapping the window, clipped to it */
+		for (i = 0, np = 0; i < n; i++) {
+			const struct pwz_slice *x = &t->slices[idx[i]];
+			uint64_t a, z;
 
-			v1[i] = x->wake_ns;
-			v2[i] = x->wait_ns;
+			if (x->start_ns >= we || x->start_ns + x->dur_ns <= ws)
+				continue;
+			if (x->dur_ns == 0 && x->start_ns < ws)
+				continue;
+			a = x->start_ns < ws ? ws : x->start_ns;
+			z = x->start_ns + x->dur_ns > we ? we : x->start_ns + x->dur_ns;
+			pt[np++] = (struct hm_pt){ .t = a, .v = { z - a, x->cpu, x->end } };
+			ns += z - a;
+			if (lanes.cur)
+				hm_lanes_add(&lanes, &h, x->cpu, a, z);
 		}
-		key(out, "waits");
-		jbuf_add(out, "{", 1);
-		emit_series(out, "t", v1, n, true);
-		emit_series(out, "d", v2, n, false);
-		close_with(out, '}');
-		jbuf_add(out, ",", 1);
+		if (lanes.cur)
+			hm_lanes_fold(&lanes, (uint32_t)g);
+		kv_u64(out, "slices_ns", ns);
+		if (emit_hm_series(out, &h, "slices", pt, np, sl_f, 3, sl_b, keys, cnt))
+			break;
 
-		n = e4[g] - f4[g];
+		n = bw.first[g + 1] - bw.first[g];
 		for (i = 0; i < n; i++) {
-			v1[i] = sp[f4[g] + i].t;
-			v2[i] = sp[f4[g] + i].idx;
+			const struct pwz_wakeup *x = &t->wakeups[bw.idx[bw.first[g] + i]];
+
+			pt[i] = (struct hm_pt){ .t = x->wake_ns, .v = { x->wait_ns } };
 		}
-		key(out, "sleeps");
-		jbuf_add(out, "{", 1);
-		emit_series(out, "t", v1, n, true);
-		emit_series(out, "d", v2, n, false);
-		close_with(out, '}');
-		jbuf_add(out, ",", 1);
+		if (emit_hm_series(out, &h, "waits", pt, n, wt_f, 1, wt_b, keys, cnt))
+			break;
 
-		n = e3[g] - f3[g];
+		n = be.first[g + 1] - be.first[g];
+		memset(rcount, 0, (nrs + 1) * sizeof(*rcount));
 		for (i = 0; i < n; i++) {
-			const struct pwz_kvm_exit *x = &t->exits[ex[f3[g] + i].idx];
+			const struct pwz_kvm_exit *x = &t->exits[be.idx[be.first[g] + i]];
 
-			v1[i] = x->time_ns;
-			v2[i] = x->guest_ns;
-			v3[i] = x->handling_ns;
 			for (k = 0; k < nrs; k++)
 				if (rs[k].isa == x->isa && rs[k].code == x->reason)
 					break;
-			v4[i] = k;
+			rcount[k]++;
+			pt[i] = (struct hm_pt){ .t = x->time_ns,
+						.v = { x->guest_ns, x->handling_ns, k } };
 		}
-		key(out, "exits");
-		jbuf_add(out, "{", 1);
-		emit_series(out, "t", v1, n, true);
-		emit_series(out, "g", v2, n, false);
-		emit_series(out, "h", v3, n, false);
-		emit_series(out, "r", v4, n, false);
+		key(out, "exit_reasons");
+		jbuf_add(out, "[", 1);
+		for (k = 0; k < nrs; k++)
+			if (rcount[k])
+				jbuf_printf(out, "[%zu,%u],", k, rcount[k]);
+		close_with(out, ']');
+		jbuf_add(out, ",", 1);
+		if (emit_hm_series(out, &h, "exits", pt, n, ex_f, 3, ex_b, keys, cnt))
+			break;
 		close_with(out, '}');
-		jbuf_puts(out, "},");
+		jbuf_add(out, ",", 1);
 	}
 	close_with(out, ']');
+	if (lanes.cur) {
+		jbuf_add(out, ",", 1);
+		hm_lanes_emit(out, &lanes);
+	}
 	jbuf_add(out, "}", 1);
 
 	if (!h.nr_groups) {
@@ -778,9 +988,15 @@ nomem:
 	rc = -ENOMEM;
 out:
 	free(rs);
-	free(v1); free(v2); free(v3); free(v4);
-	free(f1); free(e1); free(f2); free(e2); free(f3); free(e3); free(f4); free(e4);
-	free(sl); free(wk); free(ex); free(sp);
+	free(pt);
+	free(keys);
+	free(rcount);
+	free(cnt);
+	free(grp);
+	free(lanes.busy); free(lanes.best); free(lanes.cur); free(lanes.bestg);
+	hm_bucket_free(&bs);
+	hm_bucket_free(&bw);
+	hm_bucket_free(&be);
 	free(h.group_of);
 	free(h.groups);
 	summary__free(s);

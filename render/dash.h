@@ -10,6 +10,11 @@
 #include "summary.h"
 
 #define DASH_COMPRESS_MIN_DEFAULT (256u << 10)	/* JSON bytes above which the data is gzipped */
+#define DASH_MAX_POINTS_DEFAULT 20000	/* heatmap series above this are embedded as a grid */
+#define HM_GRID_COLS 1024u		/* heatmap grid: time columns over the window */
+#define HM_GRID_RPD 20u			/* heatmap grid: rows per decade of nanoseconds */
+#define HM_GRID_ROWS (13u * HM_GRID_RPD)	/* 1 ns to 10^13 ns (2.8 hours) */
+#define HM_LANE_COLS 2048u		/* core locality columns when slices are a grid */
 
 struct dash_opts {
 	const char *pattern;		/* -t: task glob (task_pattern_match()); NULL = all tasks */
@@ -19,6 +24,9 @@ struct dash_opts {
 	const char *date;		/* the footer's date, e.g. "2026-11-29 15:57 UTC" */
 	size_t compress_min;		/* JSON above this size is gzip + base64; 0 = default;
 					 * SIZE_MAX = never */
+	size_t max_points;		/* heatmaps: a series with more points is embedded as a
+					 * grid of counts (and core locality as per-column
+					 * summaries); 0 = DASH_MAX_POINTS_DEFAULT */
 };
 
 /* One capture given to the dashboards. */
@@ -43,7 +51,10 @@ int dash_charts_json(struct jbuf *out, const struct dash_run *runs, size_t nr,
  * never the idle tasks, tid 0),
  * its run slices clipped to the window (start, duration, CPU, how it ended), run-queue waits,
  * sleeps derived from the slices, and KVM exits (time, guest time, handling time, reason).
- * Times are delta-encoded per series (see docs/dashboards.md). The trace must hold its streams.
+ * Times are delta-encoded per series (see docs/dashboards.md). A series of more than
+ * o->max_points points is embedded as the occupied cells of a time x log-value grid with their
+ * counts instead (its true count stays in "n"); memory is 4 bytes per record of the trace plus
+ * the largest group's points. The trace must hold its streams.
  */
 int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struct dash_opts *o,
 		       char *err, size_t errlen);

@@ -28,6 +28,9 @@ static const char usage[] =
 	"  -t, --task PATTERN     tasks to show: shell glob on the whole task name ('*vcpu0' = ends\n"
 	"                         with vcpu0), or a tid when all digits (default: all tasks)\n"
 	"      --heatmaps         the heatmaps dashboard (one file) instead of the basic one\n"
+	"      --max-points N     heatmaps: a series (one task's slices, waits, sleeps or exits)\n"
+	"                         of more than N points is embedded as a time x log-value grid of\n"
+	"                         counts, and core locality as per-column summaries (default 20000)\n"
 	"  -f, --from MS          start the window MS milliseconds after the capture start\n"
 	"  -c, --cap MS           end the window MS milliseconds after its start (default: the end)\n"
 	"      --label TEXT       title of the page, and the output name (TEXT-charts.html)\n"
@@ -68,6 +71,7 @@ struct cli {
 	const char *successors_of;
 	double from_ms;
 	double cap_ms;
+	size_t max_points;	/* --max-points; 0 = the default */
 };
 
 static int parse_ms(const char *opt, const char *s, double *out)
@@ -86,7 +90,7 @@ static int parse_ms(const char *opt, const char *s, double *out)
 static int parse_args(int argc, char **argv, struct cli *cli)
 {
 	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND,
-	       O_SUCC, O_HEADLESS, O_OPEN };
+	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS };
 	static const struct option longopts[] = {
 		{ "task", required_argument, NULL, 't' },
 		{ "heatmaps", no_argument, NULL, O_HEAT },
@@ -103,6 +107,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		{ "partial", no_argument, NULL, O_PARTIAL },
 		{ "headless", no_argument, NULL, O_HEADLESS },
 		{ "open", no_argument, NULL, O_OPEN },
+		{ "max-points", required_argument, NULL, O_MAXPTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -136,6 +141,18 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case O_PARTIAL: cli->partial = true; break;
 		case O_HEADLESS: break;
 		case O_OPEN: cli->open = true; break;
+		case O_MAXPTS: {
+			char *end;
+
+			errno = 0;
+			cli->max_points = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || !cli->max_points) {
+				fprintf(stderr, "pwz-render: --max-points: '%s' is not a positive count\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
@@ -477,6 +494,7 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 	o.date = date;
 	/* one window for all runs */
 	o.window = window_of(cli);
+	o.max_points = cli->max_points;
 	if (cli->heatmaps) {
 		rc = dash_heatmaps_json(&json, &runs[0], &o, err, sizeof(err));
 	} else {

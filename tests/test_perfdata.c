@@ -487,6 +487,268 @@ static void test_reader_pipe(void **state)
 	assert_int_equal(n.tracing, 1);
 }
 
+/* ---- time order: the import must not depend on how perf cut the stream into rounds ---- */
+
+/* A digest of every record of a cdict, in file order, from its fields (not the padding). */
+struct digest {
+	uint64_t h;
+	uint64_t slices, wakeups, exits, aggs, tasks;
+};
+
+static void dg_add(struct digest *d, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		d->h ^= (v >> (8 * i)) & 0xff;
+		d->h *= 0x100000001b3ULL;
+	}
+}
+
+static int dg_task(void *c, const struct pwz_task *t)
+{
+	struct digest *d = c;
+
+	d->tasks++;
+	dg_add(d, 1);
+	dg_add(d, t->tid);
+	dg_add(d, t->tgid);
+	dg_add(d, t->time_ns);
+	dg_add(d, strlen(t->name));
+	return 0;
+}
+
+static int dg_slice(void *c, const struct pwz_slice *s)
+{
+	struct digest *d = c;
+
+	d->slices++;
+	dg_add(d, 2);
+	dg_add(d, s->tid);
+	dg_add(d, s->cpu);
+	dg_add(d, s->start_ns);
+	dg_add(d, s->dur_ns);
+	dg_add(d, s->end);
+	return 0;
+}
+
+static int dg_wakeup(void *c, const struct pwz_wakeup *w)
+{
+	struct digest *d = c;
+
+	d->wakeups++;
+	dg_add(d, 3);
+	dg_add(d, w->tid);
+	dg_add(d, w->cpu);
+	dg_add(d, w->wake_ns);
+	dg_add(d, w->wait_ns);
+	return 0;
+}
+
+static int dg_exit(void *c, const struct pwz_kvm_exit *e)
+{
+	struct digest *d = c;
+
+	d->exits++;
+	dg_add(d, 4);
+	dg_add(d, e->tid);
+	dg_add(d, e->vcpu);
+	dg_add(d, e->time_ns);
+	dg_add(d, (uint64_t)e->isa << 32 | e->reason);
+	dg_add(d, e->guest_ns);
+	dg_add(d, e->handling_ns);
+	return 0;
+}
+
+static int dg_cpu_agg(void *c, const struct pwz_cpu_agg *a)
+{
+	struct digest *d = c;
+
+	d->aggs++;
+	dg_add(d, 5);
+	dg_add(d, a->tid);
+	dg_add(d, a->cpu);
+	dg_add(d, a->runtime_ns);
+	dg_add(d, a->switches);
+	dg_add(d, a->voluntary);
+	dg_add(d, a->involuntary);
+	return 0;
+}
+
+static int dg_kvm_agg(void *c, const struct pwz_kvm_agg *a)
+{
+	struct digest *d = c;
+	int i;
+
+	d->aggs++;
+	dg_add(d, 6);
+	dg_add(d, a->tid);
+	dg_add(d, (uint64_t)a->isa << 32 | a->reason);
+	dg_add(d, a->count);
+	dg_add(d, a->handling_ns);
+	for (i = 0; i < PWZ_HIST_BUCKETS; i++)
+		dg_add(d, a->hist[i]);
+	return 0;
+}
+
+static int dg_wait_agg(void *c, const struct pwz_wait_agg *a)
+{
+	struct digest *d = c;
+
+	d->aggs++;
+	dg_add(d, 7);
+	dg_add(d, a->tid);
+	dg_add(d, a->count);
+	dg_add(d, a->wait_ns);
+	dg_add(d, a->max_ns);
+	return 0;
+}
+
+static void import_digest(const char *in, struct digest *d)
+{
+	struct cdict_visitor v = { d, NULL, dg_task, dg_slice, dg_wakeup, dg_exit, dg_cpu_agg,
+				   dg_kvm_agg, dg_wait_agg };
+	char out[160], err[512];
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->h = 0xcbf29ce484222325ULL;
+	snprintf(out, sizeof(out), "%s/digest.cdict", tmpdir);
+	ret = perfdata_import(in, out, NULL, NULL, err, sizeof(err));
+	if (ret)
+		fail_msg("import of %s: %s", in, err);
+	ret = cdict_read(out, &v, NULL, err, sizeof(err));
+	if (ret)
+		fail_msg("read back: %s", err);
+	unlink(out);
+}
+
+static void write_file(const char *path, const uint8_t *b, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static uint16_t rec_size(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p + 6, 2);
+	return v;
+}
+
+static uint32_t rec_type(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Every FINISHED_ROUND record of the data section of b becomes a record of an unknown type
+ * (ignored): the whole file is one round. Returns the rounds removed. */
+static unsigned int drop_rounds(uint8_t *b, size_t len)
+{
+	uint64_t off = get64(b + 40), end = off + get64(b + 48);
+	uint32_t unknown = 0x7ff0;
+	unsigned int n = 0;
+
+	assert_true(end <= len);
+	while (off + 8 <= end) {
+		assert_true(rec_size(b + off) >= 8);
+		if (rec_type(b + off) == PD_REC_FINISHED_ROUND) {
+			memcpy(b + off, &unknown, 4);
+			n++;
+		}
+		off += rec_size(b + off);
+	}
+	return n;
+}
+
+/* Reverses the order of the records between consecutive FINISHED_ROUND records (and before
+ * the first and after the last), so each CPU's events come in backwards. Returns the records
+ * moved. */
+static unsigned int reverse_rounds(uint8_t *b, size_t len)
+{
+	uint64_t off = get64(b + 40), end = off + get64(b + 48), start = off;
+	uint64_t offs[8192];
+	unsigned int n = 0, moved = 0;
+	uint8_t *tmp = malloc(len);
+
+	assert_non_null(tmp);
+	assert_true(end <= len);
+	for (;;) {
+		bool last = off + 8 > end;
+
+		if (last || rec_type(b + off) == PD_REC_FINISHED_ROUND) {
+			uint64_t w = start;
+
+			while (n) {	/* records [start, off) back to front */
+				uint64_t o = offs[--n];
+
+				memcpy(tmp + w, b + o, rec_size(b + o));
+				w += rec_size(b + o);
+				moved++;
+			}
+			memcpy(b + start, tmp + start, off - start);
+			if (last)
+				break;
+			start = off + rec_size(b + off);
+		} else {
+			assert_true(n < 8192);
+			offs[n++] = off;
+		}
+		off += rec_size(b + off);
+	}
+	free(tmp);
+	return moved;
+}
+
+static void expect_same_digest(const char *fixture, const char *label,
+			       unsigned int (*change)(uint8_t *, size_t))
+{
+	struct digest want, got;
+	char in[160];
+	size_t len;
+	uint8_t *b;
+
+	import_digest(fixture, &want);
+	assert_true(want.slices > 0);
+	b = slurp(fixture, &len);
+	assert_true(change(b, len) > 0);
+	snprintf(in, sizeof(in), "%s/%s.data", tmpdir, label);
+	write_file(in, b, len);
+	free(b);
+	import_digest(in, &got);
+	if (got.h != want.h || got.slices != want.slices || got.wakeups != want.wakeups ||
+	    got.exits != want.exits || got.aggs != want.aggs || got.tasks != want.tasks)
+		fail_msg("%s: %s: %llu slices, %llu wakeups, %llu exits, %llu aggregates, %llu tasks, digest %016llx; as recorded %llu, %llu, %llu, %llu, %llu, %016llx",
+			 fixture, label, (unsigned long long)got.slices,
+			 (unsigned long long)got.wakeups, (unsigned long long)got.exits,
+			 (unsigned long long)got.aggs, (unsigned long long)got.tasks,
+			 (unsigned long long)got.h, (unsigned long long)want.slices,
+			 (unsigned long long)want.wakeups, (unsigned long long)want.exits,
+			 (unsigned long long)want.aggs, (unsigned long long)want.tasks,
+			 (unsigned long long)want.h);
+	unlink(in);
+}
+
+/* The same events cut into rounds differently, or delivered backwards within each round, give
+ * the same cdict, record for record: the import orders by time (file order for equal times,
+ * which nested_kvm_a.data has many of), not by arrival. */
+static void test_order_independent_of_rounds(void **state)
+{
+	(void)state;
+	if (!have(PERF_DIR "sched_pipe.data") || !have(PERF_DIR "nested_kvm_a.data"))
+		skip();
+	expect_same_digest(PERF_DIR "sched_pipe.data", "one-round", drop_rounds);
+	expect_same_digest(PERF_DIR "nested_kvm_a.data", "one-round", drop_rounds);
+	expect_same_digest(PERF_DIR "sched_pipe.data", "reversed", reverse_rounds);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -513,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_no_samples_of_interest),
 		cmocka_unit_test(test_reader_pipe),
+		cmocka_unit_test(test_order_independent_of_rounds),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

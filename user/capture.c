@@ -15,6 +15,8 @@ struct capture {
 	struct pwz_bpf *skel;
 	struct ring_buffer *rb;
 	struct capture_sink sink;
+	struct capture_aggs *aggs;	/* the slice records read, folded per (tid, cpu) */
+	uint64_t t0;
 	bool raw_tp;
 	bool attached;
 	int nr_cpus;
@@ -121,10 +123,18 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	c->aggs = capture_aggs__new();
+	if (!c->aggs) {
+		snprintf(err, errlen, "out of memory");
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
 	c->nr_cpus = libbpf_num_possible_cpus();
 	if (c->nr_cpus <= 0) {
 		e = c->nr_cpus;
 		snprintf(err, errlen, "cannot count the possible CPUs: %s", strerror(-e));
+		capture_aggs__free(c->aggs);
 		free(c);
 		errno = -e;
 		return NULL;
@@ -137,6 +147,7 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 	if (e) {
 		snprintf(err, errlen, "cannot load the BPF programs: %s (%s)", strerror(-e),
 			 load_hint(-e));
+		capture_aggs__free(c->aggs);
 		free(c);
 		errno = -e;
 		return NULL;
@@ -154,7 +165,23 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct capture *c = ctx;
-	int e = capture_dispatch(data, size, &c->sink);
+	__u32 type = 0;
+	int e;
+
+	/* every slice record read is folded here (the kernel aggregates only the dropped ones),
+	 * whatever the sink does with it */
+	if (size >= sizeof(struct rec_slice)) {
+		memcpy(&type, data, sizeof(type));
+		if (type == REC_SLICE) {
+			struct rec_slice r;
+
+			memcpy(&r, data, sizeof(r));
+			e = capture_aggs__add_slice(c->aggs, &r, c->t0);
+			if (e)
+				return e;
+		}
+	}
+	e = capture_dispatch(data, size, &c->sink);
 
 	/* libbpf has consumed this record whatever we return: yielding loses nothing */
 	if (!e && ++c->since_check >= POLL_CHECK_EVERY) {
@@ -179,6 +206,7 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
 		return e;
 	}
 	c->skel->bss->t0 = t0;
+	c->t0 = t0;
 	e = pwz_bpf__attach(c->skel);
 	if (e) {
 		snprintf(err, errlen, "cannot attach the BPF programs: %s (%s)", strerror(-e),
@@ -289,10 +317,9 @@ struct cb_arg {
 	void *ctx;
 };
 
-static int cpu_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
+/* Adds the kernel's per-CPU slots of one cpu_aggs key into the table arg. */
+static int merge_fn(struct capture *c, const void *key, const void *vals, void *arg)
 {
-	struct cb_arg *a = arg;
-	int (*cb)(void *, uint32_t, uint32_t, const struct cpu_agg_val *) = a->cb;
 	const struct cpu_agg_val *v = vals;
 	__u32 tid;
 	int e;
@@ -301,39 +328,82 @@ static int cpu_agg_fn(struct capture *c, const void *key, const void *vals, void
 	for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
 		if (!v[cpu].switches && !v[cpu].runtime_ns && !v[cpu].wait_count)
 			continue;
-		e = cb(a->ctx, tid, (uint32_t)cpu, &v[cpu]);
+		e = capture_aggs__add(arg, tid, (uint32_t)cpu, &v[cpu]);
 		if (e)
 			return e;
 	}
 	return 0;
 }
 
+/* The whole aggregate: what the reader folded plus what the kernel kept (the dropped
+ * records, or everything without streams). NULL with errno set. */
+static struct capture_aggs *merged_aggs(struct capture *c)
+{
+	struct capture_aggs *m = capture_aggs__dup(c->aggs);
+	int e;
+
+	if (!m)
+		return NULL;
+	e = walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), merge_fn, m);
+	if (e) {
+		capture_aggs__free(m);
+		errno = -e;
+		return NULL;
+	}
+	return m;
+}
+
 int capture__cpu_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint32_t cpu,
 						   const struct cpu_agg_val *v), void *ctx)
 {
-	struct cb_arg a = { (void *)cb, ctx };
+	struct capture_aggs *m = merged_aggs(c);
+	int e;
 
-	return walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), cpu_agg_fn, &a);
+	if (!m)
+		return -errno;
+	e = capture_aggs__each(m, cb, ctx);
+	capture_aggs__free(m);
+	return e;
 }
 
-static int wait_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
+/* Sums the waits of one (tid, cpu) into the per-tid table arg (cpu 0). */
+static int wait_sum_fn(void *arg, uint32_t tid, uint32_t cpu, const struct cpu_agg_val *v)
+{
+	struct cpu_agg_val w = {
+		.wait_count = v->wait_count, .wait_ns = v->wait_ns, .wait_max_ns = v->wait_max_ns,
+	};
+
+	(void)cpu;
+	return v->wait_count ? capture_aggs__add(arg, tid, 0, &w) : 0;
+}
+
+static int wait_cb_fn(void *arg, uint32_t tid, uint32_t cpu, const struct cpu_agg_val *v)
 {
 	struct cb_arg *a = arg;
 	int (*cb)(void *, uint32_t, const struct wait_agg_val *) = a->cb;
-	struct wait_agg_val sum;
-	__u32 tid;
+	struct wait_agg_val sum = {
+		.count = v->wait_count, .wait_ns = v->wait_ns, .max_ns = v->wait_max_ns,
+	};
 
-	memcpy(&tid, key, sizeof(tid));
-	capture_sum_wait(vals, c->nr_cpus, &sum);
-	return sum.count ? cb(a->ctx, tid, &sum) : 0;
+	(void)cpu;
+	return cb(a->ctx, tid, &sum);
 }
 
 int capture__wait_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 						    const struct wait_agg_val *v), void *ctx)
 {
+	struct capture_aggs *m = merged_aggs(c), *per_tid = capture_aggs__new();
 	struct cb_arg a = { (void *)cb, ctx };
+	int e = -ENOMEM;
 
-	return walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), wait_agg_fn, &a);
+	if (m && per_tid) {
+		e = capture_aggs__each(m, wait_sum_fn, per_tid);
+		if (!e)
+			e = capture_aggs__each(per_tid, wait_cb_fn, &a);
+	}
+	capture_aggs__free(m);
+	capture_aggs__free(per_tid);
+	return e;
 }
 
 static int kvm_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
@@ -420,5 +490,6 @@ void capture__free(struct capture *c)
 		return;
 	ring_buffer__free(c->rb);
 	pwz_bpf__destroy(c->skel);
+	capture_aggs__free(c->aggs);
 	free(c);
 }

@@ -55,7 +55,9 @@ int capture__counters(struct capture *c, uint64_t out[PWZ_CNT_MAX]);
 /*
  * Aggregate readers: cb is called per (tid, cpu) with a non-zero slot, per tid summed over
  * CPUs for waits (of finished slices), per (tid, isa, reason) summed for KVM. A callback's
- * non-zero value stops the walk and is returned; else 0 or -errno.
+ * non-zero value stops the walk and is returned; else 0 or -errno. The scheduling figures are
+ * the slice records read so far (call them after capture__stop()) plus the kernel's cpu_aggs,
+ * which with streams on hold only the slices whose records were dropped.
  */
 int capture__cpu_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint32_t cpu,
 						   const struct cpu_agg_val *v), void *ctx);

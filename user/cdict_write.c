@@ -31,6 +31,24 @@ struct cdict_writer {
 	struct legacy_writer *legacy;	/* legacy mode: rows collected here */
 };
 
+/* The packer's write callback: msgpack_sbuffer_write, with the few bytes of one field copied
+ * inline when they fit (a libc memcpy call per field was ~7 % of a perf.data import). */
+static int sbuf_write(void *data, const char *buf, size_t len)
+{
+	msgpack_sbuffer *sb = data;
+
+	if (len <= 16 && sb->alloc - sb->size >= len) {
+		char *d = sb->data + sb->size;
+		size_t i;
+
+		for (i = 0; i < len; i++)
+			d[i] = buf[i];
+		sb->size += len;
+		return 0;
+	}
+	return msgpack_sbuffer_write(data, buf, len);
+}
+
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -130,7 +148,7 @@ struct cdict_writer *cdict_writer__new(const char *path, const struct pwz_meta *
 		goto nomem;
 	w->fd = -1;
 	msgpack_sbuffer_init(&w->sbuf);
-	msgpack_packer_init(&w->pk, &w->sbuf, msgpack_sbuffer_write);
+	msgpack_packer_init(&w->pk, &w->sbuf, sbuf_write);
 	w->path = strdup(path);
 	w->part_path = concat(path, ".part");
 	if (!w->path || !w->part_path)

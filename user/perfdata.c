@@ -21,7 +21,10 @@
 #define PWZ_VERSION "0.0.0"
 #endif
 
-#define QUEUE_MAX (1u << 20)	/* queued events (80 bytes each) before the oldest half is forced out */
+/* Queued events (80 bytes each) before the oldest half is forced out: only files without
+ * rounds get there. Samples of unused events are not queued once the capture started, so this
+ * spans about the time that 1 << 20 samples of `perf record -e 'sched:*'` do. */
+#define QUEUE_MAX (1u << 19)
 
 enum ev_kind {
 	EV_NONE = 0,		/* a sample of an event we do not use (only its time counts) */
@@ -50,7 +53,33 @@ struct attr_info {
 	bool resolved;		/* kind and fields looked up */
 	enum ev_kind kind;
 	struct fld f[5];	/* per kind, see resolve() */
+	/* Samples without read values or callchain have every field at a fixed place: */
+	uint16_t fixed_len;	/* bytes before the raw data (after its size, when raw), from the
+				 * record start; 0 when the layout varies */
+	uint8_t o_tid, o_time, o_cpu;	/* where pid/tid, time and cpu are, from the record start */
 };
+
+/* Places the sample fields of ai, when their layout is fixed. */
+static void sample_layout(struct attr_info *ai)
+{
+	uint64_t st = ai->sample_type;
+	unsigned int pos = 8;
+
+	ai->fixed_len = 0;
+	if (st & (PD_SAMPLE_READ | PD_SAMPLE_CALLCHAIN))
+		return;
+	pos += 8 * !!(st & PD_SAMPLE_IDENTIFIER) + 8 * !!(st & PD_SAMPLE_IP);
+	ai->o_tid = pos;
+	pos += 8 * !!(st & PD_SAMPLE_TID);
+	ai->o_time = pos;
+	pos += 8 * !!(st & PD_SAMPLE_TIME);
+	pos += 8 * !!(st & PD_SAMPLE_ADDR) + 8 * !!(st & PD_SAMPLE_ID) +
+	       8 * !!(st & PD_SAMPLE_STREAM_ID);
+	ai->o_cpu = pos;
+	pos += 8 * !!(st & PD_SAMPLE_CPU) + 8 * !!(st & PD_SAMPLE_PERIOD);
+	pos += 4 * !!(st & PD_SAMPLE_RAW);
+	ai->fixed_len = pos;
+}
 
 /* One decoded event waiting to be put in time order. */
 struct qev {
@@ -63,6 +92,28 @@ struct qev {
 				 * comm/fork: pid (tgid), tid */
 	char comm[PWZ_COMM_LEN];	/* switch: prev_comm; wakeup, comm: comm */
 	char comm2[PWZ_COMM_LEN];	/* switch: next_comm */
+};
+
+/* A ring of queued events from one source, in (ts, seq) order unless unsorted. */
+struct evq {
+	struct qev *ev;		/* cap slots */
+	uint32_t cap;		/* a power of two, or 0 */
+	uint32_t head;		/* slot of the oldest event */
+	uint32_t n;		/* events queued */
+	bool unsorted;		/* an event came in earlier than its predecessor */
+};
+
+#define ID_CACHE 256	/* direct-mapped caches in front of the keymaps, by the key's low bits */
+#define TID_CACHE 4096
+
+struct id_cache_ent {
+	uint64_t id;
+	int32_t attr;		/* attribute index + 2 (1: no attribute has the id); 0 empty */
+};
+
+struct tid_cache_ent {
+	uint32_t tid;
+	uint32_t idx;		/* task_info[] index + 1; 0 empty */
 };
 
 struct task_info {
@@ -87,11 +138,15 @@ struct imp {
 	struct attr_info *attrs;
 	size_t nr_attrs, attrs_cap;
 	struct keymap ids;		/* (sample id, 0) -> ids_attr[] */
+	struct id_cache_ent id_cache[ID_CACHE];	/* recent ids and their attribute */
 	uint32_t *ids_attr;		/* attribute index of each id */
 	size_t ids_attr_cap;
 
-	struct qev *q;			/* events waiting for their round to end */
-	size_t nq, qcap;
+	struct evq *qs;			/* events waiting for their round to end: [0] records
+					 * without a CPU, [cpu + 1] each CPU's samples */
+	uint32_t nqs;
+	uint32_t *heap;			/* nqs entries: the merge's heap */
+	size_t nq;			/* events queued in all of qs */
 	uint64_t seq;
 	uint64_t max_ts;		/* largest time queued so far */
 	uint64_t round_limit;		/* flush horizon: max_ts at the previous round's end */
@@ -103,6 +158,7 @@ struct imp {
 	uint64_t sample_time_first;	/* HEADER_SAMPLE_TIME, 0 unknown */
 
 	struct keymap tasks;		/* (tid, 0) -> task_info[] */
+	struct tid_cache_ent tid_cache[TID_CACHE];	/* recent tids and their task_info[] */
 	struct task_info *tinfo;
 	size_t tinfo_cap;
 
@@ -390,6 +446,8 @@ static int on_attr(void *ctx, const struct pd_attr *a, uint64_t off)
 	ai->sample_type = a->sample_type;
 	ai->read_format = a->read_format;
 	ai->sample_id_all = a->sample_id_all;
+	sample_layout(ai);
+	memset(im->id_cache, 0, sizeof(im->id_cache));	/* pipe mode: an id may become known */
 	for (i = 0; i < a->nr_ids; i++) {
 		int added;
 		int64_t idx = keymap_get(&im->ids, a->ids[i], 0, &added);
@@ -411,9 +469,16 @@ static int on_attr(void *ctx, const struct pd_attr *a, uint64_t off)
 /* The attribute index of sample id, from the map built by on_attr(); -1 unknown. */
 static int64_t attr_of_id(struct imp *im, uint64_t id)
 {
-	int64_t i = keymap_find(&im->ids, id, 0);
+	struct id_cache_ent *c = &im->id_cache[id % ID_CACHE];
+	int64_t i;
 
-	return i < 0 ? -1 : (int64_t)im->ids_attr[i];
+	if (c->attr && c->id == id)
+		return (int64_t)c->attr - 2;
+	i = keymap_find(&im->ids, id, 0);
+	i = i < 0 ? -1 : (int64_t)im->ids_attr[i];
+	c->id = id;
+	c->attr = (int32_t)(i + 2);
+	return i;
 }
 
 static struct fld field(struct tep_event *ev, const char *name)
@@ -511,7 +576,7 @@ static void getcomm(const uint8_t *raw, struct fld f, char out[PWZ_COMM_LEN])
 	out[n] = 0;
 }
 
-static int qpush(struct imp *im, const struct qev *e);
+static int qpush(struct imp *im, const struct qev *e, uint32_t qi);
 static int qflush(struct imp *im, uint64_t limit, bool all);
 
 static int on_sample(struct imp *im, const struct pd_record *r)
@@ -560,6 +625,25 @@ static int on_sample(struct imp *im, const struct pd_record *r)
 	if (ai->kind == EV_NONE)
 		im->st->skipped++;
 	st = ai->sample_type;
+	if (ai->fixed_len) {
+		const uint8_t *d = r->data;
+
+		if (r->size < ai->fixed_len)
+			goto short_rec;
+		if (st & PD_SAMPLE_TID)
+			tid = rd32(d + ai->o_tid + 4);
+		if (st & PD_SAMPLE_TIME)
+			ts = rd64(d + ai->o_time);
+		if (st & PD_SAMPLE_CPU)
+			cpu = rd32(d + ai->o_cpu);
+		if (st & PD_SAMPLE_RAW) {
+			raw_size = rd32(d + ai->fixed_len - 4);
+			if (raw_size > (uint32_t)(r->size - ai->fixed_len))
+				goto short_rec;
+			raw = d + ai->fixed_len;
+		}
+		goto decoded;
+	}
 #define NEED(n) do { if (end - p < (long)(n)) goto short_rec; } while (0)
 	if (st & PD_SAMPLE_IDENTIFIER) { NEED(8); p += 8; }
 	if (st & PD_SAMPLE_IP) { NEED(8); p += 8; }
@@ -604,12 +688,25 @@ static int on_sample(struct imp *im, const struct pd_record *r)
 		raw = p;
 	}
 #undef NEED
+decoded:
 	memset(&e, 0, sizeof(e));
 	e.kind = ai->kind;
 	if (ai->kind == EV_NONE) {
 		/* only its time matters: the capture spans every sample */
+		if (im->started) {
+			/* it will be delivered after the start, where all it does is extend the
+			 * capture's end: do that now, and spare it the queue */
+			if (!(st & PD_SAMPLE_TIME))
+				ts = im->last_ts;
+			if (ts > im->max_ts)
+				im->max_ts = ts;
+			im->last_ts = ts;
+			if (ts > im->last_sample_ts)
+				im->last_sample_ts = ts;
+			return 0;
+		}
 		e.ts = st & PD_SAMPLE_TIME ? ts : UINT64_MAX;
-		return qpush(im, &e);
+		return qpush(im, &e, (st & PD_SAMPLE_CPU) && cpu < PWZ_MAX_CPUS ? cpu + 1 : 0);
 	}
 	for (i = 0; i < 5; i++) {
 		if (ai->f[i].size && (uint64_t)ai->f[i].off + ai->f[i].size > raw_size)
@@ -650,7 +747,7 @@ static int on_sample(struct imp *im, const struct pd_record *r)
 	default:
 		break;
 	}
-	return qpush(im, &e);
+	return qpush(im, &e, cpu + 1);
 short_rec:
 	return fail(im, -EINVAL, r->offset, "sample of %u bytes is shorter than its layout",
 		    r->size);
@@ -708,7 +805,7 @@ static int on_record(void *ctx, const struct pd_record *r)
 			e.b = rd32(r->data + 16);	/* tid */
 			e.ts = r->size >= 32 ? rd64(r->data + 24) : UINT64_MAX;
 		}
-		return qpush(im, &e);
+		return qpush(im, &e, 0);
 	case PD_REC_LOST:
 	case PD_REC_LOST_SAMPLES:
 		memset(&e, 0, sizeof(e));
@@ -724,13 +821,24 @@ static int on_record(void *ctx, const struct pd_record *r)
 			e.d = rd64(r->data + 8);
 			e.ts = trailer_time(im, r, 16);
 		}
-		return qpush(im, &e);
+		return qpush(im, &e, 0);
 	default:
 		return 0;
 	}
 }
 
-/* ---- time order: a queue flushed at the end of each round ---- */
+/* ---- time order: per-source queues, merged at the end of each round ----
+ *
+ * perf writes each CPU's buffer in turn, so within a round the records of one CPU are already
+ * in time order. Each source (a CPU, or queue 0 for records without one) gets its own ring of
+ * events in (time, file order); flushing merges the rings through a small heap, which gives
+ * exactly the order of a stable sort by time of everything queued, without moving events. A
+ * ring that received an event out of order is sorted before it is merged. */
+
+static inline bool qev_before(const struct qev *x, const struct qev *y)
+{
+	return x->ts < y->ts || (x->ts == y->ts && x->seq < y->seq);
+}
 
 static int cmp_qev(const void *a, const void *b)
 {
@@ -741,60 +849,155 @@ static int cmp_qev(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int handle(struct imp *im, const struct qev *e);
-
-static int qdeliver(struct imp *im, size_t k)
+static inline struct qev *evq_head(struct evq *q)
 {
-	size_t i;
-	int ret;
+	return &q->ev[q->head];
+}
 
-	for (i = 0; i < k; i++) {
-		ret = handle(im, &im->q[i]);
-		if (ret)
-			return ret;
+/* Makes q's events contiguous from ev[0] (capacity new_cap >= q->n, a power of two). */
+static int evq_relayout(struct evq *q, uint32_t new_cap)
+{
+	struct qev *n = malloc((size_t)new_cap * sizeof(*n));
+	uint32_t first;
+
+	if (!n)
+		return -ENOMEM;
+	first = q->cap - q->head < q->n ? q->cap - q->head : q->n;
+	if (q->n) {
+		memcpy(n, q->ev + q->head, first * sizeof(*n));
+		memcpy(n + first, q->ev, (q->n - first) * sizeof(*n));
 	}
-	memmove(im->q, im->q + k, (im->nq - k) * sizeof(*im->q));
-	im->nq -= k;
+	free(q->ev);
+	q->ev = n;
+	q->cap = new_cap;
+	q->head = 0;
 	return 0;
 }
 
-/* Delivers, in time order, the queued events at or before limit (all of them with all). */
-static int qflush(struct imp *im, uint64_t limit, bool all)
+static void evq_sort(struct evq *q)
 {
-	size_t lo = 0, hi;
+	if (q->head + q->n > q->cap) {
+		/* wrapped: rotate in place through a relayout at the same size */
+		if (evq_relayout(q, q->cap))
+			return;	/* left unsorted: qsort below would see a wrapped ring */
+	}
+	qsort(q->ev + q->head, q->n, sizeof(*q->ev), cmp_qev);
+	q->unsorted = false;
+}
+
+static int handle(struct imp *im, const struct qev *e);
+
+/* Heap of queue indexes ordered by their head event. */
+static void heap_down(struct imp *im, uint32_t *h, uint32_t n, uint32_t i)
+{
+	uint32_t v = h[i];
+	const struct qev *ve = evq_head(&im->qs[v]);
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && qev_before(evq_head(&im->qs[h[c + 1]]), evq_head(&im->qs[h[c]])))
+			c++;
+		if (!qev_before(evq_head(&im->qs[h[c]]), ve))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = v;
+}
+
+/* Delivers, in time order, the queued events at or before limit (all of them with all), at
+ * most max of them. */
+static int qmerge(struct imp *im, uint64_t limit, bool all, size_t max)
+{
+	uint32_t *h = im->heap, n = 0, i;
+	size_t done = 0;
+	int ret = 0;
 
 	if (!im->nq)
 		return 0;
-	qsort(im->q, im->nq, sizeof(*im->q), cmp_qev);
-	if (all)
-		return qdeliver(im, im->nq);
-	hi = im->nq;
-	while (lo < hi) {	/* first event after limit */
-		size_t mid = lo + (hi - lo) / 2;
+	for (i = 0; i < im->nqs; i++) {
+		struct evq *q = &im->qs[i];
 
-		if (im->q[mid].ts <= limit)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (!q->n)
+			continue;
+		if (q->unsorted) {
+			evq_sort(q);
+			if (q->unsorted)
+				return -ENOMEM;
+		}
+		if (all || evq_head(q)->ts <= limit)
+			h[n++] = i;
 	}
-	return qdeliver(im, lo);
+	for (i = n / 2; i-- > 0;)
+		heap_down(im, h, n, i);
+	while (n && done < max) {
+		struct evq *q = &im->qs[h[0]];
+
+		ret = handle(im, evq_head(q));
+		if (ret)
+			break;
+		done++;
+		q->head = (q->head + 1) & (q->cap - 1);
+		q->n--;
+		if (!q->n || (!all && evq_head(q)->ts > limit))
+			h[0] = h[--n];
+		if (n)
+			heap_down(im, h, n, 0);
+	}
+	im->nq -= done;
+	if (ret)
+		return ret;
+	for (i = 0; i < im->nqs; i++) {
+		struct evq *q = &im->qs[i];
+
+		/* give back what a burst took */
+		if (q->cap > 4096 && q->n < q->cap / 8 && evq_relayout(q, q->cap / 4))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
-static int qpush(struct imp *im, const struct qev *e)
+static int qflush(struct imp *im, uint64_t limit, bool all)
 {
+	return qmerge(im, limit, all, SIZE_MAX);
+}
+
+/* Stamps e with its time and file order and queues it on queue qi (0: no CPU, else cpu + 1). */
+static int qpush(struct imp *im, const struct qev *e, uint32_t qi)
+{
+	struct evq *q;
 	struct qev *n;
 	int ret;
 
 	if (im->nq >= QUEUE_MAX) {
 		/* a file without rounds: keep memory bounded by forcing out the older half */
-		qsort(im->q, im->nq, sizeof(*im->q), cmp_qev);
-		ret = qdeliver(im, im->nq / 2);
+		ret = qmerge(im, 0, true, im->nq / 2);
 		if (ret)
 			return ret;
 	}
-	if (array_reserve((void **)&im->q, &im->qcap, im->nq + 1, sizeof(*im->q)))
+	if (qi >= im->nqs) {
+		uint32_t want = qi + 1, i;
+		uint32_t *nh = realloc(im->heap, want * sizeof(*nh));
+		struct evq *nq;
+
+		if (!nh)
+			return -ENOMEM;
+		im->heap = nh;
+		nq = realloc(im->qs, want * sizeof(*nq));
+		if (!nq)
+			return -ENOMEM;
+		im->qs = nq;
+		for (i = im->nqs; i < want; i++)
+			memset(&im->qs[i], 0, sizeof(im->qs[i]));
+		im->nqs = want;
+	}
+	q = &im->qs[qi];
+	if (q->n == q->cap && evq_relayout(q, q->cap ? 2 * q->cap : 256))
 		return -ENOMEM;
-	n = &im->q[im->nq++];
+	n = &q->ev[(q->head + q->n) & (q->cap - 1)];
 	*n = *e;
 	if (n->ts == UINT64_MAX)	/* a record without time stays where it is */
 		n->ts = im->last_ts;
@@ -802,6 +1005,10 @@ static int qpush(struct imp *im, const struct qev *e)
 	if (n->ts > im->max_ts)
 		im->max_ts = n->ts;
 	im->last_ts = n->ts;
+	if (q->n && n->ts < q->ev[(q->head + q->n - 1) & (q->cap - 1)].ts)
+		q->unsorted = true;
+	q->n++;
+	im->nq++;
 	return 0;
 }
 
@@ -842,14 +1049,20 @@ static int sink_wait_agg(void *ctx, const struct pwz_wait_agg *a)
 
 static struct task_info *task_get(struct imp *im, uint32_t tid)
 {
+	struct tid_cache_ent *c = &im->tid_cache[tid % TID_CACHE];
 	int added;
-	int64_t i = keymap_get(&im->tasks, tid, 0, &added);
+	int64_t i;
 
+	if (c->idx && c->tid == tid)
+		return &im->tinfo[c->idx - 1];
+	i = keymap_get(&im->tasks, tid, 0, &added);
 	if (i < 0 || array_reserve((void **)&im->tinfo, &im->tinfo_cap, im->tasks.count,
 				sizeof(*im->tinfo)))
 		return NULL;
 	if (added)
 		memset(&im->tinfo[i], 0, sizeof(im->tinfo[i]));
+	c->tid = tid;
+	c->idx = (uint32_t)i + 1;
 	return &im->tinfo[i];
 }
 
@@ -1038,6 +1251,7 @@ int perfdata_import(const char *in_path, const char *out_path,
 	struct pd_reader_ops ops;
 	struct pd_read_info info;
 	struct imp im;
+	uint32_t i;
 	int ret;
 
 	if (!stats)
@@ -1105,7 +1319,10 @@ out:
 	keymap_free(&im.tasks);
 	free(im.ids_attr);
 	free(im.attrs);
-	free(im.q);
+	for (i = 0; i < im.nqs; i++)
+		free(im.qs[i].ev);
+	free(im.qs);
+	free(im.heap);
 	free(im.tinfo);
 	free(im.perf_cmdline);
 	return ret;

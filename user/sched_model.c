@@ -23,6 +23,14 @@ struct thread_state {
 	uint64_t wake_ns;		/* wakeup time */
 	uint64_t entry_ns;		/* last kvm_entry time */
 	struct pwz_kvm_exit pending;	/* the exit waiting for its entry */
+	uint32_t wait_agg;		/* wait_aggs[] index + 1 of this thread; 0 none yet */
+};
+
+#define THREAD_CACHE 4096	/* direct-mapped cache of thread_map, by the tid's low bits */
+
+struct thread_cache_ent {
+	uint32_t tid;
+	uint32_t idx;		/* threads[] index + 1; 0 empty */
 };
 
 struct sched_model {
@@ -41,9 +49,9 @@ struct sched_model {
 	struct keymap kvm_agg_map;	/* (tid, isa << 32 | reason) -> kvm_aggs[] */
 	struct pwz_kvm_agg *kvm_aggs;
 	size_t kvm_aggs_cap;
-	struct keymap wait_agg_map;	/* (tid, 0) -> wait_aggs[] */
-	struct pwz_wait_agg *wait_aggs;
-	size_t wait_aggs_cap;
+	struct pwz_wait_agg *wait_aggs;	/* one per thread with a wait, see thread_state */
+	size_t nr_wait_aggs, wait_aggs_cap;
+	struct thread_cache_ent thread_cache[THREAD_CACHE];
 	bool finished;
 };
 
@@ -88,7 +96,6 @@ void sched_model__free(struct sched_model *m)
 	free(m->cpu_aggs);
 	keymap_free(&m->kvm_agg_map);
 	free(m->kvm_aggs);
-	keymap_free(&m->wait_agg_map);
 	free(m->wait_aggs);
 	free(m);
 }
@@ -122,10 +129,14 @@ static struct cpu_state *cpu_get(struct sched_model *m, uint32_t cpu)
 /* The state of tid, reset to the current epoch when events were lost since it was touched. */
 static struct thread_state *thread_get(struct sched_model *m, uint32_t tid)
 {
+	struct thread_cache_ent *c = &m->thread_cache[tid % THREAD_CACHE];
 	struct thread_state *ts;
 	int added;
-	int64_t i = keymap_get(&m->thread_map, tid, 0, &added);
+	int64_t i;
 
+	if (c->idx && c->tid == tid)
+		return &m->threads[c->idx - 1];
+	i = keymap_get(&m->thread_map, tid, 0, &added);
 	if (i < 0 || array_reserve((void **)&m->threads, &m->threads_cap, m->thread_map.count,
 				sizeof(*m->threads)))
 		return NULL;
@@ -134,7 +145,25 @@ static struct thread_state *thread_get(struct sched_model *m, uint32_t tid)
 		memset(ts, 0, sizeof(*ts));
 		ts->epoch = m->epoch;
 	}
+	c->tid = tid;
+	c->idx = (uint32_t)i + 1;
 	return ts;
+}
+
+/* The state of tid if it has one (thread_get() made it), else NULL. */
+static struct thread_state *thread_find(struct sched_model *m, uint32_t tid)
+{
+	struct thread_cache_ent *c = &m->thread_cache[tid % THREAD_CACHE];
+	int64_t i;
+
+	if (c->idx && c->tid == tid)
+		return &m->threads[c->idx - 1];
+	i = keymap_find(&m->thread_map, tid, 0);
+	if (i < 0)
+		return NULL;
+	c->tid = tid;
+	c->idx = (uint32_t)i + 1;
+	return &m->threads[i];
 }
 
 static struct pwz_cpu_agg *cpu_agg_get(struct sched_model *m, uint32_t tid, uint32_t cpu)
@@ -155,15 +184,13 @@ static struct pwz_cpu_agg *cpu_agg_get(struct sched_model *m, uint32_t tid, uint
 	return a;
 }
 
-static int emit_slice(struct sched_model *m, uint32_t tid, uint32_t cpu, uint64_t start,
-		      uint64_t end, uint32_t kind)
+/* Emits a slice of tid on cpu and adds it to a, the (tid, cpu) aggregate. */
+static int emit_slice(struct sched_model *m, struct pwz_cpu_agg *a, uint32_t tid, uint32_t cpu,
+		      uint64_t start, uint64_t end, uint32_t kind)
 {
 	struct pwz_slice s = { .tid = tid, .cpu = cpu, .start_ns = start,
 			       .dur_ns = end > start ? end - start : 0, .end = kind };
-	struct pwz_cpu_agg *a = cpu_agg_get(m, tid, cpu);
 
-	if (!a)
-		return -ENOMEM;
 	a->runtime_ns += s.dur_ns;
 	m->stats.slices++;
 	if (m->opts.emit_slices && m->sink.slice)
@@ -230,15 +257,13 @@ static int switch_in(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t t
 	struct thread_state *ts;
 	struct pwz_wait_agg *w;
 	struct pwz_wakeup wk;
-	int64_t i;
-	int added, err;
+	int err;
 
 	if (tid == 0)
 		return 0;
-	i = keymap_find(&m->thread_map, tid, 0);
-	if (i < 0)
+	ts = thread_find(m, tid);
+	if (!ts)
 		return 0;
-	ts = &m->threads[i];
 	err = thread_sync(m, ts);
 	if (err || !ts->wake_pending)
 		return err;
@@ -247,15 +272,16 @@ static int switch_in(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t t
 	wk.cpu = cpu;
 	wk.wake_ns = ts->wake_ns;
 	wk.wait_ns = t > ts->wake_ns ? t - ts->wake_ns : 0;
-	i = keymap_get(&m->wait_agg_map, tid, 0, &added);
-	if (i < 0 || array_reserve((void **)&m->wait_aggs, &m->wait_aggs_cap, m->wait_agg_map.count,
-				sizeof(*m->wait_aggs)))
-		return -ENOMEM;
-	w = &m->wait_aggs[i];
-	if (added) {
+	if (!ts->wait_agg) {
+		if (array_reserve((void **)&m->wait_aggs, &m->wait_aggs_cap, m->nr_wait_aggs + 1,
+				  sizeof(*m->wait_aggs)))
+			return -ENOMEM;
+		w = &m->wait_aggs[m->nr_wait_aggs++];
 		memset(w, 0, sizeof(*w));
 		w->tid = tid;
+		ts->wait_agg = (uint32_t)m->nr_wait_aggs;
 	}
+	w = &m->wait_aggs[ts->wait_agg - 1];
 	w->count++;
 	w->wait_ns += wk.wait_ns;
 	if (wk.wait_ns > w->max_ns)
@@ -277,19 +303,19 @@ int sched_model__switch(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_
 	if (!c)
 		return cpu >= PWZ_MAX_CPUS ? -EINVAL : -ENOMEM;
 	m->stats.switches++;
+	a = cpu_agg_get(m, prev_tid, cpu);
+	if (!a)
+		return -ENOMEM;
 	if (!c->seen) {
 		m->stats.first_slices++;
-		err = emit_slice(m, prev_tid, cpu, 0, t, kind);
+		err = emit_slice(m, a, prev_tid, cpu, 0, t, kind);
 	} else if (c->tid == prev_tid) {
-		err = emit_slice(m, prev_tid, cpu, c->start_ns, t, kind);
+		err = emit_slice(m, a, prev_tid, cpu, c->start_ns, t, kind);
 	} else {
 		m->stats.unmatched++;
 	}
 	if (err)
 		return err;
-	a = cpu_agg_get(m, prev_tid, cpu);
-	if (!a)
-		return -ENOMEM;
 	a->switches++;
 	if (kind == PWZ_END_PREEMPTED)
 		a->involuntary++;
@@ -320,14 +346,12 @@ int sched_model__wakeup(struct sched_model *m, uint64_t t, uint32_t tid)
 
 int sched_model__migrate(struct sched_model *m, uint64_t t, uint32_t tid)
 {
-	struct thread_state *ts;
-	int64_t i = keymap_find(&m->thread_map, tid, 0);
+	struct thread_state *ts = thread_find(m, tid);
 	int err;
 
 	(void)t;
-	if (i < 0)
+	if (!ts)
 		return 0;
-	ts = &m->threads[i];
 	err = thread_sync(m, ts);
 	if (err)
 		return err;
@@ -433,10 +457,15 @@ int sched_model__finish(struct sched_model *m, uint64_t end_ns)
 	m->finished = true;
 	for (i = 0; i < m->nr_cpus && !err; i++) {
 		struct cpu_state *c = &m->cpus[i];
+		struct pwz_cpu_agg *a;
 
-		if (c->seen)
-			err = emit_slice(m, c->tid, i, c->start_ns, end_ns > c->start_ns ?
-					 end_ns : c->start_ns, PWZ_END_OPEN);
+		if (!c->seen)
+			continue;
+		a = cpu_agg_get(m, c->tid, i);
+		if (!a)
+			return -ENOMEM;
+		err = emit_slice(m, a, c->tid, i, c->start_ns, end_ns > c->start_ns ?
+				 end_ns : c->start_ns, PWZ_END_OPEN);
 	}
 	for (i = 0; i < m->thread_map.count && !err; i++) {
 		if (m->threads[i].exit_pending) {
@@ -451,8 +480,8 @@ int sched_model__finish(struct sched_model *m, uint64_t end_ns)
 		qsort(m->cpu_aggs, m->cpu_agg_map.count, sizeof(*m->cpu_aggs), cmp_cpu_agg);
 	if (m->kvm_agg_map.count)
 		qsort(m->kvm_aggs, m->kvm_agg_map.count, sizeof(*m->kvm_aggs), cmp_kvm_agg);
-	if (m->wait_agg_map.count)
-		qsort(m->wait_aggs, m->wait_agg_map.count, sizeof(*m->wait_aggs), cmp_wait_agg);
+	if (m->nr_wait_aggs)
+		qsort(m->wait_aggs, m->nr_wait_aggs, sizeof(*m->wait_aggs), cmp_wait_agg);
 	for (i = 0; i < m->cpu_agg_map.count && !err; i++) {
 		m->stats.cpu_aggs++;
 		if (m->sink.cpu_agg)
@@ -463,7 +492,7 @@ int sched_model__finish(struct sched_model *m, uint64_t end_ns)
 		if (m->sink.kvm_agg)
 			err = m->sink.kvm_agg(m->sink.ctx, &m->kvm_aggs[i]);
 	}
-	for (i = 0; i < m->wait_agg_map.count && !err; i++) {
+	for (i = 0; i < m->nr_wait_aggs && !err; i++) {
 		m->stats.wait_aggs++;
 		if (m->sink.wait_agg)
 			err = m->sink.wait_agg(m->sink.ctx, &m->wait_aggs[i]);

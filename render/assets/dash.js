@@ -72,6 +72,14 @@ function fmtNs(ns) {
 	if (ns >= 1e3) return (ns / 1e3).toFixed(1) + " µs";
 	return ns + " ns";
 }
+// 10^e ns as a short axis label: 1 µs, 10 µs, 100 µs, 1 ms, ... 1 s, 10 s, ...
+function fmtDecade(e) {
+	const units = [[9, "s"], [6, "ms"], [3, "µs"], [0, "ns"]];
+	for (const [p, u] of units)
+		if (e >= p)
+			return Math.pow(10, e - p).toLocaleString("en-US") + " " + u;
+	return Math.pow(10, e) + " ns";
+}
 function fmtMs(ns) { return (ns / 1e6).toLocaleString("en-US", { maximumFractionDigits: 3 }) + " ms"; }
 function isaName(isa) { return isa === 1 ? "VMX" : isa === 2 ? "SVM" : "ISA" + isa; }
 function reasonName(r) { return r.name || (isaName(r.isa) + " " + r.code); }
@@ -217,14 +225,23 @@ async function loadData() {
 	return JSON.parse(text);
 }
 
+// Counters a capture stores beside its drops that are not lost events.
+const NOT_LOST = { unpaired_switch: "switch-outs whose switch-in was never reported (threads " +
+	"already running when the capture began, or a tracepoint the kernel did not emit): not " +
+	"lost events; the kernel aggregates count them" };
+function lost(r) {
+	return r.drops.filter((d) => d[1] > 0 && !NOT_LOST[d[0]]);
+}
+
 function warnings(runs) {
 	const w = [];
 	for (const r of runs) {
 		const who = runs.length > 1 ? r.short + ": " : "";
-		if (r.drops_total > 0)
-			w.push(who + "the capture lost " + fmtInt(r.drops_total) + " events (" +
-				r.drops.map((d) => d[0] + " " + fmtInt(d[1])).join(", ") +
-				"): figures are lower bounds");
+		const l = lost(r);
+		if (l.length)
+			w.push(who + "the capture lost " + fmtInt(l.reduce((a, d) => a + d[1], 0)) +
+				" events (" + l.map((d) => d[0] + " " + fmtInt(d[1])).join(", ") +
+				"): figures from the streams are lower bounds");
 		if (r.meta.cut)
 			w.push(who + "the file was cut short (offset " + r.meta.cut_offset +
 				"): the capture's end is missing");
@@ -242,16 +259,22 @@ function rowsOf(data) {
 	const rows = [];
 	const multi = data.runs.length > 1;
 	data.runs.forEach((r, ri) => {
+		// names several threads share (bash, kworker...) get their tid
+		const seen = new Map();
 		for (const t of r.tasks)
-			rows.push({ run: ri, r, t, label: multi ? t.name + " [" + r.short + "]" : t.name });
+			seen.set(t.name, (seen.get(t.name) || 0) + 1);
+		for (const t of r.tasks) {
+			const name = seen.get(t.name) > 1 ? t.name + " (" + t.tid + ")" : t.name;
+			rows.push({ run: ri, r, t, label: multi ? name + " [" + r.short + "]" : name });
+		}
 	});
 	rows.sort((a, b) => a.t.name < b.t.name ? -1 : a.t.name > b.t.name ? 1 : a.run - b.run);
 	return rows;
 }
 
 function windowText(r) {
-	return fmtMs(r.window[0]) + " to " + fmtMs(r.window[1]) + " (" +
-		fmtMs(r.window[1] - r.window[0]) + ")";
+	return (r.window[0] / 1e6).toLocaleString("en-US", { maximumFractionDigits: 3 }) + "–" +
+		fmtMs(r.window[1]) + " from the capture start, " + fmtNs(r.window[1] - r.window[0]);
 }
 
 function drawCpu(data, panel) {
@@ -268,29 +291,38 @@ function drawCpu(data, panel) {
 	}
 	const allRows = rows;
 	rows = busiest(rows, (x) => x.t.cpu_pct, panel);
-	const rowH = 22, top = 34, left = 230, right = 30;
+	const rowH = 22, top = 58, left = 230, right = 30;
 	const c = makeCanvas(panel, top + rows.length * rowH + 38);
 	const { ctx, width } = c;
 	const plotW = width - left - right;
-	const maxPct = maxOf(rows, (x) => x.t.cpu_pct, 100);
+	// the scale ends at the busiest row, rounded up (not at 100 %: idle captures would be flat)
+	const pmax = maxOf(rows, (x) => x.t.cpu_pct, 1), pst = niceStep(pmax, 8);
+	const maxPct = Math.ceil(pmax / pst - 1e-9) * pst;
 	const maxSw = maxOf(rows, (x) => x.t.switches, 1);
 	const xp = (v) => left + v / maxPct * plotW, xs = (v) => left + v / maxSw * plotW;
 	ctx.font = "12px system-ui, sans-serif";
-	ctx.fillStyle = "#5b6475";
 	ctx.textAlign = "center";
-	// bottom axis: CPU %, top axis: switch-outs
-	const ps = niceStep(maxPct, 8), ss = niceStep(maxSw, 6);
+	// CPU % on top (and at the bottom), switch-outs in orange under it: two scales, one plot
+	const ps = pst, ss = niceStep(maxSw, 6);
 	for (let v = 0; v <= maxPct + 1e-9; v += ps) {
 		ctx.fillStyle = "#eef1f5";
 		ctx.fillRect(xp(v), top, 1, rows.length * rowH);
-		ctx.fillStyle = "#5b6475";
-		ctx.fillText(v.toFixed(0) + "%", xp(v), top + rows.length * rowH + 14);
+		ctx.fillStyle = "#2f5d8a";
+		const lab = (pst < 1 ? v.toFixed(1) : v.toFixed(0)) + "%";
+		ctx.fillText(lab, xp(v), top - 36);
+		ctx.fillText(lab, xp(v), top + rows.length * rowH + 14);
 	}
-	for (let v = 0; v <= maxSw + 1e-9; v += ss)
-		ctx.fillText(fmtInt(v), xs(v), top - 20);
-	ctx.fillText("CPU (% of one core)", left + plotW / 2, top + rows.length * rowH + 30);
 	ctx.fillStyle = "#c05a00";
-	ctx.fillText("switch-outs (count)", left + plotW / 2, top - 6);
+	for (let v = 0; v <= maxSw + 1e-9; v += ss)
+		ctx.fillText(fmtInt(v), xs(v), top - 8);
+	ctx.textAlign = "right";
+	ctx.fillStyle = "#2f5d8a";
+	ctx.fillText("CPU (% of one core) ▬", left - 22, top - 36);
+	ctx.fillStyle = "#c05a00";
+	ctx.fillText("switch-outs (count) ◆", left - 22, top - 8);
+	ctx.textAlign = "center";
+	ctx.fillStyle = "#2f5d8a";
+	ctx.fillText("CPU (% of one core)", left + plotW / 2, top + rows.length * rowH + 30);
 	rows.forEach((x, i) => {
 		const y = top + i * rowH;
 		ctx.fillStyle = "#1d2330";
@@ -320,6 +352,9 @@ function drawCpu(data, panel) {
 			mark(x.t.switches, "d");
 		}
 	});
+	// where the rows are, for tests
+	c.cv.dataset.rowTop = String(top);
+	c.cv.dataset.rowH = String(rowH);
 	c.cv.addEventListener("mousemove", (ev) => {
 		const b = c.cv.getBoundingClientRect();
 		const i = Math.floor((ev.clientY - b.top - top) / rowH);
@@ -347,7 +382,7 @@ function drawCpu(data, panel) {
 	if (data.runs.some((r) => r.has_wait))
 		cols.push(["run-queue wait", (x) => x.t.wait_ns, null, fmtNs]);
 	panel.appendChild(table("cpu", cols, allRows, (x) => ({ "data-tid": x.t.tid,
-		"data-run": x.run })));
+		"data-name": x.t.name, "data-run": x.run })));
 }
 
 // A sortable table; cols = [title, value(row), class, format]. Cells carry data-v = raw value.
@@ -458,7 +493,7 @@ function drawKvm(data, panel) {
 	const cols = [["task", (x) => x.label, "name"]];
 	reasons.forEach((r, k) => cols.push([reasonName(r), (x) => count(x.t, k), null, fmtInt]));
 	cols.push(["total", (x) => x.t.exits_total, null, fmtInt]);
-	panel.appendChild(table("kvm", cols, allRows, (x) => ({ "data-tid": x.t.tid, "data-run": x.run })));
+	panel.appendChild(table("kvm", cols, allRows, (x) => ({ "data-tid": x.t.tid, "data-name": x.t.name, "data-run": x.run })));
 	panel.appendChild(el("h2", { text: "Exit handling time per reason (from the histograms)" }));
 	const rrows = [];
 	data.runs.forEach((r, k) => r.reasons.forEach((x) => rrows.push({ r, x, run: k })));
@@ -597,8 +632,11 @@ function drawCapture(data, panel) {
 		} else {
 			const d = el("table", { class: "data drops" });
 			for (const [k, v] of r.drops)
-				d.appendChild(el("tr", null, el("th", { class: "name", text: k }),
-					el("td", { "data-v": v, text: fmtInt(v) })));
+				d.appendChild(el("tr", { class: v > 0 && !NOT_LOST[k] ? "lost" : null },
+					el("th", { class: "name", text: k }),
+					el("td", { "data-v": v, text: fmtInt(v) }),
+					el("td", { class: "name note", text: NOT_LOST[k] || (v > 0 ?
+						"lost: figures from this stream are lower bounds" : "") })));
 			panel.appendChild(d);
 		}
 	}
@@ -651,10 +689,15 @@ function undelta(a) {
 	return out;
 }
 
+// Scatter height: taller on a tall screen, within reason.
+function chartHeight() {
+	return Math.max(420, Math.min(900, Math.round((window.innerHeight || 800) * 0.55)));
+}
+
 // A zoomable time-axis chart. opts: {height, yLog, yLabel, draw(ctx, view), hover(t, y)}
 function timeChart(parent, win, opts) {
 	const c = makeCanvas(parent, opts.height);
-	const left = 70, right = 16, top = 10, bottom = 38;
+	const left = 78, right = 16, top = 10, bottom = 38;
 	const plotW = c.width - left - right, plotH = c.height - top - bottom;
 	const view = { t0: win[0], t1: win[1], left, top, plotW, plotH };
 	view.x = (t) => left + (t - view.t0) / (view.t1 - view.t0) * plotW;
@@ -749,11 +792,13 @@ function yTicks(ctx, view, ls) {
 	ctx.font = "12px system-ui, sans-serif";
 	ctx.textAlign = "right";
 	for (let e = ls.lo; e <= ls.hi; e++)
-		ctx.fillText(fmtNs(Math.pow(10, e)), view.left - 4, ls.y(Math.pow(10, e)) + 4);
+		ctx.fillText(fmtDecade(e), view.left - 6, ls.y(Math.pow(10, e)) + 4);
 }
 
-// Scatter of many points straight into pixels. series: [{t, v, color, on}]
-function scatter(ctx, view, c, series, ls) {
+// Scatter of many points straight into pixels. series: [{t, v, color, on}] with every point,
+// or [{bins: {k, c}, color, on}]: cells of data.grid, each drawn over its time column and
+// value row (at least 2 x 2 device pixels).
+function scatter(ctx, view, c, series, ls, grid, win) {
 	for (let e = ls.lo; e <= ls.hi; e++) {
 		ctx.fillStyle = "#eef1f5";
 		ctx.fillRect(view.left, ls.y(Math.pow(10, e)), view.plotW, 1);
@@ -761,22 +806,48 @@ function scatter(ctx, view, c, series, ls) {
 	const w = Math.round(view.plotW * c.dpr), h = Math.round(view.plotH * c.dpr);
 	const img = ctx.createImageData(w, h);
 	const px = new Uint32Array(img.data.buffer);
+	const sx = w / (view.t1 - view.t0);
 	for (const s of series) {
 		if (!s.on)
 			continue;
 		const [r, g, b] = rgb(s.color);
 		const val = (255 << 24) | (b << 16) | (g << 8) | r;
+		if (s.bins) {
+			const k = s.bins.k, rows = grid.rows, colNs = (win[1] - win[0]) / grid.cols;
+			for (let i = 0; i < k.length; i++) {
+				const col = Math.floor(k[i] / rows), row = k[i] - col * rows;
+				const ta = win[0] + col * colNs;
+				let x0 = Math.floor((ta - view.t0) * sx), x1 = Math.ceil((ta + colNs - view.t0) * sx);
+				if (x1 < 0 || x0 >= w)
+					continue;
+				let y0 = Math.floor((ls.y(Math.pow(10, (row + 1) / grid.rpd)) - view.top) * c.dpr);
+				let y1 = Math.ceil((ls.y(Math.pow(10, row / grid.rpd)) - view.top) * c.dpr);
+				if (x1 - x0 < 2) x1 = x0 + 2;
+				if (y1 - y0 < 2) y0 = y1 - 2;
+				x0 = Math.max(0, x0); x1 = Math.min(w, x1);
+				y0 = Math.max(0, y0); y1 = Math.min(h, y1);
+				for (let y = y0; y < y1; y++)
+					px.fill(val, y * w + x0, y * w + x1);
+			}
+			continue;
+		}
 		const t = s.t, v = s.v, n = t.length;
-		const sx = w / (view.t1 - view.t0);
+		// few points: bigger dots, so that they can be seen; many: 2 x 2 device pixels
+		const d = Math.max(2, Math.round((n <= 2000 ? 4 : n <= 50000 ? 3 : 2) * c.dpr));
 		for (let i = 0; i < n; i++) {
 			const x = ((t[i] - view.t0) * sx) | 0;
-			if (x < 0 || x >= w - 1)
+			if (x < 0 || x > w - d)
 				continue;
 			const y = ((ls.y(v[i]) - view.top) * c.dpr) | 0;
-			if (y < 0 || y >= h - 1)
+			if (y < 0 || y > h - d)
 				continue;
-			const o = y * w + x;
-			px[o] = val; px[o + 1] = val; px[o + w] = val; px[o + w + 1] = val;
+			if (d === 2) {
+				const o = y * w + x;
+				px[o] = val; px[o + 1] = val; px[o + w] = val; px[o + w + 1] = val;
+			} else {
+				for (let yy = y; yy < y + d; yy++)
+					px.fill(val, yy * w + x, yy * w + x + d);
+			}
 		}
 	}
 	const tmp = document.createElement("canvas");
@@ -786,31 +857,72 @@ function scatter(ctx, view, c, series, ls) {
 	ctx.drawImage(tmp, view.left, view.top, view.plotW, view.plotH);
 }
 
+// The largest value of the series (ns): every point, or the top of the highest grid row.
+function seriesMax(list, grid) {
+	let max = 1e4;
+	for (const s of list) {
+		if (s.bins) {
+			for (let i = 0; i < s.bins.k.length; i++) {
+				const row = s.bins.k[i] % grid.rows;
+				max = Math.max(max, Math.pow(10, (row + 1) / grid.rpd));
+			}
+		} else {
+			for (let i = 0; i < s.v.length; i++)
+				if (s.v[i] > max) max = s.v[i];
+		}
+	}
+	return max;
+}
+
+function gridNote(data, list) {
+	if (!list.some((s) => s.bins))
+		return null;
+	return el("p", { class: "note grid-note", text: "Series marked ▦ hold more than " +
+		fmtInt(data.max_points) + " points: they are drawn from a grid of " +
+		fmtInt(data.grid.cols) + " time columns × " + data.grid.rpd + " rows per decade " +
+		"(every point counted, the legend has the exact counts); zooming in shows that grid, " +
+		"not single points. Render a narrower window (-f/-c) or raise --max-points to see " +
+		"every point." });
+}
+
 function legendToggles(parent, id, series, onchange) {
 	const lg = el("div", { class: "legend", id });
 	series.forEach((s) => {
 		const cb = el("input", { type: "checkbox", checked: s.on ? "" : null,
 			onchange: () => { s.on = cb.checked; onchange(); } });
-		lg.appendChild(el("label", { "data-series": s.name, "data-count": s.t.length }, cb,
+		lg.appendChild(el("label", { "data-series": s.name, "data-count": s.n,
+			"data-grid": s.bins ? "1" : null }, cb,
 			el("span", { class: "swatch", style: "background:" + s.color }),
-			s.name + " (" + fmtInt(s.t.length) + ")"));
+			s.name + " (" + fmtInt(s.n) + (s.bins ? " ▦" : "") + ")"));
 	});
 	parent.appendChild(lg);
+}
+
+// A series embedded whole ({n, t: [delta], f...}) or as grid cells ({n, bins_f: {k, c}}).
+function series(x, fields, grid) {
+	const out = { n: x.n };
+	if (x.t) {
+		out.t = undelta(x.t);
+		for (const f of fields)
+			out[f] = Float64Array.from(x[f] || []);
+	} else {
+		for (const f of fields)
+			if (x["bins_" + f])
+				out["bins_" + f] = { k: undelta(x["bins_" + f].k), c: x["bins_" + f].c };
+	}
+	return out;
 }
 
 function heatmaps(data) {
 	const run = data.run;
 	warnings([run]);
-	const tasks = data.tasks.map((t, i) => {
-		const st = undelta(t.slices.t);
-		return { i, name: t.name, tids: t.tids,
-			slices: { t: st, d: Float64Array.from(t.slices.d), c: Uint32Array.from(t.slices.c),
-				e: Uint8Array.from(t.slices.e) },
-			waits: { t: undelta(t.waits.t), d: Float64Array.from(t.waits.d) },
-			sleeps: { t: undelta(t.sleeps.t), d: Float64Array.from(t.sleeps.d) },
-			exits: { t: undelta(t.exits.t), g: Float64Array.from(t.exits.g),
-				h: Float64Array.from(t.exits.h), r: Uint16Array.from(t.exits.r) } };
-	});
+	const grid = data.grid;
+	const tasks = data.tasks.map((t, i) => ({ i, name: t.name, tids: t.tids,
+		slices_ns: t.slices_ns, exit_reasons: t.exit_reasons,
+		slices: series(t.slices, ["d", "c", "e"], grid),
+		waits: series(t.waits, ["d"], grid),
+		sleeps: series(t.sleeps, ["d"], grid),
+		exits: series(t.exits, ["g", "h", "r"], grid) }));
 	tasks.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 	const win = run.window;
 	function taskSelector(panel, id, onchange, filter) {
@@ -818,7 +930,18 @@ function heatmaps(data) {
 		const sel = el("select", { id, onchange: () => onchange(list[+sel.value]) });
 		list.forEach((t, i) => sel.appendChild(el("option", { value: i, text: t.name + " (" +
 			t.tids.join(",") + ")" })));
-		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "task " }), sel));
+		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "task " }), sel,
+			el("span", { class: "note", text: "(sorted by name; the busiest is shown first)" })));
+		// start on the task with the most points, not the first name
+		let best = 0;
+		list.forEach((t, i) => {
+			if (t.slices.n + t.exits.n > list[best].slices.n + list[best].exits.n)
+				best = i;
+		});
+		sel.value = String(best);
+		if (sel.options[best])
+			sel.options[best].setAttribute("selected", "");
+		list.first = list[best];
 		return list;
 	}
 	function drawSwitches(panel) {
@@ -832,91 +955,111 @@ function heatmaps(data) {
 		function show(t) {
 			holder.textContent = "";
 			const series = [
-				{ name: "run slices", t: t.slices.t, v: t.slices.d, color: "#4c78a8", on: true },
-				{ name: "run-queue waits", t: t.waits.t, v: t.waits.d, color: "#f58518", on: true },
-				{ name: "sleeps", t: t.sleeps.t, v: t.sleeps.d, color: "#54a24b", on: true },
+				{ name: "run slices", n: t.slices.n, t: t.slices.t, v: t.slices.d,
+					bins: t.slices.bins_d, color: "#4c78a8", on: true },
+				{ name: "run-queue waits", n: t.waits.n, t: t.waits.t, v: t.waits.d,
+					bins: t.waits.bins_d, color: "#f58518", on: true },
+				{ name: "sleeps", n: t.sleeps.n, t: t.sleeps.t, v: t.sleeps.d,
+					bins: t.sleeps.bins_d, color: "#54a24b", on: true },
 			];
-			let max = 1e4;
-			for (const s of series)
-				for (let i = 0; i < s.v.length; i++)
-					if (s.v[i] > max) max = s.v[i];
+			const max = seriesMax(series, grid);
 			let chart = null;
 			legendToggles(holder, "switch-legend", series, () => chart.redraw());
-			chart = timeChart(holder, win, { height: 420, yLabel: "duration (log)",
-				draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max)),
+			const gn = gridNote(data, series);
+			if (gn)
+				holder.appendChild(gn);
+			chart = timeChart(holder, win, { height: chartHeight(), yLabel: "duration (log scale)",
+				draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max), grid, win),
 				yAxis: (ctx, view) => yTicks(ctx, view, logScale(view, max)),
 				hover: (view, px, py) => "t = " + fmtMs(view.tAt(px)) + ", duration ≈ " +
 					fmtNs(logScale(view, max).inv(py)) });
 		}
 		if (list.length)
-			show(list[0]);
+			show(list.first);
 	}
 	function drawExits(panel) {
 		panel.appendChild(el("p", { class: "note", text: "Every KVM exit of the vCPU: when it " +
 			"happened (x), the guest run time before it and the time to handle it (y, log)." }));
 		const holder = el("div");
-		const list = taskSelector(panel, "exit-task", (t) => show(t), (t) => t.exits.t.length > 0);
+		const list = taskSelector(panel, "exit-task", (t) => show(t), (t) => t.exits.n > 0);
 		panel.appendChild(holder);
 		function show(t) {
 			holder.textContent = "";
 			const series = [
-				{ name: "guest time before exit", t: t.exits.t, v: t.exits.g, color: "#4c78a8", on: true },
-				{ name: "exit handling time", t: t.exits.t, v: t.exits.h, color: "#e45756", on: true },
+				{ name: "guest time before exit", n: t.exits.n, t: t.exits.t, v: t.exits.g,
+					bins: t.exits.bins_g, color: "#4c78a8", on: true },
+				{ name: "exit handling time", n: t.exits.n, t: t.exits.t, v: t.exits.h,
+					bins: t.exits.bins_h, color: "#e45756", on: true },
 			];
-			let max = 1e4;
-			for (const s of series)
-				for (let i = 0; i < s.v.length; i++)
-					if (s.v[i] > max) max = s.v[i];
-			const byReason = el("div", { class: "legend", id: "exit-reasons" });
-			const cnt = new Map();
-			for (let i = 0; i < t.exits.r.length; i++)
-				cnt.set(t.exits.r[i], (cnt.get(t.exits.r[i]) || 0) + 1);
-			[...cnt.entries()].sort((a, b) => a[0] - b[0]).forEach(([r, n]) =>
+			const max = seriesMax(series, grid);
+			const byReason = el("div", { class: "legend", id: "exit-reasons", "data-task": t.name });
+			t.exit_reasons.forEach(([r, n]) =>
 				byReason.appendChild(el("span", { class: "item", "data-reason":
 					reasonName(data.reasons[r]), "data-count": n, text:
 					reasonName(data.reasons[r]) + ": " + fmtInt(n) })));
 			let chart = null;
 			legendToggles(holder, "exit-legend", series, () => chart.redraw());
 			holder.appendChild(byReason);
-			chart = timeChart(holder, win, { height: 420, yLabel: "time (log)",
-				draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max)),
+			const gn = gridNote(data, series);
+			if (gn)
+				holder.appendChild(gn);
+			chart = timeChart(holder, win, { height: chartHeight(), yLabel: "time (log scale)",
+				draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max), grid, win),
 				yAxis: (ctx, view) => yTicks(ctx, view, logScale(view, max)),
 				hover: (view, px, py) => "t = " + fmtMs(view.tAt(px)) + ", value ≈ " +
 					fmtNs(logScale(view, max).inv(py)) });
 		}
 		if (list.length)
-			show(list[0]);
+			show(list.first);
 		else
 			panel.appendChild(el("p", { class: "note", text: "No KVM exit in the selection." }));
 	}
 	function drawLocality(panel) {
-		panel.appendChild(el("p", { class: "note", text: "One lane per core; each run slice of a " +
-			"selected task is a rectangle from its start to its end, coloured by task." }));
+		const lanesAgg = data.lanes;
+		panel.appendChild(el("p", { class: "note", text: lanesAgg ?
+			"One lane per core, in " + fmtInt(lanesAgg.cols) + " time columns (the window holds " +
+			"more than " + fmtInt(data.max_points) + " slices of a task): each column is " +
+			"coloured by the task that ran longest in it, its height the share of the column " +
+			"the selected tasks kept the core busy. Render a narrower window (-f/-c) or raise " +
+			"--max-points to see every slice." :
+			"One lane per core; each run slice of a selected task is a rectangle from its start " +
+			"to its end, coloured by task. Gaps: idle, or a task not selected." }));
 		const ncpu = Math.max(1, run.nr_cpus);
 		const legend = el("div", { class: "legend", id: "locality-legend" });
 		tasks.forEach((t, k) => legend.appendChild(el("span", { class: "item",
-			"data-task": t.name, "data-count": t.slices.t.length }, el("span", { class: "swatch",
-			style: "background:" + color(k) }), t.name + " (" + fmtInt(t.slices.t.length) + ")")));
+			"data-task": t.name, "data-count": t.slices.n }, el("span", { class: "swatch",
+			style: "background:" + color(t.i) }), t.name + " (" + fmtInt(t.slices.n) + ")")));
 		panel.appendChild(legend);
-		// per core: slices sorted by start, for drawing and hit tests
+		const byIndex = new Map(tasks.map((t) => [t.i, t]));
+		// per core: slices sorted by start, for drawing and hit tests; or the columns
 		const lanes = Array.from({ length: ncpu }, () => []);
-		tasks.forEach((t, k) => {
-			for (let i = 0; i < t.slices.t.length; i++) {
-				const c = t.slices.c[i];
-				if (c < ncpu)
-					lanes[c].push([t.slices.t[i], t.slices.d[i], k]);
-			}
-		});
-		for (const l of lanes)
-			l.sort((a, b) => a[0] - b[0]);
-		const laneH = Math.max(6, Math.min(40, Math.floor(560 / ncpu)));
+		if (lanesAgg) {
+			const colNs = (win[1] - win[0]) / lanesAgg.cols;
+			lanesAgg.cores.forEach((l, c) => {
+				if (c >= ncpu)
+					return;
+				const k = undelta(l.k);
+				for (let i = 0; i < k.length; i++)
+					lanes[c].push([win[0] + k[i] * colNs, colNs, l.g[i], l.b[i] / colNs]);
+			});
+		} else {
+			tasks.forEach((t) => {
+				for (let i = 0; i < t.slices.t.length; i++) {
+					const c = t.slices.c[i];
+					if (c < ncpu)
+						lanes[c].push([t.slices.t[i], t.slices.d[i], t.i, 1]);
+				}
+			});
+			for (const l of lanes)
+				l.sort((a, b) => a[0] - b[0]);
+		}
+		const laneH = Math.max(6, Math.min(48, Math.floor(Math.max(560, window.innerHeight * 0.6) / ncpu)));
 		timeChart(panel, win, { height: ncpu * laneH + 50, yLabel: "core",
 			draw: (ctx, view) => {
-				ctx.font = "11px system-ui, sans-serif";
 				lanes.forEach((l, c) => {
 					const y = view.top + c * laneH;
 					let lastX = -1, lastK = -1;
-					for (const [t, d, k] of l) {
+					for (const [t, d, k, busy] of l) {
 						if (t + d < view.t0 || t > view.t1)
 							continue;
 						const x0 = view.x(t), x1 = view.x(t + d);
@@ -924,7 +1067,8 @@ function heatmaps(data) {
 						if (Math.floor(x1) <= lastX && k === lastK)
 							continue;
 						ctx.fillStyle = color(k);
-						ctx.fillRect(x0, y + 1, Math.max(1, x1 - x0), laneH - 2);
+						const hh = (laneH - 2) * Math.min(1, busy);
+						ctx.fillRect(x0, y + laneH - 1 - hh, Math.max(1, x1 - x0), Math.max(1, hh));
 						lastX = Math.floor(x1);
 						lastK = k;
 					}
@@ -950,11 +1094,15 @@ function heatmaps(data) {
 				const s = l[lo - 1];
 				if (!s || s[0] + s[1] < t)
 					return "core " + c + " at " + fmtMs(t) + ": no selected task";
-				return tasks[s[2]].name + "\ncore " + c + ", from " + fmtMs(s[0]) + " for " + fmtNs(s[1]);
+				const name = byIndex.get(s[2]) ? byIndex.get(s[2]).name : "?";
+				if (lanesAgg)
+					return "core " + c + ", " + fmtMs(s[0]) + " to " + fmtMs(s[0] + s[1]) +
+						"\nbusy " + fmtPct(s[3] * 100) + " (selected tasks)\nlongest: " + name;
+				return name + "\ncore " + c + ", from " + fmtMs(s[0]) + " for " + fmtNs(s[1]);
 			} });
 	}
 	const tabs = [{ id: "switches", title: "Context switches", draw: drawSwitches }];
-	if (tasks.some((t) => t.exits.t.length))
+	if (tasks.some((t) => t.exits.n))
 		tabs.push({ id: "exits", title: "KVM exits", draw: drawExits });
 	tabs.push({ id: "locality", title: "Core locality over time", draw: drawLocality });
 	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture({ runs: [run] }, p) });

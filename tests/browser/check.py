@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 # Checks one dashboard as Chromium drew it (--dump-dom) against `pwz-render --list --json`.
-"""Usage: check.py KIND PAGE.html DOM.html LIST.json [--diff] [--hostile]
+"""Usage: check.py KIND PAGE.html DOM.html LIST.json [--diff] [--hostile] [--grid]
 
 KIND is charts or heatmaps. PAGE is the file pwz-render wrote, DOM what Chromium serialized
 after the page ran (every tab drawn, #all). LIST is `pwz-render --list --json` of the same
@@ -134,7 +134,7 @@ def main():
     if kind == "charts":
         check_charts(dom, lst, data, diff)
     else:
-        check_heatmaps(dom, lst, data)
+        check_heatmaps(dom, lst, data, True if "--grid" in args else None)
 
     # hostile names render as text, exactly
     if hostile:
@@ -147,7 +147,12 @@ def main():
                   "hostile name %r not shown as text" % name)
 
     # drops: a visible warning
-    if any(r["capture"].get("drops_total") for r in lst):
+    # unpaired switch-outs are stored beside the drops but are not lost events
+    lost = sum(v for r in lst for k, v in (r["capture"].get("drops") or {}).items() if k != "unpaired_switch")
+    warn = [e for e in dom.elems if e["attrs"].get("id") == "warn"]
+    if not lost and not any(r["capture"].get("cut") for r in lst):
+        check(warn and "hidden" in warn[0]["attrs"], "dom: a warning shown for a capture that lost nothing")
+    if lost:
         warn = [e for e in dom.elems if e["attrs"].get("id") == "warn"]
         check(warn and "hidden" not in warn[0]["attrs"] and "lost" in warn[0]["text"],
               "dom: capture with drops but no visible warning")
@@ -171,10 +176,13 @@ def check_charts(dom, lst, data, diff):
     list_by = {}
     for ri, run in enumerate(lst):
         for t in run["tasks"]:
-            list_by[(ri, t["tid"])] = t
+            # the idle task (tid 0) has one row per CPU, swapper/N: tid and name make the key
+            list_by[(ri, t["tid"], t["name"])] = t
+    tids0 = {(k[0], k[1]) for k in list_by}
+    check(len(list_by) == sum(len(run["tasks"]) for run in lst), "--list: two tasks with the same tid and name")
     seen = 0
     for r in rows:
-        key = (int(r["attrs"]["data-run"]), int(r["attrs"]["data-tid"]))
+        key = (int(r["attrs"]["data-run"]), int(r["attrs"]["data-tid"]), r["attrs"].get("data-name"))
         t = list_by.get(key)
         if not check(t is not None, "cpu table: tid %s of run %s not in --list" % (key[1], key[0])):
             continue
@@ -197,13 +205,13 @@ def check_charts(dom, lst, data, diff):
 
     # KVM table: per reason and total
     ktab = dom.find("table", id="table-kvm")
-    if any(t["exits_total"] for run in lst for t in run["tasks"] if (0, t["tid"]) in list_by):
+    if any(t["exits_total"] for run in lst for t in run["tasks"] if (0, t["tid"]) in tids0):
         check(bool(ktab), "kvm: exits in --list but no KVM table")
     if ktab:
         krows = [e for e in dom.find("tr") if "data-tid" in e["attrs"] and dom.within(e, ktab[0])]
         check(len(krows) > 0, "kvm table: no rows")
         for r in krows:
-            key = (int(r["attrs"]["data-run"]), int(r["attrs"]["data-tid"]))
+            key = (int(r["attrs"]["data-run"]), int(r["attrs"]["data-tid"]), r["attrs"].get("data-name"))
             t = list_by[key]
             c = cells(dom, r)
             check(int(c["total"]["attrs"]["data-v"]) == t["exits_total"],
@@ -272,7 +280,7 @@ def check_charts(dom, lst, data, diff):
         check(nchecked > 0, "delta: no row checked")
 
 
-def check_heatmaps(dom, lst, data):
+def check_heatmaps(dom, lst, data, expect_grid=None):
     run = lst[0]
     by_name = {}
     for t in run["tasks"]:
@@ -282,6 +290,7 @@ def check_heatmaps(dom, lst, data):
              and e["parent"]["attrs"].get("id") == "locality-legend"]
     check(len(items) == len(data["tasks"]), "locality legend: %d items, data has %d tasks" % (len(items), len(data["tasks"])))
     checked = 0
+    grid_tasks = []
     dtasks = {t["name"]: t for t in data["tasks"]}
     drops = run["capture"].get("drops_total") or 0
     for it in items:
@@ -290,20 +299,44 @@ def check_heatmaps(dom, lst, data):
         if not check(ts is not None, "locality legend: %r not in --list" % name):
             continue
         got = int(it["attrs"]["data-count"])
-        check(got == len(dtasks[name]["slices"]["d"]),
-              "locality legend: %r shows %d slices, the data holds %d" % (name, got, len(dtasks[name]["slices"]["d"])))
+        sl = dtasks[name]["slices"]
+        check(got == sl["n"], "locality legend: %r shows %d slices, the data holds %d" % (name, got, sl["n"]))
+        if "d" in sl:
+            # embedded whole: the points are there, and add up to the stated total
+            check(len(sl["d"]) == sl["n"] == len(sl["t"]) == len(sl["c"]),
+                  "data: %r slices: n %d, %d durations" % (name, sl["n"], len(sl["d"])))
+            check(sum(sl["d"]) == dtasks[name]["slices_ns"],
+                  "data: %r slices add up to %d ns, slices_ns says %d" % (name, sum(sl["d"]), dtasks[name]["slices_ns"]))
+        else:
+            # a grid: every slice counted in exactly one cell, cells strictly increasing
+            b = sl["bins_d"]
+            check(sum(b["c"]) == sl["n"], "data: %r grid cells count %d slices, n is %d" % (name, sum(b["c"]), sl["n"]))
+            check(all(k > 0 for k in b["k"][1:]) and len(b["k"]) == len(b["c"]),
+                  "data: %r grid keys not strictly increasing" % name)
+            grid_tasks.append(name)
         # every slice but one still running at either end of the capture ends in a switch-out
         # (an import may miss switch-ins, so there can be fewer slices, never more)
         want = sum(t["switches"] for t in ts)
         check(got <= want + 2 * len(ts), "locality legend: %r has %d slices, list %d switch-outs" % (name, got, want))
         # the slices drawn add up to the runtime --list reports
         runtime = sum(t["runtime_ns"] for t in ts)
-        drawn = sum(dtasks[name]["slices"]["d"])
+        drawn = dtasks[name]["slices_ns"]
         if not drops:
             check(abs(drawn - runtime) <= max(1e-3 * runtime, 1000 * max(1, got)),
                   "locality: %r slices add up to %d ns, list runtime %d ns" % (name, drawn, runtime))
         checked += 1
     check(checked > 0, "locality legend: nothing checked")
+    if expect_grid is not None:
+        check(bool(grid_tasks) == expect_grid, "data: slices embedded as a grid for %r, expected %s" % (grid_tasks, expect_grid))
+    if grid_tasks:
+        # core locality from per-column summaries: busy time per core adds up to the slices
+        lanes = data.get("lanes")
+        if check(lanes is not None, "data: slices as a grid but no locality columns"):
+            busy = sum(sum(c["b"]) for c in lanes["cores"])
+            total = sum(t["slices_ns"] for t in data["tasks"])
+            check(busy == total, "locality columns: %d ns busy, the slices hold %d ns" % (busy, total))
+        note = [e for e in dom.elems if e["attrs"].get("class") == "note grid-note"]
+        check(bool(note), "switches tab: a series is a grid but the page does not say so")
     # the first task of the switches tab: legend count of run slices
     lab = [e for e in dom.elems if e["attrs"].get("data-series") == "run slices"]
     check(bool(lab), "switches tab: no 'run slices' legend")
@@ -312,8 +345,12 @@ def check_heatmaps(dom, lst, data):
     if any(t["exits_total"] for t in run["tasks"]):
         sel = dom.find("select", id="exit-task")
         if check(bool(sel) and bool(reasons), "exits tab: no task selector or reason legend"):
-            opt = [e for e in dom.elems if e["tag"] == "option" and e["parent"] is sel[0]][0]
+            opts = [e for e in dom.elems if e["tag"] == "option" and e["parent"] is sel[0]]
+            opt = ([o for o in opts if "selected" in o["attrs"]] or opts)[0]
             tname = opt["text"].rsplit(" (", 1)[0]
+            box = [e for e in dom.elems if e["attrs"].get("id") == "exit-reasons"]
+            check(box and box[0]["attrs"].get("data-task") == tname,
+                  "exits tab: the selector shows %r, the reason legend is of %r" % (tname, box and box[0]["attrs"].get("data-task")))
             ts = by_name.get(tname, [])
             want = {}
             for t in ts:

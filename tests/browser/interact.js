@@ -44,7 +44,8 @@ async function charts(browser, file) {
 
 	// tooltip of the first bar row names the first task (rows sorted by name)
 	const box = await page.locator("#panel-cpu canvas").boundingBox();
-	await page.mouse.move(box.x + box.width / 2, box.y + 34 + 11);
+	const geo = await page.$eval("#panel-cpu canvas", (c) => [+c.dataset.rowTop, +c.dataset.rowH]);
+	await page.mouse.move(box.x + box.width / 2, box.y + geo[0] + geo[1] / 2);
 	const tip = await page.$eval(".tip", (t) => (t.hidden ? "" : t.textContent));
 	const first = await page.evaluate(() => {
 		const d = window.pwzData, names = [];
@@ -91,7 +92,8 @@ async function heatmaps(browser, file) {
 		const shown = await page.$eval("#switch-legend label[data-series='run slices']", (l) => +l.dataset.count);
 		const want = await page.evaluate(() => {
 			const t = window.pwzData.tasks.slice().sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)[1];
-			return t.slices.d.length;
+			// the points embedded, or the counts of the grid's cells
+			return t.slices.d ? t.slices.d.length : t.slices.bins_d.c.reduce((a, b) => a + b, 0);
 		});
 		check(shown === want, "heatmaps: second task's legend shows its " + want + " slices (got " + shown + ")");
 	}
