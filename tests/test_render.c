@@ -247,12 +247,48 @@ static void test_heatmaps_window(void **state)
 	hand_trace(&t, 100 * MS);
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
 	/* A's slices overlapping [20,80): [30,50) and [70,80) clipped; starts delta-encoded */
-	assert_non_null(strstr(b.buf, "\"slices\":{\"t\":[30000000,40000000],"
-				      "\"d\":[20000000,10000000],\"c\":[0,0],\"e\":[0,1]}"));
+	assert_non_null(strstr(b.buf, "\"slices_ns\":30000000,\"slices\":{\"n\":2,"
+				      "\"t\":[30000000,40000000],\"d\":[20000000,10000000],"
+				      "\"c\":[0,0],\"e\":[0,1]}"));
 	/* the sleep after [0,10) ends at 10 ms, outside the window: none */
-	assert_non_null(strstr(b.buf, "\"sleeps\":{\"t\":[],\"d\":[]}"));
+	assert_non_null(strstr(b.buf, "\"sleeps\":{\"n\":0,\"t\":[],\"d\":[]}"));
 	/* exits in the window: only the one at 35 ms */
-	assert_non_null(strstr(b.buf, "\"exits\":{\"t\":[35000000],\"g\":[3000],\"h\":[4000]"));
+	assert_non_null(strstr(b.buf, "\"exits\":{\"n\":1,\"t\":[35000000],\"g\":[3000],"
+				      "\"h\":[4000]"));
+	/* every point embedded: no locality summary */
+	assert_null(strstr(b.buf, "\"lanes\""));
+	jbuf_free(&b);
+
+	/* above max_points the series are grid cells with counts, locality per-column sums */
+	o.max_points = 1;
+	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
+	/* window [20,80) in 1024 columns: [30,50) is column 170, row floor(20 log10(2e7)) = 146;
+	 * [70,80) column 853, row 140; keys col * 260 + row (44346, 221920), delta-encoded */
+	assert_non_null(strstr(b.buf, "\"slices_ns\":30000000,\"slices\":{\"n\":2,"
+				      "\"bins_d\":{\"k\":[44346,177574],\"c\":[1,1]}}"));
+	/* one exit stays whole (1 point is not more than 1) */
+	assert_non_null(strstr(b.buf, "\"exits\":{\"n\":1,\"t\":[35000000]"));
+	/* locality: 2048 columns of 29,296.875 ns; busy time adds up to the 30 ms of slices on
+	 * cpu 0, none on cpu 1 */
+	{
+		const char *l = strstr(b.buf, "\"lanes\":{\"cols\":2048,\"cores\":[{\"k\":[");
+		const char *bz, *end;
+		unsigned long long sum = 0;
+
+		assert_non_null(l);
+		bz = strstr(l, "\"b\":[");
+		assert_non_null(bz);
+		end = strchr(bz, ']');
+		for (bz += 5; bz < end; ) {
+			char *e;
+
+			sum += strtoull(bz, &e, 10);
+			bz = *e == ',' ? e + 1 : e;
+		}
+		assert_int_equal(sum, 30 * MS);
+		assert_non_null(strstr(l, "{\"k\":[],\"g\":[],\"b\":[]}]}"));
+	}
+	o.max_points = 0;
 	/* only the selected task */
 	assert_null(strstr(b.buf, "img"));
 	jbuf_free(&b);
@@ -262,7 +298,7 @@ static void test_heatmaps_window(void **state)
 	o.window.from_ns = 0;
 	o.window.cap_ns = 0;
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
-	assert_non_null(strstr(b.buf, "\"sleeps\":{\"t\":[10000000],\"d\":[20000000]}"));
+	assert_non_null(strstr(b.buf, "\"sleeps\":{\"n\":1,\"t\":[10000000],\"d\":[20000000]}"));
 	jbuf_free(&b);
 
 	/* --merge-sys-tasks and --append-tid name the groups as the summary names rows */
@@ -547,18 +583,36 @@ static void test_legacy_sample(void **state)
 	assert_non_null(strstr(b.buf, key));
 	jbuf_free(&b);
 
-	/* heatmaps: every exit of the task is embedded (perfmap cut at 50,000 per type) */
+	/* heatmaps: every exit of the task is embedded or counted in the grid (perfmap cut at
+	 * 50,000 per type) */
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
 	{
-		const char *g = strstr(b.buf, "\"exits\":{\"t\":[");
-		size_t n = 1;
+		const char *g = strstr(b.buf, "\"exits\":{\"n\":");
 
 		assert_non_null(g);
-		g += strlen("\"exits\":{\"t\":[");
-		for (; *g != ']'; g++)
-			n += *g == ',';
-		assert_int_equal(n, ts->exits_total);
+		assert_int_equal(strtoull(g + strlen("\"exits\":{\"n\":"), NULL, 10), ts->exits_total);
 	}
+	jbuf_free(&b);
+
+	/* the same as a grid: the cells' counts add up to every exit */
+	o.max_points = 10;
+	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
+	{
+		const char *g = strstr(b.buf, "\"bins_h\":{\"k\":[");
+		unsigned long long sum = 0;
+
+		assert_non_null(g);
+		g = strstr(g, "\"c\":[");
+		assert_non_null(g);
+		for (g += 5; *g != ']'; ) {
+			char *e;
+
+			sum += strtoull(g, &e, 10);
+			g = *e == ',' ? e + 1 : e;
+		}
+		assert_int_equal(sum, ts->exits_total);
+	}
+	o.max_points = 0;
 	jbuf_free(&b);
 	summary__free(s);
 	trace__free(t);

@@ -515,8 +515,9 @@ function drawCoremap(data, panel) {
 		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "run " }), sel));
 	}
 	panel.appendChild(el("p", { class: "note", text: "Each cell: top = % of the window the task " +
-		"ran on that core (blue), bottom = switch-outs on that core (orange). Thick lines " +
-		"separate packages, thin ones last-level caches." }));
+		"ran on that core (blue), bottom = switch-outs on that core (orange), both on a " +
+		"square-root colour scale; hover a cell for its figures. Thick lines separate packages, " +
+		"thin ones last-level caches." }));
 	const legend = el("div", { class: "legend", id: "coremap-legend" });
 	panel.appendChild(legend);
 	panel.appendChild(holder);
@@ -563,22 +564,31 @@ function drawCoremap(data, panel) {
 		legend.appendChild(el("span", { class: "item" }, el("span", { class: "swatch",
 			style: "background:" + scale(1, "#e07b00") }), "most switch-outs in a cell: " +
 			fmtInt(mx.cell[1])));
-		const tbl = el("table", { class: "coremap", id: "coremap-table", "data-run": k });
+		// few cores: wider, taller cells
+		const cw = Math.max(22, Math.min(56, Math.floor(((holder.clientWidth || 960) - 260) / (ncpu + 1))));
+		const tbl = el("table", { class: "coremap", id: "coremap-table", "data-run": k,
+			style: "--cell-w:" + cw + "px;--cell-h:" + (cw >= 40 ? 14 : 11) + "px" });
 		const hr = el("tr", null, el("th", { class: "name", text: "task \\ core" }));
 		for (let c = 0; c < ncpu; c++)
 			hr.appendChild(el("th", { class: sep(c), text: String(c) }));
 		hr.appendChild(el("th", { class: "all", text: "all" }));
 		tbl.appendChild(hr);
+		const dup = new Map();
+		for (const t of tasks)
+			dup.set(t.name, (dup.get(t.name) || 0) + 1);
 		const addRow = (t, isAll) => {
-			const tr = el("tr", { class: isAll ? "alltasks" : null, "data-task": t.name });
-			tr.appendChild(el("th", { class: "name", text: t.name, title: t.name }));
+			const tr = el("tr", { class: isAll ? "alltasks" : null, "data-task": t.name,
+				"data-tid": isAll ? null : t.tid });
+			const label = !isAll && dup.get(t.name) > 1 ? t.name + " (" + t.tid + ")" : t.name;
+			tr.appendChild(el("th", { class: "name", text: label, title: label }));
 			const cell = (c, pct, sws, cls, m) => {
 				const td = el("td", { class: cls, "data-cpu": c, "data-pct": pct.toFixed(3),
 					"data-switches": sws, title: t.name + " on " + (c === "all" ? "all cores" :
 					"core " + c) + ": " + fmtPct(pct) + " of the window, " + fmtInt(sws) +
 					" switch-outs" });
-				td.appendChild(el("div", { style: "background:" + scale(pct / m[0], "#2b6cb0") }));
-				td.appendChild(el("div", { style: "background:" + scale(sws / m[1], "#e07b00") }));
+				// square-root scales: small shares stay visible next to a busy cell
+				td.appendChild(el("div", { style: "background:" + scale(Math.sqrt(pct / m[0]), "#2b6cb0") }));
+				td.appendChild(el("div", { style: "background:" + scale(Math.sqrt(sws / m[1]), "#e07b00") }));
 				tr.appendChild(td);
 			};
 			for (let c = 0; c < ncpu; c++)
@@ -605,7 +615,7 @@ function drawCapture(data, panel) {
 		const rows = [
 			["file", r.file], ["format", m.format], ["source", m.source], ["host", m.host],
 			["kernel", m.kernel], ["CPUs", m.nr_cpus],
-			["duration", m.duration_ns ? fmtMs(m.duration_ns) : "unknown"],
+			["duration", m.duration_ns ? fmtNs(m.duration_ns) : "unknown"],
 			["window", windowText(r)],
 			["started", m.start_wall_ns ? new Date(m.start_wall_ns / 1e6).toISOString() : "unknown"],
 			["command", m.cmdline], ["options", m.options], ["written by", m.tool_version],
@@ -707,16 +717,18 @@ function timeChart(parent, win, opts) {
 		ctx.fillStyle = "#5b6475";
 		ctx.font = "12px system-ui, sans-serif";
 		ctx.textAlign = "center";
-		const span = view.t1 - view.t0, st = niceStep(span / 1e6, 8) * 1e6;
+		// ticks in ms, or in s when the visible range is longer than 20 s
+		const span = view.t1 - view.t0, unit = span > 20e9 ? 1e9 : 1e6;
+		const st = niceStep(span / unit, Math.max(4, Math.floor(plotW / 110))) * unit;
 		for (let t = Math.ceil(view.t0 / st) * st; t <= view.t1; t += st) {
 			ctx.fillStyle = "#eef1f5";
 			ctx.fillRect(view.x(t), top, 1, plotH);
 			ctx.fillStyle = "#5b6475";
-			ctx.fillText((t / 1e6).toLocaleString("en-US", { maximumFractionDigits: 3 }),
+			ctx.fillText((t / unit).toLocaleString("en-US", { maximumFractionDigits: 3 }),
 				view.x(t), top + plotH + 14);
 		}
-		ctx.fillText("time from capture start (ms) — wheel: zoom, drag: pan, double-click: reset",
-			left + plotW / 2, top + plotH + 30);
+		ctx.fillText("time from capture start (" + (unit === 1e9 ? "s" : "ms") +
+			") — wheel: zoom, drag: pan, double-click: reset", left + plotW / 2, top + plotH + 30);
 		ctx.save();
 		ctx.translate(14, top + plotH / 2);
 		ctx.rotate(-Math.PI / 2);
@@ -807,14 +819,25 @@ function scatter(ctx, view, c, series, ls, grid, win) {
 	const img = ctx.createImageData(w, h);
 	const px = new Uint32Array(img.data.buffer);
 	const sx = w / (view.t1 - view.t0);
-	for (const s of series) {
+	// the first series (run slices, guest time) is drawn last, on top
+	for (const s of series.slice().reverse()) {
 		if (!s.on)
 			continue;
 		const [r, g, b] = rgb(s.color);
 		const val = (255 << 24) | (b << 16) | (g << 8) | r;
 		if (s.bins) {
-			const k = s.bins.k, rows = grid.rows, colNs = (win[1] - win[0]) / grid.cols;
+			// a heatmap: the fuller the cell, the stronger the colour (log of the count)
+			const k = s.bins.k, cnt = s.bins.c, rows = grid.rows, colNs = (win[1] - win[0]) / grid.cols;
+			let maxc = 1;
+			for (let i = 0; i < cnt.length; i++)
+				if (cnt[i] > maxc) maxc = cnt[i];
+			const shade = [];
+			for (let j = 0; j <= 8; j++) {
+				const f = 0.3 + 0.7 * j / 8, m = (x) => Math.round(255 + (x - 255) * f);
+				shade.push((255 << 24) | (m(b) << 16) | (m(g) << 8) | m(r));
+			}
 			for (let i = 0; i < k.length; i++) {
+				const cv = shade[Math.round(8 * Math.log(1 + cnt[i]) / Math.log(1 + maxc))];
 				const col = Math.floor(k[i] / rows), row = k[i] - col * rows;
 				const ta = win[0] + col * colNs;
 				let x0 = Math.floor((ta - view.t0) * sx), x1 = Math.ceil((ta + colNs - view.t0) * sx);
@@ -827,7 +850,7 @@ function scatter(ctx, view, c, series, ls, grid, win) {
 				x0 = Math.max(0, x0); x1 = Math.min(w, x1);
 				y0 = Math.max(0, y0); y1 = Math.min(h, y1);
 				for (let y = y0; y < y1; y++)
-					px.fill(val, y * w + x0, y * w + x1);
+					px.fill(cv, y * w + x0, y * w + x1);
 			}
 			continue;
 		}
@@ -880,7 +903,8 @@ function gridNote(data, list) {
 	return el("p", { class: "note grid-note", text: "Series marked ▦ hold more than " +
 		fmtInt(data.max_points) + " points: they are drawn from a grid of " +
 		fmtInt(data.grid.cols) + " time columns × " + data.grid.rpd + " rows per decade " +
-		"(every point counted, the legend has the exact counts); zooming in shows that grid, " +
+		"(every point counted, the legend has the exact counts; the stronger the colour, the " +
+		"more points in the cell); zooming in shows that grid, " +
 		"not single points. Render a narrower window (-f/-c) or raise --max-points to see " +
 		"every point." });
 }

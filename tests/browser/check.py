@@ -234,7 +234,8 @@ def check_charts(dom, lst, data, diff):
             check(len(tds) == ncpu + 1, "coremap: row %r has %d cells for %d cores + all" % (name, len(tds), ncpu))
             if name == "all tasks":
                 continue
-            lt = [t for t in lst[0]["tasks"] if t["name"] == name]
+            tid = tr["attrs"].get("data-tid")
+            lt = [t for t in lst[0]["tasks"] if t["name"] == name and (tid is None or t["tid"] == int(tid))]
             if len(lt) != 1:
                 continue
             sw = lt[0].get("cpu_switches") or []
