@@ -1055,18 +1055,22 @@ function heatmaps(data) {
 			style: "background:" + color(t.i) }), t.name + " (" + fmtInt(t.slices.n) + ")")));
 		panel.appendChild(legend);
 		const byIndex = new Map(tasks.map((t) => [t.i, t]));
-		// per core: slices sorted by start, for drawing and hit tests; or the columns
-		const lanes = Array.from({ length: ncpu }, () => []);
-		if (lanesAgg) {
-			const colNs = (win[1] - win[0]) / lanesAgg.cols;
-			lanesAgg.cores.forEach((l, c) => {
-				if (c >= ncpu)
-					return;
-				const k = undelta(l.k);
-				for (let i = 0; i < k.length; i++)
-					lanes[c].push([win[0] + k[i] * colNs, colNs, l.g[i], l.b[i] / colNs]);
-			});
-		} else {
+		// per core: slices sorted by start, for hit tests (built at the first hover when every
+		// slice is embedded: drawing goes task by task and needs no sort); or the columns
+		let lanes = null;
+		function buildLanes() {
+			lanes = Array.from({ length: ncpu }, () => []);
+			if (lanesAgg) {
+				const colNs = (win[1] - win[0]) / lanesAgg.cols;
+				lanesAgg.cores.forEach((l, c) => {
+					if (c >= ncpu)
+						return;
+					const k = undelta(l.k);
+					for (let i = 0; i < k.length; i++)
+						lanes[c].push([win[0] + k[i] * colNs, colNs, l.g[i], l.b[i] / colNs]);
+				});
+				return;
+			}
 			tasks.forEach((t) => {
 				for (let i = 0; i < t.slices.t.length; i++) {
 					const c = t.slices.c[i];
@@ -1077,26 +1081,43 @@ function heatmaps(data) {
 			for (const l of lanes)
 				l.sort((a, b) => a[0] - b[0]);
 		}
+		if (lanesAgg)
+			buildLanes();
 		const laneH = Math.max(6, Math.min(48, Math.floor(Math.max(560, window.innerHeight * 0.6) / ncpu)));
 		timeChart(panel, win, { height: ncpu * laneH + 50, yLabel: "core",
 			draw: (ctx, view) => {
-				lanes.forEach((l, c) => {
-					const y = view.top + c * laneH;
-					let lastX = -1, lastK = -1;
-					for (const [t, d, k, busy] of l) {
-						if (t + d < view.t0 || t > view.t1)
+				if (lanesAgg) {
+					lanes.forEach((l, c) => {
+						const y = view.top + c * laneH;
+						for (const [t, d, k, busy] of l) {
+							if (t + d < view.t0 || t > view.t1)
+								continue;
+							const x0 = view.x(t), x1 = view.x(t + d);
+							const hh = (laneH - 2) * Math.min(1, busy);
+							ctx.fillStyle = color(k);
+							ctx.fillRect(x0, y + laneH - 1 - hh, Math.max(1, x1 - x0), Math.max(1, hh));
+						}
+					});
+					return;
+				}
+				// task by task (each in time order); skip slices that would repaint the same
+				// pixel of the same lane in the same colour
+				const lastX = new Float64Array(ncpu);
+				for (const tk of tasks) {
+					const s = tk.slices, n = s.t.length;
+					lastX.fill(-1);
+					ctx.fillStyle = color(tk.i);
+					for (let i = 0; i < n; i++) {
+						const t = s.t[i], d = s.d[i], c = s.c[i];
+						if (c >= ncpu || t + d < view.t0 || t > view.t1)
 							continue;
 						const x0 = view.x(t), x1 = view.x(t + d);
-						// skip slices that would repaint the same pixel in the same colour
-						if (Math.floor(x1) <= lastX && k === lastK)
+						if (Math.floor(x1) <= lastX[c])
 							continue;
-						ctx.fillStyle = color(k);
-						const hh = (laneH - 2) * Math.min(1, busy);
-						ctx.fillRect(x0, y + laneH - 1 - hh, Math.max(1, x1 - x0), Math.max(1, hh));
-						lastX = Math.floor(x1);
-						lastK = k;
+						ctx.fillRect(x0, view.top + c * laneH + 1, Math.max(1, x1 - x0), laneH - 2);
+						lastX[c] = Math.floor(x1);
 					}
-				});
+				}
 			},
 			yAxis: (ctx, view) => {
 				ctx.font = "11px system-ui, sans-serif";
@@ -1109,6 +1130,8 @@ function heatmaps(data) {
 				const c = Math.floor((py - view.top) / laneH);
 				if (c < 0 || c >= ncpu)
 					return null;
+				if (!lanes)
+					buildLanes();
 				const t = view.tAt(px), l = lanes[c];
 				let lo = 0, hi = l.length;
 				while (lo < hi) {
