@@ -32,16 +32,6 @@ static int cmp_succ(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 void successors__free(struct successors *s)
 {
 	if (!s)
@@ -80,7 +70,7 @@ struct successors *successors__new(const struct trace *t, const char *who,
 	bool *target = calloc(t->nr_tasks + 1, sizeof(bool));
 	size_t *idx = malloc((t->nr_slices + 1) * sizeof(size_t));
 	uint32_t want_tid = 0;
-	bool by_tid = all_digits(who), found = false;
+	bool by_tid = task_is_tid(who), found = false;
 	uint64_t ws, we;
 	size_t i, n;
 

@@ -132,6 +132,11 @@ static void test_merge_and_match(void **state)
 	assert_true(task_pattern_match("20418", "anything", 20418));
 	assert_false(task_pattern_match("20418", "20418", 1));
 	assert_true(task_pattern_match("CPU ?/KVM", "CPU 1/KVM", 1));
+	assert_true(task_is_tid("20418"));
+	assert_false(task_is_tid(""));
+	assert_false(task_is_tid("12a"));
+	assert_false(task_is_tid("-1"));
+	assert_false(task_is_tid("99999999999"));
 }
 
 int main(void)

@@ -272,16 +272,6 @@ uint32_t task_table__tgid(const struct task_table *tt, uint32_t tid)
 	return e ? e->tgid : 0;
 }
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* Calls fn for every tid under proc_root/<pid>/task. Returns threads seen or -errno. */
 static int for_each_proc_thread(struct task_table *tt,
 				void (*fn)(struct task_table *, uint32_t, void *), void *arg)
@@ -294,7 +284,7 @@ static int for_each_proc_thread(struct task_table *tt,
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (!all_digits(de->d_name))
+		if (!task_is_tid(de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/task", tt->proc_root, de->d_name);
 		td = opendir(path);
@@ -305,7 +295,7 @@ static int for_each_proc_thread(struct task_table *tt,
 			continue;
 		}
 		while ((te = readdir(td))) {
-			if (!all_digits(te->d_name))
+			if (!task_is_tid(te->d_name))
 				continue;
 			fn(tt, (uint32_t)strtoul(te->d_name, NULL, 10), arg);
 			n++;

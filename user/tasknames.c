@@ -292,6 +292,13 @@ void task_merge_sys_name(const char *name, char *out, size_t outlen)
 	snprintf(out, outlen, "%s", name);
 }
 
+bool task_is_tid(const char *s)
+{
+	unsigned long long v;
+
+	return parse_uint(s, UINT32_MAX, &v);
+}
+
 bool task_pattern_match(const char *pattern, const char *name, uint32_t tid)
 {
 	unsigned long long v;

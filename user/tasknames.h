@@ -57,6 +57,9 @@ void task_display_name(const char *comm, const char *vm, bool is_qemu, char *out
  * "migration/0" -> "migration", "kworker/1:2H" -> "kworker"): writes the merged name. */
 void task_merge_sys_name(const char *name, char *out, size_t outlen);
 
+/* True when s is a thread id: decimal digits only, within 32 bits (as /proc's entries). */
+bool task_is_tid(const char *s);
+
 /* Shell glob match of pattern against the whole name (fnmatch without flags); a pattern
  * of digits only matches a tid instead. */
 bool task_pattern_match(const char *pattern, const char *name, uint32_t tid);
