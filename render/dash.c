@@ -202,20 +202,10 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		kv_u64(b, "wait_max_ns", ts->wait_max_ns);
 		kv_u64(b, "exits_total", ts->exits_total);
 		key(b, "cpu_runtime");
-		jbuf_add(b, "[", 1);
-		for (c = 0; c < s->nr_cpus; c++) {
-			jbuf_u64(b, ts->cpu_runtime_ns ? ts->cpu_runtime_ns[c] : 0);
-			jbuf_add(b, ",", 1);
-		}
-		close_with(b, ']');
+		jbuf_u64_array(b, ts->cpu_runtime_ns, s->nr_cpus);
 		jbuf_add(b, ",", 1);
 		key(b, "cpu_switches");
-		jbuf_add(b, "[", 1);
-		for (c = 0; c < s->nr_cpus; c++) {
-			jbuf_u64(b, ts->cpu_switches ? ts->cpu_switches[c] : 0);
-			jbuf_add(b, ",", 1);
-		}
-		close_with(b, ']');
+		jbuf_u64_array(b, ts->cpu_switches, s->nr_cpus);
 		jbuf_add(b, ",", 1);
 		key(b, "exits");
 		jbuf_add(b, "[", 1);

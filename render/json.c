@@ -181,6 +181,17 @@ void jbuf_u64(struct jbuf *b, uint64_t v)
 	jbuf_add(b, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
+void jbuf_u64_array(struct jbuf *b, const uint64_t *v, size_t n)
+{
+	jbuf_add(b, "[", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			jbuf_add(b, ",", 1);
+		jbuf_u64(b, v ? v[i] : 0);
+	}
+	jbuf_add(b, "]", 1);
+}
+
 void jbuf_i64(struct jbuf *b, int64_t v)
 {
 	if (v < 0) {

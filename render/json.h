@@ -43,6 +43,9 @@ void jbuf_u64(struct jbuf *b, uint64_t v);
 void jbuf_i64(struct jbuf *b, int64_t v);
 void jbuf_double(struct jbuf *b, double v);
 
+/* Appends a JSON array of the n integers at v ([] when n is 0; zeros when v is NULL). */
+void jbuf_u64_array(struct jbuf *b, const uint64_t *v, size_t n);
+
 /*
  * Appends s as HTML text (for element content and quoted attribute values): '&', '<', '>',
  * '"' and '\'' become entities, control characters other than tab and newline are dropped,

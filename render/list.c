@@ -27,17 +27,6 @@ static void u64_or_null(struct jbuf *b, uint64_t v, bool known)
 		jbuf_puts(b, "null");
 }
 
-static void u64_array(struct jbuf *b, const uint64_t *v, uint32_t n)
-{
-	jbuf_puts(b, "[");
-	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			jbuf_puts(b, ",");
-		jbuf_u64(b, v[i]);
-	}
-	jbuf_puts(b, "]");
-}
-
 static void capture_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 {
 	const struct pwz_meta *m = &t->meta;
@@ -109,9 +98,9 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	key(b, "involuntary", false);
 	u64_or_null(b, ts->involuntary, s->has_switch_kind);
 	key(b, "cpu_runtime_ns", false);
-	u64_array(b, ts->cpu_runtime_ns, s->nr_cpus);
+	jbuf_u64_array(b, ts->cpu_runtime_ns, s->nr_cpus);
 	key(b, "cpu_switches", false);
-	u64_array(b, ts->cpu_switches, s->nr_cpus);
+	jbuf_u64_array(b, ts->cpu_switches, s->nr_cpus);
 	key(b, "wait_ns", false);
 	u64_or_null(b, ts->wait_ns, s->has_wait);
 	key(b, "wait_count", false);

@@ -75,8 +75,8 @@ static struct sched_model *model(struct got *g, uint64_t preempt_bit)
 {
 	struct sched_model_opts o = { .preempt_bit = preempt_bit, .emit_slices = true,
 				      .emit_wakeups = true, .emit_kvm_exits = true };
-	struct sched_model_sink s = { g, s_slice, s_wakeup, s_exit, s_cpu_agg, s_kvm_agg,
-				      s_wait_agg };
+	struct cdict_visitor s = { .ctx = g, .slice = s_slice, .wakeup = s_wakeup, .kvm_exit = s_exit,
+				   .cpu_agg = s_cpu_agg, .kvm_agg = s_kvm_agg, .wait_agg = s_wait_agg };
 	struct sched_model *m;
 
 	memset(g, 0, sizeof(*g));

@@ -348,13 +348,13 @@ static void derive_free(struct derive *d)
 	free(d->pend);
 }
 
-/* Row passes: task names from the pid column first (they win), then from next_comm for
- * tasks only ever switched to, then the records. */
-enum pass { PASS_PID_NAMES, PASS_NEXT_NAMES, PASS_EMIT };
+/* Row passes after scan() (which names tasks from the pid column: those names win): task
+ * names from next_comm for tasks only ever switched to, then the records. Times stay in
+ * perfwhiz's base, microseconds from its first event. */
+enum pass { PASS_NEXT_NAMES, PASS_EMIT };
 
 static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
-		    const struct cdict_visitor *v, struct cdict_read_info *info, uint64_t t0,
-		    enum pass pass)
+		    const struct cdict_visitor *v, struct cdict_read_info *info, enum pass pass)
 {
 	bool emit = pass == PASS_EMIT;
 	struct row r;
@@ -366,9 +366,7 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 		if (ret)
 			break;
 		if (!emit) {
-			if (pass == PASS_PID_NAMES && r.event != EV_OTHER)
-				ret = add_task(d, (uint32_t)r.pid, r.task_name);
-			if (pass == PASS_NEXT_NAMES && r.event == EV_SWITCH && r.has_next_pid &&
+			if (r.event == EV_SWITCH && r.has_next_pid &&
 			    r.next_comm_is_str &&
 			    r.next_pid >= 0 && r.next_pid <= UINT32_MAX)
 				ret = add_task(d, (uint32_t)r.next_pid, r.next_comm);
@@ -377,7 +375,7 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 		if (r.event == EV_SWITCH) {
 			struct pwz_slice s = { .tid = (uint32_t)r.pid, .cpu = r.cpu,
 					       .end = PWZ_END_UNKNOWN };
-			uint64_t end = r.usecs - t0;
+			uint64_t end = r.usecs;
 			struct pwz_cpu_agg *a;
 
 			s.dur_ns = r.duration * 1000;
@@ -400,7 +398,7 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 			ret = flush_exit(d, p, v, info);	/* an exit with no entry */
 			p->e = (struct pwz_kvm_exit){
 				.tid = (uint32_t)r.pid,
-				.time_ns = (r.usecs - t0) * 1000,
+				.time_ns = r.usecs * 1000,
 				.isa = PWZ_ISA_VMX,
 				.reason = r.next_comm_is_int ? (uint32_t)r.reason : UINT32_MAX,
 				.guest_ns = r.duration * 1000,
@@ -420,14 +418,14 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 	return ret;
 }
 
-/* First pass: time span, CPUs, whether there are KVM rows. */
-static int scan(struct legacy *l, struct mp_cursor *saved, uint64_t *t0, uint64_t *t1,
+/* First pass: the end of the time span, CPUs, whether there are KVM rows, and the task names
+ * of the pid column (the first name seen for each tid). */
+static int scan(struct legacy *l, struct mp_cursor *saved, struct derive *d, uint64_t *t1,
 		uint32_t *nr_cpus, bool *has_kvm)
 {
 	struct row r;
 	int ret;
 
-	*t0 = UINT64_MAX;
 	*t1 = 0;
 	*nr_cpus = 0;
 	*has_kvm = false;
@@ -438,17 +436,16 @@ static int scan(struct legacy *l, struct mp_cursor *saved, uint64_t *t0, uint64_
 			return ret;
 		if (r.event == EV_OTHER)
 			continue;
-		if (r.usecs < *t0)
-			*t0 = r.usecs;
 		if (r.usecs > *t1)
 			*t1 = r.usecs;
 		if (r.cpu + 1 > *nr_cpus)
 			*nr_cpus = r.cpu + 1;
 		if (r.event != EV_SWITCH)
 			*has_kvm = true;
+		ret = add_task(d, (uint32_t)r.pid, r.task_name);
+		if (ret)
+			return ret;
 	}
-	if (*t0 == UINT64_MAX)
-		*t0 = *t1 = 0;
 	return 0;
 }
 
@@ -459,7 +456,7 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 	struct mp_cursor saved[NCOLS];
 	struct derive d = { 0 };
 	struct pwz_meta meta = { 0 };
-	uint64_t t0, t1;
+	uint64_t t1;
 	bool has_kvm;
 	int ret;
 
@@ -471,13 +468,12 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 	if (ret)
 		goto out;
 	memcpy(saved, l.col, sizeof(saved));
-	ret = scan(&l, saved, &t0, &t1, &meta.nr_cpus, &has_kvm);
+	ret = scan(&l, saved, &d, &t1, &meta.nr_cpus, &has_kvm);
 	if (ret)
 		goto out;
 	meta.source = PWZ_SOURCE_LEGACY;
 	meta.clock_id = -1;
-	/* perfwhiz wrote usecs relative to its first event: keep that time base as it is */
-	t0 = 0;
+	/* perfwhiz wrote usecs relative to its first event: that time base is kept */
 	meta.duration_ns = t1 * 1000;
 	meta.has_kvm = has_kvm;
 	if (has_kvm && exitnames_add_builtin(&meta) < 0) {
@@ -486,16 +482,14 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 	}
 	if (v->meta && (ret = v->meta(v->ctx, &meta)))
 		goto out;
-	ret = row_pass(&l, saved, &d, v, info, t0, PASS_PID_NAMES);
-	if (!ret)
-		ret = row_pass(&l, saved, &d, v, info, t0, PASS_NEXT_NAMES);
+	ret = row_pass(&l, saved, &d, v, info, PASS_NEXT_NAMES);
 	for (size_t i = 0; !ret && i < d.task_idx.count; i++) {
 		info->records++;
 		if (v->task)
 			ret = v->task(v->ctx, &d.tasks[i]);
 	}
 	if (!ret)
-		ret = row_pass(&l, saved, &d, v, info, t0, PASS_EMIT);
+		ret = row_pass(&l, saved, &d, v, info, PASS_EMIT);
 	for (size_t i = 0; !ret && i < d.cpu_idx.count; i++)
 		ret = v->cpu_agg ? v->cpu_agg(v->ctx, &d.cpu[i]) : 0;
 	for (size_t i = 0; !ret && i < d.kvm_idx.count; i++)

@@ -1115,7 +1115,7 @@ static int start(struct imp *im, uint64_t ts)
 {
 	struct sched_model_opts mo = { .emit_slices = true, .emit_wakeups = true,
 				       .emit_kvm_exits = true };
-	struct sched_model_sink sink = {
+	struct cdict_visitor sink = {
 		.ctx = im, .slice = sink_slice, .wakeup = sink_wakeup, .kvm_exit = sink_kvm_exit,
 		.cpu_agg = sink_cpu_agg, .kvm_agg = sink_kvm_agg, .wait_agg = sink_wait_agg,
 	};

@@ -35,7 +35,7 @@ struct thread_cache_ent {
 
 struct sched_model {
 	struct sched_model_opts opts;
-	struct sched_model_sink sink;
+	struct cdict_visitor sink;
 	struct sched_model_stats stats;
 	struct cpu_state *cpus;		/* nr_cpus entries */
 	uint32_t nr_cpus;
@@ -67,7 +67,7 @@ enum pwz_slice_end sched_model_end_kind(uint64_t prev_state, uint64_t preempt_bi
 }
 
 struct sched_model *sched_model__new(const struct sched_model_opts *opts,
-				     const struct sched_model_sink *sink)
+				     const struct cdict_visitor *sink)
 {
 	struct sched_model *m = calloc(1, sizeof(*m));
 

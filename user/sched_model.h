@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "cdict.h"
 #include "records.h"
 
 /*
@@ -34,16 +35,12 @@
 
 struct sched_model;
 
-/* Where records go. Each callback returns 0 or -errno (which stops the model); NULL skips. */
-struct sched_model_sink {
-	void *ctx;
-	int (*slice)(void *ctx, const struct pwz_slice *s);
-	int (*wakeup)(void *ctx, const struct pwz_wakeup *wk);
-	int (*kvm_exit)(void *ctx, const struct pwz_kvm_exit *e);
-	int (*cpu_agg)(void *ctx, const struct pwz_cpu_agg *a);
-	int (*kvm_agg)(void *ctx, const struct pwz_kvm_agg *a);
-	int (*wait_agg)(void *ctx, const struct pwz_wait_agg *a);
-};
+/*
+ * Where records go: the same visitor the cdict reader feeds (user/cdict.h), so that a model
+ * and a file are interchangeable sources. The model calls slice, wakeup, kvm_exit, cpu_agg,
+ * kvm_agg and wait_agg (never meta or task). Each callback returns 0 or -errno (which stops
+ * the model); NULL skips.
+ */
 
 struct sched_model_opts {
 	uint64_t preempt_bit;	/* TASK_REPORT_MAX of the traced kernel (prev_state "R+"); 0 none */
@@ -68,7 +65,7 @@ struct sched_model_stats {
 
 /* NULL on -ENOMEM (errno set). opts may be NULL (defaults: emit everything, no preempt bit). */
 struct sched_model *sched_model__new(const struct sched_model_opts *opts,
-				     const struct sched_model_sink *sink);
+				     const struct cdict_visitor *sink);
 
 /* NULL is a no-op. */
 void sched_model__free(struct sched_model *m);

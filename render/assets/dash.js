@@ -986,20 +986,28 @@ function heatmaps(data) {
 				{ name: "sleeps", n: t.sleeps.n, t: t.sleeps.t, v: t.sleeps.d,
 					bins: t.sleeps.bins_d, color: "#54a24b", on: true },
 			];
-			const max = seriesMax(series, grid);
-			let chart = null;
-			legendToggles(holder, "switch-legend", series, () => chart.redraw());
-			const gn = gridNote(data, series);
-			if (gn)
-				holder.appendChild(gn);
-			chart = timeChart(holder, win, { height: chartHeight(), yLabel: "duration (log scale)",
-				draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max), grid, win),
-				yAxis: (ctx, view) => yTicks(ctx, view, logScale(view, max)),
-				hover: (view, px, py) => "t = " + fmtMs(view.tAt(px)) + ", duration ≈ " +
-					fmtNs(logScale(view, max).inv(py)) });
+			logScatter(holder, "switch-legend", series, null, "duration");
 		}
 		if (list.length)
 			show(list.first);
+	}
+	// A time chart of series on a log y axis in holder: series toggles (legendId), then extra
+	// (an element, or null), the grid note when series are gridded, then the chart. what
+	// names the y value: the axis says "<what> (log scale)", the hover "<what> ≈ ...".
+	function logScatter(holder, legendId, series, extra, what) {
+		const max = seriesMax(series, grid);
+		let chart = null;
+		legendToggles(holder, legendId, series, () => chart.redraw());
+		if (extra)
+			holder.appendChild(extra);
+		const gn = gridNote(data, series);
+		if (gn)
+			holder.appendChild(gn);
+		chart = timeChart(holder, win, { height: chartHeight(), yLabel: what + " (log scale)",
+			draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max), grid, win),
+			yAxis: (ctx, view) => yTicks(ctx, view, logScale(view, max)),
+			hover: (view, px, py) => "t = " + fmtMs(view.tAt(px)) + ", " + what + " ≈ " +
+				fmtNs(logScale(view, max).inv(py)) });
 	}
 	function drawExits(panel) {
 		panel.appendChild(el("p", { class: "note", text: "Every KVM exit of the vCPU: when it " +
@@ -1015,23 +1023,12 @@ function heatmaps(data) {
 				{ name: "exit handling time", n: t.exits.n, t: t.exits.t, v: t.exits.h,
 					bins: t.exits.bins_h, color: "#e45756", on: true },
 			];
-			const max = seriesMax(series, grid);
 			const byReason = el("div", { class: "legend", id: "exit-reasons", "data-task": t.name });
 			t.exit_reasons.forEach(([r, n]) =>
 				byReason.appendChild(el("span", { class: "item", "data-reason":
 					reasonName(data.reasons[r]), "data-count": n, text:
 					reasonName(data.reasons[r]) + ": " + fmtInt(n) })));
-			let chart = null;
-			legendToggles(holder, "exit-legend", series, () => chart.redraw());
-			holder.appendChild(byReason);
-			const gn = gridNote(data, series);
-			if (gn)
-				holder.appendChild(gn);
-			chart = timeChart(holder, win, { height: chartHeight(), yLabel: "time (log scale)",
-				draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max), grid, win),
-				yAxis: (ctx, view) => yTicks(ctx, view, logScale(view, max)),
-				hover: (view, px, py) => "t = " + fmtMs(view.tAt(px)) + ", value ≈ " +
-					fmtNs(logScale(view, max).inv(py)) });
+			logScatter(holder, "exit-legend", series, byReason, "time");
 		}
 		if (list.length)
 			show(list.first);
