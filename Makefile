@@ -17,7 +17,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 WARN := -Wall -Wextra -Wshadow -Wundef -Werror
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Iuser -DPWZ_VERSION='"$(VERSION)"'
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Iuser -Iuser/lib -DPWZ_VERSION='"$(VERSION)"'
 LIBS := -lbpf -lelf -ltraceevent -lmsgpackc -llz4 -lzstd -lz -lm
 LDFLAGS ?=
 ifeq ($(SANITIZE),1)
@@ -36,9 +36,9 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# ---- the userspace library (user/, minus the capture tool) ----
-CAPTURE_SRCS := user/pwz-bpf.c $(wildcard user/capture*.c)
-LIB_SRCS := $(filter-out $(CAPTURE_SRCS),$(wildcard user/*.c))
+# ---- the library every program links (user/lib/) ----
+CAPTURE_SRCS := $(wildcard user/*.c)
+LIB_SRCS := $(wildcard user/lib/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 LIBPWZ := $(OUTPUT)/libpwz.a
 
@@ -249,7 +249,7 @@ FUZZ_OUT := $(OUTPUT)/fuzz
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 30
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=gnu11 $(WARN) -O1 -g $(FUZZ_SAN) -MMD -MP -Iuser -Irender -I$(OUTPUT) \
+FUZZ_CFLAGS := -std=gnu11 $(WARN) -O1 -g $(FUZZ_SAN) -MMD -MP -Iuser -Iuser/lib -Irender -I$(OUTPUT) \
 	-DPWZ_VERSION='"$(VERSION)"'
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_OUT)/%.o,$(LIB_SRCS))
 FUZZ_NAMES := cdict cdict_stream legacy perfdata csvmap

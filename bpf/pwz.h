@@ -10,7 +10,7 @@
  */
 
 #define PWZ_BPF_COMM_LEN 16	/* TASK_COMM_LEN */
-#define PWZ_BPF_HIST 40		/* == PWZ_HIST_BUCKETS of user/records.h */
+#define PWZ_BPF_HIST 40		/* == PWZ_HIST_BUCKETS of user/lib/records.h */
 
 /* Tag of every ring-buffer record: the first __u32 of each record. */
 enum rec_type {
@@ -156,7 +156,7 @@ enum pwz_cnt {
 
 /*
  * Log2 histogram bucket of v, as both sides count it: floor(log2(v)), 0 for v == 0, the last
- * bucket for anything larger (same as pwz_hist_bucket() of user/records.h).
+ * bucket for anything larger (same as pwz_hist_bucket() of user/lib/records.h).
  */
 static inline __u32 pwz_log2_bucket(__u64 v)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of user/exitnames.c: exit names from kvm_exit formats (6.18, 6.1) and built in. */
+/* Unit tests of user/lib/exitnames.c: exit names from kvm_exit formats (6.18, 6.1) and built in. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

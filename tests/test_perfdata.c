@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of the perf.data import (user/perfdata*.c) on the fixtures, against their truth files. */
+/* Unit tests of the perf.data import (user/lib/perfdata*.c) on the fixtures, against their truth files. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of user/sched_model.c: slices, switch kinds, waits and KVM pairing from event streams. */
+/* Unit tests of user/lib/sched_model.c: slices, switch kinds, waits and KVM pairing from event streams. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../user/trace.h"
+#include "trace.h"
 
 /* One (isa, reason) of one task. */
 struct summary_exit {

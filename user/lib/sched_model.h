@@ -36,7 +36,7 @@
 struct sched_model;
 
 /*
- * Where records go: the same visitor the cdict reader feeds (user/cdict.h), so that a model
+ * Where records go: the same visitor the cdict reader feeds (user/lib/cdict.h), so that a model
  * and a file are interchangeable sources. The model calls slice, wakeup, kvm_exit, cpu_agg,
  * kvm_agg and wait_agg (never meta or task). Each callback returns 0 or -errno (which stops
  * the model); NULL skips.
