@@ -122,7 +122,7 @@ TESTDATA ?= $(abspath ../shared/testdata)
 
 # ---- capture (issue 3): extra rules ----
 # The capture's testable modules, linked into its unit tests (they are not in libpwz.a).
-CAPTURE_TEST_OBJS := $(patsubst %,$(OUTPUT)/user/%.o,capture_opts capture_tasks capture_stats capture_meta \
+CAPTURE_TEST_OBJS := $(patsubst %,$(OUTPUT)/user/%.o,capture_opts capture_tasks capture_meta \
 	capture_records)
 
 # tests/test_capture*.c: as other unit tests, plus the capture modules (shortest stem wins).

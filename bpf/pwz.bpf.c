@@ -28,9 +28,11 @@
  * sched_wakeup to sched_switch (likely the rq clock update skipped after a wakeup that
  * preempts, rq_clock_skip_update(), so the wakeup's IPI latency goes uncounted).
  *
- * On that hypervisor some switches never reach the tracepoint (threads of pid 1 switch in and
- * out unseen): a switch-out of a thread this CPU did not see switched in is counted in
- * cpu_state.unpaired and its slice skipped, since its start is unknown.
+ * The rules these programs apply (what a slice, a wait and an exit are, R1-R7) are written once,
+ * in user/lib/model.h; the comments below cite them. On this project's hypervisor some switches
+ * never reach the tracepoint (threads of pid 1 switch in and out unseen): such a switch-out
+ * closes its slice from the last switch on the CPU, flagged (R2), and is counted in
+ * cpu_state.unpaired.
  */
 
 char LICENSE[] SEC("license") = "GPL";
@@ -211,6 +213,32 @@ static __always_inline struct wait_start *ws_get(bool btf, struct task_struct *t
 	return bpf_map_lookup_elem(&wait_start, &tid);
 }
 
+static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u64 start, __u64 now,
+					 __u32 end, bool known, __u32 wait, __u64 wake)
+{
+	__u64 from = start ? start : t0, run = now > from ? now - from : 0;
+
+	agg->switches++;
+	if (end == REC_END_PREEMPTED)
+		agg->involuntary++;
+	else
+		agg->voluntary++;
+	if (!known) {
+		agg->unseen++;
+		agg->unseen_ns += run;
+		return;
+	}
+	agg->runtime_ns += run;
+	if (wait && start >= wake) {
+		__u64 w = start - wake;
+
+		agg->wait_count++;
+		agg->wait_ns += w;
+		if (w > agg->wait_max_ns)
+			agg->wait_max_ns = w;
+	}
+}
+
 static __always_inline void on_switch(bool btf, bool preempt, struct task_struct *prev,
 				      struct task_struct *next, __u32 prev_pid, __u32 next_pid,
 				      unsigned int prev_state)
@@ -222,17 +250,18 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	struct cpu_agg_val *agg;
 	struct wait_start *ws;
 	struct rec_slice *r;
-	__u64 start, from, wake;
-	bool known;
+	__u64 start, wake;
+	bool known, prev_sel;
 
 	cs = bpf_map_lookup_elem(&cpu_state, &key);
 	if (!cs)
 		return;
-	/* Unseen CPU: prev ran since before the capture. Seen but another tid: unknown start. */
+	/* R1: unseen CPU, prev ran since before the capture. R2: seen but another tid: the
+	 * switch-in was unseen, the slice starts at the last switch here and is flagged. */
 	known = !cs->seen || cs->tid == prev_pid;
 	start = cs->seen ? cs->start_ns : 0;
 	wake = cs->wake_ns;
-	wait = cs->wait;
+	wait = known ? cs->wait : REC_WAIT_NONE;
 	cs->switches++;
 	if (!known)
 		cs->unpaired++;
@@ -242,6 +271,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	cs->wake_ns = 0;
 	cs->wait = REC_WAIT_NONE;
 
+	/* R3 */
 	if (prev_state & TASK_DEAD_BIT)
 		end = REC_END_EXITED;
 	else if (preempt || !prev_state)
@@ -249,7 +279,8 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	else
 		end = REC_END_SLEPT;
 
-	if (known && task_selected(prev_pid, prev)) {
+	prev_sel = task_selected(prev_pid, prev);
+	if (prev_sel) {
 		bool emitted = false;
 
 		if (emit_streams) {
@@ -260,6 +291,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 				r->cpu = bpf_get_smp_processor_id();
 				r->end = end;
 				r->wait = wait;
+				r->flags = known ? 0 : REC_SLICE_UNSEEN_START;
 				r->start_ns = start;
 				r->end_ns = now;
 				r->wake_ns = wake;
@@ -269,36 +301,23 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 				cnt_add(CNT_DROP_SLICE, 1);
 			}
 		}
-		/* the reader folds the records it reads: the kernel only what it could not send */
+		/* R7: the reader folds the records it reads, the kernel only what it could not send */
 		agg = emitted ? NULL : lookup_or_init(&cpu_aggs, &prev_pid, &zero);
-		if (agg) {
-			from = start ? start : t0;
-			agg->runtime_ns += now > from ? now - from : 0;
-			agg->switches++;
-			if (end == REC_END_PREEMPTED)
-				agg->involuntary++;
-			else
-				agg->voluntary++;
-			if (wait && start > wake) {
-				__u64 w = start - wake;
-
-				agg->wait_count++;
-				agg->wait_ns += w;
-				if (w > agg->wait_max_ns)
-					agg->wait_max_ns = w;
+		if (agg)
+			fold_dropped(agg, start, now, end, known, wait, wake);
+	}
+	/* R4: a preempted thread waits from now; a sleeping one has nothing pending (wakeups of a
+	 * running thread are ignored), a dead one loses its slot */
+	if (want_wait && prev_pid && prev_sel) {
+		if (end == REC_END_PREEMPTED) {
+			ws = ws_get(btf, prev, prev_pid, true);
+			if (ws) {
+				ws->ts = now;
+				ws->preempted = 1;
 			}
-		}
-		if (want_wait && prev_pid) {
-			if (end == REC_END_PREEMPTED) {
-				ws = ws_get(btf, prev, prev_pid, true);
-				if (ws) {
-					ws->ts = now;
-					ws->preempted = 1;
-				}
-			} else if (end == REC_END_EXITED && !btf) {
-				/* (task storage dies with the task by itself) */
-				bpf_map_delete_elem(&wait_start, &prev_pid);
-			}
+		} else if (end == REC_END_EXITED && !btf) {
+			/* (task storage dies with the task by itself) */
+			bpf_map_delete_elem(&wait_start, &prev_pid);
 		}
 	}
 	if (want_wait && next_pid && task_selected(next_pid, next)) {
@@ -313,14 +332,15 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	}
 }
 
-static __always_inline void on_wakeup(bool btf, struct task_struct *p, __u32 pid)
+/* R4: a wait starts at the wakeup of a thread neither running (on_cpu) nor already waiting. */
+static __always_inline void on_wakeup(bool btf, struct task_struct *p, __u32 pid, int on_cpu)
 {
 	struct wait_start *ws;
 
-	if (!want_wait || !pid || !task_selected(pid, p))
+	if (!want_wait || !pid || on_cpu || !task_selected(pid, p))
 		return;
 	ws = ws_get(btf, p, pid, true);
-	if (ws) {
+	if (ws && !ws->ts) {
 		ws->ts = bpf_ktime_get_ns();
 		ws->preempted = 0;
 	}
@@ -338,14 +358,14 @@ int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_str
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(wakeup_btf, struct task_struct *p)
 {
-	on_wakeup(true, p, p->pid);
+	on_wakeup(true, p, p->pid, p->on_cpu);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(wakeup_new_btf, struct task_struct *p)
 {
-	on_wakeup(true, p, p->pid);
+	on_wakeup(true, p, p->pid, p->on_cpu);
 	return 0;
 }
 
@@ -362,14 +382,14 @@ int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_str
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(wakeup_raw, struct task_struct *p)
 {
-	on_wakeup(false, p, BPF_CORE_READ(p, pid));
+	on_wakeup(false, p, BPF_CORE_READ(p, pid), BPF_CORE_READ(p, on_cpu));
 	return 0;
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(wakeup_new_raw, struct task_struct *p)
 {
-	on_wakeup(false, p, BPF_CORE_READ(p, pid));
+	on_wakeup(false, p, BPF_CORE_READ(p, pid), BPF_CORE_READ(p, on_cpu));
 	return 0;
 }
 

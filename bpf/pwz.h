@@ -26,6 +26,9 @@ enum rec_slice_end {
 	REC_END_EXITED = 2,	/* switched out dead (prev_state has TASK_DEAD) */
 };
 
+/* Flags of a slice record (same values as enum pwz_slice_flags). */
+#define REC_SLICE_UNSEEN_START 1
+
 /* What the wait before a slice began with. */
 enum rec_wait {
 	REC_WAIT_NONE = 0,	/* no wait measured (running at capture start, or not selected) */
@@ -42,7 +45,9 @@ struct rec_slice {
 	__u32 tid;		/* thread that ran */
 	__u32 cpu;		/* CPU it ran on */
 	__u16 end;		/* enum rec_slice_end */
-	__u16 wait;		/* enum rec_wait: whether wake_ns holds a wait start */
+	__u8 wait;		/* enum rec_wait: whether wake_ns holds a wait start */
+	__u8 flags;		/* REC_SLICE_UNSEEN_START: switch-in not seen, start_ns is the
+				 * CPU's previous switch (user/lib/model.h R2) */
 	__u64 start_ns;		/* switch-in; 0: already running at capture start */
 	__u64 end_ns;		/* switch-out */
 	__u64 wake_ns;		/* with wait: when it became runnable (wait = start - wake) */
@@ -87,6 +92,8 @@ struct cpu_agg_val {
 	__u64 wait_count;	/* run-queue waits measured */
 	__u64 wait_ns;		/* their total */
 	__u64 wait_max_ns;	/* the longest */
+	__u64 unseen;		/* of the switch-outs, those whose switch-in was unseen (R2) */
+	__u64 unseen_ns;	/* their slices' time, kept out of runtime_ns */
 };
 
 /* Run-queue waits of one thread summed over CPUs (userspace view). */
@@ -144,7 +151,6 @@ struct wait_start {
 /* Indexes of the per-CPU array "counters" (one entry of PWZ_CNT_MAX __u64). */
 enum pwz_cnt {
 	CNT_DROP_SLICE = 0,	/* slice records (and their waits) not reserved: ring full */
-	CNT_DROP_WAKEUP,	/* unused since waits ride in slice records; kept for the ABI */
 	CNT_DROP_KVM_EXIT,	/* kvm_exit records not reserved */
 	CNT_DROP_TASK,		/* task records not reserved */
 	CNT_MAP_FULL,		/* aggregate or state map insertions refused (map full) */

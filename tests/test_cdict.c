@@ -91,18 +91,21 @@ static void assert_slice_eq(const struct pwz_slice *a, const struct pwz_slice *b
 	assert_int_equal(a->start_ns, b->start_ns);
 	assert_int_equal(a->dur_ns, b->dur_ns);
 	assert_int_equal(a->end, b->end);
+	assert_int_equal(a->flags, b->flags);
 }
 
 /* Deterministic record i of each kind. */
 static struct pwz_slice slice_i(uint32_t i)
 {
-	return (struct pwz_slice){ 1000 + i % 7, i % 3, 1000ull * i, 17 + i * 3ull, i % 4 };
+	return (struct pwz_slice){ 1000 + i % 7, i % 3, 1000ull * i, 17 + i * 3ull, i % 4,
+				   i % 5 ? 0 : PWZ_SLICE_UNSEEN_START };
 }
 
 static struct pwz_kvm_exit exit_i(uint32_t i)
 {
 	return (struct pwz_kvm_exit){ 2000 + i % 2, i % 2, 5000ull * i, 1 + i % 2, 0x72 + i % 10,
-				      1ull << (i % 40), 99 + i };
+				      1ull << (i % 40), i % 3 ? 99 + i : 0,
+				      i % 3 ? 0 : PWZ_EXIT_UNPAIRED };
 }
 
 /* Writes N of each record (chunk_bytes small: many chunks) and returns the file path. */
@@ -121,7 +124,8 @@ static void write_file(const char *path, size_t chunk_bytes, struct pwz_meta *fi
 		struct pwz_slice s = slice_i(i);
 		struct pwz_wakeup wk = { 1000 + i, i % 3, 10ull * i, 5ull + i };
 		struct pwz_kvm_exit e = exit_i(i);
-		struct pwz_cpu_agg ca = { 1000 + i, i % 3, 1000000ull * i, i, i / 2, i - i / 2 };
+		struct pwz_cpu_agg ca = { 1000 + i, i % 3, 1000000ull * i, i, i / 2, i - i / 2, i % 4,
+					  3ull * i };
 		struct pwz_kvm_agg ka = { .tid = 2000 + i, .isa = 2, .reason = i, .count = 3ull * i,
 					  .handling_ns = 77ull * i };
 		struct pwz_wait_agg wa = { 1000 + i, i, 9ull * i, i + 1ull };
@@ -199,12 +203,15 @@ static void test_round_trip(void **state)
 		assert_int_equal(s.exits[i].reason, e.reason);
 		assert_int_equal(s.exits[i].guest_ns, e.guest_ns);
 		assert_int_equal(s.exits[i].handling_ns, e.handling_ns);
+		assert_int_equal(s.exits[i].flags, e.flags);
 		assert_int_equal(s.tasks[i].tid, 1000 + i);
 		snprintf(name, sizeof(name), "n\"%u</script>\xff\xfe", i);
 		assert_string_equal(s.tasks[i].name, name);
 		assert_int_equal(s.wakeups[i].wait_ns, 5 + i);
 		assert_int_equal(s.cpu[i].runtime_ns, 1000000ull * i);
 		assert_int_equal(s.cpu[i].involuntary, i - i / 2);
+		assert_int_equal(s.cpu[i].unseen, i % 4);
+		assert_int_equal(s.cpu[i].unseen_ns, 3ull * i);
 		assert_int_equal(s.kvm[i].hist[i % PWZ_HIST_BUCKETS], i + 1);
 		assert_int_equal(s.kvm[i].handling_ns, 77ull * i);
 		assert_int_equal(s.wait[i].max_ns, i + 1);

@@ -131,31 +131,52 @@ static void test_slices_first_and_open(void **state)
 	assert_int_equal(g.cpu_aggs[1].involuntary, 1);
 	sched_model__stats(m, &st);
 	assert_int_equal(st.first_slices, 1);
-	assert_int_equal(st.unmatched, 0);
+	assert_int_equal(st.unseen, 0);
 	sched_model__free(m);
 }
 
-/* A switch-out whose switch-in is missing: counted, but no slice (its start is unknown). */
-static void test_unmatched_switch_out(void **state)
+/* R2: a switch-out whose switch-in is missing closes a flagged slice from the CPU's last event;
+ * its time is unseen, not runtime, and the CPU's slices still tile the capture. */
+static void test_unseen_switch_in(void **state)
 {
 	struct sched_model_stats st;
 	struct got g;
 	struct sched_model *m = model(&g, 0x100);
 	const struct pwz_cpu_agg *a;
+	uint64_t cpu1 = 0;
 
 	(void)state;
 	assert_int_equal(sched_model__switch(m, 50, 1, 0, 0, 30), 0);
 	/* 30 -> idle is missing, then idle -> 40 is missing; 40 switches out at 300 */
 	assert_int_equal(sched_model__switch(m, 300, 1, 40, 1, 0), 0);
-	assert_int_equal(sched_model__finish(m, 300), 0);
+	/* 30 was taken as gone at 300: a wakeup now starts a wait (R4), measured at 350 */
+	assert_int_equal(sched_model__wakeup(m, 310, 30), 0);
+	assert_int_equal(sched_model__switch(m, 350, 1, 0, 0, 30), 0);
+	assert_int_equal(sched_model__finish(m, 400), 0);
 	sched_model__stats(m, &st);
-	assert_int_equal(st.unmatched, 1);
+	assert_int_equal(st.unseen, 1);
 	a = cpu_agg(&g, 40, 1);
 	assert_non_null(a);
 	assert_int_equal(a->switches, 1);
 	assert_int_equal(a->voluntary, 1);
 	assert_int_equal(a->runtime_ns, 0);
-	assert_null(cpu_agg(&g, 30, 1));	/* 30 never switched out, its slice is open... */
+	assert_int_equal(a->unseen, 1);
+	assert_int_equal(a->unseen_ns, 250);
+	assert_int_equal(g.slices[1].flags, PWZ_SLICE_UNSEEN_START);
+	assert_int_equal(g.slices[1].start_ns, 50);
+	for (int i = 0; i < g.ns; i++) {
+		if (g.slices[i].cpu == 1)
+			cpu1 += g.slices[i].dur_ns;
+		if (i != 1)
+			assert_int_equal(g.slices[i].flags, 0);
+	}
+	assert_int_equal(cpu1, 400);	/* 0-50 idle, 50-300 unseen, 300-350 idle, 350-400 30 */
+	assert_int_equal(g.nw, 1);
+	assert_int_equal(g.wakeups[0].wait_ns, 40);
+	a = cpu_agg(&g, 30, 1);
+	assert_non_null(a);
+	assert_int_equal(a->runtime_ns, 50);	/* the open slice, 350-400 */
+	assert_int_equal(a->switches, 0);
 	sched_model__free(m);
 }
 
@@ -183,6 +204,7 @@ static void test_wakeup_wait(void **state)
 	assert_int_equal(sched_model__wakeup(m, 100, 5), 0);
 	assert_int_equal(sched_model__wakeup(m, 120, 5), 0);		/* the first one counts */
 	assert_int_equal(sched_model__switch(m, 130, 0, 0, 0, 5), 0);	/* waited 30 */
+	assert_int_equal(sched_model__wakeup(m, 135, 5), 0);		/* running: no wait */
 	assert_int_equal(sched_model__switch(m, 140, 0, 5, 1, 0), 0);
 	assert_int_equal(sched_model__wakeup(m, 200, 5), 0);
 	assert_int_equal(sched_model__switch(m, 290, 1, 0, 0, 5), 0);	/* waited 90 on CPU 1 */
@@ -197,6 +219,34 @@ static void test_wakeup_wait(void **state)
 	assert_int_equal(g.wait_aggs[0].count, 2);
 	assert_int_equal(g.wait_aggs[0].wait_ns, 120);
 	assert_int_equal(g.wait_aggs[0].max_ns, 90);
+	sched_model__free(m);
+}
+
+/* R4: a preemption starts a wait, a wakeup while it waits does not restart it, a zero-length
+ * wait counts, a sleep forgets nothing it should not. */
+static void test_preempt_wait(void **state)
+{
+	struct got g;
+	struct sched_model *m = model(&g, 0x100);
+
+	(void)state;
+	assert_int_equal(sched_model__switch(m, 10, 0, 0, 0, 5), 0);
+	assert_int_equal(sched_model__switch(m, 20, 0, 5, 0x100 /* R+ */, 6), 0);
+	assert_int_equal(sched_model__wakeup(m, 25, 5), 0);		/* already waiting */
+	assert_int_equal(sched_model__switch(m, 70, 0, 6, 0 /* R */, 5), 0);	/* 5 waited 50 */
+	assert_int_equal(sched_model__switch(m, 70, 1, 0, 0, 6), 0);	/* 6 waited 0 */
+	assert_int_equal(sched_model__switch(m, 80, 0, 5, 1 /* S */, 0), 0);
+	assert_int_equal(sched_model__switch(m, 90, 0, 0, 0, 5), 0);	/* no wakeup: no wait */
+	assert_int_equal(sched_model__finish(m, 100), 0);
+	assert_int_equal(g.nw, 2);
+	assert_int_equal(g.wakeups[0].tid, 5);
+	assert_int_equal(g.wakeups[0].wake_ns, 20);
+	assert_int_equal(g.wakeups[0].wait_ns, 50);
+	assert_int_equal(g.wakeups[1].tid, 6);
+	assert_int_equal(g.wakeups[1].wait_ns, 0);
+	assert_int_equal(g.nwa, 2);
+	assert_int_equal(g.wait_aggs[1].tid, 6);
+	assert_int_equal(g.wait_aggs[1].count, 1);
 	sched_model__free(m);
 }
 
@@ -246,10 +296,8 @@ static void test_kvm_resets(void **state)
 	sched_model__lost(m, 150);
 	assert_int_equal(sched_model__kvm_entry(m, 200, 0, 7), 0);
 	assert_int_equal(sched_model__kvm_exit(m, 300, 0, 7, 0, PWZ_ISA_VMX, 30), 0);
-	/* migrated between exit and entry */
-	assert_int_equal(sched_model__migrate(m, 350, 7), 0);
+	/* R5: an entry on another CPU than the exit (the thread migrated) still pairs */
 	assert_int_equal(sched_model__kvm_entry(m, 400, 1, 7), 0);
-	/* entry on another CPU than the exit */
 	assert_int_equal(sched_model__kvm_exit(m, 500, 1, 7, 0, PWZ_ISA_VMX, 30), 0);
 	assert_int_equal(sched_model__kvm_entry(m, 600, 0, 7), 0);
 	assert_int_equal(sched_model__finish(m, 700), 0);
@@ -258,15 +306,15 @@ static void test_kvm_resets(void **state)
 	assert_int_equal(g.exits[0].handling_ns, 0);
 	assert_int_equal(g.exits[1].time_ns, 300);
 	assert_int_equal(g.exits[1].guest_ns, 100);	/* entry at 200 came after the loss */
-	assert_int_equal(g.exits[1].handling_ns, 0);
+	assert_int_equal(g.exits[1].handling_ns, 100);
 	assert_int_equal(g.exits[2].guest_ns, 100);
-	assert_int_equal(g.exits[2].handling_ns, 0);
+	assert_int_equal(g.exits[2].handling_ns, 100);
 	assert_int_equal(g.nka, 1);
 	assert_int_equal(g.kvm_aggs[0].count, 3);
-	assert_int_equal(g.kvm_aggs[0].handling_ns, 0);
+	assert_int_equal(g.kvm_aggs[0].handling_ns, 200);
 	sched_model__stats(m, &st);
-	assert_int_equal(st.kvm_unpaired, 3);
-	assert_int_equal(st.kvm_resets, 3);
+	assert_int_equal(st.kvm_unpaired, 1);
+	assert_int_equal(st.kvm_resets, 1);
 	sched_model__free(m);
 }
 
@@ -287,9 +335,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slices_first_and_open),
-		cmocka_unit_test(test_unmatched_switch_out),
+		cmocka_unit_test(test_unseen_switch_in),
 		cmocka_unit_test(test_end_kinds),
 		cmocka_unit_test(test_wakeup_wait),
+		cmocka_unit_test(test_preempt_wait),
 		cmocka_unit_test(test_kvm_pairing),
 		cmocka_unit_test(test_kvm_resets),
 		cmocka_unit_test(test_bad_cpu),

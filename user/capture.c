@@ -9,13 +9,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
+#include "model.h"
 #include "pwz.skel.h"
 
 struct capture {
 	struct pwz_bpf *skel;
 	struct ring_buffer *rb;
 	struct capture_sink sink;
-	struct capture_aggs *aggs;	/* the slice records read, folded per (tid, cpu) */
+	struct model_fold *fold;	/* the slice records read, folded (model.h R7) */
 	uint64_t t0;
 	bool raw_tp;
 	bool attached;
@@ -123,8 +124,8 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	c->aggs = capture_aggs__new();
-	if (!c->aggs) {
+	c->fold = model_fold__new(NULL);
+	if (!c->fold) {
 		snprintf(err, errlen, "out of memory");
 		free(c);
 		errno = ENOMEM;
@@ -134,7 +135,7 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 	if (c->nr_cpus <= 0) {
 		e = c->nr_cpus;
 		snprintf(err, errlen, "cannot count the possible CPUs: %s", strerror(-e));
-		capture_aggs__free(c->aggs);
+		model_fold__free(c->fold);
 		free(c);
 		errno = -e;
 		return NULL;
@@ -147,7 +148,7 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 	if (e) {
 		snprintf(err, errlen, "cannot load the BPF programs: %s (%s)", strerror(-e),
 			 load_hint(-e));
-		capture_aggs__free(c->aggs);
+		model_fold__free(c->fold);
 		free(c);
 		errno = -e;
 		return NULL;
@@ -174,9 +175,15 @@ static int on_record(void *ctx, void *data, size_t size)
 		memcpy(&type, data, sizeof(type));
 		if (type == REC_SLICE) {
 			struct rec_slice r;
+			struct pwz_slice s;
+			struct pwz_wakeup w;
+			bool waited;
 
 			memcpy(&r, data, sizeof(r));
-			e = capture_aggs__add_slice(c->aggs, &r, c->t0);
+			waited = capture_conv_slice(&r, c->t0, &s, &w);
+			e = model_fold__slice(c->fold, &s);
+			if (!e && waited)
+				e = model_fold__wait(c->fold, &w);
 			if (e)
 				return e;
 		}
@@ -317,113 +324,58 @@ struct cb_arg {
 	void *ctx;
 };
 
-/* Adds the kernel's per-CPU slots of one cpu_aggs key into the table arg. */
-static int merge_fn(struct capture *c, const void *key, const void *vals, void *arg)
+/* Adds the kernel's per-CPU slots of one cpu_aggs key into the fold arg. */
+static int cpu_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
 {
 	const struct cpu_agg_val *v = vals;
+	struct pwz_cpu_agg a;
+	struct pwz_wait_agg w;
 	__u32 tid;
-	int e;
+	int e = 0;
 
 	memcpy(&tid, key, sizeof(tid));
-	for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
+	for (int cpu = 0; cpu < c->nr_cpus && !e; cpu++) {
 		if (!v[cpu].switches && !v[cpu].runtime_ns && !v[cpu].wait_count)
 			continue;
-		e = capture_aggs__add(arg, tid, (uint32_t)cpu, &v[cpu]);
-		if (e)
-			return e;
+		capture_conv_cpu_agg(tid, (uint32_t)cpu, &v[cpu], &a, &w);
+		e = model_fold__cpu_agg(arg, &a);
+		if (!e && w.count)
+			e = model_fold__wait_agg(arg, &w);
 	}
-	return 0;
-}
-
-/* The whole aggregate: what the reader folded plus what the kernel kept (the dropped
- * records, or everything without streams). NULL with errno set. */
-static struct capture_aggs *merged_aggs(struct capture *c)
-{
-	struct capture_aggs *m = capture_aggs__dup(c->aggs);
-	int e;
-
-	if (!m)
-		return NULL;
-	e = walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), merge_fn, m);
-	if (e) {
-		capture_aggs__free(m);
-		errno = -e;
-		return NULL;
-	}
-	return m;
-}
-
-int capture__cpu_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint32_t cpu,
-						   const struct cpu_agg_val *v), void *ctx)
-{
-	struct capture_aggs *m = merged_aggs(c);
-	int e;
-
-	if (!m)
-		return -errno;
-	e = capture_aggs__each(m, cb, ctx);
-	capture_aggs__free(m);
-	return e;
-}
-
-/* Sums the waits of one (tid, cpu) into the per-tid table arg (cpu 0). */
-static int wait_sum_fn(void *arg, uint32_t tid, uint32_t cpu, const struct cpu_agg_val *v)
-{
-	struct cpu_agg_val w = {
-		.wait_count = v->wait_count, .wait_ns = v->wait_ns, .wait_max_ns = v->wait_max_ns,
-	};
-
-	(void)cpu;
-	return v->wait_count ? capture_aggs__add(arg, tid, 0, &w) : 0;
-}
-
-static int wait_cb_fn(void *arg, uint32_t tid, uint32_t cpu, const struct cpu_agg_val *v)
-{
-	struct cb_arg *a = arg;
-	int (*cb)(void *, uint32_t, const struct wait_agg_val *) = a->cb;
-	struct wait_agg_val sum = {
-		.count = v->wait_count, .wait_ns = v->wait_ns, .max_ns = v->wait_max_ns,
-	};
-
-	(void)cpu;
-	return cb(a->ctx, tid, &sum);
-}
-
-int capture__wait_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
-						    const struct wait_agg_val *v), void *ctx)
-{
-	struct capture_aggs *m = merged_aggs(c), *per_tid = capture_aggs__new();
-	struct cb_arg a = { (void *)cb, ctx };
-	int e = -ENOMEM;
-
-	if (m && per_tid) {
-		e = capture_aggs__each(m, wait_sum_fn, per_tid);
-		if (!e)
-			e = capture_aggs__each(per_tid, wait_cb_fn, &a);
-	}
-	capture_aggs__free(m);
-	capture_aggs__free(per_tid);
 	return e;
 }
 
 static int kvm_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
 {
-	struct cb_arg *a = arg;
-	int (*cb)(void *, const struct kvm_agg_key *, const struct kvm_agg_val *) = a->cb;
 	struct kvm_agg_val sum;
 	struct kvm_agg_key k;
+	struct pwz_kvm_agg a = { 0 };
 
 	memcpy(&k, key, sizeof(k));
 	capture_sum_kvm(vals, c->nr_cpus, &sum);
-	return sum.count ? cb(a->ctx, &k, &sum) : 0;
+	if (!sum.count)
+		return 0;
+	a.tid = k.tid;
+	a.isa = k.isa;
+	a.reason = k.reason;
+	a.count = sum.count;
+	a.handling_ns = sum.handling_ns;
+	memcpy(a.hist, sum.hist, sizeof(a.hist));
+	return model_fold__kvm_agg(arg, &a);
 }
 
-int capture__kvm_aggs(struct capture *c, int (*cb)(void *ctx, const struct kvm_agg_key *k,
-						   const struct kvm_agg_val *v), void *ctx)
+struct model_fold *capture__fold(struct capture *c)
 {
-	struct cb_arg a = { (void *)cb, ctx };
+	return c->fold;
+}
 
-	return walk(c, c->skel->maps.kvm_aggs, sizeof(struct kvm_agg_val), kvm_agg_fn, &a);
+int capture__fold_kernel_aggs(struct capture *c)
+{
+	int e = walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), cpu_agg_fn, c->fold);
+
+	if (!e)
+		e = walk(c, c->skel->maps.kvm_aggs, sizeof(struct kvm_agg_val), kvm_agg_fn, c->fold);
+	return e;
 }
 
 int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu,
@@ -490,6 +442,6 @@ void capture__free(struct capture *c)
 		return;
 	ring_buffer__free(c->rb);
 	pwz_bpf__destroy(c->skel);
-	capture_aggs__free(c->aggs);
+	model_fold__free(c->fold);
 	free(c);
 }

@@ -11,6 +11,7 @@
 #include "capture_records.h"
 
 struct capture;
+struct model_fold;
 
 struct capture_cfg {
 	bool sched;			/* attach sched_switch and the wakeups */
@@ -53,18 +54,18 @@ int capture__stop(struct capture *c);
 int capture__counters(struct capture *c, uint64_t out[PWZ_CNT_MAX]);
 
 /*
- * Aggregate readers: cb is called per (tid, cpu) with a non-zero slot, per tid summed over
- * CPUs for waits (of finished slices), per (tid, isa, reason) summed for KVM. A callback's
- * non-zero value stops the walk and is returned; else 0 or -errno. The scheduling figures are
- * the slice records read so far (call them after capture__stop()) plus the kernel's cpu_aggs,
- * which with streams on hold only the slices whose records were dropped.
+ * The one fold of this capture (user/lib/model.h): every slice record read so far is folded
+ * into it as it is read. Owned by the capture.
  */
-int capture__cpu_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint32_t cpu,
-						   const struct cpu_agg_val *v), void *ctx);
-int capture__wait_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
-						    const struct wait_agg_val *v), void *ctx);
-int capture__kvm_aggs(struct capture *c, int (*cb)(void *ctx, const struct kvm_agg_key *k,
-						   const struct kvm_agg_val *v), void *ctx);
+struct model_fold *capture__fold(struct capture *c);
+
+/*
+ * Adds the kernel's aggregates into capture__fold() (call once, after capture__stop()): its
+ * cpu_aggs, which with streams on hold only the slices whose records were dropped (so each
+ * slice counts once), and the KVM exit aggregates, which the kernel counts for every exit.
+ * Returns 0 or -errno.
+ */
+int capture__fold_kernel_aggs(struct capture *c);
 
 /* The slice running on each CPU now, for CPUs that saw a switch: cb(cpu, st) where
  * st->tid runs since st->start_ns (0: since before the capture), after the wait in

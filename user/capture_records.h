@@ -26,8 +26,9 @@ int capture_dispatch(const void *data, size_t size, const struct capture_sink *s
 
 /*
  * A slice record as pwz records, times made relative to t0 (CLOCK_MONOTONIC capture start):
- * a slice running since before the capture (start_ns 0) starts at 0 and lasts from t0.
- * Returns true when the record also carries a run-queue wait, written to *w.
+ * a slice running since before the capture (start_ns 0) starts at 0 and lasts from t0; the
+ * unseen-start flag (model.h R2) carried over. Returns true when the record also carries a
+ * run-queue wait, written to *w.
  */
 bool capture_conv_slice(const struct rec_slice *r, uint64_t t0, struct pwz_slice *s,
 			struct pwz_wakeup *w);
@@ -42,52 +43,15 @@ bool capture_conv_open(const struct cpu_state *st, uint32_t cpu, uint64_t t0, ui
 /* A KVM exit record, time relative to t0. */
 void capture_conv_kvm_exit(const struct rec_kvm_exit *r, uint64_t t0, struct pwz_kvm_exit *e);
 
-/* Sums the per-CPU slots of a kvm_aggs value / the waits of a cpu_aggs value. */
+/* Sums the per-CPU slots of a kvm_aggs value. */
 void capture_sum_kvm(const struct kvm_agg_val *per_cpu, int nr_cpus, struct kvm_agg_val *sum);
-void capture_sum_wait(const struct cpu_agg_val *per_cpu, int nr_cpus, struct wait_agg_val *sum);
 
 /*
- * Folds one slice record into v exactly as bpf/pwz.bpf.c folds a slice into its cpu_aggs slot:
- * runtime from switch timestamps (a slice running since before the capture, start_ns 0,
- * counts from t0), one switch-out (voluntary or not by its end), and the run-queue wait before
- * it when it has one that ended after it began (start_ns > wake_ns).
+ * One CPU's slot of a cpu_aggs value (the kernel's fold of the slices whose records it could
+ * not send, user/lib/model.h R7) as the model's aggregates: the (tid, cpu) figures into *a,
+ * the waits that ended on that CPU into *w (count 0: none).
  */
-void capture_fold_slice(struct cpu_agg_val *v, const struct rec_slice *r, uint64_t t0);
-
-/*
- * Per (tid, cpu) aggregates kept in userspace. With streams on, the kernel folds a slice into
- * cpu_aggs only when its record cannot be reserved; the reader folds every record it reads into
- * one of these, and the sum of both is the exact aggregate (each slice is counted once).
- */
-struct capture_aggs;
-
-/* An empty table; NULL with errno ENOMEM. */
-struct capture_aggs *capture_aggs__new(void);
-
-/* Frees the table. NULL is a no-op. */
-void capture_aggs__free(struct capture_aggs *a);
-
-/* Adds v into (tid, cpu): every field summed, wait_max_ns the larger. Returns 0 or -ENOMEM. */
-int capture_aggs__add(struct capture_aggs *a, uint32_t tid, uint32_t cpu,
-		      const struct cpu_agg_val *v);
-
-/* Folds a slice record into (r->tid, r->cpu) with capture_fold_slice(). 0 or -ENOMEM. */
-int capture_aggs__add_slice(struct capture_aggs *a, const struct rec_slice *r, uint64_t t0);
-
-/* The value of (tid, cpu), NULL when none was added. Valid until the next add. */
-const struct cpu_agg_val *capture_aggs__get(const struct capture_aggs *a, uint32_t tid,
-					    uint32_t cpu);
-
-/* A copy of a (NULL with errno ENOMEM). */
-struct capture_aggs *capture_aggs__dup(const struct capture_aggs *a);
-
-/* Number of (tid, cpu) entries. */
-size_t capture_aggs__count(const struct capture_aggs *a);
-
-/* Calls cb per entry, in no particular order. A callback's non-zero value stops the walk and is
- * returned; else 0. */
-int capture_aggs__each(const struct capture_aggs *a,
-		       int (*cb)(void *ctx, uint32_t tid, uint32_t cpu, const struct cpu_agg_val *v),
-		       void *ctx);
+void capture_conv_cpu_agg(uint32_t tid, uint32_t cpu, const struct cpu_agg_val *v,
+			  struct pwz_cpu_agg *a, struct pwz_wait_agg *w);
 
 #endif /* PWZ_CAPTURE_RECORDS_H */

@@ -21,12 +21,14 @@
 #include "capture.h"
 #include "capture_meta.h"
 #include "capture_opts.h"
-#include "capture_stats.h"
 #include "capture_tasks.h"
 #include "cdict.h"
+#include "model.h"
 #include "perfdata.h"
 #include "trace.h"
 #include "records.h"
+#include "report.h"
+#include "summary.h"
 #include "tasknames.h"
 
 #ifndef PWZ_VERSION
@@ -88,13 +90,9 @@ struct run {
 	bool filter;
 	uint32_t *sel_tids, *sel_tgids;
 	size_t nr_sel_tids, nr_sel_tgids;
-	/* aggregates, read at the end */
-	struct pwz_cpu_agg *cpu;
-	size_t nr_cpu, cap_cpu;
-	struct pwz_wait_agg *wait;
-	size_t nr_wait, cap_wait;
-	struct pwz_kvm_agg *kvm;
-	size_t nr_kvm, cap_kvm;
+	struct model_fold *fold;	/* the capture's one fold (capture__fold()) */
+	struct trace *st;		/* with --stats: the tasks and aggregates written */
+	struct cdict_visitor stv;	/* fills st */
 };
 
 static uint64_t rel(const struct run *r, uint64_t t)
@@ -109,6 +107,14 @@ static int wr(struct run *r, int e)
 	return e;
 }
 
+/* Writes a task record (and keeps it for the --stats report). */
+static int write_task(struct run *r, const struct pwz_task *task)
+{
+	if (r->st && wr(r, r->stv.task(r->stv.ctx, task)))
+		return r->werr;
+	return r->w ? wr(r, cdict_writer__task(r->w, task)) : 0;
+}
+
 /* Writes tid's task record before the first record naming it. */
 static int ensure_task(struct run *r, uint32_t tid, uint64_t t)
 {
@@ -117,8 +123,8 @@ static int ensure_task(struct run *r, uint32_t tid, uint64_t t)
 
 	if (e < 0)
 		return wr(r, e);
-	if (e > 0 && r->w)
-		return wr(r, cdict_writer__task(r->w, &task));
+	if (e > 0)
+		return write_task(r, &task);
 	return 0;
 }
 
@@ -140,16 +146,21 @@ static int sink_slice(void *ctx, const struct rec_slice *rs)
 	return r->w ? wr(r, cdict_writer__slice(r->w, &s)) : 0;
 }
 
+static int write_exit(struct run *r, const struct pwz_kvm_exit *e)
+{
+	r->exits++;
+	if (ensure_task(r, e->tid, e->time_ns))
+		return r->werr;
+	return r->w ? wr(r, cdict_writer__kvm_exit(r->w, e)) : 0;
+}
+
 static int sink_kvm_exit(void *ctx, const struct rec_kvm_exit *k)
 {
 	struct run *r = ctx;
 	struct pwz_kvm_exit e;
 
 	capture_conv_kvm_exit(k, r->t0, &e);
-	r->exits++;
-	if (ensure_task(r, e.tid, e.time_ns))
-		return r->werr;
-	return r->w ? wr(r, cdict_writer__kvm_exit(r->w, &e)) : 0;
+	return write_exit(r, &e);
 }
 
 static int sink_task(void *ctx, const struct rec_task *k)
@@ -164,63 +175,40 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	e = task_table__event(r->tt, k->tid, k->tgid, comm, k->is_new, rel(r, k->time_ns), &task);
 	if (e < 0)
 		return wr(r, e);
-	if (e > 0 && r->w) {
+	if (e > 0) {
 		r->renames++;
-		return wr(r, cdict_writer__task(r->w, &task));
+		return write_task(r, &task);
 	}
 	return 0;
 }
 
-#define GROW(arr, nr, cap) ({ \
-	int ok_ = 1; \
-	if ((nr) == (cap)) { \
-		size_t nc_ = (cap) ? (cap) * 2 : 256; \
-		void *np_ = realloc((arr), nc_ * sizeof(*(arr))); \
-		if (np_) { (arr) = np_; (cap) = nc_; } else ok_ = 0; \
-	} \
-	ok_; })
-
-static int agg_cpu(void *ctx, uint32_t tid, uint32_t cpu, const struct cpu_agg_val *v)
+/* The aggregates of the fold, written after the task record of each thread (and kept for the
+ * --stats report). */
+static int out_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
 {
 	struct run *r = ctx;
 
-	if (!GROW(r->cpu, r->nr_cpu, r->cap_cpu))
-		return -ENOMEM;
-	r->cpu[r->nr_cpu++] = (struct pwz_cpu_agg){
-		.tid = tid, .cpu = cpu, .runtime_ns = v->runtime_ns, .switches = v->switches,
-		.voluntary = v->voluntary, .involuntary = v->involuntary,
-	};
-	return 0;
+	if (ensure_task(r, a->tid, 0) || (r->st && wr(r, r->stv.cpu_agg(r->stv.ctx, a))))
+		return r->werr;
+	return r->w ? wr(r, cdict_writer__cpu_agg(r->w, a)) : 0;
 }
 
-static int agg_wait(void *ctx, uint32_t tid, const struct wait_agg_val *v)
+static int out_wait_agg(void *ctx, const struct pwz_wait_agg *a)
 {
 	struct run *r = ctx;
 
-	if (!GROW(r->wait, r->nr_wait, r->cap_wait))
-		return -ENOMEM;
-	r->wait[r->nr_wait++] = (struct pwz_wait_agg){
-		.tid = tid, .count = v->count, .wait_ns = v->wait_ns, .max_ns = v->max_ns,
-	};
-	return 0;
+	if (ensure_task(r, a->tid, 0) || (r->st && wr(r, r->stv.wait_agg(r->stv.ctx, a))))
+		return r->werr;
+	return r->w ? wr(r, cdict_writer__wait_agg(r->w, a)) : 0;
 }
 
-static int agg_kvm(void *ctx, const struct kvm_agg_key *k, const struct kvm_agg_val *v)
+static int out_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
 {
 	struct run *r = ctx;
-	struct pwz_kvm_agg *a;
 
-	if (!GROW(r->kvm, r->nr_kvm, r->cap_kvm))
-		return -ENOMEM;
-	a = &r->kvm[r->nr_kvm++];
-	memset(a, 0, sizeof(*a));
-	a->tid = k->tid;
-	a->isa = k->isa;
-	a->reason = k->reason;
-	a->count = v->count;
-	a->handling_ns = v->handling_ns;
-	memcpy(a->hist, v->hist, sizeof(a->hist));
-	return 0;
+	if (ensure_task(r, a->tid, 0) || (r->st && wr(r, r->stv.kvm_agg(r->stv.ctx, a))))
+		return r->werr;
+	return r->w ? wr(r, cdict_writer__kvm_agg(r->w, a)) : 0;
 }
 
 static bool selected(const struct run *r, uint32_t tid)
@@ -244,8 +232,8 @@ struct open_ctx {
 	uint64_t t_end;		/* capture end, CLOCK_MONOTONIC */
 };
 
-/* A slice still running at the end: written cut (PWZ_END_OPEN), its time and the wait before it
- * added to the aggregates. */
+/* A slice still running at the end: written cut (PWZ_END_OPEN) and folded, with the wait
+ * before it. */
 static int open_slice(void *ctx, uint32_t cpu, const struct cpu_state *st)
 {
 	struct open_ctx *oc = ctx;
@@ -253,34 +241,12 @@ static int open_slice(void *ctx, uint32_t cpu, const struct cpu_state *st)
 	struct pwz_slice s;
 	struct pwz_wakeup w;
 	bool waited;
-	size_t i;
 
 	if (!selected(r, st->tid) || st->start_ns > oc->t_end)
 		return 0;
 	waited = capture_conv_open(st, cpu, r->t0, oc->t_end, &s, &w);
-	for (i = 0; i < r->nr_cpu; i++)
-		if (r->cpu[i].tid == s.tid && r->cpu[i].cpu == cpu)
-			break;
-	if (i == r->nr_cpu) {
-		if (!GROW(r->cpu, r->nr_cpu, r->cap_cpu))
-			return -ENOMEM;
-		r->cpu[r->nr_cpu++] = (struct pwz_cpu_agg){ .tid = s.tid, .cpu = cpu };
-	}
-	r->cpu[i].runtime_ns += s.dur_ns;
-	if (waited) {
-		for (i = 0; i < r->nr_wait; i++)
-			if (r->wait[i].tid == s.tid)
-				break;
-		if (i == r->nr_wait) {
-			if (!GROW(r->wait, r->nr_wait, r->cap_wait))
-				return -ENOMEM;
-			r->wait[r->nr_wait++] = (struct pwz_wait_agg){ .tid = s.tid };
-		}
-		r->wait[i].count++;
-		r->wait[i].wait_ns += w.wait_ns;
-		if (w.wait_ns > r->wait[i].max_ns)
-			r->wait[i].max_ns = w.wait_ns;
-	}
+	if (model_fold__slice(r->fold, &s) || (waited && model_fold__wait(r->fold, &w)))
+		return wr(r, -ENOMEM);
 	if (ensure_task(r, s.tid, s.start_ns))
 		return r->werr;
 	if (r->o.no_streams)
@@ -297,20 +263,17 @@ static int open_slice(void *ctx, uint32_t cpu, const struct cpu_state *st)
 static int pending_exit(void *ctx, uint32_t tid, const struct kvm_state *st)
 {
 	struct run *r = ctx;
-
 	struct rec_kvm_exit k = {
 		.type = REC_KVM_EXIT, .tid = tid, .vcpu = st->vcpu, .isa = st->isa,
 		.reason = st->reason, .exit_ns = st->exit_ns, .guest_ns = st->guest_ns,
 	};
+	struct pwz_kvm_exit e;
 
 	if (r->o.no_streams)
 		return 0;
-	return sink_kvm_exit(r, &k);	/* no entry seen: handling 0 (unknown) */
-}
-
-static const char *stats_name(void *ctx, uint32_t tid)
-{
-	return task_table__name(ctx, tid);
+	capture_conv_kvm_exit(&k, r->t0, &e);
+	e.flags = PWZ_EXIT_UNPAIRED;	/* model.h R5: no entry seen */
+	return write_exit(r, &e);
 }
 
 /* Checks the capabilities BPF tracing needs; false with a message when they are missing. */
@@ -477,22 +440,31 @@ static int child_release(struct child *c)
 	return n == sizeof(e) ? -e : 0;
 }
 
-/* Writes <run>.stats from in, through a .part file. Returns 0 or -1 (message printed). */
-static int write_stats(struct run *r, const struct capture_stats_in *in)
+/* Writes <run>.stats, the summary of t (its aggregates), through a .part file. Returns 0 or -1
+ * (message printed). */
+static int write_stats(struct run *r, const struct trace *t)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	char path[PATH_MAX], tmp[PATH_MAX + 8], err[512];
+	struct summary *s;
 	FILE *f;
 	int e;
 
 	if (capture_opts_out_path(&r->o, ".stats", path, sizeof(path)))
 		return -ENAMETOOLONG;
+	s = summary__new(t, NULL, err, sizeof(err));
+	if (!s) {
+		die_msg("%s", err);
+		return -1;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.part", path);
 	f = fopen(tmp, "w");
 	if (!f) {
 		die_msg("cannot write %s: %s", tmp, strerror(errno));
+		summary__free(s);
 		return -1;
 	}
-	e = capture_stats_write(f, in);
+	e = report_write_stats(f, s, &t->meta);
+	summary__free(s);
 	if (fclose(f) || e || rename(tmp, path)) {
 		die_msg("cannot write %s: %s", path, strerror(e ? -e : errno));
 		unlink(tmp);
@@ -500,13 +472,6 @@ static int write_stats(struct run *r, const struct capture_stats_in *in)
 	}
 	fprintf(stderr, "pwz-bpf: stats in %s\n", path);
 	return 0;
-}
-
-static const char *trace_name(void *ctx, uint32_t tid)
-{
-	const struct pwz_task *t = trace__task(ctx, tid);
-
-	return t ? t->name : NULL;
 }
 
 static int use_perf_data(struct run *r, char *cmdline)
@@ -534,18 +499,12 @@ static int use_perf_data(struct run *r, char *cmdline)
 	if (capture_opts_want_stats(&r->o)) {
 		/* the report is made from the imported file's aggregates, as for a live capture */
 		struct trace *t = trace__load(out, NULL, err, sizeof(err));
-		struct capture_stats_in in;
 
 		if (!t) {
 			die_msg("%s", err);
 			return 1;
 		}
-		in = (struct capture_stats_in){
-			.meta = &t->meta, .cpu = t->cpu_aggs, .nr_cpu = t->nr_cpu_aggs,
-			.wait = t->wait_aggs, .nr_wait = t->nr_wait_aggs, .kvm = t->kvm_aggs,
-			.nr_kvm = t->nr_kvm_aggs, .name = trace_name, .name_ctx = t,
-		};
-		e = write_stats(r, &in);
+		e = write_stats(r, t);
 		trace__free(t);
 		if (e)
 			return 1;
@@ -570,7 +529,6 @@ int main(int argc, char **argv)
 	uint64_t cnt[PWZ_CNT_MAX], deadline = 0, last_flush, t_end, bpf_ns, bpf_cnt;
 	bool kvm_ok, names_from_format = false, child_done = false;
 	int rc = 1, e, child_status = 0;
-	struct capture_stats_in stats_in;
 	struct sigaction sa;
 	struct rusage ru;
 
@@ -653,6 +611,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	info(1, "sched_switch attached with %s", capture__attach_kind(cap));
+	r->fold = capture__fold(cap);
+	if (capture_opts_want_stats(&r->o) && !(r->st = trace__new("the capture", false, &r->stv))) {
+		die_msg("out of memory");
+		goto out;
+	}
 
 	/* metadata */
 	r->meta.source = PWZ_SOURCE_LIVE;
@@ -762,50 +725,32 @@ int main(int argc, char **argv)
 		child.pid = -1;
 	}
 
-	/* the end: aggregates, open slices, pending exits, final metadata */
-	if (capture__cpu_aggs(cap, agg_cpu, r) || capture__wait_aggs(cap, agg_wait, r) ||
-	    capture__kvm_aggs(cap, agg_kvm, r)) {
-		die_msg("cannot read the kernel aggregates: %s", strerror(errno));
-		goto out;
-	}
+	/* the end: open slices, pending exits, the kernel's aggregates, then the fold's */
 	{
 		struct open_ctx oc = { r, t_end };
+		struct cdict_visitor out = { .ctx = r, .cpu_agg = out_cpu_agg,
+					     .kvm_agg = out_kvm_agg, .wait_agg = out_wait_agg };
 
+		e = capture__fold_kernel_aggs(cap);
+		if (e) {
+			die_msg("cannot read the kernel aggregates: %s", strerror(-e));
+			goto out;
+		}
 		if (capture__open_slices(cap, open_slice, &oc) ||
-		    capture__pending_exits(cap, pending_exit, r)) {
+		    capture__pending_exits(cap, pending_exit, r) ||
+		    model_fold__emit(r->fold, &out)) {
 			die_msg("cannot write %s: %s", path,
 				strerror(r->werr ? -r->werr : ENOMEM));
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < r->nr_cpu; i++)
-		if (!selected(r, r->cpu[i].tid))
-			r->cpu[i].runtime_ns = r->cpu[i].switches = 0;	/* never expected */
-	for (size_t i = 0; i < r->nr_cpu; i++)
-		if (ensure_task(r, r->cpu[i].tid, 0) ||
-		    (r->w && wr(r, cdict_writer__cpu_agg(r->w, &r->cpu[i]))))
-			break;
-	for (size_t i = 0; !r->werr && i < r->nr_wait; i++)
-		if (ensure_task(r, r->wait[i].tid, 0) ||
-		    (r->w && wr(r, cdict_writer__wait_agg(r->w, &r->wait[i]))))
-			break;
-	for (size_t i = 0; !r->werr && i < r->nr_kvm; i++)
-		if (ensure_task(r, r->kvm[i].tid, 0) ||
-		    (r->w && wr(r, cdict_writer__kvm_agg(r->w, &r->kvm[i]))))
-			break;
-	if (r->werr) {
-		die_msg("cannot write %s: %s", path, strerror(-r->werr));
-		goto out;
-	}
-
 	capture__counters(cap, cnt);
 	pwz_meta_add_drop(&r->meta, "slice", cnt[CNT_DROP_SLICE]);
-	pwz_meta_add_drop(&r->meta, "wakeup", cnt[CNT_DROP_WAKEUP]);
 	pwz_meta_add_drop(&r->meta, "kvm_exit", cnt[CNT_DROP_KVM_EXIT]);
 	pwz_meta_add_drop(&r->meta, "task", cnt[CNT_DROP_TASK]);
 	pwz_meta_add_drop(&r->meta, "map_full", cnt[CNT_MAP_FULL]);
-	/* switch-outs whose switch-in the kernel never reported (see CNT_UNPAIRED) */
-	pwz_meta_add_drop(&r->meta, "unpaired_switch", cnt[CNT_UNPAIRED]);
+	/* switch-outs whose switch-in the kernel never reported are no drop: their slices are in
+	 * the file, flagged, and counted per thread (model.h R2) */
 	r->meta.duration_ns = t_end - r->t0;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		r->meta.tracer_cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
@@ -822,23 +767,25 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	stats_in = (struct capture_stats_in){
-		.meta = &r->meta, .cpu = r->cpu, .nr_cpu = r->nr_cpu, .wait = r->wait,
-		.nr_wait = r->nr_wait, .kvm = r->kvm, .nr_kvm = r->nr_kvm,
-		.name = stats_name, .name_ctx = r->tt,
-	};
-	if (capture_opts_want_stats(&r->o) && write_stats(r, &stats_in))
-		goto out;
+	if (r->st) {
+		if (pwz_meta_copy(&r->st->meta, &r->meta)) {
+			die_msg("out of memory");
+			goto out;
+		}
+		trace__settle(r->st);
+		if (write_stats(r, r->st))
+			goto out;
+	}
 
 	fprintf(stderr, "pwz-bpf: %.3f s, %llu switches, %llu slices, %llu waits, %llu KVM exits",
 		r->meta.duration_ns / 1e9, (unsigned long long)cnt[CNT_SWITCHES],
 		(unsigned long long)r->slices, (unsigned long long)r->waits,
 		(unsigned long long)r->exits);
 	if (cnt[CNT_UNPAIRED])
-		fprintf(stderr, ", %llu unpaired switch-outs",
+		fprintf(stderr, ", %llu switch-ins unseen",
 			(unsigned long long)cnt[CNT_UNPAIRED]);
-	fprintf(stderr, ", dropped: %llu slice, %llu wakeup, %llu kvm_exit, %llu task, %llu map_full\n",
-		(unsigned long long)cnt[CNT_DROP_SLICE], (unsigned long long)cnt[CNT_DROP_WAKEUP],
+	fprintf(stderr, ", dropped: %llu slice, %llu kvm_exit, %llu task, %llu map_full\n",
+		(unsigned long long)cnt[CNT_DROP_SLICE],
 		(unsigned long long)cnt[CNT_DROP_KVM_EXIT], (unsigned long long)cnt[CNT_DROP_TASK],
 		(unsigned long long)cnt[CNT_MAP_FULL]);
 	if (r->w)
@@ -861,9 +808,7 @@ out:
 	task_table__free(r->tt);
 	task_map__free(r->map);
 	pwz_meta_free(&r->meta);
-	free(r->cpu);
-	free(r->wait);
-	free(r->kvm);
+	trace__free(r->st);
 	free(r->sel_tids);
 	free(r->sel_tgids);
 	free(cmdline);

@@ -157,6 +157,8 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			s.start_ns = mp_read_uint(&c);
 			s.dur_ns = mp_read_uint(&c);
 			s.end = (uint32_t)mp_read_uint(&c);
+			s.flags = n > used ? (uint32_t)mp_read_uint(&c) : 0;
+			used += n > used;
 			skip_rest(&c, n, used);
 			if (!c.err && v->slice)
 				ret = v->slice(v->ctx, &s);
@@ -188,6 +190,10 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			e.reason = (uint32_t)mp_read_uint(&c);
 			e.guest_ns = mp_read_uint(&c);
 			e.handling_ns = mp_read_uint(&c);
+			/* before the flags field, handling 0 meant unpaired */
+			e.flags = n > used ? (uint32_t)mp_read_uint(&c) :
+					     e.handling_ns ? 0 : PWZ_EXIT_UNPAIRED;
+			used += n > used;
 			skip_rest(&c, n, used);
 			if (!c.err && v->kvm_exit)
 				ret = v->kvm_exit(v->ctx, &e);
@@ -204,6 +210,10 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			a.switches = mp_read_uint(&c);
 			a.voluntary = mp_read_uint(&c);
 			a.involuntary = mp_read_uint(&c);
+			a.unseen = n > used ? mp_read_uint(&c) : 0;
+			used += n > used;
+			a.unseen_ns = n > used ? mp_read_uint(&c) : 0;
+			used += n > used;
 			skip_rest(&c, n, used);
 			info->has_aggregates = true;
 			if (!c.err && v->cpu_agg)

@@ -240,12 +240,15 @@ int cdict_writer__slice(struct cdict_writer *w, const struct pwz_slice *s)
 		return w->error;
 	if (w->legacy)
 		return legacy_writer__slice(w->legacy, s);
-	pack_head(w, 6, CDICT_REC_SLICE);
+	/* flags only when set: most slices have none, and readers take 6 fields as flags 0 */
+	pack_head(w, s->flags ? 7 : 6, CDICT_REC_SLICE);
 	msgpack_pack_uint32(&w->pk, s->tid);
 	msgpack_pack_uint32(&w->pk, s->cpu);
 	msgpack_pack_uint64(&w->pk, s->start_ns);
 	msgpack_pack_uint64(&w->pk, s->dur_ns);
 	msgpack_pack_uint32(&w->pk, s->end);
+	if (s->flags)
+		msgpack_pack_uint32(&w->pk, s->flags);
 	return record_done(w);
 }
 
@@ -269,7 +272,7 @@ int cdict_writer__kvm_exit(struct cdict_writer *w, const struct pwz_kvm_exit *e)
 		return w->error;
 	if (w->legacy)
 		return legacy_writer__kvm_exit(w->legacy, e);
-	pack_head(w, 8, CDICT_REC_KVM_EXIT);
+	pack_head(w, 9, CDICT_REC_KVM_EXIT);
 	msgpack_pack_uint32(&w->pk, e->tid);
 	msgpack_pack_uint32(&w->pk, e->vcpu);
 	msgpack_pack_uint64(&w->pk, e->time_ns);
@@ -277,6 +280,7 @@ int cdict_writer__kvm_exit(struct cdict_writer *w, const struct pwz_kvm_exit *e)
 	msgpack_pack_uint32(&w->pk, e->reason);
 	msgpack_pack_uint64(&w->pk, e->guest_ns);
 	msgpack_pack_uint64(&w->pk, e->handling_ns);
+	msgpack_pack_uint32(&w->pk, e->flags);
 	return record_done(w);
 }
 
@@ -286,13 +290,15 @@ int cdict_writer__cpu_agg(struct cdict_writer *w, const struct pwz_cpu_agg *a)
 		return w->error;
 	if (w->legacy)
 		return 0;
-	pack_head(w, 7, CDICT_REC_CPU_AGG);
+	pack_head(w, 9, CDICT_REC_CPU_AGG);
 	msgpack_pack_uint32(&w->pk, a->tid);
 	msgpack_pack_uint32(&w->pk, a->cpu);
 	msgpack_pack_uint64(&w->pk, a->runtime_ns);
 	msgpack_pack_uint64(&w->pk, a->switches);
 	msgpack_pack_uint64(&w->pk, a->voluntary);
 	msgpack_pack_uint64(&w->pk, a->involuntary);
+	msgpack_pack_uint64(&w->pk, a->unseen);
+	msgpack_pack_uint64(&w->pk, a->unseen_ns);
 	return record_done(w);
 }
 

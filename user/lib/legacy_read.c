@@ -8,6 +8,7 @@
 #include "legacy.h"
 #include "mpack.h"
 #include "keymap.h"
+#include "model.h"
 
 #define LEGACY_MAX_FILE (1ull << 30)	/* compressed bytes we accept */
 #define LEGACY_MAX_RAW (4ull << 30)	/* decompressed bytes we accept */
@@ -240,18 +241,13 @@ struct pending {
 	bool live;		/* an exit is waiting */
 };
 
-/* Derived state: tasks, per (tid, cpu) and per (tid, reason) aggregates, pending exits; each
- * array is indexed through its keymap. */
+/* Derived state: tasks, pending exits (each array indexed through its keymap), and the fold
+ * of the records made (model.h R7). */
 struct derive {
 	struct keymap task_idx;		/* (tid, 0) */
 	struct pwz_task *tasks;
 	size_t cap_tasks;
-	struct keymap cpu_idx;		/* (tid, cpu) */
-	struct pwz_cpu_agg *cpu;
-	size_t cap_cpu;
-	struct keymap kvm_idx;		/* (tid, reason) */
-	struct pwz_kvm_agg *kvm;
-	size_t cap_kvm;
+	struct model_fold *fold;
 	struct keymap pend_idx;		/* (tid, 0) */
 	struct pending *pend;
 	size_t cap_pend;
@@ -289,49 +285,16 @@ static int add_task(struct derive *d, uint32_t tid, const char *name)
 	return 0;
 }
 
-static struct pwz_cpu_agg *cpu_agg(struct derive *d, uint32_t tid, uint32_t cpu)
+/* Emits the exit pending in p (if any; paired: its entry came) and clears it. */
+static int flush_exit(struct derive *d, struct pending *p, bool paired,
+		      const struct cdict_visitor *v, struct cdict_read_info *info)
 {
-	int added;
-	struct pwz_cpu_agg *a = slot_of(&d->cpu_idx, tid, cpu, (void **)&d->cpu, &d->cap_cpu,
-					sizeof(*a), &added);
-
-	if (a && added) {
-		a->tid = tid;
-		a->cpu = cpu;
-	}
-	return a;
-}
-
-static struct pwz_kvm_agg *kvm_agg(struct derive *d, uint32_t tid, uint32_t reason)
-{
-	int added;
-	struct pwz_kvm_agg *a = slot_of(&d->kvm_idx, tid, reason, (void **)&d->kvm, &d->cap_kvm,
-					sizeof(*a), &added);
-
-	if (a && added) {
-		a->tid = tid;
-		a->isa = PWZ_ISA_VMX;
-		a->reason = reason;
-	}
-	return a;
-}
-
-/* Emits the exit pending in p (if any) and clears it. */
-static int flush_exit(struct derive *d, struct pending *p, const struct cdict_visitor *v,
-		      struct cdict_read_info *info)
-{
-	struct pwz_kvm_agg *a;
-
 	if (!p->live)
 		return 0;
 	p->live = false;
-	a = kvm_agg(d, p->e.tid, p->e.reason);
-	if (!a)
+	p->e.flags = paired ? 0 : PWZ_EXIT_UNPAIRED;
+	if (model_fold__kvm_exit(d->fold, &p->e))
 		return -ENOMEM;
-	a->count++;
-	a->handling_ns += p->e.handling_ns;
-	if (p->e.handling_ns)
-		a->hist[pwz_hist_bucket(p->e.handling_ns)]++;
 	info->records++;
 	return v->kvm_exit ? v->kvm_exit(v->ctx, &p->e) : 0;
 }
@@ -339,12 +302,9 @@ static int flush_exit(struct derive *d, struct pending *p, const struct cdict_vi
 static void derive_free(struct derive *d)
 {
 	keymap_free(&d->task_idx);
-	keymap_free(&d->cpu_idx);
-	keymap_free(&d->kvm_idx);
 	keymap_free(&d->pend_idx);
+	model_fold__free(d->fold);
 	free(d->tasks);
-	free(d->cpu);
-	free(d->kvm);
 	free(d->pend);
 }
 
@@ -376,15 +336,11 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 			struct pwz_slice s = { .tid = (uint32_t)r.pid, .cpu = r.cpu,
 					       .end = PWZ_END_UNKNOWN };
 			uint64_t end = r.usecs;
-			struct pwz_cpu_agg *a;
 
 			s.dur_ns = r.duration * 1000;
 			s.start_ns = end * 1000 > s.dur_ns ? end * 1000 - s.dur_ns : 0;
-			a = cpu_agg(d, s.tid, s.cpu);
-			if (!a)
+			if (model_fold__slice(d->fold, &s))
 				return -ENOMEM;
-			a->runtime_ns += s.dur_ns;
-			a->switches++;
 			info->records++;
 			if (v->slice)
 				ret = v->slice(v->ctx, &s);
@@ -395,7 +351,7 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 
 			if (!p)
 				return -ENOMEM;
-			ret = flush_exit(d, p, v, info);	/* an exit with no entry */
+			ret = flush_exit(d, p, false, v, info);	/* an exit with no entry */
 			p->e = (struct pwz_kvm_exit){
 				.tid = (uint32_t)r.pid,
 				.time_ns = r.usecs * 1000,
@@ -409,12 +365,12 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 
 			if (k >= 0 && d->pend[k].live) {
 				d->pend[k].e.handling_ns = r.duration * 1000;
-				ret = flush_exit(d, &d->pend[k], v, info);
+				ret = flush_exit(d, &d->pend[k], true, v, info);
 			}
 		}
 	}
 	for (size_t k = 0; emit && !ret && k < d->pend_idx.count; k++)
-		ret = flush_exit(d, &d->pend[k], v, info);
+		ret = flush_exit(d, &d->pend[k], false, v, info);
 	return ret;
 }
 
@@ -454,7 +410,7 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 {
 	struct legacy l = { .path = path, .err = err, .errlen = errlen };
 	struct mp_cursor saved[NCOLS];
-	struct derive d = { 0 };
+	struct derive d = { .fold = model_fold__new(NULL) };
 	struct pwz_meta meta = { 0 };
 	uint64_t t1;
 	bool has_kvm;
@@ -462,7 +418,7 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 
 	info->format = CDICT_FORMAT_LEGACY;
 	info->version = 1;
-	ret = inflate_file(&l, f);
+	ret = d.fold ? inflate_file(&l, f) : -ENOMEM;
 	if (!ret)
 		ret = find_columns(&l);
 	if (ret)
@@ -490,10 +446,8 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 	}
 	if (!ret)
 		ret = row_pass(&l, saved, &d, v, info, PASS_EMIT);
-	for (size_t i = 0; !ret && i < d.cpu_idx.count; i++)
-		ret = v->cpu_agg ? v->cpu_agg(v->ctx, &d.cpu[i]) : 0;
-	for (size_t i = 0; !ret && i < d.kvm_idx.count; i++)
-		ret = v->kvm_agg ? v->kvm_agg(v->ctx, &d.kvm[i]) : 0;
+	if (!ret)
+		ret = model_fold__emit(d.fold, v);
 	info->chunks = 1;
 out:
 	if (ret == -ENOMEM)

@@ -1219,8 +1219,7 @@ static int handle(struct imp *im, const struct qev *e)
 			ret = sched_model__wakeup(im->model, rel, e->a);
 		break;
 	case EV_MIGRATE:
-		ret = sched_model__migrate(im->model, rel, e->a);
-		break;
+		break;	/* model.h R5: a migration keeps the KVM pairing */
 	case EV_KVM_EXIT:
 		im->st->kvm_exit++;
 		ret = ensure_task(im, e->a, NULL, rel);

@@ -37,21 +37,34 @@ enum pwz_isa {
 	PWZ_ISA_SVM = 2,
 };
 
-/* One stretch of time a thread ran on one CPU, from switch-in to switch-out. */
+/* Flags of a slice (user/lib/model.h, rule R2). */
+enum pwz_slice_flags {
+	PWZ_SLICE_UNSEEN_START = 1,	/* switch-in not seen: start_ns is the last event known on
+					 * the CPU, and the time may belong partly to other threads */
+};
+
+/* One stretch of time a thread ran on one CPU, from switch-in to switch-out (model.h R1). */
 struct pwz_slice {
 	uint32_t tid;		/* thread that ran */
 	uint32_t cpu;		/* CPU it ran on */
 	uint64_t start_ns;	/* switch-in, from capture start; 0 if it ran when the capture began */
 	uint64_t dur_ns;	/* switch-out minus switch-in */
 	uint32_t end;		/* enum pwz_slice_end */
+	uint32_t flags;		/* enum pwz_slice_flags */
 };
 
-/* The time a thread waited runnable: from its wakeup to its next switch-in. */
+/* The time a thread waited runnable: from its wakeup or preemption to its next switch-in
+ * (model.h R4). */
 struct pwz_wakeup {
 	uint32_t tid;		/* thread woken */
 	uint32_t cpu;		/* CPU it was switched in on */
-	uint64_t wake_ns;	/* wakeup time, from capture start */
-	uint64_t wait_ns;	/* switch-in minus wakeup */
+	uint64_t wake_ns;	/* when it became runnable (woken or preempted), from capture start */
+	uint64_t wait_ns;	/* switch-in minus wake_ns */
+};
+
+/* Flags of a KVM exit (user/lib/model.h, rule R5). */
+enum pwz_exit_flags {
+	PWZ_EXIT_UNPAIRED = 1,	/* no kvm_entry followed: handling_ns unknown (0) */
 };
 
 /* One KVM exit of a vCPU thread, with the guest time before it and the time to handle it. */
@@ -62,7 +75,8 @@ struct pwz_kvm_exit {
 	uint32_t isa;		/* enum pwz_isa */
 	uint32_t reason;	/* exit reason code, as the tracepoint gives it */
 	uint64_t guest_ns;	/* previous kvm_entry to this exit; 0 when unknown */
-	uint64_t handling_ns;	/* this exit to the next kvm_entry; 0 when unknown (no entry seen) */
+	uint64_t handling_ns;	/* this exit to the next kvm_entry; 0 when unpaired */
+	uint32_t flags;		/* enum pwz_exit_flags */
 };
 
 /* A thread as first seen. The same tid may come again later: the later record wins. */
@@ -75,14 +89,16 @@ struct pwz_task {
 	char name[PWZ_NAME_MAX];		/* display name: comm, or vm.vcpuN, or the --map name */
 };
 
-/* Kernel aggregate: what one thread did on one CPU over the whole capture. */
+/* Aggregate: what one thread did on one CPU over the whole capture (model.h R7). */
 struct pwz_cpu_agg {
 	uint32_t tid;
 	uint32_t cpu;
-	uint64_t runtime_ns;	/* sum of run slices on this CPU */
+	uint64_t runtime_ns;	/* sum of its slices on this CPU whose switch-in was seen */
 	uint64_t switches;	/* switch-outs on this CPU */
 	uint64_t voluntary;	/* of which voluntary (slept or exited) */
 	uint64_t involuntary;	/* of which preempted */
+	uint64_t unseen;	/* of which closed slices whose switch-in was not seen (R2) */
+	uint64_t unseen_ns;	/* the time of those slices: this thread's or the ones before it */
 };
 
 /* Kernel aggregate: the exits of one thread for one (isa, reason). */
@@ -95,7 +111,7 @@ struct pwz_kvm_agg {
 	uint64_t hist[PWZ_HIST_BUCKETS];	/* log2 histogram of handling_ns per exit */
 };
 
-/* Kernel aggregate: run-queue wait of one thread (wakeup to switch-in). */
+/* Aggregate: run-queue wait of one thread (model.h R4). */
 struct pwz_wait_agg {
 	uint32_t tid;
 	uint64_t count;		/* waits measured */

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Scheduler and KVM event stream -> pwz records: the state machine behind perf.data import. */
+/* Scheduler and KVM event stream -> pwz records by the rules of model.h: the state machine
+ * behind the perf.data import. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "keymap.h"
+#include "model.h"
 #include "sched_model.h"
 
 #define TASK_REPORT_EXIT_BITS 0x30ULL	/* X (EXIT_DEAD 0x10) and Z (EXIT_ZOMBIE 0x20) */
@@ -16,14 +18,13 @@ struct cpu_state {
 
 struct thread_state {
 	uint32_t epoch;			/* model epoch of the fields below (lost events reset) */
-	bool wake_pending;		/* woken, not yet switched in */
+	bool running;			/* on a CPU, as far as the events tell */
+	bool wake_pending;		/* runnable (woken or preempted), not yet switched in (R4) */
 	bool entry_valid;		/* entry_ns holds the last kvm_entry */
 	bool exit_pending;		/* pending holds an exit waiting for its entry */
-	uint32_t exit_cpu;		/* CPU of the pending exit */
-	uint64_t wake_ns;		/* wakeup time */
+	uint64_t wake_ns;		/* when the pending wait began */
 	uint64_t entry_ns;		/* last kvm_entry time */
 	struct pwz_kvm_exit pending;	/* the exit waiting for its entry */
-	uint32_t wait_agg;		/* wait_aggs[] index + 1 of this thread; 0 none yet */
 };
 
 #define THREAD_CACHE 4096	/* direct-mapped cache of thread_map, by the tid's low bits */
@@ -43,14 +44,7 @@ struct sched_model {
 	struct keymap thread_map;	/* (tid, 0) -> threads[] */
 	struct thread_state *threads;
 	size_t threads_cap;
-	struct keymap cpu_agg_map;	/* (tid, cpu) -> cpu_aggs[] */
-	struct pwz_cpu_agg *cpu_aggs;
-	size_t cpu_aggs_cap;
-	struct keymap kvm_agg_map;	/* (tid, isa << 32 | reason) -> kvm_aggs[] */
-	struct pwz_kvm_agg *kvm_aggs;
-	size_t kvm_aggs_cap;
-	struct pwz_wait_agg *wait_aggs;	/* one per thread with a wait, see thread_state */
-	size_t nr_wait_aggs, wait_aggs_cap;
+	struct model_fold *fold;	/* the aggregates (model.h R7) */
 	struct thread_cache_ent thread_cache[THREAD_CACHE];
 	bool finished;
 };
@@ -82,6 +76,12 @@ struct sched_model *sched_model__new(const struct sched_model_opts *opts,
 	}
 	if (sink)
 		m->sink = *sink;
+	m->fold = model_fold__new(NULL);
+	if (!m->fold) {
+		free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return m;
 }
 
@@ -92,11 +92,7 @@ void sched_model__free(struct sched_model *m)
 	free(m->cpus);
 	keymap_free(&m->thread_map);
 	free(m->threads);
-	keymap_free(&m->cpu_agg_map);
-	free(m->cpu_aggs);
-	keymap_free(&m->kvm_agg_map);
-	free(m->kvm_aggs);
-	free(m->wait_aggs);
+	model_fold__free(m->fold);
 	free(m);
 }
 
@@ -166,61 +162,28 @@ static struct thread_state *thread_find(struct sched_model *m, uint32_t tid)
 	return &m->threads[i];
 }
 
-static struct pwz_cpu_agg *cpu_agg_get(struct sched_model *m, uint32_t tid, uint32_t cpu)
-{
-	struct pwz_cpu_agg *a;
-	int added;
-	int64_t i = keymap_get(&m->cpu_agg_map, tid, cpu, &added);
-
-	if (i < 0 || array_reserve((void **)&m->cpu_aggs, &m->cpu_aggs_cap, m->cpu_agg_map.count,
-				sizeof(*m->cpu_aggs)))
-		return NULL;
-	a = &m->cpu_aggs[i];
-	if (added) {
-		memset(a, 0, sizeof(*a));
-		a->tid = tid;
-		a->cpu = cpu;
-	}
-	return a;
-}
-
-/* Emits a slice of tid on cpu and adds it to a, the (tid, cpu) aggregate. */
-static int emit_slice(struct sched_model *m, struct pwz_cpu_agg *a, uint32_t tid, uint32_t cpu,
-		      uint64_t start, uint64_t end, uint32_t kind)
+/* Emits a slice of tid on cpu (R1-R3) and folds it. */
+static int emit_slice(struct sched_model *m, uint32_t tid, uint32_t cpu, uint64_t start,
+		      uint64_t end, uint32_t kind, uint32_t flags)
 {
 	struct pwz_slice s = { .tid = tid, .cpu = cpu, .start_ns = start,
-			       .dur_ns = end > start ? end - start : 0, .end = kind };
+			       .dur_ns = end > start ? end - start : 0, .end = kind, .flags = flags };
 
-	a->runtime_ns += s.dur_ns;
 	m->stats.slices++;
+	if (model_fold__slice(m->fold, &s))
+		return -ENOMEM;
 	if (m->opts.emit_slices && m->sink.slice)
 		return m->sink.slice(m->sink.ctx, &s);
 	return 0;
 }
 
-static int emit_kvm_exit(struct sched_model *m, const struct pwz_kvm_exit *e, bool paired)
+static int emit_kvm_exit(struct sched_model *m, struct pwz_kvm_exit *e, bool paired)
 {
-	struct pwz_kvm_agg *a;
-	int added;
-	int64_t i = keymap_get(&m->kvm_agg_map, e->tid, (uint64_t)e->isa << 32 | e->reason, &added);
-
-	if (i < 0 || array_reserve((void **)&m->kvm_aggs, &m->kvm_aggs_cap, m->kvm_agg_map.count,
-				sizeof(*m->kvm_aggs)))
+	e->flags = paired ? 0 : PWZ_EXIT_UNPAIRED;
+	if (model_fold__kvm_exit(m->fold, e))
 		return -ENOMEM;
-	a = &m->kvm_aggs[i];
-	if (added) {
-		memset(a, 0, sizeof(*a));
-		a->tid = e->tid;
-		a->isa = e->isa;
-		a->reason = e->reason;
-	}
-	a->count++;
-	if (paired) {
-		a->handling_ns += e->handling_ns;
-		a->hist[pwz_hist_bucket(e->handling_ns)]++;
-	} else {
+	if (!paired)
 		m->stats.kvm_unpaired++;
-	}
 	m->stats.kvm_exits++;
 	if (m->opts.emit_kvm_exits && m->sink.kvm_exit)
 		return m->sink.kvm_exit(m->sink.ctx, e);
@@ -252,19 +215,20 @@ static int thread_sync(struct sched_model *m, struct thread_state *ts)
 	return kvm_reset(m, ts);
 }
 
+/* R4: tid switched in on cpu at t; a pending wait ends here. */
 static int switch_in(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t tid)
 {
 	struct thread_state *ts;
-	struct pwz_wait_agg *w;
 	struct pwz_wakeup wk;
 	int err;
 
 	if (tid == 0)
 		return 0;
-	ts = thread_find(m, tid);
+	ts = thread_get(m, tid);
 	if (!ts)
-		return 0;
+		return -ENOMEM;
 	err = thread_sync(m, ts);
+	ts->running = true;
 	if (err || !ts->wake_pending)
 		return err;
 	ts->wake_pending = false;
@@ -272,24 +236,30 @@ static int switch_in(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t t
 	wk.cpu = cpu;
 	wk.wake_ns = ts->wake_ns;
 	wk.wait_ns = t > ts->wake_ns ? t - ts->wake_ns : 0;
-	if (!ts->wait_agg) {
-		if (array_reserve((void **)&m->wait_aggs, &m->wait_aggs_cap, m->nr_wait_aggs + 1,
-				  sizeof(*m->wait_aggs)))
-			return -ENOMEM;
-		w = &m->wait_aggs[m->nr_wait_aggs++];
-		memset(w, 0, sizeof(*w));
-		w->tid = tid;
-		ts->wait_agg = (uint32_t)m->nr_wait_aggs;
-	}
-	w = &m->wait_aggs[ts->wait_agg - 1];
-	w->count++;
-	w->wait_ns += wk.wait_ns;
-	if (wk.wait_ns > w->max_ns)
-		w->max_ns = wk.wait_ns;
+	if (model_fold__wait(m->fold, &wk))
+		return -ENOMEM;
 	m->stats.wakeups++;
 	if (m->opts.emit_wakeups && m->sink.wakeup)
 		return m->sink.wakeup(m->sink.ctx, &wk);
 	return 0;
+}
+
+/* R4: prev left its CPU at t; preempted, it waits from now, else nothing is pending. */
+static int switch_out(struct sched_model *m, uint64_t t, uint32_t prev, enum pwz_slice_end kind)
+{
+	struct thread_state *ts;
+	int err;
+
+	if (prev == 0)
+		return 0;
+	ts = kind == PWZ_END_PREEMPTED ? thread_get(m, prev) : thread_find(m, prev);
+	if (!ts)
+		return kind == PWZ_END_PREEMPTED ? -ENOMEM : 0;
+	err = thread_sync(m, ts);
+	ts->running = false;
+	ts->wake_pending = kind == PWZ_END_PREEMPTED;
+	ts->wake_ns = t;
+	return err;
 }
 
 int sched_model__switch(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t prev_tid,
@@ -297,30 +267,29 @@ int sched_model__switch(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_
 {
 	struct cpu_state *c = cpu_get(m, cpu);
 	enum pwz_slice_end kind = sched_model_end_kind(prev_state, m->opts.preempt_bit);
-	struct pwz_cpu_agg *a;
 	int err = 0;
 
 	if (!c)
 		return cpu >= PWZ_MAX_CPUS ? -EINVAL : -ENOMEM;
 	m->stats.switches++;
-	a = cpu_agg_get(m, prev_tid, cpu);
-	if (!a)
-		return -ENOMEM;
 	if (!c->seen) {
 		m->stats.first_slices++;
-		err = emit_slice(m, a, prev_tid, cpu, 0, t, kind);
+		err = emit_slice(m, prev_tid, cpu, 0, t, kind, 0);
 	} else if (c->tid == prev_tid) {
-		err = emit_slice(m, a, prev_tid, cpu, c->start_ns, t, kind);
+		err = emit_slice(m, prev_tid, cpu, c->start_ns, t, kind, 0);
 	} else {
-		m->stats.unmatched++;
+		/* R2: prev's switch-in, and the switch-out of the thread believed running, unseen */
+		struct thread_state *gone = c->tid ? thread_find(m, c->tid) : NULL;
+
+		if (gone)
+			gone->running = false;
+		m->stats.unseen++;
+		err = emit_slice(m, prev_tid, cpu, c->start_ns, t, kind, PWZ_SLICE_UNSEEN_START);
 	}
+	if (!err)
+		err = switch_out(m, t, prev_tid, kind);
 	if (err)
 		return err;
-	a->switches++;
-	if (kind == PWZ_END_PREEMPTED)
-		a->involuntary++;
-	else
-		a->voluntary++;
 	c->seen = true;
 	c->tid = next_tid;
 	c->start_ns = t;
@@ -337,27 +306,12 @@ int sched_model__wakeup(struct sched_model *m, uint64_t t, uint32_t tid)
 	err = thread_sync(m, ts);
 	if (err)
 		return err;
-	if (!ts->wake_pending) {
+	/* R4: the first event wins; a running thread's wakeup starts no wait */
+	if (!ts->wake_pending && !ts->running) {
 		ts->wake_pending = true;
 		ts->wake_ns = t;
 	}
 	return 0;
-}
-
-int sched_model__migrate(struct sched_model *m, uint64_t t, uint32_t tid)
-{
-	struct thread_state *ts = thread_find(m, tid);
-	int err;
-
-	(void)t;
-	if (!ts)
-		return 0;
-	err = thread_sync(m, ts);
-	if (err)
-		return err;
-	if (ts->exit_pending || ts->entry_valid)
-		m->stats.kvm_resets++;
-	return kvm_reset(m, ts);
 }
 
 void sched_model__lost(struct sched_model *m, uint64_t t)
@@ -372,6 +326,7 @@ int sched_model__kvm_exit(struct sched_model *m, uint64_t t, uint32_t cpu, uint3
 	struct thread_state *ts = thread_get(m, tid);
 	int err;
 
+	(void)cpu;	/* R5: the pairing does not depend on the CPU */
 	if (!ts)
 		return -ENOMEM;
 	err = thread_sync(m, ts);
@@ -391,7 +346,6 @@ int sched_model__kvm_exit(struct sched_model *m, uint64_t t, uint32_t cpu, uint3
 		ts->pending.guest_ns = t - ts->entry_ns;
 	ts->entry_valid = false;
 	ts->exit_pending = true;
-	ts->exit_cpu = cpu;
 	return 0;
 }
 
@@ -405,50 +359,23 @@ int sched_model__kvm_entry(struct sched_model *m, uint64_t t, uint32_t cpu, uint
 	err = thread_sync(m, ts);
 	if (err)
 		return err;
+	(void)cpu;
 	if (ts->exit_pending) {
+		/* R5: paired on whatever CPU the entry comes */
 		ts->exit_pending = false;
-		if (ts->exit_cpu != cpu) {
-			m->stats.kvm_resets++;
-			err = emit_kvm_exit(m, &ts->pending, false);
-		} else {
-			ts->pending.handling_ns = t > ts->pending.time_ns ? t - ts->pending.time_ns : 0;
-			err = emit_kvm_exit(m, &ts->pending, true);
-		}
+		ts->pending.handling_ns = t > ts->pending.time_ns ? t - ts->pending.time_ns : 0;
+		err = emit_kvm_exit(m, &ts->pending, true);
 	}
 	ts->entry_valid = true;
 	ts->entry_ns = t;
 	return err;
 }
 
-static int cmp_cpu_agg(const void *a, const void *b)
-{
-	const struct pwz_cpu_agg *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
-}
-
-static int cmp_kvm_agg(const void *a, const void *b)
-{
-	const struct pwz_kvm_agg *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->isa != y->isa)
-		return x->isa < y->isa ? -1 : 1;
-	return x->reason < y->reason ? -1 : x->reason > y->reason;
-}
-
-static int cmp_wait_agg(const void *a, const void *b)
-{
-	const struct pwz_wait_agg *x = a, *y = b;
-
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
 int sched_model__finish(struct sched_model *m, uint64_t end_ns)
 {
+	const struct pwz_cpu_agg *ca;
+	const struct pwz_kvm_agg *ka;
+	const struct pwz_wait_agg *wa;
 	uint32_t i;
 	int err = 0;
 
@@ -457,15 +384,10 @@ int sched_model__finish(struct sched_model *m, uint64_t end_ns)
 	m->finished = true;
 	for (i = 0; i < m->nr_cpus && !err; i++) {
 		struct cpu_state *c = &m->cpus[i];
-		struct pwz_cpu_agg *a;
 
-		if (!c->seen)
-			continue;
-		a = cpu_agg_get(m, c->tid, i);
-		if (!a)
-			return -ENOMEM;
-		err = emit_slice(m, a, c->tid, i, c->start_ns, end_ns > c->start_ns ?
-				 end_ns : c->start_ns, PWZ_END_OPEN);
+		if (c->seen)
+			err = emit_slice(m, c->tid, i, c->start_ns,
+					 end_ns > c->start_ns ? end_ns : c->start_ns, PWZ_END_OPEN, 0);
 	}
 	for (i = 0; i < m->thread_map.count && !err; i++) {
 		if (m->threads[i].exit_pending) {
@@ -475,27 +397,8 @@ int sched_model__finish(struct sched_model *m, uint64_t end_ns)
 	}
 	if (err)
 		return err;
-	/* The maps are not used after this point: sorting the arrays breaks them, harmlessly. */
-	if (m->cpu_agg_map.count)
-		qsort(m->cpu_aggs, m->cpu_agg_map.count, sizeof(*m->cpu_aggs), cmp_cpu_agg);
-	if (m->kvm_agg_map.count)
-		qsort(m->kvm_aggs, m->kvm_agg_map.count, sizeof(*m->kvm_aggs), cmp_kvm_agg);
-	if (m->nr_wait_aggs)
-		qsort(m->wait_aggs, m->nr_wait_aggs, sizeof(*m->wait_aggs), cmp_wait_agg);
-	for (i = 0; i < m->cpu_agg_map.count && !err; i++) {
-		m->stats.cpu_aggs++;
-		if (m->sink.cpu_agg)
-			err = m->sink.cpu_agg(m->sink.ctx, &m->cpu_aggs[i]);
-	}
-	for (i = 0; i < m->kvm_agg_map.count && !err; i++) {
-		m->stats.kvm_aggs++;
-		if (m->sink.kvm_agg)
-			err = m->sink.kvm_agg(m->sink.ctx, &m->kvm_aggs[i]);
-	}
-	for (i = 0; i < m->nr_wait_aggs && !err; i++) {
-		m->stats.wait_aggs++;
-		if (m->sink.wait_agg)
-			err = m->sink.wait_agg(m->sink.ctx, &m->wait_aggs[i]);
-	}
-	return err;
+	m->stats.cpu_aggs = model_fold__cpu_aggs(m->fold, &ca);
+	m->stats.kvm_aggs = model_fold__kvm_aggs(m->fold, &ka);
+	m->stats.wait_aggs = model_fold__wait_aggs(m->fold, &wa);
+	return model_fold__emit(m->fold, &m->sink);
 }

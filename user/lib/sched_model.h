@@ -14,23 +14,16 @@
  * the sink for every record it completes and, at sched_model__finish(), for the open slices,
  * the unpaired exits and every aggregate.
  *
- * Rules it applies:
- * - Per CPU it keeps the task that runs and since when. A switch closes a slice for prev_tid
- *   from that time. The first switch seen on a CPU closes a slice starting at 0 (the task ran
- *   when the capture began). When prev_tid is not the task the model believes runs (events
- *   missing from the source), the switch-out is counted but no slice is made, because its start
- *   is unknown: sched_model__stats() counts these as unmatched.
- * - End kind from prev_state: 0 (R) and any state with only the preempt bit set (R+) is
+ * It applies the rules of model.h (R1-R5) to the events, and folds what it emits with
+ * model_fold (R7). Its own notes:
+ * - End kind (R3) from prev_state: 0 (R) and any state with only the preempt bit set (R+) is
  *   preempted; X (0x10) or Z (0x20) in the TASK_REPORT bits is exited; anything else slept.
  *   The preempt bit is TASK_REPORT_MAX, which the caller passes (0 when unknown: then only 0
  *   counts as preempted).
- * - A wakeup is held until the task's next switch-in; the wait is switch-in minus wakeup.
- *   A second wakeup before the switch-in keeps the first.
- * - kvm_exit is held until the same thread's next kvm_entry (handling time); guest time is from
- *   the previous kvm_entry of the thread. Pairing is reset for all threads by
- *   sched_model__lost(), and for one thread when it migrates (sched_model__migrate()) or when
- *   the entry comes on another CPU than the exit; an exit that is never paired is emitted
- *   with handling 0 and counted, without handling time, in its aggregate.
+ * - "Running" (R4: a wakeup of a running thread starts no wait) is what the switches say: from
+ *   a switch-in to the next switch-out of that thread, or to an unseen switch-out (R2).
+ * - sched_model__lost() forgets every pending wait and KVM pairing (the events between are
+ *   unknown); an exit left without its entry is emitted unpaired (handling 0).
  */
 
 struct sched_model;
@@ -51,13 +44,13 @@ struct sched_model_opts {
 
 struct sched_model_stats {
 	uint64_t switches;		/* sched_model__switch() calls */
-	uint64_t unmatched;		/* switch-outs whose prev_tid was not the known current task */
+	uint64_t unseen;		/* switch-outs whose switch-in was unseen (model.h R2) */
 	uint64_t first_slices;		/* slices starting at 0 (first switch on a CPU) */
 	uint64_t slices;		/* slices emitted, open ones included */
 	uint64_t wakeups;		/* waits measured */
 	uint64_t kvm_exits;		/* exits emitted */
 	uint64_t kvm_unpaired;		/* of which without a following entry */
-	uint64_t kvm_resets;		/* pairings dropped by lost events, migration or CPU change */
+	uint64_t kvm_resets;		/* pairings dropped by lost events */
 	uint64_t cpu_aggs;		/* aggregate records emitted, per kind */
 	uint64_t kvm_aggs;
 	uint64_t wait_aggs;
@@ -78,9 +71,6 @@ int sched_model__switch(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_
 /* tid was woken (sched_wakeup or sched_wakeup_new) at t. Returns 0 or -ENOMEM. */
 int sched_model__wakeup(struct sched_model *m, uint64_t t, uint32_t tid);
 
-/* tid moved to another CPU: its KVM pairing is reset. Returns 0 or -ENOMEM. */
-int sched_model__migrate(struct sched_model *m, uint64_t t, uint32_t tid);
-
 /* Events were lost at t: every KVM pairing and pending wakeup is dropped. */
 void sched_model__lost(struct sched_model *m, uint64_t t);
 
@@ -92,9 +82,10 @@ int sched_model__kvm_exit(struct sched_model *m, uint64_t t, uint32_t cpu, uint3
 int sched_model__kvm_entry(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t tid);
 
 /*
- * The capture ended at end_ns: emits each CPU's running task as a PWZ_END_OPEN slice (those
- * with a known start), every pending exit, then every aggregate (per (tid, cpu), per (tid, isa,
- * reason), per tid wait), sorted by key. Call once. Returns 0 or the sink's error.
+ * The capture ended at end_ns: emits each CPU's running task as a PWZ_END_OPEN slice, every
+ * pending exit (unpaired), then every aggregate of the fold (model_fold__emit(): per (tid,
+ * cpu), per (tid, isa, reason), per tid wait, sorted by key). Call once. Returns 0, -ENOMEM or
+ * the sink's error.
  */
 int sched_model__finish(struct sched_model *m, uint64_t end_ns);
 

@@ -7,12 +7,14 @@
 #include "summary.h"
 #include "tasknames.h"
 #include "keymap.h"
+#include "model.h"
 
 struct builder {
 	struct summary *s;
 	const struct trace *t;
 	struct keymap idx;	/* (tid, 0), or (0, cpu + 1) for each CPU's idle task -> tasks[] */
 	size_t cap;		/* tasks allocated */
+	bool whole_end;		/* the window runs to the end of the capture (-c not given) */
 };
 
 /* The row of tid; the idle task (tid 0) has one row per CPU, "swapper/<cpu>", as in the
@@ -72,13 +74,44 @@ static struct summary_exit *exit_of(struct task_summary *ts, const struct pwz_me
 	return e;
 }
 
-static int from_aggregates(struct builder *b)
+/* Feeds the fold: the whole capture from the file's aggregates (exact), a window from the
+ * streams (model.h R6). */
+static int fold_trace(const struct trace *t, bool aggregates, struct model_fold *f)
 {
-	const struct trace *t = b->t;
-	struct task_summary *ts;
+	int e = 0;
 
-	for (size_t i = 0; i < t->nr_cpu_aggs; i++) {
-		const struct pwz_cpu_agg *a = &t->cpu_aggs[i];
+	if (aggregates) {
+		for (size_t i = 0; i < t->nr_cpu_aggs && !e; i++)
+			e = model_fold__cpu_agg(f, &t->cpu_aggs[i]);
+		for (size_t i = 0; i < t->nr_kvm_aggs && !e; i++)
+			e = model_fold__kvm_agg(f, &t->kvm_aggs[i]);
+		for (size_t i = 0; i < t->nr_wait_aggs && !e; i++)
+			e = model_fold__wait_agg(f, &t->wait_aggs[i]);
+		return e;
+	}
+	for (size_t i = 0; i < t->nr_slices && !e; i++)
+		e = model_fold__slice(f, &t->slices[i]);
+	for (size_t i = 0; i < t->nr_exits && !e; i++)
+		e = model_fold__kvm_exit(f, &t->exits[i]);
+	for (size_t i = 0; i < t->nr_wakeups && !e; i++)
+		e = model_fold__wait(f, &t->wakeups[i]);
+	return e;
+}
+
+/* Rows from the fold's aggregates: one per task (the idle task one per CPU), and each CPU's
+ * account of its window. */
+static int rows_from_fold(struct builder *b, struct model_fold *f)
+{
+	const struct pwz_cpu_agg *ca;
+	const struct pwz_kvm_agg *ka;
+	const struct pwz_wait_agg *wa;
+	struct summary *s = b->s;
+	struct task_summary *ts;
+	size_t n;
+
+	n = model_fold__cpu_aggs(f, &ca);
+	for (size_t i = 0; i < n; i++) {
+		const struct pwz_cpu_agg *a = &ca[i];
 
 		if (!(ts = task_of(b, a->tid, a->cpu)))
 			return -ENOMEM;
@@ -86,16 +119,24 @@ static int from_aggregates(struct builder *b)
 		ts->switches += a->switches;
 		ts->voluntary += a->voluntary;
 		ts->involuntary += a->involuntary;
-		if (a->cpu < b->s->nr_cpus) {
+		ts->unseen += a->unseen;
+		ts->unseen_ns += a->unseen_ns;
+		if (a->cpu < s->nr_cpus) {
 			ts->cpu_runtime_ns[a->cpu] += a->runtime_ns;
 			ts->cpu_switches[a->cpu] += a->switches;
+			s->cpus[a->cpu].tasks_ns += a->runtime_ns;
+			s->cpus[a->cpu].unseen_ns += a->unseen_ns;
+			if (!a->tid)
+				s->cpus[a->cpu].complete = true;
 		}
 	}
-	for (size_t i = 0; i < t->nr_kvm_aggs; i++) {
-		const struct pwz_kvm_agg *a = &t->kvm_aggs[i];
+	n = model_fold__kvm_aggs(f, &ka);
+	for (size_t i = 0; i < n; i++) {
+		const struct pwz_kvm_agg *a = &ka[i];
 		struct summary_exit *e;
 
-		if (!(ts = task_of(b, a->tid, 0)) || !(e = exit_of(ts, &t->meta, a->isa, a->reason)))
+		if (!(ts = task_of(b, a->tid, 0)) ||
+		    !(e = exit_of(ts, &b->t->meta, a->isa, a->reason)))
 			return -ENOMEM;
 		e->count += a->count;
 		e->handling_ns += a->handling_ns;
@@ -103,8 +144,9 @@ static int from_aggregates(struct builder *b)
 			e->hist[k] += a->hist[k];
 		ts->exits_total += a->count;
 	}
-	for (size_t i = 0; i < t->nr_wait_aggs; i++) {
-		const struct pwz_wait_agg *a = &t->wait_aggs[i];
+	n = model_fold__wait_aggs(f, &wa);
+	for (size_t i = 0; i < n; i++) {
+		const struct pwz_wait_agg *a = &wa[i];
 
 		if (!(ts = task_of(b, a->tid, 0)))
 			return -ENOMEM;
@@ -113,66 +155,31 @@ static int from_aggregates(struct builder *b)
 		if (a->max_ns > ts->wait_max_ns)
 			ts->wait_max_ns = a->max_ns;
 	}
+	for (uint32_t c = 0; c < s->nr_cpus; c++) {
+		struct summary_cpu *sc = &s->cpus[c];
+		uint64_t span = s->window_end_ns - s->window_start_ns, known;
+
+		known = sc->tasks_ns + sc->unseen_ns;
+		if (sc->complete)
+			sc->unaccounted_ns = span > known ? span - known : 0;
+	}
 	return 0;
 }
 
-static int from_streams(struct builder *b)
+static int build(struct builder *b)
 {
-	const struct trace *t = b->t;
-	uint64_t w0 = b->s->window_start_ns, w1 = b->s->window_end_ns;
-	struct task_summary *ts;
+	struct model_window w = { b->s->window_start_ns, b->whole_end ? UINT64_MAX :
+							 b->s->window_end_ns };
+	struct model_fold *f = model_fold__new(&w);
+	int e;
 
-	for (size_t i = 0; i < t->nr_slices; i++) {
-		const struct pwz_slice *sl = &t->slices[i];
-		uint64_t a = sl->start_ns, z = sl->start_ns + sl->dur_ns, run;
-
-		if (z < w0 || a >= w1 || (z == w0 && sl->dur_ns))
-			continue;
-		if (!(ts = task_of(b, sl->tid, sl->cpu)))
-			return -ENOMEM;
-		run = (z < w1 ? z : w1) - (a > w0 ? a : w0);
-		ts->runtime_ns += run;
-		if (sl->cpu < b->s->nr_cpus)
-			ts->cpu_runtime_ns[sl->cpu] += run;
-		/* a switch-out counts when it happens inside the window */
-		if (z < w1 && sl->end != PWZ_END_OPEN) {
-			ts->switches++;
-			if (sl->cpu < b->s->nr_cpus)
-				ts->cpu_switches[sl->cpu]++;
-			if (sl->end == PWZ_END_PREEMPTED)
-				ts->involuntary++;
-			else if (sl->end == PWZ_END_SLEPT || sl->end == PWZ_END_EXITED)
-				ts->voluntary++;
-		}
-	}
-	for (size_t i = 0; i < t->nr_exits; i++) {
-		const struct pwz_kvm_exit *x = &t->exits[i];
-		struct summary_exit *e;
-
-		if (x->time_ns < w0 || x->time_ns >= w1)
-			continue;
-		if (!(ts = task_of(b, x->tid, 0)) || !(e = exit_of(ts, &t->meta, x->isa, x->reason)))
-			return -ENOMEM;
-		e->count++;
-		e->handling_ns += x->handling_ns;
-		if (x->handling_ns)
-			e->hist[pwz_hist_bucket(x->handling_ns)]++;
-		ts->exits_total++;
-	}
-	for (size_t i = 0; i < t->nr_wakeups; i++) {
-		const struct pwz_wakeup *wk = &t->wakeups[i];
-		uint64_t in = wk->wake_ns + wk->wait_ns;
-
-		if (in < w0 || in >= w1)
-			continue;
-		if (!(ts = task_of(b, wk->tid, wk->cpu)))
-			return -ENOMEM;
-		ts->wait_ns += wk->wait_ns;
-		ts->wait_count++;
-		if (wk->wait_ns > ts->wait_max_ns)
-			ts->wait_max_ns = wk->wait_ns;
-	}
-	return 0;
+	if (!f)
+		return -ENOMEM;
+	e = fold_trace(b->t, b->s->from_aggregates, f);
+	if (!e)
+		e = rows_from_fold(b, f);
+	model_fold__free(f);
+	return e;
 }
 
 static int cmp_exit(const void *a, const void *b)
@@ -216,6 +223,8 @@ static int add_into(struct task_summary *dst, const struct task_summary *src, co
 	dst->switches += src->switches;
 	dst->voluntary += src->voluntary;
 	dst->involuntary += src->involuntary;
+	dst->unseen += src->unseen;
+	dst->unseen_ns += src->unseen_ns;
 	dst->wait_ns += src->wait_ns;
 	dst->wait_count += src->wait_count;
 	if (src->wait_max_ns > dst->wait_max_ns)
@@ -317,6 +326,10 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 	s->has_wait = t->meta.has_wait;
 	s->window_start_ns = opts->from_ns;
 	s->window_end_ns = opts->cap_ns ? opts->cap_ns : end;
+	b.whole_end = !opts->cap_ns;
+	s->cpus = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(*s->cpus));
+	if (!s->cpus)
+		goto nomem;
 	if (opts->from_ns && opts->from_ns >= end) {
 		snprintf(err, errlen, "%s: --from %.3f ms is past the end of the capture (%.3f ms)",
 			 t->path, opts->from_ns / 1e6, end / 1e6);
@@ -338,10 +351,7 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 	s->from_aggregates = t->info.has_aggregates || t->info.format == CDICT_FORMAT_LEGACY;
 	if (s->window_start_ns > 0 || s->window_end_ns < end || !s->from_aggregates)
 		s->from_aggregates = false;
-	if (s->from_aggregates)
-		ret = from_aggregates(&b);
-	else
-		ret = from_streams(&b);
+	ret = build(&b);
 	if (ret)
 		goto fail;
 	if (opts->merge_sys && (ret = merge_sys(s, &t->meta)))
@@ -380,6 +390,7 @@ void summary__free(struct summary *s)
 	for (size_t i = 0; i < s->nr_tasks; i++)
 		free_task(&s->tasks[i]);
 	free(s->tasks);
+	free(s->cpus);
 	free(s);
 }
 

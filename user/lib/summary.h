@@ -27,6 +27,9 @@ struct task_summary {
 	uint64_t switches;			/* switch-outs in the window */
 	uint64_t voluntary;			/* meaningful only with has_switch_kind */
 	uint64_t involuntary;
+	uint64_t unseen;			/* switch-outs whose switch-in was unseen (model.h R2) */
+	uint64_t unseen_ns;			/* their slices' time: not in runtime_ns, may be partly
+						 * another thread's */
 	uint64_t *cpu_runtime_ns;		/* nr_cpus entries */
 	uint64_t *cpu_switches;			/* nr_cpus entries */
 	uint64_t wait_ns;			/* run-queue wait; meaningful only with has_wait */
@@ -44,13 +47,25 @@ struct summary_opts {
 	bool append_tid;		/* name:tid */
 };
 
+/* One CPU's account of the window: its threads' runtime, unseen time and the remainder. */
+struct summary_cpu {
+	uint64_t tasks_ns;		/* runtime of every thread on it, the idle task included */
+	uint64_t unseen_ns;		/* time in slices whose switch-in was unseen (R2) */
+	uint64_t unaccounted_ns;	/* window minus both: in no slice (dropped records of a
+					 * windowed view, a cut file); meaningful only if complete */
+	bool complete;			/* every thread was captured (its idle task is there), so
+					 * the three add up to the window */
+};
+
 struct summary {
 	uint32_t nr_cpus;
 	uint64_t window_start_ns;
 	uint64_t window_end_ns;
 	bool has_switch_kind;
 	bool has_wait;
-	bool from_aggregates;		/* exact kernel aggregates (whole capture) vs. from slices */
+	bool from_aggregates;		/* the file's aggregates (whole capture; exact under drops
+					 * for live captures) vs. folded from the streams */
+	struct summary_cpu *cpus;	/* nr_cpus entries */
 	struct task_summary *tasks;	/* sorted by runtime, largest first */
 	size_t nr_tasks;
 };

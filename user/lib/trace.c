@@ -13,6 +13,12 @@ struct loader {
 	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits, cap_cpu, cap_kvm, cap_wait;
 };
 
+/* A trace being built: the loader its visitor fills. */
+struct trace_builder {
+	struct trace t;
+	struct loader l;
+};
+
 static int push(void **arr, size_t *nr, size_t *cap, const void *item, size_t size)
 {
 	if (*nr == *cap) {
@@ -99,7 +105,7 @@ static int cmp_task(const void *a, const void *b)
 }
 
 /* Sorts tasks by tid and keeps the last naming of each (the latest time). */
-static void settle_tasks(struct trace *t)
+void trace__settle(struct trace *t)
 {
 	size_t out = 0;
 
@@ -130,16 +136,35 @@ const struct pwz_task *trace__task(const struct trace *t, uint32_t tid)
 	return NULL;
 }
 
-struct trace *trace__load(const char *path, const struct trace_load_opts *opts, char *err,
-			  size_t errlen)
+static struct cdict_visitor loader_visitor(struct loader *l)
 {
-	struct trace *t = calloc(1, sizeof(*t));
-	struct loader l = { .t = t, .streams = opts && opts->streams };
-	struct cdict_visitor v = {
-		.ctx = &l, .meta = on_meta, .task = on_task, .slice = on_slice,
+	return (struct cdict_visitor){
+		.ctx = l, .meta = on_meta, .task = on_task, .slice = on_slice,
 		.wakeup = on_wakeup, .kvm_exit = on_kvm_exit, .cpu_agg = on_cpu_agg,
 		.kvm_agg = on_kvm_agg, .wait_agg = on_wait_agg,
 	};
+}
+
+struct trace *trace__new(const char *label, bool streams, struct cdict_visitor *v)
+{
+	struct trace_builder *b = calloc(1, sizeof(*b));
+
+	if (!b || !(b->t.path = strdup(label ? label : ""))) {
+		free(b);
+		errno = ENOMEM;
+		return NULL;
+	}
+	b->l.t = &b->t;
+	b->l.streams = streams;
+	*v = loader_visitor(&b->l);
+	return &b->t;
+}
+
+struct trace *trace__load(const char *path, const struct trace_load_opts *opts, char *err,
+			  size_t errlen)
+{
+	struct cdict_visitor v;
+	struct trace *t = trace__new(path, opts && opts->streams, &v);
 	int ret;
 
 	if (!t) {
@@ -147,6 +172,7 @@ struct trace *trace__load(const char *path, const struct trace_load_opts *opts, 
 		errno = ENOMEM;
 		return NULL;
 	}
+	free(t->path);
 	t->path = cdict_resolve_path(path);
 	if (!t->path) {
 		ret = -errno;
@@ -160,7 +186,7 @@ struct trace *trace__load(const char *path, const struct trace_load_opts *opts, 
 		snprintf(err, errlen, "%s: out of memory", path);
 	if (ret)
 		goto fail;
-	settle_tasks(t);
+	trace__settle(t);
 	if (opts && opts->map) {
 		for (size_t i = 0; i < t->nr_tasks; i++) {
 			const char *name = task_map__name(opts->map, t->tasks[i].tid);
@@ -189,5 +215,5 @@ void trace__free(struct trace *t)
 	free(t->cpu_aggs);
 	free(t->kvm_aggs);
 	free(t->wait_aggs);
-	free(t);
+	free(t);	/* the start of its trace_builder */
 }

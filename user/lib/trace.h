@@ -41,6 +41,16 @@ struct trace {
 struct trace *trace__load(const char *path, const struct trace_load_opts *opts, char *err,
 			  size_t errlen);
 
+/*
+ * An empty trace, to be filled through *v (the same visitor trace__load() reads a file with;
+ * streams: keep slices, wakeups and exits too), then settled with trace__settle(). label
+ * stands for its path in messages. NULL with errno ENOMEM.
+ */
+struct trace *trace__new(const char *label, bool streams, struct cdict_visitor *v);
+
+/* Sorts the tasks by tid and keeps the last naming of each, as trace__load() does. */
+void trace__settle(struct trace *t);
+
 /* The task record of tid, or NULL. */
 const struct pwz_task *trace__task(const struct trace *t, uint32_t tid);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of user/capture_stats.c: the --stats report from synthetic kernel aggregates. */
+/* Unit tests of user/lib/report.c: the --stats report of a summary of synthetic aggregates. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,12 +8,43 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "capture_stats.h"
+#include "report.h"
+#include "trace.h"
 
-static const char *names(void *ctx, uint32_t tid)
+/* The report of a trace made of m, two named tasks and the aggregates given. */
+static char *report(struct pwz_meta *m, const struct pwz_cpu_agg *cpu, size_t nr_cpu,
+		    const struct pwz_wait_agg *wait, size_t nr_wait, const struct pwz_kvm_agg *kvm,
+		    size_t nr_kvm)
 {
-	(void)ctx;
-	return tid == 10 ? "vm1.vcpu0" : tid == 20 ? "worker" : NULL;
+	struct pwz_task t10 = { .tid = 10, .tgid = 10, .comm = "CPU 0/KVM", .name = "vm1.vcpu0" };
+	struct pwz_task t20 = { .tid = 20, .tgid = 20, .comm = "worker", .name = "worker" };
+	struct cdict_visitor v;
+	struct trace *t = trace__new("test", false, &v);
+	struct summary *s;
+	char *text = NULL, err[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(t);
+	assert_non_null(f);
+	assert_int_equal(v.meta(v.ctx, m), 0);
+	assert_int_equal(v.task(v.ctx, &t20), 0);
+	assert_int_equal(v.task(v.ctx, &t10), 0);
+	for (size_t i = 0; i < nr_cpu; i++)
+		assert_int_equal(v.cpu_agg(v.ctx, &cpu[i]), 0);
+	for (size_t i = 0; i < nr_wait; i++)
+		assert_int_equal(v.wait_agg(v.ctx, &wait[i]), 0);
+	for (size_t i = 0; i < nr_kvm; i++)
+		assert_int_equal(v.kvm_agg(v.ctx, &kvm[i]), 0);
+	trace__settle(t);
+	t->info.has_aggregates = true;
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(report_write_stats(f, s, &t->meta), 0);
+	fclose(f);
+	summary__free(s);
+	trace__free(t);
+	return text;
 }
 
 /* The report line that starts with prefix (NULL if none). */
@@ -33,20 +64,16 @@ static void test_report(void **state)
 		{ .tid = 10, .cpu = 0, .runtime_ns = 300000000, .switches = 30, .voluntary = 20,
 		  .involuntary = 10 },
 		{ .tid = 10, .cpu = 1, .runtime_ns = 200000000, .switches = 5, .voluntary = 5 },
-		{ .tid = 30, .cpu = 1, .runtime_ns = 1000000, .switches = 1, .voluntary = 1 },
+		{ .tid = 30, .cpu = 1, .runtime_ns = 1000000, .switches = 1, .voluntary = 1,
+		  .unseen = 1, .unseen_ns = 4000000 },
+		{ .tid = 0, .cpu = 1, .runtime_ns = 700000000, .switches = 9, .voluntary = 9 },
 	};
 	struct pwz_wait_agg wait[] = {
 		{ .tid = 10, .count = 4, .wait_ns = 2000000, .max_ns = 1000000 },
 	};
 	struct pwz_kvm_agg kvm[2];
-	struct capture_stats_in in = {
-		.meta = &m, .cpu = cpu, .nr_cpu = 4, .wait = wait, .nr_wait = 1, .kvm = kvm,
-		.nr_kvm = 2, .name = names,
-	};
-	char *text = NULL, name[64];
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	const char *l10, *l20, *l30, *lio, *lunk;
+	char *text, name[64];
+	const char *l10, *l20, *l30, *lio, *lunk, *lcpu;
 	unsigned tid;
 	double rt, pct, avgw, maxw, hms, avg;
 	unsigned long long sw, vol, invol, waits, count;
@@ -62,17 +89,28 @@ static void test_report(void **state)
 	kvm[0].hist[pwz_hist_bucket(10000)] = 700;
 	kvm[1] = (struct pwz_kvm_agg){ .tid = 10, .isa = PWZ_ISA_SVM, .reason = 0x999, .count = 300 };
 
-	assert_non_null(f);
-	assert_int_equal(capture_stats_write(f, &in), 0);
-	fclose(f);
+	text = report(&m, cpu, 5, wait, 1, kvm, 2);
 
 	l10 = line_of(text, "vm1.vcpu0 ");
 	l20 = line_of(text, "worker ");
-	l30 = line_of(text, "tid-30 ");
+	l30 = line_of(text, "30 ");	/* no task record: named by its tid */
 	assert_non_null(l10);
 	assert_non_null(l20);
 	assert_non_null(l30);
 	assert_true(l10 < l20 && l20 < l30);	/* by runtime */
+	assert_non_null(strstr(l30, " 4.000\n"));	/* its unseen time, kept out of runtime */
+	/* CPU 1: threads 200 + 1 + 700 ms, 4 unseen, the rest of the 1000 ms unaccounted */
+	lcpu = line_of(text, "1      ");
+	assert_non_null(lcpu);
+	assert_int_equal(sscanf(lcpu, "%u %lf %lf %lf", &tid, &rt, &hms, &avg), 4);
+	assert_true(rt > 900.999 && rt < 901.001);
+	assert_true(hms > 3.999 && hms < 4.001);
+	assert_true(avg > 94.999 && avg < 95.001);
+	lcpu = line_of(text, "0      ");	/* no idle task there: the remainder is not known */
+	assert_non_null(lcpu);
+	assert_int_equal(sscanf(lcpu, "%u %lf %lf %63s", &tid, &rt, &hms, name), 4);
+	assert_true(rt > 399.999 && rt < 400.001);
+	assert_string_equal(name, "n/a");
 	assert_int_equal(sscanf(l10, "%63s %u %lf %lf %llu %llu %llu %llu %lf %lf", name, &tid, &rt, &pct,
 				&sw, &vol, &invol, &waits, &avgw, &maxw), 10);
 	assert_int_equal(tid, 10);
@@ -103,14 +141,10 @@ static void test_report(void **state)
 static void test_empty(void **state)
 {
 	struct pwz_meta m = { 0 };
-	struct capture_stats_in in = { .meta = &m };
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text;
 
 	(void)state;
-	assert_int_equal(capture_stats_write(f, &in), 0);
-	fclose(f);
+	text = report(&m, NULL, 0, NULL, 0, NULL, 0);
 	assert_non_null(strstr(text, "KVM exits\n(none)"));
 	free(text);
 }

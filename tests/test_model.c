@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of user/lib/model.c: the one fold, its windows (R6) and aggregates (R7). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "model.h"
+
+static const struct pwz_cpu_agg *cpu_agg(struct model_fold *f, uint32_t tid, uint32_t cpu)
+{
+	const struct pwz_cpu_agg *a;
+	size_t n = model_fold__cpu_aggs(f, &a);
+
+	for (size_t i = 0; i < n; i++)
+		if (a[i].tid == tid && a[i].cpu == cpu)
+			return &a[i];
+	return NULL;
+}
+
+/* R6: a slice adds its part inside the window; its switch-out counts where it happens. */
+static void test_window_clip(void **state)
+{
+	struct pwz_slice s = { .tid = 7, .cpu = 1, .start_ns = 100, .dur_ns = 200,
+			       .end = PWZ_END_PREEMPTED };
+	struct model_window in = { 200, 250 }, tail = { 200, 400 }, before = { 0, 100 },
+			    after = { 300, 400 };
+	struct model_fold *f = model_fold__new(&in);
+	const struct pwz_cpu_agg *a;
+
+	(void)state;
+	assert_int_equal(model_slice_run_in(&s, &in), 50);
+	assert_false(model_slice_switch_in_window(&s, &in));
+	assert_int_equal(model_slice_run_in(&s, &tail), 100);
+	assert_true(model_slice_switch_in_window(&s, &tail));
+	assert_false(model_slice_touches(&s, &before));	/* [0, 100) ends where s starts */
+	assert_true(model_slice_touches(&s, &after));	/* the switch-out at 300 is in it */
+	assert_int_equal(model_slice_run_in(&s, &after), 0);
+
+	assert_int_equal(model_fold__slice(f, &s), 0);
+	a = cpu_agg(f, 7, 1);
+	assert_non_null(a);
+	assert_int_equal(a->runtime_ns, 50);
+	assert_int_equal(a->switches, 0);
+	model_fold__free(f);
+
+	f = model_fold__new(&tail);
+	assert_int_equal(model_fold__slice(f, &s), 0);
+	a = cpu_agg(f, 7, 1);
+	assert_int_equal(a->runtime_ns, 100);
+	assert_int_equal(a->switches, 1);
+	assert_int_equal(a->involuntary, 1);
+	assert_int_equal(a->voluntary, 0);
+	/* a slice outside the window makes no row */
+	s.tid = 8;
+	s.start_ns = 500;
+	assert_int_equal(model_fold__slice(f, &s), 0);
+	assert_null(cpu_agg(f, 8, 1));
+	model_fold__free(f);
+}
+
+/* R1-R3: end kinds, open slices (no switch-out), unseen switch-ins kept apart (R2). */
+static void test_slice_kinds(void **state)
+{
+	struct model_fold *f = model_fold__new(NULL);
+	struct pwz_slice s[] = {
+		{ .tid = 3, .cpu = 0, .start_ns = 0, .dur_ns = 10, .end = PWZ_END_SLEPT },
+		{ .tid = 3, .cpu = 0, .start_ns = 20, .dur_ns = 5, .end = PWZ_END_EXITED },
+		{ .tid = 3, .cpu = 0, .start_ns = 30, .dur_ns = 40, .end = PWZ_END_PREEMPTED,
+		  .flags = PWZ_SLICE_UNSEEN_START },
+		{ .tid = 3, .cpu = 0, .start_ns = 90, .dur_ns = 10, .end = PWZ_END_OPEN },
+		{ .tid = 3, .cpu = 0, .start_ns = 100, .dur_ns = 1, .end = PWZ_END_UNKNOWN },
+	};
+	const struct pwz_cpu_agg *a;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		assert_int_equal(model_fold__slice(f, &s[i]), 0);
+	a = cpu_agg(f, 3, 0);
+	assert_int_equal(a->runtime_ns, 10 + 5 + 10 + 1);
+	assert_int_equal(a->unseen_ns, 40);
+	assert_int_equal(a->unseen, 1);
+	assert_int_equal(a->switches, 4);	/* not the open one */
+	assert_int_equal(a->voluntary, 2);
+	assert_int_equal(a->involuntary, 1);	/* the unknown one is neither */
+	model_fold__free(f);
+}
+
+/* R4, R6: a wait counts whole where it ends; zero-length waits count; maxima. */
+static void test_waits(void **state)
+{
+	struct model_window w = { 100, 200 };
+	struct model_fold *f = model_fold__new(&w);
+	struct pwz_wakeup wk[] = {
+		{ .tid = 4, .cpu = 0, .wake_ns = 50, .wait_ns = 60 },	/* ends at 110: in */
+		{ .tid = 4, .cpu = 1, .wake_ns = 150, .wait_ns = 0 },	/* zero length: in */
+		{ .tid = 4, .cpu = 0, .wake_ns = 190, .wait_ns = 10 },	/* ends at 200: out */
+		{ .tid = 4, .cpu = 0, .wake_ns = 20, .wait_ns = 79 },	/* ends at 99: out */
+	};
+	const struct pwz_wait_agg *a;
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(model_fold__wait(f, &wk[i]), 0);
+	assert_int_equal(model_fold__wait_aggs(f, &a), 1);
+	assert_int_equal(a->tid, 4);
+	assert_int_equal(a->count, 2);
+	assert_int_equal(a->wait_ns, 60);
+	assert_int_equal(a->max_ns, 60);
+	model_fold__free(f);
+}
+
+/* R5: exits count where they happen; an unpaired one is not in the handling time, a paired
+ * one of 0 ns is. */
+static void test_exits(void **state)
+{
+	struct model_fold *f = model_fold__new(NULL);
+	struct pwz_kvm_exit e = { .tid = 9, .time_ns = 5, .isa = PWZ_ISA_SVM, .reason = 0x7b,
+				  .handling_ns = 3000 };
+	const struct pwz_kvm_agg *a;
+
+	(void)state;
+	assert_int_equal(model_fold__kvm_exit(f, &e), 0);
+	e.handling_ns = 0;
+	e.flags = PWZ_EXIT_UNPAIRED;
+	assert_int_equal(model_fold__kvm_exit(f, &e), 0);
+	e.reason = 0x78;
+	e.flags = 0;
+	assert_int_equal(model_fold__kvm_exit(f, &e), 0);
+	assert_int_equal(model_fold__kvm_aggs(f, &a), 2);
+	assert_int_equal(a[0].reason, 0x78);	/* sorted by (tid, isa, reason) */
+	assert_int_equal(a[0].hist[0], 1);	/* paired in 0 ns */
+	assert_int_equal(a[1].count, 2);
+	assert_int_equal(a[1].handling_ns, 3000);
+	assert_int_equal(a[1].hist[pwz_hist_bucket(3000)], 1);
+	assert_int_equal(a[1].hist[0], 0);
+	model_fold__free(f);
+}
+
+/* R7: aggregates from elsewhere add up with folded records; the tables grow, sort and keep
+ * working after a sort; emit delivers them in key order. */
+struct emitted {
+	uint32_t last_tid, last_cpu;
+	size_t cpu, wait, kvm;
+	bool ordered;
+};
+
+static int e_cpu(void *ctx, const struct pwz_cpu_agg *a)
+{
+	struct emitted *e = ctx;
+
+	if (e->cpu && (a->tid < e->last_tid || (a->tid == e->last_tid && a->cpu <= e->last_cpu)))
+		e->ordered = false;
+	e->last_tid = a->tid;
+	e->last_cpu = a->cpu;
+	e->cpu++;
+	return 0;
+}
+
+static int e_wait(void *ctx, const struct pwz_wait_agg *a)
+{
+	(void)a;
+	((struct emitted *)ctx)->wait++;
+	return 0;
+}
+
+static int e_kvm(void *ctx, const struct pwz_kvm_agg *a)
+{
+	(void)a;
+	((struct emitted *)ctx)->kvm++;
+	return a->tid == 77 ? -EIO : 0;
+}
+
+static void test_aggregates(void **state)
+{
+	struct model_fold *f = model_fold__new(NULL);
+	struct pwz_slice s = { .end = PWZ_END_SLEPT, .start_ns = 100, .dur_ns = 50 };
+	struct pwz_cpu_agg k = { .tid = 1234, .cpu = 1, .runtime_ns = 1000, .switches = 3,
+				 .voluntary = 1, .involuntary = 2, .unseen = 1, .unseen_ns = 9 };
+	struct pwz_wait_agg w = { .tid = 1234, .count = 2, .wait_ns = 70, .max_ns = 60 };
+	struct pwz_kvm_agg kv = { .tid = 77, .isa = PWZ_ISA_VMX, .reason = 1, .count = 4 };
+	struct emitted em = { .ordered = true };
+	struct cdict_visitor v = { .ctx = &em, .cpu_agg = e_cpu, .wait_agg = e_wait,
+				   .kvm_agg = e_kvm };
+	const struct pwz_cpu_agg *a;
+
+	(void)state;
+	/* 3000 threads on 2 CPUs, thread t with t % 5 + 1 slices on each, in descending order */
+	for (uint32_t t = 3000; t >= 1; t--)
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			s.tid = t;
+			s.cpu = cpu;
+			for (uint32_t n = 0; n <= t % 5; n++)
+				assert_int_equal(model_fold__slice(f, &s), 0);
+		}
+	assert_int_equal(model_fold__cpu_aggs(f, &a), 6000);
+	assert_int_equal(a[0].tid, 1);	/* sorted */
+	a = cpu_agg(f, 1234, 1);
+	assert_int_equal(a->switches, 1234 % 5 + 1);
+	/* added after a sort: the table is re-indexed, nothing is lost or doubled */
+	assert_int_equal(model_fold__cpu_agg(f, &k), 0);
+	assert_int_equal(model_fold__cpu_agg(f, &(struct pwz_cpu_agg){ .tid = 9999 }), 0);
+	assert_int_equal(model_fold__wait_agg(f, &w), 0);
+	w.max_ns = 10;
+	assert_int_equal(model_fold__wait_agg(f, &w), 0);
+	assert_int_equal(model_fold__kvm_agg(f, &kv), 0);
+	assert_int_equal(model_fold__kvm_agg(f, &kv), 0);
+	a = cpu_agg(f, 1234, 1);
+	assert_int_equal(a->switches, 1234 % 5 + 1 + 3);
+	assert_int_equal(a->runtime_ns, 50 * (1234 % 5 + 1) + 1000);
+	assert_int_equal(a->voluntary, 1234 % 5 + 1 + 1);
+	assert_int_equal(a->involuntary, 2);
+	assert_int_equal(a->unseen_ns, 9);
+	assert_int_equal(model_fold__cpu_aggs(f, &a), 6001);
+	{
+		const struct pwz_wait_agg *wa;
+		const struct pwz_kvm_agg *ka;
+
+		assert_int_equal(model_fold__wait_aggs(f, &wa), 1);
+		assert_int_equal(wa->count, 4);
+		assert_int_equal(wa->wait_ns, 140);
+		assert_int_equal(wa->max_ns, 60);
+		assert_int_equal(model_fold__kvm_aggs(f, &ka), 1);
+		assert_int_equal(ka->count, 8);
+	}
+	/* emit: every aggregate in key order; a callback's error stops it and is returned */
+	assert_int_equal(model_fold__emit(f, &v), -EIO);
+	assert_int_equal(em.cpu, 6001);
+	assert_true(em.ordered);
+	assert_int_equal(em.kvm, 1);
+	assert_int_equal(em.wait, 0);	/* after the error */
+	model_fold__free(f);
+	model_fold__free(NULL);
+}
+
+/* The visitor folds what a reader delivers. */
+static void test_visitor(void **state)
+{
+	struct model_fold *f = model_fold__new(NULL);
+	struct cdict_visitor v = model_fold__visitor(f);
+	struct pwz_slice s = { .tid = 2, .cpu = 0, .dur_ns = 8, .end = PWZ_END_SLEPT };
+	struct pwz_wakeup wk = { .tid = 2, .wait_ns = 3 };
+	const struct pwz_wait_agg *w;
+
+	(void)state;
+	assert_null(v.meta);
+	assert_null(v.task);
+	assert_int_equal(v.slice(v.ctx, &s), 0);
+	assert_int_equal(v.wakeup(v.ctx, &wk), 0);
+	assert_int_equal(cpu_agg(f, 2, 0)->runtime_ns, 8);
+	assert_int_equal(model_fold__wait_aggs(f, &w), 1);
+	assert_int_equal(w->wait_ns, 3);
+	model_fold__free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_window_clip),
+		cmocka_unit_test(test_slice_kinds),
+		cmocka_unit_test(test_waits),
+		cmocka_unit_test(test_exits),
+		cmocka_unit_test(test_aggregates),
+		cmocka_unit_test(test_visitor),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

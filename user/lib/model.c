@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The one host-side fold: slices, waits and exits into the aggregates of model.h (R6, R7). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "keymap.h"
+#include "model.h"
+
+static uint64_t slice_end(const struct pwz_slice *s)
+{
+	return s->start_ns + s->dur_ns < s->start_ns ? UINT64_MAX : s->start_ns + s->dur_ns;
+}
+
+uint64_t model_slice_run_in(const struct pwz_slice *s, const struct model_window *w)
+{
+	uint64_t a = s->start_ns > w->from_ns ? s->start_ns : w->from_ns;
+	uint64_t z = slice_end(s) < w->to_ns ? slice_end(s) : w->to_ns;
+
+	return z > a ? z - a : 0;
+}
+
+bool model_slice_switch_in_window(const struct pwz_slice *s, const struct model_window *w)
+{
+	uint64_t z = slice_end(s);
+
+	return s->end != PWZ_END_OPEN && z >= w->from_ns && z < w->to_ns;
+}
+
+bool model_slice_touches(const struct pwz_slice *s, const struct model_window *w)
+{
+	return model_slice_run_in(s, w) || model_slice_switch_in_window(s, w);
+}
+
+bool model_wait_in(const struct pwz_wakeup *wk, const struct model_window *w)
+{
+	uint64_t in = wk->wake_ns + wk->wait_ns;
+
+	return in >= w->from_ns && in < w->to_ns;
+}
+
+bool model_exit_in(const struct pwz_kvm_exit *e, const struct model_window *w)
+{
+	return e->time_ns >= w->from_ns && e->time_ns < w->to_ns;
+}
+
+/* One table of aggregates: a keymap to a dense array, sorted on demand. */
+struct agg_table {
+	struct keymap map;
+	void *arr;
+	size_t cap;
+	size_t elem;
+	bool sorted;		/* arr is sorted and map is stale (rebuilt on the next add) */
+	int (*cmp)(const void *, const void *);
+	void (*key)(const void *item, uint64_t *a, uint64_t *b);
+};
+
+struct model_fold {
+	struct model_window w;
+	struct agg_table cpu;	/* (tid, cpu) -> struct pwz_cpu_agg */
+	struct agg_table wait;	/* (tid, 0) -> struct pwz_wait_agg */
+	struct agg_table kvm;	/* (tid, isa << 32 | reason) -> struct pwz_kvm_agg */
+};
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	const struct pwz_cpu_agg *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+static int cmp_wait(const void *a, const void *b)
+{
+	const struct pwz_wait_agg *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_kvm(const void *a, const void *b)
+{
+	const struct pwz_kvm_agg *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->isa != y->isa)
+		return x->isa < y->isa ? -1 : 1;
+	return x->reason < y->reason ? -1 : x->reason > y->reason;
+}
+
+static void key_cpu(const void *item, uint64_t *a, uint64_t *b)
+{
+	const struct pwz_cpu_agg *x = item;
+
+	*a = x->tid;
+	*b = x->cpu;
+}
+
+static void key_wait(const void *item, uint64_t *a, uint64_t *b)
+{
+	const struct pwz_wait_agg *x = item;
+
+	*a = x->tid;
+	*b = 0;
+}
+
+static void key_kvm(const void *item, uint64_t *a, uint64_t *b)
+{
+	const struct pwz_kvm_agg *x = item;
+
+	*a = x->tid;
+	*b = (uint64_t)x->isa << 32 | x->reason;
+}
+
+/* After a sort the map's indexes are stale: rebuild it from the array. */
+static int table_reindex(struct agg_table *t)
+{
+	size_t n = t->map.count;
+
+	keymap_free(&t->map);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a, b;
+
+		t->key((char *)t->arr + i * t->elem, &a, &b);
+		if (keymap_get(&t->map, a, b, NULL) < 0)
+			return -ENOMEM;
+	}
+	t->sorted = false;
+	return 0;
+}
+
+/* The element of (a, b), added zeroed when new (*added says so); NULL when out of memory. */
+static void *table_get(struct agg_table *t, uint64_t a, uint64_t b, bool *added)
+{
+	int64_t i;
+	int add;
+
+	if (t->sorted && table_reindex(t))
+		return NULL;
+	i = keymap_get(&t->map, a, b, &add);
+	if (i < 0 || array_reserve(&t->arr, &t->cap, t->map.count, t->elem))
+		return NULL;
+	if (add)
+		memset((char *)t->arr + (size_t)i * t->elem, 0, t->elem);
+	*added = add;
+	return (char *)t->arr + (size_t)i * t->elem;
+}
+
+static size_t table_sorted(struct agg_table *t, const void **out)
+{
+	if (!t->sorted && t->map.count > 1)
+		qsort(t->arr, t->map.count, t->elem, t->cmp);
+	t->sorted = true;
+	*out = t->map.count ? t->arr : NULL;
+	return t->map.count;
+}
+
+static void table_free(struct agg_table *t)
+{
+	keymap_free(&t->map);
+	free(t->arr);
+}
+
+struct model_fold *model_fold__new(const struct model_window *w)
+{
+	struct model_fold *f = calloc(1, sizeof(*f));
+
+	if (!f) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	f->w = w ? *w : MODEL_WHOLE;
+	f->cpu = (struct agg_table){ .elem = sizeof(struct pwz_cpu_agg), .cmp = cmp_cpu,
+				     .key = key_cpu };
+	f->wait = (struct agg_table){ .elem = sizeof(struct pwz_wait_agg), .cmp = cmp_wait,
+				      .key = key_wait };
+	f->kvm = (struct agg_table){ .elem = sizeof(struct pwz_kvm_agg), .cmp = cmp_kvm,
+				     .key = key_kvm };
+	return f;
+}
+
+void model_fold__free(struct model_fold *f)
+{
+	if (!f)
+		return;
+	table_free(&f->cpu);
+	table_free(&f->wait);
+	table_free(&f->kvm);
+	free(f);
+}
+
+static struct pwz_cpu_agg *cpu_of(struct model_fold *f, uint32_t tid, uint32_t cpu)
+{
+	bool added;
+	struct pwz_cpu_agg *a = table_get(&f->cpu, tid, cpu, &added);
+
+	if (a && added) {
+		a->tid = tid;
+		a->cpu = cpu;
+	}
+	return a;
+}
+
+static struct pwz_wait_agg *wait_of(struct model_fold *f, uint32_t tid)
+{
+	bool added;
+	struct pwz_wait_agg *a = table_get(&f->wait, tid, 0, &added);
+
+	if (a && added)
+		a->tid = tid;
+	return a;
+}
+
+static struct pwz_kvm_agg *kvm_of(struct model_fold *f, uint32_t tid, uint32_t isa,
+				  uint32_t reason)
+{
+	bool added;
+	struct pwz_kvm_agg *a = table_get(&f->kvm, tid, (uint64_t)isa << 32 | reason, &added);
+
+	if (a && added) {
+		a->tid = tid;
+		a->isa = isa;
+		a->reason = reason;
+	}
+	return a;
+}
+
+int model_fold__slice(struct model_fold *f, const struct pwz_slice *s)
+{
+	uint64_t run = model_slice_run_in(s, &f->w);
+	bool out = model_slice_switch_in_window(s, &f->w);
+	struct pwz_cpu_agg *a;
+
+	if (!run && !out)
+		return 0;
+	a = cpu_of(f, s->tid, s->cpu);
+	if (!a)
+		return -ENOMEM;
+	if (s->flags & PWZ_SLICE_UNSEEN_START)
+		a->unseen_ns += run;
+	else
+		a->runtime_ns += run;
+	if (!out)
+		return 0;
+	a->switches++;
+	if (s->end == PWZ_END_PREEMPTED)
+		a->involuntary++;
+	else if (s->end == PWZ_END_SLEPT || s->end == PWZ_END_EXITED)
+		a->voluntary++;
+	if (s->flags & PWZ_SLICE_UNSEEN_START)
+		a->unseen++;
+	return 0;
+}
+
+int model_fold__wait(struct model_fold *f, const struct pwz_wakeup *wk)
+{
+	struct pwz_wait_agg *a;
+
+	if (!model_wait_in(wk, &f->w))
+		return 0;
+	a = wait_of(f, wk->tid);
+	if (!a)
+		return -ENOMEM;
+	a->count++;
+	a->wait_ns += wk->wait_ns;
+	if (wk->wait_ns > a->max_ns)
+		a->max_ns = wk->wait_ns;
+	return 0;
+}
+
+int model_fold__kvm_exit(struct model_fold *f, const struct pwz_kvm_exit *e)
+{
+	struct pwz_kvm_agg *a;
+
+	if (!model_exit_in(e, &f->w))
+		return 0;
+	a = kvm_of(f, e->tid, e->isa, e->reason);
+	if (!a)
+		return -ENOMEM;
+	a->count++;
+	if (!(e->flags & PWZ_EXIT_UNPAIRED)) {
+		a->handling_ns += e->handling_ns;
+		a->hist[pwz_hist_bucket(e->handling_ns)]++;
+	}
+	return 0;
+}
+
+int model_fold__cpu_agg(struct model_fold *f, const struct pwz_cpu_agg *x)
+{
+	struct pwz_cpu_agg *a = cpu_of(f, x->tid, x->cpu);
+
+	if (!a)
+		return -ENOMEM;
+	a->runtime_ns += x->runtime_ns;
+	a->switches += x->switches;
+	a->voluntary += x->voluntary;
+	a->involuntary += x->involuntary;
+	a->unseen += x->unseen;
+	a->unseen_ns += x->unseen_ns;
+	return 0;
+}
+
+int model_fold__wait_agg(struct model_fold *f, const struct pwz_wait_agg *x)
+{
+	struct pwz_wait_agg *a = wait_of(f, x->tid);
+
+	if (!a)
+		return -ENOMEM;
+	a->count += x->count;
+	a->wait_ns += x->wait_ns;
+	if (x->max_ns > a->max_ns)
+		a->max_ns = x->max_ns;
+	return 0;
+}
+
+int model_fold__kvm_agg(struct model_fold *f, const struct pwz_kvm_agg *x)
+{
+	struct pwz_kvm_agg *a = kvm_of(f, x->tid, x->isa, x->reason);
+
+	if (!a)
+		return -ENOMEM;
+	a->count += x->count;
+	a->handling_ns += x->handling_ns;
+	for (int i = 0; i < PWZ_HIST_BUCKETS; i++)
+		a->hist[i] += x->hist[i];
+	return 0;
+}
+
+size_t model_fold__cpu_aggs(struct model_fold *f, const struct pwz_cpu_agg **out)
+{
+	return table_sorted(&f->cpu, (const void **)out);
+}
+
+size_t model_fold__wait_aggs(struct model_fold *f, const struct pwz_wait_agg **out)
+{
+	return table_sorted(&f->wait, (const void **)out);
+}
+
+size_t model_fold__kvm_aggs(struct model_fold *f, const struct pwz_kvm_agg **out)
+{
+	return table_sorted(&f->kvm, (const void **)out);
+}
+
+int model_fold__emit(struct model_fold *f, const struct cdict_visitor *sink)
+{
+	const struct pwz_cpu_agg *c;
+	const struct pwz_kvm_agg *k;
+	const struct pwz_wait_agg *w;
+	size_t n;
+	int err = 0;
+
+	n = model_fold__cpu_aggs(f, &c);
+	for (size_t i = 0; i < n && !err && sink->cpu_agg; i++)
+		err = sink->cpu_agg(sink->ctx, &c[i]);
+	n = model_fold__kvm_aggs(f, &k);
+	for (size_t i = 0; i < n && !err && sink->kvm_agg; i++)
+		err = sink->kvm_agg(sink->ctx, &k[i]);
+	n = model_fold__wait_aggs(f, &w);
+	for (size_t i = 0; i < n && !err && sink->wait_agg; i++)
+		err = sink->wait_agg(sink->ctx, &w[i]);
+	return err;
+}
+
+static int v_slice(void *ctx, const struct pwz_slice *s)
+{
+	return model_fold__slice(ctx, s);
+}
+
+static int v_wakeup(void *ctx, const struct pwz_wakeup *wk)
+{
+	return model_fold__wait(ctx, wk);
+}
+
+static int v_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
+{
+	return model_fold__kvm_exit(ctx, e);
+}
+
+static int v_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
+{
+	return model_fold__cpu_agg(ctx, a);
+}
+
+static int v_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
+{
+	return model_fold__kvm_agg(ctx, a);
+}
+
+static int v_wait_agg(void *ctx, const struct pwz_wait_agg *a)
+{
+	return model_fold__wait_agg(ctx, a);
+}
+
+struct cdict_visitor model_fold__visitor(struct model_fold *f)
+{
+	return (struct cdict_visitor){
+		.ctx = f, .slice = v_slice, .wakeup = v_wakeup, .kvm_exit = v_kvm_exit,
+		.cpu_agg = v_cpu_agg, .kvm_agg = v_kvm_agg, .wait_agg = v_wait_agg,
+	};
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The content model: the one list of rules for slices, waits, exits and aggregates, and the one
+ * host-side fold from records to aggregates. */
+#ifndef PWZ_MODEL_H
+#define PWZ_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cdict.h"
+#include "records.h"
+
+/*
+ * THE RULES. Every way in (bpf/pwz.bpf.c in the kernel, user/lib/sched_model.c for perf.data
+ * and raw event streams, user/lib/legacy_read.c for perfwhiz files) makes records by these
+ * rules, and every way out (--list, --stats, the dashboards, the diff, the exports) turns
+ * records into figures through model_fold below. The kernel's own accounting is the reference:
+ * runtime from switch timestamps, waits as schedstat's run_delay counts them.
+ *
+ * R1 Slice. A thread runs on a CPU from its switch-in to its switch-out (sched_switch times).
+ *    The first switch seen on a CPU closes a slice starting at 0: that thread ran when the
+ *    capture began. At the end of the capture each CPU's running thread gets a PWZ_END_OPEN
+ *    slice up to the end. So, per CPU, the slices of all threads (the idle task, tid 0,
+ *    included) tile the capture from 0 to its end: every nanosecond of every CPU is in exactly
+ *    one slice.
+ * R2 Unseen switch-in. When a switch-out names a thread that is not the one last switched in
+ *    on that CPU (the recorder missed events, or the hypervisor switched threads without the
+ *    tracepoint firing), its slice still closes, starting at the last event known on that CPU
+ *    (the previous switch there), and carries PWZ_SLICE_UNSEEN_START: how that time splits
+ *    between this thread and the one(s) before it is unknown. Such time is never added to a
+ *    thread's runtime; it is kept apart (unseen_ns, and the count of these switch-outs), per
+ *    thread and per CPU, so no CPU time vanishes and none is guessed. These are not drops.
+ *    The thread believed running before is taken as switched out, unseen, at that point.
+ * R3 End kind. prev_state 0 (R) or only the preempt bit (R+) is PWZ_END_PREEMPTED
+ *    (involuntary); X or Z (or TASK_DEAD) is PWZ_END_EXITED; anything else (S, D, ...) is
+ *    PWZ_END_SLEPT. PREEMPTED counts as involuntary, SLEPT and EXITED as voluntary. Every
+ *    closed slice (R1, R2) is one switch-out; an OPEN slice is none.
+ * R4 Wait (run-queue wait, "CPU ready"). A wait starts when a thread becomes runnable while not
+ *    running and not already waiting: a wakeup (sched_wakeup, sched_wakeup_new) of a thread
+ *    that is neither on a CPU nor already waiting, or a switch-out while runnable (R3
+ *    PREEMPTED). A wakeup of a thread that is running or already waiting changes nothing: the
+ *    first event wins, as run_delay counts from the enqueue. A voluntary switch-out ends any
+ *    pending wait unmeasured. The wait ends at the thread's next switch-in; its length is
+ *    switch-in minus start and may be 0 (a zero-length wait is a wait). A wait still pending at
+ *    the end, or begun before the capture, is not measured. Lost events forget pending waits.
+ * R5 KVM exit. A kvm_exit is paired with the same thread's next kvm_entry, on whatever CPU
+ *    (the vCPU thread may migrate or be preempted while the exit is handled): handling is the
+ *    entry minus the exit; guest time is the exit minus the thread's previous entry. An exit
+ *    without a following entry (a second exit first, the capture's end, lost events) is
+ *    flagged PWZ_EXIT_UNPAIRED with handling 0: it counts as an exit, not in handling time
+ *    nor its histogram. A paired exit may take 0 ns by a coarse clock: it counts as handled.
+ * R6 Window [from, to). A slice adds its part inside the window to runtime (or unseen time),
+ *    and its switch-out counts when the switch-out time is inside the window. A wait counts,
+ *    whole, in the window that holds its end (the switch-in); an exit in the window that
+ *    holds its kvm_exit time. The whole capture is the window [0, UINT64_MAX).
+ * R7 Aggregates. Per (tid, cpu): runtime, switch-outs, voluntary, involuntary, unseen time
+ *    and unseen switch-ins (R2). Per tid: wait count, total, maximum. Per (tid, isa, reason):
+ *    exits, handling total, log2 histogram of handling (paired exits only). A live capture's
+ *    are exact under ring-buffer drops: the kernel folds by these rules the records it could
+ *    not send, the reader folds the ones it read, and the two are added.
+ * R8 Tasks. A thread is named by task records; a later record of the same tid renames it.
+ */
+
+/* A time window [from_ns, to_ns) in ns from the capture start. */
+struct model_window {
+	uint64_t from_ns;
+	uint64_t to_ns;		/* UINT64_MAX: to the end */
+};
+
+/* The whole capture. */
+#define MODEL_WHOLE ((struct model_window){ 0, UINT64_MAX })
+
+/* R6: the part of slice s inside w, in ns. */
+uint64_t model_slice_run_in(const struct pwz_slice *s, const struct model_window *w);
+
+/* R6: whether slice s touches w at all (some run inside, or its switch-out inside). */
+bool model_slice_touches(const struct pwz_slice *s, const struct model_window *w);
+
+/* R3, R6: whether s ends with a switch-out that lies inside w. */
+bool model_slice_switch_in_window(const struct pwz_slice *s, const struct model_window *w);
+
+/* R6: whether wait wk counts in w (its end, the switch-in, lies inside). */
+bool model_wait_in(const struct pwz_wakeup *wk, const struct model_window *w);
+
+/* R6: whether exit e counts in w (its kvm_exit time lies inside). */
+bool model_exit_in(const struct pwz_kvm_exit *e, const struct model_window *w);
+
+/*
+ * The fold: records in, aggregates (R7) out. Slices, waits and exits are clipped to the window
+ * given at creation (R6); aggregates added with the *_agg calls are taken whole (they are
+ * whole-capture figures by definition). Memory grows with the distinct keys, not the records.
+ */
+struct model_fold;
+
+/* A fold over window w (NULL: the whole capture). NULL with errno ENOMEM. */
+struct model_fold *model_fold__new(const struct model_window *w);
+
+/* NULL is a no-op. */
+void model_fold__free(struct model_fold *f);
+
+/* Folds one slice (R1-R3, R6). Returns 0 or -ENOMEM. */
+int model_fold__slice(struct model_fold *f, const struct pwz_slice *s);
+
+/* Folds one measured wait (R4, R6). Returns 0 or -ENOMEM. */
+int model_fold__wait(struct model_fold *f, const struct pwz_wakeup *wk);
+
+/* Folds one KVM exit (R5, R6). Returns 0 or -ENOMEM. */
+int model_fold__kvm_exit(struct model_fold *f, const struct pwz_kvm_exit *e);
+
+/* Adds aggregates made elsewhere (a file's, the kernel's): every count and total summed,
+ * maxima the larger. Return 0 or -ENOMEM. */
+int model_fold__cpu_agg(struct model_fold *f, const struct pwz_cpu_agg *a);
+int model_fold__wait_agg(struct model_fold *f, const struct pwz_wait_agg *a);
+int model_fold__kvm_agg(struct model_fold *f, const struct pwz_kvm_agg *a);
+
+/*
+ * The aggregates so far, sorted by key ((tid, cpu); tid; (tid, isa, reason)), through *out;
+ * each returns the number of entries. The arrays belong to the fold and stay valid until its
+ * next call. NULL out for an empty fold.
+ */
+size_t model_fold__cpu_aggs(struct model_fold *f, const struct pwz_cpu_agg **out);
+size_t model_fold__wait_aggs(struct model_fold *f, const struct pwz_wait_agg **out);
+size_t model_fold__kvm_aggs(struct model_fold *f, const struct pwz_kvm_agg **out);
+
+/* Calls sink's cpu_agg, kvm_agg and wait_agg (NULL ones skipped) for every aggregate, sorted as
+ * above. Returns 0 or the first callback's error. */
+int model_fold__emit(struct model_fold *f, const struct cdict_visitor *sink);
+
+/* The cdict_visitor that folds what a reader or a model delivers (slices, wakeups, exits and
+ * aggregates) into f; meta and task are left NULL for the caller to fill. */
+struct cdict_visitor model_fold__visitor(struct model_fold *f);
+
+#endif /* PWZ_MODEL_H */
