@@ -8,6 +8,7 @@
 #include <string.h>
 #include "dash.h"
 #include "diff.h"
+#include "model.h"
 #include "tasknames.h"
 
 void dash_task_name(const struct pwz_task *t, const struct summary_opts *w, char *out,
@@ -143,6 +144,15 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	jbuf_printf(b, "[%llu,%llu],", (unsigned long long)s->window_start_ns,
 		    (unsigned long long)s->window_end_ns);
 	kv_bool(b, "from_aggregates", s->from_aggregates);
+	/* each CPU's account of the window: [threads, unseen, unaccounted or -1 unknown] */
+	key(b, "cpus");
+	jbuf_add(b, "[", 1);
+	for (i = 0; i < s->nr_cpus; i++)
+		jbuf_printf(b, "[%llu,%llu,%lld],", (unsigned long long)s->cpus[i].tasks_ns,
+			    (unsigned long long)s->cpus[i].unseen_ns,
+			    s->cpus[i].complete ? (long long)s->cpus[i].unaccounted_ns : -1ll);
+	close_with(b, ']');
+	jbuf_add(b, ",", 1);
 	kv_bool(b, "has_switch_kind", s->has_switch_kind);
 	kv_bool(b, "has_wait", s->has_wait);
 }
@@ -200,6 +210,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		kv_u64(b, "wait_ns", ts->wait_ns);
 		kv_u64(b, "wait_count", ts->wait_count);
 		kv_u64(b, "wait_max_ns", ts->wait_max_ns);
+		kv_u64(b, "unseen_ns", ts->unseen_ns);
 		kv_u64(b, "exits_total", ts->exits_total);
 		key(b, "cpu_runtime");
 		jbuf_u64_array(b, ts->cpu_runtime_ns, s->nr_cpus);
@@ -709,6 +720,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	uint32_t *keys = NULL, *rcount = NULL, *cnt = NULL;
 	size_t nmax, i, g, k;
 	uint64_t ws, we;
+	struct model_window win;
 	struct reason_acc *rs = NULL;
 	size_t nrs = 0;
 	bool any_binned = false;
@@ -730,6 +742,8 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		return errno ? -errno : -EINVAL;
 	h.ws = ws = s->window_start_ns;
 	h.we = we = s->window_end_ns > ws ? s->window_end_ns : ws + 1;
+	/* the window as summary__new() folds it: to the end when -c is not given */
+	win = (struct model_window){ ws, o->window.cap_ns ? we : UINT64_MAX };
 	h.max_points = o->max_points ? o->max_points : DASH_MAX_POINTS_DEFAULT;
 
 	h.group_of = malloc((t->nr_tasks + 1) * sizeof(*h.group_of));
@@ -770,14 +784,14 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	for (i = 0; i < t->nr_wakeups; i++) {
 		const struct pwz_wakeup *x = &t->wakeups[i];
 
-		grp[i] = x->wake_ns < ws || x->wake_ns >= we ? -1 : hm_group(&h, x->tid);
+		grp[i] = model_wait_in(x, &win) ? hm_group(&h, x->tid) : -1;
 	}
 	if (hm_bucket_fill(&bw, grp, t->nr_wakeups, h.nr_groups))
 		goto nomem;
 	for (i = 0; i < t->nr_exits; i++) {
 		const struct pwz_kvm_exit *x = &t->exits[i];
 
-		grp[i] = x->time_ns < ws || x->time_ns >= we ? -1 : hm_group(&h, x->tid);
+		grp[i] = model_exit_in(x, &win) ? hm_group(&h, x->tid) : -1;
 	}
 	if (hm_bucket_fill(&be, grp, t->nr_exits, h.nr_groups))
 		goto nomem;
@@ -871,7 +885,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 			    ex_b[] = { true, true, false };
 		uint32_t *idx = bs.idx + bs.first[g];
 		size_t n = bs.first[g + 1] - bs.first[g], np = 0;
-		uint64_t ns = 0;
+		uint64_t ns = 0, uns;
 
 		jbuf_add(out, "{", 1);
 		kv_str(out, "name", h.groups[g]);
@@ -900,25 +914,28 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		if (emit_hm_series(out, &h, "sleeps", pt, np, wt_f, 1, wt_b, keys, cnt))
 			break;
 
-		/* slices overlapping the window, clipped to it */
-		for (i = 0, np = 0; i < n; i++) {
+		/* slices overlapping the window, clipped to it (model.h R6); the time of slices
+		 * whose switch-in was unseen (R2) is kept apart, as --list keeps it */
+		for (i = 0, np = 0, uns = 0; i < n; i++) {
 			const struct pwz_slice *x = &t->slices[idx[i]];
-			uint64_t a, z;
+			uint64_t a, z, in = model_slice_run_in(x, &win);
 
-			if (x->start_ns >= we || x->start_ns + x->dur_ns <= ws)
-				continue;
-			if (x->dur_ns == 0 && x->start_ns < ws)
+			if (!in && !(x->dur_ns == 0 && x->start_ns >= ws && x->start_ns < we))
 				continue;
 			a = x->start_ns < ws ? ws : x->start_ns;
-			z = x->start_ns + x->dur_ns > we ? we : x->start_ns + x->dur_ns;
+			z = a + in;
 			pt[np++] = (struct hm_pt){ .t = a, .v = { z - a, x->cpu, x->end } };
-			ns += z - a;
+			if (x->flags & PWZ_SLICE_UNSEEN_START)
+				uns += in;
+			else
+				ns += in;
 			if (lanes.cur)
 				hm_lanes_add(&lanes, &h, x->cpu, a, z);
 		}
 		if (lanes.cur)
 			hm_lanes_fold(&lanes, (uint32_t)g);
 		kv_u64(out, "slices_ns", ns);
+		kv_u64(out, "unseen_ns", uns);
 		if (emit_hm_series(out, &h, "slices", pt, np, sl_f, 3, sl_b, keys, cnt))
 			break;
 

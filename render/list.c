@@ -73,7 +73,25 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, m->has_wait ? "true" : "false");
 	key(b, "has_kvm", false);
 	jbuf_puts(b, m->has_kvm ? "true" : "false");
-	jbuf_puts(b, "}");
+	key(b, "figures", false);
+	jbuf_puts(b, s->from_aggregates ? "\"aggregates\"" : "\"streams\"");
+	key(b, "cpus", false);
+	jbuf_puts(b, "[");
+	for (uint32_t c = 0; c < s->nr_cpus; c++) {
+		const struct summary_cpu *sc = &s->cpus[c];
+
+		jbuf_puts(b, c ? ",{" : "{");
+		key(b, "cpu", true);
+		jbuf_u64(b, c);
+		key(b, "tasks_ns", false);
+		jbuf_u64(b, sc->tasks_ns);
+		key(b, "unseen_ns", false);
+		jbuf_u64(b, sc->unseen_ns);
+		key(b, "unaccounted_ns", false);
+		u64_or_null(b, sc->unaccounted_ns, sc->complete);
+		jbuf_puts(b, "}");
+	}
+	jbuf_puts(b, "]}");
 }
 
 static void task_json(struct jbuf *b, const struct summary *s, const struct task_summary *ts)
@@ -107,6 +125,10 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	u64_or_null(b, ts->wait_count, s->has_wait);
 	key(b, "wait_max_ns", false);
 	u64_or_null(b, ts->wait_max_ns, s->has_wait);
+	key(b, "unseen_switch_ins", false);
+	jbuf_u64(b, ts->unseen);
+	key(b, "unseen_ns", false);
+	jbuf_u64(b, ts->unseen_ns);
 	key(b, "exits_total", false);
 	jbuf_u64(b, ts->exits_total);
 	key(b, "kvm_exits", false);
@@ -159,6 +181,17 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
 		jbuf_printf(b, ", host %s", m->host);
 	if (drops)
 		jbuf_printf(b, ", WARNING: %llu events dropped", (unsigned long long)drops);
+	{
+		uint64_t unseen = 0, unseen_ns = 0;
+
+		for (size_t i = 0; i < s->nr_tasks; i++) {
+			unseen += s->tasks[i].unseen;
+			unseen_ns += s->tasks[i].unseen_ns;
+		}
+		if (unseen)
+			jbuf_printf(b, ", %llu switch-ins unseen (%.3f ms not attributed)",
+				    (unsigned long long)unseen, (double)unseen_ns / 1e6);
+	}
 	if (t->info.cut)
 		jbuf_puts(b, ", WARNING: file cut short");
 	jbuf_printf(b, "\n%8s  %-32s %12s %7s %9s %9s\n", "TID", "NAME", "RUNTIME_MS", "CPU%",

@@ -226,9 +226,8 @@ async function loadData() {
 }
 
 // Counters a capture stores beside its drops that are not lost events.
-const NOT_LOST = { unpaired_switch: "switch-outs whose switch-in was never reported (threads " +
-	"already running when the capture began, or a tracepoint the kernel did not emit): not " +
-	"lost events; the kernel aggregates count them" };
+const NOT_LOST = { unpaired_switch: "switch-outs whose switch-in was never reported (older " +
+	"pwz files): not lost events" };
 function lost(r) {
 	return r.drops.filter((d) => d[1] > 0 && !NOT_LOST[d[0]]);
 }
@@ -622,8 +621,12 @@ function drawCapture(data, panel) {
 			["switch kinds", m.has_switch_kind ? "voluntary / involuntary known" : "unknown"],
 			["run-queue wait", m.has_wait ? "measured" : "not measured"],
 			["KVM", m.has_kvm ? "traced" : "not traced"],
-			["figures from", r.from_aggregates ? "kernel aggregates (exact)" :
-				"run slices clipped to the window"],
+			["figures from", r.from_aggregates ? "the capture's aggregates: exact runtime, " +
+				"switches, waits and exit counts (a live capture's include the records it " +
+				"dropped)" : "the recorded slices, waits and exits, clipped to the window " +
+				"(exact for what was recorded; dropped records are missing)"],
+			["derived", "CPU % (runtime over the window); exit handling percentiles " +
+				"(estimated from log2 histograms); sleeps (gaps between slices)"],
 			["tracer CPU time", m.tracer_cpu_ns ? fmtNs(m.tracer_cpu_ns) + (m.duration_ns ?
 				" (" + fmtPct(m.tracer_cpu_ns / m.duration_ns * 100) + " of one core)" : "") :
 				"not recorded"],
@@ -636,6 +639,24 @@ function drawCapture(data, panel) {
 			t.appendChild(el("tr", { "data-key": k }, el("th", { class: "name", text: k }),
 				el("td", { class: "name", text: v === null || v === undefined ? "unknown" : v })));
 		panel.appendChild(t);
+		if (r.cpus && r.cpus.length) {
+			const span = r.window[1] - r.window[0];
+			panel.appendChild(el("h2", { text: "Time of each CPU" }));
+			panel.appendChild(el("p", { class: "note", text: "Per CPU: the runtime of its " +
+				"threads (idle included), the time of slices whose switch-in the tracepoint " +
+				"never reported (unseen: it belongs to the thread that switched out or to " +
+				"the one before it, so it is shown apart), and what no slice covers." }));
+			const c = el("table", { class: "data cpus" });
+			c.appendChild(el("tr", {}, el("th", { text: "CPU" }), el("th", { text: "threads" }),
+				el("th", { text: "unseen" }), el("th", { text: "unaccounted" })));
+			r.cpus.forEach(([tasks, unseen, rest], i) => c.appendChild(el("tr",
+				{ "data-cpu": i }, el("td", { text: i }),
+				el("td", { "data-v": tasks, text: fmtNs(tasks) + " (" + fmtPct(tasks / span * 100) + ")" }),
+				el("td", { "data-v": unseen, text: fmtNs(unseen) }),
+				el("td", { "data-v": rest, text: rest < 0 ? "n/a (not every thread captured)" :
+					fmtNs(rest) }))));
+			panel.appendChild(c);
+		}
 		panel.appendChild(el("h2", { text: "Drops per stream" }));
 		if (!r.drops.length) {
 			panel.appendChild(el("p", { class: "note", text: "no drops recorded" }));

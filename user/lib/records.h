@@ -187,7 +187,8 @@ int pwz_meta_set_str(char **field, const char *value);
 /* Adds value to the drop counter called name, creating it. Returns 0, or -ENOSPC when full. */
 int pwz_meta_add_drop(struct pwz_meta *meta, const char *name, uint64_t value);
 
-/* Total of all drop counters. */
+/* Total of all drop counters (the "unpaired_switch" counter of older pwz files, which was no
+ * loss, left out). */
 uint64_t pwz_meta_total_drops(const struct pwz_meta *meta);
 
 /* Appends an exit name (copied, truncated to fit). Returns 0 or -ENOMEM. */

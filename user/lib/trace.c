@@ -78,6 +78,7 @@ static int on_cpu_agg(void *ctx, const struct pwz_cpu_agg *x)
 {
 	struct loader *l = ctx;
 
+	l->t->info.has_aggregates = true;
 	return PUSH(l, cpu_aggs, cap_cpu, x);
 }
 
@@ -85,6 +86,7 @@ static int on_kvm_agg(void *ctx, const struct pwz_kvm_agg *x)
 {
 	struct loader *l = ctx;
 
+	l->t->info.has_aggregates = true;
 	return PUSH(l, kvm_aggs, cap_kvm, x);
 }
 
