@@ -144,9 +144,19 @@ def main():
           f"{len(ref['agg'])} (tid, cpu) aggregates match perf script (switch-outs, voluntary, "
           f"involuntary, runtime{' exact ns' if ns else ' within 1 us per slice'})"
           + (f": {bad[:3]} extra {sorted(extra)[:3]}" if bad or extra else ""))
-    tot = sum(a['runtime_ns'] for a in d['cpu_agg'].values())
+    # model.h R1/R2: the slices tile each CPU; runtime and unseen time together are their sum
+    tot = sum(a['runtime_ns'] + a['unseen_ns'] for a in d['cpu_agg'].values())
     check(label, int(d['records']['slice_ns']) == tot,
-          f"slice records sum {d['records']['slice_ns']} == aggregate runtime {tot}")
+          f"slice records sum {d['records']['slice_ns']} == aggregate runtime + unseen {tot}")
+    if 'duration' in ref:
+        ncpu = len({cpu for (_, cpu) in d['cpu_agg']})
+        per_cpu = {}
+        for (tid, cpu), a in d['cpu_agg'].items():
+            per_cpu[cpu] = per_cpu.get(cpu, 0) + a['runtime_ns'] + a['unseen_ns']
+        full = int(d['meta']['duration_ns'])
+        check(label, all(v == full for v in per_cpu.values()),
+              f"each of {ncpu} CPUs' slices add up to the capture ({full} ns): "
+              f"{sorted(per_cpu.items())}")
     if 'duration' in ref:
         tol = 0 if ns else 1000
         dur = int(d['meta']['duration_ns'])

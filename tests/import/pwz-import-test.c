@@ -62,8 +62,9 @@ static int on_exit_rec(void *ctx, const struct pwz_kvm_exit *e)
 static int on_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
 {
 	(void)ctx;
-	printf("cpu_agg tid=%u cpu=%u runtime_ns=%" PRIu64 " switches=%" PRIu64 " voluntary=%" PRIu64 " involuntary=%" PRIu64 "\n",
-	       a->tid, a->cpu, a->runtime_ns, a->switches, a->voluntary, a->involuntary);
+	printf("cpu_agg tid=%u cpu=%u runtime_ns=%" PRIu64 " switches=%" PRIu64 " voluntary=%" PRIu64 " involuntary=%" PRIu64 " unseen=%" PRIu64 " unseen_ns=%" PRIu64 "\n",
+	       a->tid, a->cpu, a->runtime_ns, a->switches, a->voluntary, a->involuntary, a->unseen,
+	       a->unseen_ns);
 	return 0;
 }
 
