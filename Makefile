@@ -300,6 +300,17 @@ valgrind-unit: $(TEST_BINS)
 # (they need the real, unsanitized capture); the lead's check recipe filters them out.
 SANITIZE_SKIP_SUITES := tests/live/run tests/vmtest/run tests/robust/run
 
+# ---- agreement tests (issue 11) ----
+# tests/agree/run: one workload recorded live (v2 and legacy) and by perf record at once, the
+# import held against live and both against the kernel's own per-thread accounting; windows of
+# --list against the heatmaps' page data; a reused tid. Root; finds its programs through
+# PWZ_BINDIR and PWZ_WORKLOAD_BIN (exported above). `make agree` runs it alone.
+.PHONY: agree
+CHECK_SUITES += tests/agree/run
+SANITIZE_SKIP_SUITES += tests/agree/run
+agree: all
+	$(Q)tests/agree/run
+
 # ---- tests ----
 unit: $(TEST_BINS)
 	$(Q)tools/run-unit-tests $(TEST_BINS)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -18,7 +19,8 @@
 #define MAX_THREADS 64
 
 static const char usage[] =
-"Usage: pwz-workload [-d SECONDS] [-o FILE] [--text] NAME:BUSY_US:SLEEP_US[:CPU] ...\n"
+"Usage: pwz-workload [-d SECONDS] [-o FILE] [--text] [--acct] [--wake W:E:PERIOD_US[:CPU[:CPU]]]...\n"
+"                    [--reuse NAME:N] NAME:BUSY_US:SLEEP_US[:CPU] ...\n"
 "Runs one thread per spec for SECONDS (default 1): each names itself NAME (15 bytes at most),\n"
 "pins itself to CPU when given (-1 or absent: unpinned), then loops busy BUSY_US microseconds\n"
 "(spinning on CLOCK_MONOTONIC) and sleeping SLEEP_US (0: never sleeps). Just before it ends\n"
@@ -27,7 +29,24 @@ static const char usage[] =
 "  {\"pid\":P,\"start_mono_ns\":T,\"end_mono_ns\":T,\"threads\":[{\"name\":..,\"tid\":..,\"cpu\":..,\n"
 "   \"busy_us\":..,\"sleep_us\":..,\"cpu_ns\":..,\"nvcsw\":..,\"nivcsw\":..,\"loops\":..,\n"
 "   \"start_mono_ns\":..,\"end_mono_ns\":..}]}\n"
-"Example: pwz-workload -d 2 a:1500:1500:0 b:700:2300:1 spin:1000:0\n";
+"Example: pwz-workload -d 2 a:1500:1500:0 b:700:2300:1 spin:1000:0\n"
+"\n"
+"--acct adds each thread's kernel accounting, read by the thread right after the common start\n"
+"(\"at_start\") and just before it ends (the plain keys): /proc/self/task/TID/schedstat as\n"
+"\"sched_run_ns\", \"run_delay_ns\", \"timeslices\", with \"cpu_ns\", \"nvcsw\", \"nivcsw\":\n"
+"   \"at_start\":{\"cpu_ns\":..,\"nvcsw\":..,\"nivcsw\":..,\"sched_run_ns\":..,\"run_delay_ns\":..,\n"
+"   \"timeslices\":..}\n"
+"--wake WAKER:WAKEE:PERIOD_US[:WAKER_CPU[:WAKEE_CPU]] adds a pair of threads: WAKER sleeps\n"
+"PERIOD_US, reads CLOCK_MONOTONIC and wakes WAKEE (a futex); WAKEE, blocked on the futex, reads\n"
+"the clock as soon as it runs again. WAKEE's report adds its own wakeup-to-run latency over the\n"
+"wakes that found it asleep: \"wakes\", \"wake_lat_ns\" (sum), \"wake_lat_max_ns\" (the pair's\n"
+"threads show busy_us 0 and sleep_us PERIOD_US or 0). Repeatable.\n"
+"Example: pwz-workload --acct -d 2 --wake wk:we:1000:1:0 d0:500:500:0\n"
+"--reuse NAME:N: after the threads above (none needed), start short threads one after the other\n"
+"until N thread ids have been used twice (the kernel's pid allocator wrapped) or 20 s passed.\n"
+"Each names itself NAME_G (G: 0 before the wrap, 1 after) and spins 20 us. The report adds\n"
+"  \"reuse\":{\"spawned\":..,\"wrapped\":true|false,\"tids\":[{\"tid\":..,\"names\":[..,..],\n"
+"   \"cpu_ns\":[..,..]}]} (the N tids, each thread's own CPU time).\n";
 
 struct spec {
 	char name[16];
@@ -41,7 +60,31 @@ struct spec {
 	uint64_t loops;
 	uint64_t start_ns, end_ns;
 	int err;		/* errno of a failed setup step */
+	/* --acct: kernel accounting at the start ([0], after the barrier) and at the end ([1]) */
+	struct acct {
+		uint64_t cpu_ns;	/* CLOCK_THREAD_CPUTIME_ID */
+		long nvcsw, nivcsw;	/* getrusage(RUSAGE_THREAD) */
+		uint64_t run_ns;	/* schedstat: time on CPU (ns) */
+		uint64_t delay_ns;	/* schedstat: time runnable, not running (ns) */
+		uint64_t slices;	/* schedstat: times switched in */
+	} acct[2];
+	/* --wake: the pair's role and shared state; the wakee's own latency figures */
+	enum { ROLE_DUTY, ROLE_WAKER, ROLE_WAKEE } role;
+	struct pair *pair;
+	uint64_t wakes;		/* wakee: futex waits ended by a wake */
+	uint64_t wake_lat_ns;	/* wakee: sum of waker's clock before the wake to ours after */
+	uint64_t wake_lat_max_ns;
 };
+
+/* A --wake pair: seq counts the wakes (the futex word); stamp_ns[k % PAIR_STAMPS] is the clock
+ * read before wake k, so that a wakee that slept through several wakes is timed from the first. */
+#define PAIR_STAMPS 64
+struct pair {
+	uint32_t seq;
+	uint64_t stamp_ns[PAIR_STAMPS];
+};
+
+static bool with_acct;	/* --acct */
 
 static uint64_t stop_at_ns;
 static pthread_barrier_t start_barrier;
@@ -52,6 +95,83 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Reads the calling thread's clock, rusage and schedstat into a; missing schedstat reads 0. */
+static void read_acct(pid_t tid, struct acct *a)
+{
+	char path[64];
+	unsigned long long run = 0, delay = 0, slices = 0;
+	struct timespec ts;
+	struct rusage ru;
+	FILE *f;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	getrusage(RUSAGE_THREAD, &ru);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llu %llu %llu", &run, &delay, &slices) != 3)
+			run = delay = slices = 0;
+		fclose(f);
+	}
+	a->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	a->nvcsw = ru.ru_nvcsw;
+	a->nivcsw = ru.ru_nivcsw;
+	a->run_ns = run;
+	a->delay_ns = delay;
+	a->slices = slices;
+}
+
+static long futex(uint32_t *word, int op, uint32_t val)
+{
+	return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
+}
+
+/* The waker: every sleep_us, stamp the clock and wake the wakee. */
+static void waker_loop(struct spec *s)
+{
+	struct pair *p = s->pair;
+	struct timespec ts = { s->sleep_us / 1000000, (s->sleep_us % 1000000) * 1000 };
+
+	uint32_t next = 1;
+
+	while (mono_ns() < stop_at_ns) {
+		nanosleep(&ts, NULL);
+		__atomic_store_n(&p->stamp_ns[next % PAIR_STAMPS], mono_ns(), __ATOMIC_RELEASE);
+		__atomic_store_n(&p->seq, next++, __ATOMIC_RELEASE);
+		futex(&p->seq, FUTEX_WAKE_PRIVATE, 1);
+		s->loops++;
+	}
+	/* the wakee may be asleep: one last wake, stamped 0 so that it is not measured */
+	__atomic_store_n(&p->stamp_ns[next % PAIR_STAMPS], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->seq, next, __ATOMIC_RELEASE);
+	futex(&p->seq, FUTEX_WAKE_PRIVATE, 1);
+}
+
+/* The wakee: sleep on the futex; a wait that slept and was woken is timed from the stamp of the
+ * first wake after it went to sleep (the one that woke it; later ones found it runnable). */
+static void wakee_loop(struct spec *s)
+{
+	struct pair *p = s->pair;
+	uint32_t seen = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+
+	while (mono_ns() < stop_at_ns) {
+		long rc = futex(&p->seq, FUTEX_WAIT_PRIVATE, seen);
+		uint64_t now = mono_ns();
+		uint32_t cur = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+		uint64_t stamp = __atomic_load_n(&p->stamp_ns[(seen + 1) % PAIR_STAMPS], __ATOMIC_ACQUIRE);
+
+		/* woken (rc 0), the waker not yet a lap ahead (its stamp still the first wake's) */
+		if (rc == 0 && cur != seen && cur - seen < PAIR_STAMPS / 2 && stamp && now >= stamp) {
+			s->wakes++;
+			s->wake_lat_ns += now - stamp;
+			if (now - stamp > s->wake_lat_max_ns)
+				s->wake_lat_max_ns = now - stamp;
+		}
+		seen = cur;
+		s->loops++;
+	}
 }
 
 static void *run(void *arg)
@@ -73,7 +193,13 @@ static void *run(void *arg)
 	}
 	pthread_barrier_wait(&start_barrier);
 	s->start_ns = mono_ns();
-	for (;;) {
+	if (with_acct)
+		read_acct(s->tid, &s->acct[0]);
+	if (s->role == ROLE_WAKER)
+		waker_loop(s);
+	else if (s->role == ROLE_WAKEE)
+		wakee_loop(s);
+	while (s->role == ROLE_DUTY) {
 		uint64_t t = mono_ns(), busy_end = t + (uint64_t)s->busy_us * 1000;
 
 		if (t >= stop_at_ns)
@@ -87,6 +213,8 @@ static void *run(void *arg)
 			nanosleep(&ts, NULL);
 		}
 	}
+	if (with_acct)
+		read_acct(s->tid, &s->acct[1]);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	getrusage(RUSAGE_THREAD, &ru);
 	s->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
@@ -94,6 +222,91 @@ static void *run(void *arg)
 	s->nivcsw = ru.ru_nivcsw;
 	s->end_ns = mono_ns();
 	return NULL;
+}
+
+/* --reuse: one short thread's name and, once it ended, its own CPU time. */
+struct reuse_child {
+	char name[16];
+	pid_t tid;
+	uint64_t cpu_ns;
+};
+
+static void *reuse_run(void *arg)
+{
+	struct reuse_child *c = arg;
+	struct timespec ts;
+	uint64_t end = mono_ns() + 20000;
+
+	c->tid = (pid_t)syscall(SYS_gettid);
+	prctl(PR_SET_NAME, c->name, 0, 0, 0);
+	while (mono_ns() < end)
+		;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	c->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return NULL;
+}
+
+struct reuse_tid {
+	pid_t tid;
+	struct reuse_child gen[2];
+};
+
+/* Starts threads until want tids were held by a thread before the wrap and by one after it;
+ * fills out[] with them and returns how many, or -errno. spawned counts the threads. */
+static int reuse_loop(const char *name, int want, struct reuse_tid *out, uint64_t *spawned,
+		      bool *wrapped)
+{
+	struct reuse_child *first;	/* per tid: the thread that held it before the wrap */
+	uint64_t deadline = mono_ns() + 20000000000ull;
+	long pid_max = 32768;
+	pid_t last = 0;
+	int gen = 0, got = 0;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &pid_max) != 1)
+			pid_max = 32768;
+		fclose(f);
+	}
+	if (pid_max <= 0 || pid_max > (1 << 22))
+		return -ERANGE;
+	first = calloc((size_t)pid_max + 1, sizeof(*first));
+	if (!first)
+		return -ENOMEM;
+	*wrapped = false;
+	while (got < want && mono_ns() < deadline) {
+		struct reuse_child c = { .tid = 0 };
+		pthread_t t;
+
+		snprintf(c.name, sizeof(c.name), "%.13s_%c", name, '0' + gen);
+		if (pthread_create(&t, NULL, reuse_run, &c)) {
+			free(first);
+			return -EAGAIN;
+		}
+		pthread_join(t, NULL);
+		(*spawned)++;
+		if (c.tid <= 0 || c.tid > pid_max)
+			continue;
+		if (gen == 0 && last && c.tid < last) {
+			gen = 1;
+			*wrapped = true;
+			snprintf(c.name, sizeof(c.name), "%.13s_%c", name, '0' + gen);
+			/* this thread was named before we knew: it counts for neither */
+			continue;
+		}
+		last = c.tid;
+		if (gen == 0) {
+			first[c.tid] = c;
+		} else if (first[c.tid].tid == c.tid) {
+			out[got].tid = c.tid;
+			out[got].gen[0] = first[c.tid];
+			out[got].gen[1] = c;
+			first[c.tid].tid = 0;
+			got++;
+		}
+	}
+	free(first);
+	return got;
 }
 
 static int parse_spec(const char *arg, struct spec *s)
@@ -112,6 +325,39 @@ static int parse_spec(const char *arg, struct spec *s)
 	s->sleep_us = slp;
 	s->cpu = cpu;
 	return 0;
+}
+
+/* Parses --wake W:E:PERIOD_US[:W_CPU[:E_CPU]] into the two specs w and e sharing pair p. */
+static int parse_wake(const char *arg, struct spec *w, struct spec *e, struct pair *p)
+{
+	char wn[64], en[64];
+	long period;
+	int wc = -1, ec = -1, n;
+
+	n = sscanf(arg, "%63[^:]:%63[^:]:%ld:%d:%d", wn, en, &period, &wc, &ec);
+	if (n < 3 || !wn[0] || !en[0] || strlen(wn) > 15 || strlen(en) > 15 || period <= 0 ||
+	    wc < -1 || wc >= CPU_SETSIZE || ec < -1 || ec >= CPU_SETSIZE)
+		return -1;
+	memset(w, 0, sizeof(*w));
+	memset(e, 0, sizeof(*e));
+	memset(p, 0, sizeof(*p));
+	memcpy(w->name, wn, strlen(wn) + 1);
+	memcpy(e->name, en, strlen(en) + 1);
+	w->sleep_us = period;
+	w->cpu = wc;
+	e->cpu = ec;
+	w->role = ROLE_WAKER;
+	e->role = ROLE_WAKEE;
+	w->pair = e->pair = p;
+	return 0;
+}
+
+static void json_acct(FILE *f, const struct acct *a)
+{
+	fprintf(f, "\"cpu_ns\":%llu,\"nvcsw\":%ld,\"nivcsw\":%ld,\"sched_run_ns\":%llu,"
+		"\"run_delay_ns\":%llu,\"timeslices\":%llu", (unsigned long long)a->cpu_ns, a->nvcsw,
+		a->nivcsw, (unsigned long long)a->run_ns, (unsigned long long)a->delay_ns,
+		(unsigned long long)a->slices);
 }
 
 /* Writes name as a JSON string (thread names are ours, but escape anyway). */
@@ -134,6 +380,13 @@ static void json_str(FILE *f, const char *s)
 int main(int argc, char **argv)
 {
 	struct spec specs[MAX_THREADS];
+	static struct pair pairs[MAX_THREADS / 2];
+	int npairs = 0;
+	struct reuse_tid reused[64];
+	const char *reuse_name = NULL;
+	int reuse_want = 0, reuse_got = 0;
+	uint64_t reuse_spawned = 0;
+	bool reuse_wrapped = false;
 	pthread_t th[MAX_THREADS];
 	const char *out_path = NULL;
 	double secs = 1.0;
@@ -158,6 +411,29 @@ int main(int argc, char **argv)
 			out_path = argv[++i];
 		} else if (!strcmp(argv[i], "--text")) {
 			text = true;
+		} else if (!strcmp(argv[i], "--reuse") && i + 1 < argc) {
+			static char rname[64];
+
+			if (sscanf(argv[++i], "%63[^:]:%d", rname, &reuse_want) != 2 || !rname[0] ||
+			    strlen(rname) > 13 || reuse_want < 1 || reuse_want > 64) {
+				fprintf(stderr, "pwz-workload: bad --reuse '%s' (NAME:N, NAME at most 13 bytes, N 1 to 64)\n",
+					argv[i]);
+				return 2;
+			}
+			reuse_name = rname;
+		} else if (!strcmp(argv[i], "--acct")) {
+			with_acct = true;
+		} else if (!strcmp(argv[i], "--wake") && i + 1 < argc) {
+			if (n + 2 > MAX_THREADS) {
+				fprintf(stderr, "pwz-workload: at most %d threads\n", MAX_THREADS);
+				return 2;
+			}
+			if (parse_wake(argv[++i], &specs[n], &specs[n + 1], &pairs[npairs++])) {
+				fprintf(stderr, "pwz-workload: bad --wake '%s' (WAKER:WAKEE:PERIOD_US[:WAKER_CPU[:WAKEE_CPU]], names at most 15 bytes; see --help)\n",
+					argv[i]);
+				return 2;
+			}
+			n += 2;
 		} else if (n == MAX_THREADS) {
 			fprintf(stderr, "pwz-workload: at most %d threads\n", MAX_THREADS);
 			return 2;
@@ -167,7 +443,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!n) {
+	if (!n && !reuse_name) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -183,6 +459,13 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&start_barrier);
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
+	if (reuse_name) {
+		reuse_got = reuse_loop(reuse_name, reuse_want, reused, &reuse_spawned, &reuse_wrapped);
+		if (reuse_got < 0) {
+			fprintf(stderr, "pwz-workload: --reuse: %s\n", strerror(-reuse_got));
+			return 1;
+		}
+	}
 	t_end = mono_ns();
 	for (i = 0; i < n; i++) {
 		if (specs[i].err) {
@@ -210,12 +493,40 @@ int main(int argc, char **argv)
 			fprintf(out, "%s{\"name\":", i ? "," : "");
 			json_str(out, s->name);
 			fprintf(out, ",\"tid\":%d,\"cpu\":%d,\"busy_us\":%ld,\"sleep_us\":%ld,\"cpu_ns\":%llu,"
-				"\"nvcsw\":%ld,\"nivcsw\":%ld,\"loops\":%llu,\"start_mono_ns\":%llu,\"end_mono_ns\":%llu}",
+				"\"nvcsw\":%ld,\"nivcsw\":%ld,\"loops\":%llu,\"start_mono_ns\":%llu,\"end_mono_ns\":%llu",
 				s->tid, s->cpu, s->busy_us, s->sleep_us, (unsigned long long)s->cpu_ns,
 				s->nvcsw, s->nivcsw, (unsigned long long)s->loops,
 				(unsigned long long)s->start_ns, (unsigned long long)s->end_ns);
+			if (with_acct) {
+				fprintf(out, ",\"sched_run_ns\":%llu,\"run_delay_ns\":%llu,\"timeslices\":%llu,"
+					"\"at_start\":{", (unsigned long long)s->acct[1].run_ns,
+					(unsigned long long)s->acct[1].delay_ns,
+					(unsigned long long)s->acct[1].slices);
+				json_acct(out, &s->acct[0]);
+				fputc('}', out);
+			}
+			if (s->role == ROLE_WAKEE)
+				fprintf(out, ",\"wakes\":%llu,\"wake_lat_ns\":%llu,\"wake_lat_max_ns\":%llu",
+					(unsigned long long)s->wakes, (unsigned long long)s->wake_lat_ns,
+					(unsigned long long)s->wake_lat_max_ns);
+			fputc('}', out);
 		}
-		fprintf(out, "]}\n");
+		fprintf(out, "]");
+		if (reuse_name) {
+			fprintf(out, ",\"reuse\":{\"spawned\":%llu,\"wrapped\":%s,\"tids\":[",
+				(unsigned long long)reuse_spawned, reuse_wrapped ? "true" : "false");
+			for (i = 0; i < reuse_got; i++) {
+				fprintf(out, "%s{\"tid\":%d,\"names\":[", i ? "," : "", reused[i].tid);
+				json_str(out, reused[i].gen[0].name);
+				fputc(',', out);
+				json_str(out, reused[i].gen[1].name);
+				fprintf(out, "],\"cpu_ns\":[%llu,%llu]}",
+					(unsigned long long)reused[i].gen[0].cpu_ns,
+					(unsigned long long)reused[i].gen[1].cpu_ns);
+			}
+			fprintf(out, "]}");
+		}
+		fprintf(out, "}\n");
 	}
 	if (out != stdout && fclose(out)) {
 		fprintf(stderr, "pwz-workload: cannot write %s\n", out_path);
