@@ -306,8 +306,9 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 		if (agg)
 			fold_dropped(agg, start, now, end, known, wait, wake);
 	}
-	/* R4: a preempted thread waits from now; a sleeping one has nothing pending (wakeups of a
-	 * running thread are ignored), a dead one loses its slot */
+	/* R4: a preempted thread waits from now; a sleeping one has nothing pending (its switch-in
+	 * took the wait, and wakeups of a running thread are ignored) unless that switch-in was
+	 * unseen (R2): then the wait it ended is forgotten here; a dead one loses its slot */
 	if (want_wait && prev_pid && prev_sel) {
 		if (end == REC_END_PREEMPTED) {
 			ws = ws_get(btf, prev, prev_pid, true);
@@ -315,6 +316,10 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 				ws->ts = now;
 				ws->preempted = 1;
 			}
+		} else if (!known && end == REC_END_SLEPT) {
+			ws = ws_get(btf, prev, prev_pid, false);
+			if (ws)
+				ws->ts = 0;
 		} else if (end == REC_END_EXITED && !btf) {
 			/* (task storage dies with the task by itself) */
 			bpf_map_delete_elem(&wait_start, &prev_pid);

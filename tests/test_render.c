@@ -247,7 +247,7 @@ static void test_heatmaps_window(void **state)
 	hand_trace(&t, 100 * MS);
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
 	/* A's slices overlapping [20,80): [30,50) and [70,80) clipped; starts delta-encoded */
-	assert_non_null(strstr(b.buf, "\"slices_ns\":30000000,\"slices\":{\"n\":2,"
+	assert_non_null(strstr(b.buf, "\"slices_ns\":30000000,\"unseen_ns\":0,\"slices\":{\"n\":2,"
 				      "\"t\":[30000000,40000000],\"d\":[20000000,10000000],"
 				      "\"c\":[0,0],\"e\":[0,1]}"));
 	/* the sleep after [0,10) ends at 10 ms, outside the window: none */
@@ -264,7 +264,7 @@ static void test_heatmaps_window(void **state)
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
 	/* window [20,80) in 1024 columns: [30,50) is column 170, row floor(20 log10(2e7)) = 146;
 	 * [70,80) column 853, row 140; keys col * 260 + row (44346, 221920), delta-encoded */
-	assert_non_null(strstr(b.buf, "\"slices_ns\":30000000,\"slices\":{\"n\":2,"
+	assert_non_null(strstr(b.buf, "\"slices_ns\":30000000,\"unseen_ns\":0,\"slices\":{\"n\":2,"
 				      "\"bins_d\":{\"k\":[44346,177574],\"c\":[1,1]}}"));
 	/* one exit stays whole (1 point is not more than 1) */
 	assert_non_null(strstr(b.buf, "\"exits\":{\"n\":1,\"t\":[35000000]"));

@@ -107,6 +107,7 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 	const struct pwz_wait_agg *wa;
 	struct summary *s = b->s;
 	struct task_summary *ts;
+	bool all_threads = false;
 	size_t n;
 
 	n = model_fold__cpu_aggs(f, &ca);
@@ -126,9 +127,8 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 			ts->cpu_switches[a->cpu] += a->switches;
 			s->cpus[a->cpu].tasks_ns += a->runtime_ns;
 			s->cpus[a->cpu].unseen_ns += a->unseen_ns;
-			if (!a->tid)
-				s->cpus[a->cpu].complete = true;
 		}
+		all_threads |= !a->tid;
 	}
 	n = model_fold__kvm_aggs(f, &ka);
 	for (size_t i = 0; i < n; i++) {
@@ -155,11 +155,13 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 		if (a->max_ns > ts->wait_max_ns)
 			ts->wait_max_ns = a->max_ns;
 	}
+	/* the idle task is captured only when every thread is (no -t, -p) */
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
 		struct summary_cpu *sc = &s->cpus[c];
 		uint64_t span = s->window_end_ns - s->window_start_ns, known;
 
 		known = sc->tasks_ns + sc->unseen_ns;
+		sc->complete = all_threads;
 		if (sc->complete)
 			sc->unaccounted_ns = span > known ? span - known : 0;
 	}

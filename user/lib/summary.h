@@ -53,8 +53,8 @@ struct summary_cpu {
 	uint64_t unseen_ns;		/* time in slices whose switch-in was unseen (R2) */
 	uint64_t unaccounted_ns;	/* window minus both: in no slice (dropped records of a
 					 * windowed view, a cut file); meaningful only if complete */
-	bool complete;			/* every thread was captured (its idle task is there), so
-					 * the three add up to the window */
+	bool complete;			/* every thread was captured (the idle task is there, on
+					 * some CPU), so the three add up to the window */
 };
 
 struct summary {
