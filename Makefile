@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-# pwz: one non-recursive Makefile. `make` builds everything, `make check` runs every test.
+# pwz: one non-recursive Makefile, one section per product. `make` builds everything and never
+# installs or mounts anything; `make deps` installs the Debian packages (tools/deps.sh) and
+# mounts tracefs; `make demo` and `make check` run `make deps` first.
 # OUTPUT=dir puts objects elsewhere (default .output); BINDIR=dir the programs (default .).
 # V=1 shows the commands. SANITIZE=1 builds userspace with ASan and UBSan. STATIC=1 links
-# the programs statically.
+# the programs statically. DEPS=build|test|all is what `make deps` installs (default all).
 
 OUTPUT ?= .output
 BINDIR ?= .
 PREFIX ?= /usr/local
 DESTDIR ?=
+DEPS ?= all
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 CC ?= gcc
@@ -18,7 +21,6 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 WARN := -Wall -Wextra -Wshadow -Wundef -Werror
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Iuser -Iuser/lib -DPWZ_VERSION='"$(VERSION)"'
-LIBS := -lbpf -lelf -ltraceevent -lmsgpackc -llz4 -lzstd -lz -lm
 LDFLAGS ?=
 ifeq ($(SANITIZE),1)
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -36,61 +38,49 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# ---- the library every program links (user/lib/) ----
-CAPTURE_SRCS := $(wildcard user/*.c)
-LIB_SRCS := $(wildcard user/lib/*.c)
-LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
-LIBPWZ := $(OUTPUT)/libpwz.a
-
-# ---- BPF programs and their skeletons (bpf/) ----
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
-BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf
-
-# ---- the renderer (render/) ----
-RENDER_MAIN := render/pwz-render.c
-RENDER_SRCS := $(filter-out $(RENDER_MAIN),$(wildcard render/*.c))
-RENDER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(RENDER_SRCS))
-LIBRENDER := $(OUTPUT)/librender.a
-RENDER_EXTRA_OBJS :=
-
-# ---- unit tests (tests/test_*.c, cmocka) ----
-TEST_SRCS := $(wildcard tests/test_*.c)
-TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
-
 PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
+CHECK_SUITES :=
 
-.PHONY: all clean check unit live browser vmtest bench fuzz install deps demo
+.PHONY: all deps clean check unit live agree browser vmtest vmtest-progs bench bench-render bench-capture \
+	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
-# BPF objects are inputs of the skeletons, not intermediates to delete.
-.SECONDARY:
 
-all: $(PROGS) $(TOOLS)
+all: $(PROGS)
 
-deps:
-	$(Q)tools/deps.sh build
-
-$(OUTPUT)/%.o: %.c | deps-ok
+$(OUTPUT)/%.o: %.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# Checked once per make run: a missing package is installed before the first compile.
-.PHONY: deps-ok
-deps-ok:
-	$(Q)tools/deps.sh build
+# ---- library: user/lib/ -> libpwz.a (format, legacy, perf.data import, model, names, summary) ----
+LIB_SRCS := $(wildcard user/lib/*.c)
+LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+LIBPWZ := $(OUTPUT)/libpwz.a
+# What libpwz.a's objects call (msgpack-c is header-only where the writers use it).
+LIB_LIBS := -ltraceevent -llz4 -lzstd -lz -lm
 
 $(LIBPWZ): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(LIBRENDER): $(RENDER_OBJS) $(RENDER_EXTRA_OBJS)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+# ---- capture: user/ + bpf/ -> pwz-bpf ----
+# user/*.c is pwz-bpf (pwz-bpf.c, its main) and its capture modules; the modules are also an
+# archive, libcapture.a, that the unit tests link.
+CAPTURE_MAIN := user/pwz-bpf.c
+CAPTURE_SRCS := $(wildcard user/*.c)
+CAPTURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(CAPTURE_SRCS))
+LIBCAPTURE := $(OUTPUT)/libcapture.a
+CAPTURE_LIBS := -lbpf -lelf $(LIB_LIBS)
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/pwz.h $(wildcard bpf/*.bpf.h) vmlinux/vmlinux.h | deps-ok
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf
+# BPF objects are inputs of the skeletons, not intermediates to delete.
+.SECONDARY: $(BPF_OBJS)
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/pwz.h $(wildcard bpf/*.bpf.h) vmlinux/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp && llvm-strip -g $@.tmp -o $@ 2>/dev/null || mv $@.tmp $@
@@ -101,147 +91,94 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
 # Only capture code includes a skeleton: its objects wait for all of them.
-$(patsubst %.c,$(OUTPUT)/%.o,$(CAPTURE_SRCS)): $(BPF_SKELS)
+$(CAPTURE_OBJS): $(BPF_SKELS)
 
-$(BINDIR)/pwz-bpf: $(patsubst %.c,$(OUTPUT)/%.o,$(CAPTURE_SRCS)) $(LIBPWZ)
+$(LIBCAPTURE): $(filter-out $(OUTPUT)/$(CAPTURE_MAIN:.c=.o),$(CAPTURE_OBJS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BINDIR)/pwz-bpf: $(OUTPUT)/$(CAPTURE_MAIN:.c=.o) $(LIBCAPTURE) $(LIBPWZ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(CAPTURE_LIBS) -o $@
 
-$(BINDIR)/pwz-render: $(OUTPUT)/render/pwz-render.o $(LIBRENDER) $(LIBPWZ)
+# ---- render: render/ -> pwz-render ----
+# render/*.c but its main are librender.a; the dashboards' JS and CSS are embedded with .incbin
+# (render/assets/embed.S, paths relative to the repository root).
+RENDER_MAIN := render/pwz-render.c
+RENDER_SRCS := $(filter-out $(RENDER_MAIN),$(wildcard render/*.c))
+RENDER_ASSETS := $(wildcard render/assets/*.js render/assets/*.css)
+RENDER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(RENDER_SRCS)) $(OUTPUT)/render/assets/embed.o
+LIBRENDER := $(OUTPUT)/librender.a
+
+$(OUTPUT)/render/assets/embed.o: render/assets/embed.S $(RENDER_ASSETS)
+	$(call msg,AS,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -c $< -o $@
+
+$(LIBRENDER): $(RENDER_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Reads files, writes pages: the library's own dependencies, no libbpf.
+$(BINDIR)/pwz-render: $(OUTPUT)/$(RENDER_MAIN:.c=.o) $(LIBRENDER) $(LIBPWZ)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/%.c $(LIBRENDER) $(LIBPWZ) | deps-ok
-	$(call msg,TEST-CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Irender -DPWZ_TESTDATA='"$(TESTDATA)"' $< $(LIBRENDER) $(LIBPWZ) \
-		$(LDFLAGS) -lcmocka $(LIBS) -o $@
-
-# Shared fixtures (../shared/testdata beside the project); tests skip what is absent.
-TESTDATA ?= $(abspath ../shared/testdata)
-
-# ---- capture (issue 3): extra rules ----
-# The capture's testable modules, linked into its unit tests (they are not in libpwz.a).
-CAPTURE_TEST_OBJS := $(patsubst %,$(OUTPUT)/user/%.o,capture_opts capture_tasks capture_meta \
-	capture_records)
-
-# tests/test_capture*.c: as other unit tests, plus the capture modules (shortest stem wins).
-$(OUTPUT)/tests/test_capture%: tests/test_capture%.c $(CAPTURE_TEST_OBJS) $(LIBRENDER) $(LIBPWZ) | deps-ok
-	$(call msg,TEST-CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Irender -DPWZ_TESTDATA='"$(TESTDATA)"' $< $(CAPTURE_TEST_OBJS) \
-		$(LIBRENDER) $(LIBPWZ) $(LDFLAGS) -lcmocka $(LIBS) -o $@
-
-# The workload generator the live tests run: named threads with known duty cycles.
+# ---- tools: tools/ ----
+# gen-synthetic writes synthetic captures (render tests and bench); pwz-workload runs named
+# threads with known duty cycles (live tests); kvm-guest makes a known number of KVM exits
+# inside the vmtest guest (always static). tools/deps.sh, tools/vmtest and tools/bench/ are
+# scripts or have their own sections.
 PWZ_WORKLOAD := $(OUTPUT)/tools/pwz-workload
+TOOLS += $(BINDIR)/gen-synthetic
+all: $(BINDIR)/gen-synthetic $(PWZ_WORKLOAD)
+
+$(BINDIR)/gen-synthetic: $(OUTPUT)/tools/gen-synthetic.o $(LIBPWZ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
+
 $(PWZ_WORKLOAD): $(OUTPUT)/tools/pwz-workload.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -pthread -o $@
-all: $(PWZ_WORKLOAD)
 
-# Live capture tests (root, real BPF): they find the programs through these.
-export PWZ_BINDIR := $(abspath $(BINDIR))
-export PWZ_WORKLOAD_BIN := $(abspath $(PWZ_WORKLOAD))
-CHECK_SUITES += tests/live/run
-live: all
-	$(Q)tests/live/run
-
-
-# ---- perf.data import (issue 4): extra rules ----
-# A driver that imports a perf.data and dumps the cdict it wrote, for tests/import/run.
-IMPORT_TEST := $(OUTPUT)/tests/import/pwz-import-test
-$(IMPORT_TEST): tests/import/pwz-import-test.c $(LIBPWZ) | deps-ok
+$(OUTPUT)/kvm-guest: tools/kvm-guest.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIBPWZ) $(LDFLAGS) $(LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -static -pthread $< -o $@
+
+deps:
+	$(Q)tools/deps.sh $(DEPS)
+
+# ---- tests: unit (tests/test_*.c, cmocka), the suites (tests/<suite>/run), fuzz, sanitize ----
+# Every fixture is in tests/data (tests/data/README.md). `make unit` builds and runs the unit
+# tests and builds the suites' own programs; `make check` runs `make deps`, the build, the unit
+# tests, then every suite of CHECK_SUITES through tests/run-check-suites.
+TESTDATA ?= $(abspath tests/data)
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
+TEST_LIBS := $(LIBCAPTURE) $(LIBRENDER) $(LIBPWZ)
+
+$(OUTPUT)/tests/%: tests/%.c tests/truth.h tests/tjson.h $(TEST_LIBS)
+	$(call msg,TEST-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Irender -DPWZ_TESTDATA='"$(TESTDATA)"' $< $(TEST_LIBS) \
+		$(LDFLAGS) -lcmocka $(CAPTURE_LIBS) -o $@
+
+# tests/import/run: a driver that imports a perf.data and dumps the cdict it wrote, and a
+# spinner with known duty cycles for its fresh recordings.
+IMPORT_TEST := $(OUTPUT)/tests/import/pwz-import-test
 IMPORT_SPIN := $(OUTPUT)/tests/import/spin
+$(IMPORT_TEST): tests/import/pwz-import-test.c $(LIBPWZ)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIBPWZ) $(LDFLAGS) $(LIB_LIBS) -o $@
 $(IMPORT_SPIN): tests/import/spin.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< -lpthread -o $@
-unit: $(IMPORT_TEST) $(IMPORT_SPIN)
-CHECK_SUITES += tests/import/run
 
-# ---- render (issue 5): extra rules ----
-# The dashboards' JS and CSS are embedded with .incbin (paths relative to the repository root).
-RENDER_ASSETS := $(wildcard render/assets/*.js render/assets/*.css)
-RENDER_EXTRA_OBJS += $(OUTPUT)/render/assets/embed.o
-$(LIBRENDER): $(OUTPUT)/render/assets/embed.o
-$(OUTPUT)/render/assets/embed.o: render/assets/embed.S $(RENDER_ASSETS) | deps-ok
-	$(call msg,AS,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -c $< -o $@
-# The synthetic capture generator (tools/gen-synthetic.c).
-TOOLS += $(BINDIR)/gen-synthetic
-all: $(BINDIR)/gen-synthetic
-$(BINDIR)/gen-synthetic: $(OUTPUT)/tools/gen-synthetic.o $(LIBPWZ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
-CHECK_SUITES += tests/browser/run
-# The browser suite finds the programs and its scratch space through these.
-check: export PWZ_BINDIR := $(BINDIR)
-check: export PWZ_OUTPUT := $(OUTPUT)
-# `make browser`: the browser suite alone (screenshots in $(OUTPUT)/browser-artifacts).
-browser: all
-	$(Q)PWZ_BINDIR=$(BINDIR) PWZ_OUTPUT=$(OUTPUT) tests/browser/run
-.PHONY: bench-render
-bench: bench-render
-bench-render: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
-	$(Q)PWZ_BINDIR=$(BINDIR) PWZ_OUTPUT=$(OUTPUT) tests/browser/bench-render
-
-# ---- nested KVM harness (issue 6): extra rules ----
-# tools/kvm-guest makes a known number of KVM exits; always static, it runs inside the vmtest
-# guest. `make vmtest-progs` builds the static pwz-bpf, pwz-render and kvm-guest that tools/vmtest
-# puts in the guest (into VMTEST_BINDIR); `make vmtest` runs the nested suite (also in `make check`).
-VMTEST_BINDIR ?= .output-static
-$(OUTPUT)/kvm-guest: tools/kvm-guest.c | deps-ok
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -static -pthread $< -o $@
-.PHONY: vmtest-progs
-vmtest-progs:
-	$(Q)$(MAKE) --no-print-directory OUTPUT=$(VMTEST_BINDIR) BINDIR=$(VMTEST_BINDIR) STATIC=1 \
-		$(VMTEST_BINDIR)/pwz-bpf $(VMTEST_BINDIR)/pwz-render $(VMTEST_BINDIR)/kvm-guest
-vmtest:
-	$(Q)VMTEST_BINDIR=$(VMTEST_BINDIR) tests/vmtest/run
-CHECK_SUITES += tests/vmtest/run
-
-# ---- bench (issue 7): extra rules ----
-# tools/bench/: the floor (an empty BPF program on sched_switch), a resource-use wrapper and a
-# switch generator; tools/bench/bench prints parts 1-3 (capture cost, capture at load, import)
-# after the render part. Needs root for the capture; prints, never fails the tests.
-BENCH_DIR := $(OUTPUT)/bench
-BENCH_PROGS := $(BENCH_DIR)/pwz-bench-floor $(BENCH_DIR)/pwz-bench-run $(BENCH_DIR)/pwz-bench-switches
-all: $(BENCH_PROGS)
-$(BENCH_DIR)/empty.bpf.o: tools/bench/empty.bpf.c vmlinux/vmlinux.h | deps-ok
-	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-$(BENCH_DIR)/empty.skel.h: $(BENCH_DIR)/empty.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name empty_bpf > $@
-$(BENCH_DIR)/pwz-bench-floor: tools/bench/floor.c $(BENCH_DIR)/empty.skel.h | deps-ok
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(BENCH_DIR) $< $(LDFLAGS) -lbpf -lelf -lz -pthread -o $@
-$(BENCH_DIR)/pwz-bench-run: tools/bench/run.c | deps-ok
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) -lbpf -lelf -lz -o $@
-$(BENCH_DIR)/pwz-bench-switches: tools/bench/switches.c | deps-ok
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) -pthread -o $@
-# The helpers' own checks (what they report against what their commands did; no timing).
-CHECK_SUITES += tools/bench/selftest
-# `bench` runs parts 1-3 after its other prerequisites (bench-render), never beside them, so
-# that -j does not let them disturb each other; `bench-capture` runs parts 1-3 alone.
-.PHONY: bench-capture
-bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
-	$(Q)PWZ_BINDIR=$(BINDIR) PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/bench
-
-# ---- fuzz (issue 8): extra rules ----
-# libFuzzer harnesses (tests/fuzz/fuzz_*.c) link the library sources compiled again with clang
-# and the sanitizers into $(FUZZ_OUT) (gcc's libpwz.a cannot be reused). `make fuzz
+# Fuzzing: libFuzzer harnesses (tests/fuzz/fuzz_*.c) link the library sources compiled again
+# with clang and the sanitizers into $(FUZZ_OUT) (gcc's libpwz.a cannot be reused). `make fuzz
 # FUZZ_SECONDS=N` runs each harness N seconds; `make check` runs tests/fuzz/run, which replays
 # tests/regress/ and fuzzes each harness FUZZ_CHECK_SECONDS. tests/badinput/run and
 # tests/robust/run feed the real programs hostile files, options, signals and full disks.
@@ -256,38 +193,76 @@ FUZZ_NAMES := cdict cdict_stream legacy perfdata csvmap
 FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_MKSEEDS := $(OUTPUT)/tests/fuzz/mkseeds
 BADINPUT_CRAFT := $(OUTPUT)/tests/badinput/craft
-$(FUZZ_OUT)/user/%.o: user/%.c | deps-ok
+$(FUZZ_OUT)/user/lib/%.o: user/lib/%.c
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 $(FUZZ_OUT)/libpwz-fuzz.a: $(FUZZ_LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OUT)/libpwz-fuzz.a | deps-ok
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OUT)/libpwz-fuzz.a
 	$(call msg,FUZZ-LD,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OUT)/libpwz-fuzz.a $(LIBS) -o $@
-$(FUZZ_MKSEEDS): tests/fuzz/mkseeds.c $(LIBPWZ) | deps-ok
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OUT)/libpwz-fuzz.a $(LIB_LIBS) -o $@
+$(FUZZ_MKSEEDS): tests/fuzz/mkseeds.c $(LIBPWZ)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIBPWZ) $(LDFLAGS) $(LIBS) -o $@
-$(BADINPUT_CRAFT): tests/badinput/craft.c | deps-ok
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIBPWZ) $(LDFLAGS) $(LIB_LIBS) -o $@
+$(BADINPUT_CRAFT): tests/badinput/craft.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) $(LIBS) -o $@
-.PHONY: fuzz-progs
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) -o $@ -llz4
 fuzz-progs: $(FUZZ_BINS) $(FUZZ_MKSEEDS)
-unit: fuzz-progs $(BADINPUT_CRAFT)
-# The suites find their programs and scratch space through these.
+fuzz: all fuzz-progs
+	$(Q)PWZ_FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
+
+# The nested KVM harness: `make vmtest-progs` builds the static pwz-bpf, pwz-render and
+# kvm-guest that tools/vmtest puts in the guest (into VMTEST_BINDIR); `make vmtest` runs the
+# nested suite (also in `make check`).
+VMTEST_BINDIR ?= .output-static
+vmtest-progs:
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(VMTEST_BINDIR) BINDIR=$(VMTEST_BINDIR) STATIC=1 \
+		$(VMTEST_BINDIR)/pwz-bpf $(VMTEST_BINDIR)/pwz-render $(VMTEST_BINDIR)/kvm-guest
+
+# The suites find the programs, the fixtures and their scratch space through these.
+export PWZ_BINDIR := $(abspath $(BINDIR))
+export PWZ_OUTPUT := $(abspath $(OUTPUT))
+export PWZ_WORKLOAD_BIN := $(abspath $(PWZ_WORKLOAD))
 export PWZ_FUZZ_DIR := $(abspath $(FUZZ_OUT))
 export PWZ_FUZZ_MKSEEDS := $(abspath $(FUZZ_MKSEEDS))
 export PWZ_BADINPUT_CRAFT := $(abspath $(BADINPUT_CRAFT))
 export PWZ_TESTDATA_DIR := $(TESTDATA)
-fuzz: all fuzz-progs
-	$(Q)PWZ_FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
+
+# In the order `make check` runs them; the last runs the unit tests and the bad-input table
+# again, built with ASan and UBSan. With SANITIZE=1 the programs are ASan builds: the suites
+# that load BPF or boot a VM, and the sanitizer pass itself, are left out.
+CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/vmtest/run \
+	tests/bench/run tests/fuzz/run tests/badinput/run tests/robust/run tests/sanitize/run
+SANITIZE_SKIP_SUITES := tests/live/run tests/agree/run tests/vmtest/run tests/robust/run \
+	tests/sanitize/run
+
+unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
+	$(Q)tests/run-unit-tests $(TEST_BINS)
+
 check: export PWZ_FUZZ_SECONDS := $(FUZZ_CHECK_SECONDS)
-CHECK_SUITES += tests/fuzz/run tests/badinput/run tests/robust/run
+check:
+	$(Q)$(MAKE) --no-print-directory deps DEPS=all
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)tests/run-check-suites $(if $(filter 1,$(SANITIZE)),$(filter-out $(SANITIZE_SKIP_SUITES),$(CHECK_SUITES)),$(CHECK_SUITES))
+
+# One suite alone: `make live`, `make agree` (the content model's agreement: live, import,
+# legacy and the kernel's accounting), `make browser` (screenshots in
+# $(OUTPUT)/browser-artifacts), `make vmtest`.
+live: all
+	$(Q)tests/live/run
+agree: all
+	$(Q)tests/agree/run
+browser: all
+	$(Q)tests/browser/run
+vmtest:
+	$(Q)VMTEST_BINDIR=$(VMTEST_BINDIR) tests/vmtest/run
+
 # Valgrind over the unit tests (not in `make check`: valgrind is not a project dependency).
-.PHONY: valgrind-unit
 valgrind-unit: $(TEST_BINS)
 	$(Q)command -v valgrind >/dev/null || { echo "valgrind-unit: valgrind is not installed"; exit 1; }
 	$(Q)for t in $(TEST_BINS); do \
@@ -296,46 +271,55 @@ valgrind-unit: $(TEST_BINS)
 		if [ $$rc -eq 99 ]; then r="valgrind errors: $$t.vg"; else r="clean (exit $$rc)"; fi; \
 		printf '  %-28s %s\n' $$(basename $$t) "$$r"; \
 	done
-# With SANITIZE=1 the programs are ASan builds: suites that load BPF or boot a VM are skipped
-# (they need the real, unsanitized capture); the lead's check recipe filters them out.
-SANITIZE_SKIP_SUITES := tests/live/run tests/vmtest/run tests/robust/run
 
-# ---- agreement tests (issue 11) ----
-# tests/agree/run: one workload recorded live (v2 and legacy) and by perf record at once, the
-# import held against live and both against the kernel's own per-thread accounting; windows of
-# --list against the heatmaps' page data; a reused tid. Root; finds its programs through
-# PWZ_BINDIR and PWZ_WORKLOAD_BIN (exported above). `make agree` runs it alone.
-.PHONY: agree
-CHECK_SUITES += tests/agree/run
-SANITIZE_SKIP_SUITES += tests/agree/run
-agree: all
-	$(Q)tests/agree/run
+# ---- bench: tools/bench/ ----
+# The floor (an empty BPF program on sched_switch), a resource-use wrapper and a switch
+# generator; tools/bench/bench prints parts 1-3 (capture cost, capture at load, import) after
+# the render part (tests/browser/bench-render). Needs root for the capture; prints, never fails
+# the tests. tests/bench/run checks the helpers themselves (in `make check`, no timing).
+BENCH_DIR := $(OUTPUT)/bench
+BENCH_PROGS := $(BENCH_DIR)/pwz-bench-floor $(BENCH_DIR)/pwz-bench-run $(BENCH_DIR)/pwz-bench-switches
+all: $(BENCH_PROGS)
+$(BENCH_DIR)/empty.bpf.o: tools/bench/empty.bpf.c vmlinux/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(BENCH_DIR)/empty.skel.h: $(BENCH_DIR)/empty.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name empty_bpf > $@
+$(BENCH_DIR)/pwz-bench-floor: tools/bench/floor.c $(BENCH_DIR)/empty.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(BENCH_DIR) $< $(LDFLAGS) -lbpf -lelf -lz -pthread -o $@
+$(BENCH_DIR)/pwz-bench-run: tools/bench/run.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) -lbpf -lelf -lz -o $@
+$(BENCH_DIR)/pwz-bench-switches: tools/bench/switches.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) -pthread -o $@
+# `bench` runs parts 1-3 after its other prerequisites (bench-render), never beside them, so
+# that -j does not let them disturb each other; `bench-capture` runs parts 1-3 alone.
+bench: bench-render
+bench-render: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
+	$(Q)tests/browser/bench-render
+bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
+	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/bench
 
-# ---- tests ----
-unit: $(TEST_BINS)
-	$(Q)tools/run-unit-tests $(TEST_BINS)
-
-check:
-	$(Q)tools/deps.sh all
-	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory unit
-	$(Q)tools/run-check-suites $(if $(filter 1,$(SANITIZE)),$(filter-out $(SANITIZE_SKIP_SUITES),$(CHECK_SUITES)),$(CHECK_SUITES))
-
-# Last: the unit tests and the bad-input table again, built with ASan and UBSan.
-CHECK_SUITES += tests/sanitize/run
-SANITIZE_SKIP_SUITES += tests/sanitize/run
-
-# The README's run command: capture 5 s of the whole machine, then list and draw it.
-demo: all
-	$(Q)$(BINDIR)/pwz-bpf -s 5 --all --dest-folder $(OUTPUT) demo
-	$(Q)$(BINDIR)/pwz-render --list $(OUTPUT)/demo.cdict | head -n 15
-	$(Q)$(BINDIR)/pwz-render --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
-	$(Q)$(BINDIR)/pwz-render --heatmaps --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
-
+# ---- install, demo, clean ----
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	for m in $(wildcard docs/*.1); do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
+
+# The README's run command: capture 5 s of the whole machine, then list and draw it.
+demo:
+	$(Q)$(MAKE) --no-print-directory deps DEPS=build
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(BINDIR)/pwz-bpf -s 5 --all --dest-folder $(OUTPUT) demo
+	$(Q)$(BINDIR)/pwz-render --list $(OUTPUT)/demo.cdict | head -n 15
+	$(Q)$(BINDIR)/pwz-render --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
+	$(Q)$(BINDIR)/pwz-render --heatmaps --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
 
 clean:
 	rm -rf $(OUTPUT) $(PROGS) $(TOOLS)

@@ -11,7 +11,7 @@
 #include "exitnames.h"
 
 #ifndef PWZ_TESTDATA
-#define PWZ_TESTDATA "../shared/testdata"
+#define PWZ_TESTDATA "tests/data"
 #endif
 
 static char *slurp(const char *path, size_t *len)
@@ -67,7 +67,7 @@ static void test_this_kernel_format(void **state)
 	struct pwz_meta m = { 0 };
 	char err[256] = "";
 	size_t len;
-	char *text = slurp("tests/fixtures/kvm_exit.format.6.18.txt", &len);
+	char *text = slurp(PWZ_TESTDATA "/kvm_exit.format.6.18.txt", &len);
 	int n, vmx, svm;
 
 	(void)state;
@@ -185,7 +185,7 @@ static void test_builtin_matches_format(void **state)
 	struct pwz_meta m = { 0 };
 	char err[256];
 	size_t len;
-	char *text = slurp("tests/fixtures/kvm_exit.format.6.18.txt", &len);
+	char *text = slurp(PWZ_TESTDATA "/kvm_exit.format.6.18.txt", &len);
 
 	(void)state;
 	assert_non_null(text);

@@ -204,7 +204,11 @@ static void test_idle_per_cpu(void **state)
 
 static void test_list_json_legacy(void **state)
 {
-	char err[512], path[] = "/tmp/pwz-test-list-XXXXXX", expr[512], got[256];
+	char err[512], path[] = "/tmp/pwz-test-list-XXXXXX";
+	struct tj *list, *truth;
+	const struct tj *task, *exits, *pids;
+	long long want, sum = 0, seen[256];
+	size_t npids = 0;
 	struct task_map *map = task_map__load(PWZ_TESTDATA "/perfwhiz/tmap.csv", err, sizeof(err));
 	struct trace_load_opts lo = { .map = map };
 	struct trace *t = trace__load(SAMPLE, &lo, err, sizeof(err));
@@ -224,32 +228,63 @@ static void test_list_json_legacy(void **state)
 	assert_int_equal(write(fd, b.buf, b.len), (ssize_t)b.len);
 	close(fd);
 	/* the renamed vCPU thread carries the figures of vm_router.vcpu0 in the truth */
-#define TASK "[x for x in t['tasks'] if x['name'] == 'Router.02.vcpu0'][0]"
-	snprintf(expr, sizeof(expr), "%s['runtime_ns']", TASK);
-	assert_int_equal(truth_int(path, expr),
-			 1000 * truth_int(TRUTH, "t['sched_switch_by_task_name']['vm_router.vcpu0']['switch_duration_sum_us']"));
-	snprintf(expr, sizeof(expr), "%s['switches']", TASK);
-	assert_int_equal(truth_int(path, expr),
-			 truth_int(TRUTH, "t['sched_switch_by_task_name']['vm_router.vcpu0']['switch_count']"));
-	snprintf(expr, sizeof(expr), "sum(e['count'] for e in %s['kvm_exits'])", TASK);
-	assert_int_equal(truth_int(path, expr),
-			 truth_int(TRUTH, "t['kvm_by_task_name']['vm_router.vcpu0']['exit_count']"));
-	snprintf(expr, sizeof(expr), "[e['count'] for e in %s['kvm_exits'] if e['name'] == 'MSR_WRITE'][0]", TASK);
-	assert_int_equal(truth_int(path, expr),
-			 truth_int(TRUTH, "t['kvm_by_task_name']['vm_router.vcpu0']['exit_reasons']['32']"));
+	list = tj_load(path);
+	truth = tj_load(TRUTH);
+	assert_non_null(list);
+	assert_non_null(truth);
+	task = tj_find(tj_get(list, "tasks"), "name", "Router.02.vcpu0");
+	assert_non_null(task);
+	want = tj_int(tj_at(truth, "sched_switch_by_task_name/vm_router.vcpu0/switch_duration_sum_us"));
+	assert_true(want > 0);
+	assert_int_equal(tj_int(tj_get(task, "runtime_ns")), 1000 * want);
+	want = tj_int(tj_at(truth, "sched_switch_by_task_name/vm_router.vcpu0/switch_count"));
+	assert_true(want > 0);
+	assert_int_equal(tj_int(tj_get(task, "switches")), want);
+	exits = tj_get(task, "kvm_exits");
+	assert_true(tj_len(exits) > 0);
+	for (size_t k = 0; k < exits->n; k++)
+		sum += tj_int(tj_get(&exits->kids[k], "count"));
+	assert_int_equal(sum, tj_int(tj_at(truth, "kvm_by_task_name/vm_router.vcpu0/exit_count")));
+	want = tj_int(tj_at(truth, "kvm_by_task_name/vm_router.vcpu0/exit_reasons/32"));
+	assert_true(want > 0);
+	assert_int_equal(tj_int(tj_get(tj_find(exits, "name", "MSR_WRITE"), "count")), want);
 	/* what a legacy file cannot say is null, not invented */
-	snprintf(expr, sizeof(expr), "(%s['voluntary'], %s['wait_ns'], %s['pid'])", TASK, TASK, TASK);
-	assert_int_equal(truth_eval(path, expr, got, sizeof(got)), 0);
-	assert_string_equal(got, "(None, None, None)");
-	assert_int_equal(truth_eval(path, "(t['capture']['format'], t['capture']['nr_cpus'])",
-				    got, sizeof(got)), 0);
-	assert_string_equal(got, "('legacy', 2)");
+	for (size_t k = 0; k < 3; k++) {
+		const char *key = (const char *[]){ "voluntary", "wait_ns", "pid" }[k];
+
+		assert_non_null(tj_get(task, key));
+		assert_int_equal(tj_get(task, key)->type, TJ_NULL);
+	}
+	assert_non_null(tj_str(tj_at(list, "capture/format")));
+	assert_string_equal(tj_str(tj_at(list, "capture/format")), "legacy");
+	assert_int_equal(tj_int(tj_at(list, "capture/nr_cpus")), 2);
 	/* one row per thread that was switched out: the truth's pids per task name */
-	assert_int_equal(truth_int(path, "len(t['tasks'])"),
-			 truth_int(TRUTH, "len(set(p for v in t['pids_by_task_name'].values() for p in v))"));
+	pids = tj_get(truth, "pids_by_task_name");
+	assert_true(tj_len(pids) > 0);
+	for (size_t k = 0; k < pids->n; k++) {
+		for (size_t m = 0; m < pids->kids[k].n; m++) {
+			long long pid = tj_int(&pids->kids[k].kids[m]);
+			size_t j = 0;
+
+			/* distinct pids: a pid counts once even if it had several names */
+			while (j < npids && seen[j] != pid)
+				j++;
+			if (j == npids) {
+				assert_true(npids < 256);
+				seen[npids++] = pid;
+			}
+		}
+	}
+	assert_int_equal(tj_len(tj_get(list, "tasks")), npids);
 	/* the whole file's switches: every sched_switch row is one switch-out */
-	assert_int_equal(truth_int(path, "sum(x['switches'] for x in t['tasks'])"),
-			 truth_int(TRUTH, "t['rows_per_event']['sched__sched_switch']"));
+	sum = 0;
+	for (size_t k = 0; k < tj_get(list, "tasks")->n; k++)
+		sum += tj_int(tj_get(&tj_get(list, "tasks")->kids[k], "switches"));
+	want = tj_int(tj_at(truth, "rows_per_event/sched__sched_switch"));
+	assert_true(want > 0);
+	assert_int_equal(sum, want);
+	tj_free(list);
+	tj_free(truth);
 	unlink(path);
 	jbuf_free(&b);
 	summary__free(s);

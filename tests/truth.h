@@ -1,45 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Test helper: reads figures from the fixtures' truth JSON files (through python3's json). */
+/* Test helper: reads figures from the fixtures' truth JSON files (tests/tjson.h). */
 #ifndef PWZ_TESTS_TRUTH_H
 #define PWZ_TESTS_TRUTH_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tjson.h"
 
 #ifndef PWZ_TESTDATA
-#define PWZ_TESTDATA "../shared/testdata"
+#define PWZ_TESTDATA "tests/data"
 #endif
 
-/* Evaluates expr (Python, with the parsed file bound to t) and returns its output's first line
- * in out. Returns 0, or -1 if python3 failed. */
-static inline int truth_eval(const char *file, const char *expr, char *out, size_t outlen)
+/* The integer at a printf-formatted path (tests/tjson.h: "a/0/b") of the JSON file, or
+ * TJ_NONE if the file cannot be parsed or the value is missing or not an integer. */
+static inline long long truth_int(const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline long long truth_int(const char *file, const char *fmt, ...)
 {
-	char cmd[4096];
-	FILE *p;
-	int rc;
+	struct tj *t = tj_load(file);
+	char path[512];
+	long long v;
+	va_list ap;
 
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' '%s' \"%s\"",
-		 file, expr);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	if (!fgets(out, (int)outlen, p))
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	rc = pclose(p);
-	return rc == 0 ? 0 : -1;
-}
-
-/* The integer value of expr, or LLONG_MIN on failure. */
-static inline long long truth_int(const char *file, const char *expr)
-{
-	char out[256];
-
-	if (truth_eval(file, expr, out, sizeof(out)))
-		return -9223372036854775807LL - 1;
-	return strtoll(out, NULL, 10);
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	v = tj_int(tj_at(t, "%s", path));
+	tj_free(t);
+	return v;
 }
 
 /* Runs a cmocka group in a fresh directory made from the template dir ("/tmp/x-XXXXXX"),

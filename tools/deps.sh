@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Installs the Debian 12 packages pwz needs to build, run and test; quick when all are present.
+# Installs the Debian 12 packages pwz needs to build, run and test, and mounts tracefs (the
+# capture and perf record read tracepoint formats from it); quick when all is in place.
+# `make deps` runs it (`make demo` with build, `make check` with all); a plain `make` never does.
 # Usage: tools/deps.sh [build|test|all]   (default: all)
 set -euo pipefail
 
 build_pkgs=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	liblz4-dev libmsgpack-dev libtraceevent-dev)
 test_pkgs=(libcmocka-dev linux-perf chromium firefox-esr python3 util-linux procps busybox-static
-	qemu-system-x86 cpio libclang-rt-14-dev)
+	qemu-system-x86 cpio libclang-rt-14-dev nodejs npm ca-certificates jq bc)
+# The browser suite npm-installs playwright-core and puppeteer-core (tests/browser/package.json)
+# and runs them with node; jq and bc are for `make bench`. A node from elsewhere (e.g.
+# NodeSource's nodejs, which bundles npm) counts as installed when its command is there.
+declare -A by_command=([nodejs]=node [npm]=npm)
 
 case "${1:-all}" in
 build) want=("${build_pkgs[@]}") ;;
@@ -17,6 +23,7 @@ esac
 
 missing=()
 for p in "${want[@]}"; do
+	[[ -n ${by_command[$p]:-} ]] && command -v "${by_command[$p]}" >/dev/null && continue
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if ((${#missing[@]})); then
