@@ -241,12 +241,13 @@ int capture__poll(struct capture *c, int timeout_ms)
 	return e == POLL_YIELD ? 0 : e;
 }
 
-int capture__stop(struct capture *c)
+int capture__stop(struct capture *c, uint64_t *detached_ns)
 {
 	if (c->attached) {
 		pwz_bpf__detach(c->skel);
 		c->attached = false;
 	}
+	*detached_ns = mono_ns();
 	return c->rb ? ring_buffer__consume(c->rb) : 0;
 }
 

@@ -47,8 +47,10 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
  * hand-back), -EINTR when a signal came, or a sink's non-zero value / -errno. */
 int capture__poll(struct capture *c, int timeout_ms);
 
-/* Detaches every program (no more events), then drains what is left. Returns as poll. */
-int capture__stop(struct capture *c);
+/* Detaches every program (no more events), writes the CLOCK_MONOTONIC time just after into
+ * *detached_ns (the capture's end: no switch comes after it), then drains what is left.
+ * Returns as poll. */
+int capture__stop(struct capture *c, uint64_t *detached_ns);
 
 /* Per-CPU counters summed over CPUs (enum pwz_cnt). Returns 0 or -errno. */
 int capture__counters(struct capture *c, uint64_t out[PWZ_CNT_MAX]);

@@ -710,10 +710,10 @@ int main(int argc, char **argv)
 			last_flush = now;
 		}
 	}
-	t_end = now_ns(CLOCK_MONOTONIC);
 	if (stop_signal)
 		info(1, "stopping on signal %d", (int)stop_signal);
-	e = capture__stop(cap);
+	/* the end is when the programs are detached: every CPU's slices tile [t0, t_end] (R1) */
+	e = capture__stop(cap, &t_end);
 	if (e < 0 && r->werr) {
 		die_msg("cannot write %s: %s", path, strerror(-r->werr));
 		goto out;
