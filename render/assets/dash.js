@@ -380,6 +380,9 @@ function drawCpu(data, panel) {
 			["involuntary", (x) => x.t.involuntary, null, fmtInt]);
 	if (data.runs.some((r) => r.has_wait))
 		cols.push(["run-queue wait", (x) => x.t.wait_ns, null, fmtNs]);
+	// slices whose switch-in the tracepoint never reported: not in the runtime (Capture tab)
+	if (allRows.some((x) => x.t.unseen_ns > 0))
+		cols.push(["unseen", (x) => x.t.unseen_ns, null, fmtNs]);
 	panel.appendChild(table("cpu", cols, allRows, (x) => ({ "data-tid": x.t.tid,
 		"data-name": x.t.name, "data-run": x.run })));
 }
