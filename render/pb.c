@@ -12,8 +12,7 @@ void pb_free(struct pb_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* Room for n more bytes; false (and b->err) when it cannot be made. */
-static bool pb_room(struct pb_buf *b, size_t n)
+bool pb_grow(struct pb_buf *b, size_t n)
 {
 	size_t cap;
 	uint8_t *p;
@@ -60,17 +59,10 @@ static size_t put_varint(uint8_t *p, uint64_t v)
 
 void pb_raw(struct pb_buf *b, const void *p, size_t n)
 {
-	if (!n || !pb_room(b, n))
+	if (!n || !pb_grow(b, n))
 		return;
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
-}
-
-void pb_varint(struct pb_buf *b, uint64_t v)
-{
-	if (!pb_room(b, 10))
-		return;
-	b->len += put_varint(b->data + b->len, v);
 }
 
 void pb_tag(struct pb_buf *b, uint32_t field, enum pb_wire wire)
@@ -127,7 +119,7 @@ void pb_packed(struct pb_buf *b, uint32_t field, const struct pb_buf *src)
 size_t pb_begin(struct pb_buf *b, uint32_t field)
 {
 	pb_tag(b, field, PB_LEN);
-	if (pb_room(b, 1))
+	if (pb_grow(b, 1))
 		b->data[b->len++] = 0;
 	return b->len;		/* content starts here; its length byte is just before */
 }
@@ -143,7 +135,7 @@ void pb_end(struct pb_buf *b, size_t mark)
 	w = pb_varint_len(n);
 	extra = w - 1;
 	if (extra) {
-		if (!pb_room(b, extra))
+		if (!pb_grow(b, extra))
 			return;
 		memmove(b->data + mark + extra, b->data + mark, n);
 		b->len += extra;

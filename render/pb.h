@@ -46,10 +46,27 @@ static inline uint64_t pb_zigzag(int64_t v)
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
+/* Makes room for n more bytes; false (b->err set) when it cannot. */
+bool pb_grow(struct pb_buf *b, size_t n);
+
 /* Raw bytes. */
 void pb_raw(struct pb_buf *b, const void *p, size_t n);
-/* A bare varint (no tag): the element of a packed field. */
-void pb_varint(struct pb_buf *b, uint64_t v);
+
+/* A bare varint (no tag): the element of a packed field. Inline: it is the hot path. */
+static inline void pb_varint(struct pb_buf *b, uint64_t v)
+{
+	uint8_t *p;
+
+	if ((b->err || b->len + 10 > b->cap) && !pb_grow(b, 10))
+		return;
+	p = b->data + b->len;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	b->len = (size_t)(p - b->data);
+}
 /* A field key: (field << 3) | wire. */
 void pb_tag(struct pb_buf *b, uint32_t field, enum pb_wire wire);
 

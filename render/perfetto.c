@@ -20,9 +20,11 @@ enum {
 	TRACE_PACKET = 1,
 	/* TracePacket */
 	TP_FTRACE_EVENTS = 1, TP_PROCESS_TREE = 2, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8,
-	TP_SEQUENCE_ID = 10, TP_TRACK_EVENT = 11, TP_SEQUENCE_FLAGS = 13, TP_SYSTEM_INFO = 45,
-	TP_TRACK_DESCRIPTOR = 60,
-	SEQ_INCREMENTAL_STATE_CLEARED = 1,
+	TP_SEQUENCE_ID = 10, TP_TRACK_EVENT = 11, TP_INTERNED_DATA = 12, TP_SEQUENCE_FLAGS = 13,
+	TP_SYSTEM_INFO = 45, TP_TRACK_DESCRIPTOR = 60,
+	SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2,
+	/* InternedData (interned_data/interned_data.proto): EventName, DebugAnnotationName */
+	ID_EVENT_NAMES = 2, ID_DEBUG_ANNOTATION_NAMES = 3, IN_IID = 1, IN_NAME = 2,
 	/* FtraceEventBundle and its CompactSched */
 	FEB_CPU = 1, FEB_EVENT = 2, FEB_LOST_EVENTS = 3, FEB_COMPACT_SCHED = 4,
 	CS_SWITCH_TIMESTAMP = 1, CS_SWITCH_PREV_STATE = 2, CS_SWITCH_NEXT_PID = 3,
@@ -39,9 +41,9 @@ enum {
 	/* SystemInfo, Utsname */
 	SI_UTSNAME = 1, SI_NUM_CPUS = 8, UTS_SYSNAME = 1, UTS_RELEASE = 3,
 	/* TrackEvent, DebugAnnotation, TrackDescriptor, ThreadDescriptor */
-	TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_TRACK_UUID = 11, TE_NAME = 23,
+	TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11,
 	TE_SLICE_BEGIN = 1, TE_SLICE_END = 2, TE_INSTANT = 3,
-	DA_UINT_VALUE = 3, DA_STRING_VALUE = 6, DA_NAME = 10,
+	DA_NAME_IID = 1, DA_UINT_VALUE = 3, DA_STRING_VALUE = 6,
 	TD_UUID = 1, TD_NAME = 2, TD_THREAD = 4, THD_PID = 1, THD_TID = 2, THD_THREAD_NAME = 5,
 };
 
@@ -54,7 +56,8 @@ enum {
 #define BUNDLE_EVENTS 4096	/* switches + wakings per bundle */
 #define PRIO_DEFAULT 120	/* the records do not carry the priority */
 #define SEQ_ID 1		/* our one trusted packet sequence (track events) */
-#define UUID_BASE 0x70770000000ULL	/* thread track uuid = base + tid */
+#define UUID_BASE 1			/* a vCPU thread's track uuid = base + tid */
+enum { DA_CODE = 1, DA_ISA = 2, DA_GUEST_NS = 3 };	/* interned annotation names */
 
 struct xslice {			/* a run slice, in its CPU's list */
 	uint64_t start;
@@ -118,6 +121,8 @@ struct exporter {
 	struct thread *threads;
 	size_t nthreads, capthreads;
 	struct keymap tmap;		/* tid -> thread */
+	struct keymap exit_iids;	/* (isa, code) -> interned event name iid - 1 */
+	bool da_interned;		/* the annotation names are interned */
 	bool threads_built;
 	/* output */
 	FILE *f;
@@ -447,54 +452,93 @@ static void write_track(struct exporter *x, struct thread *th)
 	th->track = true;
 }
 
-static void annotation_u(struct pb_buf *b, const char *name, uint64_t v)
+static void annotation_u(struct pb_buf *b, uint32_t name_iid, uint64_t v)
 {
 	size_t m = pb_begin(b, TE_DEBUG_ANNOTATIONS);
 
-	pb_str(b, DA_NAME, name);
+	pb_uint(b, DA_NAME_IID, name_iid);
 	pb_uint(b, DA_UINT_VALUE, v);
 	pb_end(b, m);
 }
 
-static void write_exit(struct exporter *x, struct thread *th, const struct pwz_kvm_exit *e,
-		       uint64_t next_ns)
+static void interned_name(struct pb_buf *b, uint32_t field, uint64_t iid, const char *name)
 {
-	const char *name = pwz_meta_exit_name(&x->meta, e->isa, e->reason);
-	uint64_t end = e->time_ns + e->handling_ns;
+	size_t m = pb_begin(b, field);
+
+	pb_uint(b, IN_IID, iid);
+	pb_str(b, IN_NAME, name);
+	pb_end(b, m);
+}
+
+/* The interned name of an exit reason, written into the packet being built when new. */
+static int64_t exit_name_iid(struct exporter *x, const struct pwz_kvm_exit *e)
+{
+	int added = 0;
+	int64_t i = keymap_get(&x->exit_iids, e->isa, e->reason, &added);
+	bool new_da = !x->da_interned;
+	const char *name;
 	char fallback[32];
 	size_t m;
 
-	if (!name) {
-		snprintf(fallback, sizeof(fallback), "exit %u", e->reason);
-		name = fallback;
+	if (i < 0 || (!added && !new_da))
+		return i < 0 ? i : i + 1;
+	m = pb_begin(&x->pkt, TP_INTERNED_DATA);
+	if (added) {
+		name = pwz_meta_exit_name(&x->meta, e->isa, e->reason);
+		if (!name) {
+			snprintf(fallback, sizeof(fallback), "exit %u", e->reason);
+			name = fallback;
+		}
+		interned_name(&x->pkt, ID_EVENT_NAMES, (uint64_t)i + 1, name);
 	}
+	if (new_da) {
+		interned_name(&x->pkt, ID_DEBUG_ANNOTATION_NAMES, DA_CODE, "code");
+		interned_name(&x->pkt, ID_DEBUG_ANNOTATION_NAMES, DA_ISA, "isa");
+		interned_name(&x->pkt, ID_DEBUG_ANNOTATION_NAMES, DA_GUEST_NS, "guest_ns");
+		x->da_interned = true;
+	}
+	pb_end(&x->pkt, m);
+	return i + 1;
+}
+
+static void write_exit(struct exporter *x, struct thread *th, const struct pwz_kvm_exit *e,
+			uint64_t next_ns)
+{
+	uint64_t end = e->time_ns + e->handling_ns;
+	int64_t iid;
+	size_t m, a;
+
 	if (!th->track)
 		write_track(x, th);
 	if (next_ns && end > next_ns)
 		end = next_ns;
 	if (end > x->w1)
 		end = x->w1;
+	iid = exit_name_iid(x, e);
+	if (iid < 0) {
+		x->pkt.err = true;
+		return;
+	}
 	pb_uint(&x->pkt, TP_TIMESTAMP, x->base + e->time_ns);
 	pb_uint(&x->pkt, TP_SEQUENCE_ID, SEQ_ID);
+	pb_uint(&x->pkt, TP_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	m = pb_begin(&x->pkt, TP_TRACK_EVENT);
 	pb_uint(&x->pkt, TE_TYPE, e->handling_ns ? TE_SLICE_BEGIN : TE_INSTANT);
 	pb_uint(&x->pkt, TE_TRACK_UUID, UUID_BASE + th->tid);
-	pb_str(&x->pkt, TE_NAME, name);
-	annotation_u(&x->pkt, "code", e->reason);
-	{
-		size_t a = pb_begin(&x->pkt, TE_DEBUG_ANNOTATIONS);
-
-		pb_str(&x->pkt, DA_NAME, "isa");
-		pb_str(&x->pkt, DA_STRING_VALUE, e->isa == PWZ_ISA_SVM ? "svm" :
-			e->isa == PWZ_ISA_VMX ? "vmx" : "unknown");
-		pb_end(&x->pkt, a);
-	}
-	annotation_u(&x->pkt, "guest_ns", e->guest_ns);
+	pb_uint(&x->pkt, TE_NAME_IID, (uint64_t)iid);
+	annotation_u(&x->pkt, DA_CODE, e->reason);
+	a = pb_begin(&x->pkt, TE_DEBUG_ANNOTATIONS);
+	pb_uint(&x->pkt, DA_NAME_IID, DA_ISA);
+	pb_str(&x->pkt, DA_STRING_VALUE, e->isa == PWZ_ISA_SVM ? "svm" :
+	       e->isa == PWZ_ISA_VMX ? "vmx" : "unknown");
+	pb_end(&x->pkt, a);
+	annotation_u(&x->pkt, DA_GUEST_NS, e->guest_ns);
 	pb_end(&x->pkt, m);
 	x->st.exit_bytes += flush_packet(x);
 	if (e->handling_ns) {
 		pb_uint(&x->pkt, TP_TIMESTAMP, x->base + end);
 		pb_uint(&x->pkt, TP_SEQUENCE_ID, SEQ_ID);
+		pb_uint(&x->pkt, TP_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 		m = pb_begin(&x->pkt, TP_TRACK_EVENT);
 		pb_uint(&x->pkt, TE_TYPE, TE_SLICE_END);
 		pb_uint(&x->pkt, TE_TRACK_UUID, UUID_BASE + th->tid);
@@ -888,6 +932,7 @@ static void free_exporter(struct exporter *x)
 	free(x->names);
 	free(x->threads);
 	keymap_free(&x->tmap);
+	keymap_free(&x->exit_iids);
 	pwz_meta_free(&x->meta);
 	pb_free(&x->pkt);
 	pb_free(&x->ev);

@@ -97,6 +97,10 @@ for p in trees:
         timeline[th["tid"][0]].append((p["timestamp"][0], th["name"][0]))
 
 
+if "renames" in flags:
+    check(len(trees) > 1, "%d ProcessTree packets: the renames during the capture" % len(trees))
+
+
 def name_at(tid, ts):
     got = None
     for t, n in timeline.get(tid, []):
@@ -215,7 +219,8 @@ n = len([t for t in rows if t])
 check(not bad_sw, "switch-outs of %d threads equal --list (first differences: %s)" % (n, bad_sw[:3]))
 check(not bad_rt, ("on-CPU time from the switch stream at most" if "overlaps" in flags else "on-CPU time from the switch stream equals") + " --list runtime_ns (%s)" % bad_rt[:3])
 check(not bad_cpu, "per-CPU on-CPU time (at most) equals cpu_runtime_ns (%s)" % bad_cpu[:3])
-check(not bad_name, "ProcessTree names equal --list names (%s)" % bad_name[:3])
+if "no-names" not in flags:
+    check(not bad_name, "ProcessTree names equal --list names (%s)" % bad_name[:3])
 check(not bad_comm, "every switch's comm (intern table) is the display name in effect then (%s)" % bad_comm[:3])
 extra = [t for t in switches if t not in rows]
 check(not extra, "no thread in the stream that --list lacks (%s)" % extra[:5])
@@ -233,12 +238,28 @@ if "exits" in flags:
     got = defaultdict(int)
     depth = defaultdict(int)
     unbalanced = 0
+    # interned names: valid from the packet that defines them on (one sequence here)
+    ev_names, da_names, bad_iid, bad_da = {}, {}, 0, 0
+    for p in packets:
+        for d in p.get("interned_data", []):
+            for n in d.get("event_names", []):
+                ev_names[n["iid"][0]] = n["name"][0]
+            for n in d.get("debug_annotation_names", []):
+                da_names[n["iid"][0]] = n["name"][0]
+        for te in p.get("track_event", []):
+            if "name_iid" in te and te["name_iid"][0] not in ev_names:
+                bad_iid += 1
+            got_da = {da_names.get(a["name_iid"][0]) for a in te.get("debug_annotations", [])}
+            if te["type"][0] != "TYPE_SLICE_END" and got_da != {"code", "isa", "guest_ns"}:
+                bad_da += 1
+    check(bad_iid == 0, "every exit's name iid is interned before it is used")
+    check(bad_da == 0, "every exit carries code, isa and guest_ns annotations")
     for p in sorted((p for p in packets if "track_event" in p), key=lambda p: p["timestamp"][0]):
         te = p["track_event"][0]
         tid = uuid_tid.get(te["track_uuid"][0])
         typ = te["type"][0]
         if typ in ("TYPE_SLICE_BEGIN", "TYPE_INSTANT"):
-            got[(tid, te["name"][0])] += 1
+            got[(tid, ev_names.get(te["name_iid"][0]))] += 1
             if typ == "TYPE_SLICE_BEGIN":
                 depth[tid] += 1
                 if depth[tid] > 1:
