@@ -300,6 +300,18 @@ valgrind-unit: $(TEST_BINS)
 # (they need the real, unsanitized capture); the lead's check recipe filters them out.
 SANITIZE_SKIP_SUITES := tests/live/run tests/vmtest/run tests/robust/run
 
+# ---- perfetto export (issue 14) ----
+# render/pb.c and render/perfetto.c are in librender.a (render/*.c); tests/test_pb.c is a unit
+# test (tests/test_*.c). tests/perfetto/run decodes exports with protoc (protobuf-compiler,
+# tools/deps.sh test); `make bench-perfetto` prints the trace's size and export cost.
+CHECK_SUITES += tests/perfetto/run
+.PHONY: perfetto bench-perfetto
+perfetto: all
+	$(Q)PWZ_BINDIR=$(BINDIR) tests/perfetto/run
+bench: bench-perfetto
+bench-perfetto: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
+	$(Q)PWZ_BINDIR=$(BINDIR) tools/bench/perfetto
+
 # ---- tests ----
 unit: $(TEST_BINS)
 	$(Q)tools/run-unit-tests $(TEST_BINS)

@@ -695,6 +695,7 @@ static void bundle_flush(struct exporter *x, uint32_t cpu, bool lost)
 	pb_end(&x->pkt, a);
 	if (x->events.err || x->intern.err)
 		x->werr = true;
+	x->st.waking_bytes += x->events.len;
 	x->st.sched_bytes += flush_packet(x);
 	pb_reset(&x->col_ts);
 	pb_reset(&x->col_state);
@@ -958,7 +959,7 @@ static int open_out(struct exporter *x, const char *tmp)
 		x->f = NULL;
 		if (fd < 0)
 			return -errno;
-		x->gz = gzdopen(fd, "wb6");
+		x->gz = gzdopen(fd, "wb1");	/* level 1: 5 times faster than 6, 10% larger */
 		if (!x->gz) {
 			close(fd);
 			return -ENOMEM;

@@ -52,6 +52,7 @@ struct perfetto_stats {
 					 * ended (the earlier one is cut there) */
 	uint64_t bytes;			/* uncompressed trace bytes */
 	uint64_t sched_bytes;		/* of which the ftrace bundles */
+	uint64_t waking_bytes;		/* of which their sched_waking events */
 	uint64_t exit_bytes;		/* of which the KVM track events and descriptors */
 	bool cut;			/* the capture was cut short */
 };

@@ -7,7 +7,7 @@ set -euo pipefail
 build_pkgs=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	liblz4-dev libmsgpack-dev libtraceevent-dev)
 test_pkgs=(libcmocka-dev linux-perf chromium firefox-esr python3 util-linux procps busybox-static
-	qemu-system-x86 cpio libclang-rt-14-dev)
+	qemu-system-x86 cpio libclang-rt-14-dev protobuf-compiler)
 
 case "${1:-all}" in
 build) want=("${build_pkgs[@]}") ;;
