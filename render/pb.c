@@ -65,27 +65,6 @@ void pb_raw(struct pb_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-void pb_tag(struct pb_buf *b, uint32_t field, enum pb_wire wire)
-{
-	pb_varint(b, ((uint64_t)field << 3) | (uint64_t)wire);
-}
-
-void pb_uint(struct pb_buf *b, uint32_t field, uint64_t v)
-{
-	pb_tag(b, field, PB_VARINT);
-	pb_varint(b, v);
-}
-
-void pb_int(struct pb_buf *b, uint32_t field, int64_t v)
-{
-	pb_uint(b, field, (uint64_t)v);
-}
-
-void pb_sint(struct pb_buf *b, uint32_t field, int64_t v)
-{
-	pb_uint(b, field, pb_zigzag(v));
-}
-
 void pb_fixed64(struct pb_buf *b, uint32_t field, uint64_t v)
 {
 	uint8_t le[8];

@@ -68,13 +68,28 @@ static inline void pb_varint(struct pb_buf *b, uint64_t v)
 	b->len = (size_t)(p - b->data);
 }
 /* A field key: (field << 3) | wire. */
-void pb_tag(struct pb_buf *b, uint32_t field, enum pb_wire wire);
+static inline void pb_tag(struct pb_buf *b, uint32_t field, enum pb_wire wire)
+{
+	pb_varint(b, ((uint64_t)field << 3) | (uint64_t)wire);
+}
 
 /* Scalar fields. pb_uint: uint32/uint64/bool/enum; pb_int: int32/int64 (a negative value takes
  * 10 bytes, as protobuf sign-extends to 64 bits); pb_sint: sint32/sint64 (zigzag). */
-void pb_uint(struct pb_buf *b, uint32_t field, uint64_t v);
-void pb_int(struct pb_buf *b, uint32_t field, int64_t v);
-void pb_sint(struct pb_buf *b, uint32_t field, int64_t v);
+static inline void pb_uint(struct pb_buf *b, uint32_t field, uint64_t v)
+{
+	pb_tag(b, field, PB_VARINT);
+	pb_varint(b, v);
+}
+
+static inline void pb_int(struct pb_buf *b, uint32_t field, int64_t v)
+{
+	pb_uint(b, field, (uint64_t)v);
+}
+
+static inline void pb_sint(struct pb_buf *b, uint32_t field, int64_t v)
+{
+	pb_uint(b, field, pb_zigzag(v));
+}
 void pb_fixed64(struct pb_buf *b, uint32_t field, uint64_t v);
 
 /* Length-delimited fields: bytes, a NUL-terminated string, or packed elements already encoded

@@ -31,7 +31,7 @@ enum {
 	CS_SWITCH_NEXT_PRIO = 4, CS_INTERN_TABLE = 5, CS_SWITCH_NEXT_COMM_INDEX = 6,
 	/* FtraceEvent, SchedWakingFtraceEvent */
 	FE_TIMESTAMP = 1, FE_SCHED_WAKING = 20,
-	SW_PID = 2, SW_PRIO = 3, SW_SUCCESS = 4, SW_TARGET_CPU = 5,
+	SW_PID = 2, SW_TARGET_CPU = 5,
 	/* ProcessTree */
 	PT_PROCESSES = 1, PT_THREADS = 2, PROC_PID = 1, PROC_CMDLINE = 3,
 	THR_TID = 1, THR_NAME = 2, THR_TGID = 3,
@@ -54,6 +54,8 @@ enum {
 #define KSTATE_PREEMPTED 0x100	/* TASK_REPORT_MAX: "R+" */
 
 #define BUNDLE_EVENTS 4096	/* switches + wakings per bundle */
+#define OUT_CHUNK (1 << 20)	/* bytes handed to stdio or zlib at once */
+#define TCACHE 4096		/* tid -> thread cache entries, a power of two */
 #define PRIO_DEFAULT 120	/* the records do not carry the priority */
 #define SEQ_ID 1		/* our one trusted packet sequence (track events) */
 #define UUID_BASE 1			/* a vCPU thread's track uuid = base + tid */
@@ -121,6 +123,7 @@ struct exporter {
 	struct thread *threads;
 	size_t nthreads, capthreads;
 	struct keymap tmap;		/* tid -> thread */
+	uint64_t tcache[TCACHE];	/* (tid << 32 | thread index + 1) by tid % TCACHE */
 	struct keymap exit_iids;	/* (isa, code) -> interned event name iid - 1 */
 	bool da_interned;		/* the annotation names are interned */
 	bool threads_built;
@@ -128,7 +131,8 @@ struct exporter {
 	FILE *f;
 	gzFile gz;
 	bool werr;
-	struct pb_buf pkt, ev, tmp;
+	struct pb_buf pkt;		/* the packet being built */
+	struct pb_buf out;		/* packets waiting to be written (up to OUT_CHUNK) */
 	/* the bundle being built */
 	struct pb_buf col_ts, col_state, col_pid, col_prio, col_comm, intern, events;
 	uint32_t gen, nintern, nsw, nwk;
@@ -176,38 +180,37 @@ void perfetto_output_path(const char *in_path, const char *out_dir, bool gzip, c
 
 /* ---- output ---- */
 
-static void out_write(struct exporter *x, const void *p, size_t n)
+static void out_drain(struct exporter *x)
 {
-	if (x->werr || !n)
-		return;
-	if (x->gz) {
-		if (gzwrite(x->gz, p, (unsigned int)n) != (int)n)
-			x->werr = true;
-	} else if (fwrite(p, 1, n, x->f) != n) {
+	const uint8_t *p = x->out.data;
+	size_t n = x->out.len;
+
+	if (x->out.err)
 		x->werr = true;
+	if (!x->werr && n) {
+		if (x->gz) {
+			if (gzwrite(x->gz, p, (unsigned int)n) != (int)n)
+				x->werr = true;
+		} else if (fwrite(p, 1, n, x->f) != n) {
+			x->werr = true;
+		}
 	}
-	x->st.bytes += n;
+	pb_reset(&x->out);
 }
 
-/* Writes x->pkt as one Trace.packet and empties it; returns the bytes written. */
+/* Appends x->pkt as one Trace.packet to the output and empties it; returns its bytes. */
 static size_t flush_packet(struct exporter *x)
 {
-	uint8_t hdr[11];
-	size_t h = 0, total;
-	uint64_t v = x->pkt.len;
+	size_t before = x->out.len, total;
 
 	if (x->pkt.err)
 		x->werr = true;
-	hdr[h++] = (TRACE_PACKET << 3) | PB_LEN;
-	while (v >= 0x80) {
-		hdr[h++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	hdr[h++] = (uint8_t)v;
-	out_write(x, hdr, h);
-	out_write(x, x->pkt.data, x->pkt.len);
-	total = h + x->pkt.len;
+	pb_bytes(&x->out, TRACE_PACKET, x->pkt.data, x->pkt.len);
+	total = x->out.len - before;
+	x->st.bytes += total;
 	pb_reset(&x->pkt);
+	if (x->out.len >= OUT_CHUNK)
+		out_drain(x);
 	return total;
 }
 
@@ -307,12 +310,18 @@ static int build_threads(struct exporter *x)
 /* The thread of tid, created with a naming "<tid>" when the capture never named it. */
 static struct thread *thread_of(struct exporter *x, uint32_t tid)
 {
-	int64_t i = keymap_find(&x->tmap, tid, 0);
+	uint64_t *c = &x->tcache[tid & (TCACHE - 1)];
 	struct pwz_task t = { .tid = tid };
 	struct thread *th;
+	int64_t i;
 
-	if (i >= 0)
+	if ((uint32_t)(*c >> 32) == tid && (uint32_t)*c)
+		return &x->threads[(uint32_t)*c - 1];
+	i = keymap_find(&x->tmap, tid, 0);
+	if (i >= 0) {
+		*c = (uint64_t)tid << 32 | (uint64_t)(i + 1);
 		return &x->threads[i];
+	}
 	snprintf(t.comm, sizeof(t.comm), "%u", tid);
 	if (!add_naming(x, &t))
 		return NULL;
@@ -765,9 +774,8 @@ static void emit_waking(struct exporter *x, uint32_t cpu, const struct xwake *w)
 	pb_uint(&x->events, FE_TIMESTAMP, x->base + w->time);
 	/* the common pid (the waker) is left out: unknown in today's records, so 0 */
 	b = pb_begin(&x->events, FE_SCHED_WAKING);
+	/* prio and success are left out: Perfetto's thread states do not use them */
 	pb_int(&x->events, SW_PID, w->tid);
-	pb_int(&x->events, SW_PRIO, PRIO_DEFAULT);
-	pb_int(&x->events, SW_SUCCESS, 1);
 	pb_int(&x->events, SW_TARGET_CPU, cpu);
 	pb_end(&x->events, b);
 	pb_end(&x->events, a);
@@ -838,10 +846,15 @@ static int cpu_bundle(struct exporter *x, uint32_t cpu)
 		const struct xwake *w = c->iw < c->nw ? &c->w[c->iw] : NULL;
 		uint64_t start, end;
 
-		if (w && (w->time < x->w0 || w->time >= x->w1 ||
-			  !thread_of(x, w->tid) || !thread_of(x, w->tid)->matched)) {
-			c->iw++;
-			continue;
+		if (w) {
+			const struct thread *wt = thread_of(x, w->tid);
+
+			if (!wt)
+				return -ENOMEM;
+			if (w->time < x->w0 || w->time >= x->w1 || !wt->matched) {
+				c->iw++;
+				continue;
+			}
 		}
 		if (w && (!s || w->time <= s->start)) {
 			/* a switch-out that comes first goes first */
@@ -936,8 +949,7 @@ static void free_exporter(struct exporter *x)
 	keymap_free(&x->exit_iids);
 	pwz_meta_free(&x->meta);
 	pb_free(&x->pkt);
-	pb_free(&x->ev);
-	pb_free(&x->tmp);
+	pb_free(&x->out);
 	pb_free(&x->col_ts);
 	pb_free(&x->col_state);
 	pb_free(&x->col_pid);
@@ -973,7 +985,10 @@ static int open_out(struct exporter *x, const char *tmp)
 
 static int close_out(struct exporter *x)
 {
-	int bad = x->werr;
+	int bad;
+
+	out_drain(x);
+	bad = x->werr;
 
 	if (x->gz)
 		bad |= gzclose(x->gz) != Z_OK;
@@ -1042,6 +1057,7 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 		size_t nold = x.nthreads;
 
 		keymap_free(&x.tmap);
+		memset(x.tcache, 0, sizeof(x.tcache));
 		x.threads = NULL;
 		x.nthreads = x.capthreads = 0;
 		ret = build_threads(&x);
