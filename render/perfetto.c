@@ -30,7 +30,7 @@ enum {
 	CS_SWITCH_TIMESTAMP = 1, CS_SWITCH_PREV_STATE = 2, CS_SWITCH_NEXT_PID = 3,
 	CS_SWITCH_NEXT_PRIO = 4, CS_INTERN_TABLE = 5, CS_SWITCH_NEXT_COMM_INDEX = 6,
 	/* FtraceEvent, SchedWakingFtraceEvent */
-	FE_TIMESTAMP = 1, FE_SCHED_WAKING = 20,
+	FE_TIMESTAMP = 1, FE_PID = 2, FE_SCHED_WAKING = 20,
 	SW_PID = 2, SW_TARGET_CPU = 5,
 	/* ProcessTree */
 	PT_PROCESSES = 1, PT_THREADS = 2, PROC_PID = 1, PROC_CMDLINE = 3,
@@ -68,10 +68,14 @@ struct xslice {			/* a run slice, in its CPU's list */
 	uint32_t state;		/* prev_state at its switch-out */
 };
 
-struct xwake {			/* a wakeup, in the list of the CPU the thread then ran on */
+struct xwake {			/* a wakeup, in the list of the waker's CPU when known, else of
+				 * the CPU the thread then ran on */
 	uint64_t time;
-	uint32_t tid;
-	uint32_t pad;
+	uint32_t tid;		/* woken */
+	uint16_t target_cpu;	/* the CPU it then ran on */
+	uint16_t pad;
+	uint32_t waker;		/* waker tid; 0 = unknown (Perfetto then names the idle task) */
+	uint32_t pad2;
 };
 
 struct cpu_stream {
@@ -384,6 +388,26 @@ static int on_task(void *ctx, const struct pwz_task *t)
 	return add_naming(x, t) ? 0 : -ENOMEM;
 }
 
+/*
+ * The two places that read the richer records of issue 14 (capture side) once they exist: the
+ * slice's prev_state as the kernel reported it (D told from S), and the wakeup's waker (tid and
+ * CPU at the wakeup). Until the records carry them, the fallbacks below.
+ */
+static uint32_t slice_prev_state(const struct pwz_slice *s)
+{
+	/* with a reported state: return it when the record says it is known */
+	return (uint32_t)perfetto_prev_state(s->end);
+}
+
+/* True with *tid and *cpu set when the record names the waker. */
+static bool wakeup_waker(const struct pwz_wakeup *w, uint32_t *tid, uint32_t *cpu)
+{
+	(void)w;
+	*tid = 0;
+	*cpu = 0;
+	return false;
+}
+
 static int on_slice(void *ctx, const struct pwz_slice *s)
 {
 	struct exporter *x = ctx;
@@ -398,25 +422,30 @@ static int on_slice(void *ctx, const struct pwz_slice *s)
 	e->start = s->start_ns;
 	e->dur = s->dur_ns;
 	e->tid = s->tid;
-	/* the state the kernel reported; today's records only say how the slice ended */
-	e->state = (uint32_t)perfetto_prev_state(s->end);
+	e->state = slice_prev_state(s);
 	return 0;
 }
 
 static int on_wakeup(void *ctx, const struct pwz_wakeup *w)
 {
 	struct exporter *x = ctx;
-	struct cpu_stream *c = cpu_of(x, w->cpu);
+	uint32_t waker, waker_cpu;
+	bool known = wakeup_waker(w, &waker, &waker_cpu);
+	/* the event goes where it happened: the waker's CPU, when known */
+	uint32_t cpu = known && waker_cpu < PWZ_MAX_CPUS ? waker_cpu : w->cpu;
+	struct cpu_stream *c = cpu_of(x, cpu);
 	struct xwake *e;
 
-	if (!c)
-		return w->cpu >= PWZ_MAX_CPUS ? 0 : -ENOMEM;
+	if (!c || w->cpu >= PWZ_MAX_CPUS)
+		return cpu >= PWZ_MAX_CPUS || w->cpu >= PWZ_MAX_CPUS ? 0 : -ENOMEM;
 	if (array_reserve((void **)&c->w, &c->capw, c->nw + 1, sizeof(*e)))
 		return -ENOMEM;
 	e = &c->w[c->nw++];
+	memset(e, 0, sizeof(*e));
 	e->time = w->wake_ns;
 	e->tid = w->tid;
-	e->pad = 0;
+	e->target_cpu = (uint16_t)w->cpu;
+	e->waker = known ? waker : 0;
 	return 0;
 }
 
@@ -767,16 +796,18 @@ static int emit_switch(struct exporter *x, uint32_t cpu, uint64_t t, uint32_t pr
 	return 0;
 }
 
-static void emit_waking(struct exporter *x, uint32_t cpu, const struct xwake *w)
+static void emit_waking(struct exporter *x, const struct xwake *w)
 {
 	size_t a = pb_begin(&x->events, FEB_EVENT), b;
 
 	pb_uint(&x->events, FE_TIMESTAMP, x->base + w->time);
-	/* the common pid (the waker) is left out: unknown in today's records, so 0 */
+	/* the common pid is the waker; left out (0) when unknown, as in today's records */
+	if (w->waker)
+		pb_uint(&x->events, FE_PID, w->waker);
 	b = pb_begin(&x->events, FE_SCHED_WAKING);
 	/* prio and success are left out: Perfetto's thread states do not use them */
 	pb_int(&x->events, SW_PID, w->tid);
-	pb_int(&x->events, SW_TARGET_CPU, cpu);
+	pb_int(&x->events, SW_TARGET_CPU, w->target_cpu);
 	pb_end(&x->events, b);
 	pb_end(&x->events, a);
 	x->nwk++;
@@ -863,7 +894,7 @@ static int cpu_bundle(struct exporter *x, uint32_t cpu)
 					return ret;
 				c->open = false;
 			}
-			emit_waking(x, cpu, w);
+			emit_waking(x, w);
 			c->iw++;
 			continue;
 		}

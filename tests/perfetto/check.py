@@ -135,8 +135,8 @@ for cpu, bl in sorted(bundles.items()):
             if "sched_waking" in ev:
                 w = ev["sched_waking"][0]
                 wakings[w["pid"][0]] += 1
-                check_cpu = w["target_cpu"][0] == cpu
-                if not check_cpu:
+                # without a waker (today's records) the event sits on its target CPU
+                if "pid" not in ev and w["target_cpu"][0] != cpu:
                     bad_order += 1
         for cs in b.get("compact_sched", []):
             ts_d = cs.get("switch_timestamp", [])
