@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "cdict.h"
+#include "json.h"
 #include "keymap.h"
 #include "pb.h"
 #include "perfetto.h"
@@ -231,6 +232,30 @@ static int cmp_naming(const void *a, const void *b)
 	return p->seq < q->seq ? -1 : p->seq > q->seq;
 }
 
+/* protobuf strings are UTF-8: a byte that does not start a valid sequence becomes U+FFFD, as
+ * in --list --json (names come from the traced system, not always UTF-8). */
+static void utf8_clean(char *s, size_t size)
+{
+	char tmp[PWZ_NAME_MAX];
+	size_t i = 0, o = 0, n = strlen(s);
+
+	while (i < n && o + 4 < sizeof(tmp)) {
+		size_t l = utf8_seq_len((const unsigned char *)s + i, n - i);
+
+		if (l) {
+			memcpy(tmp + o, s + i, l);
+			o += l;
+			i += l;
+		} else {
+			memcpy(tmp + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	tmp[o] = '\0';
+	snprintf(s, size, "%s", tmp);
+}
+
 static struct naming *add_naming(struct exporter *x, const struct pwz_task *t)
 {
 	struct naming *n;
@@ -253,6 +278,8 @@ static struct naming *add_naming(struct exporter *x, const struct pwz_task *t)
 		snprintf(n->name, sizeof(n->name), "%s", m);
 	}
 	snprintf(n->proc, sizeof(n->proc), "%s", t->proc_name);
+	utf8_clean(n->name, sizeof(n->name));
+	utf8_clean(n->proc, sizeof(n->proc));
 	x->nnames++;
 	return n;
 }
@@ -929,8 +956,12 @@ static int cpu_bundle(struct exporter *x, uint32_t cpu)
 		c->open = s->tid != 0;
 		c->cur_tid = s->tid;
 		c->cur_end = end;
-		/* a slice cut at the window's end leaves running (R), as an open one */
-		c->cur_state = s->tid && s->start + s->dur < x->w1 ? s->state : KSTATE_RUNNING;
+		/* a slice cut at the window's end leaves running (R), as an open one; a switch-out
+		 * exactly at the end belongs to the window when it is the capture's end (as the
+		 * kernel aggregates count it), not when -c sets it (as the summary's windows) */
+		c->cur_state = s->tid && (s->start + s->dur < x->w1 ||
+					  (s->start + s->dur == x->w1 && !x->o->cap_ns)) ?
+			s->state : KSTATE_RUNNING;
 	}
 	bundle_flush(x, cpu, lost);
 	return 0;
