@@ -118,7 +118,6 @@ struct exporter {
 	const struct perfetto_opts *o;
 	struct perfetto_stats st;
 	struct pwz_meta meta;
-	bool have_meta;
 	uint64_t w0, w1;		/* the window, from capture start */
 	uint64_t base;			/* trace time of the capture start */
 	struct cpu_stream *cpu;
@@ -143,8 +142,6 @@ struct exporter {
 	uint32_t gen, nintern, nsw, nwk;
 	int64_t idle_idx;
 	uint64_t last_sw_ts;
-	char *err;
-	size_t errlen;
 };
 
 int64_t perfetto_prev_state(uint32_t end)
@@ -399,7 +396,6 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 
 	if (ret)
 		return ret;
-	x->have_meta = true;
 	x->base = m->start_mono_ns;
 	/* the window ends at the capture's end, as the summary's: what runs past it is cut */
 	if (!x->o->cap_ns && m->duration_ns)
@@ -1074,10 +1070,39 @@ static int finish_exits(struct exporter *x)
 	return 0;
 }
 
+/* The threads met through exits while reading are rebuilt from all namings, keeping their
+ * exit state. Returns 0 or -ENOMEM. */
+static int rebuild_threads(struct exporter *x)
+{
+	struct thread *old = x->threads;
+	size_t nold = x->nthreads;
+	int ret;
+
+	keymap_free(&x->tmap);
+	memset(x->tcache, 0, sizeof(x->tcache));
+	x->threads = NULL;
+	x->nthreads = x->capthreads = 0;
+	ret = build_threads(x);
+	for (size_t i = 0; !ret && i < nold; i++) {
+		struct thread *th = thread_of(x, old[i].tid);
+
+		if (!th) {
+			ret = -ENOMEM;
+			break;
+		}
+		th->track = old[i].track;
+		th->pending = old[i].pending;
+		th->last = old[i].last;
+		th->matched = th->matched || old[i].pending || old[i].track;
+	}
+	free(old);
+	return ret;
+}
+
 int perfetto_export(const char *in_path, const char *out_path, const struct perfetto_opts *opts,
 		    struct perfetto_stats *stats, char *err, size_t errlen)
 {
-	struct exporter x = { .o = opts, .idle_idx = -1, .err = err, .errlen = errlen };
+	struct exporter x = { .o = opts, .idle_idx = -1 };
 	struct cdict_visitor v = {
 		.ctx = &x, .meta = on_meta, .task = on_task, .slice = on_slice,
 		.wakeup = on_wakeup, .kvm_exit = on_kvm_exit,
@@ -1086,6 +1111,8 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 	char tmp[4200];
 	int ret;
 
+	if (errlen)
+		err[0] = '\0';
 	x.w0 = opts->from_ns;
 	x.w1 = opts->cap_ns ? opts->cap_ns : UINT64_MAX;
 	if (x.w1 <= x.w0) {
@@ -1112,33 +1139,8 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 		ret = -EINVAL;
 	}
 	x.st.cut = info.cut;
-	if (!ret) {
-		/* the threads met through exits while reading are rebuilt from all namings,
-		 * keeping their exit state */
-		struct thread *old = x.threads;
-		size_t nold = x.nthreads;
-
-		keymap_free(&x.tmap);
-		memset(x.tcache, 0, sizeof(x.tcache));
-		x.threads = NULL;
-		x.nthreads = x.capthreads = 0;
-		ret = build_threads(&x);
-		for (size_t i = 0; !ret && i < nold; i++) {
-			struct thread *th = thread_of(&x, old[i].tid);
-
-			if (!th) {
-				ret = -ENOMEM;
-				break;
-			}
-			th->track = old[i].track;
-			th->pending = old[i].pending;
-			th->last = old[i].last;
-			th->matched = th->matched || old[i].pending || old[i].track;
-		}
-		free(old);
-		if (ret)
-			snprintf(err, errlen, "out of memory");
-	}
+	if (!ret && (ret = rebuild_threads(&x)))
+		snprintf(err, errlen, "out of memory");
 	if (!ret) {
 		finish_exits(&x);
 		write_process_tree(&x);
