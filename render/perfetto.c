@@ -597,9 +597,9 @@ static void write_exit(struct exporter *x, struct thread *th, const struct pwz_k
 	pb_end(&x->pkt, m);
 	x->st.exit_bytes += flush_packet(x);
 	if (e->handling_ns) {
+		/* the end refers to no interned data: no SEQ_NEEDS_INCREMENTAL_STATE */
 		pb_uint(&x->pkt, TP_TIMESTAMP, x->base + end);
 		pb_uint(&x->pkt, TP_SEQUENCE_ID, SEQ_ID);
-		pb_uint(&x->pkt, TP_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 		m = pb_begin(&x->pkt, TP_TRACK_EVENT);
 		pb_uint(&x->pkt, TE_TYPE, TE_SLICE_END);
 		pb_uint(&x->pkt, TE_TRACK_UUID, UUID_BASE + th->tid);

@@ -23,8 +23,9 @@ struct task_map;
  *   prev_state as the kernel reports it (perfetto_prev_state()); the bundles' lost_events is
  *   set on each CPU's first bundle when the capture counted drops;
  * - wakeups as full sched_waking events (pid = the woken tid, target_cpu = the CPU it then ran
- *   on) in that CPU's bundles, so a wait shows as Runnable; the waker is unknown in today's
- *   records, so the event's common pid is 0 (Perfetto shows the idle task as the waker);
+ *   on), so a wait shows as Runnable; the event's common pid is the waker and it sits in the
+ *   waker CPU's bundle when the record names them; today's records do not, so the pid is 0
+ *   (Perfetto shows the idle task as the waker) and the event sits on the target CPU;
  * - KVM exits as TrackEvent slices on the vCPU thread's track, named by the exit reason
  *   ("HLT", "io" ...; "exit N" when the capture has no name), from the exit to the next
  *   entry (an exit without entry is an instant), with code, isa and guest_ns annotations.
