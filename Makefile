@@ -42,7 +42,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live agree browser vmtest vmtest-progs bench bench-render bench-capture \
+.PHONY: all deps clean check unit live agree perfetto browser vmtest vmtest-progs bench bench-render bench-perfetto bench-capture \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -235,8 +235,8 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 # In the order `make check` runs them; the last runs the unit tests and the bad-input table
 # again, built with ASan and UBSan. With SANITIZE=1 the programs are ASan builds: the suites
 # that load BPF or boot a VM, and the sanitizer pass itself, are left out.
-CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/vmtest/run \
-	tests/bench/run tests/fuzz/run tests/badinput/run tests/robust/run tests/sanitize/run
+CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
+	tests/vmtest/run tests/bench/run tests/fuzz/run tests/badinput/run tests/robust/run tests/sanitize/run
 SANITIZE_SKIP_SUITES := tests/live/run tests/agree/run tests/vmtest/run tests/robust/run \
 	tests/sanitize/run
 
@@ -257,6 +257,8 @@ live: all
 	$(Q)tests/live/run
 agree: all
 	$(Q)tests/agree/run
+perfetto: all
+	$(Q)tests/perfetto/run
 browser: all
 	$(Q)tests/browser/run
 vmtest:
@@ -303,6 +305,10 @@ $(BENCH_DIR)/pwz-bench-switches: tools/bench/switches.c
 bench: bench-render
 bench-render: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 	$(Q)tests/browser/bench-render
+# the Perfetto trace's size per switch and its export cost (render/perfetto.c)
+bench: bench-perfetto
+bench-perfetto: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
+	$(Q)tools/bench/perfetto
 bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/bench
 

@@ -14,6 +14,7 @@
 #include "dash.h"
 #include "diff.h"
 #include "list.h"
+#include "perfetto.h"
 #include "successors.h"
 #include "tasknames.h"
 
@@ -41,6 +42,9 @@ static const char usage[] =
 	"  -l, --list             one line per task: tid, name, runtime, CPU %, switches, exits\n"
 	"      --json             with --list: one JSON document (an array for several files)\n"
 	"      --successors-of T  which tasks ran next after task T (tid or name): count and %\n"
+	"      --perfetto         write a Perfetto trace (<name>.pftrace) per file, for ui.perfetto.dev:\n"
+	"                         CPU tracks whole; -t keeps the wakeups and KVM exits of its tasks\n"
+	"      --perfetto-gzip    the same, gzip-compressed (<name>.pftrace.gz)\n"
 	"      --partial          read a capture that was cut short (killed writer): its whole chunks\n"
 	"      --headless         accepted for perfmap compatibility (a browser opens only with --open)\n"
 	"      --open             open the page in the default browser (xdg-open)\n"
@@ -54,7 +58,8 @@ static const char usage[] =
 	"  pwz-render -t '*vcpu0' test.cdict\n"
 	"  pwz-render --heatmaps -t '*vcpu0' -f 1000 -c 500 test.cdict\n"
 	"  pwz-render -t '*vcpu*' --label 'before and after' run1.cdict run2.cdict\n"
-	"  pwz-render --list --json --map tmap.csv oldrun\n";
+	"  pwz-render --list --json --map tmap.csv oldrun\n"
+	"  pwz-render --perfetto -t '*vcpu*' -f 1000 -c 500 --output-dir out test.cdict\n";
 
 struct cli {
 	bool list;
@@ -64,6 +69,7 @@ struct cli {
 	bool open;
 	bool merge_sys;
 	bool append_tid;
+	int perfetto;		/* --perfetto: 1, --perfetto-gzip: 2 */
 	const char *map_path;
 	const char *pattern;
 	const char *label;
@@ -90,7 +96,7 @@ static int parse_ms(const char *opt, const char *s, double *out)
 static int parse_args(int argc, char **argv, struct cli *cli)
 {
 	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND,
-	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS };
+	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_PERFETTO, O_PERFETTO_GZ };
 	static const struct option longopts[] = {
 		{ "task", required_argument, NULL, 't' },
 		{ "heatmaps", no_argument, NULL, O_HEAT },
@@ -108,6 +114,8 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		{ "headless", no_argument, NULL, O_HEADLESS },
 		{ "open", no_argument, NULL, O_OPEN },
 		{ "max-points", required_argument, NULL, O_MAXPTS },
+		{ "perfetto", no_argument, NULL, O_PERFETTO },
+		{ "perfetto-gzip", no_argument, NULL, O_PERFETTO_GZ },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -141,6 +149,8 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case O_PARTIAL: cli->partial = true; break;
 		case O_HEADLESS: break;
 		case O_OPEN: cli->open = true; break;
+		case O_PERFETTO: cli->perfetto = 1; break;
+		case O_PERFETTO_GZ: cli->perfetto = 2; break;
 		case O_MAXPTS: {
 			char *end;
 
@@ -547,6 +557,40 @@ out:
 	return rc;
 }
 
+/* --perfetto: one trace per file (render/perfetto.h). */
+static int do_perfetto(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
+{
+	struct summary_opts w = window_of(cli);
+	struct perfetto_opts o = { .pattern = cli->pattern, .from_ns = w.from_ns,
+				   .cap_ns = w.cap_ns, .merge_sys = cli->merge_sys,
+				   .partial = cli->partial, .gzip = cli->perfetto == 2, .map = map };
+	char err[1024], path[8192];
+
+	for (int i = 0; i < nfiles; i++) {
+		struct perfetto_stats st;
+
+		perfetto_output_path(files[i], cli->output_dir, o.gzip, path, sizeof(path));
+		if (perfetto_export(files[i], path, &o, &st, err, sizeof(err))) {
+			fprintf(stderr, "pwz-render: %s\n", err);
+			return 1;
+		}
+		if (st.cut)
+			fprintf(stderr, "pwz-render: warning: %s: cut short, exported its whole chunks\n",
+				files[i]);
+		printf("%s\n", path);
+		fprintf(stderr, "pwz-render: wrote %s (%llu KiB before compression: %llu switches, %llu wakeups, %llu KVM exits, %llu threads; scheduling bundles %.1f bytes per switch, %.1f without the wakeups)\n",
+			path, (unsigned long long)st.bytes / 1024, (unsigned long long)st.switches,
+			(unsigned long long)st.wakings, (unsigned long long)st.exits,
+			(unsigned long long)st.threads,
+			st.switches ? (double)st.sched_bytes / (double)st.switches : 0.0,
+			st.switches ? (double)(st.sched_bytes - st.waking_bytes) / (double)st.switches : 0.0);
+		if (st.overlaps)
+			fprintf(stderr, "pwz-render: warning: %s: %llu run slices began before the previous one on their CPU ended; the earlier ones are cut there\n",
+				files[i], (unsigned long long)st.overlaps);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = { 0 };
@@ -560,7 +604,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pwz-render: %s\n", err);
 		return 1;
 	}
-	if (cli.list)
+	if (cli.perfetto)
+		ret = do_perfetto(&cli, argv + optind, argc - optind, map);
+	else if (cli.list)
 		ret = do_list(&cli, argv + optind, argc - optind, map);
 	else if (cli.successors_of)
 		ret = do_successors(&cli, argv + optind, argc - optind, map);

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* `pwz-render --perfetto`: any capture as a Perfetto trace (perfetto.protos.Trace, protobuf). */
+#ifndef PWZ_PERFETTO_H
+#define PWZ_PERFETTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct task_map;
+
+/*
+ * What the trace holds (docs/perfetto.md has the user's view):
+ * - a ClockSnapshot (BOOTTIME = MONOTONIC = the capture start on its clock, REALTIME = its wall
+ *   time when known): every timestamp is the capture clock, so the UI shows capture times;
+ * - SystemInfo: utsname.release = the traced kernel's release (Perfetto decodes prev_state by
+ *   it; "6.0.0-unknown" when the capture does not say, so that the bits decode as for 4.14+);
+ * - ProcessTree packets: every thread's tid, tgid and display name (vCPU naming, --map,
+ *   --merge-sys-tasks applied) at the window start, and one packet per later rename;
+ * - per CPU, FtraceEventBundles whose compact_sched holds the switch stream: a first switch
+ *   to idle at the window start (Perfetto cannot use a CPU's first compact switch, its
+ *   previous task being unknown), then every switch, to and from idle (tid 0) included, with
+ *   prev_state as the kernel reports it (perfetto_prev_state()); the bundles' lost_events is
+ *   set on each CPU's first bundle when the capture counted drops;
+ * - wakeups as full sched_waking events (pid = the woken tid, target_cpu = the CPU it then ran
+ *   on), so a wait shows as Runnable; the event's common pid is the waker and it sits in the
+ *   waker CPU's bundle when the record names them; today's records do not, so the pid is 0
+ *   (Perfetto shows the idle task as the waker) and the event sits on the target CPU;
+ * - KVM exits as TrackEvent slices on the vCPU thread's track, named by the exit reason
+ *   ("HLT", "io" ...; "exit N" when the capture has no name), from the exit to the next
+ *   entry (an exit without entry is an instant), with code, isa and guest_ns annotations.
+ */
+struct perfetto_opts {
+	const char *pattern;		/* -t: tasks whose wakeups and KVM exits are kept (CPU
+					 * tracks stay whole); NULL = all */
+	uint64_t from_ns;		/* window start from the capture start (-f) */
+	uint64_t cap_ns;		/* window end from the capture start; 0 = the end (-c) */
+	bool merge_sys;			/* --merge-sys-tasks: swapper/3 -> swapper */
+	bool partial;			/* accept a capture cut short (its whole chunks) */
+	bool gzip;			/* gzip the output (Perfetto opens .gz traces) */
+	const struct task_map *map;	/* --map renames; may be NULL */
+};
+
+/* What an export wrote. */
+struct perfetto_stats {
+	uint64_t switches;		/* compact switches written (dummy first switches included) */
+	uint64_t first_switches;	/* of which the per-CPU first switches */
+	uint64_t wakings;		/* sched_waking events */
+	uint64_t exits;			/* KVM exit slices */
+	uint64_t threads;		/* threads in the process tree */
+	uint64_t renames;		/* later namings written as ProcessTree packets */
+	uint64_t overlaps;		/* slices that began before the previous one on their CPU
+					 * ended (the earlier one is cut there) */
+	uint64_t bytes;			/* uncompressed trace bytes */
+	uint64_t sched_bytes;		/* of which the ftrace bundles */
+	uint64_t waking_bytes;		/* of which their sched_waking events */
+	uint64_t exit_bytes;		/* of which the KVM track events and descriptors */
+	bool cut;			/* the capture was cut short */
+};
+
+/* prev_state as the kernel's sched_switch reports it (TASK_REPORT bits, 4.14+) for a slice
+ * ending as end (enum pwz_slice_end): preempted 0x100 (R+), slept 1 (S), exited 0x10 (X), still
+ * running at the end 0 (R), unknown 1 (S). */
+int64_t perfetto_prev_state(uint32_t end);
+
+/* The output path of in_path: "<dir>/<base>.pftrace" (".pftrace.gz" with gzip), base = the
+ * file name without ".cdict", dir = out_dir or the input's directory. */
+void perfetto_output_path(const char *in_path, const char *out_dir, bool gzip, char *out,
+			  size_t outlen);
+
+/*
+ * Reads the capture at in_path (v2 or legacy; resolved as cdict_resolve_path()) and writes the
+ * trace to out_path (through "<out_path>.part", renamed at the end). Returns 0, or -errno with
+ * err filled: -ENOENT no such capture, -EINVAL corrupt or a window outside the capture,
+ * -EPIPE a cut capture without opts->partial, -EIO/-ENOSPC a write error. stats may be NULL.
+ * Memory: about 24 bytes per run slice and 16 per wakeup; KVM exits are streamed.
+ */
+int perfetto_export(const char *in_path, const char *out_path, const struct perfetto_opts *opts,
+		    struct perfetto_stats *stats, char *err, size_t errlen);
+
+#endif /* PWZ_PERFETTO_H */

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The Perfetto export of a small capture, decoded here and held against values worked out by hand. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "cdict.h"
+#include "perfetto.h"
+
+static char dir[] = "/tmp/pwz-test-perfetto-XXXXXX";
+
+/* ---- a minimal protobuf reader for the test ---- */
+
+struct rd {
+	const uint8_t *p, *end;
+};
+
+static uint64_t rd_varint(struct rd *r)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (r->p < r->end) {
+		uint8_t b = *r->p++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+		shift += 7;
+	}
+	fail_msg("varint runs past the end");
+	return 0;
+}
+
+/* Next field of r: its number, wire type, varint value or sub-reader. false at the end. */
+static bool rd_field(struct rd *r, uint32_t *field, uint64_t *v, struct rd *sub)
+{
+	uint64_t key;
+
+	if (r->p >= r->end)
+		return false;
+	key = rd_varint(r);
+	*field = (uint32_t)(key >> 3);
+	switch (key & 7) {
+	case 0:
+		*v = rd_varint(r);
+		sub->p = sub->end = NULL;
+		return true;
+	case 2:
+		*v = rd_varint(r);
+		assert_true(*v <= (uint64_t)(r->end - r->p));
+		sub->p = r->p;
+		sub->end = r->p + *v;
+		r->p += *v;
+		return true;
+	default:
+		fail_msg("unexpected wire type %u", (unsigned)(key & 7));
+		return false;
+	}
+}
+
+/* The compact switch columns of one CPU, timestamps made absolute, names resolved. */
+struct cpu_switches {
+	uint64_t ts[32];
+	int64_t state[32];
+	uint32_t pid[32];
+	char comm[32][32];
+	size_t n;
+	uint64_t waking_ts[8];
+	uint32_t waking_pid[8], waking_cpu[8];
+	size_t nw;
+};
+
+static void read_packed(struct rd sub, uint64_t *out, size_t *n)
+{
+	*n = 0;
+	while (sub.p < sub.end)
+		out[(*n)++] = rd_varint(&sub);
+}
+
+static void read_bundle(struct rd b, struct cpu_switches *cpus, size_t ncpus)
+{
+	uint64_t cols[7][32] = { { 0 } }, v;
+	size_t ncol[7] = { 0 };
+	char intern[16][32];
+	size_t nintern = 0;
+	uint32_t f, cpu = 0;
+	struct rd sub, cs, ev, w;
+	struct cpu_switches *c;
+	uint64_t ev_ts[8], ev_pid[8], ev_cpu[8];
+	size_t nev = 0;
+
+	while (rd_field(&b, &f, &v, &sub)) {
+		if (f == 1)
+			cpu = (uint32_t)v;
+		if (f == 2) {	/* FtraceEvent */
+			while (rd_field(&sub, &f, &v, &ev)) {
+				if (f == 1)
+					ev_ts[nev] = v;
+				if (f == 20) {
+					while (rd_field(&ev, &f, &v, &w)) {
+						if (f == 2)
+							ev_pid[nev] = v;
+						if (f == 5)
+							ev_cpu[nev] = v;
+					}
+				}
+			}
+			nev++;
+		}
+		if (f != 4)
+			continue;
+		while (rd_field(&sub, &f, &v, &cs)) {
+			if (f == 5) {
+				snprintf(intern[nintern++], 32, "%.*s", (int)v, (const char *)cs.p);
+			} else if (f >= 1 && f <= 6) {
+				read_packed(cs, cols[f], &ncol[f]);
+			}
+		}
+	}
+	assert_true(cpu < ncpus);
+	c = &cpus[cpu];
+	for (size_t i = 0; i < nev; i++) {
+		c->waking_ts[c->nw] = ev_ts[i];
+		c->waking_pid[c->nw] = (uint32_t)ev_pid[i];
+		c->waking_cpu[c->nw++] = (uint32_t)ev_cpu[i];
+	}
+	for (size_t i = 0; i < ncol[1]; i++) {
+		c->ts[c->n] = i ? c->ts[c->n - 1] + cols[1][i] : cols[1][i];
+		c->state[c->n] = (int64_t)cols[2][i];
+		c->pid[c->n] = (uint32_t)cols[3][i];
+		assert_int_equal(cols[4][i], 120);
+		assert_true(cols[6][i] < nintern);
+		snprintf(c->comm[c->n], 32, "%s", intern[cols[6][i]]);
+		c->n++;
+	}
+}
+
+struct decoded {
+	struct cpu_switches cpu[2];
+	char release[64];
+	char names[8][2][32];	/* ProcessTree (tid, name) in file order */
+	uint32_t name_tid[8];
+	uint64_t name_ts[8];
+	size_t nnames;
+	int begins, ends;
+	uint64_t begin_ts, end_ts;
+	char exit_name[32];
+};
+
+static void decode(const char *path, struct decoded *d)
+{
+	FILE *f = fopen(path, "rb");
+	static uint8_t buf[1 << 16];
+	struct rd r, pkt, sub, s2, s3;
+	uint32_t fn;
+	uint64_t v;
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	memset(d, 0, sizeof(*d));
+	r.p = buf;
+	r.end = buf + n;
+	while (rd_field(&r, &fn, &v, &pkt)) {
+		uint64_t ts = 0;
+		struct rd p2 = pkt;
+
+		assert_int_equal(fn, 1);
+		while (rd_field(&p2, &fn, &v, &sub))
+			if (fn == 8)
+				ts = v;
+		while (rd_field(&pkt, &fn, &v, &sub)) {
+			if (fn == 1)
+				read_bundle(sub, d->cpu, 2);
+			if (fn == 45) {	/* SystemInfo.utsname.release */
+				uint32_t f2;
+
+				while (rd_field(&sub, &f2, &v, &s2))
+					while (f2 == 1 && rd_field(&s2, &fn, &v, &s3))
+						if (fn == 3)
+							snprintf(d->release, sizeof(d->release), "%.*s",
+								 (int)v, (const char *)s3.p);
+				fn = 45;
+			}
+			if (fn == 2) {	/* ProcessTree.threads */
+				while (rd_field(&sub, &fn, &v, &s2)) {
+					if (fn != 2)
+						continue;
+					while (rd_field(&s2, &fn, &v, &s3)) {
+						if (fn == 1)
+							d->name_tid[d->nnames] = (uint32_t)v;
+						if (fn == 2)
+							snprintf(d->names[d->nnames][0], 32, "%.*s", (int)v,
+								 (const char *)s3.p);
+					}
+					d->name_ts[d->nnames++] = ts;
+				}
+			}
+			if (fn == 11) {	/* TrackEvent */
+				while (rd_field(&sub, &fn, &v, &s2)) {
+					if (fn == 9 && v == 1) {
+						d->begins++;
+						d->begin_ts = ts;
+					}
+					if (fn == 9 && v == 2) {
+						d->ends++;
+						d->end_ts = ts;
+					}
+				}
+			}
+			if (fn == 12) {	/* InternedData.event_names */
+				uint32_t f2;
+
+				while (rd_field(&sub, &f2, &v, &s2))
+					while (f2 == 2 && rd_field(&s2, &fn, &v, &s3))
+						if (fn == 2)
+							snprintf(d->exit_name, 32, "%.*s", (int)v,
+								 (const char *)s3.p);
+			}
+		}
+	}
+}
+
+/* ---- the capture ---- */
+
+#define BASE 1000000	/* start_mono_ns */
+
+static void write_capture(const char *path)
+{
+	struct pwz_meta m = { .source = PWZ_SOURCE_SYNTHETIC, .nr_cpus = 2, .clock_id = 1,
+			      .start_mono_ns = BASE, .duration_ns = 1000, .has_switch_kind = true,
+			      .has_wait = true, .has_kvm = true };
+	struct pwz_task a = { .tid = 10, .tgid = 10, .comm = "a", .name = "a" };
+	struct pwz_task b = { .tid = 11, .tgid = 10, .comm = "b", .name = "b" };
+	struct pwz_task b2 = { .tid = 11, .tgid = 10, .time_ns = 500, .comm = "b2", .name = "b2" };
+	const struct pwz_slice sl[] = {
+		{ .tid = 10, .cpu = 0, .start_ns = 100, .dur_ns = 100, .end = PWZ_END_PREEMPTED },
+		{ .tid = 11, .cpu = 0, .start_ns = 200, .dur_ns = 100, .end = PWZ_END_SLEPT },
+		{ .tid = 10, .cpu = 0, .start_ns = 400, .dur_ns = 50, .end = PWZ_END_EXITED },
+		{ .tid = 11, .cpu = 1, .start_ns = 0, .dur_ns = 1000, .end = PWZ_END_OPEN },
+	};
+	struct pwz_wakeup wk = { .tid = 11, .cpu = 0, .wake_ns = 150, .wait_ns = 50 };
+	struct pwz_kvm_exit ex = { .tid = 10, .vcpu = 0, .time_ns = 120, .isa = PWZ_ISA_VMX,
+				   .reason = 12, .guest_ns = 5, .handling_ns = 20 };
+	struct cdict_writer *w;
+	char err[256];
+
+	pwz_meta_set_str(&m.kernel, "6.1.0-test");
+	pwz_meta_add_exit_name(&m, PWZ_ISA_VMX, 12, "HLT");
+	w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(cdict_writer__task(w, &a), 0);
+	assert_int_equal(cdict_writer__task(w, &b), 0);
+	for (size_t i = 0; i < sizeof(sl) / sizeof(sl[0]); i++)
+		assert_int_equal(cdict_writer__slice(w, &sl[i]), 0);
+	assert_int_equal(cdict_writer__wakeup(w, &wk), 0);
+	assert_int_equal(cdict_writer__kvm_exit(w, &ex), 0);
+	assert_int_equal(cdict_writer__task(w, &b2), 0);
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+	pwz_meta_free(&m);
+}
+
+static void test_switch_stream(void **state)
+{
+	struct perfetto_opts o = { 0 };
+	struct perfetto_stats st;
+	char in[128], out[160], err[512];
+	static struct decoded d;
+	struct cpu_switches *c0 = &d.cpu[0], *c1 = &d.cpu[1];
+
+	(void)state;
+	snprintf(in, sizeof(in), "%s/small.cdict", dir);
+	snprintf(out, sizeof(out), "%s/small.pftrace", dir);
+	write_capture(in);
+	assert_int_equal(perfetto_export(in, out, &o, &st, err, sizeof(err)), 0);
+	decode(out, &d);
+	assert_string_equal(d.release, "6.1.0-test");
+
+	/* CPU 0: idle first switch at 0; 10 in at 100; preempted (R+) by 11 at 200; 11 sleeps at
+	 * 300 (gap: idle); 10 in at 400; 10 exits (X) at 450 */
+	assert_int_equal(c0->n, 6);
+	const uint64_t ts0[] = { 0, 100, 200, 300, 400, 450 };
+	const int64_t st0[] = { 0, 0, 0x100, 1, 0, 0x10 };
+	const uint32_t pid0[] = { 0, 10, 11, 0, 10, 0 };
+	const char *comm0[] = { "swapper/0", "a", "b", "swapper/0", "a", "swapper/0" };
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(c0->ts[i], BASE + ts0[i]);
+		assert_int_equal(c0->state[i], st0[i]);
+		assert_int_equal(c0->pid[i], pid0[i]);
+		assert_string_equal(c0->comm[i], comm0[i]);
+	}
+	/* CPU 1: 11 runs from the start to the end (open): switched out with R at the end; its
+	 * name at 0 is b (the rename to b2 is at 500) */
+	assert_int_equal(c1->n, 3);
+	assert_int_equal(c1->ts[1], BASE);
+	assert_int_equal(c1->pid[1], 11);
+	assert_string_equal(c1->comm[1], "b");
+	assert_int_equal(c1->ts[2], BASE + 1000);
+	assert_int_equal(c1->state[2], 0);
+	assert_int_equal(c1->pid[2], 0);
+	/* the wakeup: on the CPU it ran on, at its time */
+	assert_int_equal(c0->nw, 1);
+	assert_int_equal(c0->waking_ts[0], BASE + 150);
+	assert_int_equal(c0->waking_pid[0], 11);
+	assert_int_equal(c0->waking_cpu[0], 0);
+	/* names: a and b at the start, b2 at 500 */
+	assert_int_equal(d.nnames, 3);
+	assert_int_equal(d.name_tid[2], 11);
+	assert_string_equal(d.names[2][0], "b2");
+	assert_int_equal(d.name_ts[2], BASE + 500);
+	/* the exit: HLT from 120 to 140 */
+	assert_int_equal(d.begins, 1);
+	assert_int_equal(d.ends, 1);
+	assert_int_equal(d.begin_ts, BASE + 120);
+	assert_int_equal(d.end_ts, BASE + 140);
+	assert_string_equal(d.exit_name, "HLT");
+	assert_int_equal(st.switches, 9);
+	assert_int_equal(st.first_switches, 2);
+	assert_int_equal(st.wakings, 1);
+	assert_int_equal(st.exits, 1);
+	assert_int_equal(st.renames, 1);
+	assert_int_equal(st.overlaps, 0);
+}
+
+/* A window [250, 420): 11 (running since 200) is cut at 250, 10 at 420 with R. */
+static void test_window(void **state)
+{
+	struct perfetto_opts o = { .from_ns = 250, .cap_ns = 420 };
+	char in[128], out[160], err[512];
+	static struct decoded d;
+	struct cpu_switches *c0 = &d.cpu[0];
+
+	(void)state;
+	snprintf(in, sizeof(in), "%s/small.cdict", dir);
+	snprintf(out, sizeof(out), "%s/window.pftrace", dir);
+	assert_int_equal(perfetto_export(in, out, &o, NULL, err, sizeof(err)), 0);
+	decode(out, &d);
+	assert_int_equal(c0->n, 5);
+	const uint64_t ts0[] = { 250, 250, 300, 400, 420 };
+	const int64_t st0[] = { 0, 0, 1, 0, 0 };
+	const uint32_t pid0[] = { 0, 11, 0, 10, 0 };
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(c0->ts[i], BASE + ts0[i]);
+		assert_int_equal(c0->state[i], st0[i]);
+		assert_int_equal(c0->pid[i], pid0[i]);
+	}
+	assert_int_equal(c0->nw, 0);		/* the wakeup at 150 is outside */
+	assert_int_equal(d.begins, 0);		/* so is the exit */
+}
+
+/* -t keeps every switch but only the matching tasks' wakeups and exits. */
+static void test_pattern(void **state)
+{
+	struct perfetto_opts o = { .pattern = "a" };
+	char in[128], out[160], err[512];
+	struct perfetto_stats st;
+	static struct decoded d;
+
+	(void)state;
+	snprintf(in, sizeof(in), "%s/small.cdict", dir);
+	snprintf(out, sizeof(out), "%s/t.pftrace", dir);
+	assert_int_equal(perfetto_export(in, out, &o, &st, err, sizeof(err)), 0);
+	decode(out, &d);
+	assert_int_equal(d.cpu[0].n + d.cpu[1].n, 9);
+	assert_int_equal(d.cpu[0].nw, 0);	/* 11's wakeup is dropped */
+	assert_int_equal(d.begins, 1);		/* 10's exit is kept */
+	o.pattern = "b*";
+	assert_int_equal(perfetto_export(in, out, &o, &st, err, sizeof(err)), 0);
+	decode(out, &d);
+	assert_int_equal(d.cpu[0].nw, 1);
+	assert_int_equal(d.begins, 0);
+}
+
+static void test_errors_and_names(void **state)
+{
+	struct perfetto_opts o = { 0 };
+	char out[256], err[512];
+
+	(void)state;
+	assert_int_equal(perfetto_export("/nonexistent/x.cdict", "/tmp/pwz-never.pftrace", &o, NULL,
+					 err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/x.cdict"));
+	assert_int_equal(access("/tmp/pwz-never.pftrace.part", F_OK), -1);
+	o.from_ns = 5000;
+	snprintf(out, sizeof(out), "%s/small.cdict", dir);
+	assert_int_equal(perfetto_export(out, "/tmp/pwz-never.pftrace", &o, NULL, err, sizeof(err)),
+			 -EINVAL);
+	perfetto_output_path("runs/test.cdict", NULL, false, out, sizeof(out));
+	assert_string_equal(out, "runs/test.pftrace");
+	perfetto_output_path("test", NULL, true, out, sizeof(out));
+	assert_string_equal(out, "test.pftrace.gz");
+	perfetto_output_path("/a/b/run.x.cdict", "out", false, out, sizeof(out));
+	assert_string_equal(out, "out/run.x.pftrace");
+	assert_int_equal(perfetto_prev_state(PWZ_END_PREEMPTED), 0x100);
+	assert_int_equal(perfetto_prev_state(PWZ_END_SLEPT), 1);
+	assert_int_equal(perfetto_prev_state(PWZ_END_EXITED), 0x10);
+	assert_int_equal(perfetto_prev_state(PWZ_END_OPEN), 0);
+	assert_int_equal(perfetto_prev_state(PWZ_END_UNKNOWN), 1);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_switch_stream),
+		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_pattern),
+		cmocka_unit_test(test_errors_and_names),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
