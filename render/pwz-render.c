@@ -16,6 +16,7 @@
 #include "list.h"
 #include "successors.h"
 #include "tasknames.h"
+#include "termsafe.h"
 
 extern char **environ;
 
@@ -73,6 +74,15 @@ struct cli {
 	double cap_ms;
 	size_t max_points;	/* --max-points; 0 = the default */
 };
+
+/* Prints a library's error message (it may quote names and paths from the file) with
+ * termsafe(): "pwz-render: <message>" and end (a newline or ""). */
+static void print_err(const char *err, const char *end)
+{
+	char safe[4 * 512];
+
+	fprintf(stderr, "pwz-render: %s%s", termsafe_str(safe, sizeof(safe), err), end);
+}
 
 static int parse_ms(const char *opt, const char *s, double *out)
 {
@@ -193,26 +203,26 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 {
 	bool window = cli->from_ms > 0 || cli->cap_ms > 0;
 	struct trace_load_opts lo = { .streams = streams, .map = map };
-	char err[512];
+	char err[512], safe[4 * 4096];
 	struct trace *t = trace__load(path, &lo, err, sizeof(err));
 
 	if (!t) {
-		fprintf(stderr, "pwz-render: %s\n", err);
+		print_err(err, "\n");
 		return NULL;
 	}
 	if (t->info.cut && !cli->partial) {
 		fprintf(stderr,
 			"pwz-render: %s: cut short at offset %llu (the capture was killed or the file truncated); --partial shows its %llu whole chunks\n",
-			t->path, t->info.cut_offset, t->info.chunks);
+			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset, t->info.chunks);
 		trace__free(t);
 		return NULL;
 	}
 	if (t->info.cut)
 		fprintf(stderr, "pwz-render: warning: %s: cut short at offset %llu, showing its whole chunks\n",
-			t->path, t->info.cut_offset);
+			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset);
 	if (streams && window && !t->nr_slices && !t->nr_exits && t->nr_cpu_aggs) {
 		fprintf(stderr, "pwz-render: %s holds kernel aggregates only (an --aggregate-only capture): -f/-c need its run slices\n",
-			t->path);
+			termsafe_str(safe, sizeof(safe), t->path));
 		trace__free(t);
 		return NULL;
 	}
@@ -248,11 +258,10 @@ static void print_task_names(const struct trace *t, const struct summary_opts *w
 	}
 	fprintf(stderr, "; the tasks are:");
 	for (i = 0; i < s->nr_tasks && i < 20; i++) {
-		struct jbuf name = { 0 };
+		char name[TERMSAFE_NAME_MAX];
 
-		jbuf_json_str(&name, s->tasks[i].name, (size_t)-1);
-		fprintf(stderr, "%s %s", i ? "," : "", name.err ? "?" : name.buf);
-		jbuf_free(&name);
+		fprintf(stderr, "%s \"%s\"", i ? "," : "",
+			termsafe_str(name, sizeof(name), s->tasks[i].name));
 	}
 	if (s->nr_tasks > 20)
 		fprintf(stderr, " and %zu more", s->nr_tasks - 20);
@@ -285,7 +294,7 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 		w = window_of(cli);
 		s = summary__new(t, &w, err, sizeof(err));
 		if (!s) {
-			fprintf(stderr, "pwz-render: %s\n", err);
+			print_err(err, "\n");
 			trace__free(t);
 			ret = 1;
 			break;
@@ -317,7 +326,7 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 static int do_successors(const struct cli *cli, char **files, int nfiles,
 			 const struct task_map *map)
 {
-	char err[512];
+	char err[512], name[TERMSAFE_NAME_MAX], path[4 * 4096];
 	int i;
 
 	for (i = 0; i < nfiles; i++) {
@@ -331,15 +340,17 @@ static int do_successors(const struct cli *cli, char **files, int nfiles,
 		w = window_of(cli);
 		s = successors__new(t, cli->successors_of, &w, err, sizeof(err));
 		if (!s) {
-			fprintf(stderr, "pwz-render: %s\n", err);
+			print_err(err, "\n");
 			trace__free(t);
 			return 1;
 		}
-		printf("%s:\nSuccessors of %s (%llu switch-outs)\n", t->path, s->task,
-		       (unsigned long long)s->total);
+		printf("%s:\nSuccessors of %s (%llu switch-outs)\n",
+		       termsafe_str(path, sizeof(path), t->path),
+		       termsafe_str(name, sizeof(name), s->task), (unsigned long long)s->total);
 		printf("%-32s %10s %8s\n", "task", "count", "percent");
 		for (k = 0; k < s->nr; k++)
-			printf("%-32s %10llu %7.2f%%\n", s->items[k].name,
+			printf("%-32s %10llu %7.2f%%\n",
+			       termsafe_str(name, sizeof(name), s->items[k].name),
 			       (unsigned long long)s->items[k].count, s->items[k].pct);
 		successors__free(s);
 		trace__free(t);
@@ -501,7 +512,7 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		rc = dash_charts_json(&json, runs, (size_t)nfiles, &o, err, sizeof(err));
 	}
 	if (rc) {
-		fprintf(stderr, "pwz-render: %s", err);
+		print_err(err, "");
 		if (rc == -ENOENT)
 			print_task_names(t[0], &o.window);
 		else
@@ -557,7 +568,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &cli))
 		return 2;
 	if (cli.map_path && !(map = task_map__load(cli.map_path, err, sizeof(err)))) {
-		fprintf(stderr, "pwz-render: %s\n", err);
+		print_err(err, "\n");
 		return 1;
 	}
 	if (cli.list)

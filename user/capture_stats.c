@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture_stats.h"
+#include "termsafe.h"
 
 struct task_row {
 	uint32_t tid;
@@ -49,12 +50,13 @@ static struct task_row *row_of(struct task_row *rows, size_t *n, uint32_t tid)
 	return &rows[(*n)++];
 }
 
+/* The thread's name made safe for a terminal (names come from the traced system). */
 static const char *name_of(const struct capture_stats_in *in, uint32_t tid, char *buf, size_t len)
 {
 	const char *n = in->name ? in->name(in->name_ctx, tid) : NULL;
 
 	if (n)
-		return n;
+		return termsafe_str(buf, len, n);
 	snprintf(buf, len, "tid-%u", tid);
 	return buf;
 }
@@ -66,7 +68,7 @@ int capture_stats_write(FILE *f, const struct capture_stats_in *in)
 	struct task_row *rows = calloc(in->nr_cpu + in->nr_wait + 1, sizeof(*rows));
 	const struct pwz_kvm_agg **kv = calloc(in->nr_kvm + 1, sizeof(*kv));
 	size_t nr = 0;
-	char nb[32];
+	char nb[TERMSAFE_NAME_MAX], host[TERMSAFE_NAME_MAX], kernel[TERMSAFE_NAME_MAX];
 
 	if (!rows || !kv) {
 		free(rows);
@@ -94,7 +96,8 @@ int capture_stats_write(FILE *f, const struct capture_stats_in *in)
 
 	fprintf(f, "pwz-bpf capture statistics\n");
 	fprintf(f, "host %s, kernel %s, %u CPUs, %.3f s, %llu records dropped\n\n",
-		m->host ? m->host : "?", m->kernel ? m->kernel : "?", m->nr_cpus, dur_s,
+		termsafe_str(host, sizeof(host), m->host ? m->host : "?"),
+		termsafe_str(kernel, sizeof(kernel), m->kernel ? m->kernel : "?"), m->nr_cpus, dur_s,
 		(unsigned long long)pwz_meta_total_drops(m));
 	fprintf(f, "%-28s %8s %12s %7s %9s %9s %9s %9s %11s %11s\n", "Task", "TID", "Runtime ms",
 		"CPU %", "Switches", "Volunt.", "Involunt.", "Waits", "Avg wait ms", "Max wait ms");
@@ -122,7 +125,7 @@ int capture_stats_write(FILE *f, const struct capture_stats_in *in)
 		const struct pwz_kvm_agg *a = kv[i];
 		const char *rn = pwz_meta_exit_name(m, a->isa, a->reason);
 		uint64_t task_total = 0, handled = 0;
-		char rb[48];
+		char rb[TERMSAFE_NAME_MAX];
 
 		for (size_t j = 0; j < in->nr_kvm; j++)
 			if (in->kvm[j].tid == a->tid)
@@ -133,6 +136,8 @@ int capture_stats_write(FILE *f, const struct capture_stats_in *in)
 			snprintf(rb, sizeof(rb), "%s %#x", a->isa == PWZ_ISA_SVM ? "svm" : "vmx",
 				 a->reason);
 			rn = rb;
+		} else {
+			rn = termsafe_str(rb, sizeof(rb), rn);
 		}
 		fprintf(f, "%-28s %8u %-28s %10llu %7.2f %12.3f %10.3f %10.3f %10.3f\n",
 			name_of(in, a->tid, nb, sizeof(nb)), a->tid, rn, (unsigned long long)a->count,
@@ -143,7 +148,7 @@ int capture_stats_write(FILE *f, const struct capture_stats_in *in)
 	if (m->nr_drops) {
 		fprintf(f, "\nDrops\n");
 		for (uint32_t i = 0; i < m->nr_drops; i++)
-			fprintf(f, "%-16s %llu\n", m->drops[i].name,
+			fprintf(f, "%-16s %llu\n", termsafe_str(nb, sizeof(nb), m->drops[i].name),
 				(unsigned long long)m->drops[i].value);
 	}
 	free(rows);
