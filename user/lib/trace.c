@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "keymap.h"
 #include "tasknames.h"
 #include "trace.h"
 
 struct loader {
 	struct trace *t;
 	bool streams;
+	struct keymap task_idx;	/* (tid, 0) -> tasks[]: one entry per tid as records arrive */
 	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits, cap_cpu, cap_kvm, cap_wait;
 };
 
@@ -40,11 +42,21 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 	return pwz_meta_copy(&l->t->meta, m);
 }
 
+/* A tid named again replaces its entry when the naming is not older (the last naming wins),
+ * so a file repeating one task record costs one entry, not one per record. */
 static int on_task(void *ctx, const struct pwz_task *x)
 {
 	struct loader *l = ctx;
+	int added;
+	int64_t i = keymap_get(&l->task_idx, x->tid, 0, &added);
 
-	return PUSH(l, tasks, cap_tasks, x);
+	if (i < 0)
+		return (int)i;
+	if (added)
+		return PUSH(l, tasks, cap_tasks, x);
+	if (x->time_ns >= l->t->tasks[i].time_ns)
+		l->t->tasks[i] = *x;
+	return 0;
 }
 
 static int on_slice(void *ctx, const struct pwz_slice *x)
@@ -154,6 +166,7 @@ struct trace *trace__load(const char *path, const struct trace_load_opts *opts, 
 		goto fail;
 	}
 	ret = cdict_read(t->path, &v, &t->info, err, errlen);
+	keymap_free(&l.task_idx);
 	if (ret > 0)
 		ret = -EINVAL;
 	if (ret == -ENOMEM)
