@@ -16,6 +16,7 @@
 #include "list.h"
 #include "successors.h"
 #include "tasknames.h"
+#include "numopt.h"
 #include "termsafe.h"
 
 extern char **environ;
@@ -70,8 +71,8 @@ struct cli {
 	const char *label;
 	const char *output_dir;
 	const char *successors_of;
-	double from_ms;
-	double cap_ms;
+	uint64_t from_ns;	/* -f, whole nanoseconds */
+	uint64_t cap_ns;	/* -c; 0 = not given */
 	size_t max_points;	/* --max-points; 0 = the default */
 };
 
@@ -84,17 +85,16 @@ static void print_err(const char *err, const char *end)
 	fprintf(stderr, "pwz-render: %s%s", termsafe_str(safe, sizeof(safe), err), end);
 }
 
-static int parse_ms(const char *opt, const char *s, double *out)
+/* -f/-c: milliseconds as a plain decimal, to whole nanoseconds (at most 1e12 ms). */
+static int parse_ms(const char *opt, const char *s, uint64_t *ns)
 {
-	char *end;
+	char safe[256];
+	int ret = numopt_parse_ns(s, 6, 1000000000000000000ULL, ns);
 
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || *out < 0 || *out > 1e12) {
-		fprintf(stderr, "pwz-render: %s: '%s' is not a number of milliseconds\n", opt, s);
-		return -EINVAL;
-	}
-	return 0;
+	if (ret)
+		fprintf(stderr, "pwz-render: %s: '%s' %s (give milliseconds, e.g. 250 or 1.5)\n", opt,
+			termsafe_str(safe, sizeof(safe), s), numopt_strerror(ret));
+	return ret;
 }
 
 static int parse_args(int argc, char **argv, struct cli *cli)
@@ -129,13 +129,13 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case 't': cli->pattern = optarg; break;
 		case O_HEAT: cli->heatmaps = true; break;
 		case 'f':
-			if (parse_ms("--from", optarg, &cli->from_ms))
+			if (parse_ms("--from", optarg, &cli->from_ns))
 				return -EINVAL;
 			break;
 		case 'c':
-			if (parse_ms("--cap", optarg, &cli->cap_ms))
+			if (parse_ms("--cap", optarg, &cli->cap_ns))
 				return -EINVAL;
-			if (cli->cap_ms <= 0) {
+			if (!cli->cap_ns) {
 				fprintf(stderr, "pwz-render: --cap must be more than 0 ms\n");
 				return -EINVAL;
 			}
@@ -152,15 +152,15 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case O_HEADLESS: break;
 		case O_OPEN: cli->open = true; break;
 		case O_MAXPTS: {
-			char *end;
+			char safe[256];
+			uint64_t v;
 
-			errno = 0;
-			cli->max_points = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || !cli->max_points) {
-				fprintf(stderr, "pwz-render: --max-points: '%s' is not a positive count\n",
-					optarg);
+			if (numopt_parse_count(optarg, SIZE_MAX / 64, &v)) {
+				fprintf(stderr, "pwz-render: --max-points: '%s' is not a positive decimal count\n",
+					termsafe_str(safe, sizeof(safe), optarg));
 				return -EINVAL;
 			}
+			cli->max_points = (size_t)v;
 			break;
 		}
 		case 'h':
@@ -201,7 +201,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 static struct trace *load(const struct cli *cli, const char *path, const struct task_map *map,
 			  bool streams)
 {
-	bool window = cli->from_ms > 0 || cli->cap_ms > 0;
+	bool window = cli->from_ns > 0 || cli->cap_ns > 0;
 	struct trace_load_opts lo = { .streams = streams, .map = map };
 	char err[512], safe[4 * 4096];
 	struct trace *t = trace__load(path, &lo, err, sizeof(err));
@@ -234,13 +234,13 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 static struct summary_opts window_of(const struct cli *cli)
 {
 	struct summary_opts w = {
-		.from_ns = (uint64_t)(cli->from_ms * 1e6),
+		.from_ns = cli->from_ns,
 		.merge_sys = cli->merge_sys,
 		.append_tid = cli->append_tid,
 	};
 
-	if (cli->cap_ms > 0)
-		w.cap_ns = w.from_ns + (uint64_t)(cli->cap_ms * 1e6);
+	if (cli->cap_ns > 0)
+		w.cap_ns = w.from_ns + cli->cap_ns;
 	return w;
 }
 
@@ -271,7 +271,7 @@ static void print_task_names(const struct trace *t, const struct summary_opts *w
 
 static bool has_window(const struct cli *cli)
 {
-	return cli->from_ms > 0 || cli->cap_ms > 0;
+	return cli->from_ns > 0 || cli->cap_ns > 0;
 }
 
 static int do_list(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
