@@ -28,6 +28,12 @@ static void u64_or_null(struct jbuf *b, uint64_t v, bool known)
 		jbuf_puts(b, "null");
 }
 
+/* The traced host's CPUs: the header's count, or the CPUs the records name when more. */
+static uint32_t host_cpus(const struct trace *t, const struct summary *s)
+{
+	return t->meta.nr_cpus > s->nr_cpus ? t->meta.nr_cpus : s->nr_cpus;
+}
+
 static void capture_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 {
 	const struct pwz_meta *m = &t->meta;
@@ -46,7 +52,7 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	key(b, "cmdline", false);
 	str_or_null(b, m->cmdline);
 	key(b, "nr_cpus", false);
-	jbuf_u64(b, s->nr_cpus);
+	jbuf_u64(b, host_cpus(t, s));
 	key(b, "start_wall_ns", false);
 	u64_or_null(b, m->start_wall_ns, m->start_wall_ns != 0);
 	key(b, "duration_ns", false);
@@ -157,7 +163,7 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
 
 	jbuf_printf(b, "# %s: %s capture (%s), %u CPUs, %.3f s", termsafe_str(safe, sizeof(safe), t->path),
 		    pwz_source_name(m->source), t->info.format == CDICT_FORMAT_LEGACY ? "legacy" : "v2",
-		    s->nr_cpus, (double)(s->window_end_ns - s->window_start_ns) / 1e9);
+		    host_cpus(t, s), (double)(s->window_end_ns - s->window_start_ns) / 1e9);
 	if (m->host)
 		jbuf_printf(b, ", host %s", termsafe_str(safe, sizeof(safe), m->host));
 	if (drops)

@@ -291,9 +291,11 @@ static uint64_t capture_end(const struct trace *t)
 	return end;
 }
 
+/* The CPUs the per-CPU arrays cover: up to the highest CPU a record names, not the header's
+ * nr_cpus (a header claiming 4096 CPUs must not cost 64 KiB per task). */
 static uint32_t cpus_of(const struct trace *t)
 {
-	uint32_t n = t->meta.nr_cpus;
+	uint32_t n = 0;
 
 	for (size_t i = 0; i < t->nr_cpu_aggs; i++) {
 		if (t->cpu_aggs[i].cpu < PWZ_MAX_CPUS && t->cpu_aggs[i].cpu + 1 > n)
