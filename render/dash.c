@@ -316,13 +316,15 @@ static void emit_delta(struct jbuf *b, const struct diff *d)
 			kv_dbl(b, "voluntary", c->voluntary);
 			kv_dbl(b, "involuntary", c->involuntary);
 			kv_dbl(b, "exits_total", c->exits_total);
+			/* by reason index, only the reasons the cell has */
 			key(b, "exits");
-			jbuf_add(b, "[", 1);
-			for (n = 0; n < d->nr_reasons; n++) {
-				jbuf_double(b, c->exits[n]);
+			jbuf_add(b, "{", 1);
+			for (n = 0; n < c->nr_exits; n++) {
+				jbuf_printf(b, "\"%zu\":", c->exits[n].reason);
+				jbuf_double(b, c->exits[n].count);
 				jbuf_add(b, ",", 1);
 			}
-			close_with(b, ']');
+			close_with(b, '}');
 			jbuf_puts(b, "},");
 		}
 		close_with(b, ']');
