@@ -12,6 +12,9 @@ struct loader {
 	struct trace *t;
 	bool streams;
 	struct keymap task_idx;	/* (tid, 0) -> tasks[]: one entry per tid as records arrive */
+	struct keymap cpu_idx;	/* (tid, cpu) -> cpu_aggs[] */
+	struct keymap kvm_idx;	/* (tid, isa << 32 | reason) -> kvm_aggs[] */
+	struct keymap wait_idx;	/* (tid, 0) -> wait_aggs[] */
 	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits, cap_cpu, cap_kvm, cap_wait;
 };
 
@@ -80,25 +83,66 @@ static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *x)
 	return l->streams ? PUSH(l, exits, cap_exits, x) : 0;
 }
 
+/*
+ * Aggregates are sums over the capture: records of one key (a file may repeat them) are summed
+ * into one entry as they arrive, as every reader of the aggregates would sum them, so memory
+ * follows the distinct keys of a file, not its record count.
+ */
 static int on_cpu_agg(void *ctx, const struct pwz_cpu_agg *x)
 {
 	struct loader *l = ctx;
+	struct pwz_cpu_agg *a;
+	int added;
+	int64_t i = keymap_get(&l->cpu_idx, x->tid, x->cpu, &added);
 
-	return PUSH(l, cpu_aggs, cap_cpu, x);
+	if (i < 0)
+		return (int)i;
+	if (added)
+		return PUSH(l, cpu_aggs, cap_cpu, x);
+	a = &l->t->cpu_aggs[i];
+	a->runtime_ns += x->runtime_ns;
+	a->switches += x->switches;
+	a->voluntary += x->voluntary;
+	a->involuntary += x->involuntary;
+	return 0;
 }
 
 static int on_kvm_agg(void *ctx, const struct pwz_kvm_agg *x)
 {
 	struct loader *l = ctx;
+	struct pwz_kvm_agg *a;
+	int added;
+	int64_t i = keymap_get(&l->kvm_idx, x->tid, (uint64_t)x->isa << 32 | x->reason, &added);
 
-	return PUSH(l, kvm_aggs, cap_kvm, x);
+	if (i < 0)
+		return (int)i;
+	if (added)
+		return PUSH(l, kvm_aggs, cap_kvm, x);
+	a = &l->t->kvm_aggs[i];
+	a->count += x->count;
+	a->handling_ns += x->handling_ns;
+	for (int k = 0; k < PWZ_HIST_BUCKETS; k++)
+		a->hist[k] += x->hist[k];
+	return 0;
 }
 
 static int on_wait_agg(void *ctx, const struct pwz_wait_agg *x)
 {
 	struct loader *l = ctx;
+	struct pwz_wait_agg *a;
+	int added;
+	int64_t i = keymap_get(&l->wait_idx, x->tid, 0, &added);
 
-	return PUSH(l, wait_aggs, cap_wait, x);
+	if (i < 0)
+		return (int)i;
+	if (added)
+		return PUSH(l, wait_aggs, cap_wait, x);
+	a = &l->t->wait_aggs[i];
+	a->count += x->count;
+	a->wait_ns += x->wait_ns;
+	if (x->max_ns > a->max_ns)
+		a->max_ns = x->max_ns;
+	return 0;
 }
 
 static int cmp_task(const void *a, const void *b)
@@ -167,6 +211,9 @@ struct trace *trace__load(const char *path, const struct trace_load_opts *opts, 
 	}
 	ret = cdict_read(t->path, &v, &t->info, err, errlen);
 	keymap_free(&l.task_idx);
+	keymap_free(&l.cpu_idx);
+	keymap_free(&l.kvm_idx);
+	keymap_free(&l.wait_idx);
 	if (ret > 0)
 		ret = -EINVAL;
 	if (ret == -ENOMEM)

@@ -28,11 +28,11 @@ struct trace {
 	size_t nr_wakeups;
 	struct pwz_kvm_exit *exits;
 	size_t nr_exits;
-	struct pwz_cpu_agg *cpu_aggs;
+	struct pwz_cpu_agg *cpu_aggs;		/* one per (tid, cpu): repeated keys summed */
 	size_t nr_cpu_aggs;
-	struct pwz_kvm_agg *kvm_aggs;
+	struct pwz_kvm_agg *kvm_aggs;		/* one per (tid, isa, reason), summed */
 	size_t nr_kvm_aggs;
-	struct pwz_wait_agg *wait_aggs;
+	struct pwz_wait_agg *wait_aggs;		/* one per tid, summed (max: the largest) */
 	size_t nr_wait_aggs;
 };
 
