@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture_stats.h"
+#include "keymap.h"
 #include "termsafe.h"
 
 struct task_row {
@@ -40,14 +41,21 @@ static int kvm_order(const void *a, const void *b)
 	return x->reason < y->reason ? -1 : x->reason > y->reason;
 }
 
-static struct task_row *row_of(struct task_row *rows, size_t *n, uint32_t tid)
+/* The row of tid in rows (room for every record), hashed: a file of many threads costs
+ * linear time. NULL when out of memory. */
+static struct task_row *row_of(struct keymap *idx, struct task_row *rows, size_t *n, uint32_t tid)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (rows[i].tid == tid)
-			return &rows[i];
-	memset(&rows[*n], 0, sizeof(rows[0]));
-	rows[*n].tid = tid;
-	return &rows[(*n)++];
+	int added;
+	int64_t i = keymap_get(idx, tid, 0, &added);
+
+	if (i < 0)
+		return NULL;
+	if (added) {
+		memset(&rows[i], 0, sizeof(rows[0]));
+		rows[i].tid = tid;
+		(*n)++;
+	}
+	return &rows[i];
 }
 
 /* The thread's name made safe for a terminal (names come from the traced system). */
@@ -67,6 +75,8 @@ int capture_stats_write(FILE *f, const struct capture_stats_in *in)
 	double dur_s = m->duration_ns / 1e9;
 	struct task_row *rows = calloc(in->nr_cpu + in->nr_wait + 1, sizeof(*rows));
 	const struct pwz_kvm_agg **kv = calloc(in->nr_kvm + 1, sizeof(*kv));
+	struct keymap idx = { 0 };	/* tid -> rows[] */
+	uint64_t task_total = 0;
 	size_t nr = 0;
 	char nb[TERMSAFE_NAME_MAX], host[TERMSAFE_NAME_MAX], kernel[TERMSAFE_NAME_MAX];
 
@@ -75,23 +85,27 @@ int capture_stats_write(FILE *f, const struct capture_stats_in *in)
 		free(kv);
 		return -ENOMEM;
 	}
-	/* linear row lookup: fine for the thousands of threads a machine has */
 	for (size_t i = 0; i < in->nr_cpu; i++) {
-		struct task_row *r = row_of(rows, &nr, in->cpu[i].tid);
+		struct task_row *r = row_of(&idx, rows, &nr, in->cpu[i].tid);
 
+		if (!r)
+			goto nomem;
 		r->runtime_ns += in->cpu[i].runtime_ns;
 		r->switches += in->cpu[i].switches;
 		r->voluntary += in->cpu[i].voluntary;
 		r->involuntary += in->cpu[i].involuntary;
 	}
 	for (size_t i = 0; i < in->nr_wait; i++) {
-		struct task_row *r = row_of(rows, &nr, in->wait[i].tid);
+		struct task_row *r = row_of(&idx, rows, &nr, in->wait[i].tid);
 
+		if (!r)
+			goto nomem;
 		r->waits += in->wait[i].count;
 		r->wait_ns += in->wait[i].wait_ns;
 		if (in->wait[i].max_ns > r->wait_max_ns)
 			r->wait_max_ns = in->wait[i].max_ns;
 	}
+	keymap_free(&idx);
 	qsort(rows, nr, sizeof(*rows), by_runtime);
 
 	fprintf(f, "pwz-bpf capture statistics\n");
@@ -121,15 +135,18 @@ int capture_stats_write(FILE *f, const struct capture_stats_in *in)
 	else
 		fprintf(f, "%-28s %8s %-28s %10s %7s %12s %10s %10s %10s\n", "Task", "TID", "Reason",
 			"Count", "% task", "Handling ms", "Avg us", "p50 us", "p99 us");
-	for (size_t i = 0; i < in->nr_kvm; i++) {
+	for (size_t i = 0, group = 0; i < in->nr_kvm; i++) {
 		const struct pwz_kvm_agg *a = kv[i];
 		const char *rn = pwz_meta_exit_name(m, a->isa, a->reason);
-		uint64_t task_total = 0, handled = 0;
+		uint64_t handled = 0;
 		char rb[TERMSAFE_NAME_MAX];
 
-		for (size_t j = 0; j < in->nr_kvm; j++)
-			if (in->kvm[j].tid == a->tid)
-				task_total += in->kvm[j].count;
+		/* kv is sorted by tid: the task's total once per run of its rows */
+		if (!i || kv[i - 1]->tid != a->tid) {
+			task_total = 0;
+			for (group = i; group < in->nr_kvm && kv[group]->tid == a->tid; group++)
+				task_total += kv[group]->count;
+		}
 		for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
 			handled += a->hist[b];
 		if (!rn) {
@@ -154,4 +171,9 @@ int capture_stats_write(FILE *f, const struct capture_stats_in *in)
 	free(rows);
 	free(kv);
 	return ferror(f) ? -EIO : 0;
+nomem:
+	keymap_free(&idx);
+	free(rows);
+	free(kv);
+	return -ENOMEM;
 }
