@@ -123,9 +123,11 @@ static uint32_t exit_name_pos(const struct pwz_meta *meta, uint32_t isa, uint32_
 int pwz_meta_add_exit_name(struct pwz_meta *meta, uint32_t isa, uint32_t code, const char *name)
 {
 	uint32_t at = exit_name_pos(meta, isa, code);
-	struct pwz_exit_name *names, *e = &meta->exit_names[at];
+	struct pwz_exit_name *names, *e;
 
-	if (at < meta->nr_exit_names && e->isa == isa && e->code == code) {
+	if (at < meta->nr_exit_names && meta->exit_names[at].isa == isa &&
+	    meta->exit_names[at].code == code) {
+		e = &meta->exit_names[at];
 		snprintf(e->name, sizeof(e->name), "%s", name);
 		return 0;
 	}
