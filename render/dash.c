@@ -8,6 +8,7 @@
 #include <string.h>
 #include "dash.h"
 #include "diff.h"
+#include "keymap.h"
 #include "model.h"
 #include "tasknames.h"
 
@@ -182,7 +183,9 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 			   const struct dash_opts *o, size_t *nr_selected)
 {
 	struct reason_acc *acc = NULL;
-	size_t nr_acc = 0, i, k, n;
+	struct keymap acc_idx = { 0 };	/* (isa, code) -> acc[] */
+	size_t nr_acc = 0, acc_cap = 0, i, k, n;
+	int added;
 	uint32_t c;
 
 	jbuf_add(b, "{", 1);
@@ -222,20 +225,17 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		jbuf_add(b, "[", 1);
 		for (k = 0; k < ts->nr_exits; k++) {
 			const struct summary_exit *e = &ts->exits[k];
+			int64_t at = keymap_get(&acc_idx, e->isa, e->code, &added);
 
 			jbuf_printf(b, "[%u,%u,%llu,%llu],", e->isa, e->code,
 				    (unsigned long long)e->count, (unsigned long long)e->handling_ns);
-			for (n = 0; n < nr_acc; n++)
-				if (acc[n].isa == e->isa && acc[n].code == e->code)
-					break;
-			if (n == nr_acc) {
-				void *p = realloc(acc, (nr_acc + 1) * sizeof(*acc));
-
-				if (!p) {
-					free(acc);
-					return -ENOMEM;
-				}
-				acc = p;
+			if (at < 0 || array_reserve((void **)&acc, &acc_cap, nr_acc + 1, sizeof(*acc))) {
+				keymap_free(&acc_idx);
+				free(acc);
+				return -ENOMEM;
+			}
+			n = (size_t)at;
+			if (added) {
 				memset(&acc[nr_acc], 0, sizeof(*acc));
 				acc[nr_acc].isa = e->isa;
 				acc[nr_acc].code = e->code;
@@ -256,6 +256,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	jbuf_add(b, ",", 1);
 
 	/* per reason over the selected tasks: handling-time median and p99 */
+	keymap_free(&acc_idx);
 	if (nr_acc)
 		qsort(acc, nr_acc, sizeof(*acc), cmp_reason_acc);
 	key(b, "reasons");
@@ -327,13 +328,15 @@ static void emit_delta(struct jbuf *b, const struct diff *d)
 			kv_dbl(b, "voluntary", c->voluntary);
 			kv_dbl(b, "involuntary", c->involuntary);
 			kv_dbl(b, "exits_total", c->exits_total);
+			/* by reason index, only the reasons the cell has */
 			key(b, "exits");
-			jbuf_add(b, "[", 1);
-			for (n = 0; n < d->nr_reasons; n++) {
-				jbuf_double(b, c->exits[n]);
+			jbuf_add(b, "{", 1);
+			for (n = 0; n < c->nr_exits; n++) {
+				jbuf_printf(b, "\"%zu\":", c->exits[n].reason);
+				jbuf_double(b, c->exits[n].count);
 				jbuf_add(b, ",", 1);
 			}
-			close_with(b, ']');
+			close_with(b, '}');
 			jbuf_puts(b, "},");
 		}
 		close_with(b, ']');
@@ -707,6 +710,123 @@ static void hm_lanes_emit(struct jbuf *b, const struct hm_lanes *l)
 	jbuf_puts(b, "}");
 }
 
+/* The task's name and its index in trace->tasks, to sort the tasks by name. */
+struct hm_named {
+	const char *name;
+	size_t task;
+	size_t group;		/* the provisional group id, while renumbering */
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct hm_named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->task < y->task ? -1 : x->task > y->task);
+}
+
+static int cmp_first_task(const void *a, const void *b)
+{
+	const struct hm_named *x = a, *y = b;
+
+	return x->task < y->task ? -1 : x->task > y->task;
+}
+
+/*
+ * Groups the selected tasks by display name: group_of[i] for each task, groups[] in the
+ * order of each name's first task. Sorting the names makes it O(n log n) for any number
+ * of distinct names (a linear search per task was quadratic). Returns 0 or -ENOMEM.
+ */
+static int hm_make_groups(struct hm_ctx *h, const struct dash_opts *o)
+{
+	const struct trace *t = h->t;
+	char (*names)[PWZ_NAME_MAX] = malloc((t->nr_tasks + 1) * sizeof(*names));
+	struct hm_named *v = malloc((t->nr_tasks + 1) * sizeof(*v));
+	size_t i, n = 0, g = 0;
+
+	if (!names || !v) {
+		free(names);
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->nr_tasks; i++) {
+		h->group_of[i] = -1;
+		if (t->tasks[i].tid == 0)
+			continue;	/* the idle tasks: idle time is where no slice is drawn */
+		dash_task_name(&t->tasks[i], &o->window, names[i], sizeof(names[i]));
+		if (o->pattern && !task_pattern_match(o->pattern, names[i], t->tasks[i].tid))
+			continue;
+		v[n++] = (struct hm_named){ .name = names[i], .task = i };
+	}
+	qsort(v, n, sizeof(*v), cmp_named);
+	/* v[g] becomes each distinct name's first task; its tasks point at it for now */
+	for (i = 0; i < n; i++) {
+		if (i && !strcmp(v[i].name, v[g - 1].name)) {
+			h->group_of[v[i].task] = (int32_t)(g - 1);
+			continue;
+		}
+		h->group_of[v[i].task] = (int32_t)g;
+		v[g++] = v[i];
+	}
+	/* number the groups in order of their first task, as a linear scan would */
+	for (i = 0; i < g; i++)
+		v[i].group = i;
+	qsort(v, g, sizeof(*v), cmp_first_task);
+	{
+		int32_t *final = malloc((g + 1) * sizeof(*final));
+
+		if (!final) {
+			free(names);
+			free(v);
+			return -ENOMEM;
+		}
+		for (i = 0; i < g; i++) {
+			final[v[i].group] = (int32_t)i;
+			memcpy(h->groups[i], names[v[i].task], sizeof(names[0]));
+		}
+		for (i = 0; i < t->nr_tasks; i++)
+			if (h->group_of[i] >= 0)
+				h->group_of[i] = final[h->group_of[i]];
+		free(final);
+	}
+	h->nr_groups = g;
+	free(names);
+	free(v);
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The task indices of each group: (*idx)[(*first)[g] .. (*first)[g + 1]), in task order. */
+static int hm_tasks_by_group(const struct hm_ctx *h, size_t **first, size_t **idx)
+{
+	size_t i, *pos;
+
+	*first = calloc(h->nr_groups + 2, sizeof(**first));
+	*idx = malloc((h->t->nr_tasks + 1) * sizeof(**idx));
+	pos = malloc((h->nr_groups + 1) * sizeof(*pos));
+	if (!*first || !*idx || !pos) {
+		free(pos);
+		return -ENOMEM;
+	}
+	for (i = 0; i < h->t->nr_tasks; i++)
+		if (h->group_of[i] >= 0)
+			(*first)[h->group_of[i] + 1]++;
+	for (i = 0; i < h->nr_groups; i++)
+		(*first)[i + 1] += (*first)[i];
+	memcpy(pos, *first, h->nr_groups * sizeof(*pos));
+	for (i = 0; i < h->t->nr_tasks; i++)
+		if (h->group_of[i] >= 0)
+			(*idx)[pos[h->group_of[i]]++] = i;
+	free(pos);
+	return 0;
+}
+
 int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struct dash_opts *o,
 		       char *err, size_t errlen)
 {
@@ -722,7 +842,9 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	uint64_t ws, we;
 	struct model_window win;
 	struct reason_acc *rs = NULL;
-	size_t nrs = 0;
+	size_t nrs = 0, rs_cap = 0, nt, *gt_first = NULL, *gt_idx = NULL;
+	struct keymap rsi = { 0 };	/* (isa, code) -> rs[] */
+	uint32_t *touched = NULL;	/* reasons of the current group */
 	bool any_binned = false;
 	int rc = -ENOMEM;
 
@@ -750,22 +872,8 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	h.groups = malloc((t->nr_tasks + 1) * sizeof(*h.groups));
 	if (!h.group_of || !h.groups)
 		goto nomem;
-	for (i = 0; i < t->nr_tasks; i++) {
-		char name[PWZ_NAME_MAX];
-
-		h.group_of[i] = -1;
-		if (t->tasks[i].tid == 0)
-			continue;	/* the idle tasks: idle time is where no slice is drawn */
-		dash_task_name(&t->tasks[i], &o->window, name, sizeof(name));
-		if (o->pattern && !task_pattern_match(o->pattern, name, t->tasks[i].tid))
-			continue;
-		for (g = 0; g < h.nr_groups; g++)
-			if (!strcmp(h.groups[g], name))
-				break;
-		if (g == h.nr_groups)
-			memcpy(h.groups[h.nr_groups++], name, sizeof(name));
-		h.group_of[i] = (int32_t)g;
-	}
+	if (hm_make_groups(&h, o))
+		goto nomem;
 
 	/* bucket the selected records per group: all slices (sleeps need the neighbours),
 	 * wakeups and exits of the window */
@@ -798,29 +906,32 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	free(grp);
 	grp = NULL;
 
-	/* the exit reasons present, in (isa, code) order */
+	/* the exit reasons present, in (isa, code) order; rsi maps (isa, code) to that order */
 	for (i = 0; i < be.n; i++) {
 		const struct pwz_kvm_exit *x = &t->exits[be.idx[i]];
+		int added;
+		int64_t r = keymap_get(&rsi, x->isa, x->reason, &added);
 
-		for (k = 0; k < nrs; k++)
-			if (rs[k].isa == x->isa && rs[k].code == x->reason)
-				break;
-		if (k == nrs) {
-			void *p = realloc(rs, (nrs + 1) * sizeof(*rs));
-
-			if (!p)
-				goto nomem;
-			rs = p;
+		if (r < 0 || array_reserve((void **)&rs, &rs_cap, nrs + 1, sizeof(*rs)))
+			goto nomem;
+		if (added) {
 			memset(&rs[nrs], 0, sizeof(*rs));
 			rs[nrs].isa = x->isa;
 			rs[nrs].code = x->reason;
 			rs[nrs].name = pwz_meta_exit_name(&t->meta, x->isa, x->reason);
 			nrs++;
 		}
-		rs[k].count++;
+		rs[r].count++;
 	}
+	keymap_free(&rsi);
 	if (nrs)
 		qsort(rs, nrs, sizeof(*rs), cmp_reason_acc);
+	for (k = 0; k < nrs; k++)
+		if (keymap_get(&rsi, rs[k].isa, rs[k].code, NULL) < 0)
+			goto nomem;
+	/* the tasks of each group, for its "tids" */
+	if (hm_tasks_by_group(&h, &gt_first, &gt_idx))
+		goto nomem;
 
 	/* scratch sized for the largest group */
 	nmax = 1;
@@ -837,8 +948,9 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	pt = malloc(nmax * sizeof(*pt));
 	keys = malloc(nmax * sizeof(*keys));
 	rcount = calloc(nrs + 1, sizeof(*rcount));
+	touched = malloc((nmax + 1) * sizeof(*touched));
 	cnt = calloc((size_t)HM_GRID_COLS * HM_GRID_ROWS, sizeof(*cnt));
-	if (!pt || !keys || !rcount || !cnt)
+	if (!pt || !keys || !rcount || !cnt || !touched)
 		goto nomem;
 	if (any_binned) {
 		size_t cells;
@@ -891,9 +1003,8 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		kv_str(out, "name", h.groups[g]);
 		key(out, "tids");
 		jbuf_add(out, "[", 1);
-		for (i = 0; i < t->nr_tasks; i++)
-			if (h.group_of[i] == (int32_t)g)
-				jbuf_printf(out, "%u,", t->tasks[i].tid);
+		for (i = gt_first[g]; i < gt_first[g + 1]; i++)
+			jbuf_printf(out, "%u,", t->tasks[gt_idx[i]].tid);
 		close_with(out, ']');
 		jbuf_add(out, ",", 1);
 
@@ -948,23 +1059,26 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		if (emit_hm_series(out, &h, "waits", pt, n, wt_f, 1, wt_b, keys, cnt))
 			break;
 
+		/* only the reasons this group has are touched: groups x reasons never occurs */
 		n = be.first[g + 1] - be.first[g];
-		memset(rcount, 0, (nrs + 1) * sizeof(*rcount));
+		nt = 0;
 		for (i = 0; i < n; i++) {
 			const struct pwz_kvm_exit *x = &t->exits[be.idx[be.first[g] + i]];
 
-			for (k = 0; k < nrs; k++)
-				if (rs[k].isa == x->isa && rs[k].code == x->reason)
-					break;
-			rcount[k]++;
+			k = (size_t)keymap_find(&rsi, x->isa, x->reason);
+			if (!rcount[k]++)
+				touched[nt++] = (uint32_t)k;
 			pt[i] = (struct hm_pt){ .t = x->time_ns,
 						.v = { x->guest_ns, x->handling_ns, k } };
 		}
+		if (nt > 1)
+			qsort(touched, nt, sizeof(*touched), cmp_u32);
 		key(out, "exit_reasons");
 		jbuf_add(out, "[", 1);
-		for (k = 0; k < nrs; k++)
-			if (rcount[k])
-				jbuf_printf(out, "[%zu,%u],", k, rcount[k]);
+		for (i = 0; i < nt; i++) {
+			jbuf_printf(out, "[%u,%u],", touched[i], rcount[touched[i]]);
+			rcount[touched[i]] = 0;
+		}
 		close_with(out, ']');
 		jbuf_add(out, ",", 1);
 		if (emit_hm_series(out, &h, "exits", pt, n, ex_f, 3, ex_b, keys, cnt))
@@ -994,6 +1108,10 @@ nomem:
 	snprintf(err, errlen, "out of memory building the heatmaps");
 	rc = -ENOMEM;
 out:
+	keymap_free(&rsi);
+	free(touched);
+	free(gt_first);
+	free(gt_idx);
 	free(rs);
 	free(pt);
 	free(keys);

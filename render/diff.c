@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diff.h"
+#include "keymap.h"
 #include "tasknames.h"
 
 int diff_short_names(const char *const *names, size_t nr, char **out)
@@ -105,6 +106,59 @@ void diff__free(struct diff *d)
 	free(d);
 }
 
+static int cmp_exit(const void *a, const void *b)
+{
+	const struct diff_exit *x = a, *y = b;
+
+	return x->reason < y->reason ? -1 : x->reason > y->reason;
+}
+
+double diff_cell_exits(const struct diff_cell *c, size_t reason)
+{
+	struct diff_exit key = { .reason = reason };
+	const struct diff_exit *e = bsearch(&key, c->exits, c->nr_exits, sizeof(key), cmp_exit);
+
+	return e ? e->count : 0.0;
+}
+
+/* Sorts the exits of c by reason and sums the entries of one reason (tasks sharing a name). */
+static void settle_cell(struct diff_cell *c)
+{
+	size_t out = 0;
+
+	if (c->nr_exits > 1)
+		qsort(c->exits, c->nr_exits, sizeof(*c->exits), cmp_exit);
+	for (size_t i = 0; i < c->nr_exits; i++) {
+		if (out && c->exits[out - 1].reason == c->exits[i].reason)
+			c->exits[out - 1].count += c->exits[i].count;
+		else
+			c->exits[out++] = c->exits[i];
+	}
+	c->nr_exits = out;
+}
+
+/* Appends the scaled exits of ts to c (settle_cell() sums them later). */
+static int add_exits(const struct diff *d, struct diff_cell *c, const struct task_summary *ts,
+		     double sc)
+{
+	struct diff_exit *p;
+
+	if (!ts->nr_exits)
+		return 0;
+	p = realloc(c->exits, (c->nr_exits + ts->nr_exits) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	c->exits = p;
+	for (size_t n = 0; n < ts->nr_exits; n++) {
+		size_t r = reason_index(d, ts->exits[n].isa, ts->exits[n].code);
+
+		if (r != SIZE_MAX)
+			c->exits[c->nr_exits++] = (struct diff_exit){
+				.reason = r, .count = (double)ts->exits[n].count * sc };
+	}
+	return 0;
+}
+
 const struct diff_row *diff__row(const struct diff *d, const char *name)
 {
 	struct diff_row key;
@@ -116,8 +170,9 @@ const struct diff_row *diff__row(const struct diff *d, const char *name)
 struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pattern, char *err,
 		       size_t errlen)
 {
+	struct keymap seen = { 0 };	/* (isa, code) -> reasons[] while collecting */
+	size_t i, k, n, cap = 0, rcap = 0, nrows = 0;
 	struct diff *d;
-	size_t i, k, n, cap = 0, nrows = 0;
 	uint64_t len0;
 
 	if (!nr) {
@@ -150,24 +205,19 @@ struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pa
 				continue;
 			for (n = 0; n < ts->nr_exits; n++) {
 				const struct summary_exit *e = &ts->exits[n];
-				size_t r;
+				int added;
+				int64_t r = keymap_get(&seen, e->isa, e->code, &added);
 
-				for (r = 0; r < d->nr_reasons; r++)
-					if (d->reasons[r].isa == e->isa && d->reasons[r].code == e->code)
-						break;
-				if (r < d->nr_reasons) {
+				if (r < 0)
+					goto nomem;
+				if (!added) {
 					if (!d->reasons[r].name)
 						d->reasons[r].name = e->name;
 					continue;
 				}
-				if (d->nr_reasons % 16 == 0) {
-					void *p = realloc(d->reasons,
-							  (d->nr_reasons + 16) * sizeof(*d->reasons));
-
-					if (!p)
-						goto nomem;
-					d->reasons = p;
-				}
+				if (array_reserve((void **)&d->reasons, &rcap, d->nr_reasons + 1,
+						  sizeof(*d->reasons)))
+					goto nomem;
 				d->reasons[d->nr_reasons++] = (struct diff_reason){
 					.isa = e->isa, .code = e->code, .name = e->name };
 			}
@@ -185,6 +235,7 @@ struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pa
 			nrows++;
 		}
 	}
+	keymap_free(&seen);
 	if (d->nr_reasons)
 		qsort(d->reasons, d->nr_reasons, sizeof(*d->reasons), cmp_reason);
 	if (nrows)
@@ -198,11 +249,6 @@ struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pa
 		d->rows[i].cells = calloc(nr, sizeof(struct diff_cell));
 		if (!d->rows[i].cells)
 			goto nomem;
-		for (k = 0; k < nr; k++) {
-			d->rows[i].cells[k].exits = calloc(d->nr_reasons + 1, sizeof(double));
-			if (!d->rows[i].cells[k].exits)
-				goto nomem;
-		}
 	}
 
 	/* fill */
@@ -226,16 +272,17 @@ struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pa
 			c->voluntary += (double)ts->voluntary * sc;
 			c->involuntary += (double)ts->involuntary * sc;
 			c->exits_total += (double)ts->exits_total * sc;
-			for (n = 0; n < ts->nr_exits; n++) {
-				size_t r = reason_index(d, ts->exits[n].isa, ts->exits[n].code);
-
-				if (r != SIZE_MAX)
-					c->exits[r] += (double)ts->exits[n].count * sc;
-			}
+			if (add_exits(d, c, ts, sc))
+				goto nomem;
 		}
+	}
+	for (i = 0; i < d->nr_rows; i++) {
+		for (k = 0; k < nr; k++)
+			settle_cell(&d->rows[i].cells[k]);
 	}
 	return d;
 nomem:
+	keymap_free(&seen);
 	diff__free(d);
 	snprintf(err, errlen, "diff: out of memory");
 	errno = ENOMEM;

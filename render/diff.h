@@ -15,6 +15,12 @@ struct diff_reason {
 	const char *name;	/* borrowed from a summary; NULL unknown */
 };
 
+/* One exit reason of one cell. */
+struct diff_exit {
+	size_t reason;		/* index in struct diff's reasons */
+	double count;		/* KVM exits, scaled */
+};
+
 /* What one task name did in one run; counts already scaled (see struct diff). */
 struct diff_cell {
 	bool present;		/* the run has a task of this name */
@@ -23,7 +29,9 @@ struct diff_cell {
 	double voluntary;	/* scaled */
 	double involuntary;	/* scaled */
 	double exits_total;	/* KVM exits, scaled */
-	double *exits;		/* nr_reasons entries, scaled */
+	struct diff_exit *exits;	/* the reasons this task had in this run, by reason index:
+					 * memory follows what occurs, not rows x runs x reasons */
+	size_t nr_exits;
 };
 
 struct diff_row {
@@ -56,6 +64,9 @@ struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pa
 
 /* NULL is a no-op. */
 void diff__free(struct diff *d);
+
+/* The scaled count of reason (an index in d->reasons) in cell c; 0 when it had none. */
+double diff_cell_exits(const struct diff_cell *c, size_t reason);
 
 /* The row of name, or NULL. */
 const struct diff_row *diff__row(const struct diff *d, const char *name);

@@ -2,6 +2,7 @@
 /* `pwz-render --list`: what is inside a capture, as a table or as one JSON document. */
 #include <string.h>
 #include "list.h"
+#include "termsafe.h"
 
 static void key(struct jbuf *b, const char *k, bool first)
 {
@@ -27,6 +28,12 @@ static void u64_or_null(struct jbuf *b, uint64_t v, bool known)
 		jbuf_puts(b, "null");
 }
 
+/* The traced host's CPUs: the header's count, or the CPUs the records name when more. */
+static uint32_t host_cpus(const struct trace *t, const struct summary *s)
+{
+	return t->meta.nr_cpus > s->nr_cpus ? t->meta.nr_cpus : s->nr_cpus;
+}
+
 static void capture_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 {
 	const struct pwz_meta *m = &t->meta;
@@ -45,7 +52,7 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	key(b, "cmdline", false);
 	str_or_null(b, m->cmdline);
 	key(b, "nr_cpus", false);
-	jbuf_u64(b, s->nr_cpus);
+	jbuf_u64(b, host_cpus(t, s));
 	key(b, "start_wall_ns", false);
 	u64_or_null(b, m->start_wall_ns, m->start_wall_ns != 0);
 	key(b, "duration_ns", false);
@@ -174,11 +181,13 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
 	const struct pwz_meta *m = &t->meta;
 	uint64_t drops = pwz_meta_total_drops(m);
 
-	jbuf_printf(b, "# %s: %s capture (%s), %u CPUs, %.3f s", t->path,
+	char safe[4 * 4096];
+
+	jbuf_printf(b, "# %s: %s capture (%s), %u CPUs, %.3f s", termsafe_str(safe, sizeof(safe), t->path),
 		    pwz_source_name(m->source), t->info.format == CDICT_FORMAT_LEGACY ? "legacy" : "v2",
-		    s->nr_cpus, (double)(s->window_end_ns - s->window_start_ns) / 1e9);
+		    host_cpus(t, s), (double)(s->window_end_ns - s->window_start_ns) / 1e9);
 	if (m->host)
-		jbuf_printf(b, ", host %s", m->host);
+		jbuf_printf(b, ", host %s", termsafe_str(safe, sizeof(safe), m->host));
 	if (drops)
 		jbuf_printf(b, ", WARNING: %llu events dropped", (unsigned long long)drops);
 	{
@@ -198,14 +207,11 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
 		    "SWITCHES", "EXITS");
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *ts = &s->tasks[i];
-		char name[PWZ_NAME_MAX];
-		size_t n = 0;
+		char name[TERMSAFE_NAME_MAX];
 
-		/* names come from the traced system: show control bytes as '?' */
-		for (const char *p = ts->name; *p && n < sizeof(name) - 1; p++)
-			name[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
-		name[n] = '\0';
-		jbuf_printf(b, "%8u  %-32s %12.3f %7.2f %9llu %9llu\n", ts->tid, name,
+		/* names come from the traced system */
+		jbuf_printf(b, "%8u  %-32s %12.3f %7.2f %9llu %9llu\n", ts->tid,
+			    termsafe_str(name, sizeof(name), ts->name),
 			    (double)ts->runtime_ns / 1e6, summary_cpu_pct(s, ts),
 			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total);
 	}

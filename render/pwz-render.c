@@ -17,6 +17,8 @@
 #include "perfetto.h"
 #include "successors.h"
 #include "tasknames.h"
+#include "numopt.h"
+#include "termsafe.h"
 
 extern char **environ;
 
@@ -75,22 +77,30 @@ struct cli {
 	const char *label;
 	const char *output_dir;
 	const char *successors_of;
-	double from_ms;
-	double cap_ms;
+	uint64_t from_ns;	/* -f, whole nanoseconds */
+	uint64_t cap_ns;	/* -c; 0 = not given */
 	size_t max_points;	/* --max-points; 0 = the default */
 };
 
-static int parse_ms(const char *opt, const char *s, double *out)
+/* Prints a library's error message (it may quote names and paths from the file) with
+ * termsafe(): "pwz-render: <message>" and end (a newline or ""). */
+static void print_err(const char *err, const char *end)
 {
-	char *end;
+	char safe[4 * 512];
 
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || *out < 0 || *out > 1e12) {
-		fprintf(stderr, "pwz-render: %s: '%s' is not a number of milliseconds\n", opt, s);
-		return -EINVAL;
-	}
-	return 0;
+	fprintf(stderr, "pwz-render: %s%s", termsafe_str(safe, sizeof(safe), err), end);
+}
+
+/* -f/-c: milliseconds as a plain decimal, to whole nanoseconds (at most 1e12 ms). */
+static int parse_ms(const char *opt, const char *s, uint64_t *ns)
+{
+	char safe[256];
+	int ret = numopt_parse_ns(s, 6, 1000000000000000000ULL, ns);
+
+	if (ret)
+		fprintf(stderr, "pwz-render: %s: '%s' %s (give milliseconds, e.g. 250 or 1.5)\n", opt,
+			termsafe_str(safe, sizeof(safe), s), numopt_strerror(ret));
+	return ret;
 }
 
 static int parse_args(int argc, char **argv, struct cli *cli)
@@ -127,13 +137,13 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case 't': cli->pattern = optarg; break;
 		case O_HEAT: cli->heatmaps = true; break;
 		case 'f':
-			if (parse_ms("--from", optarg, &cli->from_ms))
+			if (parse_ms("--from", optarg, &cli->from_ns))
 				return -EINVAL;
 			break;
 		case 'c':
-			if (parse_ms("--cap", optarg, &cli->cap_ms))
+			if (parse_ms("--cap", optarg, &cli->cap_ns))
 				return -EINVAL;
-			if (cli->cap_ms <= 0) {
+			if (!cli->cap_ns) {
 				fprintf(stderr, "pwz-render: --cap must be more than 0 ms\n");
 				return -EINVAL;
 			}
@@ -152,15 +162,15 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case O_PERFETTO: cli->perfetto = 1; break;
 		case O_PERFETTO_GZ: cli->perfetto = 2; break;
 		case O_MAXPTS: {
-			char *end;
+			char safe[256];
+			uint64_t v;
 
-			errno = 0;
-			cli->max_points = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || !cli->max_points) {
-				fprintf(stderr, "pwz-render: --max-points: '%s' is not a positive count\n",
-					optarg);
+			if (numopt_parse_count(optarg, SIZE_MAX / 64, &v)) {
+				fprintf(stderr, "pwz-render: --max-points: '%s' is not a positive decimal count\n",
+					termsafe_str(safe, sizeof(safe), optarg));
 				return -EINVAL;
 			}
+			cli->max_points = (size_t)v;
 			break;
 		}
 		case 'h':
@@ -201,28 +211,28 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 static struct trace *load(const struct cli *cli, const char *path, const struct task_map *map,
 			  bool streams)
 {
-	bool window = cli->from_ms > 0 || cli->cap_ms > 0;
+	bool window = cli->from_ns > 0 || cli->cap_ns > 0;
 	struct trace_load_opts lo = { .streams = streams, .map = map };
-	char err[512];
+	char err[512], safe[4 * 4096];
 	struct trace *t = trace__load(path, &lo, err, sizeof(err));
 
 	if (!t) {
-		fprintf(stderr, "pwz-render: %s\n", err);
+		print_err(err, "\n");
 		return NULL;
 	}
 	if (t->info.cut && !cli->partial) {
 		fprintf(stderr,
 			"pwz-render: %s: cut short at offset %llu (the capture was killed or the file truncated); --partial shows its %llu whole chunks\n",
-			t->path, t->info.cut_offset, t->info.chunks);
+			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset, t->info.chunks);
 		trace__free(t);
 		return NULL;
 	}
 	if (t->info.cut)
 		fprintf(stderr, "pwz-render: warning: %s: cut short at offset %llu, showing its whole chunks\n",
-			t->path, t->info.cut_offset);
+			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset);
 	if (streams && window && !t->nr_slices && !t->nr_exits && t->nr_cpu_aggs) {
 		fprintf(stderr, "pwz-render: %s holds kernel aggregates only (an --aggregate-only capture): -f/-c need its run slices\n",
-			t->path);
+			termsafe_str(safe, sizeof(safe), t->path));
 		trace__free(t);
 		return NULL;
 	}
@@ -234,13 +244,13 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 static struct summary_opts window_of(const struct cli *cli)
 {
 	struct summary_opts w = {
-		.from_ns = (uint64_t)(cli->from_ms * 1e6),
+		.from_ns = cli->from_ns,
 		.merge_sys = cli->merge_sys,
 		.append_tid = cli->append_tid,
 	};
 
-	if (cli->cap_ms > 0)
-		w.cap_ns = w.from_ns + (uint64_t)(cli->cap_ms * 1e6);
+	if (cli->cap_ns > 0)
+		w.cap_ns = w.from_ns + cli->cap_ns;
 	return w;
 }
 
@@ -258,11 +268,10 @@ static void print_task_names(const struct trace *t, const struct summary_opts *w
 	}
 	fprintf(stderr, "; the tasks are:");
 	for (i = 0; i < s->nr_tasks && i < 20; i++) {
-		struct jbuf name = { 0 };
+		char name[TERMSAFE_NAME_MAX];
 
-		jbuf_json_str(&name, s->tasks[i].name, (size_t)-1);
-		fprintf(stderr, "%s %s", i ? "," : "", name.err ? "?" : name.buf);
-		jbuf_free(&name);
+		fprintf(stderr, "%s \"%s\"", i ? "," : "",
+			termsafe_str(name, sizeof(name), s->tasks[i].name));
 	}
 	if (s->nr_tasks > 20)
 		fprintf(stderr, " and %zu more", s->nr_tasks - 20);
@@ -272,7 +281,7 @@ static void print_task_names(const struct trace *t, const struct summary_opts *w
 
 static bool has_window(const struct cli *cli)
 {
-	return cli->from_ms > 0 || cli->cap_ms > 0;
+	return cli->from_ns > 0 || cli->cap_ns > 0;
 }
 
 static int do_list(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
@@ -295,7 +304,7 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 		w = window_of(cli);
 		s = summary__new(t, &w, err, sizeof(err));
 		if (!s) {
-			fprintf(stderr, "pwz-render: %s\n", err);
+			print_err(err, "\n");
 			trace__free(t);
 			ret = 1;
 			break;
@@ -327,7 +336,7 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 static int do_successors(const struct cli *cli, char **files, int nfiles,
 			 const struct task_map *map)
 {
-	char err[512];
+	char err[512], name[TERMSAFE_NAME_MAX], path[4 * 4096];
 	int i;
 
 	for (i = 0; i < nfiles; i++) {
@@ -341,15 +350,17 @@ static int do_successors(const struct cli *cli, char **files, int nfiles,
 		w = window_of(cli);
 		s = successors__new(t, cli->successors_of, &w, err, sizeof(err));
 		if (!s) {
-			fprintf(stderr, "pwz-render: %s\n", err);
+			print_err(err, "\n");
 			trace__free(t);
 			return 1;
 		}
-		printf("%s:\nSuccessors of %s (%llu switch-outs)\n", t->path, s->task,
-		       (unsigned long long)s->total);
+		printf("%s:\nSuccessors of %s (%llu switch-outs)\n",
+		       termsafe_str(path, sizeof(path), t->path),
+		       termsafe_str(name, sizeof(name), s->task), (unsigned long long)s->total);
 		printf("%-32s %10s %8s\n", "task", "count", "percent");
 		for (k = 0; k < s->nr; k++)
-			printf("%-32s %10llu %7.2f%%\n", s->items[k].name,
+			printf("%-32s %10llu %7.2f%%\n",
+			       termsafe_str(name, sizeof(name), s->items[k].name),
 			       (unsigned long long)s->items[k].count, s->items[k].pct);
 		successors__free(s);
 		trace__free(t);
@@ -511,7 +522,7 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		rc = dash_charts_json(&json, runs, (size_t)nfiles, &o, err, sizeof(err));
 	}
 	if (rc) {
-		fprintf(stderr, "pwz-render: %s", err);
+		print_err(err, "");
 		if (rc == -ENOENT)
 			print_task_names(t[0], &o.window);
 		else
@@ -601,7 +612,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &cli))
 		return 2;
 	if (cli.map_path && !(map = task_map__load(cli.map_path, err, sizeof(err)))) {
-		fprintf(stderr, "pwz-render: %s\n", err);
+		print_err(err, "\n");
 		return 1;
 	}
 	if (cli.perfetto)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dash.h"
+#include "keymap.h"
 #include "successors.h"
 #include "tasknames.h"
 
@@ -40,26 +41,98 @@ void successors__free(struct successors *s)
 	free(s);
 }
 
-static int add(struct successors *s, const char *name)
+static int cmp_name(const void *a, const void *b)
 {
-	size_t i;
+	return strcmp(((const struct successor *)a)->name, ((const struct successor *)b)->name);
+}
 
-	for (i = 0; i < s->nr; i++)
-		if (!strcmp(s->items[i].name, name))
-			break;
-	if (i == s->nr) {
-		void *p = realloc(s->items, (s->nr + 1) * sizeof(*s->items));
+/* How often one successor ran next. */
+struct next_count {
+	uint32_t tid;
+	bool idle;		/* a gap: nothing recorded ran (shown as swapper) */
+	uint64_t count;
+};
 
-		if (!p)
-			return -ENOMEM;
-		s->items = p;
-		memset(&s->items[s->nr], 0, sizeof(*s->items));
-		snprintf(s->items[s->nr].name, sizeof(s->items[s->nr].name), "%s", name);
-		s->nr++;
-	}
-	s->items[i].count++;
-	s->total++;
+/* Counts one switch-out followed by tid (or a gap): hashed by (idle, tid), so each switch-out
+ * costs O(1) whatever the number of distinct successors. */
+static int count_next(struct keymap *seen, struct next_count **c, size_t *cap, uint32_t tid,
+		      bool idle)
+{
+	int added;
+	int64_t i = keymap_get(seen, idle, tid, &added);
+
+	if (i < 0 || array_reserve((void **)c, cap, seen->count, sizeof(**c)))
+		return -ENOMEM;
+	if (added)
+		(*c)[i] = (struct next_count){ .tid = tid, .idle = idle };
+	(*c)[i].count++;
 	return 0;
+}
+
+/* The name a successor is shown under: per-CPU threads merged, "tid N" when not recorded. */
+static void next_name(const struct trace *t, const struct summary_opts *w, uint32_t tid, bool idle,
+		      char *name, size_t len)
+{
+	const struct pwz_task *nt = idle ? NULL : trace__task(t, tid);
+	struct pwz_task anon = { .tid = tid };
+	char merged[PWZ_NAME_MAX];
+
+	if (idle) {
+		snprintf(name, len, "swapper");	/* idle, not recorded */
+		return;
+	}
+	if (!nt) {
+		snprintf(anon.name, sizeof(anon.name), "tid %u", tid);
+		nt = &anon;
+	}
+	task_merge_sys_name(nt->name[0] ? nt->name : nt->comm, merged, sizeof(merged));
+	if (w->append_tid)
+		snprintf(name, len, "%.200s:%u", merged, nt->tid);
+	else
+		snprintf(name, len, "%s", merged);
+}
+
+/* The rows of s from the counts per successor: named, and summed by name. */
+static int make_items(struct successors *s, const struct trace *t, const struct summary_opts *w,
+		      const struct next_count *c, size_t nr)
+{
+	size_t i, out = 0;
+
+	s->items = calloc(nr + 1, sizeof(*s->items));
+	if (!s->items)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		next_name(t, w, c[i].tid, c[i].idle, s->items[i].name, sizeof(s->items[i].name));
+		s->items[i].count = c[i].count;
+	}
+	if (nr > 1)
+		qsort(s->items, nr, sizeof(*s->items), cmp_name);
+	for (i = 0; i < nr; i++) {
+		if (out && !strcmp(s->items[out - 1].name, s->items[i].name))
+			s->items[out - 1].count += s->items[i].count;
+		else
+			s->items[out++] = s->items[i];
+	}
+	s->nr = out;
+	return 0;
+}
+
+/* The first position in idx[lo, hi) whose slice is not on cpu or starts at or after
+ * end - SUCC_TOLERANCE_NS (idx is sorted by CPU, then start): a binary search, so a task
+ * with many long slices costs O(n log n), not a forward scan per slice. */
+static size_t next_start(const struct trace *t, const size_t *idx, size_t lo, size_t hi,
+			 uint32_t cpu, uint64_t end)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pwz_slice *m = &t->slices[idx[mid]];
+
+		if (m->cpu == cpu && m->start_ns + SUCC_TOLERANCE_NS < end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 struct successors *successors__new(const struct trace *t, const char *who,
@@ -71,8 +144,10 @@ struct successors *successors__new(const struct trace *t, const char *who,
 	size_t *idx = malloc((t->nr_slices + 1) * sizeof(size_t));
 	uint32_t want_tid = 0;
 	bool by_tid = task_is_tid(who), found = false;
+	struct keymap seen = { 0 };	/* (idle, tid) of each successor -> counts[] */
+	struct next_count *counts = NULL;
 	uint64_t ws, we;
-	size_t i, n;
+	size_t i, n, counts_cap = 0;
 
 	if (!w)
 		w = &none;
@@ -112,36 +187,23 @@ struct successors *successors__new(const struct trace *t, const char *who,
 		const struct pwz_slice *a = &t->slices[idx[n]], *b;
 		const struct pwz_task *tk = trace__task(t, a->tid);
 		uint64_t end = a->start_ns + a->dur_ns;
-		char name[PWZ_NAME_MAX], merged[PWZ_NAME_MAX];
 
 		if (!tk || !target[tk - t->tasks] || end < ws || end >= we || a->end == PWZ_END_OPEN)
 			continue;
 		/* the next slice on this CPU that starts at or after the end */
-		for (i = n + 1; i < t->nr_slices && t->slices[idx[i]].cpu == a->cpu &&
-		     t->slices[idx[i]].start_ns + SUCC_TOLERANCE_NS < end; i++)
-			;
+		i = next_start(t, idx, n + 1, t->nr_slices, a->cpu, end);
 		if (i >= t->nr_slices || t->slices[idx[i]].cpu != a->cpu)
 			continue;	/* nothing ran after it before the capture ended */
 		b = &t->slices[idx[i]];
-		if (b->start_ns > end + SUCC_TOLERANCE_NS) {
-			snprintf(name, sizeof(name), "swapper");	/* idle, not recorded */
-		} else {
-			const struct pwz_task *nt = trace__task(t, b->tid);
-			struct pwz_task anon = { .tid = b->tid };
-
-			if (!nt) {
-				snprintf(anon.name, sizeof(anon.name), "tid %u", b->tid);
-				nt = &anon;
-			}
-			task_merge_sys_name(nt->name[0] ? nt->name : nt->comm, merged, sizeof(merged));
-			if (w->append_tid)
-				snprintf(name, sizeof(name), "%.200s:%u", merged, nt->tid);
-			else
-				snprintf(name, sizeof(name), "%s", merged);
-		}
-		if (add(s, name))
+		if (count_next(&seen, &counts, &counts_cap, b->tid,
+			       b->start_ns > end + SUCC_TOLERANCE_NS))
 			goto nomem;
+		s->total++;
 	}
+	if (make_items(s, t, w, counts, seen.count))
+		goto nomem;
+	keymap_free(&seen);
+	free(counts);
 	for (i = 0; i < s->nr; i++)
 		s->items[i].pct = 100.0 * (double)s->items[i].count / (double)s->total;
 	if (s->nr)
@@ -150,6 +212,8 @@ struct successors *successors__new(const struct trace *t, const char *who,
 	free(idx);
 	return s;
 nomem:
+	keymap_free(&seen);
+	free(counts);
 	free(target);
 	free(idx);
 	successors__free(s);

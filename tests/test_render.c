@@ -433,9 +433,9 @@ static void test_diff_matching_and_scaling(void **state)
 	assert_true(r->cells[1].cpu_pct > 49.99 && r->cells[1].cpu_pct < 50.01);	/* a rate */
 	assert_true(r->cells[0].switches == 100.0);
 	assert_true(r->cells[1].switches == 150.0);
-	assert_true(r->cells[1].exits[1] == 15.0);	/* HLT 30 scaled by 0.5 */
-	assert_true(r->cells[1].exits[0] == 2.0);
-	assert_true(r->cells[0].exits[0] == 0.0);
+	assert_true(diff_cell_exits(&r->cells[1], 1) == 15.0);	/* HLT 30 scaled by 0.5 */
+	assert_true(diff_cell_exits(&r->cells[1], 0) == 2.0);
+	assert_true(diff_cell_exits(&r->cells[0], 0) == 0.0);
 	assert_true(r->cells[1].exits_total == 17.0);
 
 	/* two tasks of one name in a run are summed */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture_opts.h"
+#include "numopt.h"
 
 static const char usage[] =
 "Usage: pwz-bpf [OPTIONS] [RUN-NAME] [-- COMMAND [ARGS...]]\n"
@@ -79,17 +80,15 @@ static const struct option long_opts[] = {
 
 static int parse_sleep(struct capture_opts *o, const char *arg, char *err, size_t errlen)
 {
-	char *end;
-	double v;
+	uint64_t ns;
+	int ret = numopt_parse_ns(arg, 9, (uint64_t)(CAPTURE_MAX_SLEEP_S * 1e9), &ns);
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > CAPTURE_MAX_SLEEP_S) {
-		snprintf(err, errlen, "-s/--sleep '%s': give a number of seconds > 0 and <= %.0f",
-			 arg, CAPTURE_MAX_SLEEP_S);
+	if (ret || !ns) {
+		snprintf(err, errlen, "-s/--sleep '%s'%s%s: give a number of seconds > 0 and <= %.0f",
+			 arg, ret ? " " : "", ret ? numopt_strerror(ret) : "", CAPTURE_MAX_SLEEP_S);
 		return -EINVAL;
 	}
-	o->sleep_s = v;
+	o->sleep_s = (double)ns / 1e9;
 	o->sleep_given = true;
 	return 0;
 }
@@ -123,12 +122,9 @@ static int parse_pids(struct capture_opts *o, const char *arg, char *err, size_t
 
 static int parse_ringbuf(struct capture_opts *o, const char *arg, char *err, size_t errlen)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || *arg == '-' || v < 1 || v > 1024 || (v & (v - 1))) {
+	if (numopt_parse_count(arg, 1024, &v) || (v & (v - 1))) {
 		snprintf(err, errlen, "--ringbuf-mb '%s': give a power of two from 1 to 1024", arg);
 		return -EINVAL;
 	}

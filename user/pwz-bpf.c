@@ -30,6 +30,7 @@
 #include "report.h"
 #include "summary.h"
 #include "tasknames.h"
+#include "termsafe.h"
 
 #ifndef PWZ_VERSION
 #define PWZ_VERSION "0.0.0"
@@ -44,15 +45,17 @@ static int verbose;
 static volatile sig_atomic_t stop_signal;
 
 static void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line on stderr. Messages quote thread names, event names from perf.data files and
+ * paths: the whole line goes through termsafe(). */
 static void die_msg(const char *fmt, ...)
 {
+	char msg[4096], safe[4 * sizeof(msg)];
 	va_list ap;
 
-	fputs("pwz-bpf: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "pwz-bpf: %s\n", termsafe_str(safe, sizeof(safe), msg));
 }
 
 #define info(lvl, ...) do { if (verbose >= (lvl)) die_msg(__VA_ARGS__); } while (0)

@@ -695,7 +695,7 @@ function drawDelta(data, panel) {
 		cols.push(["Δ CPU %" + s, (x) => diff(x, k, (c) => c.cpu_pct), null, num],
 			["Δ switches" + s, (x) => diff(x, k, (c) => c.switches), null, num]);
 		d.reasons.forEach((r, i) => cols.push(["Δ " + reasonName(r) + s,
-			(x) => diff(x, k, (c) => c.exits[i]), null, num]));
+			(x) => diff(x, k, (c) => c.exits[i] || 0), null, num]));
 	}
 	panel.appendChild(table("delta", cols, d.rows));
 }

@@ -177,8 +177,16 @@ static int unpack_exit_names(struct mp_cursor *c, struct pwz_meta *m)
 		mp_read_string(c, name, sizeof(name));
 		for (uint32_t k = 3; k < fields; k++)
 			mp_skip(c);
-		if (!c->err && pwz_meta_add_exit_name(m, isa, code, name))
-			return -ENOMEM;
+		if (!c->err) {
+			int ret = pwz_meta_add_exit_name(m, isa, code, name);
+
+			if (ret == -E2BIG) {
+				mp_fail(c, "more exit names than pwz supports (4096)");
+				break;
+			}
+			if (ret)
+				return ret;
+		}
 	}
 	return c->err ? -EINVAL : 0;
 }

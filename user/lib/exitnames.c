@@ -340,7 +340,7 @@ static int parse_table(struct cursor *c, struct pwz_meta *meta, uint32_t isa)
 {
 	char name[64];
 	int64_t code;
-	int added = 0;
+	int added = 0, ret;
 
 	if (!skip_first_arg(c))
 		return -EINVAL;
@@ -350,8 +350,8 @@ static int parse_table(struct cursor *c, struct pwz_meta *meta, uint32_t isa)
 		if (!parse_code(c, &code) || !accept(c, ',') ||
 		    !parse_string(c, name, sizeof(name)) || !accept(c, '}'))
 			return -EINVAL;
-		if (pwz_meta_add_exit_name(meta, isa, (uint32_t)code, name))
-			return -ENOMEM;
+		if ((ret = pwz_meta_add_exit_name(meta, isa, (uint32_t)code, name)))
+			return ret == -E2BIG ? -EINVAL : ret;
 		added++;
 		if (accept(c, ')'))
 			return added;

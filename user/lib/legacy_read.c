@@ -63,12 +63,61 @@ bool legacy_sniff(const unsigned char *head, size_t len)
 	return len >= 2 && head[0] == 0x78 && ((head[0] << 8) | head[1]) % 31 == 0;
 }
 
+/* What a msgpack first byte starts (for messages). */
+static const char *mp_kind(unsigned char b)
+{
+	if (b <= 0x7f || (b >= 0xcc && b <= 0xd3) || b >= 0xe0)
+		return "an integer";
+	if ((b & 0xf0) == 0x90 || b == 0xdc || b == 0xdd)
+		return "an array";
+	if ((b & 0xe0) == 0xa0 || (b >= 0xc4 && b <= 0xc6) || (b >= 0xd9 && b <= 0xdb))
+		return "a string";
+	if (b == 0xc0)
+		return "nil";
+	return "another msgpack type";
+}
+
+static bool mp_is_map(unsigned char b)
+{
+	return (b & 0xf0) == 0x80 || b == 0xde || b == 0xdf;
+}
+
+static bool mp_is_str(unsigned char b)
+{
+	return (b & 0xe0) == 0xa0 || (b >= 0xc4 && b <= 0xc6) || (b >= 0xd9 && b <= 0xdb);
+}
+
+/*
+ * Checks the first bytes inflated so far (n of them): a map whose first key is a string.
+ * Returns 1 while too few bytes are there to tell, 0 when the start is right, or the error.
+ * Checked as soon as the bytes exist, so a stream that is not a map of columns fails after
+ * its first kilobytes, not after gigabytes.
+ */
+static int check_start(struct legacy *l, const unsigned char *raw, size_t n)
+{
+	size_t key;
+
+	if (n < 1)
+		return 1;
+	if (!mp_is_map(raw[0]))
+		return fail(l, "expected a map of columns", mp_kind(raw[0]), 0);
+	key = raw[0] == 0xde ? 3 : raw[0] == 0xdf ? 5 : 1;
+	if (n <= key)
+		return 1;
+	if (raw[0] == 0x80 || (raw[0] == 0xde && !(raw[1] | raw[2])) ||
+	    (raw[0] == 0xdf && !(raw[1] | raw[2] | raw[3] | raw[4])))
+		return 0;	/* an empty map: find_columns() says what is missing */
+	if (!mp_is_str(raw[key]))
+		return fail(l, "a column name is not a string", mp_kind(raw[key]), (long long)key);
+	return 0;
+}
+
 static int inflate_file(struct legacy *l, FILE *f)
 {
 	unsigned char *in = NULL, *out = NULL;
 	size_t in_len = 0, cap = 0;
 	z_stream zs = { 0 };
-	int zret, ret = 0;
+	int zret, ret = 0, start = 1;
 	long size;
 
 	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
@@ -110,7 +159,14 @@ static int inflate_file(struct legacy *l, FILE *f)
 		}
 		zs.next_out = out + zs.total_out;
 		zs.avail_out = (uInt)(cap - zs.total_out > UINT32_MAX ? UINT32_MAX : cap - zs.total_out);
+		if (start > 0 && zs.avail_out > 4096)
+			zs.avail_out = 4096;	/* the first bytes alone, to check them first */
 		zret = inflate(&zs, Z_NO_FLUSH);
+		if (start > 0 && (zret == Z_OK || zret == Z_STREAM_END) &&
+		    (start = check_start(l, out, zs.total_out)) < 0) {
+			ret = start;
+			break;
+		}
 		if (zret == Z_BUF_ERROR && zs.avail_in == 0) {
 			ret = fail(l, "cut short: the zlib stream ends early", NULL, -1);
 			break;
@@ -140,6 +196,8 @@ static int find_columns(struct legacy *l)
 	char key[32];
 
 	mp_init(&c, l->raw, l->raw_len);
+	if (l->raw_len && !mp_is_map(l->raw[0]))
+		return fail(l, "expected a map of columns", mp_kind(l->raw[0]), 0);
 	nkeys = mp_read_map(&c);
 	for (uint32_t i = 0; i < nkeys && !c.err; i++) {
 		int k;

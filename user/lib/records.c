@@ -106,22 +106,43 @@ uint64_t pwz_meta_total_drops(const struct pwz_meta *meta)
 	return sum;
 }
 
+/* Where (isa, code) is or would go in meta's table, kept sorted by (isa, code). */
+static uint32_t exit_name_pos(const struct pwz_meta *meta, uint32_t isa, uint32_t code)
+{
+	uint32_t lo = 0, hi = meta->nr_exit_names;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct pwz_exit_name *e = &meta->exit_names[mid];
+
+		if (e->isa < isa || (e->isa == isa && e->code < code))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int pwz_meta_add_exit_name(struct pwz_meta *meta, uint32_t isa, uint32_t code, const char *name)
 {
+	uint32_t at = exit_name_pos(meta, isa, code);
 	struct pwz_exit_name *names, *e;
 
-	for (uint32_t i = 0; i < meta->nr_exit_names; i++) {
-		e = &meta->exit_names[i];
-		if (e->isa == isa && e->code == code) {
-			snprintf(e->name, sizeof(e->name), "%s", name);
-			return 0;
-		}
+	if (at < meta->nr_exit_names && meta->exit_names[at].isa == isa &&
+	    meta->exit_names[at].code == code) {
+		e = &meta->exit_names[at];
+		snprintf(e->name, sizeof(e->name), "%s", name);
+		return 0;
 	}
+	if (meta->nr_exit_names >= PWZ_MAX_EXIT_NAMES)
+		return -E2BIG;
 	names = realloc(meta->exit_names, (meta->nr_exit_names + 1) * sizeof(*names));
 	if (!names)
 		return -ENOMEM;
 	meta->exit_names = names;
-	e = &names[meta->nr_exit_names++];
+	memmove(&names[at + 1], &names[at], (meta->nr_exit_names - at) * sizeof(*names));
+	meta->nr_exit_names++;
+	e = &names[at];
 	e->isa = isa;
 	e->code = code;
 	snprintf(e->name, sizeof(e->name), "%s", name);
@@ -130,10 +151,11 @@ int pwz_meta_add_exit_name(struct pwz_meta *meta, uint32_t isa, uint32_t code, c
 
 const char *pwz_meta_exit_name(const struct pwz_meta *meta, uint32_t isa, uint32_t code)
 {
-	for (uint32_t i = 0; i < meta->nr_exit_names; i++) {
-		if (meta->exit_names[i].isa == isa && meta->exit_names[i].code == code)
-			return meta->exit_names[i].name;
-	}
+	uint32_t at = exit_name_pos(meta, isa, code);
+
+	if (at < meta->nr_exit_names && meta->exit_names[at].isa == isa &&
+	    meta->exit_names[at].code == code)
+		return meta->exit_names[at].name;
 	return NULL;
 }
 

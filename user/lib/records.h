@@ -20,6 +20,7 @@
 				 * bucket 0 also counts v == 0; the last bucket takes everything larger */
 #define PWZ_MAX_CPUS 4096	/* a sane bound for parsers */
 #define PWZ_MAX_DROPS 16	/* distinct drop counters a capture may carry */
+#define PWZ_MAX_EXIT_NAMES 4096	/* exit reasons named in a capture (VMX has ~70, SVM ~160) */
 #define PWZ_NAME_MAX 256	/* longest task or process name stored, NUL included */
 
 /* How a run slice ended. */
@@ -191,7 +192,9 @@ int pwz_meta_add_drop(struct pwz_meta *meta, const char *name, uint64_t value);
  * loss, left out). */
 uint64_t pwz_meta_total_drops(const struct pwz_meta *meta);
 
-/* Appends an exit name (copied, truncated to fit). Returns 0 or -ENOMEM. */
+/* Adds or renames the exit name of (isa, code) (copied, truncated to fit); the table stays
+ * sorted by (isa, code), so adding and looking up cost O(log n) compares. Returns 0, -ENOMEM,
+ * or -E2BIG when the table already holds PWZ_MAX_EXIT_NAMES names. */
 int pwz_meta_add_exit_name(struct pwz_meta *meta, uint32_t isa, uint32_t code, const char *name);
 
 /* The name of (isa, code) in meta's table, or NULL. */

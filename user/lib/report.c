@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "termsafe.h"
 
 static int by_count(const void *a, const void *b)
 {
@@ -24,9 +25,10 @@ static void write_tasks(FILE *f, const struct summary *s, double span_s)
 		"Max wait ms", "Unseen ms");
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *t = &s->tasks[i];
+		char name[TERMSAFE_NAME_MAX];
 
 		fprintf(f, "%-28s %8u %12.3f %7.2f %9llu %9llu %9llu %9llu %11.3f %11.3f %10.3f\n",
-			t->name, t->tid, t->runtime_ns / 1e6,
+			termsafe_str(name, sizeof(name), t->name), t->tid, t->runtime_ns / 1e6,
 			span_s > 0 ? t->runtime_ns / 1e7 / span_s : 0.0,
 			(unsigned long long)t->switches, (unsigned long long)t->voluntary,
 			(unsigned long long)t->involuntary, (unsigned long long)t->wait_count,
@@ -63,6 +65,7 @@ static int write_exits(FILE *f, const struct summary *s)
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *t = &s->tasks[i];
 		const struct summary_exit **ex;
+		char name[TERMSAFE_NAME_MAX];
 
 		if (!t->nr_exits)
 			continue;
@@ -72,6 +75,7 @@ static int write_exits(FILE *f, const struct summary *s)
 		for (size_t k = 0; k < t->nr_exits; k++)
 			ex[k] = &t->exits[k];
 		qsort(ex, t->nr_exits, sizeof(*ex), by_count);
+		termsafe_str(name, sizeof(name), t->name);
 		if (!any)
 			fprintf(f, "%-28s %8s %-28s %10s %7s %12s %10s %10s %10s\n", "Task", "TID",
 				"Reason", "Count", "% task", "Handling ms", "Avg us", "p50 us",
@@ -80,8 +84,8 @@ static int write_exits(FILE *f, const struct summary *s)
 		for (size_t k = 0; k < t->nr_exits; k++) {
 			const struct summary_exit *e = ex[k];
 			uint64_t handled = 0;
-			char rb[48];
-			const char *rn = e->name;
+			char rb[48 * 4];
+			const char *rn = e->name ? termsafe_str(rb, sizeof(rb), e->name) : NULL;
 
 			for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
 				handled += e->hist[b];
@@ -91,7 +95,7 @@ static int write_exits(FILE *f, const struct summary *s)
 				rn = rb;
 			}
 			fprintf(f, "%-28s %8u %-28s %10llu %7.2f %12.3f %10.3f %10.3f %10.3f\n",
-				t->name, t->tid, rn, (unsigned long long)e->count,
+				name, t->tid, rn, (unsigned long long)e->count,
 				t->exits_total ? 100.0 * e->count / t->exits_total : 0.0,
 				e->handling_ns / 1e6, handled ? e->handling_ns / 1e3 / handled : 0.0,
 				pwz_hist_quantile(e->hist, 0.5) / 1e3,
@@ -107,11 +111,13 @@ static int write_exits(FILE *f, const struct summary *s)
 int report_write_stats(FILE *f, const struct summary *s, const struct pwz_meta *m)
 {
 	double span_s = (s->window_end_ns - s->window_start_ns) / 1e9;
+	char host[TERMSAFE_NAME_MAX], kernel[TERMSAFE_NAME_MAX];
 	int e;
 
 	fprintf(f, "pwz capture statistics\n");
 	fprintf(f, "host %s, kernel %s, %u CPUs, %.3f s, %llu records dropped\n",
-		m->host ? m->host : "?", m->kernel ? m->kernel : "?", m->nr_cpus, span_s,
+		termsafe_str(host, sizeof(host), m->host ? m->host : "?"),
+		termsafe_str(kernel, sizeof(kernel), m->kernel ? m->kernel : "?"), m->nr_cpus, span_s,
 		(unsigned long long)pwz_meta_total_drops(m));
 	fprintf(f, "figures: %s\n\n", s->from_aggregates ?
 		"the capture's aggregates (exact, drops included)" :

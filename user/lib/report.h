@@ -12,8 +12,8 @@
  * switches, voluntary, involuntary, waits, average and maximum wait ms, and the time of slices
  * whose switch-in was unseen, model.h R2), each CPU's account of the window (threads, unseen,
  * unaccounted), then the KVM exits per task by count (share, total and average handling us,
- * median and p99 from the log2 histogram). Strings from the capture are printed as they are:
- * the caller passes a summary whose names are fit for its output. Returns 0, -ENOMEM, or -EIO
+ * median and p99 from the log2 histogram). Strings from the capture go through termsafe().
+ * Returns 0, -ENOMEM, or -EIO
  * when f reports a write error.
  */
 int report_write_stats(FILE *f, const struct summary *s, const struct pwz_meta *m);

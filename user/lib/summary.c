@@ -53,20 +53,26 @@ static struct task_summary *task_of(struct builder *b, uint32_t tid, uint32_t cp
 	return ts;
 }
 
+/* The exit row (isa, code) of ts, added when new: hashed, so a task with many distinct
+ * reasons costs linear time; the array grows by doubling. */
 static struct summary_exit *exit_of(struct task_summary *ts, const struct pwz_meta *meta,
 				    uint32_t isa, uint32_t code)
 {
 	struct summary_exit *e;
+	int added;
+	int64_t i = keymap_get(&ts->exit_idx, isa, code, &added);
 
-	for (size_t i = 0; i < ts->nr_exits; i++) {
-		if (ts->exits[i].isa == isa && ts->exits[i].code == code)
-			return &ts->exits[i];
-	}
-	e = realloc(ts->exits, (ts->nr_exits + 1) * sizeof(*e));
-	if (!e)
+	if (i < 0)
 		return NULL;
-	ts->exits = e;
-	e = &e[ts->nr_exits++];
+	if (!added)
+		return &ts->exits[i];
+	if (!(ts->nr_exits & (ts->nr_exits - 1))) {	/* 0, 1, 2, 4, ...: full */
+		e = realloc(ts->exits, (ts->nr_exits ? 2 * ts->nr_exits : 1) * sizeof(*e));
+		if (!e)
+			return NULL;
+		ts->exits = e;
+	}
+	e = &ts->exits[ts->nr_exits++];
 	memset(e, 0, sizeof(*e));
 	e->isa = isa;
 	e->code = code;
@@ -215,6 +221,7 @@ static void free_task(struct task_summary *ts)
 	free(ts->cpu_runtime_ns);
 	free(ts->cpu_switches);
 	free(ts->exits);
+	keymap_free(&ts->exit_idx);
 }
 
 /* Adds src's figures into dst (merging rows of one merged name). */
@@ -295,9 +302,11 @@ static uint64_t capture_end(const struct trace *t)
 	return end;
 }
 
+/* The CPUs the per-CPU arrays cover: up to the highest CPU a record names, not the header's
+ * nr_cpus (a header claiming 4096 CPUs must not cost 64 KiB per task). */
 static uint32_t cpus_of(const struct trace *t)
 {
-	uint32_t n = t->meta.nr_cpus;
+	uint32_t n = 0;
 
 	for (size_t i = 0; i < t->nr_cpu_aggs; i++) {
 		if (t->cpu_aggs[i].cpu < PWZ_MAX_CPUS && t->cpu_aggs[i].cpu + 1 > n)
@@ -361,6 +370,7 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		struct task_summary *ts = &s->tasks[i];
 
+		keymap_free(&ts->exit_idx);	/* the sort below moves the rows */
 		if (ts->nr_exits > 1)
 			qsort(ts->exits, ts->nr_exits, sizeof(*ts->exits), cmp_exit);
 		if (opts->append_tid) {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "keymap.h"
 #include "trace.h"
 
 /* One (isa, reason) of one task. */
@@ -37,6 +38,7 @@ struct task_summary {
 	uint64_t wait_max_ns;
 	struct summary_exit *exits;		/* sorted by (isa, code) */
 	size_t nr_exits;
+	struct keymap exit_idx;			/* (isa, code) -> exits[] while summing; empty after */
 	uint64_t exits_total;
 };
 

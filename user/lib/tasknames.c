@@ -64,14 +64,17 @@ static bool parse_uint(const char *s, unsigned long long max, unsigned long long
 	return !errno && !*end && *out <= max;
 }
 
+/* Strips leading and trailing blanks in place: one pass and one move, whatever their number. */
 static void trim(char *s)
 {
-	size_t n = strlen(s);
+	size_t n = strlen(s), lead = 0;
 
 	while (n && isspace((unsigned char)s[n - 1]))
 		s[--n] = '\0';
-	while (isspace((unsigned char)*s))
-		memmove(s, s + 1, n--);
+	while (lead < n && isspace((unsigned char)s[lead]))
+		lead++;
+	if (lead)
+		memmove(s, s + lead, n - lead + 1);
 }
 
 static int parse_line(struct task_map *m, char *line, const char *name, unsigned int lineno,

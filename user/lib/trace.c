@@ -4,19 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "keymap.h"
+#include "model.h"
 #include "tasknames.h"
 #include "trace.h"
 
-struct loader {
+struct trace_loader {
 	struct trace *t;
 	bool streams;
-	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits, cap_cpu, cap_kvm, cap_wait;
-};
-
-/* A trace being built: the loader its visitor fills. */
-struct trace_builder {
-	struct trace t;
-	struct loader l;
+	struct keymap task_idx;		/* (tid, 0) -> tasks[]: one entry per tid as records arrive */
+	struct model_fold *aggs;	/* the aggregate records, summed per key as they arrive */
+	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits;
 };
 
 static int push(void **arr, size_t *nr, size_t *cap, const void *item, size_t size)
@@ -40,85 +38,162 @@ static int push(void **arr, size_t *nr, size_t *cap, const void *item, size_t si
 
 static int on_meta(void *ctx, const struct pwz_meta *m)
 {
-	struct loader *l = ctx;
+	struct trace_loader *l = ctx;
 
 	pwz_meta_free(&l->t->meta);
 	return pwz_meta_copy(&l->t->meta, m);
 }
 
+/* A tid named again replaces its entry when the naming is not older (the last naming wins),
+ * so a file repeating one task record costs one entry, not one per record. */
 static int on_task(void *ctx, const struct pwz_task *x)
 {
-	struct loader *l = ctx;
+	struct trace_loader *l = ctx;
+	int added;
+	int64_t i = keymap_get(&l->task_idx, x->tid, 0, &added);
 
-	return PUSH(l, tasks, cap_tasks, x);
+	if (i < 0)
+		return (int)i;
+	if (added)
+		return PUSH(l, tasks, cap_tasks, x);
+	if (x->time_ns >= l->t->tasks[i].time_ns)
+		l->t->tasks[i] = *x;
+	return 0;
 }
 
 static int on_slice(void *ctx, const struct pwz_slice *x)
 {
-	struct loader *l = ctx;
+	struct trace_loader *l = ctx;
 
 	return l->streams ? PUSH(l, slices, cap_slices, x) : 0;
 }
 
 static int on_wakeup(void *ctx, const struct pwz_wakeup *x)
 {
-	struct loader *l = ctx;
+	struct trace_loader *l = ctx;
 
 	return l->streams ? PUSH(l, wakeups, cap_wakeups, x) : 0;
 }
 
 static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *x)
 {
-	struct loader *l = ctx;
+	struct trace_loader *l = ctx;
 
 	return l->streams ? PUSH(l, exits, cap_exits, x) : 0;
 }
 
+/*
+ * Aggregates are sums over the capture: records of one key (a file may repeat them) are added
+ * up in a model_fold as they arrive, as every reader of the aggregates would add them, so memory
+ * follows the distinct keys of a file, not its record count.
+ */
 static int on_cpu_agg(void *ctx, const struct pwz_cpu_agg *x)
 {
-	struct loader *l = ctx;
+	struct trace_loader *l = ctx;
 
 	l->t->info.has_aggregates = true;
-	return PUSH(l, cpu_aggs, cap_cpu, x);
+	return model_fold__cpu_agg(l->aggs, x);
 }
 
 static int on_kvm_agg(void *ctx, const struct pwz_kvm_agg *x)
 {
-	struct loader *l = ctx;
+	struct trace_loader *l = ctx;
 
 	l->t->info.has_aggregates = true;
-	return PUSH(l, kvm_aggs, cap_kvm, x);
+	return model_fold__kvm_agg(l->aggs, x);
 }
 
 static int on_wait_agg(void *ctx, const struct pwz_wait_agg *x)
 {
-	struct loader *l = ctx;
+	struct trace_loader *l = ctx;
 
-	return PUSH(l, wait_aggs, cap_wait, x);
+	return model_fold__wait_agg(l->aggs, x);
+}
+
+static struct cdict_visitor loader_visitor(struct trace_loader *l)
+{
+	return (struct cdict_visitor){
+		.ctx = l, .meta = on_meta, .task = on_task, .slice = on_slice,
+		.wakeup = on_wakeup, .kvm_exit = on_kvm_exit, .cpu_agg = on_cpu_agg,
+		.kvm_agg = on_kvm_agg, .wait_agg = on_wait_agg,
+	};
+}
+
+static void loader_free(struct trace_loader *l)
+{
+	if (!l)
+		return;
+	keymap_free(&l->task_idx);
+	model_fold__free(l->aggs);
+	free(l);
+}
+
+struct trace *trace__new(const char *label, bool streams, struct cdict_visitor *v)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct trace_loader *l = calloc(1, sizeof(*l));
+
+	if (l)
+		l->aggs = model_fold__new(NULL);
+	if (!t || !l || !l->aggs || !(t->path = strdup(label ? label : ""))) {
+		loader_free(l);
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	l->t = t;
+	l->streams = streams;
+	t->loading = l;
+	*v = loader_visitor(l);
+	return t;
 }
 
 static int cmp_task(const void *a, const void *b)
 {
 	const struct pwz_task *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* Sorts tasks by tid and keeps the last naming of each (the latest time). */
-void trace__settle(struct trace *t)
+/* A copy of the n elements of size at src into *dst (NULL for none). 0 or -ENOMEM. */
+static int copy_out(void **dst, size_t *nr, const void *src, size_t n, size_t size)
 {
-	size_t out = 0;
+	*nr = 0;
+	*dst = NULL;
+	if (!n)
+		return 0;
+	*dst = malloc(n * size);
+	if (!*dst)
+		return -ENOMEM;
+	memcpy(*dst, src, n * size);
+	*nr = n;
+	return 0;
+}
+
+int trace__settle(struct trace *t)
+{
+	struct trace_loader *l = t->loading;
+	const struct pwz_cpu_agg *ca;
+	const struct pwz_kvm_agg *ka;
+	const struct pwz_wait_agg *wa;
+	size_t n;
+	int e;
 
 	if (t->nr_tasks > 1)
 		qsort(t->tasks, t->nr_tasks, sizeof(*t->tasks), cmp_task);
-	for (size_t i = 0; i < t->nr_tasks; i++) {
-		if (out && t->tasks[out - 1].tid == t->tasks[i].tid)
-			out--;
-		t->tasks[out++] = t->tasks[i];
-	}
-	t->nr_tasks = out;
+	if (!l)
+		return 0;
+	n = model_fold__cpu_aggs(l->aggs, &ca);
+	e = copy_out((void **)&t->cpu_aggs, &t->nr_cpu_aggs, ca, n, sizeof(*ca));
+	n = model_fold__kvm_aggs(l->aggs, &ka);
+	if (!e)
+		e = copy_out((void **)&t->kvm_aggs, &t->nr_kvm_aggs, ka, n, sizeof(*ka));
+	n = model_fold__wait_aggs(l->aggs, &wa);
+	if (!e)
+		e = copy_out((void **)&t->wait_aggs, &t->nr_wait_aggs, wa, n, sizeof(*wa));
+	loader_free(l);
+	t->loading = NULL;
+	return e;
 }
 
 const struct pwz_task *trace__task(const struct trace *t, uint32_t tid)
@@ -136,30 +211,6 @@ const struct pwz_task *trace__task(const struct trace *t, uint32_t tid)
 			hi = mid;
 	}
 	return NULL;
-}
-
-static struct cdict_visitor loader_visitor(struct loader *l)
-{
-	return (struct cdict_visitor){
-		.ctx = l, .meta = on_meta, .task = on_task, .slice = on_slice,
-		.wakeup = on_wakeup, .kvm_exit = on_kvm_exit, .cpu_agg = on_cpu_agg,
-		.kvm_agg = on_kvm_agg, .wait_agg = on_wait_agg,
-	};
-}
-
-struct trace *trace__new(const char *label, bool streams, struct cdict_visitor *v)
-{
-	struct trace_builder *b = calloc(1, sizeof(*b));
-
-	if (!b || !(b->t.path = strdup(label ? label : ""))) {
-		free(b);
-		errno = ENOMEM;
-		return NULL;
-	}
-	b->l.t = &b->t;
-	b->l.streams = streams;
-	*v = loader_visitor(&b->l);
-	return &b->t;
 }
 
 struct trace *trace__load(const char *path, const struct trace_load_opts *opts, char *err,
@@ -184,11 +235,12 @@ struct trace *trace__load(const char *path, const struct trace_load_opts *opts, 
 	ret = cdict_read(t->path, &v, &t->info, err, errlen);
 	if (ret > 0)
 		ret = -EINVAL;
+	if (!ret)
+		ret = trace__settle(t);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
 	if (ret)
 		goto fail;
-	trace__settle(t);
 	if (opts && opts->map) {
 		for (size_t i = 0; i < t->nr_tasks; i++) {
 			const char *name = task_map__name(opts->map, t->tasks[i].tid);
@@ -208,6 +260,7 @@ void trace__free(struct trace *t)
 {
 	if (!t)
 		return;
+	loader_free(t->loading);
 	pwz_meta_free(&t->meta);
 	free(t->path);
 	free(t->tasks);
@@ -217,5 +270,5 @@ void trace__free(struct trace *t)
 	free(t->cpu_aggs);
 	free(t->kvm_aggs);
 	free(t->wait_aggs);
-	free(t);	/* the start of its trace_builder */
+	free(t);
 }

@@ -8,6 +8,7 @@
 #include "cdict.h"
 
 struct task_map;
+struct trace_loader;
 
 struct trace_load_opts {
 	bool streams;			/* keep slices, wakeups and exits (false: metadata, tasks
@@ -28,12 +29,13 @@ struct trace {
 	size_t nr_wakeups;
 	struct pwz_kvm_exit *exits;
 	size_t nr_exits;
-	struct pwz_cpu_agg *cpu_aggs;
+	struct pwz_cpu_agg *cpu_aggs;		/* one per (tid, cpu): repeated keys summed */
 	size_t nr_cpu_aggs;
-	struct pwz_kvm_agg *kvm_aggs;
+	struct pwz_kvm_agg *kvm_aggs;		/* one per (tid, isa, reason), summed */
 	size_t nr_kvm_aggs;
-	struct pwz_wait_agg *wait_aggs;
+	struct pwz_wait_agg *wait_aggs;		/* one per tid, summed (max: the largest) */
 	size_t nr_wait_aggs;
+	struct trace_loader *loading;			/* while trace__new() fills it; NULL after settling */
 };
 
 /* Loads path (v2 or legacy; resolved with cdict_resolve_path()). NULL with errno set and err
@@ -48,8 +50,9 @@ struct trace *trace__load(const char *path, const struct trace_load_opts *opts, 
  */
 struct trace *trace__new(const char *label, bool streams, struct cdict_visitor *v);
 
-/* Sorts the tasks by tid and keeps the last naming of each, as trace__load() does. */
-void trace__settle(struct trace *t);
+/* Ends the filling: the tasks sorted by tid (the last naming of each tid kept as it came), the
+ * aggregates summed per key and sorted, as trace__load() leaves them. Returns 0 or -ENOMEM. */
+int trace__settle(struct trace *t);
 
 /* The task record of tid, or NULL. */
 const struct pwz_task *trace__task(const struct trace *t, uint32_t tid);
