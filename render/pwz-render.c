@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "dash.h"
 #include "diff.h"
+#include "export.h"
 #include "list.h"
 #include "successors.h"
 #include "tasknames.h"
@@ -41,6 +42,8 @@ static const char usage[] =
 	"  -l, --list             one line per task: tid, name, runtime, CPU %, switches, exits\n"
 	"      --json             with --list: one JSON document (an array for several files)\n"
 	"      --successors-of T  which tasks ran next after task T (tid or name): count and %\n"
+	"      --export parquet   write the captures as Parquet tables, DIR/<table>/<trace_id>.parquet\n"
+	"                         (DIR: --output-dir, default .; see docs/fleet.md)\n"
 	"      --partial          read a capture that was cut short (killed writer): its whole chunks\n"
 	"      --headless         accepted for perfmap compatibility (a browser opens only with --open)\n"
 	"      --open             open the page in the default browser (xdg-open)\n"
@@ -54,7 +57,8 @@ static const char usage[] =
 	"  pwz-render -t '*vcpu0' test.cdict\n"
 	"  pwz-render --heatmaps -t '*vcpu0' -f 1000 -c 500 test.cdict\n"
 	"  pwz-render -t '*vcpu*' --label 'before and after' run1.cdict run2.cdict\n"
-	"  pwz-render --list --json --map tmap.csv oldrun\n";
+	"  pwz-render --list --json --map tmap.csv oldrun\n"
+	"  pwz-render --export parquet --output-dir fleet/ host1.cdict host2.cdict\n";
 
 struct cli {
 	bool list;
@@ -69,6 +73,7 @@ struct cli {
 	const char *label;
 	const char *output_dir;
 	const char *successors_of;
+	const char *export_fmt;	/* --export: "parquet" */
 	double from_ms;
 	double cap_ms;
 	size_t max_points;	/* --max-points; 0 = the default */
@@ -90,7 +95,7 @@ static int parse_ms(const char *opt, const char *s, double *out)
 static int parse_args(int argc, char **argv, struct cli *cli)
 {
 	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND,
-	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS };
+	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_EXPORT };
 	static const struct option longopts[] = {
 		{ "task", required_argument, NULL, 't' },
 		{ "heatmaps", no_argument, NULL, O_HEAT },
@@ -108,6 +113,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		{ "headless", no_argument, NULL, O_HEADLESS },
 		{ "open", no_argument, NULL, O_OPEN },
 		{ "max-points", required_argument, NULL, O_MAXPTS },
+		{ "export", required_argument, NULL, O_EXPORT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -140,6 +146,13 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case O_SUCC: cli->successors_of = optarg; break;
 		case O_PARTIAL: cli->partial = true; break;
 		case O_HEADLESS: break;
+		case O_EXPORT:
+			if (strcmp(optarg, "parquet")) {
+				fprintf(stderr, "pwz-render: --export: '%s' is not a format (parquet)\n", optarg);
+				return -EINVAL;
+			}
+			cli->export_fmt = optarg;
+			break;
 		case O_OPEN: cli->open = true; break;
 		case O_MAXPTS: {
 			char *end;
@@ -547,6 +560,25 @@ out:
 	return rc;
 }
 
+/* --export parquet: each file into the table folders of --output-dir (default .). */
+static int do_export(const struct cli *cli, char **files, int nfiles)
+{
+	struct export_opts o = { .partial = cli->partial };
+	struct export_result r;
+	char err[1024];
+
+	for (int i = 0; i < nfiles; i++) {
+		if (export_parquet(files[i], cli->output_dir ? cli->output_dir : ".", &o, &r, err,
+				   sizeof(err))) {
+			fprintf(stderr, "pwz-render: %s\n", err);
+			return 1;
+		}
+		printf("%s\t%s\t%llu slices\n", files[i], r.trace_id,
+		       (unsigned long long)r.rows[EXPORT_SCHED_SLICE]);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = { 0 };
@@ -560,7 +592,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pwz-render: %s\n", err);
 		return 1;
 	}
-	if (cli.list)
+	if (cli.export_fmt)
+		ret = do_export(&cli, argv + optind, argc - optind);
+	else if (cli.list)
 		ret = do_list(&cli, argv + optind, argc - optind, map);
 	else if (cli.successors_of)
 		ret = do_successors(&cli, argv + optind, argc - optind, map);
