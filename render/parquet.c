@@ -301,6 +301,8 @@ struct pq_col {
 	size_t entries_cap;
 	uint32_t *htab;			/* entry + 1 per slot, 0 empty */
 	size_t hcap;			/* slots, a power of two */
+	int64_t last;			/* entry of the previous string; -1 none */
+	size_t last_len;		/* its length */
 };
 
 struct parquet_writer {
@@ -385,6 +387,7 @@ struct parquet_writer *parquet_writer__new(const char *path, const struct parque
 			goto nomem;
 		c->type = cols[i].type;
 		c->optional = cols[i].optional;
+		c->last = -1;
 	}
 	sprintf(w->tmp, "%s.part", path);
 	w->f = fopen(w->tmp, "w");
@@ -519,12 +522,18 @@ static int64_t dict_index(struct pq_col *c, const char *s, size_t n)
 {
 	size_t k;
 
+	/* columns often repeat their previous string (trace_id, host): skip the hash */
+	if (c->last >= 0 && c->last_len == n &&
+	    !memcmp(c->dict.data + c->entry_off[c->last] + 4, s, n))
+		return c->last;
 	if ((c->nr_entries + 1) * 2 > c->hcap && dict_grow(c))
 		return -ENOMEM;
 	k = str_hash(s, n) & (c->hcap - 1);
 	while (c->htab[k]) {
-		if (entry_is(c, c->htab[k] - 1, s, n))
-			return c->htab[k] - 1;
+		if (entry_is(c, c->htab[k] - 1, s, n)) {
+			c->last_len = n;
+			return c->last = c->htab[k] - 1;
+		}
 		k = (k + 1) & (c->hcap - 1);
 	}
 	if (array_reserve((void **)&c->entry_off, &c->entries_cap, c->nr_entries + 1,
@@ -536,6 +545,8 @@ static int64_t dict_index(struct pq_col *c, const char *s, size_t n)
 	if (c->dict.err || c->dict.len > UINT32_MAX)
 		return -ENOMEM;
 	c->htab[k] = (uint32_t)c->nr_entries + 1;
+	c->last = (int64_t)c->nr_entries;
+	c->last_len = n;
 	return (int64_t)c->nr_entries++;
 }
 
@@ -723,6 +734,7 @@ static int flush_rowgroup(struct parquet_writer *w)
 		c->nvals = 0;
 		c->dict.len = 0;
 		c->nr_entries = 0;
+		c->last = -1;
 		if (c->htab)
 			memset(c->htab, 0, c->hcap * sizeof(*c->htab));
 	}
@@ -740,6 +752,50 @@ int parquet_writer__end_row(struct parquet_writer *w)
 	}
 	for (size_t i = 0; i < w->nr_cols; i++)
 		w->cols[i].set = false;
+	w->rg_rows++;
+	w->rows++;
+	if (w->rg_rows >= w->opts.row_group_rows)
+		return flush_rowgroup(w);
+	return 0;
+}
+
+int parquet_writer__row(struct parquet_writer *w, const struct parquet_value *v)
+{
+	if (w->failed || w->finished)
+		return w->failed ? w->failed : -EINVAL;
+	/* check everything first: a refused row leaves no trace */
+	for (size_t i = 0; i < w->nr_cols; i++) {
+		const struct pq_col *c = &w->cols[i];
+
+		if (c->set || (v[i].null && !c->optional) ||
+		    (c->type == PARQUET_STRING && !v[i].null && (v[i].len > PQ_MAX_STR || (!v[i].s && v[i].len))))
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < w->nr_cols; i++) {
+		struct pq_col *c = &w->cols[i];
+		int64_t e;
+
+		if (push(w, c, !v[i].null))
+			return w->failed;
+		c->set = false;
+		if (v[i].null)
+			continue;
+		switch (c->type) {
+		case PARQUET_INT32:
+			minmax(c, (int32_t)v[i].i);
+			((int32_t *)c->vals)[c->nvals++] = (int32_t)v[i].i;
+			break;
+		case PARQUET_INT64:
+			minmax(c, v[i].i);
+			((int64_t *)c->vals)[c->nvals++] = v[i].i;
+			break;
+		default:
+			e = dict_index(c, v[i].s ? v[i].s : "", v[i].len);
+			if (e < 0)
+				return fail(w, -ENOMEM);
+			((uint32_t *)c->vals)[c->nvals++] = (uint32_t)e;
+		}
+	}
 	w->rg_rows++;
 	w->rows++;
 	if (w->rg_rows >= w->opts.row_group_rows)

@@ -65,6 +65,20 @@ int parquet_writer__i64(struct parquet_writer *w, size_t col, int64_t v);
 int parquet_writer__str(struct parquet_writer *w, size_t col, const char *s, size_t len);
 int parquet_writer__null(struct parquet_writer *w, size_t col);
 
+/* One cell of parquet_writer__row(). */
+struct parquet_value {
+	int64_t i;		/* INT32 and INT64 columns (an INT32 column takes the low 32 bits) */
+	const char *s;		/* STRING columns: len bytes */
+	uint32_t len;
+	bool null;		/* OPTIONAL columns only */
+};
+
+/*
+ * A whole row at once, v[0 .. nr_cols - 1] (the fast path: the same result as a setter per
+ * column and parquet_writer__end_row()). Returns what they return.
+ */
+int parquet_writer__row(struct parquet_writer *w, const struct parquet_value *v);
+
 /* Ends the row: -EINVAL when a column has no value; writes a row group when it is full (then
  * -errno on a write error: -ENOSPC, -EIO). After an error the writer refuses everything. */
 int parquet_writer__end_row(struct parquet_writer *w);
