@@ -89,6 +89,7 @@ struct xp {
 	size_t thrs_cap;
 	uint64_t end_ns;		/* end of the last record, for a cut file's length */
 	uint32_t max_cpu1;		/* highest CPU seen + 1 */
+	struct parquet_value exit_name[2][256];	/* [vmx, svm][reason] of the reasons below 256 */
 	char *err;
 	size_t errlen;
 };
@@ -131,28 +132,36 @@ size_t export_utf8(const char *s, size_t n, char *out, size_t outlen)
 	return o;
 }
 
-static int cell_str(struct parquet_writer *w, size_t col, const char *s)
-{
-	char clean[PWZ_NAME_MAX * 3];
-	size_t n;
+/* Cells of parquet_writer__row(). */
+#define V_I(v) ((struct parquet_value){ .i = (int64_t)(v) })
+#define V_NULL ((struct parquet_value){ .null = true })
+#define V_IN(v, known) ((known) ? V_I(v) : V_NULL)
 
+/* A string cell of a NUL-terminated s, NULL for null; s must be valid UTF-8. */
+static struct parquet_value v_str(const char *s)
+{
 	if (!s)
-		return parquet_writer__null(w, col);
-	n = export_utf8(s, strlen(s), clean, sizeof(clean));
-	return parquet_writer__str(w, col, clean, n);
+		return V_NULL;
+	return (struct parquet_value){ .s = s, .len = (uint32_t)strlen(s) };
 }
 
-/* Starts a row of table t with its trace_id and host cells; returns the writer. */
-static struct parquet_writer *row(struct xp *x, enum export_table t, int *ret)
+/* Writes a row of table t: cells (nr of them) after its trace_id and host. */
+static int put_row(struct xp *x, enum export_table t, struct parquet_value *cells, size_t nr)
 {
-	struct parquet_writer *w = x->w[t];
+	struct parquet_value v[16];
 
-	*ret = parquet_writer__str(w, 0, x->res->trace_id, 16);
-	if (!*ret)
-		*ret = x->meta.host ? parquet_writer__str(w, 1, x->host, strlen(x->host)) :
-				      parquet_writer__null(w, 1);
-	return w;
+	if (nr + 2 != tables[t].nr || nr + 2 > 16)
+		return -EINVAL;
+	v[0] = (struct parquet_value){ .s = x->res->trace_id, .len = 16 };
+	v[1] = x->meta.host ? v_str(x->host) : V_NULL;
+	memcpy(v + 2, cells, nr * sizeof(*cells));
+	return parquet_writer__row(x->w[t], v);
 }
+
+#define PUT_ROW(x, t, ...) ({							\
+	struct parquet_value cells_[] = { __VA_ARGS__ };			\
+	put_row(x, t, cells_, sizeof(cells_) / sizeof(cells_[0]));		\
+})
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -233,6 +242,18 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 	x->have_meta = true;
 	if (m->host)
 		export_utf8(m->host, strlen(m->host), x->host, sizeof(x->host));
+	/* exit names go into every kvm_exit row: made valid UTF-8 once, here */
+	for (uint32_t i = 0; i < x->meta.nr_exit_names; i++) {
+		char *name = x->meta.exit_names[i].name;
+		char clean[sizeof(x->meta.exit_names[i].name)];
+
+		export_utf8(name, strnlen(name, sizeof(clean)), clean, sizeof(clean));
+		memcpy(name, clean, sizeof(clean));
+	}
+	for (uint32_t isa = PWZ_ISA_VMX; isa <= PWZ_ISA_SVM; isa++) {
+		for (uint32_t r = 0; r < 256; r++)
+			x->exit_name[isa - 1][r] = v_str(pwz_meta_exit_name(&x->meta, isa, r));
+	}
 	trace_id(x->path, m, x->res->trace_id);
 	return open_tables(x);
 }
@@ -284,81 +305,45 @@ static const char *end_state(uint32_t end)
 static int on_slice(void *ctx, const struct pwz_slice *s)
 {
 	struct xp *x = ctx;
-	int ret;
-	struct parquet_writer *w = row(x, EXPORT_SCHED_SLICE, &ret);
 
 	saw(x, s->start_ns + s->dur_ns, s->cpu);
-	if (ret || (ret = parquet_writer__i64(w, 2, (int64_t)s->start_ns)) ||
-	    (ret = parquet_writer__i64(w, 3, (int64_t)s->dur_ns)) ||
-	    (ret = parquet_writer__i32(w, 4, (int32_t)s->cpu)) ||
-	    (ret = parquet_writer__i32(w, 5, (int32_t)s->tid)))
-		return ret;
-	if (end_state(s->end))
-		ret = parquet_writer__str(w, 6, end_state(s->end), 1);
-	else
-		ret = parquet_writer__null(w, 6);
-	return ret ? ret : parquet_writer__end_row(w);
+	return PUT_ROW(x, EXPORT_SCHED_SLICE, V_I(s->start_ns), V_I(s->dur_ns), V_I(s->cpu),
+		       V_I(s->tid), v_str(end_state(s->end)));
 }
 
 static int on_wakeup(void *ctx, const struct pwz_wakeup *wk)
 {
 	struct xp *x = ctx;
-	int ret;
-	struct parquet_writer *w = row(x, EXPORT_THREAD_STATE, &ret);
 
 	saw(x, wk->wake_ns + wk->wait_ns, wk->cpu);
-	if (ret || (ret = parquet_writer__i64(w, 2, (int64_t)wk->wake_ns)) ||
-	    (ret = parquet_writer__i64(w, 3, (int64_t)wk->wait_ns)) ||
-	    (ret = parquet_writer__i32(w, 4, (int32_t)wk->cpu)) ||
-	    (ret = parquet_writer__i32(w, 5, (int32_t)wk->tid)) ||
-	    (ret = parquet_writer__str(w, 6, "R", 1)))
-		return ret;
-	return parquet_writer__end_row(w);
-}
-
-static int i64_or_null(struct parquet_writer *w, size_t col, uint64_t v, bool known)
-{
-	return known ? parquet_writer__i64(w, col, (int64_t)v) : parquet_writer__null(w, col);
+	return PUT_ROW(x, EXPORT_THREAD_STATE, V_I(wk->wake_ns), V_I(wk->wait_ns), V_I(wk->cpu),
+		       V_I(wk->tid), v_str("R"));
 }
 
 static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
 {
 	struct xp *x = ctx;
-	int ret;
-	struct parquet_writer *w = row(x, EXPORT_KVM_EXIT, &ret);
 	const char *isa = e->isa == PWZ_ISA_VMX ? "vmx" : e->isa == PWZ_ISA_SVM ? "svm" : NULL;
+	bool cached = (e->isa == PWZ_ISA_VMX || e->isa == PWZ_ISA_SVM) && e->reason < 256;
 
 	saw(x, e->time_ns + e->handling_ns, 0);
-	if (ret || (ret = parquet_writer__i64(w, 2, (int64_t)e->time_ns)) ||
-	    (ret = i64_or_null(w, 3, e->handling_ns, e->handling_ns != 0)) ||
-	    (ret = parquet_writer__i32(w, 4, (int32_t)e->tid)) ||
-	    (ret = parquet_writer__i32(w, 5, (int32_t)e->vcpu)) ||
-	    (ret = cell_str(w, 6, isa)) ||
-	    (ret = parquet_writer__i32(w, 7, (int32_t)e->reason)) ||
-	    (ret = cell_str(w, 8, pwz_meta_exit_name(&x->meta, e->isa, e->reason))) ||
-	    (ret = i64_or_null(w, 9, e->guest_ns, e->guest_ns != 0)))
-		return ret;
-	return parquet_writer__end_row(w);
+	return PUT_ROW(x, EXPORT_KVM_EXIT, V_I(e->time_ns), V_IN(e->handling_ns, e->handling_ns),
+		       V_I(e->tid), V_I(e->vcpu), v_str(isa), V_I(e->reason),
+		       cached ? x->exit_name[e->isa - 1][e->reason] :
+				v_str(pwz_meta_exit_name(&x->meta, e->isa, e->reason)),
+		       V_IN(e->guest_ns, e->guest_ns));
 }
 
 static int on_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
 {
 	struct xp *x = ctx;
 	bool kind = x->meta.has_switch_kind;
-	int ret;
-	struct parquet_writer *w = row(x, EXPORT_CPU_RESIDENCY, &ret);
 
 	saw(x, 0, a->cpu);
 	if (!thr_of(x, a->tid))
 		return -ENOMEM;
-	if (ret || (ret = parquet_writer__i32(w, 2, (int32_t)a->tid)) ||
-	    (ret = parquet_writer__i32(w, 3, (int32_t)a->cpu)) ||
-	    (ret = parquet_writer__i64(w, 4, (int64_t)a->runtime_ns)) ||
-	    (ret = parquet_writer__i64(w, 5, (int64_t)a->switches)) ||
-	    (ret = i64_or_null(w, 6, a->voluntary, kind)) ||
-	    (ret = i64_or_null(w, 7, a->involuntary, kind)))
-		return ret;
-	return parquet_writer__end_row(w);
+	return PUT_ROW(x, EXPORT_CPU_RESIDENCY, V_I(a->tid), V_I(a->cpu), V_I(a->runtime_ns),
+		       V_I(a->switches), V_IN(a->voluntary, kind), V_IN(a->involuntary, kind));
 }
 
 static int on_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
@@ -387,8 +372,18 @@ static int cmp_thr(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* A string from the traced system as a cell: cleaned into buf. */
+static struct parquet_value v_clean(const char *s, char *buf, size_t buflen)
+{
+	if (!s)
+		return V_NULL;
+	return (struct parquet_value){ .s = buf,
+				       .len = (uint32_t)export_utf8(s, strlen(s), buf, buflen) };
+}
+
 static int write_threads(struct xp *x)
 {
+	char b1[PWZ_NAME_MAX * 3], b2[PWZ_NAME_MAX * 3];
 	size_t n = x->thr_idx.count;
 	bool wait = x->meta.has_wait;
 	int ret;
@@ -397,27 +392,22 @@ static int write_threads(struct xp *x)
 	for (size_t i = 0; i < n; i++) {
 		const struct thr *th = &x->thrs[i];
 		const struct pwz_task *t = &th->task;
-		struct parquet_writer *w = row(x, EXPORT_THREAD, &ret);
 		bool pid_known = th->tid == 0 || (th->has_task && t->tgid);
 		const char *name = th->has_task ? (t->name[0] ? t->name : t->comm) :
 				   th->tid == 0 ? "swapper" : NULL;
 		const char *comm = th->has_task ? t->comm : th->tid == 0 ? "swapper" : NULL;
 
-		if (ret || (ret = parquet_writer__i32(w, 2, (int32_t)th->tid)) ||
-		    (ret = pid_known ? parquet_writer__i32(w, 3, th->tid ? (int32_t)t->tgid : 0) :
-				       parquet_writer__null(w, 3)) ||
-		    (ret = cell_str(w, 4, name)) || (ret = cell_str(w, 5, comm)) ||
-		    (ret = i64_or_null(w, 6, th->wait.count, wait)) ||
-		    (ret = i64_or_null(w, 7, th->wait.wait_ns, wait)) ||
-		    (ret = i64_or_null(w, 8, th->wait.max_ns, wait)) ||
-		    (ret = parquet_writer__end_row(w)))
+		ret = PUT_ROW(x, EXPORT_THREAD, V_I(th->tid), V_IN(th->tid ? t->tgid : 0, pid_known),
+			      v_clean(name, b1, sizeof(b1)), v_clean(comm, b2, sizeof(b2)),
+			      V_IN(th->wait.count, wait), V_IN(th->wait.wait_ns, wait),
+			      V_IN(th->wait.max_ns, wait));
+		if (ret)
 			return ret;
 	}
 	/* process: one row per known tgid, named by the leader's process name or comm */
 	for (size_t i = 0; i < n; i++) {
 		const struct pwz_task *t = &x->thrs[i].task;
 		const char *name = NULL;
-		struct parquet_writer *w;
 		bool dup = false;
 
 		if (!x->thrs[i].has_task || !t->tgid)
@@ -434,9 +424,8 @@ static int write_threads(struct xp *x)
 			else if (o->has_task && o->tid == t->tgid)
 				name = o->task.comm;
 		}
-		w = row(x, EXPORT_PROCESS, &ret);
-		if (ret || (ret = parquet_writer__i32(w, 2, (int32_t)t->tgid)) ||
-		    (ret = cell_str(w, 3, name)) || (ret = parquet_writer__end_row(w)))
+		ret = PUT_ROW(x, EXPORT_PROCESS, V_I(t->tgid), v_clean(name, b1, sizeof(b1)));
+		if (ret)
 			return ret;
 	}
 	return 0;
@@ -446,20 +435,14 @@ static int write_capture(struct xp *x, const struct cdict_read_info *info)
 {
 	const struct pwz_meta *m = &x->meta;
 	uint32_t cpus = m->nr_cpus > x->max_cpu1 ? m->nr_cpus : x->max_cpu1;
-	int ret;
-	struct parquet_writer *w = row(x, EXPORT_CAPTURE, &ret);
+	char b1[512], b2[512];
 
-	if (ret || (ret = parquet_writer__null(w, 2)) || (ret = cell_str(w, 3, m->kernel)) ||
-	    (ret = cpus ? parquet_writer__i32(w, 4, (int32_t)cpus) : parquet_writer__null(w, 4)) ||
-	    (ret = i64_or_null(w, 5, m->start_wall_ns, m->start_wall_ns != 0)) ||
-	    (ret = parquet_writer__i64(w, 6, (int64_t)(m->duration_ns ? m->duration_ns : x->end_ns))) ||
-	    (ret = parquet_writer__i64(w, 7, (int64_t)pwz_meta_total_drops(m))) ||
-	    (ret = cell_str(w, 8, pwz_source_name(m->source))) ||
-	    (ret = cell_str(w, 9, info->format == CDICT_FORMAT_LEGACY ? "legacy" : "v2")) ||
-	    (ret = cell_str(w, 10, m->tool_version)) ||
-	    (ret = parquet_writer__i32(w, 11, info->cut)))
-		return ret;
-	return parquet_writer__end_row(w);
+	return PUT_ROW(x, EXPORT_CAPTURE, V_NULL, v_clean(m->kernel, b1, sizeof(b1)),
+		       V_IN(cpus, cpus), V_IN(m->start_wall_ns, m->start_wall_ns),
+		       V_I(m->duration_ns ? m->duration_ns : x->end_ns),
+		       V_I(pwz_meta_total_drops(m)), v_str(pwz_source_name(m->source)),
+		       v_str(info->format == CDICT_FORMAT_LEGACY ? "legacy" : "v2"),
+		       v_clean(m->tool_version, b2, sizeof(b2)), V_I(info->cut));
 }
 
 static int finish(struct xp *x, const struct cdict_read_info *info)
