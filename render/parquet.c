@@ -12,7 +12,7 @@
 /* Enum values of parquet.thrift. */
 enum {
 	PQ_REQUIRED = 0, PQ_OPTIONAL = 1,
-	PQ_ENC_PLAIN = 0, PQ_ENC_RLE = 3, PQ_ENC_RLE_DICTIONARY = 8,
+	PQ_ENC_PLAIN = 0, PQ_ENC_RLE = 3, PQ_ENC_DELTA_BINARY_PACKED = 5, PQ_ENC_RLE_DICTIONARY = 8,
 	PQ_CODEC_UNCOMPRESSED = 0, PQ_CODEC_ZSTD = 6,
 	PQ_PAGE_DATA = 0, PQ_PAGE_DICTIONARY = 2,
 	PQ_CONVERTED_UTF8 = 0,
@@ -263,6 +263,76 @@ void pq_rle_hybrid(struct pq_buf *b, const uint32_t *vals, size_t n, unsigned in
 		packed_run(b, vals + pend, n - pend, bit_width);
 }
 
+/* ---- DELTA_BINARY_PACKED ---- */
+
+#define PQ_DELTA_BLOCK 128	/* values per block */
+#define PQ_DELTA_MINI 4		/* miniblocks per block, of 32 values */
+
+/* count values of width bits (0..64) from v, least significant bit first. */
+static void pack_bits(struct pq_buf *b, const uint64_t *v, size_t count, unsigned int width)
+{
+	unsigned __int128 acc = 0;
+	unsigned int bits = 0;
+	uint8_t *out;
+
+	if (!width || !pq_buf_room(b, (count * width + 7) / 8))
+		return;
+	out = b->data + b->len;
+	for (size_t i = 0; i < count; i++) {
+		acc |= (unsigned __int128)v[i] << bits;
+		bits += width;
+		while (bits >= 8) {
+			*out++ = (uint8_t)acc;
+			acc >>= 8;
+			bits -= 8;
+		}
+	}
+	if (bits)
+		*out++ = (uint8_t)acc;
+	b->len = (size_t)(out - b->data);
+}
+
+static unsigned int width_of(uint64_t v)
+{
+	return v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
+}
+
+void pq_delta_binary(struct pq_buf *b, const int64_t *vals, size_t n, unsigned int type_bits)
+{
+	uint64_t mask = type_bits == 32 ? 0xffffffffull : ~0ull;
+	uint64_t d[PQ_DELTA_BLOCK];
+
+	pq_buf_varint(b, PQ_DELTA_BLOCK);
+	pq_buf_varint(b, PQ_DELTA_MINI);
+	pq_buf_varint(b, n);
+	pq_buf_varint(b, zigzag(n ? vals[0] : 0));
+	for (size_t i = 1; i < n; i += PQ_DELTA_BLOCK) {
+		size_t k = n - i < PQ_DELTA_BLOCK ? n - i : PQ_DELTA_BLOCK;
+		int64_t min = INT64_MAX;
+		uint8_t widths[PQ_DELTA_MINI] = { 0 };
+
+		/* deltas wrap at the type's width, as the reader adds them back */
+		for (size_t j = 0; j < k; j++) {
+			uint64_t delta = ((uint64_t)vals[i + j] - (uint64_t)vals[i + j - 1]) & mask;
+			int64_t sd = type_bits == 32 ? (int64_t)(int32_t)(uint32_t)delta : (int64_t)delta;
+
+			d[j] = (uint64_t)sd;
+			if (sd < min)
+				min = sd;
+		}
+		for (size_t j = 0; j < PQ_DELTA_BLOCK; j++) {
+			d[j] = j < k ? (d[j] - (uint64_t)min) & mask : 0;
+			widths[j / 32] = (uint8_t)(width_of(d[j]) > widths[j / 32] ? width_of(d[j]) :
+						    widths[j / 32]);
+		}
+		pq_buf_varint(b, zigzag(min));
+		pq_buf_put(b, widths, sizeof(widths));
+		/* miniblocks past the last value are not written */
+		for (size_t m = 0; m < PQ_DELTA_MINI && m * 32 < k; m++)
+			pack_bits(b, d + m * 32, 32, widths[m]);
+	}
+}
+
 /* ---- the writer ---- */
 
 /* What the footer needs of one column chunk. */
@@ -322,6 +392,7 @@ struct parquet_writer {
 	ZSTD_CCtx *zc;
 	struct pq_buf page, comp, hdr;	/* scratch */
 	uint32_t *levels;		/* scratch: page_rows levels */
+	int64_t *wide;			/* scratch: page_rows INT32 values widened */
 	int failed;			/* -errno once something failed */
 	bool created;			/* tmp exists */
 	bool finished;
@@ -364,11 +435,12 @@ struct parquet_writer *parquet_writer__new(const char *path, const struct parque
 		w->opts.zstd_level = 1;
 	w->cols = calloc(nr_cols, sizeof(*w->cols));
 	w->levels = malloc(w->opts.page_rows * sizeof(*w->levels));
+	w->wide = malloc(w->opts.page_rows * sizeof(*w->wide));
 	w->path = strdup(path);
 	w->tmp = malloc(strlen(path) + 6);
 	w->created_by = opts && opts->created_by ? strdup(opts->created_by) : NULL;
 	w->zc = w->opts.zstd_level > 0 ? ZSTD_createCCtx() : NULL;
-	if (!w->cols || !w->levels || !w->path || !w->tmp || (opts && opts->created_by && !w->created_by) ||
+	if (!w->cols || !w->levels || !w->wide || !w->path || !w->tmp || (opts && opts->created_by && !w->created_by) ||
 	    (w->opts.zstd_level > 0 && !w->zc))
 		goto nomem;
 	w->nr_cols = nr_cols;
@@ -696,14 +768,14 @@ static int write_chunk(struct parquet_writer *w, struct pq_col *c, struct pq_chu
 			pq_rle_hybrid(&w->page, (uint32_t *)c->vals + vi, k, bw);
 		} else if (c->type == PARQUET_INT32) {
 			for (size_t i = 0; i < k; i++)
-				pq_buf_le32(&w->page, (uint32_t)((int32_t *)c->vals)[vi + i]);
+				w->wide[i] = ((int32_t *)c->vals)[vi + i];
+			pq_delta_binary(&w->page, w->wide, k, 32);
 		} else {
-			for (size_t i = 0; i < k; i++)
-				pq_buf_le64(&w->page, (uint64_t)((int64_t *)c->vals)[vi + i]);
+			pq_delta_binary(&w->page, (int64_t *)c->vals + vi, k, 64);
 		}
 		vi += k;
 		ret = write_page(w, PQ_PAGE_DATA, (uint32_t)n,
-				 c->type == PARQUET_STRING ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN, ch);
+				 c->type == PARQUET_STRING ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_DELTA_BINARY_PACKED, ch);
 		if (ret)
 			return ret;
 	}
@@ -825,8 +897,8 @@ static void footer_column(struct pq_thrift *t, const struct parquet_writer *w,
 		pq_t_elem_i32(t, PQ_ENC_RLE_DICTIONARY);
 	} else {
 		pq_t_list(t, 2, PQ_T_I32, 2);
-		pq_t_elem_i32(t, PQ_ENC_PLAIN);
 		pq_t_elem_i32(t, PQ_ENC_RLE);
+		pq_t_elem_i32(t, PQ_ENC_DELTA_BINARY_PACKED);
 	}
 	pq_t_list(t, 3, PQ_T_BINARY, 1);
 	pq_t_elem_bin(t, c->name, strlen(c->name));
@@ -979,6 +1051,7 @@ void parquet_writer__free(struct parquet_writer *w)
 	free(w->rgs);
 	free(w->cols);
 	free(w->levels);
+	free(w->wide);
 	free(w->path);
 	free(w->tmp);
 	free(w->created_by);

@@ -12,7 +12,7 @@
  * needs, written from the specification:
  * - a flat schema of REQUIRED or OPTIONAL leaf columns: INT32, INT64, or BYTE_ARRAY annotated
  *   UTF8 / STRING;
- * - version 1 data pages; integers PLAIN, strings dictionary-encoded (one PLAIN dictionary page
+ * - version 1 data pages; integers DELTA_BINARY_PACKED, strings dictionary-encoded (one PLAIN dictionary page
  *   per column chunk, RLE_DICTIONARY indices); definition levels of OPTIONAL columns in the
  *   RLE / bit-packed hybrid with a 4-byte length prefix;
  * - pages compressed with ZSTD (or stored, for tests), column statistics (null count, and
@@ -156,5 +156,12 @@ void pq_t_elem_bin(struct pq_thrift *t, const void *p, size_t n);
  * padded with zeros). No length prefix.
  */
 void pq_rle_hybrid(struct pq_buf *b, const uint32_t *vals, size_t n, unsigned int bit_width);
+
+/*
+ * DELTA_BINARY_PACKED (Encodings.md) of n values: blocks of 128 deltas in 4 miniblocks of 32,
+ * each block's deltas less their minimum, bit-packed at the miniblock's width. type_bits is 32
+ * for an INT32 column (deltas wrap at 32 bits, as its reader adds them back) or 64.
+ */
+void pq_delta_binary(struct pq_buf *b, const int64_t *vals, size_t n, unsigned int type_bits);
 
 #endif /* PWZ_PARQUET_H */
