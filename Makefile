@@ -300,6 +300,28 @@ valgrind-unit: $(TEST_BINS)
 # (they need the real, unsanitized capture); the lead's check recipe filters them out.
 SANITIZE_SKIP_SUITES := tests/live/run tests/vmtest/run tests/robust/run
 
+# ---- parquet export and Debian package (issue 18) ----
+# render/parquet.* (the Parquet writer) and render/export.* (--export parquet) build into
+# librender.a with the rest of render/. tests/parquet/run queries the exports with DuckDB
+# (@duckdb/node-api from npm, cached under $(OUTPUT)/parquet-node); tests/deb/run builds the
+# package, installs it into a scratch dpkg root, runs it there and removes it.
+CHECK_SUITES += tests/parquet/run tests/deb/run
+# `make bench-parquet` (also part of `make bench`): 10 M slices exported, time, memory, sizes.
+.PHONY: bench-parquet deb clean-deb
+bench: bench-parquet
+bench-parquet: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
+	$(Q)PWZ_BINDIR=$(BINDIR) tools/bench/parquet
+# `make deb`: $(BINDIR)/pwz_<version>_<arch>.deb (dpkg-deb; Depends from dpkg-shlibdeps).
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB := $(BINDIR)/pwz_$(VERSION)_$(DEB_ARCH).deb
+deb: $(DEB)
+$(DEB): $(PROGS) tools/deb/build VERSION README.md $(wildcard docs/*.md docs/*.1)
+	$(call msg,DEB,$@)
+	$(Q)tools/deb/build $(OUTPUT)/deb-root $@ $(VERSION) $(DEB_ARCH) $(PROGS) >/dev/null
+clean: clean-deb
+clean-deb:
+	rm -f $(BINDIR)/pwz_*.deb
+
 # ---- tests ----
 unit: $(TEST_BINS)
 	$(Q)tools/run-unit-tests $(TEST_BINS)
