@@ -189,18 +189,20 @@ static void trace_id(const char *path, const struct pwz_meta *m, char out[17])
 	h = fnv(h, &m->source, sizeof(m->source));
 	if (!m->start_wall_ns) {
 		FILE *f = fopen(path, "r");
+		char *buf = malloc(65536);
 
-		if (f) {
-			static char buf[65536];
-			size_t n = fread(buf, 1, sizeof(buf), f);
+		if (f && buf) {
+			size_t n = fread(buf, 1, 65536, f);
 			long size;
 
 			fseek(f, 0, SEEK_END);
 			size = ftell(f);
 			h = fnv(h, &size, sizeof(size));
 			h = fnv(h, buf, n);
-			fclose(f);
 		}
+		if (f)
+			fclose(f);
+		free(buf);
 	}
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 }

@@ -510,7 +510,6 @@ static int push(struct parquet_writer *w, struct pq_col *c, bool present)
 	if (present && c->nvals >= c->vals_cap &&
 	    array_reserve(&c->vals, &c->vals_cap, c->nvals + 1, elem_size(c)))
 		return fail(w, -ENOMEM);
-	c->set = true;
 	return 0;
 }
 
@@ -531,6 +530,7 @@ int parquet_writer__i32(struct parquet_writer *w, size_t col, int32_t v)
 		return -EINVAL;
 	if ((ret = push(w, c, true)))
 		return ret;
+	c->set = true;
 	minmax(c, v);
 	((int32_t *)c->vals)[c->nvals++] = v;
 	return 0;
@@ -545,6 +545,7 @@ int parquet_writer__i64(struct parquet_writer *w, size_t col, int64_t v)
 		return -EINVAL;
 	if ((ret = push(w, c, true)))
 		return ret;
+	c->set = true;
 	minmax(c, v);
 	((int64_t *)c->vals)[c->nvals++] = v;
 	return 0;
@@ -632,6 +633,7 @@ int parquet_writer__str(struct parquet_writer *w, size_t col, const char *s, siz
 		return -EINVAL;
 	if ((ret = push(w, c, true)))
 		return ret;
+	c->set = true;
 	e = dict_index(c, s ? s : "", len);
 	if (e < 0)
 		return fail(w, -ENOMEM);
@@ -645,7 +647,10 @@ int parquet_writer__null(struct parquet_writer *w, size_t col)
 
 	if (!c || !c->optional)
 		return -EINVAL;
-	return push(w, c, false);
+	if (push(w, c, false))
+		return w->failed;
+	c->set = true;
+	return 0;
 }
 
 static int put(struct parquet_writer *w, const void *p, size_t n)
@@ -849,7 +854,6 @@ int parquet_writer__row(struct parquet_writer *w, const struct parquet_value *v)
 
 		if (push(w, c, !v[i].null))
 			return w->failed;
-		c->set = false;
 		if (v[i].null)
 			continue;
 		switch (c->type) {
