@@ -306,6 +306,9 @@ SANITIZE_SKIP_SUITES := tests/live/run tests/vmtest/run tests/robust/run
 # (@duckdb/node-api from npm, cached under $(OUTPUT)/parquet-node); tests/deb/run builds the
 # package, installs it into a scratch dpkg root, runs it there and removes it.
 CHECK_SUITES += tests/parquet/run tests/deb/run
+# With SANITIZE=1: the parquet suite captures with pwz-bpf, and a package of ASan builds is no
+# package.
+SANITIZE_SKIP_SUITES += tests/parquet/run tests/deb/run
 # `make bench-parquet` (also part of `make bench`): 10 M slices exported, time, memory, sizes.
 .PHONY: bench-parquet deb clean-deb
 bench: bench-parquet

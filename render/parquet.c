@@ -22,6 +22,7 @@ enum {
 #define PQ_MAX_STR (1u << 20)
 #define PQ_DEFAULT_RG_ROWS (1u << 20)
 #define PQ_DEFAULT_PAGE_ROWS (1u << 16)
+#define PQ_MIN_ZSTD 1024	/* raw bytes below which a column chunk is not compressed */
 
 /* ---- byte buffer ---- */
 
@@ -345,6 +346,7 @@ struct pq_chunk {
 	int64_t nulls;
 	int64_t min, max;	/* integers, when has_minmax */
 	bool has_minmax;
+	bool zstd;		/* pages compressed (else stored) */
 };
 
 struct pq_rowgroup {
@@ -672,7 +674,7 @@ static int write_page(struct parquet_writer *w, int type, uint32_t num_values, i
 
 	if (w->page.err)
 		return fail(w, -ENOMEM);
-	if (w->zc) {
+	if (ch->zstd) {
 		size_t bound = ZSTD_compressBound(w->page.len), n;
 
 		w->comp.len = 0;
@@ -738,6 +740,8 @@ static int write_chunk(struct parquet_writer *w, struct pq_col *c, struct pq_chu
 	ch->has_minmax = c->type != PARQUET_STRING && c->nvals;
 	ch->min = c->min;
 	ch->max = c->max;
+	/* a small chunk is stored: a ZSTD frame would be larger than its few bytes */
+	ch->zstd = w->zc && c->dict.len + c->nvals * elem_size(c) + rows / 8 >= PQ_MIN_ZSTD;
 	if (c->type == PARQUET_STRING) {
 		ch->dict_off = (int64_t)w->off;
 		w->page.len = 0;
@@ -884,8 +888,7 @@ uint64_t parquet_writer__rows(const struct parquet_writer *w)
 	return w->rows;
 }
 
-static void footer_column(struct pq_thrift *t, const struct parquet_writer *w,
-			  const struct pq_col *c, const struct pq_chunk *ch)
+static void footer_column(struct pq_thrift *t, const struct pq_col *c, const struct pq_chunk *ch)
 {
 	uint8_t mm[2][8];
 	size_t mmlen = c->type == PARQUET_INT64 ? 8 : 4;
@@ -906,7 +909,7 @@ static void footer_column(struct pq_thrift *t, const struct parquet_writer *w,
 	}
 	pq_t_list(t, 3, PQ_T_BINARY, 1);
 	pq_t_elem_bin(t, c->name, strlen(c->name));
-	pq_t_i32(t, 4, w->zc ? PQ_CODEC_ZSTD : PQ_CODEC_UNCOMPRESSED);
+	pq_t_i32(t, 4, ch->zstd ? PQ_CODEC_ZSTD : PQ_CODEC_UNCOMPRESSED);
 	pq_t_i64(t, 5, ch->values);
 	pq_t_i64(t, 6, ch->unc);
 	pq_t_i64(t, 7, ch->comp);
@@ -965,7 +968,7 @@ static void footer(const struct parquet_writer *w, struct pq_buf *b, bool *err)
 		pq_t_begin(&t);
 		pq_t_list(&t, 1, PQ_T_STRUCT, (uint32_t)w->nr_cols);
 		for (size_t i = 0; i < w->nr_cols; i++) {
-			footer_column(&t, w, &w->cols[i], &rg->chunks[i]);
+			footer_column(&t, &w->cols[i], &rg->chunks[i]);
 			unc += rg->chunks[i].unc;
 			comp += rg->chunks[i].comp;
 		}

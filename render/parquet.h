@@ -15,7 +15,8 @@
  * - version 1 data pages; integers DELTA_BINARY_PACKED, strings dictionary-encoded (one PLAIN dictionary page
  *   per column chunk, RLE_DICTIONARY indices); definition levels of OPTIONAL columns in the
  *   RLE / bit-packed hybrid with a 4-byte length prefix;
- * - pages compressed with ZSTD (or stored, for tests), column statistics (null count, and
+ * - pages compressed with ZSTD (a column chunk of less than 1 KiB is stored: the codec is per
+ *   chunk), or all stored (for tests); column statistics (null count, and
  *   min / max of integers);
  * - the footer: FileMetaData in the Thrift compact protocol, its length, "PAR1".
  * Rows are buffered up to row_group_rows and then written as one row group, so memory is bounded

@@ -278,12 +278,12 @@ static void test_dictionary_pages(void **state)
 	rmdir(dir);
 }
 
-/* Row groups are bounded: 10 rows in groups of 4 make 3 row groups; an unfinished writer leaves
- * no file. */
+/* Row groups are bounded: 600 rows in groups of 200 make 3 row groups, each a ZSTD page; a
+ * column chunk of a few bytes is stored; an unfinished writer leaves no file. */
 static void test_row_groups_and_abort(void **state)
 {
 	static const struct parquet_column cols[] = { { "v", PARQUET_INT64, false } };
-	struct parquet_writer_opts o = { .row_group_rows = 4 };
+	struct parquet_writer_opts o = { .row_group_rows = 200 };
 	char dir[] = "/tmp/pwz-test-parquet.XXXXXX", path[64], part[80], err[256];
 	struct parquet_writer *w;
 	uint8_t *got;
@@ -295,8 +295,8 @@ static void test_row_groups_and_abort(void **state)
 	snprintf(part, sizeof(part), "%s.part", path);
 	w = parquet_writer__new(path, cols, 1, &o, err, sizeof(err));
 	assert_non_null(w);
-	for (int i = 0; i < 10; i++) {
-		assert_int_equal(parquet_writer__i64(w, 0, i * 1000), 0);
+	for (int i = 0; i < 600; i++) {
+		assert_int_equal(parquet_writer__i64(w, 0, (int64_t)i * i * 1000), 0);
 		assert_int_equal(parquet_writer__end_row(w), 0);
 	}
 	assert_int_equal(parquet_writer__finish(w, err, sizeof(err)), 0);
@@ -306,6 +306,20 @@ static void test_row_groups_and_abort(void **state)
 	for (size_t i = 0; i + 4 <= len; i++)
 		magic += !memcmp(got + i, "\x28\xb5\x2f\xfd", 4);
 	assert_int_equal(magic, 3);
+	free(got);
+	unlink(path);
+
+	w = parquet_writer__new(path, cols, 1, &o, err, sizeof(err));
+	assert_non_null(w);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(parquet_writer__row(w, &(struct parquet_value){ .i = i }), 0);
+	assert_int_equal(parquet_writer__finish(w, err, sizeof(err)), 0);
+	parquet_writer__free(w);
+	got = slurp(path, &len);
+	magic = 0;
+	for (size_t i = 0; i + 4 <= len; i++)
+		magic += !memcmp(got + i, "\x28\xb5\x2f\xfd", 4);
+	assert_int_equal(magic, 0);
 	free(got);
 	unlink(path);
 
