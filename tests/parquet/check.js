@@ -254,8 +254,63 @@ async function folder() {
 	}
 	const per = await q(`select coalesce(c.host, '(null)') k, sum(r.runtime_ns) runtime, sum(r.switches) switches
 		from ${glob('cpu_residency')} r join ${glob('capture')} c using (trace_id) group by k`);
-	const d = diff(want, new Map(per.map((r) => [r.k, r])));
+	let d = diff(want, new Map(per.map((r) => [r.k, r])));
 	check(!d, `fleet query: runtime and switches per host (join on trace_id) = the sum of the --list files (${per.length} hosts)`, d);
+
+	// a per-VM question: CPU time and exits of each VM's vCPU threads (vm.vcpuN), per host
+	const vms = new Map();
+	for (const c of caps) {
+		const h = c.list.capture.host === null ? '(null)' : c.list.capture.host;
+		for (const t of c.list.tasks) {
+			const m = /^(.+)\.vcpu\d+$/.exec(t.name);
+			if (!m || !t.tid)
+				continue;
+			const k = `${h}/${m[1]}`;
+			const w = vms.get(k) || { runtime: 0n, exits: 0n, vcpus: 0 };
+			w.runtime += BigInt(t.runtime_ns);
+			w.exits += BigInt(t.exits_total);
+			w.vcpus++;
+			vms.set(k, w);
+		}
+	}
+	const vmRows = await q(`with v as (select trace_id, tid, regexp_extract(name, '^(.+)\\.vcpu[0-9]+$', 1) vm
+			from ${glob('thread')} where regexp_matches(name, '^.+\\.vcpu[0-9]+$') and tid <> 0)
+		select coalesce(c.host, '(null)') || '/' || v.vm k,
+			(select sum(runtime_ns) from ${glob('cpu_residency')} r
+				where r.trace_id = v.trace_id and r.tid = v.tid) runtime,
+			(select count(*) from ${glob('kvm_exit')} e where e.trace_id = v.trace_id and e.tid = v.tid) exits,
+			c.trace_id
+		from v join ${glob('capture')} c using (trace_id)`);
+	const sums = new Map();
+	for (const r of vmRows) {
+		const w = sums.get(r.k) || { runtime: 0n, exits: 0n, vcpus: 0 };
+		w.runtime += BigInt(r.runtime || 0);
+		w.exits += BigInt(r.exits);
+		w.vcpus++;
+		sums.set(r.k, w);
+	}
+	d = diff(vms, sums);
+	check(!d && vms.size > 0, `fleet query: CPU time and KVM exits per VM and host (thread names vm.vcpuN) = --list (${vms.size} VMs)`, d || 'no VM');
+}
+
+// The docs' DuckDB examples run on this tree (their 'fleet/' is FLEET_DIR).
+async function docQueries() {
+	const md = fs.readFileSync(docsPath, 'utf8');
+	const part = md.slice(md.indexOf('## With DuckDB'), md.indexOf('## With Spark'));
+	const sql = (/```sql\n([\s\S]*?)```/.exec(part) || [])[1] || '';
+	const queries = sql.split(/;\s*\n/).map((x) => x.split('\n').filter((l) => !/^\s*--/.test(l)).join('\n').trim())
+		.filter((x) => x);
+	const counts = [];
+	for (const text of queries) {
+		try {
+			counts.push((await q(text.replace(/;$/, '').replaceAll("'fleet/", `'${fleet}/`))).length);
+		} catch (e) {
+			ko(`docs/fleet.md query fails: ${e.message.split('\n')[0]}: ${text.split('\n')[0]}`);
+			return;
+		}
+	}
+	check(queries.length >= 3 && counts.every((n) => n > 0),
+		`docs/fleet.md: its ${queries.length} DuckDB queries run on the tree (rows: ${counts.join(', ')})`);
 }
 
 (async () => {
@@ -266,6 +321,7 @@ async function folder() {
 			await perCapture(c);
 		await schemas();
 		await folder();
+		await docQueries();
 	} catch (e) {
 		ko(`DuckDB: ${e.message}`);
 	}
