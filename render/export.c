@@ -383,6 +383,47 @@ static struct parquet_value v_clean(const char *s, char *buf, size_t buflen)
 				       .len = (uint32_t)export_utf8(s, strlen(s), buf, buflen) };
 }
 
+static int cmp_by_tgid(const void *a, const void *b)
+{
+	const struct thr *x = *(const struct thr *const *)a, *y = *(const struct thr *const *)b;
+
+	if (x->task.tgid != y->task.tgid)
+		return x->task.tgid < y->task.tgid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* process: one row per known tgid, named by its threads' process name, else the leader's comm. */
+static int write_processes(struct xp *x)
+{
+	char buf[PWZ_NAME_MAX * 3];
+	const struct thr **by = malloc((x->thr_idx.count + 1) * sizeof(*by));
+	size_t n = 0;
+	int ret = 0;
+
+	if (!by)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->thr_idx.count; i++) {
+		if (x->thrs[i].has_task && x->thrs[i].task.tgid)
+			by[n++] = &x->thrs[i];
+	}
+	qsort(by, n, sizeof(*by), cmp_by_tgid);
+	for (size_t i = 0, j; i < n && !ret; i = j) {
+		uint32_t pid = by[i]->task.tgid;
+		const char *name = NULL, *leader = NULL;
+
+		for (j = i; j < n && by[j]->task.tgid == pid; j++) {
+			if (!name && by[j]->task.proc_name[0])
+				name = by[j]->task.proc_name;
+			if (by[j]->tid == pid)
+				leader = by[j]->task.comm;
+		}
+		ret = PUT_ROW(x, EXPORT_PROCESS, V_I(pid),
+			      v_clean(name ? name : leader, buf, sizeof(buf)));
+	}
+	free(by);
+	return ret;
+}
+
 static int write_threads(struct xp *x)
 {
 	char b1[PWZ_NAME_MAX * 3], b2[PWZ_NAME_MAX * 3];
@@ -406,31 +447,7 @@ static int write_threads(struct xp *x)
 		if (ret)
 			return ret;
 	}
-	/* process: one row per known tgid, named by the leader's process name or comm */
-	for (size_t i = 0; i < n; i++) {
-		const struct pwz_task *t = &x->thrs[i].task;
-		const char *name = NULL;
-		bool dup = false;
-
-		if (!x->thrs[i].has_task || !t->tgid)
-			continue;
-		for (size_t k = 0; k < i && !dup; k++)
-			dup = x->thrs[k].has_task && x->thrs[k].task.tgid == t->tgid;
-		if (dup)
-			continue;
-		for (size_t k = 0; k < n && !name; k++) {
-			const struct thr *o = &x->thrs[k];
-
-			if (o->has_task && o->task.tgid == t->tgid && o->task.proc_name[0])
-				name = o->task.proc_name;
-			else if (o->has_task && o->tid == t->tgid)
-				name = o->task.comm;
-		}
-		ret = PUT_ROW(x, EXPORT_PROCESS, V_I(t->tgid), v_clean(name, b1, sizeof(b1)));
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return write_processes(x);
 }
 
 static int write_capture(struct xp *x, const struct cdict_read_info *info)

@@ -154,6 +154,14 @@ async function perCapture(c) {
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: thread pid and name = --list pid and name`, d);
 
+	// process: one row per process of the --list threads whose pid is known
+	want = new Map(tasks.filter((t) => t.tid && t.pid).map((t) => [String(t.pid), {}]));
+	rows = await q(`select pid::varchar k, count(*) over (partition by pid) n from ${glob('process')} where ${where}`);
+	const dup = rows.filter((r) => r.n !== '1').length;
+	d = diff(want, new Map(rows.filter((r) => want.has(r.k) ||
+		!tasks.some((t) => String(t.pid) === r.k)).map((r) => [r.k, r])));
+	check(!d && !dup, `${label}: process: one row per pid of --list (${want.size} processes)`, d || `${dup} duplicate pids`);
+
 	// kvm_exit per (tid, isa, reason): count, handling time, name
 	want = new Map();
 	for (const t of tasks) {
