@@ -42,7 +42,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live agree perfetto browser vmtest vmtest-progs bench bench-render bench-perfetto bench-capture \
+.PHONY: all deps clean check unit live agree perfetto parquet deb browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -236,9 +236,10 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 # again, built with ASan and UBSan. With SANITIZE=1 the programs are ASan builds: the suites
 # that load BPF or boot a VM, and the sanitizer pass itself, are left out.
 CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
-	tests/vmtest/run tests/bench/run tests/fuzz/run tests/badinput/run tests/robust/run tests/sanitize/run
-SANITIZE_SKIP_SUITES := tests/live/run tests/agree/run tests/vmtest/run tests/robust/run \
-	tests/sanitize/run
+	tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run tests/fuzz/run \
+	tests/badinput/run tests/robust/run tests/sanitize/run
+SANITIZE_SKIP_SUITES := tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
+	tests/vmtest/run tests/robust/run tests/sanitize/run
 
 unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
 	$(Q)tests/run-unit-tests $(TEST_BINS)
@@ -251,7 +252,8 @@ check:
 	$(Q)tests/run-check-suites $(if $(filter 1,$(SANITIZE)),$(filter-out $(SANITIZE_SKIP_SUITES),$(CHECK_SUITES)),$(CHECK_SUITES))
 
 # One suite alone: `make live`, `make agree` (the content model's agreement: live, import,
-# legacy and the kernel's accounting), `make browser` (screenshots in
+# legacy and the kernel's accounting), `make perfetto` (--perfetto decoded with protoc),
+# `make parquet` (--export parquet queried with DuckDB), `make browser` (screenshots in
 # $(OUTPUT)/browser-artifacts), `make vmtest`.
 live: all
 	$(Q)tests/live/run
@@ -259,6 +261,8 @@ agree: all
 	$(Q)tests/agree/run
 perfetto: all
 	$(Q)tests/perfetto/run
+parquet: all
+	$(Q)tests/parquet/run
 browser: all
 	$(Q)tests/browser/run
 vmtest:
@@ -309,6 +313,10 @@ bench-render: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 bench: bench-perfetto
 bench-perfetto: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 	$(Q)tools/bench/perfetto
+# 10 M slices exported as Parquet: time, memory, sizes against the cdict (render/parquet.c)
+bench: bench-parquet
+bench-parquet: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
+	$(Q)tools/bench/parquet
 bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/bench
 
@@ -317,6 +325,15 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	for m in $(wildcard docs/*.1); do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
+
+# `make deb`: $(BINDIR)/pwz_<version>_<arch>.deb (dpkg-deb; Depends from dpkg-shlibdeps),
+# checked by tests/deb/run (installed into a scratch dpkg root, run there, removed).
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB := $(BINDIR)/pwz_$(VERSION)_$(DEB_ARCH).deb
+deb: $(DEB)
+$(DEB): $(PROGS) tools/deb/build VERSION README.md $(wildcard docs/*.md docs/*.1)
+	$(call msg,DEB,$@)
+	$(Q)tools/deb/build $(OUTPUT)/deb-root $@ $(VERSION) $(DEB_ARCH) $(PROGS) >/dev/null
 
 # The README's run command: capture 5 s of the whole machine, then list and draw it.
 demo:
@@ -328,6 +345,6 @@ demo:
 	$(Q)$(BINDIR)/pwz-render --heatmaps --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
 
 clean:
-	rm -rf $(OUTPUT) $(PROGS) $(TOOLS)
+	rm -rf $(OUTPUT) $(PROGS) $(TOOLS) $(BINDIR)/pwz_*.deb
 
 -include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

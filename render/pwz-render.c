@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "dash.h"
 #include "diff.h"
+#include "export.h"
 #include "list.h"
 #include "perfetto.h"
 #include "successors.h"
@@ -47,6 +48,8 @@ static const char usage[] =
 	"      --perfetto         write a Perfetto trace (<name>.pftrace) per file, for ui.perfetto.dev:\n"
 	"                         CPU tracks whole; -t keeps the wakeups and KVM exits of its tasks\n"
 	"      --perfetto-gzip    the same, gzip-compressed (<name>.pftrace.gz)\n"
+	"      --export parquet   write the captures as Parquet tables, DIR/<table>/<trace_id>.parquet\n"
+	"                         (DIR: --output-dir, default .; see docs/fleet.md)\n"
 	"      --partial          read a capture that was cut short (killed writer): its whole chunks\n"
 	"      --headless         accepted for perfmap compatibility (a browser opens only with --open)\n"
 	"      --open             open the page in the default browser (xdg-open)\n"
@@ -61,7 +64,8 @@ static const char usage[] =
 	"  pwz-render --heatmaps -t '*vcpu0' -f 1000 -c 500 test.cdict\n"
 	"  pwz-render -t '*vcpu*' --label 'before and after' run1.cdict run2.cdict\n"
 	"  pwz-render --list --json --map tmap.csv oldrun\n"
-	"  pwz-render --perfetto -t '*vcpu*' -f 1000 -c 500 --output-dir out test.cdict\n";
+	"  pwz-render --perfetto -t '*vcpu*' -f 1000 -c 500 --output-dir out test.cdict\n"
+	"  pwz-render --export parquet --output-dir fleet/ host1.cdict host2.cdict\n";
 
 struct cli {
 	bool list;
@@ -79,6 +83,7 @@ struct cli {
 	const char *successors_of;
 	uint64_t from_ns;	/* -f, whole nanoseconds */
 	uint64_t cap_ns;	/* -c; 0 = not given */
+	const char *export_fmt;	/* --export: "parquet" */
 	size_t max_points;	/* --max-points; 0 = the default */
 };
 
@@ -106,7 +111,7 @@ static int parse_ms(const char *opt, const char *s, uint64_t *ns)
 static int parse_args(int argc, char **argv, struct cli *cli)
 {
 	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND,
-	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_PERFETTO, O_PERFETTO_GZ };
+	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_PERFETTO, O_PERFETTO_GZ, O_EXPORT };
 	static const struct option longopts[] = {
 		{ "task", required_argument, NULL, 't' },
 		{ "heatmaps", no_argument, NULL, O_HEAT },
@@ -126,6 +131,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		{ "max-points", required_argument, NULL, O_MAXPTS },
 		{ "perfetto", no_argument, NULL, O_PERFETTO },
 		{ "perfetto-gzip", no_argument, NULL, O_PERFETTO_GZ },
+		{ "export", required_argument, NULL, O_EXPORT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -158,6 +164,13 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case O_SUCC: cli->successors_of = optarg; break;
 		case O_PARTIAL: cli->partial = true; break;
 		case O_HEADLESS: break;
+		case O_EXPORT:
+			if (strcmp(optarg, "parquet")) {
+				fprintf(stderr, "pwz-render: --export: '%s' is not a format (parquet)\n", optarg);
+				return -EINVAL;
+			}
+			cli->export_fmt = optarg;
+			break;
 		case O_OPEN: cli->open = true; break;
 		case O_PERFETTO: cli->perfetto = 1; break;
 		case O_PERFETTO_GZ: cli->perfetto = 2; break;
@@ -602,6 +615,25 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 	return 0;
 }
 
+/* --export parquet: each file into the table folders of --output-dir (default .). */
+static int do_export(const struct cli *cli, char **files, int nfiles)
+{
+	struct export_opts o = { .partial = cli->partial };
+	struct export_result r;
+	char err[1024];
+
+	for (int i = 0; i < nfiles; i++) {
+		if (export_parquet(files[i], cli->output_dir ? cli->output_dir : ".", &o, &r, err,
+				   sizeof(err))) {
+			fprintf(stderr, "pwz-render: %s\n", err);
+			return 1;
+		}
+		printf("%s\t%s\t%llu slices\n", files[i], r.trace_id,
+		       (unsigned long long)r.rows[EXPORT_SCHED_SLICE]);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = { 0 };
@@ -617,6 +649,8 @@ int main(int argc, char **argv)
 	}
 	if (cli.perfetto)
 		ret = do_perfetto(&cli, argv + optind, argc - optind, map);
+	else if (cli.export_fmt)
+		ret = do_export(&cli, argv + optind, argc - optind);
 	else if (cli.list)
 		ret = do_list(&cli, argv + optind, argc - optind, map);
 	else if (cli.successors_of)

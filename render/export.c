@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `pwz-render --export parquet`: the cdict reader's records into one Parquet file per table. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cdict.h"
+#include "export.h"
+#include "keymap.h"
+#include "parquet.h"
+
+#define I32 PARQUET_INT32
+#define I64 PARQUET_INT64
+#define STR PARQUET_STRING
+#define COMMON { "trace_id", STR, false }, { "host", STR, true }
+
+/* Column lists: the order here is the order of the cells each writer below sets. */
+static const struct parquet_column sched_slice_cols[] = {
+	COMMON, { "ts", I64, false }, { "dur", I64, false }, { "cpu", I32, false }, { "tid", I32, false },
+	{ "end_state", STR, true },
+};
+static const struct parquet_column thread_state_cols[] = {
+	COMMON, { "ts", I64, false }, { "dur", I64, false }, { "cpu", I32, false }, { "tid", I32, false }, { "state", STR, false },
+};
+static const struct parquet_column thread_cols[] = {
+	COMMON, { "tid", I32, false }, { "pid", I32, true }, { "name", STR, true }, { "comm", STR, true },
+	{ "wait_count", I64, true }, { "wait_ns", I64, true }, { "wait_max_ns", I64, true },
+};
+static const struct parquet_column process_cols[] = {
+	COMMON, { "pid", I32, false }, { "name", STR, true },
+};
+static const struct parquet_column kvm_exit_cols[] = {
+	COMMON, { "ts", I64, false }, { "dur", I64, true }, { "tid", I32, false }, { "vcpu", I32, false },
+	{ "isa", STR, true }, { "reason", I32, false }, { "reason_name", STR, true },
+	{ "guest_ns", I64, true },
+};
+static const struct parquet_column cpu_residency_cols[] = {
+	COMMON, { "tid", I32, false }, { "cpu", I32, false }, { "runtime_ns", I64, false }, { "switches", I64, false },
+	{ "voluntary", I64, true }, { "involuntary", I64, true },
+};
+static const struct parquet_column capture_cols[] = {
+	COMMON, { "boot_id", STR, true }, { "kernel", STR, true }, { "nr_cpus", I32, true },
+	{ "start_wall_ns", I64, true }, { "dur", I64, false }, { "drops", I64, false }, { "source", STR, false },
+	{ "format", STR, false }, { "tool_version", STR, true }, { "cut", I32, false },
+};
+
+static const struct {
+	const char *name;
+	const struct parquet_column *cols;
+	size_t nr;
+} tables[EXPORT_NR_TABLES] = {
+#define T(id, n, c) [id] = { n, c, sizeof(c) / sizeof(c[0]) }
+	T(EXPORT_SCHED_SLICE, "sched_slice", sched_slice_cols),
+	T(EXPORT_THREAD_STATE, "thread_state", thread_state_cols),
+	T(EXPORT_THREAD, "thread", thread_cols),
+	T(EXPORT_PROCESS, "process", process_cols),
+	T(EXPORT_KVM_EXIT, "kvm_exit", kvm_exit_cols),
+	T(EXPORT_CPU_RESIDENCY, "cpu_residency", cpu_residency_cols),
+	T(EXPORT_CAPTURE, "capture", capture_cols),
+#undef T
+};
+
+const char *export_table_name(enum export_table t)
+{
+	return t < EXPORT_NR_TABLES ? tables[t].name : NULL;
+}
+
+/* What the thread table says of one tid. */
+struct thr {
+	uint32_t tid;
+	bool has_task;
+	bool has_wait;
+	struct pwz_task task;		/* the last naming */
+	struct pwz_wait_agg wait;	/* summed over the capture's wait aggregates */
+};
+
+struct xp {
+	const char *path;
+	const char *out_dir;
+	const struct export_opts *opts;
+	struct export_result *res;
+	struct pwz_meta meta;
+	bool have_meta;
+	char host[PWZ_NAME_MAX * 3];	/* UTF-8 clean copy of meta.host */
+	struct parquet_writer *w[EXPORT_NR_TABLES];
+	struct keymap thr_idx;		/* (tid, 0) -> thrs[] */
+	struct thr *thrs;
+	size_t thrs_cap;
+	uint64_t end_ns;		/* end of the last record, for a cut file's length */
+	uint32_t max_cpu1;		/* highest CPU seen + 1 */
+	struct parquet_value exit_name[2][256];	/* [vmx, svm][reason] of the reasons below 256 */
+	char *err;
+	size_t errlen;
+};
+
+size_t export_utf8(const char *s, size_t n, char *out, size_t outlen)
+{
+	const uint8_t *p = (const uint8_t *)s;
+	size_t i = 0, o = 0;
+
+	while (i < n && p[i]) {
+		size_t len = p[i] < 0x80 ? 1 : (p[i] & 0xe0) == 0xc0 ? 2 : (p[i] & 0xf0) == 0xe0 ? 3 :
+			     (p[i] & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = len && i + len <= n;
+
+		for (size_t k = 1; ok && k < len; k++)
+			ok = (p[i + k] & 0xc0) == 0x80;
+		/* no overlong forms, surrogates or code points past U+10FFFF */
+		if (ok && len == 2)
+			ok = p[i] >= 0xc2;
+		if (ok && len == 3)
+			ok = !(p[i] == 0xe0 && p[i + 1] < 0xa0) && !(p[i] == 0xed && p[i + 1] >= 0xa0);
+		if (ok && len == 4)
+			ok = p[i] <= 0xf4 && !(p[i] == 0xf0 && p[i + 1] < 0x90) &&
+			     !(p[i] == 0xf4 && p[i + 1] >= 0x90);
+		if (ok) {
+			if (o + len >= outlen)
+				break;
+			memcpy(out + o, p + i, len);
+			o += len;
+			i += len;
+		} else {
+			if (o + 3 >= outlen)
+				break;
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* Cells of parquet_writer__row(). */
+#define V_I(v) ((struct parquet_value){ .i = (int64_t)(v) })
+#define V_NULL ((struct parquet_value){ .null = true })
+#define V_IN(v, known) ((known) ? V_I(v) : V_NULL)
+
+/* A string cell of a NUL-terminated s, NULL for null; s must be valid UTF-8. */
+static struct parquet_value v_str(const char *s)
+{
+	if (!s)
+		return V_NULL;
+	return (struct parquet_value){ .s = s, .len = (uint32_t)strlen(s) };
+}
+
+/* Writes a row of table t: cells (nr of them) after its trace_id and host. */
+static int put_row(struct xp *x, enum export_table t, struct parquet_value *cells, size_t nr)
+{
+	struct parquet_value v[16];
+
+	if (nr + 2 != tables[t].nr || nr + 2 > 16)
+		return -EINVAL;
+	v[0] = (struct parquet_value){ .s = x->res->trace_id, .len = 16 };
+	v[1] = x->meta.host ? v_str(x->host) : V_NULL;
+	memcpy(v + 2, cells, nr * sizeof(*cells));
+	return parquet_writer__row(x->w[t], v);
+}
+
+#define PUT_ROW(x, t, ...) ({							\
+	struct parquet_value cells_[] = { __VA_ARGS__ };			\
+	put_row(x, t, cells_, sizeof(cells_) / sizeof(cells_[0]));		\
+})
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+/* The trace_id of export.h. */
+static void trace_id(const char *path, const struct pwz_meta *m, char out[17])
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t v[4] = { m->start_wall_ns, m->duration_ns, m->start_mono_ns, m->nr_cpus };
+
+	h = fnv_str(h, m->host);
+	h = fnv(h, v, sizeof(v));
+	h = fnv_str(h, m->kernel);
+	h = fnv(h, &m->source, sizeof(m->source));
+	if (!m->start_wall_ns) {
+		FILE *f = fopen(path, "r");
+		char *buf = malloc(65536);
+
+		if (f && buf) {
+			size_t n = fread(buf, 1, 65536, f);
+			long size;
+
+			fseek(f, 0, SEEK_END);
+			size = ftell(f);
+			h = fnv(h, &size, sizeof(size));
+			h = fnv(h, buf, n);
+		}
+		if (f)
+			fclose(f);
+		free(buf);
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+static int open_tables(struct xp *x)
+{
+	struct parquet_writer_opts po = {
+		.zstd_level = x->opts->zstd_level,
+		.row_group_rows = x->opts->row_group_rows,
+		.created_by = "pwz version " PWZ_VERSION,
+	};
+	char dir[4096], file[4200];
+
+	for (int t = 0; t < EXPORT_NR_TABLES; t++) {
+		snprintf(dir, sizeof(dir), "%s/%s", x->out_dir, tables[t].name);
+		if (mkdir(dir, 0777) && errno != EEXIST) {
+			int e = errno;
+
+			snprintf(x->err, x->errlen, "cannot create %s: %s", dir, strerror(e));
+			return -e;
+		}
+		snprintf(file, sizeof(file), "%s/%s.parquet", dir, x->res->trace_id);
+		x->w[t] = parquet_writer__new(file, tables[t].cols, tables[t].nr, &po, x->err,
+					      x->errlen);
+		if (!x->w[t])
+			return -errno;
+	}
+	return 0;
+}
+
+static int on_meta(void *ctx, const struct pwz_meta *m)
+{
+	struct xp *x = ctx;
+
+	if (x->have_meta)
+		return 0;
+	if (pwz_meta_copy(&x->meta, m))
+		return -ENOMEM;
+	x->have_meta = true;
+	if (m->host)
+		export_utf8(m->host, strlen(m->host), x->host, sizeof(x->host));
+	/* exit names go into every kvm_exit row: made valid UTF-8 once, here */
+	for (uint32_t i = 0; i < x->meta.nr_exit_names; i++) {
+		char *name = x->meta.exit_names[i].name;
+		char clean[sizeof(x->meta.exit_names[i].name)];
+
+		export_utf8(name, strnlen(name, sizeof(clean)), clean, sizeof(clean));
+		memcpy(name, clean, sizeof(clean));
+	}
+	for (uint32_t isa = PWZ_ISA_VMX; isa <= PWZ_ISA_SVM; isa++) {
+		for (uint32_t r = 0; r < 256; r++)
+			x->exit_name[isa - 1][r] = v_str(pwz_meta_exit_name(&x->meta, isa, r));
+	}
+	trace_id(x->path, m, x->res->trace_id);
+	return open_tables(x);
+}
+
+static struct thr *thr_of(struct xp *x, uint32_t tid)
+{
+	int added;
+	int64_t i = keymap_get(&x->thr_idx, tid, 0, &added);
+
+	if (i < 0 || array_reserve((void **)&x->thrs, &x->thrs_cap, x->thr_idx.count, sizeof(*x->thrs)))
+		return NULL;
+	if (added) {
+		memset(&x->thrs[i], 0, sizeof(x->thrs[i]));
+		x->thrs[i].tid = tid;
+	}
+	return &x->thrs[i];
+}
+
+static void saw(struct xp *x, uint64_t end, uint32_t cpu)
+{
+	if (end > x->end_ns)
+		x->end_ns = end;
+	if (cpu < PWZ_MAX_CPUS && cpu + 1 > x->max_cpu1)
+		x->max_cpu1 = cpu + 1;
+}
+
+static int on_task(void *ctx, const struct pwz_task *t)
+{
+	struct xp *x = ctx;
+	struct thr *th = thr_of(x, t->tid);
+
+	if (!th)
+		return -ENOMEM;
+	th->has_task = true;
+	th->task = *t;
+	return 0;
+}
+
+static const char *end_state(uint32_t end)
+{
+	switch (end) {
+	case PWZ_END_PREEMPTED: return "R";
+	case PWZ_END_SLEPT: return "S";
+	case PWZ_END_EXITED: return "X";
+	default: return NULL;	/* open at the end of the capture, or not known */
+	}
+}
+
+static int on_slice(void *ctx, const struct pwz_slice *s)
+{
+	struct xp *x = ctx;
+
+	saw(x, s->start_ns + s->dur_ns, s->cpu);
+	return PUT_ROW(x, EXPORT_SCHED_SLICE, V_I(s->start_ns), V_I(s->dur_ns), V_I(s->cpu),
+		       V_I(s->tid), v_str(end_state(s->end)));
+}
+
+static int on_wakeup(void *ctx, const struct pwz_wakeup *wk)
+{
+	struct xp *x = ctx;
+
+	saw(x, wk->wake_ns + wk->wait_ns, wk->cpu);
+	return PUT_ROW(x, EXPORT_THREAD_STATE, V_I(wk->wake_ns), V_I(wk->wait_ns), V_I(wk->cpu),
+		       V_I(wk->tid), v_str("R"));
+}
+
+static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
+{
+	struct xp *x = ctx;
+	const char *isa = e->isa == PWZ_ISA_VMX ? "vmx" : e->isa == PWZ_ISA_SVM ? "svm" : NULL;
+	bool cached = (e->isa == PWZ_ISA_VMX || e->isa == PWZ_ISA_SVM) && e->reason < 256;
+
+	saw(x, e->time_ns + e->handling_ns, 0);
+	return PUT_ROW(x, EXPORT_KVM_EXIT, V_I(e->time_ns), V_IN(e->handling_ns, e->handling_ns),
+		       V_I(e->tid), V_I(e->vcpu), v_str(isa), V_I(e->reason),
+		       cached ? x->exit_name[e->isa - 1][e->reason] :
+				v_str(pwz_meta_exit_name(&x->meta, e->isa, e->reason)),
+		       V_IN(e->guest_ns, e->guest_ns));
+}
+
+static int on_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
+{
+	struct xp *x = ctx;
+	bool kind = x->meta.has_switch_kind;
+
+	saw(x, 0, a->cpu);
+	if (!thr_of(x, a->tid))
+		return -ENOMEM;
+	return PUT_ROW(x, EXPORT_CPU_RESIDENCY, V_I(a->tid), V_I(a->cpu), V_I(a->runtime_ns),
+		       V_I(a->switches), V_IN(a->voluntary, kind), V_IN(a->involuntary, kind));
+}
+
+static int on_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
+{
+	return thr_of(ctx, a->tid) ? 0 : -ENOMEM;
+}
+
+static int on_wait_agg(void *ctx, const struct pwz_wait_agg *a)
+{
+	struct thr *th = thr_of(ctx, a->tid);
+
+	if (!th)
+		return -ENOMEM;
+	th->has_wait = true;
+	th->wait.count += a->count;
+	th->wait.wait_ns += a->wait_ns;
+	if (a->max_ns > th->wait.max_ns)
+		th->wait.max_ns = a->max_ns;
+	return 0;
+}
+
+static int cmp_thr(const void *a, const void *b)
+{
+	const struct thr *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* A string from the traced system as a cell: cleaned into buf. */
+static struct parquet_value v_clean(const char *s, char *buf, size_t buflen)
+{
+	if (!s)
+		return V_NULL;
+	return (struct parquet_value){ .s = buf,
+				       .len = (uint32_t)export_utf8(s, strlen(s), buf, buflen) };
+}
+
+static int cmp_by_tgid(const void *a, const void *b)
+{
+	const struct thr *x = *(const struct thr *const *)a, *y = *(const struct thr *const *)b;
+
+	if (x->task.tgid != y->task.tgid)
+		return x->task.tgid < y->task.tgid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* process: one row per known tgid, named by its threads' process name, else the leader's comm. */
+static int write_processes(struct xp *x)
+{
+	char buf[PWZ_NAME_MAX * 3];
+	const struct thr **by = malloc((x->thr_idx.count + 1) * sizeof(*by));
+	size_t n = 0;
+	int ret = 0;
+
+	if (!by)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->thr_idx.count; i++) {
+		if (x->thrs[i].has_task && x->thrs[i].task.tgid)
+			by[n++] = &x->thrs[i];
+	}
+	qsort(by, n, sizeof(*by), cmp_by_tgid);
+	for (size_t i = 0, j; i < n && !ret; i = j) {
+		uint32_t pid = by[i]->task.tgid;
+		const char *name = NULL, *leader = NULL;
+
+		for (j = i; j < n && by[j]->task.tgid == pid; j++) {
+			if (!name && by[j]->task.proc_name[0])
+				name = by[j]->task.proc_name;
+			if (by[j]->tid == pid)
+				leader = by[j]->task.comm;
+		}
+		ret = PUT_ROW(x, EXPORT_PROCESS, V_I(pid),
+			      v_clean(name ? name : leader, buf, sizeof(buf)));
+	}
+	free(by);
+	return ret;
+}
+
+static int write_threads(struct xp *x)
+{
+	char b1[PWZ_NAME_MAX * 3], b2[PWZ_NAME_MAX * 3];
+	size_t n = x->thr_idx.count;
+	bool wait = x->meta.has_wait;
+	int ret;
+
+	qsort(x->thrs, n, sizeof(*x->thrs), cmp_thr);
+	for (size_t i = 0; i < n; i++) {
+		const struct thr *th = &x->thrs[i];
+		const struct pwz_task *t = &th->task;
+		bool pid_known = th->tid == 0 || (th->has_task && t->tgid);
+		const char *name = th->has_task ? (t->name[0] ? t->name : t->comm) :
+				   th->tid == 0 ? "swapper" : NULL;
+		const char *comm = th->has_task ? t->comm : th->tid == 0 ? "swapper" : NULL;
+
+		ret = PUT_ROW(x, EXPORT_THREAD, V_I(th->tid), V_IN(th->tid ? t->tgid : 0, pid_known),
+			      v_clean(name, b1, sizeof(b1)), v_clean(comm, b2, sizeof(b2)),
+			      V_IN(th->wait.count, wait), V_IN(th->wait.wait_ns, wait),
+			      V_IN(th->wait.max_ns, wait));
+		if (ret)
+			return ret;
+	}
+	return write_processes(x);
+}
+
+static int write_capture(struct xp *x, const struct cdict_read_info *info)
+{
+	const struct pwz_meta *m = &x->meta;
+	uint32_t cpus = m->nr_cpus > x->max_cpu1 ? m->nr_cpus : x->max_cpu1;
+	char b1[512], b2[512];
+
+	return PUT_ROW(x, EXPORT_CAPTURE, V_NULL, v_clean(m->kernel, b1, sizeof(b1)),
+		       V_IN(cpus, cpus), V_IN(m->start_wall_ns, m->start_wall_ns),
+		       V_I(m->duration_ns ? m->duration_ns : x->end_ns),
+		       V_I(pwz_meta_total_drops(m)), v_str(pwz_source_name(m->source)),
+		       v_str(info->format == CDICT_FORMAT_LEGACY ? "legacy" : "v2"),
+		       v_clean(m->tool_version, b2, sizeof(b2)), V_I(info->cut));
+}
+
+static int finish(struct xp *x, const struct cdict_read_info *info)
+{
+	int ret;
+
+	if ((ret = write_threads(x)) || (ret = write_capture(x, info))) {
+		snprintf(x->err, x->errlen, "%s: cannot write the tables: %s", x->path, strerror(-ret));
+		return ret;
+	}
+	for (int t = 0; t < EXPORT_NR_TABLES; t++) {
+		x->res->rows[t] = parquet_writer__rows(x->w[t]);
+		if ((ret = parquet_writer__finish(x->w[t], x->err, x->errlen)))
+			return ret;
+	}
+	return 0;
+}
+
+int export_parquet(const char *path, const char *out_dir, const struct export_opts *opts,
+		   struct export_result *res, char *err, size_t errlen)
+{
+	struct export_opts none = { 0 };
+	struct cdict_read_info info = { 0 };
+	struct xp x = { .out_dir = out_dir, .opts = opts ? opts : &none, .res = res, .err = err,
+			.errlen = errlen };
+	struct cdict_visitor v = {
+		.ctx = &x, .meta = on_meta, .task = on_task, .slice = on_slice, .wakeup = on_wakeup,
+		.kvm_exit = on_kvm_exit, .cpu_agg = on_cpu_agg, .kvm_agg = on_kvm_agg,
+		.wait_agg = on_wait_agg,
+	};
+	char *resolved = cdict_resolve_path(path);
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	err[0] = '\0';
+	if (!resolved) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	x.path = resolved;
+	ret = cdict_read(resolved, &v, &info, err, errlen);
+	if (ret > 0)
+		ret = -EIO;
+	if (ret < 0 && !err[0])
+		snprintf(err, errlen, "%s: cannot export: %s", resolved, strerror(-ret));
+	if (!ret && !x.have_meta) {
+		snprintf(err, errlen, "%s: no metadata record", resolved);
+		ret = -EINVAL;
+	}
+	if (!ret && info.cut && !x.opts->partial) {
+		snprintf(err, errlen,
+			 "%s: cut short at offset %llu (the capture was killed or the file truncated); --partial exports its %llu whole chunks",
+			 resolved, info.cut_offset, info.chunks);
+		ret = -EINVAL;
+	}
+	res->cut = info.cut;
+	if (!ret)
+		ret = finish(&x, &info);
+	for (int t = 0; t < EXPORT_NR_TABLES; t++)
+		parquet_writer__free(x.w[t]);
+	keymap_free(&x.thr_idx);
+	free(x.thrs);
+	pwz_meta_free(&x.meta);
+	free(resolved);
+	return ret;
+}

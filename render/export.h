@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* `pwz-render --export parquet`: a capture as Parquet tables that query engines read. */
+#ifndef PWZ_EXPORT_H
+#define PWZ_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * One capture becomes one file per table, DIR/<table>/<trace_id>.parquet, so the captures of
+ * many hosts land in one tree that an engine reads as one table per folder
+ * (read_parquet('DIR/sched_slice/<all>.parquet') in DuckDB). The tables, their columns, types and nulls are
+ * documented in docs/fleet.md; every row starts with trace_id and host.
+ *
+ * trace_id: 16 hex digits, the 64-bit FNV-1a hash of the capture's host, wall-clock start,
+ * duration, monotonic start, CPU count, kernel and source (and, when the wall-clock start is
+ * unknown, as in legacy files, of the file's size and first 64 KiB too): the same capture
+ * exported twice gets the same id, two captures get different ones.
+ *
+ * The export streams: records go from the cdict reader to the table writers, whose row groups
+ * are bounded (parquet.h); only the per-thread tables (thread, process) are held until the end.
+ */
+
+enum export_table {
+	EXPORT_SCHED_SLICE,
+	EXPORT_THREAD_STATE,
+	EXPORT_THREAD,
+	EXPORT_PROCESS,
+	EXPORT_KVM_EXIT,
+	EXPORT_CPU_RESIDENCY,
+	EXPORT_CAPTURE,
+	EXPORT_NR_TABLES,
+};
+
+struct export_opts {
+	bool partial;		/* export a cut file's whole chunks (else a cut file is refused) */
+	int zstd_level;		/* 0 = the writer's default */
+	size_t row_group_rows;	/* 0 = the writer's default */
+};
+
+struct export_result {
+	char trace_id[17];
+	uint64_t rows[EXPORT_NR_TABLES];
+	bool cut;		/* the file was cut short (only with partial) */
+};
+
+/* The folder name of a table ("sched_slice", ...). */
+const char *export_table_name(enum export_table t);
+
+/*
+ * Exports the capture at path (v2 or legacy; a name without .cdict is resolved) into out_dir,
+ * which must exist; table folders are created. Files appear only when the whole export
+ * succeeded (each is written as .part and renamed). Returns 0, or -errno with err filled.
+ */
+int export_parquet(const char *path, const char *out_dir, const struct export_opts *opts,
+		   struct export_result *res, char *err, size_t errlen);
+
+/* Copies the n bytes of s into out (outlen > 0) as valid UTF-8, each invalid byte replaced by
+ * U+FFFD, NUL-terminated, cut at a character boundary to fit. Returns the length written. */
+size_t export_utf8(const char *s, size_t n, char *out, size_t outlen);
+
+#endif /* PWZ_EXPORT_H */

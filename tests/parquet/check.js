@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+// Queries a fleet tree of `pwz-render --export parquet` files with DuckDB and holds every figure
+// against `pwz-render --list --json` of the same captures, and the schemas against docs/fleet.md.
+// Usage: node check.js FLEET_DIR DOCS_MD LABEL=TRACE_ID=LIST.json...
+// Prints "ok: ..." / "FAIL: ..." lines; tests/parquet/run counts them.
+'use strict';
+const fs = require('fs');
+const { DuckDBInstance } = require('@duckdb/node-api');
+
+const [fleet, docsPath, ...capArgs] = process.argv.slice(2);
+const caps = capArgs.map((a) => {
+	const [label, id, list] = a.split('=');
+	// integers past 2^53 (wall-clock ns) stay exact as strings
+	const text = fs.readFileSync(list, 'utf8').replace(/([:,[]\s*)(-?\d{16,})(?=\s*[,\]}])/g, '$1"$2"');
+	return { label, id, list: JSON.parse(text) };
+});
+let conn;
+
+function ok(m) { console.log(`ok: ${m}`); }
+function ko(m) { console.log(`FAIL: ${m}`); }
+function check(cond, m, detail) { cond ? ok(m) : ko(detail ? `${m}: ${detail}` : m); }
+const s = (v) => (v === null || v === undefined ? null : String(v));
+const glob = (t) => `read_parquet('${fleet}/${t}/*.parquet')`;
+
+async function q(sql) {
+	const r = await conn.runAndReadAll(sql);
+	return r.getRowObjectsJson();
+}
+
+// Compares two maps key -> row of strings; returns the first difference or null.
+function diff(want, got) {
+	for (const [k, w] of want) {
+		const g = got.get(k);
+		if (!g)
+			return `${k}: missing (want ${JSON.stringify(w)})`;
+		for (const f of Object.keys(w)) {
+			if (s(w[f]) !== s(g[f]))
+				return `${k}.${f}: ${s(g[f])}, --list says ${s(w[f])}`;
+		}
+	}
+	for (const k of got.keys()) {
+		if (!want.has(k))
+			return `${k}: in the table, not in --list (${JSON.stringify(got.get(k))})`;
+	}
+	return null;
+}
+
+// --list rows keyed like the tables: tid, or "0/<cpu>" for each CPU's idle task.
+function listKey(t) {
+	if (t.tid !== 0)
+		return String(t.tid);
+	const m = /^swapper\/(\d+)$/.exec(t.name);
+	return m ? `0/${m[1]}` : '0';
+}
+const tableKey = "case when tid = 0 then '0/' || cpu else tid::varchar end";
+
+async function perCapture(c) {
+	const { label, id, list } = c;
+	const cap = list.capture;
+	const tasks = list.tasks;
+	const where = `trace_id = '${id}'`;
+	const kinds = cap.has_switch_kind;
+
+	// cpu_residency: runtime, switches, voluntary, involuntary per thread (the aggregates)
+	let want = new Map(tasks.map((t) => [listKey(t), {
+		runtime: t.runtime_ns, switches: t.switches, vol: t.voluntary, invol: t.involuntary,
+	}]));
+	let rows = await q(`select ${tableKey} k, sum(runtime_ns) runtime, sum(switches) switches,
+		sum(voluntary) vol, sum(involuntary) invol from ${glob('cpu_residency')} where ${where}
+		group by k`);
+	let d = diff(want, new Map(rows.map((r) => [r.k, r])));
+	check(!d, `${label}: cpu_residency per thread = --list runtime_ns, switches, (in)voluntary (${rows.length} threads)`, d);
+
+	// per CPU as well
+	const perCpu = new Map();
+	for (const t of tasks) {
+		t.cpu_runtime_ns.forEach((v, cpu) => {
+			if (v || t.cpu_switches[cpu])
+				perCpu.set(`${listKey(t)}@${cpu}`, { runtime: v, switches: t.cpu_switches[cpu] });
+		});
+	}
+	rows = await q(`select ${tableKey} || '@' || cpu k, sum(runtime_ns) runtime, sum(switches) switches
+		from ${glob('cpu_residency')} where ${where} and (runtime_ns > 0 or switches > 0) group by k`);
+	d = diff(perCpu, new Map(rows.map((r) => [r.k, r])));
+	check(!d, `${label}: cpu_residency per thread and CPU = --list cpu_runtime_ns, cpu_switches`, d);
+
+	// sched_slice: the same sums from the slices (switches = slices that ended by a switch-out).
+	// A perf.data import counts, in its aggregates, switch-outs whose switch-in it did not see
+	// (sched_model.h: no slice, start unknown): there the slices may count fewer, never more.
+	const imported = cap.source === 'perf.data';
+	want = new Map(tasks.filter((t) => t.runtime_ns || t.switches).map((t) => [listKey(t), {
+		runtime: t.runtime_ns, switches: t.switches, vol: t.voluntary, invol: t.involuntary,
+	}]));
+	const ended = cap.format === 'legacy' ? 'true' : 'end_state is not null';
+	rows = await q(`select ${tableKey} k, sum(dur) runtime, count(*) filter (where ${ended}) switches,
+		${kinds ? "count(*) filter (where end_state in ('S', 'X'))" : 'null'} vol,
+		${kinds ? "count(*) filter (where end_state = 'R')" : 'null'} invol
+		from ${glob('sched_slice')} where ${where} group by k`);
+	let fewer = 0n;
+	if (imported) {
+		const seen = new Set(rows.map((r) => r.k));
+		for (const [k, w] of want) {
+			if (!seen.has(k) && s(w.runtime) === '0') {
+				fewer += BigInt(w.switches);
+				want.delete(k);
+			}
+		}
+		for (const r of rows) {
+			const w = want.get(r.k);
+			if (!w || BigInt(r.switches) > BigInt(w.switches))
+				continue;
+			fewer += BigInt(w.switches) - BigInt(r.switches);
+			const lost = BigInt(w.switches) - BigInt(r.switches);
+			// the unseen switch-outs are voluntary or not: take them off what --list says
+			w.switches = r.switches;
+			if (kinds && BigInt(w.vol) - BigInt(r.vol) + BigInt(w.invol) - BigInt(r.invol) === lost) {
+				w.vol = r.vol;
+				w.invol = r.invol;
+			}
+		}
+	}
+	d = diff(want, new Map(rows.map((r) => [r.k, r])));
+	check(!d, `${label}: sched_slice per thread: sum(dur), switch-outs, end_state R / S+X = --list` +
+		(imported ? ` (less ${fewer} switch-outs without a slice)` : ''), d);
+
+	// thread_state (waits) and the thread table's wait aggregates
+	if (cap.has_wait) {
+		want = new Map(tasks.filter((t) => t.wait_count).map((t) => [String(t.tid), {
+			n: t.wait_count, ns: t.wait_ns, max: t.wait_max_ns,
+		}]));
+		// --list has one idle row per CPU; waits of tid 0 do not happen
+		rows = await q(`select tid::varchar k, count(*) n, sum(dur) ns, max(dur) max
+			from ${glob('thread_state')} where ${where} group by k`);
+		d = diff(want, new Map(rows.map((r) => [r.k, r])));
+		check(!d, `${label}: thread_state per thread: count, sum(dur), max(dur) = --list wait_count, wait_ns, wait_max_ns`, d);
+		rows = await q(`select tid::varchar k, wait_count n, wait_ns ns, wait_max_ns max
+			from ${glob('thread')} where ${where} and wait_count > 0`);
+		d = diff(want, new Map(rows.map((r) => [r.k, r])));
+		check(!d, `${label}: thread.wait_* = --list wait_*`, d);
+	} else {
+		rows = await q(`select count(*) n, count(wait_ns) w from ${glob('thread')} where ${where}`);
+		const [r] = rows;
+		const [st] = await q(`select count(*) n from ${glob('thread_state')} where ${where}`);
+		check(r.w === '0' && st.n === '0' && Number(r.n) > 0,
+			`${label}: no waits in the capture: thread.wait_* null, thread_state empty`, JSON.stringify([r, st]));
+	}
+
+	// thread: pid and name of every --list thread
+	want = new Map(tasks.filter((t) => t.tid).map((t) => [String(t.tid), { pid: t.pid, name: t.name }]));
+	rows = await q(`select tid::varchar k, pid, name from ${glob('thread')} where ${where} and tid <> 0
+		and tid in (select tid from ${glob('cpu_residency')} where ${where}
+			union select tid from ${glob('kvm_exit')} where ${where}
+			union select tid from ${glob('thread_state')} where ${where})`);
+	d = diff(want, new Map(rows.map((r) => [r.k, r])));
+	check(!d, `${label}: thread pid and name = --list pid and name`, d);
+
+	// process: one row per process of the --list threads whose pid is known
+	want = new Map(tasks.filter((t) => t.tid && t.pid).map((t) => [String(t.pid), {}]));
+	rows = await q(`select pid::varchar k, count(*) over (partition by pid) n from ${glob('process')} where ${where}`);
+	const dup = rows.filter((r) => r.n !== '1').length;
+	d = diff(want, new Map(rows.filter((r) => want.has(r.k) ||
+		!tasks.some((t) => String(t.pid) === r.k)).map((r) => [r.k, r])));
+	check(!d && !dup, `${label}: process: one row per pid of --list (${want.size} processes)`, d || `${dup} duplicate pids`);
+
+	// kvm_exit per (tid, isa, reason): count, handling time, name
+	want = new Map();
+	for (const t of tasks) {
+		for (const e of t.kvm_exits)
+			want.set(`${t.tid}/${e.isa}/${e.code}`, { cnt: e.count, tot: e.handling_ns, nm: e.name });
+	}
+	rows = await q(`select tid || '/' || coalesce(isa, 'null') || '/' || reason k, count(*) cnt,
+		coalesce(sum(dur), 0) tot, any_value(reason_name) nm from ${glob('kvm_exit')} where ${where}
+		group by k`);
+	d = diff(want, new Map(rows.map((r) => [r.k, r])));
+	check(!d, `${label}: kvm_exit per thread and reason: count, sum(dur), reason_name = --list kvm_exits (${want.size} reasons)`, d);
+	want = new Map(tasks.filter((t) => t.exits_total).map((t) => [String(t.tid), { n: t.exits_total }]));
+	rows = await q(`select tid::varchar k, count(*) n from ${glob('kvm_exit')} where ${where} group by k`);
+	d = diff(want, new Map(rows.map((r) => [r.k, r])));
+	check(!d, `${label}: kvm_exit count per thread = --list exits_total`, d);
+
+	// capture: one row, its figures
+	rows = await q(`select * from ${glob('capture')} where ${where}`);
+	const r = rows[0] || {};
+	const wantCap = {
+		host: cap.host, kernel: cap.kernel, nr_cpus: cap.nr_cpus, start_wall_ns: cap.start_wall_ns,
+		dur: cap.duration_ns, drops: cap.drops_total, source: cap.source, format: cap.format,
+		cut: cap.cut ? 1 : 0, boot_id: null,
+	};
+	const bad = Object.keys(wantCap).filter((k) => s(wantCap[k]) !== s(r[k]));
+	check(rows.length === 1 && !bad.length, `${label}: capture row = --list capture (host ${cap.host}, ${cap.nr_cpus} CPUs, ${cap.duration_ns} ns)`,
+		`${rows.length} rows; ${bad.map((k) => `${k}: ${s(r[k])} vs ${s(wantCap[k])}`).join(', ')}`);
+
+	// every row of every table carries this trace_id and the capture's host
+	const tables = ['sched_slice', 'thread_state', 'thread', 'process', 'kvm_exit', 'cpu_residency', 'capture'];
+	let wrong = [];
+	for (const t of tables) {
+		const [x] = await q(`select count(*) n, count(*) filter (where host is not distinct from
+			${cap.host === null ? 'null' : `'${cap.host.replace(/'/g, "''")}'`}) h
+			from read_parquet('${fleet}/${t}/${id}.parquet')`);
+		const [y] = await q(`select count(*) n from ${glob(t)} where ${where}`);
+		if (x.n !== x.h || x.n !== y.n)
+			wrong.push(`${t}: ${x.n} rows, ${x.h} with the host, ${y.n} with the trace_id`);
+	}
+	check(!wrong.length, `${label}: every row of the 7 files has trace_id ${id} and host ${cap.host}`, wrong.join('; '));
+}
+
+// docs/fleet.md: "### <table>" then "| column | type | null | ... |" rows.
+function docSchemas() {
+	const out = new Map();
+	let cur = null;
+	for (const line of fs.readFileSync(docsPath, 'utf8').split('\n')) {
+		const h = /^### `?([a-z_]+)`?\s*$/.exec(line);
+		if (h) {
+			cur = h[1];
+			out.set(cur, []);
+			continue;
+		}
+		const m = /^\| `([a-z_]+)` \| (INT32|INT64|STRING) \| ([^|]+) \|/.exec(line);
+		if (cur && m)
+			out.get(cur).push({ name: m[1], type: m[2], nullable: m[3].trim() !== 'no' });
+	}
+	return out;
+}
+
+async function schemas() {
+	const docs = docSchemas();
+	const phys = { INT32: 'INT32', INT64: 'INT64', STRING: 'BYTE_ARRAY' };
+	const duck = { INT32: 'INTEGER', INT64: 'BIGINT', STRING: 'VARCHAR' };
+	check(docs.size === 7, `docs/fleet.md documents 7 tables (${[...docs.keys()].join(', ')})`);
+	for (const [table, cols] of docs) {
+		const file = `${fleet}/${table}/${caps[0].id}.parquet`;
+		const rows = await q(`select name, type, repetition_type rep, converted_type conv, duckdb_type dt
+			from parquet_schema('${file}') where name <> 'schema'`);
+		const got = rows.map((r) => `${r.name} ${r.type}${r.conv ? `/${r.conv}` : ''} ${r.rep} ${r.dt}`);
+		const want = cols.map((c) => `${c.name} ${phys[c.type]}${c.type === 'STRING' ? '/UTF8' : ''} ${c.nullable ? 'OPTIONAL' : 'REQUIRED'} ${duck[c.type]}`);
+		check(got.join(',') === want.join(','), `${table}: columns, types and nullability as docs/fleet.md says (${cols.length} columns)`,
+			`file: ${got.join(', ')}; docs: ${want.join(', ')}`);
+	}
+}
+
+async function folder() {
+	// several captures in one folder read as one table
+	const ids = caps.map((c) => c.id).sort();
+	const rows = await q(`select distinct trace_id from ${glob('sched_slice')} order by 1`);
+	const got = rows.map((r) => r.trace_id);
+	const withSlices = caps.filter((c) => c.list.tasks.some((t) => t.runtime_ns)).map((c) => c.id).sort();
+	check(got.join() === withSlices.join(), `sched_slice/*.parquet reads as one table of ${got.length} captures`,
+		`${got.join()} vs ${withSlices.join()}`);
+	const [cap] = await q(`select count(*) n, count(distinct trace_id) d from ${glob('capture')}`);
+	check(cap.n === String(ids.length) && cap.d === String(ids.length),
+		`capture/*.parquet: one row per capture, trace_ids unique (${cap.n})`);
+	// a fleet question: runtime per host through a join, against the lists
+	const want = new Map();
+	for (const c of caps) {
+		const h = c.list.capture.host === null ? '(null)' : c.list.capture.host;
+		const w = want.get(h) || { runtime: 0n, switches: 0n };
+		for (const t of c.list.tasks) {
+			w.runtime += BigInt(t.runtime_ns);
+			w.switches += BigInt(t.switches);
+		}
+		want.set(h, w);
+	}
+	const per = await q(`select coalesce(c.host, '(null)') k, sum(r.runtime_ns) runtime, sum(r.switches) switches
+		from ${glob('cpu_residency')} r join ${glob('capture')} c using (trace_id) group by k`);
+	let d = diff(want, new Map(per.map((r) => [r.k, r])));
+	check(!d, `fleet query: runtime and switches per host (join on trace_id) = the sum of the --list files (${per.length} hosts)`, d);
+
+	// a per-VM question: CPU time and exits of each VM's vCPU threads (vm.vcpuN), per host
+	const vms = new Map();
+	for (const c of caps) {
+		const h = c.list.capture.host === null ? '(null)' : c.list.capture.host;
+		for (const t of c.list.tasks) {
+			const m = /^(.+)\.vcpu\d+$/.exec(t.name);
+			if (!m || !t.tid)
+				continue;
+			const k = `${h}/${m[1]}`;
+			const w = vms.get(k) || { runtime: 0n, exits: 0n, vcpus: 0 };
+			w.runtime += BigInt(t.runtime_ns);
+			w.exits += BigInt(t.exits_total);
+			w.vcpus++;
+			vms.set(k, w);
+		}
+	}
+	const vmRows = await q(`with v as (select trace_id, tid, regexp_extract(name, '^(.+)\\.vcpu[0-9]+$', 1) vm
+			from ${glob('thread')} where regexp_matches(name, '^.+\\.vcpu[0-9]+$') and tid <> 0)
+		select coalesce(c.host, '(null)') || '/' || v.vm k,
+			(select sum(runtime_ns) from ${glob('cpu_residency')} r
+				where r.trace_id = v.trace_id and r.tid = v.tid) runtime,
+			(select count(*) from ${glob('kvm_exit')} e where e.trace_id = v.trace_id and e.tid = v.tid) exits,
+			c.trace_id
+		from v join ${glob('capture')} c using (trace_id)`);
+	const sums = new Map();
+	for (const r of vmRows) {
+		const w = sums.get(r.k) || { runtime: 0n, exits: 0n, vcpus: 0 };
+		w.runtime += BigInt(r.runtime || 0);
+		w.exits += BigInt(r.exits);
+		w.vcpus++;
+		sums.set(r.k, w);
+	}
+	d = diff(vms, sums);
+	check(!d && vms.size > 0, `fleet query: CPU time and KVM exits per VM and host (thread names vm.vcpuN) = --list (${vms.size} VMs)`, d || 'no VM');
+}
+
+// The docs' DuckDB examples run on this tree (their 'fleet/' is FLEET_DIR).
+async function docQueries() {
+	const md = fs.readFileSync(docsPath, 'utf8');
+	const part = md.slice(md.indexOf('## With DuckDB'), md.indexOf('## With Spark'));
+	const sql = (/```sql\n([\s\S]*?)```/.exec(part) || [])[1] || '';
+	const queries = sql.split(/;\s*\n/).map((x) => x.split('\n').filter((l) => !/^\s*--/.test(l)).join('\n').trim())
+		.filter((x) => x);
+	const counts = [];
+	for (const text of queries) {
+		try {
+			counts.push((await q(text.replace(/;$/, '').replaceAll("'fleet/", `'${fleet}/`))).length);
+		} catch (e) {
+			ko(`docs/fleet.md query fails: ${e.message.split('\n')[0]}: ${text.split('\n')[0]}`);
+			return;
+		}
+	}
+	check(queries.length >= 3 && counts.every((n) => n > 0),
+		`docs/fleet.md: its ${queries.length} DuckDB queries run on the tree (rows: ${counts.join(', ')})`);
+}
+
+(async () => {
+	const db = await DuckDBInstance.create(':memory:');
+	conn = await db.connect();
+	try {
+		for (const c of caps)
+			await perCapture(c);
+		await schemas();
+		await folder();
+		await docQueries();
+	} catch (e) {
+		ko(`DuckDB: ${e.message}`);
+	}
+})();
