@@ -18,7 +18,7 @@
 /* Column lists: the order here is the order of the cells each writer below sets. */
 static const struct parquet_column sched_slice_cols[] = {
 	COMMON, { "ts", I64, false }, { "dur", I64, false }, { "cpu", I32, false }, { "tid", I32, false },
-	{ "end_state", STR, true },
+	{ "end_state", STR, true }, { "unseen_start", I32, false },
 };
 static const struct parquet_column thread_state_cols[] = {
 	COMMON, { "ts", I64, false }, { "dur", I64, false }, { "cpu", I32, false }, { "tid", I32, false }, { "state", STR, false },
@@ -37,7 +37,8 @@ static const struct parquet_column kvm_exit_cols[] = {
 };
 static const struct parquet_column cpu_residency_cols[] = {
 	COMMON, { "tid", I32, false }, { "cpu", I32, false }, { "runtime_ns", I64, false }, { "switches", I64, false },
-	{ "voluntary", I64, true }, { "involuntary", I64, true },
+	{ "voluntary", I64, true }, { "involuntary", I64, true }, { "unseen", I64, false },
+	{ "unseen_ns", I64, false },
 };
 static const struct parquet_column capture_cols[] = {
 	COMMON, { "boot_id", STR, true }, { "kernel", STR, true }, { "nr_cpus", I32, true },
@@ -310,7 +311,8 @@ static int on_slice(void *ctx, const struct pwz_slice *s)
 
 	saw(x, s->start_ns + s->dur_ns, s->cpu);
 	return PUT_ROW(x, EXPORT_SCHED_SLICE, V_I(s->start_ns), V_I(s->dur_ns), V_I(s->cpu),
-		       V_I(s->tid), v_str(end_state(s->end)));
+		       V_I(s->tid), v_str(end_state(s->end)),
+		       V_I(s->flags & PWZ_SLICE_UNSEEN_START ? 1 : 0));
 }
 
 static int on_wakeup(void *ctx, const struct pwz_wakeup *wk)
@@ -345,7 +347,8 @@ static int on_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
 	if (!thr_of(x, a->tid))
 		return -ENOMEM;
 	return PUT_ROW(x, EXPORT_CPU_RESIDENCY, V_I(a->tid), V_I(a->cpu), V_I(a->runtime_ns),
-		       V_I(a->switches), V_IN(a->voluntary, kind), V_IN(a->involuntary, kind));
+		       V_I(a->switches), V_IN(a->voluntary, kind), V_IN(a->involuntary, kind),
+		       V_I(a->unseen), V_I(a->unseen_ns));
 }
 
 static int on_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)

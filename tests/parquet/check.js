@@ -84,44 +84,27 @@ async function perCapture(c) {
 	d = diff(perCpu, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: cpu_residency per thread and CPU = --list cpu_runtime_ns, cpu_switches`, d);
 
-	// sched_slice: the same sums from the slices (switches = slices that ended by a switch-out).
-	// A perf.data import counts, in its aggregates, switch-outs whose switch-in it did not see
-	// (sched_model.h: no slice, start unknown): there the slices may count fewer, never more.
-	const imported = cap.source === 'perf.data';
+	// cpu_residency's unseen time (user/lib/model.h R2) = --list unseen_ns
+	want = new Map(tasks.filter((t) => t.unseen_ns).map((t) => [listKey(t), { ns: t.unseen_ns }]));
+	rows = await q(`select ${tableKey} k, sum(unseen_ns) ns from ${glob('cpu_residency')}
+		where ${where} and unseen_ns > 0 group by k`);
+	d = diff(want, new Map(rows.map((r) => [r.k, r])));
+	check(!d, `${label}: cpu_residency unseen_ns per thread = --list unseen_ns (${rows.length} threads)`, d);
+
+	// sched_slice: the same sums from the slices (switches = slices that ended by a switch-out;
+	// runtime = the slices whose switch-in was seen, unseen_start = 0). Every switch-out closes
+	// a slice (model.h R2), so the slices count every switch-out.
 	want = new Map(tasks.filter((t) => t.runtime_ns || t.switches).map((t) => [listKey(t), {
 		runtime: t.runtime_ns, switches: t.switches, vol: t.voluntary, invol: t.involuntary,
 	}]));
 	const ended = cap.format === 'legacy' ? 'true' : 'end_state is not null';
-	rows = await q(`select ${tableKey} k, sum(dur) runtime, count(*) filter (where ${ended}) switches,
+	rows = await q(`select ${tableKey} k, coalesce(sum(dur) filter (where unseen_start = 0), 0) runtime,
+		count(*) filter (where ${ended}) switches,
 		${kinds ? "count(*) filter (where end_state in ('S', 'X'))" : 'null'} vol,
 		${kinds ? "count(*) filter (where end_state = 'R')" : 'null'} invol
 		from ${glob('sched_slice')} where ${where} group by k`);
-	let fewer = 0n;
-	if (imported) {
-		const seen = new Set(rows.map((r) => r.k));
-		for (const [k, w] of want) {
-			if (!seen.has(k) && s(w.runtime) === '0') {
-				fewer += BigInt(w.switches);
-				want.delete(k);
-			}
-		}
-		for (const r of rows) {
-			const w = want.get(r.k);
-			if (!w || BigInt(r.switches) > BigInt(w.switches))
-				continue;
-			fewer += BigInt(w.switches) - BigInt(r.switches);
-			const lost = BigInt(w.switches) - BigInt(r.switches);
-			// the unseen switch-outs are voluntary or not: take them off what --list says
-			w.switches = r.switches;
-			if (kinds && BigInt(w.vol) - BigInt(r.vol) + BigInt(w.invol) - BigInt(r.invol) === lost) {
-				w.vol = r.vol;
-				w.invol = r.invol;
-			}
-		}
-	}
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
-	check(!d, `${label}: sched_slice per thread: sum(dur), switch-outs, end_state R / S+X = --list` +
-		(imported ? ` (less ${fewer} switch-outs without a slice)` : ''), d);
+	check(!d, `${label}: sched_slice per thread: sum(dur) of the seen slices, switch-outs, end_state R / S+X = --list`, d);
 
 	// thread_state (waits) and the thread table's wait aggregates
 	if (cap.has_wait) {

@@ -1156,6 +1156,7 @@ static int start(struct imp *im, uint64_t ts)
 	if (pwz_meta_set_str(&im->meta.options, opt))
 		return -ENOMEM;
 	mo.preempt_bit = im->preempt_bit;
+	mo.no_waits = !im->has_wakeup_attr;
 	im->model = sched_model__new(&mo, &sink);
 	if (!im->model)
 		return -ENOMEM;

@@ -229,7 +229,7 @@ static int switch_in(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t t
 		return -ENOMEM;
 	err = thread_sync(m, ts);
 	ts->running = true;
-	if (err || !ts->wake_pending)
+	if (err || !ts->wake_pending || m->opts.no_waits)
 		return err;
 	ts->wake_pending = false;
 	wk.tid = tid;

@@ -40,6 +40,8 @@ struct sched_model_opts {
 	bool emit_slices;	/* call sink->slice (aggregates are always kept) */
 	bool emit_wakeups;	/* call sink->wakeup */
 	bool emit_kvm_exits;	/* call sink->kvm_exit */
+	bool no_waits;		/* the source records no wakeups: measure no waits at all (those
+				 * begun by preemptions alone would understate them) */
 };
 
 struct sched_model_stats {
