@@ -394,7 +394,7 @@ static int build_selection(struct run *r)
 	if (!r->filter)
 		return 0;
 	r->sel_tgids = calloc(o->nr_pids + 1, sizeof(uint32_t));
-	r->sel_tids = calloc(o->nr_pids + 16384, sizeof(uint32_t));
+	r->sel_tids = calloc(o->nr_pids + PWZ_SEL_TIDS_MAX, sizeof(uint32_t));
 	if (!r->sel_tgids || !r->sel_tids)
 		return -1;
 	for (size_t i = 0; i < o->nr_pids; i++) {
@@ -409,7 +409,7 @@ static int build_selection(struct run *r)
 		r->sel_tids[r->nr_sel_tids++] = o->pids[i];	/* a tid given as -p works too */
 	}
 	for (size_t i = 0; i < o->nr_tasks; i++) {
-		size_t room = 16384 - (r->nr_sel_tids - o->nr_pids);
+		size_t room = PWZ_SEL_TIDS_MAX - (r->nr_sel_tids - o->nr_pids);
 		size_t n = task_table__match(r->tt, o->tasks[i], r->sel_tids + r->nr_sel_tids, room,
 					     names, sizeof(names));
 
@@ -653,6 +653,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	info(1, "sched_switch attached with %s", capture__attach_kind(cap));
+	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); other per-thread maps %u",
+	     capture__map_sizes(cap)->cpu_aggs, capture__map_sizes(cap)->cpu_aggs_bytes / 1048576.0,
+	     capture__map_sizes(cap)->tid_entries);
 
 	/* metadata */
 	r->meta.source = PWZ_SOURCE_LIVE;
