@@ -300,6 +300,24 @@ valgrind-unit: $(TEST_BINS)
 # (they need the real, unsanitized capture); the lead's check recipe filters them out.
 SANITIZE_SKIP_SUITES := tests/live/run tests/vmtest/run tests/robust/run
 
+# ---- fuzz harnesses of issue 12 (records without trailer, render/) ----
+# fuzz_cdict_stream and fuzz_render wrap their input with tests/fuzz/fuzz_wrap.h; fuzz_render
+# links render/ compiled again with clang and the sanitizers. `make fuzz FUZZ_SECONDS=3600`
+# fuzzes every harness for an hour (one after the other); limits per harness: tests/fuzz/run.
+FUZZ_RENDER_OBJS := $(patsubst %.c,$(FUZZ_OUT)/%.o,$(RENDER_SRCS))
+FUZZ_BINS += $(FUZZ_OUT)/fuzz_render
+fuzz-progs: $(FUZZ_OUT)/fuzz_render
+$(FUZZ_OUT)/fuzz_cdict_stream: tests/fuzz/fuzz_wrap.h
+$(FUZZ_OUT)/render/%.o: render/%.c | deps-ok
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_OUT)/fuzz_render: tests/fuzz/fuzz_render.c tests/fuzz/fuzz_common.h tests/fuzz/fuzz_wrap.h \
+		$(FUZZ_RENDER_OBJS) $(OUTPUT)/render/assets/embed.o $(FUZZ_OUT)/libpwz-fuzz.a | deps-ok
+	$(call msg,FUZZ-LD,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_RENDER_OBJS) \
+		$(OUTPUT)/render/assets/embed.o $(FUZZ_OUT)/libpwz-fuzz.a $(LIBS) -o $@
+
 # ---- tests ----
 unit: $(TEST_BINS)
 	$(Q)tools/run-unit-tests $(TEST_BINS)
