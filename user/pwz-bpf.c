@@ -171,6 +171,19 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	return 0;
 }
 
+/* The naming of a thread that exited before any record named it: written before the task
+ * table forgets it (task_table__forget_gone()), when it is one of the selected threads. */
+static bool selected(const struct run *r, uint32_t tid);
+
+static int write_gone_task(void *ctx, const struct pwz_task *t)
+{
+	struct run *r = ctx;
+
+	if (!r->w || !selected(r, t->tid))
+		return 0;
+	return wr(r, cdict_writer__task(r->w, t));
+}
+
 #define GROW(arr, nr, cap) ({ \
 	int ok_ = 1; \
 	if ((nr) == (cap)) { \
@@ -742,6 +755,15 @@ int main(int argc, char **argv)
 		now = now_ns(CLOCK_MONOTONIC);
 		if (deadline && now >= deadline)
 			break;
+		/* a long capture keeps only the live threads (their namings stay in the file) */
+		e = task_table__forget_gone(r->tt, write_gone_task, r);
+		if (e < 0) {
+			if (r->werr)
+				die_msg("cannot write %s: %s", path, strerror(-r->werr));
+			else
+				die_msg("the task table: %s", strerror(-e));
+			goto out;
+		}
 		if (r->w && now - last_flush >= FLUSH_NS) {
 			if (wr(r, cdict_writer__flush(r->w))) {
 				die_msg("cannot write %s: %s", path, strerror(-r->werr));
@@ -844,6 +866,8 @@ int main(int argc, char **argv)
 		(unsigned long long)cnt[CNT_DROP_SLICE], (unsigned long long)cnt[CNT_DROP_WAKEUP],
 		(unsigned long long)cnt[CNT_DROP_KVM_EXIT], (unsigned long long)cnt[CNT_DROP_TASK],
 		(unsigned long long)cnt[CNT_MAP_FULL]);
+	info(1, "task table: %zu threads at the end, %zu exited threads forgotten on the way",
+	     task_table__count(r->tt), task_table__forgotten(r->tt));
 	if (r->w)
 		fprintf(stderr, "pwz-bpf: wrote %s (%llu bytes)\n", path,
 			(unsigned long long)cdict_writer__bytes(r->w));
