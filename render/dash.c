@@ -8,6 +8,7 @@
 #include <string.h>
 #include "dash.h"
 #include "diff.h"
+#include "keymap.h"
 #include "tasknames.h"
 
 void dash_task_name(const struct pwz_task *t, const struct summary_opts *w, char *out,
@@ -159,6 +160,13 @@ struct reason_acc {
 	uint64_t hist[PWZ_HIST_BUCKETS];
 };
 
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int cmp_reason_acc(const void *a, const void *b)
 {
 	const struct reason_acc *x = a, *y = b;
@@ -172,7 +180,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 			   const struct dash_opts *o, size_t *nr_selected)
 {
 	struct reason_acc *acc = NULL;
-	size_t nr_acc = 0, i, k, n;
+	size_t nr_acc = 0, cap_acc = 0, i, k, n;
 	uint32_t c;
 
 	jbuf_add(b, "{", 1);
@@ -214,28 +222,20 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 
 			jbuf_printf(b, "[%u,%u,%llu,%llu],", e->isa, e->code,
 				    (unsigned long long)e->count, (unsigned long long)e->handling_ns);
-			for (n = 0; n < nr_acc; n++)
-				if (acc[n].isa == e->isa && acc[n].code == e->code)
-					break;
-			if (n == nr_acc) {
-				void *p = realloc(acc, (nr_acc + 1) * sizeof(*acc));
-
-				if (!p) {
-					free(acc);
-					return -ENOMEM;
-				}
-				acc = p;
-				memset(&acc[nr_acc], 0, sizeof(*acc));
-				acc[nr_acc].isa = e->isa;
-				acc[nr_acc].code = e->code;
-				nr_acc++;
+			/* every (task, reason) appended, merged per reason after a sort (linear
+			 * searching here was quadratic in the distinct reasons) */
+			if (array_reserve((void **)&acc, &cap_acc, nr_acc + 1, sizeof(*acc))) {
+				free(acc);
+				return -ENOMEM;
 			}
-			if (!acc[n].name)
-				acc[n].name = e->name;
-			acc[n].count += e->count;
-			acc[n].handling_ns += e->handling_ns;
-			for (c = 0; c < PWZ_HIST_BUCKETS; c++)
-				acc[n].hist[c] += e->hist[c];
+			memset(&acc[nr_acc], 0, sizeof(*acc));
+			acc[nr_acc].isa = e->isa;
+			acc[nr_acc].code = e->code;
+			acc[nr_acc].name = e->name;
+			acc[nr_acc].count = e->count;
+			acc[nr_acc].handling_ns = e->handling_ns;
+			memcpy(acc[nr_acc].hist, e->hist, sizeof(acc[nr_acc].hist));
+			nr_acc++;
 		}
 		close_with(b, ']');
 		close_with(b, '}');
@@ -247,6 +247,19 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	/* per reason over the selected tasks: handling-time median and p99 */
 	if (nr_acc)
 		qsort(acc, nr_acc, sizeof(*acc), cmp_reason_acc);
+	for (i = 0, n = 0; i < nr_acc; i++) {
+		if (n && !cmp_reason_acc(&acc[n - 1], &acc[i])) {
+			if (!acc[n - 1].name)
+				acc[n - 1].name = acc[i].name;
+			acc[n - 1].count += acc[i].count;
+			acc[n - 1].handling_ns += acc[i].handling_ns;
+			for (c = 0; c < PWZ_HIST_BUCKETS; c++)
+				acc[n - 1].hist[c] += acc[i].hist[c];
+		} else {
+			acc[n++] = acc[i];
+		}
+	}
+	nr_acc = n;
 	key(b, "reasons");
 	jbuf_add(b, "[", 1);
 	for (n = 0; n < nr_acc; n++) {
@@ -710,7 +723,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	size_t nmax, i, g, k;
 	uint64_t ws, we;
 	struct reason_acc *rs = NULL;
-	size_t nrs = 0;
+	size_t nrs = 0, *used = NULL, nused;
 	bool any_binned = false;
 	int rc = -ENOMEM;
 
@@ -784,29 +797,32 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	free(grp);
 	grp = NULL;
 
-	/* the exit reasons present, in (isa, code) order */
+	/* the exit reasons present, in (isa, code) order: every exit's, sorted, then merged */
+	rs = be.n ? malloc(be.n * sizeof(*rs)) : NULL;
+	if (be.n && !rs)
+		goto nomem;
 	for (i = 0; i < be.n; i++) {
 		const struct pwz_kvm_exit *x = &t->exits[be.idx[i]];
 
-		for (k = 0; k < nrs; k++)
-			if (rs[k].isa == x->isa && rs[k].code == x->reason)
-				break;
-		if (k == nrs) {
-			void *p = realloc(rs, (nrs + 1) * sizeof(*rs));
-
-			if (!p)
-				goto nomem;
-			rs = p;
-			memset(&rs[nrs], 0, sizeof(*rs));
-			rs[nrs].isa = x->isa;
-			rs[nrs].code = x->reason;
-			rs[nrs].name = pwz_meta_exit_name(&t->meta, x->isa, x->reason);
-			nrs++;
-		}
-		rs[k].count++;
+		rs[i] = (struct reason_acc){ .isa = x->isa, .code = x->reason, .count = 1 };
 	}
-	if (nrs)
-		qsort(rs, nrs, sizeof(*rs), cmp_reason_acc);
+	if (be.n)
+		qsort(rs, be.n, sizeof(*rs), cmp_reason_acc);
+	for (i = 0; i < be.n; i++) {
+		if (nrs && !cmp_reason_acc(&rs[nrs - 1], &rs[i])) {
+			rs[nrs - 1].count++;
+			continue;
+		}
+		rs[nrs] = rs[i];
+		rs[nrs].name = pwz_meta_exit_name(&t->meta, rs[i].isa, rs[i].code);
+		nrs++;
+	}
+	if (nrs && nrs < be.n) {
+		void *p = realloc(rs, nrs * sizeof(*rs));	/* only the distinct reasons stay */
+
+		if (p)
+			rs = p;
+	}
 
 	/* scratch sized for the largest group */
 	nmax = 1;
@@ -823,8 +839,9 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	pt = malloc(nmax * sizeof(*pt));
 	keys = malloc(nmax * sizeof(*keys));
 	rcount = calloc(nrs + 1, sizeof(*rcount));
+	used = malloc(nmax * sizeof(*used));
 	cnt = calloc((size_t)HM_GRID_COLS * HM_GRID_ROWS, sizeof(*cnt));
-	if (!pt || !keys || !rcount || !cnt)
+	if (!pt || !keys || !rcount || !used || !cnt)
 		goto nomem;
 	if (any_binned) {
 		size_t cells;
@@ -931,23 +948,32 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		if (emit_hm_series(out, &h, "waits", pt, n, wt_f, 1, wt_b, keys, cnt))
 			break;
 
+		/* the group's reasons: found by bisection, counted, listed in order, and only
+		 * their counts reset (a pass over every reason per group was quadratic) */
 		n = be.first[g + 1] - be.first[g];
-		memset(rcount, 0, (nrs + 1) * sizeof(*rcount));
+		nused = 0;
 		for (i = 0; i < n; i++) {
 			const struct pwz_kvm_exit *x = &t->exits[be.idx[be.first[g] + i]];
+			struct reason_acc want = { .isa = x->isa, .code = x->reason };
+			const struct reason_acc *r = bsearch(&want, rs, nrs, sizeof(*rs),
+							     cmp_reason_acc);
 
-			for (k = 0; k < nrs; k++)
-				if (rs[k].isa == x->isa && rs[k].code == x->reason)
-					break;
-			rcount[k]++;
+			k = r ? (size_t)(r - rs) : nrs;
+			if (!rcount[k]++)
+				used[nused++] = k;
 			pt[i] = (struct hm_pt){ .t = x->time_ns,
 						.v = { x->guest_ns, x->handling_ns, k } };
 		}
+		if (nused)
+			qsort(used, nused, sizeof(*used), cmp_size);
 		key(out, "exit_reasons");
 		jbuf_add(out, "[", 1);
-		for (k = 0; k < nrs; k++)
-			if (rcount[k])
+		for (i = 0; i < nused; i++) {
+			k = used[i];
+			if (k < nrs)
 				jbuf_printf(out, "[%zu,%u],", k, rcount[k]);
+			rcount[k] = 0;
+		}
 		close_with(out, ']');
 		jbuf_add(out, ",", 1);
 		if (emit_hm_series(out, &h, "exits", pt, n, ex_f, 3, ex_b, keys, cnt))
@@ -981,6 +1007,7 @@ out:
 	free(pt);
 	free(keys);
 	free(rcount);
+	free(used);
 	free(cnt);
 	free(grp);
 	free(lanes.busy); free(lanes.best); free(lanes.cur); free(lanes.bestg);

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#define _GNU_SOURCE
 /*
  * libFuzzer harness: everything pwz-render does with a capture it is handed. The input is
  *   ctl[6] records[...] [0xc1 "RUN" records2[...]]
@@ -8,10 +7,12 @@
  * msgpack never uses) followed by "RUN" starts a second capture for the two-run dashboards
  * (without it, the second run is the first again). ctl picks the options:
  *   ctl[0] bit 0 --merge-sys-tasks, bit 1 --append-tid, bit 2 a window (ctl[1], ctl[2]: its
- *          start and length in 256ths of the capture), bit 3 -t with the first task's name;
+ *          start and length in 256ths of the capture), bit 3 -t with the first task's name,
+ *          bit 4 the gzip + base64 page data;
  *   ctl[3] the heatmaps' grid threshold (--max-points, 1..256: small, so grids are built);
- *   ctl[4] an amplifier: the last record of the first capture is repeated ctl[4] * 256 times
- *          (up to 65,280), its integer field ctl[5] % 8 plus the repeat's index each time, so
+ *   ctl[0] bit 5 with ctl[4], an amplifier: the last record of the first capture is repeated
+ *          2^(ctl[4] % 17) times (up to 65,536; the exponent uniform so that most inputs stay
+ *          fast), its integer field ctl[5] % 8 plus the repeat's index each time, so
  *          that a few bytes describe "many distinct tasks, CPUs, exit reasons": what a file of
  *          megabytes holds, and where memory or time grow faster than the content (issue 12
  *          items 4 and 5) cross the harness's -rss_limit_mb and -timeout.
@@ -122,6 +123,15 @@ static void fuzz_successors(const struct trace *t, const char *who, const struct
 	successors__free(s);
 }
 
+/* The first FUZZ_RUN_MARK in p[0..len), or NULL. */
+static const uint8_t *find_mark(const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i + 4 <= len; i++)
+		if (p[i] == 0xc1 && !memcmp(p + i, FUZZ_RUN_MARK, 4))
+			return p + i;
+	return NULL;
+}
+
 /* Appends a msgpack uint64 to p; returns the end. */
 static uint8_t *put_u64(uint8_t *p, uint64_t v)
 {
@@ -195,14 +205,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 6 || size > (1u << 20))
 		return 0;
 	len = size - 6;
-	mark = memmem(rec, len, FUZZ_RUN_MARK, 4);
+	mark = find_mark(rec, len);
 	if (mark) {
 		rec2 = mark + 4;
 		len2 = (size_t)(rec + len - rec2);
 		len = (size_t)(mark - rec);
 	}
-	if (ctl[4])
-		big = amplify(rec, len, (size_t)ctl[4] * 256, ctl[5] % 8, &big_len);
+	if (ctl[0] & 32)
+		big = amplify(rec, len, (size_t)1 << (ctl[4] % 17), ctl[5] % 8, &big_len);
 	t = big ? fuzz_load(big, big_len, ".cdict") : fuzz_load(rec, len, ".cdict");
 	free(big);
 	if (!t)

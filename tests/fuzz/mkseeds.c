@@ -136,7 +136,7 @@ static void put_render_seeds(const char *base, const unsigned char *all, size_t 
 {
 	static const unsigned char ctl[][6] = {
 		{ 0, 0, 0, 255, 0, 0 }, { 1 | 2 | 4, 32, 64, 3, 0, 0 }, { 4 | 8 | 16, 0, 255, 0, 0, 0 },
-		{ 0, 0, 0, 15, 4, 1 }, { 4, 16, 128, 15, 2, 2 },
+		{ 32, 0, 0, 15, 12, 1 }, { 32 | 4, 16, 128, 15, 10, 2 },
 	};
 	unsigned char *buf = malloc(6 + 2 * len + 4);
 	char name[256];
