@@ -97,6 +97,7 @@ void capture_map_sizes(uint32_t pid_max, int nr_cpus, struct capture_map_sizes *
 		       (uint64_t)sizeof(struct cpu_agg_val) * (uint64_t)(nr_cpus > 0 ? nr_cpus : 1);
 
 	out->tid_entries = tids;
+	out->kvm_state = tids < PWZ_KVM_STATE_HOST_MAX ? tids : PWZ_KVM_STATE_HOST_MAX;
 	out->cpu_aggs = clamp_u32(PWZ_CPU_AGGS_BUDGET / per, PWZ_TID_MAP_DEFAULT, tids);
 	out->cpu_aggs_bytes = per * out->cpu_aggs;
 }
@@ -128,7 +129,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_map__set_max_entries(s->maps.cpu_aggs, c->sizes.cpu_aggs);
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);
-	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.tid_entries : 1);
+	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.kvm_state : 1);
 	bpf_map__set_max_entries(s->maps.sel_tids, cfg->nr_tids ? (__u32)cfg->nr_tids : 1);
 	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->nr_tgids ? (__u32)cfg->nr_tgids : 1);
 

@@ -34,14 +34,16 @@ struct capture_cfg {
  * new threads and counts them in CNT_MAP_FULL ("map_full" in the file and the summary line).
  */
 struct capture_map_sizes {
-	uint32_t tid_entries;		/* wait_start (raw_tp), kvm_state: pid_max, clamped */
+	uint32_t tid_entries;		/* wait_start (raw_tp): pid_max, clamped */
+	uint32_t kvm_state;		/* kvm_state: the same, within PWZ_KVM_STATE_HOST_MAX */
 	uint32_t cpu_aggs;		/* cpu_aggs: threads aggregated per CPU */
 	uint64_t cpu_aggs_bytes;	/* its kernel memory, estimated */
 };
 
-/* Kernel memory of one preallocated hash element beside its value (struct htab_elem, the key
- * and the per-CPU pointer, rounded up): the estimate of cpu_aggs_bytes. */
-#define CAPTURE_HTAB_ELEM_BYTES 64
+/* Kernel memory of one preallocated per-CPU hash element beside its values (struct htab_elem,
+ * the key, the per-CPU pointer): what bpftool's memlock shows for cpu_aggs on 6.18, 192 bytes
+ * an entry on 2 CPUs (80 + 2 x 56). The estimate of cpu_aggs_bytes. */
+#define CAPTURE_HTAB_ELEM_BYTES 80
 
 /* The sizes for a host with pid_max (0: unknown) and nr_cpus possible CPUs. */
 void capture_map_sizes(uint32_t pid_max, int nr_cpus, struct capture_map_sizes *out);

@@ -31,7 +31,8 @@ _Static_assert(sizeof(struct kvm_state) == 40, "struct kvm_state is 40 bytes");
 _Static_assert(sizeof(struct cpu_state) == 48, "struct cpu_state is 48 bytes");
 _Static_assert(sizeof(struct wait_start) == 16, "struct wait_start is 16 bytes");
 _Static_assert(CNT_UNPAIRED < PWZ_CNT_MAX, "enum pwz_cnt overflows the counters");
-_Static_assert(PWZ_SEL_TIDS_MAX <= PWZ_TID_MAP_MAX && PWZ_TID_MAP_DEFAULT <= PWZ_TID_MAP_MAX,
+_Static_assert(PWZ_SEL_TIDS_MAX <= PWZ_TID_MAP_MAX && PWZ_TID_MAP_DEFAULT <= PWZ_TID_MAP_MAX &&
+	       PWZ_KVM_STATE_MAX <= PWZ_KVM_STATE_HOST_MAX,
 	       "map sizes of bpf/pwz.h out of order");
 
 int capture_dispatch(const void *data, size_t size, const struct capture_sink *sink)

@@ -666,9 +666,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	info(1, "sched_switch attached with %s", capture__attach_kind(cap));
-	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); other per-thread maps %u",
+	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_start %u (raw_tp only), kvm_state %u",
 	     capture__map_sizes(cap)->cpu_aggs, capture__map_sizes(cap)->cpu_aggs_bytes / 1048576.0,
-	     capture__map_sizes(cap)->tid_entries);
+	     capture__map_sizes(cap)->tid_entries, capture__map_sizes(cap)->kvm_state);
 
 	/* metadata */
 	r->meta.source = PWZ_SOURCE_LIVE;
