@@ -53,12 +53,12 @@ __u64 t0 = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);		/* resized by userspace */
+	__uint(max_entries, PWZ_RB_BYTES_DEFAULT);	/* resized by userspace */
 } rb SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 << 10);
+	__uint(max_entries, PWZ_RB_TASK_BYTES);
 } rb_task SEC(".maps");
 
 struct {
@@ -81,7 +81,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 32768);
+	__uint(max_entries, PWZ_TID_MAP_DEFAULT);	/* sized for the host by userspace */
 	__type(key, __u32);
 	__type(value, struct cpu_agg_val);
 } cpu_aggs SEC(".maps");
@@ -96,21 +96,21 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 32768);
+	__uint(max_entries, PWZ_TID_MAP_DEFAULT);	/* sized for the host (raw_tp only) */
 	__type(key, __u32);
 	__type(value, struct wait_start);
 } wait_start SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 8192);
+	__uint(max_entries, PWZ_KVM_AGGS_MAX);
 	__type(key, struct kvm_agg_key);
 	__type(value, struct kvm_agg_val);
 } kvm_aggs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, PWZ_KVM_STATE_MAX);	/* sized for the host by userspace */
 	__type(key, __u32);
 	__type(value, struct kvm_state);
 } kvm_state SEC(".maps");
@@ -118,14 +118,14 @@ struct {
 /* Selection: tids (from -t) and tgids (from -p), filled by userspace before attach. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, PWZ_SEL_TIDS_MAX);	/* sized from the selection */
 	__type(key, __u32);
 	__type(value, __u8);
 } sel_tids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, PWZ_SEL_TGIDS_MAX);	/* sized from the selection */
 	__type(key, __u32);
 	__type(value, __u8);
 } sel_tgids SEC(".maps");

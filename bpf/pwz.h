@@ -9,8 +9,32 @@
  * "ns since capture start". A time of 0 means "before the capture began / unknown".
  */
 
-#define PWZ_BPF_COMM_LEN 16	/* TASK_COMM_LEN */
-#define PWZ_BPF_HIST 40		/* == PWZ_HIST_BUCKETS of user/lib/records.h */
+#define PWZ_BPF_COMM_LEN 16	/* TASK_COMM_LEN; == PWZ_COMM_LEN (asserted in capture_records.c) */
+#define PWZ_BPF_HIST 40		/* == PWZ_HIST_BUCKETS of user/lib/records.h (asserted there too) */
+
+/*
+ * Map sizes: the map definitions of pwz.bpf.c use these, and userspace (user/capture.c) sizes
+ * some maps again before load. One place for each number.
+ */
+#define PWZ_RB_BYTES_DEFAULT (8u << 20)	/* rb: as compiled; --ringbuf-mb sets it at load */
+#define PWZ_RB_TASK_BYTES (256u << 10)	/* rb_task: task records are rare (new, rename) */
+/*
+ * The per-thread maps keyed by tid (cpu_aggs, wait_start, kvm_state) are compiled with
+ * PWZ_TID_MAP_DEFAULT entries and sized at load time for the host: pid_max (every tid the
+ * kernel can hand out, so a long capture never fills them), within
+ * [PWZ_TID_MAP_DEFAULT, PWZ_TID_MAP_MAX]; cpu_aggs, whose entries are per CPU, also within
+ * PWZ_CPU_AGGS_BUDGET bytes, kvm_state (vCPU threads only) within PWZ_KVM_STATE_HOST_MAX.
+ * A map a capture does not use gets one entry (they are preallocated). Past these sizes,
+ * insertions are refused and counted in CNT_MAP_FULL.
+ */
+#define PWZ_TID_MAP_DEFAULT 32768	/* the kernel's default pid_max */
+#define PWZ_TID_MAP_MAX (1u << 22)	/* PID_MAX_LIMIT on 64-bit */
+#define PWZ_CPU_AGGS_BUDGET (128ull << 20)	/* bytes of kernel memory for cpu_aggs */
+#define PWZ_KVM_STATE_MAX 4096		/* kvm_state as compiled: vCPU threads (resized too) */
+#define PWZ_KVM_STATE_HOST_MAX 65536	/* kvm_state at most: 112 bytes each, 7 MiB */
+#define PWZ_KVM_AGGS_MAX 8192		/* kvm_aggs: (vCPU thread, isa, reason) triples */
+#define PWZ_SEL_TIDS_MAX 16384		/* sel_tids as compiled: -t matches; sized from the selection */
+#define PWZ_SEL_TGIDS_MAX 4096		/* sel_tgids as compiled: -p ids; sized from the selection */
 
 /* Tag of every ring-buffer record: the first __u32 of each record. */
 enum rec_type {

@@ -188,6 +188,90 @@ static void test_match(void **state)
 	task_table__free(tt);
 }
 
+struct written {
+	uint32_t tids[4096];
+	char names[4096][PWZ_NAME_MAX];
+	size_t n;
+};
+
+static int record_write(void *ctx, const struct pwz_task *t)
+{
+	struct written *w = ctx;
+
+	assert_true(w->n < 4096);
+	w->tids[w->n] = t->tid;
+	snprintf(w->names[w->n], PWZ_NAME_MAX, "%s", t->name);
+	w->n++;
+	return 0;
+}
+
+/*
+ * A fork loop: 3,000 short-lived children (not in /proc: exited) of bash (200), 2,000 of them
+ * written, 1,000 never named by a record. The sweep forgets them all, writes the namings of
+ * the 1,000 first, keeps the live threads, and still answers for the forgotten ones.
+ */
+static void test_forget_gone(void **state)
+{
+	static struct written w;
+	struct task_table *tt = task_table__new(root, NULL);
+	struct pwz_task t;
+	char name[32];
+	int n;
+
+	(void)state;
+	w.n = 0;
+	assert_int_equal(task_table__scan(tt), 5);
+	assert_int_equal(task_table__touch(tt, 101, 0, &t), 1);
+	for (uint32_t tid = 1000; tid < 4000; tid++) {
+		snprintf(name, sizeof(name), "child-%u", tid % 7);
+		assert_int_equal(task_table__event(tt, tid, tid, name, true, tid, &t), 0);
+		if (tid < 3000)
+			assert_int_equal(task_table__touch(tt, tid, tid + 1, &t), 1);
+	}
+	assert_int_equal(task_table__count(tt), 3005);
+	n = task_table__forget_gone(tt, record_write, &w);
+	assert_int_equal(n, 3000);
+	assert_int_equal(task_table__count(tt), 5);	/* the live threads of the fake /proc */
+	assert_int_equal(task_table__forgotten(tt), 3000);
+	/* the unwritten namings were written first, at their naming time */
+	assert_int_equal(w.n, 1000);
+	assert_int_equal(w.tids[0], 3000);
+	assert_string_equal(w.names[0], "child-4");	/* 3000 % 7 */
+	/* forgotten threads: no new record, their name and process still known */
+	assert_int_equal(task_table__touch(tt, 1234, 99999, &t), 0);
+	assert_int_equal(task_table__touch(tt, 3500, 99999, &t), 0);
+	assert_string_equal(task_table__name(tt, 1234), "child-2");	/* 1234 % 7 */
+	assert_int_equal(task_table__tgid(tt, 1234), 1234);
+	/* live threads stay, written or not */
+	assert_int_equal(task_table__touch(tt, 101, 5, &t), 0);
+	assert_int_equal(task_table__touch(tt, 102, 5, &t), 1);
+	assert_string_equal(t.name, "vm1.vcpu1");
+	/* no sweep before the table has doubled */
+	assert_int_equal(task_table__forget_gone(tt, record_write, &w), 0);
+	/* a recycled tid: a new thread, named again */
+	assert_int_equal(task_table__event(tt, 1234, 1234, "reborn", true, 200000, &t), 0);
+	assert_int_equal(task_table__touch(tt, 1234, 200001, &t), 1);
+	assert_string_equal(t.name, "reborn");
+	assert_int_equal(t.time_ns, 200000);
+	assert_string_equal(task_table__name(tt, 1234), "reborn");
+	task_table__free(tt);
+}
+
+/* Below FORGET_MIN entries the table is never swept (a short capture pays nothing). */
+static void test_forget_small(void **state)
+{
+	struct task_table *tt = task_table__new(root, NULL);
+	struct pwz_task t;
+
+	(void)state;
+	assert_int_equal(task_table__scan(tt), 5);
+	for (uint32_t tid = 1000; tid < 1500; tid++)
+		assert_int_equal(task_table__event(tt, tid, tid, "x", true, tid, &t), 0);
+	assert_int_equal(task_table__forget_gone(tt, NULL, NULL), 0);
+	assert_int_equal(task_table__count(tt), 505);
+	task_table__free(tt);
+}
+
 static void test_missing_root(void **state)
 {
 	struct task_table *tt = task_table__new("/nonexistent-proc-root", NULL);
@@ -208,6 +292,8 @@ int main(void)
 		cmocka_unit_test(test_map_names),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_missing_root),
+		cmocka_unit_test(test_forget_gone),
+		cmocka_unit_test(test_forget_small),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -17,6 +17,9 @@
 #define LLVMFuzzerTestOneInput regress_cdict_stream
 #include "fuzz/fuzz_cdict_stream.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_render
+#include "fuzz/fuzz_render.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput regress_legacy
 #include "fuzz/fuzz_legacy.c"
 #undef LLVMFuzzerTestOneInput
@@ -113,6 +116,7 @@ static void test_inputs_present(void **state)
 {
 	static const struct harness with_inputs[] = {
 		{ "cdict_stream", regress_cdict_stream },
+		{ "render", regress_render },
 		{ "perfdata", regress_perfdata },
 	};
 
@@ -129,6 +133,7 @@ int main(void)
 		{ "legacy", regress_legacy },
 		{ "perfdata", regress_perfdata },
 		{ "csvmap", regress_csvmap },
+		{ "render", regress_render },
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_prestate(test_replay, &hs[0]),
@@ -136,6 +141,7 @@ int main(void)
 		cmocka_unit_test_prestate(test_replay, &hs[2]),
 		cmocka_unit_test_prestate(test_replay, &hs[3]),
 		cmocka_unit_test_prestate(test_replay, &hs[4]),
+		cmocka_unit_test_prestate(test_replay, &hs[5]),
 		cmocka_unit_test(test_inputs_present),
 	};
 

@@ -21,6 +21,7 @@ struct capture {
 	bool raw_tp;
 	bool attached;
 	int nr_cpus;
+	struct capture_map_sizes sizes;	/* the per-thread maps as loaded */
 	uint64_t poll_deadline;		/* CLOCK_MONOTONIC ns when a poll hands back control */
 	unsigned int since_check;	/* records since the clock was last read */
 };
@@ -44,6 +45,11 @@ int capture__nr_cpus(const struct capture *c)
 	return c->nr_cpus;
 }
 
+const struct capture_map_sizes *capture__map_sizes(const struct capture *c)
+{
+	return &c->sizes;
+}
+
 const char *capture__attach_kind(const struct capture *c)
 {
 	return c->raw_tp ? "raw_tp" : "tp_btf";
@@ -64,6 +70,37 @@ static const char *load_hint(int e)
 	default:
 		return "run with -vv to see libbpf's log";
 	}
+}
+
+/* The kernel's pid_max (every tid is below it), or 0 when unreadable. */
+static uint32_t read_pid_max(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	unsigned long v = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static uint32_t clamp_u32(uint64_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
+}
+
+void capture_map_sizes(uint32_t pid_max, int nr_cpus, struct capture_map_sizes *out)
+{
+	uint32_t tids = clamp_u32(pid_max, PWZ_TID_MAP_DEFAULT, PWZ_TID_MAP_MAX);
+	uint64_t per = CAPTURE_HTAB_ELEM_BYTES +
+		       (uint64_t)sizeof(struct cpu_agg_val) * (uint64_t)(nr_cpus > 0 ? nr_cpus : 1);
+
+	out->tid_entries = tids;
+	out->kvm_state = tids < PWZ_KVM_STATE_HOST_MAX ? tids : PWZ_KVM_STATE_HOST_MAX;
+	out->cpu_aggs = clamp_u32(PWZ_CPU_AGGS_BUDGET / per, PWZ_TID_MAP_DEFAULT, tids);
+	out->cpu_aggs_bytes = per * out->cpu_aggs;
 }
 
 /* Opens, configures and loads the skeleton; raw selects raw_tp. Returns 0 or -errno. */
@@ -89,6 +126,13 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_program__set_autoload(s->progs.kvm_exit, cfg->kvm);
 	bpf_program__set_autoload(s->progs.kvm_entry, cfg->kvm);
 	bpf_map__set_max_entries(s->maps.rb, cfg->ringbuf_mb << 20);
+	/* per-thread maps for every tid of the host (they are preallocated: unused ones get 1) */
+	bpf_map__set_max_entries(s->maps.cpu_aggs, c->sizes.cpu_aggs);
+	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
+				 c->sizes.tid_entries : 1);
+	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.kvm_state : 1);
+	bpf_map__set_max_entries(s->maps.sel_tids, cfg->nr_tids ? (__u32)cfg->nr_tids : 1);
+	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->nr_tgids ? (__u32)cfg->nr_tgids : 1);
 
 	err = pwz_bpf__load(s);
 	if (err) {
@@ -140,6 +184,7 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 		errno = -e;
 		return NULL;
 	}
+	capture_map_sizes(read_pid_max(), c->nr_cpus, &c->sizes);
 	e = -EINVAL;
 	if (!cfg->force_raw_tp && cfg->sched)
 		e = open_load(c, cfg, false);

@@ -28,10 +28,35 @@ struct capture_cfg {
 };
 
 /*
+ * Sizes of the per-thread maps keyed by tid (bpf/pwz.h): every tid below pid_max, so that a
+ * long capture (tids recycled, threads created without end) never fills them, within
+ * [PWZ_TID_MAP_DEFAULT, PWZ_TID_MAP_MAX]; cpu_aggs, which holds one value per possible CPU
+ * and is preallocated, also within PWZ_CPU_AGGS_BUDGET bytes. Past these, the kernel refuses
+ * new threads and counts them in CNT_MAP_FULL ("map_full" in the file and the summary line).
+ */
+struct capture_map_sizes {
+	uint32_t tid_entries;		/* wait_start (raw_tp): pid_max, clamped */
+	uint32_t kvm_state;		/* kvm_state: the same, within PWZ_KVM_STATE_HOST_MAX */
+	uint32_t cpu_aggs;		/* cpu_aggs: threads aggregated per CPU */
+	uint64_t cpu_aggs_bytes;	/* its kernel memory, estimated */
+};
+
+/* Kernel memory of one preallocated per-CPU hash element beside its values (struct htab_elem,
+ * the key, the per-CPU pointer): what bpftool's memlock shows for cpu_aggs on 6.18, 192 bytes
+ * an entry on 2 CPUs (80 + 2 x 56). The estimate of cpu_aggs_bytes. */
+#define CAPTURE_HTAB_ELEM_BYTES 80
+
+/* The sizes for a host with pid_max (0: unknown) and nr_cpus possible CPUs. */
+void capture_map_sizes(uint32_t pid_max, int nr_cpus, struct capture_map_sizes *out);
+
+/*
  * Opens and loads the programs: tp_btf, or raw_tp when tp_btf does not load (or
  * force_raw_tp). NULL with errno set and err filled ("cannot load ...: <reason> (<what to do>)").
  */
 struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t errlen);
+
+/* The map sizes the programs were loaded with. */
+const struct capture_map_sizes *capture__map_sizes(const struct capture *c);
 
 /* "tp_btf" or "raw_tp": how sched_switch is attached. */
 const char *capture__attach_kind(const struct capture *c);

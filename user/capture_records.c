@@ -5,6 +5,38 @@
 #include <string.h>
 #include "capture_records.h"
 
+/*
+ * What bpf/pwz.h and user/lib/records.h must agree on, checked by the compiler: the sizes
+ * both sides use, the values copied from one enum to the other, and the record layouts the
+ * ring buffer carries (the sizes pwz.h states; the BPF target has the same alignment).
+ */
+_Static_assert(PWZ_BPF_HIST == PWZ_HIST_BUCKETS, "BPF and userspace histograms differ");
+_Static_assert(PWZ_BPF_COMM_LEN == PWZ_COMM_LEN, "BPF and userspace comm lengths differ");
+_Static_assert(sizeof(((struct rec_task *)0)->comm) == sizeof(((struct pwz_task *)0)->comm),
+	       "rec_task.comm and pwz_task.comm differ");
+_Static_assert(sizeof(((struct kvm_agg_val *)0)->hist) == sizeof(((struct pwz_kvm_agg *)0)->hist),
+	       "kvm_agg_val.hist and pwz_kvm_agg.hist differ");
+_Static_assert((int)REC_END_PREEMPTED == (int)PWZ_END_PREEMPTED &&
+	       (int)REC_END_SLEPT == (int)PWZ_END_SLEPT &&
+	       (int)REC_END_EXITED == (int)PWZ_END_EXITED,
+	       "enum rec_slice_end and enum pwz_slice_end differ");
+_Static_assert(sizeof(struct rec_slice) == 40, "struct rec_slice is 40 bytes");
+_Static_assert(sizeof(struct rec_kvm_exit) == 48, "struct rec_kvm_exit is 48 bytes");
+_Static_assert(sizeof(struct rec_task) == 40, "struct rec_task is 40 bytes");
+_Static_assert(sizeof(struct cpu_agg_val) == 9 * 8, "struct cpu_agg_val is 9 counters");
+_Static_assert((int)REC_SLICE_UNSEEN_START == (int)PWZ_SLICE_UNSEEN_START,
+	       "the unseen-start flags of rec_slice and pwz_slice differ");
+_Static_assert(sizeof(struct kvm_agg_val) == (2 + PWZ_BPF_HIST) * 8,
+	       "struct kvm_agg_val is count, total and the histogram");
+_Static_assert(sizeof(struct kvm_agg_key) == 16, "struct kvm_agg_key is 16 bytes");
+_Static_assert(sizeof(struct kvm_state) == 40, "struct kvm_state is 40 bytes");
+_Static_assert(sizeof(struct cpu_state) == 48, "struct cpu_state is 48 bytes");
+_Static_assert(sizeof(struct wait_start) == 16, "struct wait_start is 16 bytes");
+_Static_assert(CNT_UNPAIRED < PWZ_CNT_MAX, "enum pwz_cnt overflows the counters");
+_Static_assert(PWZ_SEL_TIDS_MAX <= PWZ_TID_MAP_MAX && PWZ_TID_MAP_DEFAULT <= PWZ_TID_MAP_MAX &&
+	       PWZ_KVM_STATE_MAX <= PWZ_KVM_STATE_HOST_MAX,
+	       "map sizes of bpf/pwz.h out of order");
+
 int capture_dispatch(const void *data, size_t size, const struct capture_sink *sink)
 {
 	__u32 type;

@@ -12,6 +12,8 @@
 #include "keymap.h"
 
 #define VM_NAME_MAX 128
+#define FORGET_MIN 1024		/* entries below which the table is never swept */
+#define GONE_TID_MAX (1u << 22)	/* PID_MAX_LIMIT: tids at or above are never forgotten */
 
 struct tt_entry {
 	uint32_t tid;
@@ -24,6 +26,13 @@ struct tt_entry {
 	bool qemu;			/* leader only: the program is QEMU */
 	char vm[VM_NAME_MAX];		/* leader only: the -name of its cmdline, "" none */
 	char name[PWZ_NAME_MAX];	/* display name of the last record */
+	bool dead;			/* found gone by the sweep under way */
+};
+
+/* What the table keeps of a forgotten thread (one slot per tid; name 0 = not forgotten). */
+struct tt_gone {
+	uint32_t tgid;			/* its process; 0 unknown */
+	uint32_t name;			/* index + 1 of its display name in the name pool */
 };
 
 /* Copies src into dst of len bytes, truncating, always NUL-terminated. */
@@ -42,6 +51,15 @@ struct task_table {
 	struct keymap idx;		/* (tid, 0) -> index in ents */
 	struct tt_entry *ents;
 	size_t cap;			/* ents allocated */
+	size_t live_mark;		/* entries left by the last sweep */
+	/* forgotten threads: exited, their naming written (task_table__forget_gone()) */
+	struct tt_gone *gone;		/* indexed by tid */
+	size_t gone_cap;		/* slots of gone */
+	size_t nr_gone;			/* threads forgotten (a recycled tid counts again) */
+	/* their display names, each once: (hash, length | attempt << 32) -> index in names */
+	struct keymap name_idx;
+	char **names;
+	size_t names_cap;
 };
 
 struct task_table *task_table__new(const char *proc_root, const struct task_map *map)
@@ -66,6 +84,11 @@ void task_table__free(struct task_table *tt)
 		return;
 	keymap_free(&tt->idx);
 	free(tt->ents);
+	for (size_t i = 0; i < tt->name_idx.count; i++)
+		free(tt->names[i]);
+	free(tt->names);
+	keymap_free(&tt->name_idx);
+	free(tt->gone);
 	free(tt->proc_root);
 	free(tt);
 }
@@ -80,6 +103,18 @@ static struct tt_entry *find(const struct task_table *tt, uint32_t tid)
 	int64_t i = keymap_find(&tt->idx, tid, 0);
 
 	return i < 0 ? NULL : &tt->ents[i];
+}
+
+/* The forgotten thread tid, or NULL. */
+static const struct tt_gone *gone_of(const struct task_table *tt, uint32_t tid)
+{
+	return tid < tt->gone_cap && tt->gone[tid].name ? &tt->gone[tid] : NULL;
+}
+
+static void unforget(struct task_table *tt, uint32_t tid)
+{
+	if (tid < tt->gone_cap)
+		tt->gone[tid].name = 0;
 }
 
 static struct tt_entry *add(struct task_table *tt, uint32_t tid)
@@ -223,6 +258,7 @@ int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const 
 	struct tt_entry *e = find(tt, tid);
 
 	if (!e) {
+		unforget(tt, tid);	/* a recycled tid: the forgotten thread stays in the file */
 		e = add(tt, tid);
 		if (!e)
 			return -ENOMEM;
@@ -246,7 +282,11 @@ int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const 
 
 int task_table__touch(struct task_table *tt, uint32_t tid, uint64_t time_ns, struct pwz_task *out)
 {
-	struct tt_entry *e = lookup_or_read(tt, tid);
+	struct tt_entry *e;
+
+	if (!find(tt, tid) && gone_of(tt, tid))
+		return 0;	/* exited, its naming written: a late record of it */
+	e = lookup_or_read(tt, tid);
 
 	if (!e)
 		return -ENOMEM;
@@ -259,17 +299,159 @@ int task_table__touch(struct task_table *tt, uint32_t tid, uint64_t time_ns, str
 const char *task_table__name(const struct task_table *tt, uint32_t tid)
 {
 	const struct tt_entry *e = find(tt, tid);
+	const struct tt_gone *g;
 
-	if (!e)
-		return NULL;
+	if (!e) {
+		g = gone_of(tt, tid);
+		return g ? tt->names[g->name - 1] : NULL;
+	}
 	return e->emitted ? e->name : e->comm;
 }
 
 uint32_t task_table__tgid(const struct task_table *tt, uint32_t tid)
 {
 	const struct tt_entry *e = find(tt, tid);
+	const struct tt_gone *g;
 
-	return e ? e->tgid : 0;
+	if (!e) {
+		g = gone_of(tt, tid);
+		return g ? g->tgid : 0;
+	}
+	return e->tgid;
+}
+
+size_t task_table__forgotten(const struct task_table *tt)
+{
+	return tt->nr_gone;
+}
+
+/* 64-bit FNV-1a of s. */
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* Index + 1 of name in the pool, added when new; 0 out of memory. */
+static uint32_t intern(struct task_table *tt, const char *name)
+{
+	uint64_t h = hash_str(name), len = strlen(name);
+
+	for (uint64_t attempt = 0;; attempt++) {
+		int added = 0;
+		int64_t i = keymap_get(&tt->name_idx, h, len | attempt << 32, &added);
+		char *copy;
+
+		if (i < 0)
+			return 0;
+		if (!added) {
+			if (!strcmp(tt->names[i], name))
+				return (uint32_t)i + 1;
+			continue;	/* another name with this hash and length */
+		}
+		copy = strdup(name);
+		if (!copy || array_reserve((void **)&tt->names, &tt->names_cap, tt->name_idx.count,
+					   sizeof(*tt->names))) {
+			/* the key stays, pointing at a name that compares equal to nothing */
+			free(copy);
+			copy = NULL;
+		}
+		if (!copy)
+			return 0;
+		tt->names[i] = copy;
+		return (uint32_t)i + 1;
+	}
+}
+
+/* Records e as forgotten; false when it cannot be (then it stays in the table). */
+static bool remember_gone(struct task_table *tt, const struct tt_entry *e)
+{
+	uint32_t name;
+
+	if (e->tid >= GONE_TID_MAX)
+		return false;
+	if (e->tid >= tt->gone_cap) {
+		size_t cap = tt->gone_cap ? tt->gone_cap : 4096;
+		struct tt_gone *g;
+
+		while (cap <= e->tid)
+			cap *= 2;
+		g = realloc(tt->gone, cap * sizeof(*g));
+		if (!g)
+			return false;
+		memset(g + tt->gone_cap, 0, (cap - tt->gone_cap) * sizeof(*g));
+		tt->gone = g;
+		tt->gone_cap = cap;
+	}
+	name = intern(tt, e->name);
+	if (!name)
+		return false;
+	tt->gone[e->tid] = (struct tt_gone){ .tgid = e->tgid, .name = name };
+	tt->nr_gone++;
+	return true;
+}
+
+/* Whether thread tid still exists (proc_root/<tid> answers for every thread, listed or not). */
+static bool alive(const struct task_table *tt, uint32_t tid)
+{
+	char path[512];
+
+	if (tid == 0)
+		return true;
+	snprintf(path, sizeof(path), "%s/%u", tt->proc_root, tid);
+	return access(path, F_OK) == 0;
+}
+
+int task_table__forget_gone(struct task_table *tt,
+			    int (*write)(void *ctx, const struct pwz_task *t), void *ctx)
+{
+	struct keymap idx = { 0 };
+	struct tt_entry *ents = NULL;
+	size_t n = tt->idx.count, cap = 0, kept = 0, forgot = 0;
+	struct pwz_task task;
+	int e;
+
+	if (n < FORGET_MIN || n < 2 * tt->live_mark)
+		return 0;
+	/* first the namings not written yet (fill() may add leaders: the table may move) */
+	for (size_t i = 0; i < n; i++) {
+		tt->ents[i].dead = !alive(tt, tt->ents[i].tid);
+		if (!tt->ents[i].dead || tt->ents[i].emitted)
+			continue;
+		fill(tt, &tt->ents[i], tt->ents[i].time_ns, &task);
+		e = write ? write(ctx, &task) : 0;
+		if (e)
+			return e < 0 ? e : -EIO;
+	}
+	/* then the table again, of the threads alive (and of those it cannot forget) */
+	for (size_t i = 0; i < tt->idx.count; i++) {
+		const struct tt_entry *x = &tt->ents[i];
+		int64_t j;
+
+		if (x->dead && remember_gone(tt, x)) {
+			forgot++;
+			continue;
+		}
+		j = keymap_get(&idx, x->tid, 0, NULL);
+		if (j < 0 || array_reserve((void **)&ents, &cap, idx.count, sizeof(*ents))) {
+			keymap_free(&idx);
+			free(ents);
+			return -ENOMEM;	/* the old table stays whole; only the gone marks are new */
+		}
+		ents[j] = *x;
+		ents[j].dead = false;
+		kept++;
+	}
+	keymap_free(&tt->idx);
+	free(tt->ents);
+	tt->idx = idx;
+	tt->ents = ents;
+	tt->cap = cap;
+	tt->live_mark = kept;
+	return (int)(forgot > INT32_MAX ? INT32_MAX : forgot);
 }
 
 /* Calls fn for every tid under proc_root/<pid>/task. Returns threads seen or -errno. */

@@ -45,8 +45,28 @@ int task_table__touch(struct task_table *tt, uint32_t tid, uint64_t time_ns, str
 const char *task_table__name(const struct task_table *tt, uint32_t tid);
 uint32_t task_table__tgid(const struct task_table *tt, uint32_t tid);
 
-/* Number of threads known. */
+/* Number of threads in the table (forgotten ones not included). */
 size_t task_table__count(const struct task_table *tt);
+
+/*
+ * Forgets the threads that have exited, so that a long capture (a fork loop, 86 k short-lived
+ * children) keeps only the live threads: whenever the table has doubled since the last sweep
+ * (and holds FORGET_MIN entries or more), every entry is checked against proc_root/<tid>; a
+ * gone thread whose task record was not written yet gets it written now through write (may
+ * be NULL: nothing to write), then leaves the table. What stays of it is 8 bytes per tid
+ * (its tgid and its display name, each distinct name stored once), so that a late record of
+ * it writes nothing (task_table__touch() returns 0) and task_table__name() and
+ * task_table__tgid() still answer; a new thread on the same tid (task_table__event() with
+ * is_new) starts afresh. Memory: the live threads, 8 bytes per tid below the largest tid
+ * forgotten (32 MiB at most, pid_max 4,194,304), and the distinct names.
+ * Returns the number forgotten now, 0 when no sweep was due, write's error or -ENOMEM (then
+ * every entry is still in the table).
+ */
+int task_table__forget_gone(struct task_table *tt,
+			    int (*write)(void *ctx, const struct pwz_task *t), void *ctx);
+
+/* Threads forgotten so far (a recycled tid forgotten twice counts twice). */
+size_t task_table__forgotten(const struct task_table *tt);
 
 /*
  * The tids of all threads (under proc_root, read now) whose comm or display name matches

@@ -185,6 +185,19 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	return 0;
 }
 
+/* The naming of a thread that exited before any record named it: written before the task
+ * table forgets it (task_table__forget_gone()), when it is one of the selected threads. */
+static bool selected(const struct run *r, uint32_t tid);
+
+static int write_gone_task(void *ctx, const struct pwz_task *t)
+{
+	struct run *r = ctx;
+
+	if (!selected(r, t->tid))
+		return 0;
+	return write_task(r, t);
+}
+
 /* The aggregates of the fold, written after the task record of each thread (and kept for the
  * --stats report). */
 static int out_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
@@ -360,7 +373,7 @@ static int build_selection(struct run *r)
 	if (!r->filter)
 		return 0;
 	r->sel_tgids = calloc(o->nr_pids + 1, sizeof(uint32_t));
-	r->sel_tids = calloc(o->nr_pids + 16384, sizeof(uint32_t));
+	r->sel_tids = calloc(o->nr_pids + PWZ_SEL_TIDS_MAX, sizeof(uint32_t));
 	if (!r->sel_tgids || !r->sel_tids)
 		return -1;
 	for (size_t i = 0; i < o->nr_pids; i++) {
@@ -375,7 +388,7 @@ static int build_selection(struct run *r)
 		r->sel_tids[r->nr_sel_tids++] = o->pids[i];	/* a tid given as -p works too */
 	}
 	for (size_t i = 0; i < o->nr_tasks; i++) {
-		size_t room = 16384 - (r->nr_sel_tids - o->nr_pids);
+		size_t room = PWZ_SEL_TIDS_MAX - (r->nr_sel_tids - o->nr_pids);
 		size_t n = task_table__match(r->tt, o->tasks[i], r->sel_tids + r->nr_sel_tids, room,
 					     names, sizeof(names));
 
@@ -619,6 +632,9 @@ int main(int argc, char **argv)
 		die_msg("out of memory");
 		goto out;
 	}
+	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_start %u (raw_tp only), kvm_state %u",
+	     capture__map_sizes(cap)->cpu_aggs, capture__map_sizes(cap)->cpu_aggs_bytes / 1048576.0,
+	     capture__map_sizes(cap)->tid_entries, capture__map_sizes(cap)->kvm_state);
 
 	/* metadata */
 	r->meta.source = PWZ_SOURCE_LIVE;
@@ -705,6 +721,15 @@ int main(int argc, char **argv)
 		now = now_ns(CLOCK_MONOTONIC);
 		if (deadline && now >= deadline)
 			break;
+		/* a long capture keeps only the live threads (their namings stay in the file) */
+		e = task_table__forget_gone(r->tt, write_gone_task, r);
+		if (e < 0) {
+			if (r->werr)
+				die_msg("cannot write %s: %s", path, strerror(-r->werr));
+			else
+				die_msg("the task table: %s", strerror(-e));
+			goto out;
+		}
 		if (r->w && now - last_flush >= FLUSH_NS) {
 			if (wr(r, cdict_writer__flush(r->w))) {
 				die_msg("cannot write %s: %s", path, strerror(-r->werr));
@@ -791,6 +816,8 @@ int main(int argc, char **argv)
 		(unsigned long long)cnt[CNT_DROP_SLICE],
 		(unsigned long long)cnt[CNT_DROP_KVM_EXIT], (unsigned long long)cnt[CNT_DROP_TASK],
 		(unsigned long long)cnt[CNT_MAP_FULL]);
+	info(1, "task table: %zu threads at the end, %zu exited threads forgotten on the way",
+	     task_table__count(r->tt), task_table__forgotten(r->tt));
 	if (r->w)
 		fprintf(stderr, "pwz-bpf: wrote %s (%llu bytes)\n", path,
 			(unsigned long long)cdict_writer__bytes(r->w));

@@ -110,8 +110,37 @@ static inline int fuzz_slice(void *ctx, const struct pwz_slice *s)
 static inline int fuzz_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
 {
 	(void)ctx;
+	fuzz_sink += a->tid + a->isa + a->reason + a->count + a->handling_ns;
 	for (int i = 0; i < PWZ_HIST_BUCKETS; i++)
 		fuzz_sink += a->hist[i];
+	return 0;
+}
+
+static inline int fuzz_wakeup(void *ctx, const struct pwz_wakeup *w)
+{
+	(void)ctx;
+	fuzz_sink += w->tid + w->cpu + w->wake_ns + w->wait_ns;
+	return 0;
+}
+
+static inline int fuzz_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
+{
+	(void)ctx;
+	fuzz_sink += e->tid + e->time_ns + e->reason + e->handling_ns;
+	return 0;
+}
+
+static inline int fuzz_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
+{
+	(void)ctx;
+	fuzz_sink += a->tid + a->cpu + a->runtime_ns + a->switches + a->voluntary + a->involuntary;
+	return 0;
+}
+
+static inline int fuzz_wait_agg(void *ctx, const struct pwz_wait_agg *a)
+{
+	(void)ctx;
+	fuzz_sink += a->tid + a->count + a->wait_ns + a->max_ns;
 	return 0;
 }
 
@@ -119,7 +148,9 @@ static inline int fuzz_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
 static inline void fuzz_read_cdict(const char *path)
 {
 	struct cdict_visitor v = {
-		.meta = fuzz_meta, .task = fuzz_task, .slice = fuzz_slice, .kvm_agg = fuzz_kvm_agg,
+		.meta = fuzz_meta, .task = fuzz_task, .slice = fuzz_slice, .wakeup = fuzz_wakeup,
+		.kvm_exit = fuzz_kvm_exit, .cpu_agg = fuzz_cpu_agg, .kvm_agg = fuzz_kvm_agg,
+		.wait_agg = fuzz_wait_agg,
 	};
 	struct trace_load_opts o = { .streams = true };
 	struct cdict_read_info info;

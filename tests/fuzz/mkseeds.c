@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Writes the fuzzers' seed corpora into OUTDIR/{cdict,cdict_stream,legacy,csvmap}: small
+ * Writes the fuzzers' seed corpora into OUTDIR/{cdict,cdict_stream,render,legacy,csvmap}: small
  * captures made with pwz's own writers (v2 and legacy, every record type), the decompressed
  * chunks of every v2 file (for fuzz_cdict_stream) and the inflated document of every legacy
  * file (for fuzz_legacy), given files included.
@@ -127,11 +127,43 @@ static void write_capture(const char *path, bool legacy, size_t chunk_bytes, int
 	free(m.exit_names);
 }
 
-/* Seeds for fuzz_cdict_stream: the decompressed payload of every chunk of a v2 file. */
+/*
+ * Seeds for fuzz_render: all the records of a v2 file as one stream (META first), behind the
+ * harness's six option bytes (a few combinations, amplified or not), once alone and once
+ * twice (two runs).
+ */
+static void put_render_seeds(const char *base, const unsigned char *all, size_t len)
+{
+	static const unsigned char ctl[][6] = {
+		{ 0, 0, 0, 255, 0, 0 }, { 1 | 2 | 4, 32, 64, 3, 0, 0 }, { 4 | 8 | 16, 0, 255, 0, 0, 0 },
+		{ 32, 0, 0, 15, 12, 1 }, { 32 | 4, 16, 128, 15, 10, 2 },
+	};
+	unsigned char *buf = malloc(6 + 2 * len + 4);
+	char name[256];
+
+	if (!buf)
+		die(base, "out of memory");
+	for (size_t i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++) {
+		memcpy(buf, ctl[i], 6);
+		memcpy(buf + 6, all, len);
+		snprintf(name, sizeof(name), "%s.opts%zu", base, i);
+		put_seed("render", name, buf, 6 + len);
+	}
+	memcpy(buf + 6 + len, "\xc1RUN", 4);
+	memcpy(buf + 10 + len, all, len);
+	snprintf(name, sizeof(name), "%s.two-runs", base);
+	put_seed("render", name, buf, 10 + 2 * len);
+	free(buf);
+}
+
+/* Seeds for fuzz_cdict_stream: the decompressed payload of every chunk of a v2 file; and for
+ * fuzz_render, all of them as one stream. */
 static void extract_chunks(const char *base, const unsigned char *buf, size_t len)
 {
 	LZ4F_dctx *dctx;
 	size_t off = CDICT_HEADER_LEN;
+	unsigned char *all = NULL;
+	size_t all_len = 0;
 	int i = 0;
 
 	if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
@@ -148,14 +180,24 @@ static void extract_chunks(const char *base, const unsigned char *buf, size_t le
 		LZ4F_resetDecompressionContext(dctx);
 		if (raw && !LZ4F_isError(LZ4F_decompress(dctx, raw, &dst, buf + off + CDICT_CHUNK_HDR_LEN,
 							 &src, NULL)) && dst <= 65536) {
+			unsigned char *grown = realloc(all, all_len + dst);
+
 			snprintf(name, sizeof(name), "%s.chunk%d", base, i);
 			put_seed("cdict_stream", name, raw, dst);
+			if (!grown)
+				die(base, "out of memory");
+			all = grown;
+			memcpy(all + all_len, raw, dst);
+			all_len += dst;
 		}
 		free(raw);
 		off += CDICT_CHUNK_HDR_LEN + flen;
 		i++;
 	}
 	LZ4F_freeDecompressionContext(dctx);
+	if (all_len && all_len <= 65536)
+		put_render_seeds(base, all, all_len);
+	free(all);
 }
 
 /* Seeds for fuzz_legacy: the inflated msgpack document of a legacy file. */
