@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "dash.h"
 #include "diff.h"
 #include "list.h"
+#include "outfile.h"
 #include "successors.h"
 #include "tasknames.h"
 
@@ -36,6 +38,8 @@ static const char usage[] =
 	"      --label TEXT       title of the page, and the output name (TEXT-charts.html)\n"
 	"      --map CSV          rename tasks with a perfwhiz CSV map (tid,...,type,...,group-id,name)\n"
 	"      --output-dir DIR   write the pages to DIR (default: beside the first file)\n"
+	"      --mode MODE        the pages' file mode, octal (default 0600: they hold every task\n"
+	"                         name and the host's command line; 0644 to share them)\n"
 	"      --merge-sys-tasks  merge per-CPU system tasks (swapper/3 -> swapper)\n"
 	"      --append-tid       show task names as name:tid\n"
 	"  -l, --list             one line per task: tid, name, runtime, CPU %, switches, exits\n"
@@ -72,7 +76,20 @@ struct cli {
 	double from_ms;
 	double cap_ms;
 	size_t max_points;	/* --max-points; 0 = the default */
+	mode_t mode;		/* --mode; 0 = OUTFILE_MODE_DEFAULT */
 };
+
+/* rc, or 1 with a message when standard output could not be written (a closed pipe: SIGPIPE
+ * is ignored, so the write fails with EPIPE instead of killing the program). */
+static int stdout_status(int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pwz-render: cannot write to standard output: %s\n",
+			strerror(errno ? errno : EIO));
+		return rc ? rc : 1;
+	}
+	return rc;
+}
 
 static int parse_ms(const char *opt, const char *s, double *out)
 {
@@ -90,7 +107,7 @@ static int parse_ms(const char *opt, const char *s, double *out)
 static int parse_args(int argc, char **argv, struct cli *cli)
 {
 	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND,
-	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS };
+	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_MODE };
 	static const struct option longopts[] = {
 		{ "task", required_argument, NULL, 't' },
 		{ "heatmaps", no_argument, NULL, O_HEAT },
@@ -108,6 +125,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		{ "headless", no_argument, NULL, O_HEADLESS },
 		{ "open", no_argument, NULL, O_OPEN },
 		{ "max-points", required_argument, NULL, O_MAXPTS },
+		{ "mode", required_argument, NULL, O_MODE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -153,12 +171,19 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 			}
 			break;
 		}
+		case O_MODE:
+			if (outfile_parse_mode(optarg, &cli->mode)) {
+				fprintf(stderr, "pwz-render: --mode: '%s' is not a file mode (octal, at most 0777, with owner read and write: 0600, 0640, 0644)\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
 		case 'h':
 			fputs(usage, stdout);
-			exit(0);
+			exit(stdout_status(0));
 		case 'V':
 			printf("pwz-render %s\n", PWZ_VERSION);
-			exit(0);
+			exit(stdout_status(0));
 		default:
 			fprintf(stderr, "pwz-render: see 'pwz-render --help'\n");
 			return -EINVAL;
@@ -210,6 +235,14 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 	if (t->info.cut)
 		fprintf(stderr, "pwz-render: warning: %s: cut short at offset %llu, showing its whole chunks\n",
 			t->path, t->info.cut_offset);
+	if (t->info.cut && !streams && !t->nr_cpu_aggs) {
+		/* the aggregates come at the end of a capture: a cut one has only its streams */
+		trace__free(t);
+		lo.streams = true;
+		t = trace__load(path, &lo, err, sizeof(err));
+		if (!t)
+			fprintf(stderr, "pwz-render: %s\n", err);
+	}
 	if (streams && window && !t->nr_slices && !t->nr_exits && t->nr_cpu_aggs) {
 		fprintf(stderr, "pwz-render: %s holds kernel aggregates only (an --aggregate-only capture): -f/-c need its run slices\n",
 			t->path);
@@ -398,29 +431,35 @@ static void output_path(const struct cli *cli, const char *first, bool diff, con
 		 k ? task : "all");
 }
 
-static int write_file(const char *path, const struct jbuf *b)
+/* Writes the page through a temporary of its own (outfile.h), renamed to path. */
+static int write_file(const char *path, const struct jbuf *b, mode_t mode)
 {
-	char tmp[8300];
-	FILE *f;
+	struct outfile of;
+	const char *p = b->buf;
+	size_t left = b->len;
+	int e = outfile_open(&of, path, mode);
 
-	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "pwz-render: cannot write %s: %s\n", tmp, strerror(errno));
-		return -errno;
+	if (e) {
+		fprintf(stderr, "pwz-render: cannot create a temporary file for %s: %s\n", path,
+			strerror(-e));
+		return e;
 	}
-	if (fwrite(b->buf, 1, b->len, f) != b->len || fclose(f)) {
-		fprintf(stderr, "pwz-render: cannot write %s: %s\n", tmp, strerror(errno));
-		unlink(tmp);
-		return -EIO;
+	while (left && !e) {
+		ssize_t n = write(of.fd, p, left);
+
+		if (n < 0 && errno != EINTR) {
+			e = -errno;
+		} else if (n > 0) {
+			p += n;
+			left -= (size_t)n;
+		}
 	}
-	if (rename(tmp, path)) {
-		fprintf(stderr, "pwz-render: cannot rename %s to %s: %s\n", tmp, path,
-			strerror(errno));
-		unlink(tmp);
-		return -errno;
-	}
-	return 0;
+	if (!e)
+		e = outfile_commit(&of);
+	if (e)
+		fprintf(stderr, "pwz-render: cannot write %s: %s\n", path, strerror(-e));
+	outfile_close(&of);
+	return e;
 }
 
 static void open_browser(const char *path)
@@ -519,7 +558,7 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		goto out;
 	}
 	output_path(cli, files[0], nfiles > 1, kind, path, sizeof(path));
-	if (write_file(path, &html)) {
+	if (write_file(path, &html, cli->mode)) {
 		rc = 1;
 		goto out;
 	}
@@ -554,6 +593,8 @@ int main(int argc, char **argv)
 	char err[512];
 	int ret;
 
+	/* a closed pipe on stdout or stderr is a write error to report, not a reason to die */
+	signal(SIGPIPE, SIG_IGN);
 	if (parse_args(argc, argv, &cli))
 		return 2;
 	if (cli.map_path && !(map = task_map__load(cli.map_path, err, sizeof(err)))) {
@@ -567,5 +608,5 @@ int main(int argc, char **argv)
 	else
 		ret = do_dashboard(&cli, argv + optind, argc - optind, map);
 	task_map__free(map);
-	return ret;
+	return stdout_status(ret);
 }
