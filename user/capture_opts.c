@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture_opts.h"
+#include "outfile.h"
 
 static const char usage[] =
 "Usage: pwz-bpf [OPTIONS] [RUN-NAME] [-- COMMAND [ARGS...]]\n"
@@ -22,6 +23,8 @@ static const char usage[] =
 "      --stats             write RUN-NAME.stats: per-task runtime, switches, wait latency and\n"
 "                          KVM exits by reason (alone: the stats only)\n"
 "      --dest-folder DIR   where to write (default: current folder)\n"
+"      --mode MODE         the files' mode, octal (default 0600: a capture holds every thread\n"
+"                          name and the host's command line; 0644 to share it)\n"
 "      --map CSV           annotate task names with a perfwhiz CSV map (tid,...,name)\n"
 "      --kvm               KVM exits only, no scheduler events\n"
 "  -p, --pid PID[,PID...]  only the threads of these processes\n"
@@ -53,7 +56,7 @@ const char *capture_opts_usage(void)
 
 enum {
 	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
-	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_VERSION,
+	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_VERSION, OPT_MODE,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +65,7 @@ static const struct option long_opts[] = {
 	{ "switches", no_argument, NULL, OPT_SWITCHES },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "dest-folder", required_argument, NULL, OPT_DEST },
+	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "kvm", no_argument, NULL, OPT_KVM },
 	{ "pid", required_argument, NULL, 'p' },
@@ -191,6 +195,13 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 				return -EINVAL;
 			}
 			o->dest_folder = optarg;
+			break;
+		case OPT_MODE:
+			if (outfile_parse_mode(optarg, &o->mode)) {
+				snprintf(err, errlen, "--mode '%s': give an octal file mode of at most 0777 with owner read and write (0600, 0640, 0644)",
+					 optarg);
+				return -EINVAL;
+			}
 			break;
 		case OPT_MAP: o->map_path = optarg; break;
 		case OPT_KVM: o->kvm_only = true; break;
