@@ -300,6 +300,16 @@ valgrind-unit: $(TEST_BINS)
 # (they need the real, unsanitized capture); the lead's check recipe filters them out.
 SANITIZE_SKIP_SUITES := tests/live/run tests/vmtest/run tests/robust/run
 
+# ---- hardening (issue 12): extra rules ----
+# tests/hardening/run: the programs writing into folders with planted symlinks and FIFOs, onto
+# a full disk, into closed pipes and under a low open-file limit (root and BPF for the live
+# parts; run it under flock /tmp/pwz-bpf.lock). Needs gen-synthetic for its render parts.
+CHECK_SUITES += tests/hardening/run
+SANITIZE_SKIP_SUITES += tests/hardening/run
+.PHONY: hardening
+hardening: all
+	$(Q)PWZ_BINDIR=$(BINDIR) tests/hardening/run
+
 # ---- tests ----
 unit: $(TEST_BINS)
 	$(Q)tools/run-unit-tests $(TEST_BINS)
