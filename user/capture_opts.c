@@ -300,6 +300,8 @@ void capture_opts_describe(const struct capture_opts *o, char *out, size_t outle
 		ADD(" map=%s", o->map_path);
 	if (o->legacy)
 		ADD(" legacy");
+	if (o->mode)
+		ADD(" mode=%04o", (unsigned int)o->mode);
 	ADD(" ringbuf-mb=%u", o->ringbuf_mb);
 	if (o->force_raw_tp)
 		ADD(" raw-tp");
