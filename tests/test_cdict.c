@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -478,6 +480,68 @@ static void test_keep_partial(void **state)
 	pwz_meta_free(&m);
 }
 
+/* A write error (here EFBIG from RLIMIT_FSIZE, as ENOSPC from a full disk) in the middle of a
+ * chunk and again at finish: finish fails, the temporary stays, and keep_partial keeps exactly
+ * the whole chunks written before the error. */
+static void test_write_error_keeps_chunks(void **state)
+{
+	struct cdict_writer_opts o = { .chunk_bytes = 256 };
+	char path[256], part[512], err[512];
+	struct cdict_read_info info;
+	static struct seen s;
+	unsigned long long chunks, bytes;
+	struct rlimit old, small;
+	struct pwz_meta m;
+	struct cdict_writer *w;
+	struct stat st;
+	int e = 0;
+	uint32_t i;
+
+	(void)state;
+	make_meta(&m);
+	snprintf(path, sizeof(path), "%s/efbig.cdict", dir);
+	w = cdict_writer__new(path, &m, &o, err, sizeof(err));
+	assert_non_null(w);
+	for (i = 0; i < 60; i++) {
+		struct pwz_slice sl = slice_i(i);
+
+		assert_int_equal(cdict_writer__slice(w, &sl), 0);
+	}
+	assert_int_equal(cdict_writer__flush(w), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = cdict_writer__bytes(w) + 40;	/* the next chunk does not fit */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	chunks = cdict_writer__chunks(w);
+	bytes = cdict_writer__bytes(w);
+	for (; i < 400 && !e; i++) {
+		struct pwz_slice sl = slice_i(i);
+
+		e = cdict_writer__slice(w, &sl);
+	}
+	assert_int_equal(e, -EFBIG);
+	assert_int_equal(cdict_writer__chunks(w), chunks);
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), -EFBIG);
+	assert_non_null(strstr(err, "efbig.cdict"));
+	snprintf(part, sizeof(part), "%s", cdict_writer__part_path(w));
+	assert_int_equal(access(part, F_OK), 0);	/* still there after the failed finish */
+	assert_int_equal(cdict_writer__keep_partial(w), 1);
+	cdict_writer__free(w);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(stat(part, &st), 0);
+	assert_int_equal((unsigned long long)st.st_size, bytes);
+	assert_int_equal(read_all(part, &s, &info, err), 0);
+	assert_true(info.cut);
+	assert_int_equal(info.chunks, chunks);
+	assert_true(s.ns >= 60 && s.ns < 400);
+	unlink(part);
+	pwz_meta_free(&s.meta);
+	pwz_meta_free(&m);
+}
+
 /* Files are 0600 unless a mode is asked for, whatever the umask (issue 12 item 9). */
 static void test_file_mode(void **state)
 {
@@ -540,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_writer_errors),
 		cmocka_unit_test(test_keep_partial),
+		cmocka_unit_test(test_write_error_keeps_chunks),
 		cmocka_unit_test(test_file_mode),
 		cmocka_unit_test(test_resolve_path),
 	};

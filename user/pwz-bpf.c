@@ -975,6 +975,8 @@ static int finish(struct run *r)
 	e = capture__stop(r->cap);
 	if (e < 0 && r->werr)
 		return fail_write(r);
+	if (e < 0)
+		return fail_capture(r, "reading the ring buffer failed", e);
 	if (r->child.pid > 0) {
 		kill(r->child.pid, stop_signal ? stop_signal : SIGTERM);
 		if (waitpid(r->child.pid, &r->child_status, 0) == r->child.pid)
@@ -983,9 +985,11 @@ static int finish(struct run *r)
 	}
 	if (read_aggregates(r) || write_aggregates(r) || final_meta(r))
 		return -1;
-	if (r->w && cdict_writer__finish(r->w, &r->meta, err, sizeof(err))) {
-		msg("%s", err);
-		return -1;
+	e = r->w ? cdict_writer__finish(r->w, &r->meta, err, sizeof(err)) : 0;
+	if (e) {
+		/* the END chunk or the rename failed: the whole chunks before it are kept */
+		r->werr = e;
+		return fail_write(r);
 	}
 	stats_in = (struct capture_stats_in){
 		.meta = &r->meta, .cpu = r->cpu, .nr_cpu = r->nr_cpu, .wait = r->wait,

@@ -65,8 +65,8 @@ const char *cdict_writer__part_path(const struct cdict_writer *w);
 /*
  * Writes the END record holding final (the final metadata: duration, drops, ...), flushes,
  * fsyncs and renames the file into place. Returns 0 or -errno and fills err; on failure the
- * partial file is removed (call cdict_writer__keep_partial() first to keep what was written).
- * The writer must still be freed.
+ * temporary is still there: cdict_writer__keep_partial() keeps its whole chunks, and
+ * cdict_writer__free() removes it. The writer must still be freed.
  */
 int cdict_writer__finish(struct cdict_writer *w, const struct pwz_meta *final, char *err,
 			 size_t errlen);

@@ -379,8 +379,8 @@ int cdict_writer__finish(struct cdict_writer *w, const struct pwz_meta *final, c
 	if (!ret)
 		ret = outfile_commit(&w->out);
 	if (ret) {
+		/* the temporary stays until cdict_writer__free() (or __keep_partial()) */
 		fill_err(err, errlen, w->out.path, "cannot write", -ret);
-		outfile_close(&w->out);
 		w->error = ret;
 		return ret;
 	}
