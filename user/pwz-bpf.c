@@ -102,16 +102,16 @@ struct run {
 	int child_status;		/* its wait status */
 	char path[PATH_MAX];		/* the cdict's final name */
 	struct cdict_writer *w;		/* NULL with --stats only */
-	struct task_table *tt;
-	struct task_map *map;
-	struct pwz_meta meta;
+	struct task_table *tt;		/* every thread seen, its names */
+	struct task_map *map;		/* --map, or NULL */
+	struct pwz_meta meta;		/* the META record; the END record at the end */
 	uint64_t t0;			/* CLOCK_MONOTONIC capture start */
 	uint64_t t_end;			/* CLOCK_MONOTONIC capture end */
 	uint64_t cnt[PWZ_CNT_MAX];	/* the kernel's counters, read at the end */
 	int werr;			/* first writer error */
-	uint64_t slices, waits, exits, renames;
-	bool filter;
-	uint32_t *sel_tids, *sel_tgids;
+	uint64_t slices, waits, exits, renames;	/* records written, for the summary line */
+	bool filter;			/* -p or -t given */
+	uint32_t *sel_tids, *sel_tgids;	/* the selection handed to the kernel */
 	size_t nr_sel_tids, nr_sel_tgids;
 	/* aggregates, read at the end */
 	struct pwz_cpu_agg *cpu;
