@@ -832,6 +832,9 @@ static int fail_capture(struct run *r, const char *what, int e)
 	else if (kept < 0)
 		msg("%s: %s; what was written is kept in %s (cutting it to its %llu whole chunks failed: %s): read it with pwz-render --partial %s",
 		    what, strerror(-e), part, chunks, strerror(-kept), part);
+	else if (r->w && r->o.legacy)
+		msg("%s: %s (a --legacy file is written whole at the end: nothing kept)", what,
+		    strerror(-e));
 	else if (r->w)
 		msg("%s: %s (no whole chunk was written yet: nothing kept)", what, strerror(-e));
 	else
