@@ -109,7 +109,7 @@ struct run {
 	uint64_t t_end;			/* CLOCK_MONOTONIC capture end */
 	uint64_t cnt[PWZ_CNT_MAX];	/* the kernel's counters, read at the end */
 	int werr;			/* first writer error */
-	uint64_t slices, waits, exits, renames;	/* records written, for the summary line */
+	uint64_t slices, waits, exits;	/* records written, for the summary line */
 	bool filter;			/* -p or -t given */
 	uint32_t *sel_tids, *sel_tgids;	/* the selection handed to the kernel */
 	size_t nr_sel_tids, nr_sel_tgids;
@@ -189,10 +189,8 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	e = task_table__event(r->tt, k->tid, k->tgid, comm, k->is_new, rel(r, k->time_ns), &task);
 	if (e < 0)
 		return wr(r, e);
-	if (e > 0 && r->w) {
-		r->renames++;
+	if (e > 0 && r->w)
 		return wr(r, cdict_writer__task(r->w, &task));
-	}
 	return 0;
 }
 
