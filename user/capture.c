@@ -162,6 +162,7 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
 	}
 	c->aggs = capture_aggs__new();
