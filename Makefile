@@ -42,7 +42,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live agree perfetto parquet deb browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture \
+.PHONY: all deps clean check unit live agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -251,9 +251,9 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 # that load BPF or boot a VM, and the sanitizer pass itself, are left out.
 CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
 	tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run tests/fuzz/run \
-	tests/badinput/run tests/robust/run tests/sanitize/run
+	tests/badinput/run tests/robust/run tests/hardening/run tests/sanitize/run
 SANITIZE_SKIP_SUITES := tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
-	tests/vmtest/run tests/robust/run tests/sanitize/run
+	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run
 
 unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
 	$(Q)tests/run-unit-tests $(TEST_BINS)
@@ -267,7 +267,8 @@ check:
 
 # One suite alone: `make live`, `make agree` (the content model's agreement: live, import,
 # legacy and the kernel's accounting), `make perfetto` (--perfetto decoded with protoc),
-# `make parquet` (--export parquet queried with DuckDB), `make browser` (screenshots in
+# `make parquet` (--export parquet queried with DuckDB), `make hardening` (planted symlinks and
+# FIFOs, full disks, closed pipes, low limits), `make browser` (screenshots in
 # $(OUTPUT)/browser-artifacts), `make vmtest`.
 live: all
 	$(Q)tests/live/run
@@ -277,6 +278,8 @@ perfetto: all
 	$(Q)tests/perfetto/run
 parquet: all
 	$(Q)tests/parquet/run
+hardening: all
+	$(Q)tests/hardening/run
 browser: all
 	$(Q)tests/browser/run
 vmtest:

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "export.h"
 #include "list.h"
 #include "perfetto.h"
+#include "outfile.h"
 #include "successors.h"
 #include "tasknames.h"
 #include "numopt.h"
@@ -40,6 +42,8 @@ static const char usage[] =
 	"      --label TEXT       title of the page, and the output name (TEXT-charts.html)\n"
 	"      --map CSV          rename tasks with a perfwhiz CSV map (tid,...,type,...,group-id,name)\n"
 	"      --output-dir DIR   write the pages to DIR (default: beside the first file)\n"
+	"      --mode MODE        the pages' file mode, octal (default 0600: they hold every task\n"
+	"                         name and the host's command line; 0644 to share them)\n"
 	"      --merge-sys-tasks  merge per-CPU system tasks (swapper/3 -> swapper)\n"
 	"      --append-tid       show task names as name:tid\n"
 	"  -l, --list             one line per task: tid, name, runtime, CPU %, switches, exits\n"
@@ -85,7 +89,20 @@ struct cli {
 	uint64_t cap_ns;	/* -c; 0 = not given */
 	const char *export_fmt;	/* --export: "parquet" */
 	size_t max_points;	/* --max-points; 0 = the default */
+	mode_t mode;		/* --mode; 0 = OUTFILE_MODE_DEFAULT */
 };
+
+/* rc, or 1 with a message when standard output could not be written (a closed pipe: SIGPIPE
+ * is ignored, so the write fails with EPIPE instead of killing the program). */
+static int stdout_status(int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pwz-render: cannot write to standard output: %s\n",
+			strerror(errno ? errno : EIO));
+		return rc ? rc : 1;
+	}
+	return rc;
+}
 
 /* Prints a library's error message (it may quote names and paths from the file) with
  * termsafe(): "pwz-render: <message>" and end (a newline or ""). */
@@ -111,7 +128,7 @@ static int parse_ms(const char *opt, const char *s, uint64_t *ns)
 static int parse_args(int argc, char **argv, struct cli *cli)
 {
 	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND,
-	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_PERFETTO, O_PERFETTO_GZ, O_EXPORT };
+	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_PERFETTO, O_PERFETTO_GZ, O_EXPORT, O_MODE };
 	static const struct option longopts[] = {
 		{ "task", required_argument, NULL, 't' },
 		{ "heatmaps", no_argument, NULL, O_HEAT },
@@ -132,6 +149,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		{ "perfetto", no_argument, NULL, O_PERFETTO },
 		{ "perfetto-gzip", no_argument, NULL, O_PERFETTO_GZ },
 		{ "export", required_argument, NULL, O_EXPORT },
+		{ "mode", required_argument, NULL, O_MODE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -186,12 +204,19 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 			cli->max_points = (size_t)v;
 			break;
 		}
+		case O_MODE:
+			if (outfile_parse_mode(optarg, &cli->mode)) {
+				fprintf(stderr, "pwz-render: --mode: '%s' is not a file mode (octal, at most 0777, with owner read and write: 0600, 0640, 0644)\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
 		case 'h':
 			fputs(usage, stdout);
-			exit(0);
+			exit(stdout_status(0));
 		case 'V':
 			printf("pwz-render %s\n", PWZ_VERSION);
-			exit(0);
+			exit(stdout_status(0));
 		default:
 			fprintf(stderr, "pwz-render: see 'pwz-render --help'\n");
 			return -EINVAL;
@@ -243,6 +268,16 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 	if (t->info.cut)
 		fprintf(stderr, "pwz-render: warning: %s: cut short at offset %llu, showing its whole chunks\n",
 			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset);
+	if (t->info.cut && !streams && !t->nr_cpu_aggs) {
+		/* the aggregates come at the end of a capture: a cut one has only its streams */
+		trace__free(t);
+		lo.streams = true;
+		t = trace__load(path, &lo, err, sizeof(err));
+		if (!t) {
+			print_err(err, "\n");
+			return NULL;
+		}
+	}
 	if (streams && window && !t->nr_slices && !t->nr_exits && t->nr_cpu_aggs) {
 		fprintf(stderr, "pwz-render: %s holds kernel aggregates only (an --aggregate-only capture): -f/-c need its run slices\n",
 			termsafe_str(safe, sizeof(safe), t->path));
@@ -432,29 +467,35 @@ static void output_path(const struct cli *cli, const char *first, bool diff, con
 		 k ? task : "all");
 }
 
-static int write_file(const char *path, const struct jbuf *b)
+/* Writes the page through a temporary of its own (outfile.h), renamed to path. */
+static int write_file(const char *path, const struct jbuf *b, mode_t mode)
 {
-	char tmp[8300];
-	FILE *f;
+	struct outfile of;
+	const char *p = b->buf;
+	size_t left = b->len;
+	int e = outfile_open(&of, path, mode);
 
-	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "pwz-render: cannot write %s: %s\n", tmp, strerror(errno));
-		return -errno;
+	if (e) {
+		fprintf(stderr, "pwz-render: cannot create a temporary file for %s: %s\n", path,
+			strerror(-e));
+		return e;
 	}
-	if (fwrite(b->buf, 1, b->len, f) != b->len || fclose(f)) {
-		fprintf(stderr, "pwz-render: cannot write %s: %s\n", tmp, strerror(errno));
-		unlink(tmp);
-		return -EIO;
+	while (left && !e) {
+		ssize_t n = write(of.fd, p, left);
+
+		if (n < 0 && errno != EINTR) {
+			e = -errno;
+		} else if (n > 0) {
+			p += n;
+			left -= (size_t)n;
+		}
 	}
-	if (rename(tmp, path)) {
-		fprintf(stderr, "pwz-render: cannot rename %s to %s: %s\n", tmp, path,
-			strerror(errno));
-		unlink(tmp);
-		return -errno;
-	}
-	return 0;
+	if (!e)
+		e = outfile_commit(&of);
+	if (e)
+		fprintf(stderr, "pwz-render: cannot write %s: %s\n", path, strerror(-e));
+	outfile_close(&of);
+	return e;
 }
 
 static void open_browser(const char *path)
@@ -553,7 +594,7 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		goto out;
 	}
 	output_path(cli, files[0], nfiles > 1, kind, path, sizeof(path));
-	if (write_file(path, &html)) {
+	if (write_file(path, &html, cli->mode)) {
 		rc = 1;
 		goto out;
 	}
@@ -641,6 +682,8 @@ int main(int argc, char **argv)
 	char err[512];
 	int ret;
 
+	/* a closed pipe on stdout or stderr is a write error to report, not a reason to die */
+	signal(SIGPIPE, SIG_IGN);
 	if (parse_args(argc, argv, &cli))
 		return 2;
 	if (cli.map_path && !(map = task_map__load(cli.map_path, err, sizeof(err)))) {
@@ -658,5 +701,5 @@ int main(int argc, char **argv)
 	else
 		ret = do_dashboard(&cli, argv + optind, argc - optind, map);
 	task_map__free(map);
-	return ret;
+	return stdout_status(ret);
 }

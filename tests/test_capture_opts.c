@@ -87,6 +87,13 @@ static void test_issue_examples(void **state)
 	assert_non_null(strstr(desc, "pid=1,22,333"));
 	assert_non_null(strstr(desc, "task=CPU*"));
 	assert_non_null(strstr(desc, "legacy"));
+	assert_null(strstr(desc, "mode="));
+	assert_int_equal(o.mode, 0);	/* the writers' default, 0600 */
+
+	assert_int_equal(PARSE(&o, err, "--mode", "0644", "shared"), 0);
+	assert_int_equal(o.mode, 0644);
+	capture_opts_describe(&o, desc, sizeof(desc));
+	assert_non_null(strstr(desc, "mode=0644"));
 }
 
 static void test_options_after_run_name(void **state)
@@ -131,6 +138,9 @@ static void test_bad_options(void **state)
 		{ { "--use-perf-data", "f", "-p", "1" }, "--use-perf-data" },
 		{ { "--legacy", "--aggregate-only" }, "--legacy" },
 		{ { "--dest-folder", "" }, "--dest-folder" },
+		{ { "--mode", "0444" }, "--mode '0444'" },
+		{ { "--mode", "0955" }, "--mode '0955'" },
+		{ { "--mode", "u+rw" }, "--mode 'u+rw'" },
 	};
 
 	(void)state;

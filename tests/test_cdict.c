@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -377,9 +380,28 @@ static void test_bad_input(void **state)
 	free(buf);
 }
 
+/* Files in dir whose names start with prefix and end with ".part". */
+static int count_parts(const char *prefix)
+{
+	size_t lp = strlen(prefix);
+	struct dirent *d;
+	DIR *dd = opendir(dir);
+	int n = 0;
+
+	assert_non_null(dd);
+	while ((d = readdir(dd))) {
+		size_t l = strlen(d->d_name);
+
+		if (!strncmp(d->d_name, prefix, lp) && l > 5 && !strcmp(d->d_name + l - 5, ".part"))
+			n++;
+	}
+	closedir(dd);
+	return n;
+}
+
 static void test_writer_errors(void **state)
 {
-	char path[256], part[300], err[512];
+	char path[256], part[512], err[512];
 	struct pwz_meta m;
 	struct cdict_writer *w;
 
@@ -388,16 +410,180 @@ static void test_writer_errors(void **state)
 	w = cdict_writer__new("/nonexistent-dir/x.cdict", &m, NULL, err, sizeof(err));
 	assert_null(w);
 	assert_int_equal(errno, ENOENT);
-	assert_non_null(strstr(err, "/nonexistent-dir/x.cdict.part"));
+	assert_non_null(strstr(err, "/nonexistent-dir/x.cdict"));
 	/* an unfinished writer leaves nothing behind */
 	snprintf(path, sizeof(path), "%s/abandoned.cdict", dir);
-	snprintf(part, sizeof(part), "%s.part", path);
 	w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
 	assert_non_null(w);
+	snprintf(part, sizeof(part), "%s", cdict_writer__part_path(w));
+	/* its own name: "<path>.XXXXXX.part" */
+	assert_int_equal(strlen(part), strlen(path) + 12);
+	assert_memory_equal(part, path, strlen(path));
 	assert_int_equal(access(part, F_OK), 0);
+	assert_int_equal(count_parts("abandoned.cdict."), 1);
 	cdict_writer__free(w);
 	assert_int_not_equal(access(part, F_OK), 0);
 	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(count_parts("abandoned.cdict."), 0);
+	pwz_meta_free(&m);
+}
+
+/* A writer stopped by an error keeps its whole chunks, truncated after the last one: the
+ * temporary reads back as a cut file with exactly those chunks (issue 12 item 6). */
+static void test_keep_partial(void **state)
+{
+	struct cdict_writer_opts o = { .chunk_bytes = 512 };
+	char path[256], part[512], err[512];
+	struct cdict_read_info info;
+	static struct seen s;
+	unsigned long long chunks, bytes;
+	struct pwz_meta m;
+	struct cdict_writer *w;
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	make_meta(&m);
+	snprintf(path, sizeof(path), "%s/kept.cdict", dir);
+	w = cdict_writer__new(path, &m, &o, err, sizeof(err));
+	assert_non_null(w);
+	for (uint32_t i = 0; i < 200; i++) {
+		struct pwz_slice sl = slice_i(i);
+
+		assert_int_equal(cdict_writer__slice(w, &sl), 0);
+	}
+	chunks = cdict_writer__chunks(w);
+	bytes = cdict_writer__bytes(w);
+	assert_true(chunks >= 3);
+	snprintf(part, sizeof(part), "%s", cdict_writer__part_path(w));
+	/* half a chunk of garbage after the whole ones, as a write cut by ENOSPC leaves */
+	f = fopen(part, "ab");
+	assert_non_null(f);
+	fputs("PWZK\x10\x20", f);
+	fclose(f);
+	assert_int_equal(cdict_writer__keep_partial(w), 1);
+	cdict_writer__free(w);
+	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(stat(part, &st), 0);
+	assert_int_equal((unsigned long long)st.st_size, bytes);
+	assert_int_equal(read_all(part, &s, &info, err), 0);
+	assert_true(info.cut);
+	assert_int_equal(info.chunks, chunks);
+	assert_true(s.ns > 0 && s.ns < 200);
+	for (uint32_t i = 0; i < s.ns; i++) {
+		struct pwz_slice want = slice_i(i);
+
+		assert_slice_eq(&s.slices[i], &want);
+	}
+	unlink(part);
+	pwz_meta_free(&s.meta);
+
+	/* nothing whole yet: nothing kept */
+	w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(cdict_writer__keep_partial(w), 0);
+	cdict_writer__free(w);
+	assert_int_equal(count_parts("kept.cdict."), 0);
+	pwz_meta_free(&m);
+}
+
+/* A write error (here EFBIG from RLIMIT_FSIZE, as ENOSPC from a full disk) in the middle of a
+ * chunk and again at finish: finish fails, the temporary stays, and keep_partial keeps exactly
+ * the whole chunks written before the error. */
+static void test_write_error_keeps_chunks(void **state)
+{
+	struct cdict_writer_opts o = { .chunk_bytes = 256 };
+	char path[256], part[512], err[512];
+	struct cdict_read_info info;
+	static struct seen s;
+	unsigned long long chunks, bytes;
+	struct rlimit old, small;
+	struct pwz_meta m;
+	struct cdict_writer *w;
+	struct stat st;
+	int e = 0;
+	uint32_t i;
+
+	(void)state;
+	make_meta(&m);
+	snprintf(path, sizeof(path), "%s/efbig.cdict", dir);
+	w = cdict_writer__new(path, &m, &o, err, sizeof(err));
+	assert_non_null(w);
+	for (i = 0; i < 60; i++) {
+		struct pwz_slice sl = slice_i(i);
+
+		assert_int_equal(cdict_writer__slice(w, &sl), 0);
+	}
+	assert_int_equal(cdict_writer__flush(w), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = cdict_writer__bytes(w) + 40;	/* the next chunk does not fit */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	chunks = cdict_writer__chunks(w);
+	bytes = cdict_writer__bytes(w);
+	for (; i < 400 && !e; i++) {
+		struct pwz_slice sl = slice_i(i);
+
+		e = cdict_writer__slice(w, &sl);
+	}
+	assert_int_equal(e, -EFBIG);
+	assert_int_equal(cdict_writer__chunks(w), chunks);
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), -EFBIG);
+	assert_non_null(strstr(err, "efbig.cdict"));
+	snprintf(part, sizeof(part), "%s", cdict_writer__part_path(w));
+	assert_int_equal(access(part, F_OK), 0);	/* still there after the failed finish */
+	assert_int_equal(cdict_writer__keep_partial(w), 1);
+	cdict_writer__free(w);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(stat(part, &st), 0);
+	assert_int_equal((unsigned long long)st.st_size, bytes);
+	assert_int_equal(read_all(part, &s, &info, err), 0);
+	assert_true(info.cut);
+	assert_int_equal(info.chunks, chunks);
+	assert_true(s.ns >= 60 && s.ns < 400);
+	unlink(part);
+	pwz_meta_free(&s.meta);
+	pwz_meta_free(&m);
+}
+
+/* Files are 0600 unless a mode is asked for, whatever the umask (issue 12 item 9). */
+static void test_file_mode(void **state)
+{
+	struct cdict_writer_opts o = { .mode = 0644 };
+	char path[256], err[512];
+	struct pwz_meta m;
+	struct cdict_writer *w;
+	struct stat st;
+	mode_t old = umask(0);
+
+	(void)state;
+	make_meta(&m);
+	snprintf(path, sizeof(path), "%s/mode.cdict", dir);
+	w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	umask(077);
+	w = cdict_writer__new(path, &m, &o, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	o.legacy = true;
+	o.mode = 0640;
+	w = cdict_writer__new(path, &m, &o, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	umask(old);
 	pwz_meta_free(&m);
 }
 
@@ -424,6 +610,9 @@ int main(void)
 		cmocka_unit_test(test_cut_at_every_chunk),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_writer_errors),
+		cmocka_unit_test(test_keep_partial),
+		cmocka_unit_test(test_write_error_keeps_chunks),
+		cmocka_unit_test(test_file_mode),
 		cmocka_unit_test(test_resolve_path),
 	};
 

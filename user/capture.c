@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The live capture engine: loads and attaches bpf/pwz.bpf.c, drains its ring buffers and maps. */
+#include <dirent.h>
 #include <errno.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
@@ -40,11 +42,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int capture__nr_cpus(const struct capture *c)
-{
-	return c->nr_cpus;
-}
-
 const struct capture_map_sizes *capture__map_sizes(const struct capture *c)
 {
 	return &c->sizes;
@@ -55,8 +52,43 @@ const char *capture__attach_kind(const struct capture *c)
 	return c->raw_tp ? "raw_tp" : "tp_btf";
 }
 
-static const char *load_hint(int e)
+/* Descriptors the programs, maps, links and ring buffers take (about 40 measured), with room. */
+#define NOFILE_NEEDED 64
+
+/* Descriptors this process may still open under its soft limit; -1 when unknown. */
+static long fd_headroom(void)
 {
+	struct rlimit rl;
+	struct dirent *d;
+	long open_fds = 0;
+	DIR *dir;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return -1;
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			open_fds++;
+	closedir(dir);
+	return (long)rl.rlim_cur - (open_fds - 1);	/* the directory's own descriptor */
+}
+
+/* libbpf's feature probes turn a lack of descriptors into other errors (EINVAL: "global data
+ * not supported"): a failure with too few descriptors left is reported as EMFILE. */
+static int real_error(int e)
+{
+	long room = fd_headroom();
+
+	return room >= 0 && room < NOFILE_NEEDED ? -EMFILE : e;
+}
+
+/* What to do about error e (positive) from loading or attaching, into buf. */
+static const char *load_hint(int e, char *buf, size_t len)
+{
+	struct rlimit rl;
+
 	switch (e) {
 	case EPERM:
 	case EACCES:
@@ -66,7 +98,16 @@ static const char *load_hint(int e)
 		return "the kernel lacks a tracepoint or BTF; needs Linux 5.18 or later with CONFIG_DEBUG_INFO_BTF";
 	case ENOMEM:
 	case E2BIG:
-		return "try a smaller --ringbuf-mb, or raise the memlock limit";
+		return "out of memory: try a smaller --ringbuf-mb, or raise the memlock and address-space limits (ulimit -l, ulimit -v)";
+	case EMFILE:
+		if (getrlimit(RLIMIT_NOFILE, &rl))
+			return "the open-file limit is too low (ulimit -n)";
+		snprintf(buf, len, "the open-file limit (ulimit -n) is %llu and its hard limit %llu: the programs need about %d; raise it with ulimit -n 1024",
+			 (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
+			 NOFILE_NEEDED);
+		return buf;
+	case ENFILE:
+		return "the system's open-file table is full (fs.file-max)";
 	default:
 		return "run with -vv to see libbpf's log";
 	}
@@ -166,6 +207,7 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
 	}
 	c->fold = model_fold__new(NULL);
@@ -188,11 +230,19 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 	e = -EINVAL;
 	if (!cfg->force_raw_tp && cfg->sched)
 		e = open_load(c, cfg, false);
-	if (e && e != -EPERM && e != -EACCES)
+	/* raw_tp is the fallback for a kernel without tp_btf, not for a lack of rights,
+	 * descriptors or memory (it would then fail for another reason and hide this one) */
+	if (e)
+		e = real_error(e);
+	if (e && e != -EPERM && e != -EACCES && e != -EMFILE && e != -ENFILE && e != -ENOMEM)
 		e = open_load(c, cfg, true);
+	if (e)
+		e = real_error(e);
 	if (e) {
+		char hint[256];
+
 		snprintf(err, errlen, "cannot load the BPF programs: %s (%s)", strerror(-e),
-			 load_hint(-e));
+			 load_hint(-e, hint, sizeof(hint)));
 		model_fold__free(c->fold);
 		free(c);
 		errno = -e;
@@ -253,16 +303,21 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
 	/* task events first, so that a thread's naming tends to precede its slices */
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.rb_task), on_record, c, NULL);
 	if (!c->rb || ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.rb), on_record, c)) {
+		char hint[256];
+
 		e = -errno;
-		snprintf(err, errlen, "cannot open the ring buffers: %s", strerror(-e));
+		snprintf(err, errlen, "cannot open the ring buffers: %s (%s)", strerror(-e),
+			 load_hint(-e, hint, sizeof(hint)));
 		return e;
 	}
 	c->skel->bss->t0 = t0;
 	c->t0 = t0;
 	e = pwz_bpf__attach(c->skel);
 	if (e) {
+		char hint[256];
+
 		snprintf(err, errlen, "cannot attach the BPF programs: %s (%s)", strerror(-e),
-			 load_hint(-e));
+			 load_hint(-e, hint, sizeof(hint)));
 		return e;
 	}
 	c->attached = true;

@@ -107,9 +107,6 @@ int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 /* Run time and count of the programs, when kernel.bpf_stats_enabled was on. Returns 0. */
 int capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *run_cnt);
 
-/* Number of possible CPUs (the per-CPU map slots). */
-int capture__nr_cpus(const struct capture *c);
-
 /* Detaches and frees everything. NULL is a no-op. */
 void capture__free(struct capture *c);
 

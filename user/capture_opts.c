@@ -9,6 +9,7 @@
 #include <string.h>
 #include "capture_opts.h"
 #include "numopt.h"
+#include "outfile.h"
 
 static const char usage[] =
 "Usage: pwz-bpf [OPTIONS] [RUN-NAME] [-- COMMAND [ARGS...]]\n"
@@ -23,6 +24,8 @@ static const char usage[] =
 "      --stats             write RUN-NAME.stats: per-task runtime, switches, wait latency and\n"
 "                          KVM exits by reason (alone: the stats only)\n"
 "      --dest-folder DIR   where to write (default: current folder)\n"
+"      --mode MODE         the files' mode, octal (default 0600: a capture holds every thread\n"
+"                          name and the host's command line; 0644 to share it)\n"
 "      --map CSV           annotate task names with a perfwhiz CSV map (tid,...,name)\n"
 "      --kvm               KVM exits only, no scheduler events\n"
 "  -p, --pid PID[,PID...]  only the threads of these processes\n"
@@ -56,7 +59,7 @@ const char *capture_opts_usage(void)
 
 enum {
 	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
-	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_VERSION,
+	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_VERSION, OPT_MODE,
 };
 
 static const struct option long_opts[] = {
@@ -65,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "switches", no_argument, NULL, OPT_SWITCHES },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "dest-folder", required_argument, NULL, OPT_DEST },
+	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "kvm", no_argument, NULL, OPT_KVM },
 	{ "pid", required_argument, NULL, 'p' },
@@ -190,6 +194,13 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 			}
 			o->dest_folder = optarg;
 			break;
+		case OPT_MODE:
+			if (outfile_parse_mode(optarg, &o->mode)) {
+				snprintf(err, errlen, "--mode '%s': give an octal file mode of at most 0777 with owner read and write (0600, 0640, 0644)",
+					 optarg);
+				return -EINVAL;
+			}
+			break;
 		case OPT_MAP: o->map_path = optarg; break;
 		case OPT_KVM: o->kvm_only = true; break;
 		case OPT_LEGACY: o->legacy = true; break;
@@ -287,6 +298,8 @@ void capture_opts_describe(const struct capture_opts *o, char *out, size_t outle
 		ADD(" map=%s", o->map_path);
 	if (o->legacy)
 		ADD(" legacy");
+	if (o->mode)
+		ADD(" mode=%04o", (unsigned int)o->mode);
 	ADD(" ringbuf-mb=%u", o->ringbuf_mb);
 	if (o->force_raw_tp)
 		ADD(" raw-tp");

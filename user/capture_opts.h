@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define CAPTURE_MAX_PIDS 1024		/* -p entries */
 #define CAPTURE_MAX_TASKS 64		/* -t patterns */
@@ -29,6 +30,7 @@ struct capture_opts {
 	const char *perf_data;		/* --use-perf-data FILE, or NULL */
 	const char *run_name;		/* positional; default "perf" */
 	unsigned int ringbuf_mb;	/* --ringbuf-mb: ring size in MiB, a power of two; 16 */
+	mode_t mode;			/* --mode: the output files' mode; 0 = 0600 (outfile.h) */
 	uint32_t pids[CAPTURE_MAX_PIDS];	/* -p: process ids (tgids) */
 	size_t nr_pids;
 	const char *tasks[CAPTURE_MAX_TASKS];	/* -t: comm globs (or tids) */

@@ -24,6 +24,7 @@
 #include "capture_tasks.h"
 #include "cdict.h"
 #include "model.h"
+#include "outfile.h"
 #include "perfdata.h"
 #include "trace.h"
 #include "records.h"
@@ -40,25 +41,30 @@
 #define KVM_EXIT_FORMAT TRACEFS "/events/kvm/kvm_exit/format"
 #define POLL_MS 100
 #define FLUSH_NS 1000000000ull
+#define SEL_MAX_TASK_TIDS 16384		/* threads that -t patterns may select */
+/* An open-file soft limit below this is raised to the hard limit: libbpf holds one descriptor
+ * per map, program, link and ring buffer (about 40 for pwz's programs). */
+#define NOFILE_LOW 1024
 
 static int verbose;
 static volatile sig_atomic_t stop_signal;
 
-static void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* One line on stderr. Messages quote thread names, event names from perf.data files and
- * paths: the whole line goes through termsafe(). */
-static void die_msg(const char *fmt, ...)
+/* One line on stderr, "pwz-bpf: " first. Messages quote thread names, event names from
+ * perf.data files and paths: the whole line goes through termsafe(). A failed write (a closed
+ * pipe) is ignored: SIGPIPE is, and messages are a report, not the product. */
+static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void msg(const char *fmt, ...)
 {
-	char msg[4096], safe[4 * sizeof(msg)];
+	char line[4096], safe[4 * sizeof(line)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "pwz-bpf: %s\n", termsafe_str(safe, sizeof(safe), msg));
+	fprintf(stderr, "pwz-bpf: %s\n", termsafe_str(safe, sizeof(safe), line));
 }
 
-#define info(lvl, ...) do { if (verbose >= (lvl)) die_msg(__VA_ARGS__); } while (0)
+#define info(lvl, ...) do { if (verbose >= (lvl)) msg(__VA_ARGS__); } while (0)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -80,18 +86,36 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The command after "--", forked and held until released (so that its whole life is captured). */
+struct child {
+	pid_t pid;		/* -1 when none or reaped */
+	int go_fd;		/* write end: one byte releases the child */
+	int err_fd;		/* read end: the child's exec errno, or EOF on success */
+};
+
 /* Everything one capture run holds. */
 struct run {
 	struct capture_opts o;
+	char *cmdline;			/* pwz-bpf's own command line, for the metadata */
+	struct rlimit nofile;		/* the open-file limit at start, given back to the command */
+	bool kvm_ok;			/* the kvm tracepoints exist */
+	struct capture_cfg cfg;
+	struct capture *cap;		/* the BPF programs */
+	struct child child;
+	bool child_done;		/* the command ended and was reaped */
+	int child_status;		/* its wait status */
+	char path[PATH_MAX];		/* the cdict's final name */
 	struct cdict_writer *w;		/* NULL with --stats only */
-	struct task_table *tt;
-	struct task_map *map;
-	struct pwz_meta meta;
+	struct task_table *tt;		/* every thread seen, its names */
+	struct task_map *map;		/* --map, or NULL */
+	struct pwz_meta meta;		/* the META record; the END record at the end */
 	uint64_t t0;			/* CLOCK_MONOTONIC capture start */
+	uint64_t t_end;			/* CLOCK_MONOTONIC capture end */
+	uint64_t cnt[PWZ_CNT_MAX];	/* the kernel's counters, read at the end */
 	int werr;			/* first writer error */
-	uint64_t slices, waits, exits, renames;
-	bool filter;
-	uint32_t *sel_tids, *sel_tgids;
+	uint64_t slices, waits, exits;	/* records written, for the summary line */
+	bool filter;			/* -p or -t given */
+	uint32_t *sel_tids, *sel_tgids;	/* the selection handed to the kernel */
 	size_t nr_sel_tids, nr_sel_tgids;
 	struct model_fold *fold;	/* the capture's one fold (capture__fold()) */
 	struct trace *st;		/* with --stats: the tasks and aggregates written */
@@ -179,7 +203,6 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	if (e < 0)
 		return wr(r, e);
 	if (e > 0) {
-		r->renames++;
 		return write_task(r, &task);
 	}
 	return 0;
@@ -292,7 +315,7 @@ static int pending_exit(void *ctx, uint32_t tid, const struct kvm_state *st)
 	return write_exit(r, &e);
 }
 
-/* Checks the capabilities BPF tracing needs; false with a message when they are missing. */
+/* Whether this process has the capabilities BPF tracing needs (the caller says what is missing). */
 static bool has_caps(void)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
@@ -309,21 +332,21 @@ static bool has_caps(void)
 	return (eff & (1ull << 21)) || ((eff & (1ull << 39)) && (eff & (1ull << 38)));
 }
 
-/* Makes sure tracefs is there (mounting it when missing). */
+/* Makes sure tracefs is there (mounting it when missing). Returns 0 or -1 with a message. */
 static int check_tracefs(void)
 {
 	if (!access(TRACEFS "/events", F_OK))
 		return 0;
 	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL)) {
-		die_msg("tracefs is not mounted and mounting it failed: %s (run: mount -t tracefs tracefs %s)",
-			strerror(errno), TRACEFS);
+		msg("tracefs is not mounted and mounting it failed: %s (run: mount -t tracefs tracefs %s)",
+		    strerror(errno), TRACEFS);
 		return -1;
 	}
-	die_msg("mounted tracefs at %s", TRACEFS);
+	msg("mounted tracefs at %s", TRACEFS);
 	return 0;
 }
 
-/* Checks that dir exists and takes files. */
+/* Checks that dir exists and takes files. Returns 0 or -1 with a message. */
 static int check_dest(const char *dir)
 {
 	char probe[PATH_MAX];
@@ -331,15 +354,15 @@ static int check_dest(const char *dir)
 	int fd;
 
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		die_msg("destination folder '%s' does not exist (create it or pick another with --dest-folder)",
-			dir);
+		msg("destination folder '%s' does not exist (create it or pick another with --dest-folder)",
+		    dir);
 		return -1;
 	}
 	snprintf(probe, sizeof(probe), "%s/.pwz-bpf-probe-XXXXXX", dir);
-	fd = mkstemp(probe);
+	fd = mkstemp(probe);	/* O_EXCL: a name of its own, removed at once */
 	if (fd < 0) {
-		die_msg("cannot write to destination folder '%s': %s (pick another with --dest-folder)",
-			dir, strerror(errno));
+		msg("cannot write to destination folder '%s': %s (pick another with --dest-folder)",
+		    dir, strerror(errno));
 		return -1;
 	}
 	close(fd);
@@ -373,27 +396,29 @@ static int build_selection(struct run *r)
 	if (!r->filter)
 		return 0;
 	r->sel_tgids = calloc(o->nr_pids + 1, sizeof(uint32_t));
-	r->sel_tids = calloc(o->nr_pids + PWZ_SEL_TIDS_MAX, sizeof(uint32_t));
-	if (!r->sel_tgids || !r->sel_tids)
+	r->sel_tids = calloc(o->nr_pids + SEL_MAX_TASK_TIDS, sizeof(uint32_t));
+	if (!r->sel_tgids || !r->sel_tids) {
+		msg("out of memory");
 		return -1;
+	}
 	for (size_t i = 0; i < o->nr_pids; i++) {
 		char path[64];
 
 		snprintf(path, sizeof(path), "/proc/%u", o->pids[i]);
 		if (access(path, F_OK)) {
-			die_msg("-p %u: no such process (check the id with ps)", o->pids[i]);
+			msg("-p %u: no such process (check the id with ps)", o->pids[i]);
 			return -1;
 		}
 		r->sel_tgids[r->nr_sel_tgids++] = o->pids[i];
 		r->sel_tids[r->nr_sel_tids++] = o->pids[i];	/* a tid given as -p works too */
 	}
 	for (size_t i = 0; i < o->nr_tasks; i++) {
-		size_t room = PWZ_SEL_TIDS_MAX - (r->nr_sel_tids - o->nr_pids);
+		size_t room = SEL_MAX_TASK_TIDS - (r->nr_sel_tids - o->nr_pids);
 		size_t n = task_table__match(r->tt, o->tasks[i], r->sel_tids + r->nr_sel_tids, room,
 					     names, sizeof(names));
 
 		if (!n) {
-			die_msg("-t '%s' matches no thread (some names: %s)", o->tasks[i], names);
+			msg("-t '%s' matches no thread (some names: %s)", o->tasks[i], names);
 			return -1;
 		}
 		r->nr_sel_tids += n;
@@ -401,25 +426,23 @@ static int build_selection(struct run *r)
 	return 0;
 }
 
-/* Forks the command, held until released (so that its whole life is captured). */
-struct child {
-	pid_t pid;
-	int go_fd;		/* write end: one byte releases the child */
-	int err_fd;		/* read end: the child's exec errno, or EOF on success */
-};
-
-static int child_spawn(struct child *c, char **argv)
+static int child_spawn(struct child *c, char **argv, const struct rlimit *nofile)
 {
-	int go[2], er[2];
+	int go[2], er[2], e;
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(er, O_CLOEXEC))
+	if (pipe2(go, O_CLOEXEC))
 		return -errno;
+	if (pipe2(er, O_CLOEXEC)) {
+		e = -errno;
+		goto close_go;
+	}
 	c->pid = fork();
-	if (c->pid < 0)
-		return -errno;
+	if (c->pid < 0) {
+		e = -errno;
+		goto close_er;
+	}
 	if (c->pid == 0) {
 		char b;
-		int e;
 
 		close(go[1]);
 		close(er[0]);
@@ -427,6 +450,9 @@ static int child_spawn(struct child *c, char **argv)
 			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		/* the command runs with the limit it was given, not the one raised for libbpf */
+		setrlimit(RLIMIT_NOFILE, nofile);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(er[1], &e, sizeof(e)) < 0)
@@ -438,6 +464,13 @@ static int child_spawn(struct child *c, char **argv)
 	c->go_fd = go[1];
 	c->err_fd = er[0];
 	return 0;
+close_er:
+	close(er[0]);
+	close(er[1]);
+close_go:
+	close(go[0]);
+	close(go[1]);
+	return e;
 }
 
 /* Releases the child; returns 0 once it exec'd, or the exec errno (negative). */
@@ -456,211 +489,273 @@ static int child_release(struct child *c)
 	return n == sizeof(e) ? -e : 0;
 }
 
-/* Writes <run>.stats, the summary of t (its aggregates), through a .part file. Returns 0 or -1
- * (message printed). */
-static int write_stats(struct run *r, const struct trace *t)
+/* Writes the report of t (its summary, user/lib/report.h) at path, through a temporary of its
+ * own (outfile.h). Returns 0 or -1 with a message. */
+static int write_stats_to(const char *path, mode_t mode, const struct trace *t)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8], err[512];
 	struct summary *s;
+	struct outfile of;
+	char err[512];
 	FILE *f;
 	int e;
 
-	if (capture_opts_out_path(&r->o, ".stats", path, sizeof(path)))
-		return -ENAMETOOLONG;
 	s = summary__new(t, NULL, err, sizeof(err));
 	if (!s) {
-		die_msg("%s", err);
+		msg("%s", err);
 		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		die_msg("cannot write %s: %s", tmp, strerror(errno));
+	e = outfile_open(&of, path, mode);
+	if (e) {
+		msg("cannot create a temporary file for %s: %s", path, strerror(-e));
 		summary__free(s);
 		return -1;
 	}
-	e = report_write_stats(f, s, &t->meta);
+	f = outfile_stream(&of);
+	if (!f) {
+		e = -errno;
+	} else {
+		e = report_write_stats(f, s, &t->meta);
+		if (fclose(f) && !e)
+			e = errno ? -errno : -EIO;
+	}
 	summary__free(s);
-	if (fclose(f) || e || rename(tmp, path)) {
-		die_msg("cannot write %s: %s", path, strerror(e ? -e : errno));
-		unlink(tmp);
+	if (!e)
+		e = outfile_commit(&of);
+	outfile_close(&of);
+	if (e) {
+		msg("cannot write %s: %s", path, strerror(-e));
 		return -1;
 	}
-	fprintf(stderr, "pwz-bpf: stats in %s\n", path);
+	msg("stats in %s", path);
 	return 0;
 }
 
+/* Writes <run>.stats of t. Returns 0 or -1 with a message. */
+static int write_stats(struct run *r, const struct trace *t)
+{
+	char path[PATH_MAX];
+
+	if (capture_opts_out_path(&r->o, ".stats", path, sizeof(path))) {
+		msg("output path too long: %s/%s.stats", r->o.dest_folder, r->o.run_name);
+		return -1;
+	}
+	return write_stats_to(path, r->o.mode, t);
+}
+
+/* The stats of an imported file out, made from its aggregates as for a live capture. Returns 0
+ * or 1 with a message. */
+static int perf_data_stats(struct run *r, const char *out)
+{
+	char err[512];
+	struct trace *t = trace__load(out, NULL, err, sizeof(err));
+	int e;
+
+	if (!t) {
+		msg("%s", err);
+		return 1;
+	}
+	e = write_stats(r, t);
+	trace__free(t);
+	return e ? 1 : 0;
+}
+
+/* --use-perf-data: imports into <run>.cdict; with --stats alone, into a private folder of its
+ * own (removed after), so that no <run>.cdict is replaced and nothing but what was created is
+ * removed. Returns the exit status. */
 static int use_perf_data(struct run *r, char *cmdline)
 {
 	struct perfdata_import_opts po = {
-		.map = r->map, .cmdline = cmdline, .legacy = r->o.legacy,
+		.map = r->map, .cmdline = cmdline, .legacy = r->o.legacy, .mode = r->o.mode,
 	};
+	bool keep = capture_opts_want_cdict(&r->o);
 	struct perfdata_import_stats st;
-	char out[PATH_MAX], err[512];
-	int e;
+	char out[PATH_MAX], tmpdir[PATH_MAX] = "", err[512];
+	int e, rc;
 
-	if (capture_opts_out_path(&r->o, ".cdict", out, sizeof(out))) {
-		die_msg("output path too long");
-		return 1;
+	if (keep) {
+		e = capture_opts_out_path(&r->o, ".cdict", out, sizeof(out));
+	} else {
+		e = capture_opts_out_path(&r->o, "", out, sizeof(out));
+		if (!e && snprintf(tmpdir, sizeof(tmpdir), "%s.pwz-import-XXXXXX", out) >= (int)sizeof(tmpdir))
+			e = -ENAMETOOLONG;
+		if (!e && !mkdtemp(tmpdir)) {
+			msg("cannot create a temporary folder in %s: %s", r->o.dest_folder,
+			    strerror(errno));
+			return 1;
+		}
+		if (!e && snprintf(out, sizeof(out), "%s/import.cdict", tmpdir) >= (int)sizeof(out))
+			e = -ENAMETOOLONG;
+	}
+	if (e) {
+		msg("output path too long: %s/%s", r->o.dest_folder, r->o.run_name);
+		rc = 1;
+		goto out;
 	}
 	memset(&st, 0, sizeof(st));
 	e = perfdata_import(r->o.perf_data, out, &po, &st, err, sizeof(err));
 	if (e) {
-		die_msg("%s", err);
-		return 1;
+		msg("%s", err);
+		rc = 1;
+		goto out;
 	}
-	fprintf(stderr, "pwz-bpf: %s: %llu samples, %llu slices, %llu tasks, %llu lost -> %s\n",
-		r->o.perf_data, (unsigned long long)st.samples, (unsigned long long)st.slices,
-		(unsigned long long)st.tasks, (unsigned long long)st.lost, out);
-	if (capture_opts_want_stats(&r->o)) {
-		/* the report is made from the imported file's aggregates, as for a live capture */
-		struct trace *t = trace__load(out, NULL, err, sizeof(err));
+	msg("%s: %llu samples, %llu slices, %llu tasks, %llu lost%s%s", r->o.perf_data,
+	    (unsigned long long)st.samples, (unsigned long long)st.slices,
+	    (unsigned long long)st.tasks, (unsigned long long)st.lost, keep ? " -> " : "",
+	    keep ? out : "");
+	/* the report is made from the imported file's aggregates, as for a live capture */
+	rc = capture_opts_want_stats(&r->o) ? perf_data_stats(r, out) : 0;
+out:
+	if (tmpdir[0]) {
+		unlink(out);	/* in a folder this run created (0700): nobody else's file */
+		rmdir(tmpdir);
+	}
+	return rc;
+}
 
-		if (!t) {
-			die_msg("%s", err);
-			return 1;
-		}
-		e = write_stats(r, t);
-		trace__free(t);
-		if (e)
-			return 1;
-		if (!capture_opts_want_cdict(&r->o))
-			unlink(out);
+/* Ignores SIGPIPE (a closed pipe on stderr, as in `pwz-bpf ... 2>&1 | true`, must not kill a
+ * capture that holds BPF programs and a half-written file: the write fails instead, and a
+ * message that cannot be written is not a failed capture) and raises the soft open-file limit
+ * to the hard one when it is low (libbpf holds one descriptor per map, program, link and ring
+ * buffer); *saved gets the limit the command after "--" is given back. */
+static void setup_process(struct rlimit *saved)
+{
+	struct rlimit rl;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (getrlimit(RLIMIT_NOFILE, &rl)) {
+		saved->rlim_cur = saved->rlim_max = RLIM_INFINITY;
+		return;
 	}
+	*saved = rl;
+	if (rl.rlim_cur >= NOFILE_LOW || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		info(1, "cannot raise the open-file limit from %llu: %s",
+		     (unsigned long long)saved->rlim_cur, strerror(errno));
+	else
+		info(1, "open-file limit raised from %llu to %llu", (unsigned long long)saved->rlim_cur,
+		     (unsigned long long)rl.rlim_cur);
+}
+
+/* Root or the capabilities, BTF, tracefs, the kvm tracepoints. Returns 0 or -1 with a message. */
+static int check_env(struct run *r)
+{
+	/* PWZ_BTF_PATH: lets the tests check the no-BTF message */
+	const char *btf = getenv("PWZ_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
+
+	if (!has_caps()) {
+		msg("needs root, or CAP_BPF and CAP_PERFMON (run with sudo)");
+		return -1;
+	}
+	if (access(btf, R_OK)) {
+		msg("the kernel has no BTF (%s: %s): it needs CONFIG_DEBUG_INFO_BTF=y", btf,
+		    strerror(errno));
+		return -1;
+	}
+	if (check_tracefs())
+		return -1;
+	r->kvm_ok = !access(TRACEFS "/events/kvm/kvm_exit", F_OK) &&
+		    !access(TRACEFS "/events/kvm/kvm_entry", F_OK);
+	if (!r->kvm_ok && r->o.kvm_only) {
+		msg("--kvm: the kvm tracepoints are missing (load the kvm module: modprobe kvm)");
+		return -1;
+	}
+	if (!r->kvm_ok)
+		msg("warning: no kvm tracepoints (kvm module not loaded?): capturing without KVM exits");
 	return 0;
 }
 
-
-int main(int argc, char **argv)
+/* The metadata at the start. Returns 0 or -1 with a message. */
+static int fill_meta(struct run *r)
 {
-	struct run R = { 0 }, *r = &R;
-	struct capture_cfg cfg = { 0 };
-	struct capture *cap = NULL;
-	struct child child = { .pid = -1, .go_fd = -1, .err_fd = -1 };
-	struct capture_sink sink = { r, sink_slice, sink_kvm_exit, sink_task };
-	char err[512], path[PATH_MAX] = "the capture", opts_text[1024];
-	/* PWZ_BTF_PATH: lets the tests check the no-BTF message */
-	const char *btf = getenv("PWZ_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
-	char *cmdline = join_argv(argc, argv);
-	uint64_t cnt[PWZ_CNT_MAX], deadline = 0, last_flush, t_end, bpf_ns, bpf_cnt;
-	bool kvm_ok, names_from_format = false, child_done = false;
-	int rc = 1, e, child_status = 0;
-	struct sigaction sa;
-	struct rusage ru;
+	char opts_text[1024];
+	bool names_from_format = false;
+	size_t ol;
 
-	if (!cmdline) {
-		die_msg("out of memory");
-		return 1;
-	}
-	if (capture_opts_parse(&r->o, argc, argv, err, sizeof(err))) {
-		die_msg("%s", err);
-		rc = 2;
-		goto out;
-	}
-	verbose = r->o.verbose;
-	libbpf_set_print(libbpf_print);
-	if (r->o.help || r->o.version) {
-		if (r->o.help)
-			fputs(capture_opts_usage(), stdout);
-		else
-			printf("pwz-bpf %s\n", PWZ_VERSION);
-		rc = 0;
-		goto out;
-	}
-	if (check_dest(r->o.dest_folder))
-		goto out;
-	if (r->o.map_path) {
-		r->map = task_map__load(r->o.map_path, err, sizeof(err));
-		if (!r->map) {
-			die_msg("--map: %s", err);
-			goto out;
-		}
-	}
-	if (r->o.perf_data) {
-		rc = use_perf_data(r, cmdline);
-		goto out;
-	}
-	if (!has_caps()) {
-		die_msg("needs root, or CAP_BPF and CAP_PERFMON (run with sudo)");
-		goto out;
-	}
-	if (access(btf, R_OK)) {
-		die_msg("the kernel has no BTF (%s: %s): it needs CONFIG_DEBUG_INFO_BTF=y", btf,
-			strerror(errno));
-		goto out;
-	}
-	if (check_tracefs())
-		goto out;
-	kvm_ok = !access(TRACEFS "/events/kvm/kvm_exit", F_OK) &&
-		 !access(TRACEFS "/events/kvm/kvm_entry", F_OK);
-	if (!kvm_ok && r->o.kvm_only) {
-		die_msg("--kvm: the kvm tracepoints are missing (load the kvm module: modprobe kvm)");
-		goto out;
-	}
-	if (!kvm_ok)
-		die_msg("warning: no kvm tracepoints (kvm module not loaded?): capturing without KVM exits");
-
-	r->tt = task_table__new("/proc", r->map);
-	if (!r->tt) {
-		die_msg("out of memory");
-		goto out;
-	}
-	e = task_table__scan(r->tt);
-	info(1, "%d threads running at the start", e);
-	if (build_selection(r))
-		goto out;
-
-	cfg.sched = !r->o.kvm_only;
-	cfg.wait = true;
-	cfg.kvm = kvm_ok;
-	cfg.streams = !r->o.no_streams;
-	cfg.force_raw_tp = r->o.force_raw_tp;
-	cfg.ringbuf_mb = r->o.ringbuf_mb;
-	cfg.filter = r->filter;
-	cfg.tids = r->sel_tids;
-	cfg.nr_tids = r->nr_sel_tids;
-	cfg.tgids = r->sel_tgids;
-	cfg.nr_tgids = r->nr_sel_tgids;
-	cap = capture__new(&cfg, err, sizeof(err));
-	if (!cap) {
-		die_msg("%s", err);
-		goto out;
-	}
-	info(1, "sched_switch attached with %s", capture__attach_kind(cap));
-	r->fold = capture__fold(cap);
-	if (capture_opts_want_stats(&r->o) && !(r->st = trace__new("the capture", false, &r->stv))) {
-		die_msg("out of memory");
-		goto out;
-	}
-	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_start %u (raw_tp only), kvm_state %u",
-	     capture__map_sizes(cap)->cpu_aggs, capture__map_sizes(cap)->cpu_aggs_bytes / 1048576.0,
-	     capture__map_sizes(cap)->tid_entries, capture__map_sizes(cap)->kvm_state);
-
-	/* metadata */
 	r->meta.source = PWZ_SOURCE_LIVE;
 	r->meta.clock_id = CLOCK_MONOTONIC;
-	r->meta.has_switch_kind = cfg.sched;
-	r->meta.has_wait = cfg.sched && cfg.wait;
-	r->meta.has_kvm = kvm_ok;
+	r->meta.has_switch_kind = r->cfg.sched;
+	r->meta.has_wait = r->cfg.sched && r->cfg.wait;
+	r->meta.has_kvm = r->kvm_ok;
 	capture_opts_describe(&r->o, opts_text, sizeof(opts_text));
-	size_t ol = strlen(opts_text);
-	snprintf(opts_text + ol, sizeof(opts_text) - ol, " attach=%s", capture__attach_kind(cap));
-	if (pwz_meta_set_str(&r->meta.cmdline, cmdline) ||
+	ol = strlen(opts_text);
+	snprintf(opts_text + ol, sizeof(opts_text) - ol, " attach=%s", capture__attach_kind(r->cap));
+	if (pwz_meta_set_str(&r->meta.cmdline, r->cmdline) ||
 	    pwz_meta_set_str(&r->meta.options, opts_text) ||
 	    pwz_meta_set_str(&r->meta.tool_version, PWZ_VERSION) ||
 	    capture_meta_system(&r->meta, "/sys", (int)sysconf(_SC_NPROCESSORS_CONF)) ||
 	    capture_meta_exit_names(&r->meta, KVM_EXIT_FORMAT, &names_from_format) < 0) {
-		die_msg("out of memory");
-		goto out;
+		msg("out of memory");
+		return -1;
 	}
 	if (!names_from_format)
 		info(1, "exit names: built-in tables (%s unreadable)", KVM_EXIT_FORMAT);
+	return 0;
+}
 
-	if (r->o.command && child_spawn(&child, r->o.command)) {
-		die_msg("cannot start '%s': %s", r->o.command[0], strerror(errno));
-		goto out;
+/* The task table, the selection, the BPF programs loaded (not attached), the metadata.
+ * Returns 0 or -1 with a message. */
+static int prepare(struct run *r)
+{
+	char err[512];
+	int n;
+
+	r->tt = task_table__new("/proc", r->map);
+	if (!r->tt) {
+		msg("out of memory");
+		return -1;
 	}
+	n = task_table__scan(r->tt);
+	if (n < 0)
+		msg("warning: cannot read the running threads from /proc: %s (names come from the kernel's events only)",
+		    strerror(-n));
+	else
+		info(1, "%d threads running at the start", n);
+	if (build_selection(r))
+		return -1;
 
+	r->cfg = (struct capture_cfg){
+		.sched = !r->o.kvm_only, .wait = true, .kvm = r->kvm_ok,
+		.streams = !r->o.no_streams, .force_raw_tp = r->o.force_raw_tp,
+		.ringbuf_mb = r->o.ringbuf_mb, .filter = r->filter,
+		.tids = r->sel_tids, .nr_tids = r->nr_sel_tids,
+		.tgids = r->sel_tgids, .nr_tgids = r->nr_sel_tgids,
+	};
+	r->cap = capture__new(&r->cfg, err, sizeof(err));
+	if (!r->cap) {
+		msg("%s", err);
+		return -1;
+	}
+	info(1, "sched_switch attached with %s", capture__attach_kind(r->cap));
+	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_start %u (raw_tp only), kvm_state %u",
+	     capture__map_sizes(r->cap)->cpu_aggs,
+	     capture__map_sizes(r->cap)->cpu_aggs_bytes / 1048576.0,
+	     capture__map_sizes(r->cap)->tid_entries, capture__map_sizes(r->cap)->kvm_state);
+	r->fold = capture__fold(r->cap);
+	if (capture_opts_want_stats(&r->o) && !(r->st = trace__new("the capture", false, &r->stv))) {
+		msg("out of memory");
+		return -1;
+	}
+	return fill_meta(r);
+}
+
+/* Starts the command (held), the file, the programs, then releases the command. Returns 0 or
+ * -1 with a message. */
+static int start(struct run *r)
+{
+	struct capture_sink sink = { r, sink_slice, sink_kvm_exit, sink_task };
+	struct sigaction sa;
+	char err[512];
+	int e;
+
+	if (r->o.command) {
+		e = child_spawn(&r->child, r->o.command, &r->nofile);
+		if (e) {
+			msg("cannot start '%s': %s", r->o.command[0], strerror(-e));
+			return -1;
+		}
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -672,50 +767,98 @@ int main(int argc, char **argv)
 	r->meta.start_mono_ns = r->t0;
 	r->meta.start_wall_ns = now_ns(CLOCK_REALTIME);
 	if (capture_opts_want_cdict(&r->o)) {
-		struct cdict_writer_opts wo = { .legacy = r->o.legacy };
+		struct cdict_writer_opts wo = { .legacy = r->o.legacy, .mode = r->o.mode };
 
-		if (capture_opts_out_path(&r->o, ".cdict", path, sizeof(path))) {
-			die_msg("output path too long");
-			goto out;
+		if (capture_opts_out_path(&r->o, ".cdict", r->path, sizeof(r->path))) {
+			msg("output path too long: %s/%s.cdict", r->o.dest_folder, r->o.run_name);
+			return -1;
 		}
-		r->w = cdict_writer__new(path, &r->meta, &wo, err, sizeof(err));
+		r->w = cdict_writer__new(r->path, &r->meta, &wo, err, sizeof(err));
 		if (!r->w) {
-			die_msg("%s", err);
-			goto out;
+			msg("%s", err);
+			return -1;
 		}
 	}
-	if (capture__start(cap, r->t0, &sink, err, sizeof(err))) {
-		die_msg("%s", err);
-		goto out;
+	if (capture__start(r->cap, r->t0, &sink, err, sizeof(err))) {
+		msg("%s", err);
+		return -1;
 	}
 	if (r->o.command) {
-		e = child_release(&child);
+		e = child_release(&r->child);
 		if (e) {
-			die_msg("cannot run '%s': %s", r->o.command[0], strerror(-e));
-			waitpid(child.pid, NULL, 0);
-			child.pid = -1;
-			goto out;
+			msg("cannot run '%s': %s", r->o.command[0], strerror(-e));
+			waitpid(r->child.pid, NULL, 0);
+			r->child.pid = -1;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/*
+ * A capture that cannot go on (a write error such as a full disk, a failed read): says why in
+ * one line and keeps the whole chunks already written under the temporary's name, so that
+ * `pwz-render --partial` reads them. Returns -1.
+ */
+static int fail_capture(struct run *r, const char *what, int e)
+{
+	char part[PATH_MAX] = "";
+	unsigned long long chunks = r->w ? cdict_writer__chunks(r->w) : 0;
+	int kept = 0;
+
+	if (r->w) {
+		snprintf(part, sizeof(part), "%s", cdict_writer__part_path(r->w) ?: "");
+		kept = cdict_writer__keep_partial(r->w);
+	}
+	if (kept == 1)
+		msg("%s: %s; the %llu whole chunks written are kept in %s: read them with pwz-render --partial %s",
+		    what, strerror(-e), chunks, part, part);
+	else if (kept < 0)
+		msg("%s: %s; what was written is kept in %s (cutting it to its %llu whole chunks failed: %s): read it with pwz-render --partial %s",
+		    what, strerror(-e), part, chunks, strerror(-kept), part);
+	else if (r->w && r->o.legacy)
+		msg("%s: %s (a --legacy file is written whole at the end: nothing kept)", what,
+		    strerror(-e));
+	else if (r->w)
+		msg("%s: %s (no whole chunk was written yet: nothing kept)", what, strerror(-e));
+	else
+		msg("%s: %s", what, strerror(-e));
+	return -1;
+}
+
+/* fail_capture() for the first writer error. */
+static int fail_write(struct run *r)
+{
+	char what[PATH_MAX + 32];
+
+	if (r->werr == -ENOMEM)
+		return fail_capture(r, "out of memory while capturing", r->werr);
+	snprintf(what, sizeof(what), "cannot write %s", r->path);
+	return fail_capture(r, what, r->werr);
+}
+
+/* Drains the ring buffers until the deadline, the command's end or a signal. Returns 0 or -1
+ * with a message. */
+static int capture_loop(struct run *r)
+{
+	uint64_t deadline = 0, last_flush = r->t0;
+	int e;
+
 	if (!r->o.command || r->o.sleep_given)
 		deadline = r->t0 + (uint64_t)(r->o.sleep_s * 1e9);
 	info(1, "capturing%s", r->o.command ? " until the command ends" : "");
-
-	last_flush = r->t0;
 	while (!stop_signal) {
 		uint64_t now;
 
-		e = capture__poll(cap, POLL_MS);
+		e = capture__poll(r->cap, POLL_MS);
 		if (e < 0 && e != -EINTR) {
 			if (r->werr)
-				die_msg("cannot write %s: %s", path, strerror(-r->werr));
-			else
-				die_msg("reading the ring buffer failed: %s", strerror(-e));
-			goto out;
+				return fail_write(r);
+			return fail_capture(r, "reading the ring buffer failed", e);
 		}
-		if (child.pid > 0 && waitpid(child.pid, &child_status, WNOHANG) == child.pid) {
-			child_done = true;
-			child.pid = -1;
+		if (r->child.pid > 0 && waitpid(r->child.pid, &r->child_status, WNOHANG) == r->child.pid) {
+			r->child_done = true;
+			r->child.pid = -1;
 			break;
 		}
 		now = now_ns(CLOCK_MONOTONIC);
@@ -723,87 +866,124 @@ int main(int argc, char **argv)
 			break;
 		/* a long capture keeps only the live threads (their namings stay in the file) */
 		e = task_table__forget_gone(r->tt, write_gone_task, r);
-		if (e < 0) {
-			if (r->werr)
-				die_msg("cannot write %s: %s", path, strerror(-r->werr));
-			else
-				die_msg("the task table: %s", strerror(-e));
-			goto out;
-		}
+		if (e < 0 && r->werr)
+			return fail_write(r);
+		if (e < 0)
+			return fail_capture(r, "the task table", e);
 		if (r->w && now - last_flush >= FLUSH_NS) {
-			if (wr(r, cdict_writer__flush(r->w))) {
-				die_msg("cannot write %s: %s", path, strerror(-r->werr));
-				goto out;
-			}
+			if (wr(r, cdict_writer__flush(r->w)))
+				return fail_write(r);
 			last_flush = now;
 		}
 	}
 	if (stop_signal)
 		info(1, "stopping on signal %d", (int)stop_signal);
-	/* the end is when the programs are detached: every CPU's slices tile [t0, t_end] (R1) */
-	e = capture__stop(cap, &t_end);
-	if (e < 0 && r->werr) {
-		die_msg("cannot write %s: %s", path, strerror(-r->werr));
-		goto out;
-	}
-	if (child.pid > 0) {
-		kill(child.pid, stop_signal ? stop_signal : SIGTERM);
-		if (waitpid(child.pid, &child_status, 0) == child.pid)
-			child_done = true;
-		child.pid = -1;
-	}
+	return 0;
+}
 
-	/* the end: open slices, pending exits, the kernel's aggregates, then the fold's */
-	{
-		struct open_ctx oc = { r, t_end };
-		struct cdict_visitor out = { .ctx = r, .cpu_agg = out_cpu_agg,
-					     .kvm_agg = out_kvm_agg, .wait_agg = out_wait_agg };
+/* The slices still open at the end and the exits still waiting for an entry (written and
+ * folded), then the kernel's aggregates into the fold. Returns 0 or -1 with a message. */
+static int read_aggregates(struct run *r)
+{
+	struct open_ctx oc = { r, r->t_end };
+	int e;
 
-		e = capture__fold_kernel_aggs(cap);
-		if (e) {
-			die_msg("cannot read the kernel aggregates: %s", strerror(-e));
-			goto out;
-		}
-		if (capture__open_slices(cap, open_slice, &oc) ||
-		    capture__pending_exits(cap, pending_exit, r) ||
-		    model_fold__emit(r->fold, &out)) {
-			die_msg("cannot write %s: %s", path,
-				strerror(r->werr ? -r->werr : ENOMEM));
-			goto out;
-		}
-	}
-	capture__counters(cap, cnt);
-	pwz_meta_add_drop(&r->meta, "slice", cnt[CNT_DROP_SLICE]);
-	pwz_meta_add_drop(&r->meta, "kvm_exit", cnt[CNT_DROP_KVM_EXIT]);
-	pwz_meta_add_drop(&r->meta, "task", cnt[CNT_DROP_TASK]);
-	pwz_meta_add_drop(&r->meta, "map_full", cnt[CNT_MAP_FULL]);
+	e = capture__fold_kernel_aggs(r->cap);
+	if (e)
+		return fail_capture(r, "cannot read the kernel aggregates", e);
+	e = capture__open_slices(r->cap, open_slice, &oc);
+	if (!e)
+		e = capture__pending_exits(r->cap, pending_exit, r);
+	if (e && r->werr)
+		return fail_write(r);
+	if (e)
+		return fail_capture(r, "cannot read the slices open at the end", e);
+	return 0;
+}
+
+/* Writes the fold's aggregate records (after the task records they name). Returns 0 or -1. */
+static int write_aggregates(struct run *r)
+{
+	struct cdict_visitor out = { .ctx = r, .cpu_agg = out_cpu_agg, .kvm_agg = out_kvm_agg,
+				     .wait_agg = out_wait_agg };
+	int e = model_fold__emit(r->fold, &out);
+
+	if (e && !r->werr)
+		r->werr = e;
+	return r->werr ? fail_write(r) : 0;
+}
+
+/* The final metadata: drop counters, duration, the tracer's own cost. Returns 0 or -1. */
+static int final_meta(struct run *r)
+{
+	uint64_t bpf_ns, bpf_cnt;
+	struct rusage ru;
+	int e = capture__counters(r->cap, r->cnt);
+
+	/* without them the file would claim that nothing was dropped */
+	if (e)
+		return fail_capture(r, "cannot read the drop counters", e);
 	/* switch-outs whose switch-in the kernel never reported are no drop: their slices are in
 	 * the file, flagged, and counted per thread (model.h R2) */
-	r->meta.duration_ns = t_end - r->t0;
+	if (pwz_meta_add_drop(&r->meta, "slice", r->cnt[CNT_DROP_SLICE]) ||
+	    pwz_meta_add_drop(&r->meta, "kvm_exit", r->cnt[CNT_DROP_KVM_EXIT]) ||
+	    pwz_meta_add_drop(&r->meta, "task", r->cnt[CNT_DROP_TASK]) ||
+	    pwz_meta_add_drop(&r->meta, "map_full", r->cnt[CNT_MAP_FULL]))
+		return fail_capture(r, "out of memory at the end of the capture", -ENOMEM);
+	r->meta.duration_ns = r->t_end - r->t0;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		r->meta.tracer_cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
 					(uint64_t)ru.ru_utime.tv_usec * 1000ull +
 					(uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
 					(uint64_t)ru.ru_stime.tv_usec * 1000ull;
-	capture__prog_stats(cap, &bpf_ns, &bpf_cnt);
+	capture__prog_stats(r->cap, &bpf_ns, &bpf_cnt);
 	r->meta.bpf_run_ns = bpf_ns;
 	r->meta.bpf_run_cnt = bpf_cnt;
+	return 0;
+}
 
-	if (r->w) {
-		if (cdict_writer__finish(r->w, &r->meta, err, sizeof(err))) {
-			die_msg("%s", err);
-			goto out;
-		}
+/* Stops the programs and the command, then writes the end of the file and the stats. Returns
+ * 0 or -1 with a message. */
+static int finish(struct run *r)
+{
+	char err[512];
+	int e;
+
+	/* the end is when the programs are detached: every CPU's slices tile [t0, t_end] (R1) */
+	e = capture__stop(r->cap, &r->t_end);
+	if (e < 0 && r->werr)
+		return fail_write(r);
+	if (e < 0)
+		return fail_capture(r, "reading the ring buffer failed", e);
+	if (r->child.pid > 0) {
+		kill(r->child.pid, stop_signal ? stop_signal : SIGTERM);
+		if (waitpid(r->child.pid, &r->child_status, 0) == r->child.pid)
+			r->child_done = true;
+		r->child.pid = -1;
+	}
+	if (read_aggregates(r) || write_aggregates(r) || final_meta(r))
+		return -1;
+	e = r->w ? cdict_writer__finish(r->w, &r->meta, err, sizeof(err)) : 0;
+	if (e) {
+		/* the END chunk or the rename failed: the whole chunks before it are kept */
+		r->werr = e;
+		return fail_write(r);
 	}
 	if (r->st) {
-		if (pwz_meta_copy(&r->st->meta, &r->meta)) {
-			die_msg("out of memory");
-			goto out;
+		if (pwz_meta_copy(&r->st->meta, &r->meta) || trace__settle(r->st)) {
+			msg("out of memory");
+			return -1;
 		}
-		trace__settle(r->st);
 		if (write_stats(r, r->st))
-			goto out;
+			return -1;
 	}
+	return 0;
+}
+
+/* The closing lines on stderr: what was captured, what was dropped, the command's end. */
+static void print_summary(const struct run *r)
+{
+	const uint64_t *cnt = r->cnt;
 
 	fprintf(stderr, "pwz-bpf: %.3f s, %llu switches, %llu slices, %llu waits, %llu KVM exits",
 		r->meta.duration_ns / 1e9, (unsigned long long)cnt[CNT_SWITCHES],
@@ -819,28 +999,79 @@ int main(int argc, char **argv)
 	info(1, "task table: %zu threads at the end, %zu exited threads forgotten on the way",
 	     task_table__count(r->tt), task_table__forgotten(r->tt));
 	if (r->w)
-		fprintf(stderr, "pwz-bpf: wrote %s (%llu bytes)\n", path,
-			(unsigned long long)cdict_writer__bytes(r->w));
-	if (child_done && WIFEXITED(child_status) && WEXITSTATUS(child_status))
-		fprintf(stderr, "pwz-bpf: the command exited with status %d\n",
-			WEXITSTATUS(child_status));
-	else if (child_done && WIFSIGNALED(child_status))
-		fprintf(stderr, "pwz-bpf: the command was killed by signal %d\n",
-			WTERMSIG(child_status));
-	rc = 0;
-out:
-	if (child.pid > 0) {
-		kill(child.pid, SIGKILL);
-		waitpid(child.pid, NULL, 0);
+		msg("wrote %s (%llu bytes)", r->path, (unsigned long long)cdict_writer__bytes(r->w));
+	if (r->child_done && WIFEXITED(r->child_status) && WEXITSTATUS(r->child_status))
+		msg("the command exited with status %d", WEXITSTATUS(r->child_status));
+	else if (r->child_done && WIFSIGNALED(r->child_status))
+		msg("the command was killed by signal %d", WTERMSIG(r->child_status));
+}
+
+static void run_free(struct run *r)
+{
+	if (r->child.pid > 0) {
+		kill(r->child.pid, SIGKILL);
+		waitpid(r->child.pid, NULL, 0);
 	}
-	cdict_writer__free(r->w);	/* an unfinished writer removes its partial file */
-	capture__free(cap);
+	cdict_writer__free(r->w);	/* an unfinished writer removes its file unless kept */
+	capture__free(r->cap);
 	task_table__free(r->tt);
 	task_map__free(r->map);
 	pwz_meta_free(&r->meta);
 	trace__free(r->st);
 	free(r->sel_tids);
 	free(r->sel_tgids);
-	free(cmdline);
+	free(r->cmdline);
+}
+
+int main(int argc, char **argv)
+{
+	struct run R = { .child = { .pid = -1, .go_fd = -1, .err_fd = -1 } }, *r = &R;
+	char err[512];
+	int rc = 1;
+
+	setup_process(&r->nofile);
+	r->cmdline = join_argv(argc, argv);
+	if (!r->cmdline) {
+		msg("out of memory");
+		return 1;
+	}
+	if (capture_opts_parse(&r->o, argc, argv, err, sizeof(err))) {
+		msg("%s", err);
+		rc = 2;
+		goto out;
+	}
+	verbose = r->o.verbose;
+	libbpf_set_print(libbpf_print);
+	if (r->o.help || r->o.version) {
+		if (r->o.help)
+			fputs(capture_opts_usage(), stdout);
+		else
+			printf("pwz-bpf %s\n", PWZ_VERSION);
+		rc = 0;
+		if (fflush(stdout) || ferror(stdout)) {
+			msg("cannot write to standard output: %s", strerror(errno ? errno : EIO));
+			rc = 1;
+		}
+		goto out;
+	}
+	if (check_dest(r->o.dest_folder))
+		goto out;
+	if (r->o.map_path) {
+		r->map = task_map__load(r->o.map_path, err, sizeof(err));
+		if (!r->map) {
+			msg("--map: %s", err);
+			goto out;
+		}
+	}
+	if (r->o.perf_data) {
+		rc = use_perf_data(r, r->cmdline);
+		goto out;
+	}
+	if (check_env(r) || prepare(r) || start(r) || capture_loop(r) || finish(r))
+		goto out;
+	print_summary(r);
+	rc = 0;
+out:
+	run_free(r);
 	return rc;
 }

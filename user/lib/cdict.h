@@ -4,6 +4,7 @@
 #define PWZ_CDICT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include "records.h"
 
 /*
@@ -24,12 +25,15 @@ struct cdict_writer_opts {
 	bool legacy;		/* write perfwhiz's format instead (zlib + one msgpack map of
 				 * columns): rows are held in memory until finish, aggregates
 				 * and wakeups are not stored, times become microseconds */
+	mode_t mode;		/* the file's mode; 0 = 0600 (OUTFILE_MODE_DEFAULT) */
 };
 
 /*
- * Starts a v2 file at path. The data goes to "<path>.part" and is renamed to path by
- * cdict_writer__finish(), so an existing file at path is never half overwritten; the META
- * record (a copy of meta) is written first. On failure returns NULL, sets errno and fills err.
+ * Starts a v2 file at path. The data goes to a temporary "<path>.XXXXXX.part" of its own
+ * (outfile.h: created with O_EXCL|O_NOFOLLOW, never a planted name) and is renamed to path by
+ * cdict_writer__finish(), so an existing file at path is never half overwritten and two
+ * writers of one path never share a file; the META record (a copy of meta) is written first.
+ * On failure returns NULL, sets errno and fills err.
  */
 struct cdict_writer *cdict_writer__new(const char *path, const struct pwz_meta *meta,
 				       const struct cdict_writer_opts *opts, char *err, size_t errlen);
@@ -49,18 +53,35 @@ int cdict_writer__wait_agg(struct cdict_writer *w, const struct pwz_wait_agg *a)
  * capture loses little). Returns 0 or -errno. */
 int cdict_writer__flush(struct cdict_writer *w);
 
-/* Bytes written to disk so far. */
+/* Bytes written to disk so far: the header and the whole chunks. */
 unsigned long long cdict_writer__bytes(const struct cdict_writer *w);
+
+/* Whole chunks written so far (a chunk cut by a write error does not count). */
+unsigned long long cdict_writer__chunks(const struct cdict_writer *w);
+
+/* The temporary's name ("<path>.XXXXXX.part"), for messages; NULL once closed. */
+const char *cdict_writer__part_path(const struct cdict_writer *w);
 
 /*
  * Writes the END record holding final (the final metadata: duration, drops, ...), flushes,
  * fsyncs and renames the file into place. Returns 0 or -errno and fills err; on failure the
- * partial file is removed. The writer must still be freed.
+ * temporary is still there: cdict_writer__keep_partial() keeps its whole chunks, and
+ * cdict_writer__free() removes it. The writer must still be freed.
  */
 int cdict_writer__finish(struct cdict_writer *w, const struct pwz_meta *final, char *err,
 			 size_t errlen);
 
-/* Frees the writer. An unfinished writer removes its partial file. NULL is a no-op. */
+/*
+ * After a write error (disk full) or any reason to stop without finishing: keeps the temporary
+ * under its name (cdict_writer__part_path()), truncated to its whole chunks, so that
+ * `pwz-render --partial` reads them (a cut file). Returns 1 when kept, 0 when there was no
+ * whole chunk to keep (the file is then removed; legacy files have none before finish), or
+ * -errno (the file is kept, perhaps with a cut last chunk that readers skip).
+ */
+int cdict_writer__keep_partial(struct cdict_writer *w);
+
+/* Frees the writer. An unfinished writer removes its partial file unless it was kept. NULL is
+ * a no-op. */
 void cdict_writer__free(struct cdict_writer *w);
 
 /*

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cdict v2 writer: records packed with msgpack-c into chunks, each one LZ4 frame. */
 #include <errno.h>
-#include <fcntl.h>
 #include <lz4frame.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,19 +9,20 @@
 #include "cdict.h"
 #include "cdict_format.h"
 #include "legacy.h"
+#include "outfile.h"
 
 #define DEFAULT_CHUNK_BYTES (1u << 20)
 
 struct cdict_writer {
-	char *path;			/* final name */
-	char *part_path;		/* name while writing */
-	int fd;				/* v2: the part file; -1 when legacy */
+	struct outfile out;		/* the unique "<path>.XXXXXX.part", renamed at finish */
+	int fd;				/* v2: out.fd; -1 when legacy */
 	msgpack_sbuffer sbuf;		/* the chunk being filled */
 	msgpack_packer pk;
 	size_t chunk_bytes;		/* flush threshold */
 	int level;			/* LZ4 compression level */
 	uint32_t nrecords;		/* records in the current chunk */
-	unsigned long long bytes;	/* bytes written so far */
+	unsigned long long bytes;	/* bytes of the header and the whole chunks written */
+	unsigned long long chunks;	/* whole chunks written */
 	unsigned long long last_chunk;	/* offset of the last chunk written */
 	void *frame;			/* compression buffer */
 	size_t frame_cap;
@@ -105,6 +105,7 @@ static int flush_chunk(struct cdict_writer *w)
 		return w->error = ret;
 	w->last_chunk = w->bytes;
 	w->bytes += sizeof(hdr) + n;
+	w->chunks++;
 	msgpack_sbuffer_clear(&w->sbuf);
 	w->nrecords = 0;
 	return 0;
@@ -125,18 +126,6 @@ static void fill_err(char *err, size_t errlen, const char *path, const char *wha
 		snprintf(err, errlen, "%s: %s: %s", path, what, strerror(e));
 }
 
-static char *concat(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	char *s = malloc(la + lb + 1);
-
-	if (s) {
-		memcpy(s, a, la);
-		memcpy(s + la, b, lb + 1);
-	}
-	return s;
-}
-
 struct cdict_writer *cdict_writer__new(const char *path, const struct pwz_meta *meta,
 				       const struct cdict_writer_opts *opts, char *err, size_t errlen)
 {
@@ -149,44 +138,30 @@ struct cdict_writer *cdict_writer__new(const char *path, const struct pwz_meta *
 	w->fd = -1;
 	msgpack_sbuffer_init(&w->sbuf);
 	msgpack_packer_init(&w->pk, &w->sbuf, sbuf_write);
-	w->path = strdup(path);
-	w->part_path = concat(path, ".part");
-	if (!w->path || !w->part_path)
-		goto nomem;
+	/* created now, also for legacy, so that errors come early */
+	e = -outfile_open(&w->out, path, opts ? opts->mode : 0);
+	if (e) {
+		fill_err(err, errlen, path, "cannot create its temporary file", e);
+		cdict_writer__free(w);
+		errno = e;
+		return NULL;
+	}
 	w->chunk_bytes = opts && opts->chunk_bytes ? opts->chunk_bytes : DEFAULT_CHUNK_BYTES;
 	if (w->chunk_bytes > CDICT_CHUNK_MAX / 2)
 		w->chunk_bytes = CDICT_CHUNK_MAX / 2;
 	w->level = opts ? opts->compression_level : 0;
 	if (opts && opts->legacy) {
-		/* Check now that the destination is writable, so that errors come early. */
-		FILE *f = fopen(w->part_path, "wb");
-
-		if (!f) {
-			e = errno;
-			fill_err(err, errlen, w->part_path, "cannot create", e);
-			cdict_writer__free(w);
-			errno = e;
-			return NULL;
-		}
-		fclose(f);
 		w->legacy = legacy_writer__new();
 		if (!w->legacy)
 			goto nomem;
 		return w;
 	}
-	w->fd = open(w->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		e = errno;
-		fill_err(err, errlen, w->part_path, "cannot create", e);
-		cdict_writer__free(w);
-		errno = e;
-		return NULL;
-	}
+	w->fd = w->out.fd;
 	hdr[8] = CDICT_VERSION;
 	hdr[10] = CDICT_HEADER_LEN;
 	e = -write_all(w->fd, hdr, sizeof(hdr));
 	if (e) {
-		fill_err(err, errlen, w->part_path, "cannot write", e);
+		fill_err(err, errlen, w->out.tmp, "cannot write", e);
 		cdict_writer__free(w);
 		errno = e;
 		return NULL;
@@ -348,20 +323,26 @@ unsigned long long cdict_writer__bytes(const struct cdict_writer *w)
 	return w->bytes;
 }
 
+unsigned long long cdict_writer__chunks(const struct cdict_writer *w)
+{
+	return w->chunks;
+}
+
+const char *cdict_writer__part_path(const struct cdict_writer *w)
+{
+	return w->out.tmp;
+}
+
 static int finish_legacy(struct cdict_writer *w)
 {
-	FILE *f = fopen(w->part_path, "wb");
+	FILE *f = outfile_stream(&w->out);
 	int ret;
 
 	if (!f)
 		return -errno;
 	ret = legacy_writer__write(w->legacy, f);
-	if (fflush(f) && !ret)
-		ret = -errno;
-	if (!ret && fsync(fileno(f)))
-		ret = -errno;
 	if (fclose(f) && !ret)
-		ret = -errno;
+		ret = errno ? -errno : -EIO;
 	return ret;
 }
 
@@ -390,13 +371,6 @@ static int finish_v2(struct cdict_writer *w, const struct pwz_meta *final)
 	if (ret)
 		return ret;
 	w->bytes += sizeof(trailer);
-	if (fsync(w->fd))
-		return -errno;
-	if (close(w->fd)) {
-		w->fd = -1;
-		return -errno;
-	}
-	w->fd = -1;
 	return 0;
 }
 
@@ -407,11 +381,12 @@ int cdict_writer__finish(struct cdict_writer *w, const struct pwz_meta *final, c
 
 	if (!ret)
 		ret = w->legacy ? finish_legacy(w) : finish_v2(w, final);
-	if (!ret && rename(w->part_path, w->path))
-		ret = -errno;
+	w->fd = -1;		/* closed by the commit, or by outfile_close() */
+	if (!ret)
+		ret = outfile_commit(&w->out);
 	if (ret) {
-		fill_err(err, errlen, w->path, "cannot write", -ret);
-		unlink(w->part_path);
+		/* the temporary stays until cdict_writer__free() (or __keep_partial()) */
+		fill_err(err, errlen, w->out.path, "cannot write", -ret);
 		w->error = ret;
 		return ret;
 	}
@@ -419,18 +394,32 @@ int cdict_writer__finish(struct cdict_writer *w, const struct pwz_meta *final, c
 	return 0;
 }
 
+int cdict_writer__keep_partial(struct cdict_writer *w)
+{
+	int e;
+
+	if (w->finished || w->out.state != OUTFILE_OPEN)
+		return -EBADF;
+	if (w->legacy || !w->chunks) {
+		/* nothing whole to keep: the legacy format is written at finish only */
+		outfile_close(&w->out);
+		w->fd = -1;
+		return 0;
+	}
+	e = outfile_keep(&w->out, (off_t)w->bytes);
+	w->fd = -1;
+	w->finished = true;
+	return e ? e : 1;
+}
+
 void cdict_writer__free(struct cdict_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
-		close(w->fd);
-	if (!w->finished && w->part_path)
-		unlink(w->part_path);
+	/* an uncommitted temporary is removed (if still the file created), a kept one stays */
+	outfile_close(&w->out);
 	legacy_writer__free(w->legacy);
 	msgpack_sbuffer_destroy(&w->sbuf);
 	free(w->frame);
-	free(w->path);
-	free(w->part_path);
 	free(w);
 }

@@ -1119,7 +1119,9 @@ static int start(struct imp *im, uint64_t ts)
 		.ctx = im, .slice = sink_slice, .wakeup = sink_wakeup, .kvm_exit = sink_kvm_exit,
 		.cpu_agg = sink_cpu_agg, .kvm_agg = sink_kvm_agg, .wait_agg = sink_wait_agg,
 	};
-	struct cdict_writer_opts wo = { .legacy = im->opts && im->opts->legacy };
+	struct cdict_writer_opts wo = {
+		.legacy = im->opts && im->opts->legacy, .mode = im->opts ? im->opts->mode : 0,
+	};
 	char opt[512];
 	size_t i;
 	int ret;

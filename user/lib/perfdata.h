@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct task_map;
 
@@ -13,6 +14,7 @@ struct perfdata_import_opts {
 	const struct task_map *map;	/* --map annotation, or NULL */
 	const char *cmdline;		/* pwz-bpf's own command line, stored in the meta; may be NULL */
 	bool legacy;			/* write perfwhiz's legacy cdict instead of v2 */
+	mode_t mode;			/* the cdict's mode; 0 = 0600 (see outfile.h) */
 };
 
 struct perfdata_import_stats {
