@@ -214,6 +214,7 @@ static int open_tables(struct xp *x)
 		.zstd_level = x->opts->zstd_level,
 		.row_group_rows = x->opts->row_group_rows,
 		.created_by = "pwz version " PWZ_VERSION,
+		.mode = x->opts->mode,
 	};
 	char dir[4096], file[4200];
 

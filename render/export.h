@@ -37,6 +37,7 @@ struct export_opts {
 	bool partial;		/* export a cut file's whole chunks (else a cut file is refused) */
 	int zstd_level;		/* 0 = the writer's default */
 	size_t row_group_rows;	/* 0 = the writer's default */
+	unsigned int mode;	/* the files' mode (--mode); 0 = OUTFILE_MODE_DEFAULT (0600) */
 };
 
 struct export_result {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "keymap.h"
+#include "outfile.h"
 #include "parquet.h"
 
 /* Enum values of parquet.thrift. */
@@ -380,7 +381,7 @@ struct pq_col {
 struct parquet_writer {
 	FILE *f;
 	char *path;
-	char *tmp;
+	struct outfile of;		/* the temporary, renamed into place when finished */
 	uint64_t off;			/* bytes written */
 	struct pq_col *cols;
 	size_t nr_cols;
@@ -396,7 +397,6 @@ struct parquet_writer {
 	uint32_t *levels;		/* scratch: page_rows levels */
 	int64_t *wide;			/* scratch: page_rows INT32 values widened */
 	int failed;			/* -errno once something failed */
-	bool created;			/* tmp exists */
 	bool finished;
 };
 
@@ -439,10 +439,9 @@ struct parquet_writer *parquet_writer__new(const char *path, const struct parque
 	w->levels = malloc(w->opts.page_rows * sizeof(*w->levels));
 	w->wide = malloc(w->opts.page_rows * sizeof(*w->wide));
 	w->path = strdup(path);
-	w->tmp = malloc(strlen(path) + 6);
 	w->created_by = opts && opts->created_by ? strdup(opts->created_by) : NULL;
 	w->zc = w->opts.zstd_level > 0 ? ZSTD_createCCtx() : NULL;
-	if (!w->cols || !w->levels || !w->wide || !w->path || !w->tmp || (opts && opts->created_by && !w->created_by) ||
+	if (!w->cols || !w->levels || !w->wide || !w->path || (opts && opts->created_by && !w->created_by) ||
 	    (w->opts.zstd_level > 0 && !w->zc))
 		goto nomem;
 	w->nr_cols = nr_cols;
@@ -463,18 +462,17 @@ struct parquet_writer *parquet_writer__new(const char *path, const struct parque
 		c->optional = cols[i].optional;
 		c->last = -1;
 	}
-	sprintf(w->tmp, "%s.part", path);
-	w->f = fopen(w->tmp, "w");
-	if (!w->f) {
+	e = -outfile_open(&w->of, path, opts ? opts->mode : 0);
+	if (!e && !(w->f = outfile_stream(&w->of)))
 		e = errno;
-		snprintf(err, errlen, "cannot create %s: %s", w->tmp, strerror(e));
+	if (e) {
+		snprintf(err, errlen, "cannot create a temporary file for %s: %s", path, strerror(e));
 		goto fail;
 	}
-	w->created = true;
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 	if (fwrite("PAR1", 1, 4, w->f) != 4) {
 		e = errno ? errno : EIO;
-		snprintf(err, errlen, "cannot write %s: %s", w->tmp, strerror(e));
+		snprintf(err, errlen, "cannot write %s: %s", w->of.tmp, strerror(e));
 		goto fail;
 	}
 	w->off = 4;
@@ -1013,23 +1011,20 @@ int parquet_writer__finish(struct parquet_writer *w, char *err, size_t errlen)
 	memcpy(tail + 4, "PAR1", 4);
 	if ((ret = put(w, b.data, b.len)) || (ret = put(w, tail, 8)))
 		goto out;
-	if (fflush(w->f) || fsync(fileno(w->f))) {
-		ret = fail(w, -errno);
-		goto out;
-	}
 	ret = fclose(w->f) ? fail(w, -errno) : 0;
 	w->f = NULL;
 	if (ret)
 		goto out;
-	if (rename(w->tmp, w->path)) {
-		ret = fail(w, -errno);
+	if ((ret = outfile_commit(&w->of))) {
+		ret = fail(w, ret);
 		goto out;
 	}
 	w->finished = true;
 	pq_buf_free(&b);
 	return 0;
 out:
-	snprintf(err, errlen, "cannot write %s: %s", w->tmp, strerror(-ret));
+	snprintf(err, errlen, "cannot write %s: %s", w->of.tmp ? w->of.tmp : w->path,
+		 strerror(-ret));
 out_err:
 	pq_buf_free(&b);
 	return ret;
@@ -1041,8 +1036,7 @@ void parquet_writer__free(struct parquet_writer *w)
 		return;
 	if (w->f)
 		fclose(w->f);
-	if (w->created && !w->finished)
-		unlink(w->tmp);
+	outfile_close(&w->of);	/* removes the temporary unless committed */
 	for (size_t i = 0; w->cols && i < w->nr_cols; i++) {
 		struct pq_col *c = &w->cols[i];
 
@@ -1060,7 +1054,6 @@ void parquet_writer__free(struct parquet_writer *w)
 	free(w->levels);
 	free(w->wide);
 	free(w->path);
-	free(w->tmp);
 	free(w->created_by);
 	ZSTD_freeCCtx(w->zc);
 	pq_buf_free(&w->page);

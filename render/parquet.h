@@ -41,6 +41,7 @@ struct parquet_writer_opts {
 	size_t page_rows;	/* rows per data page; 0 = default (64 Ki) */
 	int zstd_level;		/* ZSTD level; 0 = default (1); -1 = store pages uncompressed */
 	const char *created_by;	/* FileMetaData.created_by; NULL = none */
+	unsigned int mode;	/* the file's mode; 0 = OUTFILE_MODE_DEFAULT (0600) */
 };
 
 struct parquet_writer;

@@ -9,6 +9,7 @@
 #include "cdict.h"
 #include "json.h"
 #include "keymap.h"
+#include "outfile.h"
 #include "pb.h"
 #include "perfetto.h"
 #include "tasknames.h"
@@ -116,6 +117,7 @@ struct thread {
 
 struct exporter {
 	const struct perfetto_opts *o;
+	struct outfile of;		/* the trace's temporary, renamed into place (outfile.h) */
 	struct perfetto_stats st;
 	struct pwz_meta meta;
 	uint64_t w0, w1;		/* the window, from capture start */
@@ -1017,16 +1019,15 @@ static void free_exporter(struct exporter *x)
 	pb_free(&x->events);
 }
 
-static int open_out(struct exporter *x, const char *tmp)
+static int open_out(struct exporter *x, const char *out_path)
 {
-	x->f = fopen(tmp, "wb");
-	if (!x->f)
-		return -errno;
-	if (x->o->gzip) {
-		int fd = dup(fileno(x->f));
+	int e = outfile_open(&x->of, out_path, x->o->mode);
 
-		fclose(x->f);
-		x->f = NULL;
+	if (e)
+		return e;
+	if (x->o->gzip) {
+		int fd = dup(x->of.fd);
+
 		if (fd < 0)
 			return -errno;
 		x->gz = gzdopen(fd, "wb1");	/* level 1: 5 times faster than 6, 10% larger */
@@ -1036,6 +1037,9 @@ static int open_out(struct exporter *x, const char *tmp)
 		}
 		gzbuffer(x->gz, 1 << 20);
 	} else {
+		x->f = outfile_stream(&x->of);
+		if (!x->f)
+			return -errno;
 		setvbuf(x->f, NULL, _IOFBF, 1 << 20);
 	}
 	return 0;
@@ -1108,7 +1112,6 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 		.wakeup = on_wakeup, .kvm_exit = on_kvm_exit,
 	};
 	struct cdict_read_info info = { 0 };
-	char tmp[4200];
 	int ret;
 
 	if (errlen)
@@ -1119,9 +1122,11 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 		snprintf(err, errlen, "the window ends before it starts");
 		return -EINVAL;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.part", out_path);
-	if ((ret = open_out(&x, tmp))) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(-ret));
+	if ((ret = open_out(&x, out_path))) {
+		snprintf(err, errlen, "cannot create a temporary file for %s: %s", out_path,
+			 strerror(-ret));
+		close_out(&x);
+		outfile_close(&x.of);
 		return ret;
 	}
 	ret = cdict_read(in_path, &v, &info, err, errlen);
@@ -1149,15 +1154,12 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 			snprintf(err, errlen, "out of memory");
 	}
 	if (close_out(&x) && !ret) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno ? errno : EIO));
+		snprintf(err, errlen, "cannot write %s: %s", x.of.tmp, strerror(errno ? errno : EIO));
 		ret = -EIO;
 	}
-	if (!ret && rename(tmp, out_path)) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
-	}
-	if (ret)
-		unlink(tmp);
+	if (!ret && (ret = outfile_commit(&x.of)))
+		snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(-ret));
+	outfile_close(&x.of);	/* removes the temporary unless committed */
 	if (stats)
 		*stats = x.st;
 	free_exporter(&x);

@@ -38,6 +38,7 @@ struct perfetto_opts {
 	bool merge_sys;			/* --merge-sys-tasks: swapper/3 -> swapper */
 	bool partial;			/* accept a capture cut short (its whole chunks) */
 	bool gzip;			/* gzip the output (Perfetto opens .gz traces) */
+	unsigned int mode;		/* the file's mode (--mode); 0: OUTFILE_MODE_DEFAULT, 0600 */
 	const struct task_map *map;	/* --map renames; may be NULL */
 };
 

@@ -628,7 +628,8 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 	struct summary_opts w = window_of(cli);
 	struct perfetto_opts o = { .pattern = cli->pattern, .from_ns = w.from_ns,
 				   .cap_ns = w.cap_ns, .merge_sys = cli->merge_sys,
-				   .partial = cli->partial, .gzip = cli->perfetto == 2, .map = map };
+				   .partial = cli->partial, .gzip = cli->perfetto == 2, .map = map,
+				   .mode = cli->mode };
 	char err[1024], path[8192];
 
 	for (int i = 0; i < nfiles; i++) {
@@ -659,7 +660,7 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 /* --export parquet: each file into the table folders of --output-dir (default .). */
 static int do_export(const struct cli *cli, char **files, int nfiles)
 {
-	struct export_opts o = { .partial = cli->partial };
+	struct export_opts o = { .partial = cli->partial, .mode = cli->mode };
 	struct export_result r;
 	char err[1024];
 
