@@ -42,8 +42,8 @@ static const char usage[] =
 	"      --label TEXT       title of the page, and the output name (TEXT-charts.html)\n"
 	"      --map CSV          rename tasks with a perfwhiz CSV map (tid,...,type,...,group-id,name)\n"
 	"      --output-dir DIR   write the pages to DIR (default: beside the first file)\n"
-	"      --mode MODE        the pages' file mode, octal (default 0600: they hold every task\n"
-	"                         name and the host's command line; 0644 to share them)\n"
+	"      --mode MODE        the output files' mode (pages, Perfetto traces, Parquet files), octal\n"
+	"                         (default 0600: they hold every task name; 0644 to share them)\n"
 	"      --merge-sys-tasks  merge per-CPU system tasks (swapper/3 -> swapper)\n"
 	"      --append-tid       show task names as name:tid\n"
 	"  -l, --list             one line per task: tid, name, runtime, CPU %, switches, exits\n"
@@ -237,6 +237,12 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 	if (cli->output_dir) {
 		struct stat st;
 
+		/* an export tree (fleet/<table>/...) may be new: its top folder is made */
+		if (cli->export_fmt && mkdir(cli->output_dir, 0777) && errno != EEXIST) {
+			fprintf(stderr, "pwz-render: --output-dir %s: %s\n", cli->output_dir,
+				strerror(errno));
+			return -EINVAL;
+		}
 		if (stat(cli->output_dir, &st) || !S_ISDIR(st.st_mode)) {
 			fprintf(stderr, "pwz-render: --output-dir %s: not a directory\n", cli->output_dir);
 			return -EINVAL;
