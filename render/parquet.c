@@ -25,76 +25,27 @@ enum {
 #define PQ_DEFAULT_PAGE_ROWS (1u << 16)
 #define PQ_MIN_ZSTD 1024	/* raw bytes below which a column chunk is not compressed */
 
-/* ---- byte buffer ---- */
+/* ---- byte buffer (render/pb.h's): fixed-width little-endian appends ---- */
 
-static bool pq_buf_room(struct pq_buf *b, size_t n)
+void pq_buf_u8(struct pb_buf *b, uint8_t v)
 {
-	size_t cap;
-	uint8_t *p;
-
-	if (b->err)
-		return false;
-	if (b->len + n <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : 256;
-	while (cap < b->len + n)
-		cap *= 2;
-	p = realloc(b->data, cap);
-	if (!p) {
-		b->err = true;
-		return false;
-	}
-	b->data = p;
-	b->cap = cap;
-	return true;
+	pb_raw(b, &v, 1);
 }
 
-void pq_buf_put(struct pq_buf *b, const void *p, size_t n)
-{
-	if (!n || !pq_buf_room(b, n))
-		return;
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-}
-
-void pq_buf_u8(struct pq_buf *b, uint8_t v)
-{
-	pq_buf_put(b, &v, 1);
-}
-
-void pq_buf_le32(struct pq_buf *b, uint32_t v)
+void pq_buf_le32(struct pb_buf *b, uint32_t v)
 {
 	uint8_t x[4] = { v, v >> 8, v >> 16, v >> 24 };
 
-	pq_buf_put(b, x, 4);
+	pb_raw(b, x, 4);
 }
 
-void pq_buf_le64(struct pq_buf *b, uint64_t v)
+void pq_buf_le64(struct pb_buf *b, uint64_t v)
 {
 	pq_buf_le32(b, (uint32_t)v);
 	pq_buf_le32(b, (uint32_t)(v >> 32));
 }
 
-void pq_buf_varint(struct pq_buf *b, uint64_t v)
-{
-	uint8_t x[10];
-	size_t n = 0;
 
-	do {
-		x[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			x[n] |= 0x80;
-		n++;
-	} while (v);
-	pq_buf_put(b, x, n);
-}
-
-void pq_buf_free(struct pq_buf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
 
 /* ---- Thrift compact protocol ---- */
 
@@ -120,7 +71,7 @@ static void pq_t_field(struct pq_thrift *t, int16_t id, uint8_t type)
 		pq_buf_u8(t->b, (uint8_t)((id - last) << 4 | type));
 	} else {
 		pq_buf_u8(t->b, type);
-		pq_buf_varint(t->b, zigzag(id));
+		pb_varint(t->b, zigzag(id));
 	}
 	t->last[t->depth - 1] = id;
 }
@@ -147,13 +98,13 @@ void pq_t_end(struct pq_thrift *t)
 void pq_t_i32(struct pq_thrift *t, int16_t id, int32_t v)
 {
 	pq_t_field(t, id, PQ_T_I32);
-	pq_buf_varint(t->b, zigzag(v));
+	pb_varint(t->b, zigzag(v));
 }
 
 void pq_t_i64(struct pq_thrift *t, int16_t id, int64_t v)
 {
 	pq_t_field(t, id, PQ_T_I64);
-	pq_buf_varint(t->b, zigzag(v));
+	pb_varint(t->b, zigzag(v));
 }
 
 void pq_t_bool(struct pq_thrift *t, int16_t id, bool v)
@@ -180,38 +131,38 @@ void pq_t_list(struct pq_thrift *t, int16_t id, enum pq_ttype elem, uint32_t n)
 		pq_buf_u8(t->b, (uint8_t)(n << 4 | elem));
 	} else {
 		pq_buf_u8(t->b, (uint8_t)(0xf0 | elem));
-		pq_buf_varint(t->b, n);
+		pb_varint(t->b, n);
 	}
 }
 
 void pq_t_elem_i32(struct pq_thrift *t, int32_t v)
 {
-	pq_buf_varint(t->b, zigzag(v));
+	pb_varint(t->b, zigzag(v));
 }
 
 void pq_t_elem_bin(struct pq_thrift *t, const void *p, size_t n)
 {
-	pq_buf_varint(t->b, n);
-	pq_buf_put(t->b, p, n);
+	pb_varint(t->b, n);
+	pb_raw(t->b, p, n);
 }
 
 /* ---- RLE / bit-packed hybrid ---- */
 
-static void rle_run(struct pq_buf *b, uint32_t v, size_t count, unsigned int bit_width)
+static void rle_run(struct pb_buf *b, uint32_t v, size_t count, unsigned int bit_width)
 {
-	pq_buf_varint(b, (uint64_t)count << 1);
+	pb_varint(b, (uint64_t)count << 1);
 	for (unsigned int i = 0; i < (bit_width + 7) / 8; i++)
 		pq_buf_u8(b, (uint8_t)(v >> (8 * i)));
 }
 
 /* n values (a multiple of 8, except for the very last run) as one bit-packed run. */
-static void packed_run(struct pq_buf *b, const uint32_t *vals, size_t n, unsigned int bit_width)
+static void packed_run(struct pb_buf *b, const uint32_t *vals, size_t n, unsigned int bit_width)
 {
 	size_t groups = (n + 7) / 8;
 	uint64_t acc = 0;
 	unsigned int bits = 0;
 
-	pq_buf_varint(b, (uint64_t)groups << 1 | 1);
+	pb_varint(b, (uint64_t)groups << 1 | 1);
 	for (size_t i = 0; i < groups * 8; i++) {
 		uint64_t v = i < n ? vals[i] & ((bit_width < 32 ? (1ull << bit_width) : 1ull << 32) - 1) : 0;
 
@@ -234,7 +185,7 @@ static size_t run_length(const uint32_t *vals, size_t i, size_t n)
 	return j - i;
 }
 
-void pq_rle_hybrid(struct pq_buf *b, const uint32_t *vals, size_t n, unsigned int bit_width)
+void pq_rle_hybrid(struct pb_buf *b, const uint32_t *vals, size_t n, unsigned int bit_width)
 {
 	size_t pend = 0;	/* start of the values waiting to be bit-packed */
 	size_t i = 0;
@@ -271,13 +222,13 @@ void pq_rle_hybrid(struct pq_buf *b, const uint32_t *vals, size_t n, unsigned in
 #define PQ_DELTA_MINI 4		/* miniblocks per block, of 32 values */
 
 /* count values of width bits (0..64) from v, least significant bit first. */
-static void pack_bits(struct pq_buf *b, const uint64_t *v, size_t count, unsigned int width)
+static void pack_bits(struct pb_buf *b, const uint64_t *v, size_t count, unsigned int width)
 {
 	unsigned __int128 acc = 0;
 	unsigned int bits = 0;
 	uint8_t *out;
 
-	if (!width || !pq_buf_room(b, (count * width + 7) / 8))
+	if (!width || !pb_grow(b, (count * width + 7) / 8))
 		return;
 	out = b->data + b->len;
 	for (size_t i = 0; i < count; i++) {
@@ -299,15 +250,15 @@ static unsigned int width_of(uint64_t v)
 	return v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
 }
 
-void pq_delta_binary(struct pq_buf *b, const int64_t *vals, size_t n, unsigned int type_bits)
+void pq_delta_binary(struct pb_buf *b, const int64_t *vals, size_t n, unsigned int type_bits)
 {
 	uint64_t mask = type_bits == 32 ? 0xffffffffull : ~0ull;
 	uint64_t d[PQ_DELTA_BLOCK];
 
-	pq_buf_varint(b, PQ_DELTA_BLOCK);
-	pq_buf_varint(b, PQ_DELTA_MINI);
-	pq_buf_varint(b, n);
-	pq_buf_varint(b, zigzag(n ? vals[0] : 0));
+	pb_varint(b, PQ_DELTA_BLOCK);
+	pb_varint(b, PQ_DELTA_MINI);
+	pb_varint(b, n);
+	pb_varint(b, zigzag(n ? vals[0] : 0));
 	for (size_t i = 1; i < n; i += PQ_DELTA_BLOCK) {
 		size_t k = n - i < PQ_DELTA_BLOCK ? n - i : PQ_DELTA_BLOCK;
 		int64_t min = INT64_MAX;
@@ -327,8 +278,8 @@ void pq_delta_binary(struct pq_buf *b, const int64_t *vals, size_t n, unsigned i
 			widths[j / 32] = (uint8_t)(width_of(d[j]) > widths[j / 32] ? width_of(d[j]) :
 						    widths[j / 32]);
 		}
-		pq_buf_varint(b, zigzag(min));
-		pq_buf_put(b, widths, sizeof(widths));
+		pb_varint(b, zigzag(min));
+		pb_raw(b, widths, sizeof(widths));
 		/* miniblocks past the last value are not written */
 		for (size_t m = 0; m < PQ_DELTA_MINI && m * 32 < k; m++)
 			pack_bits(b, d + m * 32, 32, widths[m]);
@@ -368,7 +319,7 @@ struct pq_col {
 	size_t defs_cap;
 	int64_t min, max;
 	/* strings: this chunk's dictionary */
-	struct pq_buf dict;		/* PLAIN entries: 4-byte length, bytes */
+	struct pb_buf dict;		/* PLAIN entries: 4-byte length, bytes */
 	uint32_t *entry_off;		/* offset of each entry in dict */
 	size_t nr_entries;
 	size_t entries_cap;
@@ -393,7 +344,7 @@ struct parquet_writer {
 	struct parquet_writer_opts opts;
 	char *created_by;
 	ZSTD_CCtx *zc;
-	struct pq_buf page, comp, hdr;	/* scratch */
+	struct pb_buf page, comp, hdr;	/* scratch */
 	uint32_t *levels;		/* scratch: page_rows levels */
 	int64_t *wide;			/* scratch: page_rows INT32 values widened */
 	int failed;			/* -errno once something failed */
@@ -614,7 +565,7 @@ static int64_t dict_index(struct pq_col *c, const char *s, size_t n)
 		return -ENOMEM;
 	c->entry_off[c->nr_entries] = (uint32_t)c->dict.len;
 	pq_buf_le32(&c->dict, (uint32_t)n);
-	pq_buf_put(&c->dict, s, n);
+	pb_raw(&c->dict, s, n);
 	if (c->dict.err || c->dict.len > UINT32_MAX)
 		return -ENOMEM;
 	c->htab[k] = (uint32_t)c->nr_entries + 1;
@@ -676,7 +627,7 @@ static int write_page(struct parquet_writer *w, int type, uint32_t num_values, i
 		size_t bound = ZSTD_compressBound(w->page.len), n;
 
 		w->comp.len = 0;
-		if (!pq_buf_room(&w->comp, bound))
+		if (!pb_grow(&w->comp, bound))
 			return fail(w, -ENOMEM);
 		n = ZSTD_compressCCtx(w->zc, w->comp.data, bound, w->page.data, w->page.len,
 				      w->opts.zstd_level);
@@ -743,7 +694,7 @@ static int write_chunk(struct parquet_writer *w, struct pq_col *c, struct pq_chu
 	if (c->type == PARQUET_STRING) {
 		ch->dict_off = (int64_t)w->off;
 		w->page.len = 0;
-		pq_buf_put(&w->page, c->dict.data, c->dict.len);
+		pb_raw(&w->page, c->dict.data, c->dict.len);
 		if ((ret = write_page(w, PQ_PAGE_DICTIONARY, (uint32_t)c->nr_entries, PQ_ENC_PLAIN, ch)))
 			return ret;
 	}
@@ -930,7 +881,7 @@ static void footer_column(struct pq_thrift *t, const struct pq_col *c, const str
 }
 
 /* FileMetaData into b. */
-static void footer(const struct parquet_writer *w, struct pq_buf *b, bool *err)
+static void footer(const struct parquet_writer *w, struct pb_buf *b, bool *err)
 {
 	struct pq_thrift t = { .b = b };
 
@@ -984,7 +935,7 @@ static void footer(const struct parquet_writer *w, struct pq_buf *b, bool *err)
 
 int parquet_writer__finish(struct parquet_writer *w, char *err, size_t errlen)
 {
-	struct pq_buf b = { 0 };
+	struct pb_buf b = { 0 };
 	bool bad = false;
 	uint8_t tail[8];
 	int ret;
@@ -1020,13 +971,13 @@ int parquet_writer__finish(struct parquet_writer *w, char *err, size_t errlen)
 		goto out;
 	}
 	w->finished = true;
-	pq_buf_free(&b);
+	pb_free(&b);
 	return 0;
 out:
 	snprintf(err, errlen, "cannot write %s: %s", w->of.tmp ? w->of.tmp : w->path,
 		 strerror(-ret));
 out_err:
-	pq_buf_free(&b);
+	pb_free(&b);
 	return ret;
 }
 
@@ -1043,7 +994,7 @@ void parquet_writer__free(struct parquet_writer *w)
 		free(c->name);
 		free(c->defs);
 		free(c->vals);
-		pq_buf_free(&c->dict);
+		pb_free(&c->dict);
 		free(c->entry_off);
 		free(c->htab);
 	}
@@ -1056,8 +1007,8 @@ void parquet_writer__free(struct parquet_writer *w)
 	free(w->path);
 	free(w->created_by);
 	ZSTD_freeCCtx(w->zc);
-	pq_buf_free(&w->page);
-	pq_buf_free(&w->comp);
-	pq_buf_free(&w->hdr);
+	pb_free(&w->page);
+	pb_free(&w->comp);
+	pb_free(&w->hdr);
 	free(w);
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "pb.h"
 
 /*
  * The subset of the Parquet format (github.com/apache/parquet-format, parquet.thrift) that pwz
@@ -98,22 +99,13 @@ void parquet_writer__free(struct parquet_writer *w);
 /*
  * The building blocks, public for the unit tests (tests/test_parquet.c).
  *
- * pq_buf: a growable byte buffer; a failed allocation sets err and later appends do nothing.
+ * The byte buffer is render/pb.h's struct pb_buf (a failed allocation sets err and later
+ * appends do nothing): pb_raw() appends bytes, pb_varint() a ULEB128 varint (as Thrift compact
+ * and the RLE hybrid use), pb_free() frees; these add fixed-width little-endian values.
  */
-struct pq_buf {
-	uint8_t *data;
-	size_t len;
-	size_t cap;
-	bool err;	/* an allocation failed: the content is incomplete */
-};
-
-void pq_buf_put(struct pq_buf *b, const void *p, size_t n);
-void pq_buf_u8(struct pq_buf *b, uint8_t v);
-void pq_buf_le32(struct pq_buf *b, uint32_t v);
-void pq_buf_le64(struct pq_buf *b, uint64_t v);
-/* ULEB128 varint, as Thrift compact and the RLE hybrid use. */
-void pq_buf_varint(struct pq_buf *b, uint64_t v);
-void pq_buf_free(struct pq_buf *b);
+void pq_buf_u8(struct pb_buf *b, uint8_t v);
+void pq_buf_le32(struct pb_buf *b, uint32_t v);
+void pq_buf_le64(struct pb_buf *b, uint64_t v);
 
 /*
  * The Thrift compact protocol, writing only: a struct is a list of fields (a header with the id
@@ -130,7 +122,7 @@ enum pq_ttype {
 #define PQ_THRIFT_DEPTH 8
 
 struct pq_thrift {
-	struct pq_buf *b;
+	struct pb_buf *b;
 	int16_t last[PQ_THRIFT_DEPTH];	/* last field id written, per open struct */
 	int depth;			/* open structs; 0 before the outermost */
 	bool err;			/* misuse (depth, decreasing ids) */
@@ -157,13 +149,13 @@ void pq_t_elem_bin(struct pq_thrift *t, const void *p, size_t n);
  * runs of 8 or more equal values become RLE runs, the rest bit-packed groups of 8 (the last one
  * padded with zeros). No length prefix.
  */
-void pq_rle_hybrid(struct pq_buf *b, const uint32_t *vals, size_t n, unsigned int bit_width);
+void pq_rle_hybrid(struct pb_buf *b, const uint32_t *vals, size_t n, unsigned int bit_width);
 
 /*
  * DELTA_BINARY_PACKED (Encodings.md) of n values: blocks of 128 deltas in 4 miniblocks of 32,
  * each block's deltas less their minimum, bit-packed at the miniblock's width. type_bits is 32
  * for an INT32 column (deltas wrap at 32 bits, as its reader adds them back) or 64.
  */
-void pq_delta_binary(struct pq_buf *b, const int64_t *vals, size_t n, unsigned int type_bits);
+void pq_delta_binary(struct pb_buf *b, const int64_t *vals, size_t n, unsigned int type_bits);
 
 #endif /* PWZ_PARQUET_H */

@@ -14,7 +14,7 @@
 #include "export.h"
 #include "parquet.h"
 
-static void assert_bytes(const struct pq_buf *b, const uint8_t *want, size_t n)
+static void assert_bytes(const struct pb_buf *b, const uint8_t *want, size_t n)
 {
 	assert_false(b->err);
 	if (b->len != n || memcmp(b->data, want, n)) {
@@ -32,24 +32,24 @@ static void assert_bytes(const struct pq_buf *b, const uint8_t *want, size_t n)
 
 static void test_varint(void **state)
 {
-	struct pq_buf b = { 0 };
+	struct pb_buf b = { 0 };
 
 	(void)state;
-	pq_buf_varint(&b, 0);
-	pq_buf_varint(&b, 127);
-	pq_buf_varint(&b, 128);
-	pq_buf_varint(&b, 300);
-	pq_buf_varint(&b, UINT64_MAX);
+	pb_varint(&b, 0);
+	pb_varint(&b, 127);
+	pb_varint(&b, 128);
+	pb_varint(&b, 300);
+	pb_varint(&b, UINT64_MAX);
 	BYTES(&b, 0x00, 0x7f, 0x80, 0x01, 0xac, 0x02,
 	      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01);
-	pq_buf_free(&b);
+	pb_free(&b);
 }
 
 /* A struct with short and long field-id deltas, zigzag integers, a string, a bool, a list and
  * a nested struct. */
 static void test_thrift_struct(void **state)
 {
-	struct pq_buf b = { 0 };
+	struct pb_buf b = { 0 };
 	struct pq_thrift t = { .b = &b };
 
 	(void)state;
@@ -70,12 +70,12 @@ static void test_thrift_struct(void **state)
 	assert_int_equal(t.depth, 0);
 	BYTES(&b, 0x15, 0x0a, 0x16, 0x01, 0x08, 0x28, 0x02, 'a', 'b', 0x11, 0x12, 0x19, 0x25, 0x02,
 	      0x03, 0x1c, 0x15, 0xd8, 0x04, 0x00, 0x00);
-	pq_buf_free(&b);
+	pb_free(&b);
 }
 
 static void test_thrift_long_list_and_misuse(void **state)
 {
-	struct pq_buf b = { 0 };
+	struct pb_buf b = { 0 };
 	struct pq_thrift t = { .b = &b };
 
 	(void)state;
@@ -96,7 +96,7 @@ static void test_thrift_long_list_and_misuse(void **state)
 	pq_t_i32(&t, 3, 0);
 	pq_t_i32(&t, 2, 0);
 	assert_true(t.err);
-	pq_buf_free(&b);
+	pb_free(&b);
 }
 
 static void test_rle_hybrid(void **state)
@@ -105,7 +105,7 @@ static void test_rle_hybrid(void **state)
 	static const uint32_t bits[8] = { 1, 0, 1, 1, 0, 0, 0, 1 };
 	static const uint32_t mixed[18] = { 1, 2, 3, 4, 5, 6, 7, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 };
 	static const uint32_t short_run[12] = { 1, 2, 3, 7, 7, 7, 7, 7, 7, 7, 7, 7 };
-	struct pq_buf b = { 0 };
+	struct pb_buf b = { 0 };
 
 	(void)state;
 	pq_rle_hybrid(&b, run, 10, 3);		/* one RLE run: count << 1, the value in 1 byte */
@@ -123,7 +123,7 @@ static void test_rle_hybrid(void **state)
 	b.len = 0;
 	pq_rle_hybrid(&b, run, 10, 9);		/* a 9-bit value takes 2 bytes in a run */
 	BYTES(&b, 0x14, 0x05, 0x00);
-	pq_buf_free(&b);
+	pb_free(&b);
 }
 
 static void test_delta_binary(void **state)
@@ -131,7 +131,7 @@ static void test_delta_binary(void **state)
 	static const int64_t up[5] = { 1, 2, 3, 4, 5 };
 	static const int64_t zig[3] = { 7, 5, 10 };
 	static const int64_t wrap[2] = { INT32_MAX, INT32_MIN };
-	struct pq_buf b = { 0 };
+	struct pb_buf b = { 0 };
 
 	(void)state;
 	/* header: block 128, 4 miniblocks, 5 values, first 1; min delta 1, all widths 0 */
@@ -150,7 +150,7 @@ static void test_delta_binary(void **state)
 	b.len = 0;
 	pq_delta_binary(&b, NULL, 0, 64);	/* no value: the header alone */
 	BYTES(&b, 0x80, 0x01, 0x04, 0x00, 0x00);
-	pq_buf_free(&b);
+	pb_free(&b);
 }
 
 static uint8_t *slurp(const char *path, size_t *len)
