@@ -296,14 +296,19 @@ int sched_model__switch(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_
 	return switch_in(m, t, cpu, next_tid);
 }
 
+/* The state of tid, created when new and brought to the current epoch, into *out. Returns 0,
+ * -ENOMEM, or the sink's error from emitting what a lost-event reset left unpaired. */
+static int thread_current(struct sched_model *m, uint32_t tid, struct thread_state **out)
+{
+	*out = thread_get(m, tid);
+	return *out ? thread_sync(m, *out) : -ENOMEM;
+}
+
 int sched_model__wakeup(struct sched_model *m, uint64_t t, uint32_t tid)
 {
-	struct thread_state *ts = thread_get(m, tid);
-	int err;
+	struct thread_state *ts;
+	int err = thread_current(m, tid, &ts);
 
-	if (!ts)
-		return -ENOMEM;
-	err = thread_sync(m, ts);
 	if (err)
 		return err;
 	/* R4: the first event wins; a running thread's wakeup starts no wait */
@@ -323,13 +328,10 @@ void sched_model__lost(struct sched_model *m, uint64_t t)
 int sched_model__kvm_exit(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t tid,
 			  uint32_t vcpu, uint32_t isa, uint32_t reason)
 {
-	struct thread_state *ts = thread_get(m, tid);
-	int err;
+	struct thread_state *ts;
+	int err = thread_current(m, tid, &ts);
 
 	(void)cpu;	/* R5: the pairing does not depend on the CPU */
-	if (!ts)
-		return -ENOMEM;
-	err = thread_sync(m, ts);
 	if (!err && ts->exit_pending) {
 		ts->exit_pending = false;
 		err = emit_kvm_exit(m, &ts->pending, false);
@@ -351,12 +353,9 @@ int sched_model__kvm_exit(struct sched_model *m, uint64_t t, uint32_t cpu, uint3
 
 int sched_model__kvm_entry(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_t tid)
 {
-	struct thread_state *ts = thread_get(m, tid);
-	int err;
+	struct thread_state *ts;
+	int err = thread_current(m, tid, &ts);
 
-	if (!ts)
-		return -ENOMEM;
-	err = thread_sync(m, ts);
 	if (err)
 		return err;
 	(void)cpu;
