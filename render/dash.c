@@ -215,11 +215,13 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		kv_u64(b, "wait_max_ns", ts->wait_max_ns);
 		kv_u64(b, "unseen_ns", ts->unseen_ns);
 		kv_u64(b, "exits_total", ts->exits_total);
-		key(b, "cpu_runtime");
-		jbuf_u64_array(b, ts->cpu_runtime_ns, s->nr_cpus);
-		jbuf_add(b, ",", 1);
-		key(b, "cpu_switches");
-		jbuf_u64_array(b, ts->cpu_switches, s->nr_cpus);
+		key(b, "cpus");
+		jbuf_add(b, "[", 1);
+		for (k = 0; k < ts->nr_cpus; k++)
+			jbuf_printf(b, "[%u,%llu,%llu],", ts->cpus[k].cpu,
+				    (unsigned long long)ts->cpus[k].runtime_ns,
+				    (unsigned long long)ts->cpus[k].switches);
+		close_with(b, ']');
 		jbuf_add(b, ",", 1);
 		key(b, "exits");
 		jbuf_add(b, "[", 1);

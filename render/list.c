@@ -122,10 +122,19 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	u64_or_null(b, ts->voluntary, s->has_switch_kind);
 	key(b, "involuntary", false);
 	u64_or_null(b, ts->involuntary, s->has_switch_kind);
-	key(b, "cpu_runtime_ns", false);
-	jbuf_u64_array(b, ts->cpu_runtime_ns, s->nr_cpus);
-	key(b, "cpu_switches", false);
-	jbuf_u64_array(b, ts->cpu_switches, s->nr_cpus);
+	key(b, "cpus", false);
+	jbuf_puts(b, "[");
+	for (size_t i = 0; i < ts->nr_cpus; i++) {
+		jbuf_puts(b, i ? ",{" : "{");
+		key(b, "cpu", true);
+		jbuf_u64(b, ts->cpus[i].cpu);
+		key(b, "runtime_ns", false);
+		jbuf_u64(b, ts->cpus[i].runtime_ns);
+		key(b, "switches", false);
+		jbuf_u64(b, ts->cpus[i].switches);
+		jbuf_puts(b, "}");
+	}
+	jbuf_puts(b, "]");
 	key(b, "wait_ns", false);
 	u64_or_null(b, ts->wait_ns, s->has_wait);
 	key(b, "wait_count", false);

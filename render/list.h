@@ -12,7 +12,7 @@
  *    duration_ns, window_start_ns, window_end_ns, cut, drops: {name: count}, drops_total,
  *    tracer_cpu_ns, has_switch_kind, has_wait, has_kvm},
  *    "tasks": [{tid, pid, name, comm, runtime_ns, cpu_pct, switches, voluntary, involuntary,
- *    cpu_runtime_ns: [per CPU], cpu_switches: [per CPU], wait_ns, wait_count, wait_max_ns,
+ *    cpus: [{cpu, runtime_ns, switches}] (the CPUs it ran on), wait_ns, wait_count, wait_max_ns,
  *    exits_total, kvm_exits: [{isa, code, name, count, handling_ns}]}]}
  * Figures a capture cannot provide are null (voluntary/involuntary and wait_* of a legacy
  * file, pid when unknown, an exit name the capture does not know). Documented in

@@ -226,8 +226,9 @@ static void test_window_clipping(void **state)
 	assert_true(summary_cpu_pct(s, a) > 49.999 && summary_cpu_pct(s, a) < 50.001);
 	/* B: [20,30) on cpu0 and [20,40) on cpu1 = 30 ms; two switch-outs end in the window */
 	assert_int_equal(b->runtime_ns, 30 * MS);
-	assert_int_equal(b->cpu_runtime_ns[0], 10 * MS);
-	assert_int_equal(b->cpu_runtime_ns[1], 20 * MS);
+	assert_int_equal(b->nr_cpus, 2);
+	assert_int_equal(summary_task_cpu(b, 0)->runtime_ns, 10 * MS);
+	assert_int_equal(summary_task_cpu(b, 1)->runtime_ns, 20 * MS);
 	assert_int_equal(b->switches, 2);
 	assert_int_equal(a->nr_exits, 1);	/* only the exit at 35 ms */
 	assert_int_equal(a->exits_total, 1);
@@ -330,8 +331,7 @@ static void test_charts_json_and_html(void **state)
 	hand_trace(&t, 100 * MS);
 	assert_int_equal(dash_charts_json(&json, &r, 1, &o, err, sizeof(err)), 0);
 	/* CoreMap inputs of B: 20 ms on cpu0, 40 ms on cpu1; one switch-out each */
-	assert_non_null(strstr(json.buf, "\"cpu_runtime\":[20000000,40000000],"
-					 "\"cpu_switches\":[1,1]"));
+	assert_non_null(strstr(json.buf, "\"cpus\":[[0,20000000,1],[1,40000000,1]]"));
 	assert_non_null(strstr(json.buf, "\"name\":\"\\u003c/script\\u003e\\u003cimg src=x\\u003e\""));
 	/* per reason: HLT twice (handling 2 and 4 µs), EPT_VIOLATION once */
 	assert_non_null(strstr(json.buf, "\"isa\":1,\"code\":12,\"name\":\"HLT\",\"count\":2,"

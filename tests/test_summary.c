@@ -70,6 +70,21 @@ static const struct task_summary *find(const struct summary *s, uint32_t tid)
 	return NULL;
 }
 
+/* ts's runtime and switch-outs on cpu; 0 where it never ran (the figures are sparse). */
+static uint64_t rt_on(const struct task_summary *ts, uint32_t cpu)
+{
+	const struct summary_task_cpu *c = summary_task_cpu(ts, cpu);
+
+	return c ? c->runtime_ns : 0;
+}
+
+static uint64_t sw_on(const struct task_summary *ts, uint32_t cpu)
+{
+	const struct summary_task_cpu *c = summary_task_cpu(ts, cpu);
+
+	return c ? c->switches : 0;
+}
+
 static void test_whole_capture(void **state)
 {
 	struct trace *t = hand_built();
@@ -85,12 +100,12 @@ static void test_whole_capture(void **state)
 	b = find(s, 11);
 	assert_ptr_equal(a, &s->tasks[0]);	/* sorted by runtime */
 	assert_int_equal(a->runtime_ns, 50 * MS);
-	assert_int_equal(a->cpu_runtime_ns[0], 30 * MS);
-	assert_int_equal(a->cpu_runtime_ns[1], 20 * MS);
+	assert_int_equal(rt_on(a, 0), 30 * MS);
+	assert_int_equal(rt_on(a, 1), 20 * MS);
 	assert_int_equal(a->switches, 1);	/* the open slice did not end */
 	assert_int_equal(a->voluntary, 1);
 	assert_int_equal(b->involuntary, 1);
-	assert_int_equal(b->cpu_switches[0], 1);
+	assert_int_equal(sw_on(b, 0), 1);
 	assert_true(summary_cpu_pct(s, a) > 49.999 && summary_cpu_pct(s, a) < 50.001);
 	assert_int_equal(a->wait_ns, 5 * MS);
 	assert_int_equal(a->exits_total, 3);
@@ -118,7 +133,7 @@ static void test_window(void **state)
 	b = find(s, 11);
 	/* [20,30) on cpu0 + [50,60) on cpu1 */
 	assert_int_equal(a->runtime_ns, 20 * MS);
-	assert_int_equal(a->cpu_runtime_ns[1], 10 * MS);
+	assert_int_equal(rt_on(a, 1), 10 * MS);
 	assert_int_equal(b->runtime_ns, 20 * MS);
 	/* CPU % over the 40 ms window, not over the capture's end (perfmap's mistake) */
 	assert_true(summary_cpu_pct(s, a) > 49.999 && summary_cpu_pct(s, a) < 50.001);
@@ -164,6 +179,59 @@ static void test_merge_append(void **state)
 	assert_int_equal(s->nr_tasks, 1);
 	assert_string_equal(s->tasks[0].name, "swapper");
 	assert_int_equal(s->tasks[0].runtime_ns, 70 * MS);
+	/* the merged row's CPUs: 10's (cpu0, cpu1) then 11's cpu0, summed and in CPU order */
+	assert_int_equal(s->tasks[0].nr_cpus, 2);
+	assert_int_equal(s->tasks[0].cpus[0].cpu, 0);
+	assert_int_equal(s->tasks[0].cpus[0].runtime_ns, 50 * MS);
+	assert_int_equal(s->tasks[0].cpus[0].switches, 2);
+	assert_int_equal(s->tasks[0].cpus[1].cpu, 1);
+	assert_int_equal(s->tasks[0].cpus[1].runtime_ns, 20 * MS);
+	assert_int_equal(s->tasks[0].cpus[1].switches, 0);
+	assert_null(summary_task_cpu(&s->tasks[0], 2));
+	summary__free(s);
+	trace__free(t);
+}
+
+/* Many tasks and a high CPU number (fuzz_render's tasks x CPUs timeout): each task carries
+ * the CPUs it ran on, and --list --json grows with the records, not with tasks x CPUs. */
+static void test_sparse_cpus(void **state)
+{
+	enum { N = 2000, HIGH = 4000 };
+	struct trace *t = calloc(1, sizeof(*t));
+	struct summary *s;
+	struct jbuf b = { 0 };
+	char err[256];
+
+	(void)state;
+	t->path = strdup("sparse");
+	t->meta.duration_ns = 100 * MS;
+	t->meta.nr_cpus = HIGH + 1;
+	t->info.format = CDICT_FORMAT_V2;
+	t->slices = calloc(N + 1, sizeof(*t->slices));
+	for (uint32_t i = 0; i < N; i++)
+		t->slices[i] = (struct pwz_slice){ 100 + i, HIGH, i * 1000, 500, PWZ_END_SLEPT, 0 };
+	t->slices[N] = (struct pwz_slice){ 100, 1, 50 * MS, 1000, PWZ_END_SLEPT, 0 };
+	t->nr_slices = N + 1;
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(s->nr_cpus, HIGH + 1);
+	assert_int_equal(s->nr_tasks, N);
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		const struct task_summary *ts = &s->tasks[i];
+
+		assert_int_equal(ts->nr_cpus, ts->tid == 100 ? 2 : 1);
+		assert_int_equal(rt_on(ts, HIGH), 500);
+		assert_int_equal(sw_on(ts, HIGH), 1);
+		assert_int_equal(rt_on(ts, 1), ts->tid == 100 ? 1000 : 0);
+		assert_int_equal(rt_on(ts, 0), 0);
+	}
+	list_json(&b, t, s);
+	assert_int_equal(b.err, 0);
+	/* dense arrays would be 2 x 4001 numbers per task (16 MB); sparse: a few hundred bytes */
+	assert_true(b.len < (size_t)N * 512);
+	assert_non_null(strstr(b.buf, "\"cpus\":[{\"cpu\":1,\"runtime_ns\":1000,\"switches\":1},"
+				  "{\"cpu\":4000,\"runtime_ns\":500,\"switches\":1}]"));
+	jbuf_free(&b);
 	summary__free(s);
 	trace__free(t);
 }
@@ -188,7 +256,7 @@ static void test_idle_per_cpu(void **state)
 		if (!strcmp(s->tasks[i].name, "swapper/0"))
 			assert_int_equal(s->tasks[i].runtime_ns, 30 * MS);
 		else if (!strcmp(s->tasks[i].name, "swapper/1"))
-			assert_int_equal(s->tasks[i].cpu_runtime_ns[1], 50 * MS);
+			assert_int_equal(rt_on(&s->tasks[i], 1), 50 * MS);
 		else
 			assert_int_not_equal(s->tasks[i].tid, 0);
 	}
@@ -299,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_merge_append),
 		cmocka_unit_test(test_idle_per_cpu),
+		cmocka_unit_test(test_sparse_cpus),
 		cmocka_unit_test(test_list_json_legacy),
 	};
 

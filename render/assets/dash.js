@@ -528,6 +528,17 @@ function drawCoremap(data, panel) {
 		const ncpu = r.nr_cpus;
 		const win = Math.max(1, r.window[1] - r.window[0]);
 		const tasks = r.tasks.slice().sort((a, b) => a.name < b.name ? -1 : a.name > b.name);
+		// t.cpus is sparse, [[cpu, runtime_ns, switch-outs]...]: as (sparse) arrays by CPU
+		for (const t of tasks) {
+			if (t.cpu_runtime)
+				continue;
+			t.cpu_runtime = [];
+			t.cpu_switches = [];
+			for (const [c, ns, n] of t.cpus) {
+				t.cpu_runtime[c] = ns;
+				t.cpu_switches[c] = n;
+			}
+		}
 		const all = { name: "all tasks", cpu_runtime: new Array(ncpu).fill(0),
 			cpu_switches: new Array(ncpu).fill(0) };
 		for (const t of tasks)

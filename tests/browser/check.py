@@ -238,15 +238,14 @@ def check_charts(dom, lst, data, diff):
             lt = [t for t in lst[0]["tasks"] if t["name"] == name and (tid is None or t["tid"] == int(tid))]
             if len(lt) != 1:
                 continue
-            sw = lt[0].get("cpu_switches") or []
-            rt = lt[0].get("cpu_runtime_ns") or []
+            per = {x["cpu"]: x for x in lt[0].get("cpus") or []}   # sparse: the CPUs it ran on
             win = lst[0]["capture"]["window_end_ns"] - lst[0]["capture"]["window_start_ns"]
             for td in tds[:ncpu]:
                 cpu = int(td["attrs"]["data-cpu"])
-                want = sw[cpu] if cpu < len(sw) else 0
+                want = per[cpu]["switches"] if cpu in per else 0
                 check(int(td["attrs"]["data-switches"]) == want,
                       "coremap: %r core %d switches %s != list %d" % (name, cpu, td["attrs"]["data-switches"], want))
-                want = 100.0 * (rt[cpu] if cpu < len(rt) else 0) / win
+                want = 100.0 * (per[cpu]["runtime_ns"] if cpu in per else 0) / win
                 check(abs(float(td["attrs"]["data-pct"]) - want) < 0.0006,
                       "coremap: %r core %d %s%% of the window, list %.4f%%" % (name, cpu, td["attrs"]["data-pct"], want))
             check(int(tds[ncpu]["attrs"]["data-switches"]) == lt[0]["switches"],

@@ -74,15 +74,14 @@ async function perCapture(c) {
 	// per CPU as well
 	const perCpu = new Map();
 	for (const t of tasks) {
-		t.cpu_runtime_ns.forEach((v, cpu) => {
-			if (v || t.cpu_switches[cpu])
-				perCpu.set(`${listKey(t)}@${cpu}`, { runtime: v, switches: t.cpu_switches[cpu] });
-		});
+		for (const c of t.cpus)
+			if (c.runtime_ns || c.switches)
+				perCpu.set(`${listKey(t)}@${c.cpu}`, { runtime: c.runtime_ns, switches: c.switches });
 	}
 	rows = await q(`select ${tableKey} || '@' || cpu k, sum(runtime_ns) runtime, sum(switches) switches
 		from ${glob('cpu_residency')} where ${where} and (runtime_ns > 0 or switches > 0) group by k`);
 	d = diff(perCpu, new Map(rows.map((r) => [r.k, r])));
-	check(!d, `${label}: cpu_residency per thread and CPU = --list cpu_runtime_ns, cpu_switches`, d);
+	check(!d, `${label}: cpu_residency per thread and CPU = --list cpus`, d);
 
 	// cpu_residency's unseen time (user/lib/model.h R2) = --list unseen_ns
 	want = new Map(tasks.filter((t) => t.unseen_ns).map((t) => [listKey(t), { ns: t.unseen_ns }]));

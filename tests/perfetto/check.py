@@ -202,7 +202,7 @@ for tid, rs in rows.items():
     if runtime[tid] != rt and not ("overlaps" in flags and runtime[tid] < rt):
         bad_rt.append((tid, runtime[tid], rt))
     for c in range(nr_cpus):
-        want = sum(r["cpu_runtime_ns"][c] for r in rs)
+        want = sum(x["runtime_ns"] for r in rs for x in r["cpus"] if x["cpu"] == c)
         got = cpu_runtime[tid][c]
         if got != want and not ("overlaps" in flags and got < want) and not (unseen and got > want):
             bad_cpu.append((tid, c, got, want))
@@ -221,7 +221,7 @@ for tid, rs in rows.items():
 n = len([t for t in rows if t])
 check(not bad_sw, "switch-outs of %d threads equal --list (first differences: %s)" % (n, bad_sw[:3]))
 check(not bad_rt, ("on-CPU time from the switch stream at most" if "overlaps" in flags else "on-CPU time from the switch stream equals") + " --list runtime_ns (%s)" % bad_rt[:3])
-check(not bad_cpu, ("per-CPU on-CPU time at most" if "overlaps" in flags else "per-CPU on-CPU time equals") + " cpu_runtime_ns (%s)" % bad_cpu[:3])
+check(not bad_cpu, ("per-CPU on-CPU time at most" if "overlaps" in flags else "per-CPU on-CPU time equals") + " --list cpus (%s)" % bad_cpu[:3])
 if "no-names" not in flags:
     check(not bad_name, "ProcessTree names equal --list names (%s)" % bad_name[:3])
 check(not bad_comm, "every switch's comm (intern table) is the display name in effect then (%s)" % bad_comm[:3])

@@ -31,13 +31,8 @@ static struct task_summary *task_of(struct builder *b, uint32_t tid, uint32_t cp
 		return NULL;
 	if (!added)
 		return &s->tasks[i];
-	ts = &s->tasks[s->nr_tasks];
+	ts = &s->tasks[s->nr_tasks++];
 	memset(ts, 0, sizeof(*ts));
-	ts->cpu_runtime_ns = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(uint64_t));
-	ts->cpu_switches = calloc(s->nr_cpus ? s->nr_cpus : 1, sizeof(uint64_t));
-	s->nr_tasks++;
-	if (!ts->cpu_runtime_ns || !ts->cpu_switches)
-		return NULL;
 	ts->tid = tid;
 	pt = trace__task(b->t, tid);
 	if (!tid) {
@@ -51,6 +46,55 @@ static struct task_summary *task_of(struct builder *b, uint32_t tid, uint32_t cp
 		snprintf(ts->name, sizeof(ts->name), "%u", tid);
 	}
 	return ts;
+}
+
+static int cmp_task_cpu(const void *a, const void *b)
+{
+	const struct summary_task_cpu *x = a, *y = b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/* Sorts ts's CPUs and sums the entries of one CPU into one. */
+static void settle_cpus(struct task_summary *ts)
+{
+	size_t out = 0;
+
+	if (ts->nr_cpus > 1)
+		qsort(ts->cpus, ts->nr_cpus, sizeof(*ts->cpus), cmp_task_cpu);
+	for (size_t i = 0; i < ts->nr_cpus; i++) {
+		if (out && ts->cpus[out - 1].cpu == ts->cpus[i].cpu) {
+			ts->cpus[out - 1].runtime_ns += ts->cpus[i].runtime_ns;
+			ts->cpus[out - 1].switches += ts->cpus[i].switches;
+			continue;
+		}
+		ts->cpus[out++] = ts->cpus[i];
+	}
+	ts->nr_cpus = out;
+}
+
+/* Adds runtime and switches on cpu to ts. The fold delivers a task's CPUs in order, so the
+ * entry is the last one or a new last one; any other order is appended and settled by
+ * settle_cpus() (summary__new() calls it for every task). */
+static int add_cpu(struct task_summary *ts, uint32_t cpu, uint64_t runtime_ns, uint64_t switches)
+{
+	struct summary_task_cpu *c;
+
+	if (!runtime_ns && !switches)
+		return 0;
+	if (ts->nr_cpus && ts->cpus[ts->nr_cpus - 1].cpu == cpu) {
+		c = &ts->cpus[ts->nr_cpus - 1];
+	} else {
+		if (array_reserve((void **)&ts->cpus, &ts->cpus_cap, ts->nr_cpus + 1,
+				  sizeof(*ts->cpus)))
+			return -ENOMEM;
+		c = &ts->cpus[ts->nr_cpus++];
+		memset(c, 0, sizeof(*c));
+		c->cpu = cpu;
+	}
+	c->runtime_ns += runtime_ns;
+	c->switches += switches;
+	return 0;
 }
 
 /* The exit row (isa, code) of ts, added when new: hashed, so a task with many distinct
@@ -129,8 +173,8 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 		ts->unseen += a->unseen;
 		ts->unseen_ns += a->unseen_ns;
 		if (a->cpu < s->nr_cpus) {
-			ts->cpu_runtime_ns[a->cpu] += a->runtime_ns;
-			ts->cpu_switches[a->cpu] += a->switches;
+			if (add_cpu(ts, a->cpu, a->runtime_ns, a->switches))
+				return -ENOMEM;
 			s->cpus[a->cpu].tasks_ns += a->runtime_ns;
 			s->cpus[a->cpu].unseen_ns += a->unseen_ns;
 		}
@@ -218,15 +262,13 @@ static int cmp_runtime(const void *a, const void *b)
 
 static void free_task(struct task_summary *ts)
 {
-	free(ts->cpu_runtime_ns);
-	free(ts->cpu_switches);
+	free(ts->cpus);
 	free(ts->exits);
 	keymap_free(&ts->exit_idx);
 }
 
 /* Adds src's figures into dst (merging rows of one merged name). */
-static int add_into(struct task_summary *dst, const struct task_summary *src, const struct pwz_meta *m,
-		    uint32_t nr_cpus)
+static int add_into(struct task_summary *dst, const struct task_summary *src, const struct pwz_meta *m)
 {
 	dst->runtime_ns += src->runtime_ns;
 	dst->switches += src->switches;
@@ -238,9 +280,11 @@ static int add_into(struct task_summary *dst, const struct task_summary *src, co
 	dst->wait_count += src->wait_count;
 	if (src->wait_max_ns > dst->wait_max_ns)
 		dst->wait_max_ns = src->wait_max_ns;
-	for (uint32_t c = 0; c < nr_cpus; c++) {
-		dst->cpu_runtime_ns[c] += src->cpu_runtime_ns[c];
-		dst->cpu_switches[c] += src->cpu_switches[c];
+	for (size_t i = 0; i < src->nr_cpus; i++) {
+		const struct summary_task_cpu *c = &src->cpus[i];
+
+		if (add_cpu(dst, c->cpu, c->runtime_ns, c->switches))
+			return -ENOMEM;
 	}
 	for (size_t i = 0; i < src->nr_exits; i++) {
 		const struct summary_exit *se = &src->exits[i];
@@ -273,7 +317,7 @@ static int merge_sys(struct summary *s, const struct pwz_meta *m)
 		if (out && !strcmp(s->tasks[out - 1].name, s->tasks[i].name) &&
 		    strcmp(s->tasks[i].name, s->tasks[i].comm)) {
 			/* merge only rows whose name changed (per-CPU kernel threads) */
-			if (add_into(&s->tasks[out - 1], &s->tasks[i], m, s->nr_cpus))
+			if (add_into(&s->tasks[out - 1], &s->tasks[i], m))
 				return -ENOMEM;
 			free_task(&s->tasks[i]);
 			continue;
@@ -371,6 +415,7 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 		struct task_summary *ts = &s->tasks[i];
 
 		keymap_free(&ts->exit_idx);	/* the sort below moves the rows */
+		settle_cpus(ts);
 		if (ts->nr_exits > 1)
 			qsort(ts->exits, ts->nr_exits, sizeof(*ts->exits), cmp_exit);
 		if (opts->append_tid) {
@@ -404,6 +449,23 @@ void summary__free(struct summary *s)
 	free(s->tasks);
 	free(s->cpus);
 	free(s);
+}
+
+const struct summary_task_cpu *summary_task_cpu(const struct task_summary *ts, uint32_t cpu)
+{
+	size_t lo = 0, hi = ts->nr_cpus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ts->cpus[mid].cpu == cpu)
+			return &ts->cpus[mid];
+		if (ts->cpus[mid].cpu < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 double summary_cpu_pct(const struct summary *s, const struct task_summary *ts)

@@ -19,6 +19,13 @@ struct summary_exit {
 	uint64_t hist[PWZ_HIST_BUCKETS];	/* handling time log2 histogram */
 };
 
+/* A task's figures on one CPU it ran on (or switched out of). */
+struct summary_task_cpu {
+	uint32_t cpu;
+	uint64_t runtime_ns;
+	uint64_t switches;
+};
+
 struct task_summary {
 	uint32_t tid;
 	uint32_t pid;				/* tgid; 0 unknown */
@@ -31,8 +38,11 @@ struct task_summary {
 	uint64_t unseen;			/* switch-outs whose switch-in was unseen (model.h R2) */
 	uint64_t unseen_ns;			/* their slices' time: not in runtime_ns, may be partly
 						 * another thread's */
-	uint64_t *cpu_runtime_ns;		/* nr_cpus entries */
-	uint64_t *cpu_switches;			/* nr_cpus entries */
+	struct summary_task_cpu *cpus;		/* the CPUs it ran on, sorted by cpu, each once:
+						 * sparse, so that a file of many tasks and a high
+						 * CPU number costs its records, not tasks x CPUs */
+	size_t nr_cpus;
+	size_t cpus_cap;			/* entries allocated */
 	uint64_t wait_ns;			/* run-queue wait; meaningful only with has_wait */
 	uint64_t wait_count;
 	uint64_t wait_max_ns;
@@ -83,6 +93,9 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 
 /* NULL is a no-op. */
 void summary__free(struct summary *s);
+
+/* The figures of ts on cpu (binary search), NULL if it never ran there. */
+const struct summary_task_cpu *summary_task_cpu(const struct task_summary *ts, uint32_t cpu);
 
 /* CPU use of a task in % of one core over the window. */
 double summary_cpu_pct(const struct summary *s, const struct task_summary *ts);
