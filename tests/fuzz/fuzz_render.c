@@ -11,8 +11,8 @@
  *          bit 4 the gzip + base64 page data;
  *   ctl[3] the heatmaps' grid threshold (--max-points, 1..256: small, so grids are built);
  *   ctl[0] bit 5 with ctl[4], an amplifier: the last record of the first capture is repeated
- *          2^(ctl[4] % 17) times (up to 65,536; the exponent uniform so that most inputs stay
- *          fast), its integer field ctl[5] % 8 plus the repeat's index each time, so
+ *          2^(ctl[4] % 17) times (up to 65,536 and 4 MiB; the exponent uniform so that most
+ *          inputs stay fast), its integer field ctl[5] % 8 plus the repeat's index each time, so
  *          that a few bytes describe "many distinct tasks, CPUs, exit reasons": what a file of
  *          megabytes holds, and where memory or time grow faster than the content (issue 12
  *          items 4 and 5) cross the harness's -rss_limit_mb and -timeout.
@@ -141,10 +141,17 @@ static uint8_t *put_u64(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* The most bytes the copies of the amplifier may add: 65,536 copies of a record of up to 55
+ * bytes (every record but META and END), fewer of a longer one. Without it 65,536 copies of a
+ * 3 KB META made a 200 MB stream, whose linear read took 1.9 s with ASan: a timeout that said
+ * nothing about the code. */
+#define FUZZ_AMPLIFY_BYTES (4u << 20)
+
 /*
  * The amplified stream: rec, then n copies of its last record (a fixarray of up to 15
- * fields), field f (integers only) increased by the copy's index. NULL when rec does not end
- * with such a record (nothing to repeat) or out of memory; *outlen gets the length.
+ * fields), field f (integers only) increased by the copy's index; n is cut so that the copies
+ * take at most FUZZ_AMPLIFY_BYTES. NULL when rec does not end with such a record (nothing to
+ * repeat) or out of memory; *outlen gets the length.
  */
 static uint8_t *amplify(const uint8_t *rec, size_t len, size_t n, unsigned int f, size_t *outlen)
 {
@@ -166,6 +173,8 @@ static uint8_t *amplify(const uint8_t *rec, size_t len, size_t n, unsigned int f
 		off += fl[i];
 	}
 	/* each copy: the array byte, then each field raw or as a uint64 (9 bytes) */
+	if (n > FUZZ_AMPLIFY_BYTES / (len - last + 9))
+		n = FUZZ_AMPLIFY_BYTES / (len - last + 9);
 	out = malloc(len + n * (len - last + 9));
 	if (!out)
 		return NULL;
