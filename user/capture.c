@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
+#include "keymap.h"
 #include "model.h"
 #include "pwz.skel.h"
 
@@ -26,7 +27,18 @@ struct capture {
 	struct capture_map_sizes sizes;	/* the per-thread maps as loaded */
 	uint64_t poll_deadline;		/* CLOCK_MONOTONIC ns when a poll hands back control */
 	unsigned int since_check;	/* records since the clock was last read */
+	struct cdict_visitor exited;	/* where the aggregates of exited threads go; no
+					 * cpu_agg: kept to the end (capture__write_exited()) */
+	struct keymap gone;		/* (tid, 0) of the threads whose exit slice was read
+					 * since their aggregates were last taken out */
+	uint64_t taken;			/* threads whose aggregates were written before the end */
 };
+
+/* Exited threads are taken out of the fold in batches: at least this many, and at least one
+ * for every TAKE_SHARE aggregates held, so that each take (O(n log n) in the aggregates) is
+ * paid for by the exits it clears, and the fold holds the live threads plus a bounded share. */
+#define TAKE_MIN 1024
+#define TAKE_SHARE 8
 
 /* How long one capture__poll() may keep consuming: under a sustained load the producers can
  * refill the ring buffer as fast as it drains, and libbpf 1.1's consume loop would not return. */
@@ -258,30 +270,74 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 	return c;
 }
 
+static bool is_gone(void *ctx, uint32_t tid)
+{
+	struct capture *c = ctx;
+
+	return keymap_find(&c->gone, tid, 0) >= 0;
+}
+
+/* Writes the aggregates of the exited threads to the exited sink and forgets them. */
+static int take_gone(struct capture *c)
+{
+	int e;
+
+	if (!c->gone.count)
+		return 0;
+	e = model_fold__take(c->fold, is_gone, c, &c->exited);
+	if (e)
+		return e;
+	c->taken += c->gone.count;
+	keymap_free(&c->gone);
+	return 0;
+}
+
+/* The thread a record names (slice, KVM exit, task event); false for other records. */
+static bool record_tid(const void *data, size_t size, __u32 type, __u32 *tid)
+{
+	if ((type == REC_SLICE && size >= sizeof(struct rec_slice)) ||
+	    (type == REC_KVM_EXIT && size >= sizeof(struct rec_kvm_exit)) ||
+	    (type == REC_TASK && size >= sizeof(struct rec_task))) {
+		/* the tid follows the type in every record (bpf/pwz.h) */
+		memcpy(tid, (const char *)data + sizeof(__u32), sizeof(*tid));
+		return true;
+	}
+	return false;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct capture *c = ctx;
-	__u32 type = 0;
+	__u32 type = 0, tid;
 	int e;
 
+	if (size >= sizeof(type))
+		memcpy(&type, data, sizeof(type));
+	/* a record of an exited thread's tid is a new thread on a reused tid: the exited one's
+	 * aggregates are written first, so that they follow its own records in the file */
+	if (c->gone.count && record_tid(data, size, type, &tid) && is_gone(c, tid) &&
+	    (e = take_gone(c)))
+		return e;
 	/* every slice record read is folded here (the kernel aggregates only the dropped ones),
 	 * whatever the sink does with it */
-	if (size >= sizeof(struct rec_slice)) {
-		memcpy(&type, data, sizeof(type));
-		if (type == REC_SLICE) {
-			struct rec_slice r;
-			struct pwz_slice s;
-			struct pwz_wakeup w;
-			bool waited;
+	if (type == REC_SLICE && size >= sizeof(struct rec_slice)) {
+		struct rec_slice r;
+		struct pwz_slice s;
+		struct pwz_wakeup w;
+		bool waited;
 
-			memcpy(&r, data, sizeof(r));
-			waited = capture_conv_slice(&r, c->t0, &s, &w);
-			e = model_fold__slice(c->fold, &s);
-			if (!e && waited)
-				e = model_fold__wait(c->fold, &w);
-			if (e)
-				return e;
-		}
+		memcpy(&r, data, sizeof(r));
+		waited = capture_conv_slice(&r, c->t0, &s, &w);
+		e = model_fold__slice(c->fold, &s);
+		if (!e && waited)
+			e = model_fold__wait(c->fold, &w);
+		/* its last switch-out: nothing more of it comes but the kernel's aggregates of
+		 * its dropped slices and an exit still pending at the end, added at the end */
+		if (!e && s.end == PWZ_END_EXITED && s.tid && c->exited.cpu_agg &&
+		    keymap_get(&c->gone, s.tid, 0, NULL) < 0)
+			e = -ENOMEM;
+		if (e)
+			return e;
 	}
 	e = capture_dispatch(data, size, &c->sink);
 
@@ -338,7 +394,26 @@ int capture__poll(struct capture *c, int timeout_ms)
 		e = n < 0 ? n : e + n;
 	}
 	c->poll_deadline = 0;
+	if (e >= 0 || e == POLL_YIELD) {
+		int t = 0;
+
+		if (c->gone.count >= TAKE_MIN &&
+		    (size_t)c->gone.count * TAKE_SHARE >= model_fold__count(c->fold))
+			t = take_gone(c);
+		if (t)
+			return t;
+	}
 	return e == POLL_YIELD ? 0 : e;
+}
+
+void capture__write_exited(struct capture *c, const struct cdict_visitor *sink)
+{
+	c->exited = *sink;
+}
+
+uint64_t capture__exited_written(const struct capture *c)
+{
+	return c->taken;
 }
 
 int capture__stop(struct capture *c, uint64_t *detached_ns)
@@ -544,5 +619,6 @@ void capture__free(struct capture *c)
 	ring_buffer__free(c->rb);
 	pwz_bpf__destroy(c->skel);
 	model_fold__free(c->fold);
+	keymap_free(&c->gone);
 	free(c);
 }

@@ -733,6 +733,10 @@ static int prepare(struct run *r)
 	     capture__map_sizes(r->cap)->cpu_aggs_bytes / 1048576.0,
 	     capture__map_sizes(r->cap)->tid_entries, capture__map_sizes(r->cap)->kvm_state);
 	r->fold = capture__fold(r->cap);
+	/* each exited thread's aggregates are written once it exited, not kept to the end */
+	capture__write_exited(r->cap, &(struct cdict_visitor){ .ctx = r, .cpu_agg = out_cpu_agg,
+							     .kvm_agg = out_kvm_agg,
+							     .wait_agg = out_wait_agg });
 	if (capture_opts_want_stats(&r->o) && !(r->st = trace__new("the capture", false, &r->stv))) {
 		msg("out of memory");
 		return -1;
@@ -998,6 +1002,8 @@ static void print_summary(const struct run *r)
 		(unsigned long long)cnt[CNT_MAP_FULL]);
 	info(1, "task table: %zu threads at the end, %zu exited threads forgotten on the way",
 	     task_table__count(r->tt), task_table__forgotten(r->tt));
+	info(1, "aggregates: %llu exited threads written on the way, %zu held at the end",
+	     (unsigned long long)capture__exited_written(r->cap), model_fold__count(r->fold));
 	if (r->w)
 		msg("wrote %s (%llu bytes)", r->path, (unsigned long long)cdict_writer__bytes(r->w));
 	if (r->child_done && WIFEXITED(r->child_status) && WEXITSTATUS(r->child_status))

@@ -361,6 +361,69 @@ int model_fold__emit(struct model_fold *f, const struct cdict_visitor *sink)
 	return err;
 }
 
+size_t model_fold__count(const struct model_fold *f)
+{
+	return (size_t)f->cpu.map.count + f->wait.map.count + f->kvm.map.count;
+}
+
+/* Sends the elements of t that take() selects to send(), in key order, and keeps the others
+ * (their order too). On an error the elements not yet sent stay. */
+static int table_take(struct agg_table *t, bool (*take)(void *ctx, uint32_t tid), void *ctx,
+		      int (*send)(const struct cdict_visitor *sink, const void *item),
+		      const struct cdict_visitor *sink)
+{
+	const void *arr;
+	size_t n = table_sorted(t, &arr), out = 0, i;
+	int e = 0;
+
+	for (i = 0; i < n; i++) {
+		char *x = (char *)t->arr + i * t->elem;
+		uint64_t a, b;
+
+		t->key(x, &a, &b);
+		if (!e && take(ctx, (uint32_t)a)) {
+			e = send(sink, x);
+			if (!e)
+				continue;	/* sent: dropped from the table */
+		}
+		if (out != i)
+			memmove((char *)t->arr + out * t->elem, x, t->elem);
+		out++;
+	}
+	if (out == n)
+		return e;
+	/* the array is still sorted: the map is rebuilt from its out elements */
+	t->map.count = (uint32_t)out;
+	return table_reindex(t) ? -ENOMEM : e;
+}
+
+static int send_cpu(const struct cdict_visitor *v, const void *x)
+{
+	return v->cpu_agg ? v->cpu_agg(v->ctx, x) : 0;
+}
+
+static int send_wait(const struct cdict_visitor *v, const void *x)
+{
+	return v->wait_agg ? v->wait_agg(v->ctx, x) : 0;
+}
+
+static int send_kvm(const struct cdict_visitor *v, const void *x)
+{
+	return v->kvm_agg ? v->kvm_agg(v->ctx, x) : 0;
+}
+
+int model_fold__take(struct model_fold *f, bool (*take)(void *ctx, uint32_t tid), void *ctx,
+		     const struct cdict_visitor *sink)
+{
+	int e = table_take(&f->cpu, take, ctx, send_cpu, sink);
+
+	if (!e)
+		e = table_take(&f->kvm, take, ctx, send_kvm, sink);
+	if (!e)
+		e = table_take(&f->wait, take, ctx, send_wait, sink);
+	return e;
+}
+
 static int v_slice(void *ctx, const struct pwz_slice *s)
 {
 	return model_fold__slice(ctx, s);

@@ -126,6 +126,19 @@ size_t model_fold__kvm_aggs(struct model_fold *f, const struct pwz_kvm_agg **out
  * above. Returns 0 or the first callback's error. */
 int model_fold__emit(struct model_fold *f, const struct cdict_visitor *sink);
 
+/* The number of aggregates held (every key of the three tables). */
+size_t model_fold__count(const struct model_fold *f);
+
+/*
+ * Moves the aggregates of the tids take(ctx, tid) selects out of f: each goes to sink as
+ * model_fold__emit() would send it, then leaves f, which keeps the others (a later record of
+ * such a tid starts a new aggregate: the reader adds the records of one key, cdict.md). Time
+ * O(n log n) in the aggregates held: call it for a batch of tids. Returns 0, -ENOMEM, or the
+ * first callback's error (then the aggregates not yet sent are still in f).
+ */
+int model_fold__take(struct model_fold *f, bool (*take)(void *ctx, uint32_t tid), void *ctx,
+		     const struct cdict_visitor *sink);
+
 /* The cdict_visitor that folds what a reader or a model delivers (slices, wakeups, exits and
  * aggregates) into f; meta and task are left NULL for the caller to fill. */
 struct cdict_visitor model_fold__visitor(struct model_fold *f);
