@@ -274,8 +274,9 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 	if (t->info.cut)
 		fprintf(stderr, "pwz-render: warning: %s: cut short at offset %llu, showing its whole chunks\n",
 			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset);
-	if (t->info.cut && !streams && !t->nr_cpu_aggs) {
-		/* the aggregates come at the end of a capture: a cut one has only its streams */
+	if (t->info.cut && !streams) {
+		/* the aggregates come at the end of a capture (an exited thread's once it exited):
+		 * a cut one's figures are its streams' */
 		trace__free(t);
 		lo.streams = true;
 		t = trace__load(path, &lo, err, sizeof(err));

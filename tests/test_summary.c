@@ -192,6 +192,38 @@ static void test_merge_append(void **state)
 	trace__free(t);
 }
 
+/* A cut capture holds the aggregates of the threads that exited before the cut only (pwz-bpf
+ * writes the rest at the end): its figures come from its streams. */
+static void test_cut_uses_streams(void **state)
+{
+	struct trace *t = hand_built();
+	struct pwz_cpu_agg early = { .tid = 11, .cpu = 0, .runtime_ns = 20 * MS, .switches = 1 };
+	char err[256];
+	struct summary *s;
+
+	(void)state;
+	t->cpu_aggs = malloc(sizeof(early));
+	memcpy(t->cpu_aggs, &early, sizeof(early));
+	t->nr_cpu_aggs = 1;
+	t->info.has_aggregates = true;
+	t->info.cut = true;
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(s);
+	assert_false(s->from_aggregates);
+	assert_int_equal(s->nr_tasks, 2);
+	assert_int_equal(find(s, 10)->runtime_ns, 50 * MS);
+	assert_int_equal(find(s, 11)->runtime_ns, 20 * MS);
+	summary__free(s);
+	/* the same file complete: its aggregates are the figures */
+	t->info.cut = false;
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(s);
+	assert_true(s->from_aggregates);
+	assert_int_equal(s->nr_tasks, 1);
+	summary__free(s);
+	trace__free(t);
+}
+
 /* Many tasks and a high CPU number (fuzz_render's tasks x CPUs timeout): each task carries
  * the CPUs it ran on, and --list --json grows with the records, not with tasks x CPUs. */
 static void test_sparse_cpus(void **state)
@@ -368,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_merge_append),
 		cmocka_unit_test(test_idle_per_cpu),
 		cmocka_unit_test(test_sparse_cpus),
+		cmocka_unit_test(test_cut_uses_streams),
 		cmocka_unit_test(test_list_json_legacy),
 	};
 

@@ -403,7 +403,10 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 		ret = -EINVAL;
 		goto fail;
 	}
-	s->from_aggregates = t->info.has_aggregates || t->info.format == CDICT_FORMAT_LEGACY;
+	/* a cut capture's aggregates are those of the threads that exited before the cut (the
+	 * rest come at the end): its figures are its streams' */
+	s->from_aggregates = (t->info.has_aggregates && !t->info.cut) ||
+			     t->info.format == CDICT_FORMAT_LEGACY;
 	if (s->window_start_ns > 0 || s->window_end_ns < end || !s->from_aggregates)
 		s->from_aggregates = false;
 	ret = build(&b);
