@@ -236,6 +236,125 @@ static void test_aggregates(void **state)
 	model_fold__free(NULL);
 }
 
+/* model_fold__take(): the aggregates of the tids picked leave the fold through the sink; the
+ * others stay, still found by key; a taken tid starts afresh; an error keeps what was not sent. */
+struct taken {
+	uint64_t runtime_ns, wait_ns;
+	size_t cpu, wait, kvm;
+	size_t fail_at;		/* the cpu_agg call that fails (1-based), 0 never */
+};
+
+static int t_cpu(void *ctx, const struct pwz_cpu_agg *a)
+{
+	struct taken *t = ctx;
+
+	if (t->fail_at && t->cpu + 1 == t->fail_at)
+		return -EIO;
+	assert_int_equal(a->tid % 2, 1);
+	t->runtime_ns += a->runtime_ns;
+	t->cpu++;
+	return 0;
+}
+
+static int t_wait(void *ctx, const struct pwz_wait_agg *a)
+{
+	struct taken *t = ctx;
+
+	assert_int_equal(a->tid % 2, 1);
+	t->wait_ns += a->wait_ns;
+	t->wait++;
+	return 0;
+}
+
+static int t_kvm(void *ctx, const struct pwz_kvm_agg *a)
+{
+	assert_int_equal(a->tid % 2, 1);
+	((struct taken *)ctx)->kvm++;
+	return 0;
+}
+
+static bool odd(void *ctx, uint32_t tid)
+{
+	(void)ctx;
+	return tid % 2;
+}
+
+static struct model_fold *hundred_threads(void)
+{
+	struct model_fold *f = model_fold__new(NULL);
+
+	for (uint32_t tid = 1; tid <= 100; tid++) {
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			struct pwz_slice s = { .tid = tid, .cpu = cpu, .start_ns = 10 * tid,
+					       .dur_ns = tid, .end = PWZ_END_SLEPT };
+
+			assert_int_equal(model_fold__slice(f, &s), 0);
+		}
+		assert_int_equal(model_fold__wait_agg(f, &(struct pwz_wait_agg){ .tid = tid, .count = 1,
+						      .wait_ns = 3 }), 0);
+	}
+	assert_int_equal(model_fold__kvm_agg(f, &(struct pwz_kvm_agg){ .tid = 7, .count = 2 }), 0);
+	assert_int_equal(model_fold__kvm_agg(f, &(struct pwz_kvm_agg){ .tid = 8, .count = 5 }), 0);
+	return f;
+}
+
+static void test_take(void **state)
+{
+	struct model_fold *f = hundred_threads();
+	struct taken tk = { 0 };
+	struct cdict_visitor v = { .ctx = &tk, .cpu_agg = t_cpu, .wait_agg = t_wait, .kvm_agg = t_kvm };
+	const struct pwz_kvm_agg *ka;
+	const struct pwz_cpu_agg *a;
+	uint64_t left = 0;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(model_fold__count(f), 200 + 100 + 2);
+	assert_int_equal(model_fold__take(f, odd, NULL, &v), 0);
+	/* the 50 odd tids: 2 CPUs each, their waits, tid 7's exits; runtime 2 x (1 + 3 + ... + 99) */
+	assert_int_equal(tk.cpu, 100);
+	assert_int_equal(tk.wait, 50);
+	assert_int_equal(tk.kvm, 1);
+	assert_int_equal(tk.runtime_ns, 2 * 2500);
+	assert_int_equal(tk.wait_ns, 150);
+	assert_int_equal(model_fold__count(f), 100 + 50 + 1);
+	n = model_fold__cpu_aggs(f, &a);
+	assert_int_equal(n, 100);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(a[i].tid % 2, 0);
+		left += a[i].runtime_ns;
+	}
+	assert_int_equal(left, 2 * 2550);
+	assert_int_equal(model_fold__kvm_aggs(f, &ka), 1);
+	assert_int_equal(ka->tid, 8);
+	/* still found by key: an even tid adds up, a taken one starts a new aggregate */
+	assert_int_equal(model_fold__slice(f, &(struct pwz_slice){ .tid = 2, .cpu = 1, .dur_ns = 5,
+					       .end = PWZ_END_SLEPT }), 0);
+	assert_int_equal(model_fold__slice(f, &(struct pwz_slice){ .tid = 3, .cpu = 1, .dur_ns = 5,
+					       .end = PWZ_END_SLEPT }), 0);
+	assert_int_equal(cpu_agg(f, 2, 1)->runtime_ns, 2 + 5);
+	assert_int_equal(cpu_agg(f, 2, 1)->switches, 2);
+	assert_int_equal(cpu_agg(f, 3, 1)->runtime_ns, 5);
+	assert_int_equal(cpu_agg(f, 3, 1)->switches, 1);
+	assert_null(cpu_agg(f, 3, 0));
+	assert_int_equal(model_fold__count(f), 100 + 50 + 1 + 1);
+	model_fold__free(f);
+
+	/* the sink fails on its 3rd aggregate: the 2 sent are gone, every other one stays */
+	f = hundred_threads();
+	tk = (struct taken){ .fail_at = 3 };
+	assert_int_equal(model_fold__take(f, odd, NULL, &v), -EIO);
+	assert_int_equal(tk.cpu, 2);
+	assert_int_equal(model_fold__count(f), 302 - 2);
+	assert_null(cpu_agg(f, 1, 0));
+	assert_null(cpu_agg(f, 1, 1));
+	assert_non_null(cpu_agg(f, 3, 0));
+	assert_int_equal(model_fold__cpu_agg(f, &(struct pwz_cpu_agg){ .tid = 3, .cpu = 0,
+						  .runtime_ns = 1 }), 0);
+	assert_int_equal(cpu_agg(f, 3, 0)->runtime_ns, 3 + 1);
+	model_fold__free(f);
+}
+
 /* The visitor folds what a reader delivers. */
 static void test_visitor(void **state)
 {
@@ -265,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_exits),
 		cmocka_unit_test(test_aggregates),
 		cmocka_unit_test(test_visitor),
+		cmocka_unit_test(test_take),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
