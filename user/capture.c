@@ -29,8 +29,8 @@ struct capture {
 	unsigned int since_check;	/* records since the clock was last read */
 	struct cdict_visitor exited;	/* where the aggregates of exited threads go; no
 					 * cpu_agg: kept to the end (capture__write_exited()) */
-	struct keymap gone;		/* (tid, 0) of the threads whose exit slice was read
-					 * since their aggregates were last taken out */
+	struct keymap gone;		/* (tid, birth) of the thread instances whose exit slice
+					 * was read since their aggregates were last taken out */
 	uint64_t taken;			/* threads whose aggregates were written before the end */
 };
 
@@ -270,11 +270,11 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 	return c;
 }
 
-static bool is_gone(void *ctx, uint32_t tid)
+static bool is_gone(void *ctx, uint32_t tid, uint64_t since_ns)
 {
 	struct capture *c = ctx;
 
-	return keymap_find(&c->gone, tid, 0) >= 0;
+	return keymap_find(&c->gone, tid, since_ns) >= 0;
 }
 
 /* Writes the aggregates of the exited threads to the exited sink and forgets them. */
@@ -292,32 +292,14 @@ static int take_gone(struct capture *c)
 	return 0;
 }
 
-/* The thread a record names (slice, KVM exit, task event); false for other records. */
-static bool record_tid(const void *data, size_t size, __u32 type, __u32 *tid)
-{
-	if ((type == REC_SLICE && size >= sizeof(struct rec_slice)) ||
-	    (type == REC_KVM_EXIT && size >= sizeof(struct rec_kvm_exit)) ||
-	    (type == REC_TASK && size >= sizeof(struct rec_task))) {
-		/* the tid follows the type in every record (bpf/pwz.h) */
-		memcpy(tid, (const char *)data + sizeof(__u32), sizeof(*tid));
-		return true;
-	}
-	return false;
-}
-
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct capture *c = ctx;
-	__u32 type = 0, tid;
+	__u32 type = 0;
 	int e;
 
 	if (size >= sizeof(type))
 		memcpy(&type, data, sizeof(type));
-	/* a record of an exited thread's tid is a new thread on a reused tid: the exited one's
-	 * aggregates are written first, so that they follow its own records in the file */
-	if (c->gone.count && record_tid(data, size, type, &tid) && is_gone(c, tid) &&
-	    (e = take_gone(c)))
-		return e;
 	/* every slice record read is folded here (the kernel aggregates only the dropped ones),
 	 * whatever the sink does with it */
 	if (type == REC_SLICE && size >= sizeof(struct rec_slice)) {
@@ -331,10 +313,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		e = model_fold__slice(c->fold, &s);
 		if (!e && waited)
 			e = model_fold__wait(c->fold, &w);
-		/* its last switch-out: nothing more of it comes but the kernel's aggregates of
-		 * its dropped slices and an exit still pending at the end, added at the end */
+		/* its last switch-out: nothing more of this thread instance comes but the
+		 * kernel's aggregates of its dropped slices and an exit still pending at the end,
+		 * added at the end */
 		if (!e && s.end == PWZ_END_EXITED && s.tid && c->exited.cpu_agg &&
-		    keymap_get(&c->gone, s.tid, 0, NULL) < 0)
+		    keymap_get(&c->gone, s.tid, model_fold__instance(c->fold, s.tid,
+								     s.start_ns + s.dur_ns), NULL) < 0)
 			e = -ENOMEM;
 		if (e)
 			return e;
@@ -514,6 +498,9 @@ static int cpu_agg_fn(struct capture *c, const void *key, const void *vals, void
 		if (!v[cpu].switches && !v[cpu].runtime_ns && !v[cpu].wait_count)
 			continue;
 		capture_conv_cpu_agg(tid, (uint32_t)cpu, &v[cpu], &a, &w);
+		/* model.h R7: the kernel keys by tid; a recycled tid's part goes to its last
+		 * instance */
+		a.since_ns = w.since_ns = model_fold__instance(arg, tid, UINT64_MAX);
 		e = model_fold__cpu_agg(arg, &a);
 		if (!e && w.count)
 			e = model_fold__wait_agg(arg, &w);
@@ -536,6 +523,7 @@ static int kvm_agg_fn(struct capture *c, const void *key, const void *vals, void
 	a.reason = k.reason;
 	a.count = sum.count;
 	a.handling_ns = sum.handling_ns;
+	a.since_ns = model_fold__instance(arg, k.tid, UINT64_MAX);
 	memcpy(a.hist, sum.hist, sizeof(a.hist));
 	return model_fold__kvm_agg(arg, &a);
 }

@@ -90,13 +90,13 @@ struct model_fold *capture__fold(struct capture *c);
 /*
  * Where the aggregates of exited threads go before the end (a copy of sink is kept; call
  * before capture__start()). The slice that ends with a thread's exit (PWZ_END_EXITED) marks
- * it; capture__poll() moves the marked threads' aggregates out of capture__fold() to sink in
- * batches (at least 1,024 threads, and one for every 8 aggregates held), and a record naming
- * a marked tid (a new thread on a reused tid) moves them first. So a long capture of
- * short-lived threads keeps the live threads' aggregates, not every thread's; what comes of a
- * thread after its exit (its dropped slices from the kernel, an exit pending at the end)
- * starts a new aggregate, added at the end: a reader adds the records of one key
- * (docs/cdict.md). Without a sink (sink->cpu_agg NULL) every aggregate stays to the end.
+ * its instance (model.h R8); capture__poll() moves the marked instances' aggregates out of
+ * capture__fold() to sink in batches (at least 1,024 threads, and one for every 8 aggregates
+ * held). So a long capture of short-lived threads keeps the live threads' aggregates, not
+ * every thread's; what comes of a thread after its exit (its dropped slices from the kernel,
+ * an exit pending at the end) starts a new aggregate, added at the end: a reader adds the
+ * records of one key (docs/cdict.md). Without a sink (sink->cpu_agg NULL) every aggregate
+ * stays to the end.
  */
 void capture__write_exited(struct capture *c, const struct cdict_visitor *sink);
 

@@ -26,8 +26,11 @@ struct summary_task_cpu {
 	uint64_t switches;
 };
 
+/* One thread instance (model.h R8: a recycled tid is another row), or one merged name. */
 struct task_summary {
 	uint32_t tid;
+	uint64_t since_ns;			/* birth of the instance in the capture; 0: there at
+						 * the start (or unknown) */
 	uint32_t pid;				/* tgid; 0 unknown */
 	char name[PWZ_NAME_MAX];		/* display name (after --map, merge, append-tid) */
 	char comm[PWZ_COMM_LEN];
