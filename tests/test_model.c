@@ -250,7 +250,7 @@ static int t_cpu(void *ctx, const struct pwz_cpu_agg *a)
 
 	if (t->fail_at && t->cpu + 1 == t->fail_at)
 		return -EIO;
-	assert_true(a->tid % 2 || (a->tid == 201 && a->since_ns == 1000000));
+	assert_true(a->tid % 2 || a->tid == 201);
 	t->runtime_ns += a->runtime_ns;
 	t->cpu++;
 	return 0;
@@ -285,6 +285,12 @@ static bool first_201(void *ctx, uint32_t tid, uint64_t since_ns)
 {
 	(void)ctx;
 	return tid == 201 && since_ns == 1000000;
+}
+
+static bool last_201(void *ctx, uint32_t tid, uint64_t since_ns)
+{
+	(void)ctx;
+	return tid == 201 && since_ns == 5000000;
 }
 
 static struct model_fold *hundred_threads(void)
@@ -378,6 +384,31 @@ static void test_take(void **state)
 	assert_int_equal(model_fold__cpu_aggs(f, &a), 1);
 	assert_int_equal(a->since_ns, 5000000);
 	assert_int_equal(a->runtime_ns, 9);
+	/* the ended instance's birth is forgotten; the live one's stays */
+	assert_int_equal(model_fold__instance(f, 201, 2000000), 0);
+	assert_int_equal(model_fold__instance(f, 201, 6000000), 5000000);
+	assert_int_equal(model_fold__take(f, last_201, NULL, &v), 0);
+	assert_int_equal(model_fold__instance(f, 201, 6000000), 0);
+	assert_int_equal(model_fold__count(f), 0);
+	model_fold__free(f);
+
+	/* 3,000 threads born and ended: their births go (the index compacted), a later birth
+	 * and the live threads' still count */
+	f = model_fold__new(NULL);
+	for (uint32_t tid = 1; tid <= 3000; tid++) {
+		assert_int_equal(model_fold__born(f, tid, 1000 * tid), 0);
+		assert_int_equal(model_fold__slice(f, &(struct pwz_slice){ .tid = tid,
+						       .start_ns = 1000 * tid, .dur_ns = 10,
+						       .end = PWZ_END_EXITED }), 0);
+	}
+	tk = (struct taken){ 0 };
+	assert_int_equal(model_fold__take(f, odd, NULL, &v), 0);
+	assert_int_equal(tk.cpu, 1500);
+	assert_int_equal(model_fold__instance(f, 1, 5000), 0);
+	assert_int_equal(model_fold__instance(f, 2, 5000), 2000);
+	assert_int_equal(model_fold__born(f, 1, 9000000), 0);
+	assert_int_equal(model_fold__instance(f, 1, 9000001), 9000000);
+	assert_int_equal(model_fold__instance(f, 2998, 9000001), 2998000);
 	model_fold__free(f);
 }
 

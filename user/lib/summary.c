@@ -86,9 +86,15 @@ static int add_cpu(struct task_summary *ts, uint32_t cpu, uint64_t runtime_ns, u
 	if (ts->nr_cpus && ts->cpus[ts->nr_cpus - 1].cpu == cpu) {
 		c = &ts->cpus[ts->nr_cpus - 1];
 	} else {
-		if (array_reserve((void **)&ts->cpus, &ts->cpus_cap, ts->nr_cpus + 1,
-				  sizeof(*ts->cpus)))
-			return -ENOMEM;
+		if (ts->nr_cpus == ts->cpus_cap) {	/* from 1 by doubling: most tasks run on few */
+			size_t cap = ts->cpus_cap ? 2 * ts->cpus_cap : 1;
+
+			c = realloc(ts->cpus, cap * sizeof(*c));
+			if (!c)
+				return -ENOMEM;
+			ts->cpus = c;
+			ts->cpus_cap = cap;
+		}
 		c = &ts->cpus[ts->nr_cpus++];
 		memset(c, 0, sizeof(*c));
 		c->cpu = cpu;
