@@ -11,7 +11,7 @@
  *          bit 4 the gzip + base64 page data;
  *   ctl[3] the heatmaps' grid threshold (--max-points, 1..256: small, so grids are built);
  *   ctl[0] bit 5 with ctl[4], an amplifier: the last record of the first capture is repeated
- *          2^(ctl[4] % 17) times (up to 65,536 and 4 MiB; the exponent uniform so that most
+ *          2^(ctl[4] % 17) times (up to 65,536 and 1 MiB; the exponent uniform so that most
  *          inputs stay fast), its integer field ctl[5] % 8 plus the repeat's index each time, so
  *          that a few bytes describe "many distinct tasks, CPUs, exit reasons": what a file of
  *          megabytes holds, and where memory or time grow faster than the content (issue 12
@@ -141,11 +141,12 @@ static uint8_t *put_u64(uint8_t *p, uint64_t v)
 	return p;
 }
 
-/* The most bytes the copies of the amplifier may add: 65,536 copies of a record of up to 55
- * bytes (every record but META and END), fewer of a longer one. Without it 65,536 copies of a
- * 3 KB META made a 200 MB stream, whose linear read took 1.9 s with ASan: a timeout that said
- * nothing about the code. */
-#define FUZZ_AMPLIFY_BYTES (4u << 20)
+/* The most bytes the copies of the amplifier may add: 65,536 copies of a record of up to 7
+ * bytes, 36,000 of a 20-byte CPU_AGG, fewer of a longer one. Without it 65,536 copies of a
+ * 3 KB META made a 200 MB stream, whose linear read took 1.9 s with ASan; with 4 MiB, 15,000
+ * TASK records of 255-byte names (each name written some ten times over the list and the
+ * pages) took 2.8 s: timeouts of linear work that said nothing about the code. */
+#define FUZZ_AMPLIFY_BYTES (1u << 20)
 
 /*
  * The amplified stream: rec, then n copies of its last record (a fixarray of up to 15
