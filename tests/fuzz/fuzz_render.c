@@ -143,9 +143,10 @@ static uint8_t *put_u64(uint8_t *p, uint64_t v)
 
 /* The most bytes the copies of the amplifier may add: 65,536 copies of a record of up to 7
  * bytes, 36,000 of a 20-byte CPU_AGG, fewer of a longer one. Without it 65,536 copies of a
- * 3 KB META made a 200 MB stream, whose linear read took 1.9 s with ASan; with 4 MiB, 15,000
- * TASK records of 255-byte names (each name written some ten times over the list and the
- * pages) took 2.8 s: timeouts of linear work that said nothing about the code. */
+ * 3 KB META made a 200 MB stream, whose linear read took 1.9 s with ASan; 4,096 TASK records
+ * of 255-byte names (each name written some ten times over the list and the pages) take
+ * 0.36 s of CPU, so the 15,000 of a 4 MiB cap come near the timeout: linear work that says
+ * nothing about the code. */
 #define FUZZ_AMPLIFY_BYTES (1u << 20)
 
 /*
