@@ -11,7 +11,8 @@
 
 #define DASH_COMPRESS_MIN_DEFAULT (256u << 10)	/* JSON bytes above which the data is gzipped */
 #define DASH_MAX_POINTS_DEFAULT 20000	/* heatmap series above this are embedded as a grid */
-#define HM_GRID_COLS 1024u		/* heatmap grid: time columns over the window */
+#define HM_GRID_COLS 4096u		/* heatmap grid: time columns over the window (the page
+					 * re-bins them to the zoom) */
 #define HM_GRID_RPD 20u			/* heatmap grid: rows per decade of nanoseconds */
 #define HM_GRID_ROWS (13u * HM_GRID_RPD)	/* 1 ns to 10^13 ns (2.8 hours) */
 #define HM_LANE_COLS 2048u		/* core locality columns when slices are a grid */

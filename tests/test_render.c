@@ -262,10 +262,10 @@ static void test_heatmaps_window(void **state)
 	/* above max_points the series are grid cells with counts, locality per-column sums */
 	o.max_points = 1;
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
-	/* window [20,80) in 1024 columns: [30,50) is column 170, row floor(20 log10(2e7)) = 146;
-	 * [70,80) column 853, row 140; keys col * 260 + row (44346, 221920), delta-encoded */
+	/* window [20,80) in 4096 columns: [30,50) is column 682, row floor(20 log10(2e7)) = 146;
+	 * [70,80) column 3413, row 140; keys col * 260 + row (177466, 887520), delta-encoded */
 	assert_non_null(strstr(b.buf, "\"slices_ns\":30000000,\"unseen_ns\":0,\"slices\":{\"n\":2,"
-				      "\"bins_d\":{\"k\":[44346,177574],\"c\":[1,1]}}"));
+				      "\"bins_d\":{\"k\":[177466,710054],\"c\":[1,1]}}"));
 	/* one exit stays whole (1 point is not more than 1) */
 	assert_non_null(strstr(b.buf, "\"exits\":{\"n\":1,\"t\":[35000000]"));
 	/* locality: 2048 columns of 29,296.875 ns; busy time adds up to the 30 ms of slices on
