@@ -253,22 +253,212 @@ function warnings(runs) {
 }
 
 // ---------- basic dashboard ----------
-function rowsOf(data) {
-	// one row per (run, task); names suffixed by the run's short name in a diff
-	const rows = [];
-	const multi = data.runs.length > 1;
+// Rows are groups of threads: by task name (perfwhiz's unit, as the heatmaps group), by
+// thread, by process, or by VM (when a thread has KVM exits). A group's figures are the sums
+// of its threads' (CPU in % of one core too: a process of 4 busy threads shows 400 %).
+const GROUPINGS = [["name", "task name"], ["thread", "thread"], ["process", "process"],
+	["vm", "VM"]];
+const TOPS = [10, 20, 50, 100, 200, 500, 1000];
+// Runs' bar colours in a diff: never the switch markers' orange.
+const RUN_COLORS = ["#4c78a8", "#54a24b", "#b279a2", "#9d755d", "#72b7b2", "#2f5d8a"];
+const MARK = "#c05a00";
+const CPU_UNIT = "CPU in % of one core over the window: 100 % is one core busy for the " +
+	"whole window (a group of threads can exceed 100 %).";
+
+// The view the basic dashboard's tabs share: grouping, filter, top N; each drawn tab adds a
+// refresh function to `refresh` and every control bar a sync function to `sync`.
+const view = { group: "name", filter: "", top: 50, refresh: [], sync: [] };
+
+function hasVms(data) {
+	return data.runs.some((r) => r.tasks.some((t) => t.exits_total > 0));
+}
+
+function newGroup(key, label, ri, r) {
+	return { key, label, run: ri, r, tasks: [], tids: [], cpu_pct: 0, runtime_ns: 0,
+		switches: 0, voluntary: 0, involuntary: 0, wait_ns: 0, wait_count: 0,
+		wait_max_ns: 0, unseen_ns: 0, exits_total: 0, exits: new Map(), cpu: null };
+}
+
+function addTask(g, t) {
+	g.tasks.push(t);
+	g.tids.push(t.tid);
+	g.cpu_pct += t.cpu_pct;
+	g.runtime_ns += t.runtime_ns;
+	g.switches += t.switches;
+	g.voluntary += t.voluntary;
+	g.involuntary += t.involuntary;
+	g.wait_ns += t.wait_ns;
+	g.wait_count += t.wait_count;
+	g.wait_max_ns = Math.max(g.wait_max_ns, t.wait_max_ns);
+	g.unseen_ns += t.unseen_ns;
+	g.exits_total += t.exits_total;
+	for (const e of t.exits) {
+		const k = reasonKey(e[0], e[1]);
+		g.exits.set(k, (g.exits.get(k) || 0) + e[2]);
+	}
+}
+
+// Per-core runtime and switch-outs of a group, summed when first needed (CoreMap).
+function groupCpu(g) {
+	if (g.cpu)
+		return g.cpu;
+	const n = g.r.nr_cpus, rt = new Float64Array(n), sw = new Float64Array(n);
+	for (const t of g.tasks)
+		for (let c = 0; c < n; c++) {
+			rt[c] += t.cpu_runtime[c] || 0;
+			sw[c] += t.cpu_switches[c] || 0;
+		}
+	g.cpu = { rt, sw };
+	return g.cpu;
+}
+
+// Run-queue wait percentiles of a group: a single thread's wait_p50_ns / wait_p99_ns when the
+// data carries them (per-thread wait histograms), else null ("n/a"): count, total and max are
+// all the page can sum exactly.
+function waitQuantile(g, q) {
+	const f = q === 0.5 ? "wait_p50_ns" : "wait_p99_ns";
+	if (g.tasks.length === 1 && typeof g.tasks[0][f] === "number")
+		return g.tasks[0][f];
+	return null;
+}
+
+// Groups of every run under a grouping, computed once per grouping.
+function groupsOf(data, mode) {
+	data.groupCache = data.groupCache || {};
+	if (data.groupCache[mode])
+		return data.groupCache[mode];
+	const rows = [], multi = data.runs.length > 1;
 	data.runs.forEach((r, ri) => {
-		// names several threads share (bash, kworker...) get their tid
-		const seen = new Map();
-		for (const t of r.tasks)
-			seen.set(t.name, (seen.get(t.name) || 0) + 1);
+		const by = new Map(), pname = new Map(), vm = new Set();
 		for (const t of r.tasks) {
-			const name = seen.get(t.name) > 1 ? t.name + " (" + t.tid + ")" : t.name;
-			rows.push({ run: ri, r, t, label: multi ? name + " [" + r.short + "]" : name });
+			if (t.tid === t.pid && t.tid)
+				pname.set(t.pid, t.name);
+			if (t.exits_total > 0)
+				vm.add(t.pid || t.tid);
+		}
+		for (const t of r.tasks) {
+			const pid = t.pid || t.tid;
+			let key, label;
+			if (mode === "thread") {
+				key = "t" + t.tid + " " + t.name;
+				label = t.name + " (" + t.tid + ")";
+			} else if (mode === "process" || (mode === "vm" && vm.has(pid))) {
+				key = "p" + pid;
+				label = pid ? (pname.get(pid) || t.name) + " (pid " + pid + ")" : "idle (pid 0)";
+				if (mode === "vm")
+					label = "VM " + label;
+			} else if (mode === "vm") {
+				key = "host";
+				label = "host (not a VM)";
+			} else {
+				key = "n" + t.name;
+				label = t.name;
+			}
+			let g = by.get(key);
+			if (!g) {
+				g = newGroup(key, multi ? label + " [" + r.short + "]" : label, ri, r);
+				g.name = label;
+				by.set(key, g);
+				rows.push(g);
+			}
+			addTask(g, t);
 		}
 	});
-	rows.sort((a, b) => a.t.name < b.t.name ? -1 : a.t.name > b.t.name ? 1 : a.run - b.run);
+	data.groupCache[mode] = rows;
 	return rows;
+}
+
+// The filter box: a glob (* ? [) on the whole label, else a case-insensitive substring.
+function filterFn(text) {
+	text = text.trim();
+	if (!text)
+		return () => true;
+	if (/[*?[]/.test(text)) {
+		const re = new RegExp("^" + text.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*")
+			.replace(/\?/g, ".") + "$", "i");
+		return (g) => re.test(g.name);
+	}
+	const low = text.toLowerCase();
+	return (g) => g.name.toLowerCase().includes(low);
+}
+
+// Sorted, filtered rows cut at view.top; the rest of each run summed in an "other" row.
+// sort = {f, asc}; in a diff a group's rows stay together, ordered by their best value.
+function pick(data, rows, sort, keep) {
+	const match = filterFn(view.filter);
+	const list = rows.filter((g) => (!keep || keep(g)) && match(g));
+	const f = sort.f, dir = sort.asc ? 1 : -1;
+	const cmpv = (x, y) => (x < y ? -1 : x > y ? 1 : 0);
+	if (data.runs.length > 1) {
+		const best = new Map();
+		for (const g of list) {
+			const v = f(g), b = best.get(g.key);
+			if (b === undefined || cmpv(v, b) * dir > 0)
+				best.set(g.key, v);
+		}
+		list.sort((a, b) => cmpv(best.get(a.key), best.get(b.key)) * dir ||
+			cmpv(a.key, b.key) || a.run - b.run);
+	} else {
+		list.sort((a, b) => cmpv(f(a), f(b)) * dir || cmpv(a.label, b.label));
+	}
+	const shown = list.slice(0, view.top), rest = list.slice(view.top);
+	const others = [];
+	data.runs.forEach((r, ri) => {
+		const mine = rest.filter((g) => g.run === ri);
+		if (!mine.length)
+			return;
+		const o = newGroup("other", "", ri, r);
+		const nt = mine.reduce((a, g) => a + g.tasks.length, 0);
+		o.name = "other (" + fmtInt(mine.length) + " rows, " + fmtInt(nt) + " threads)";
+		o.label = data.runs.length > 1 ? o.name + " [" + r.short + "]" : o.name;
+		o.other = true;
+		o.nrows = mine.length;
+		for (const g of mine)
+			for (const t of g.tasks)
+				addTask(o, t);
+		others.push(o);
+	});
+	return { shown, others, all: shown.concat(others), matched: list.length };
+}
+
+// The grouping / filter / top N bar of a tab; every bar shows the same view.
+function controlBar(data, panel, id) {
+	const modes = GROUPINGS.filter(([m]) => m !== "vm" || hasVms(data));
+	const sel = el("select", { id: id + "-group", "aria-label": "rows",
+		onchange: () => { view.group = sel.value; changed(); } });
+	for (const [m, t] of modes)
+		sel.appendChild(el("option", { value: m, text: t }));
+	const top = el("select", { id: id + "-top", "aria-label": "top N",
+		onchange: () => { view.top = +top.value; changed(); } });
+	for (const n of TOPS)
+		top.appendChild(el("option", { value: n, text: String(n) }));
+	const box = el("input", { type: "search", id: id + "-filter", placeholder: "filter: text or glob",
+		"aria-label": "filter rows", oninput: () => { view.filter = box.value; changed(); } });
+	const count = el("span", { class: "note", id: id + "-count" });
+	panel.appendChild(el("div", { class: "controls" }, el("label", { text: "rows by " }), sel,
+		el("label", { text: "top " }), top, box, count));
+	const syncMe = () => {
+		sel.value = view.group;
+		top.value = String(view.top);
+		if (box.value !== view.filter)
+			box.value = view.filter;
+	};
+	view.sync.push(syncMe);
+	syncMe();
+	return (shown, matched, total) => {
+		count.textContent = fmtInt(shown) + " of " + fmtInt(matched) + " rows shown" +
+			(matched !== total ? " (" + fmtInt(total) + " before the filter)" : "") +
+			(matched > shown ? "; the rest summed in \"other\"" : "");
+		count.dataset.shown = shown;
+		count.dataset.matched = matched;
+	};
+}
+
+function changed() {
+	for (const s of view.sync)
+		s();
+	for (const r of view.refresh)
+		r();
 }
 
 function windowText(r) {
@@ -276,145 +466,208 @@ function windowText(r) {
 		fmtMs(r.window[1]) + " from the capture start, " + fmtNs(r.window[1] - r.window[0]);
 }
 
-function drawCpu(data, panel) {
-	let rows = rowsOf(data);
+function fmtWaitQ(v) { return v === null ? "n/a" : fmtNs(v); }
+
+// The CPU tab's columns: [title, value(row), class, format, first click sorts ascending]
+function cpuCols(data) {
 	const anyKind = data.runs.some((r) => r.has_switch_kind);
-	panel.appendChild(el("p", { class: "note", text: "CPU usage in % of one core over the window (" +
-		data.runs.map(windowText).join("; ") + "); markers: switch-outs" +
-		(anyKind ? " (voluntary ○, involuntary ◆)" : "") + ". Rows sorted by name." }));
-	if (data.runs.length > 1) {
-		const lg = el("div", { class: "legend", id: "cpu-runs" });
-		data.runs.forEach((r, i) => lg.appendChild(el("span", { class: "item" }, el("span",
-			{ class: "swatch", style: "background:" + color(i) }), "[" + r.short + "] " + r.name)));
-		panel.appendChild(lg);
+	const cols = [
+		["task", (x) => x.label, "name", null, true],
+		["threads", (x) => x.tasks.length, null, fmtInt],
+		["CPU %", (x) => x.cpu_pct, null, fmtPct],
+		["runtime", (x) => x.runtime_ns, null, fmtNs],
+		["switch-outs", (x) => x.switches, null, fmtInt],
+	];
+	if (anyKind)
+		cols.push(["voluntary", (x) => x.voluntary, null, fmtInt],
+			["involuntary", (x) => x.involuntary, null, fmtInt]);
+	if (data.runs.some((r) => r.has_wait))
+		cols.push(["waits", (x) => x.wait_count, null, fmtInt],
+			["wait total", (x) => x.wait_ns, null, fmtNs],
+			["wait mean", (x) => x.wait_count ? x.wait_ns / x.wait_count : 0, null,
+				(v) => fmtNs(Math.round(v))],
+			["wait p50", (x) => waitQuantile(x, 0.5), null, fmtWaitQ],
+			["wait p99", (x) => waitQuantile(x, 0.99), null, fmtWaitQ],
+			["wait max", (x) => x.wait_max_ns, null, fmtNs]);
+	if (data.runs.some((r) => r.tasks.some((t) => t.unseen_ns > 0)))
+		cols.push(["unseen", (x) => x.unseen_ns, null, fmtNs]);
+	return cols;
+}
+
+function rowAttrs(x) {
+	return { "data-key": x.key, "data-run": x.run, "data-threads": x.tasks.length,
+		"data-tid": x.tasks.length === 1 && !x.other ? x.tasks[0].tid : null,
+		"data-name": x.other ? null : x.name, "data-other": x.other ? "1" : null,
+		class: x.other ? "other" : null };
+}
+
+function drawCpu(data, panel) {
+	const anyKind = data.runs.some((r) => r.has_switch_kind);
+	panel.appendChild(el("p", { class: "note", text: CPU_UNIT + " Window: " +
+		data.runs.map(windowText).join("; ") + ". Rows sorted by CPU; click a column to sort." }));
+	const counter = controlBar(data, panel, "cpu");
+	const lg = el("div", { class: "legend", id: "cpu-legend" });
+	if (data.runs.length > 1)
+		data.runs.forEach((r, i) => lg.appendChild(el("span", { class: "item", "data-marker": "run",
+			"data-run": i }, el("span", { class: "swatch", style: "background:" +
+			RUN_COLORS[i % RUN_COLORS.length] }), "CPU (% of one core) [" + r.short + "] " + r.name)));
+	else
+		lg.appendChild(el("span", { class: "item", "data-marker": "cpu" }, el("span",
+			{ class: "swatch", style: "background:" + RUN_COLORS[0] }), "CPU (% of one core)"));
+	lg.appendChild(el("span", { class: "item", "data-marker": "total", style: "color:" + MARK,
+		text: "○ switch-outs, total" }));
+	if (anyKind)
+		lg.appendChild(el("span", { class: "item", "data-marker": "involuntary",
+			style: "color:" + MARK, text: "◆ involuntary switch-outs (preempted)" }));
+	panel.appendChild(lg);
+	const chartBox = el("div"), tableBox = el("div");
+	panel.appendChild(chartBox);
+	panel.appendChild(tableBox);
+	const cols = cpuCols(data);
+	const sort = { i: 2, asc: false };
+	function refresh() {
+		const rows = groupsOf(data, view.group);
+		const p = pick(data, rows, { f: cols[sort.i][1], asc: sort.asc });
+		counter(p.shown.length, p.matched, rows.length);
+		chartBox.textContent = "";
+		cpuChart(chartBox, p.all);
+		tableBox.textContent = "";
+		tableBox.appendChild(table("cpu", cols, p.all, rowAttrs, sort, refresh));
 	}
-	const allRows = rows;
-	rows = busiest(rows, (x) => x.t.cpu_pct, panel);
-	const rowH = 22, top = 58, left = 230, right = 30;
-	const c = makeCanvas(panel, top + rows.length * rowH + 38);
+	view.refresh.push(refresh);
+	refresh();
+}
+
+function cpuChart(holder, rows) {
+	const rowH = 22, top = 46, left = 250, right = 30;
+	const c = makeCanvas(holder, top + Math.max(1, rows.length) * rowH + 38);
 	const { ctx, width } = c;
 	const plotW = width - left - right;
-	// the scale ends at the busiest row, rounded up (not at 100 %: idle captures would be flat)
-	const pmax = maxOf(rows, (x) => x.t.cpu_pct, 1), pst = niceStep(pmax, 8);
+	// the scale ends at the busiest row, rounded up (not at 100 %: idle captures would be
+	// flat); "other" rows do not set it: their bars end in an arrow and their figures
+	const named = rows.filter((x) => !x.other);
+	const pmax = maxOf(named, (x) => x.cpu_pct, 1), pst = niceStep(pmax, 8);
 	const maxPct = Math.ceil(pmax / pst - 1e-9) * pst;
-	const maxSw = maxOf(rows, (x) => x.t.switches, 1);
-	const xp = (v) => left + v / maxPct * plotW, xs = (v) => left + v / maxSw * plotW;
+	const maxSw = maxOf(named, (x) => x.switches, 1);
+	const clip = (v) => Math.min(left + plotW, v);
+	const xp = (v) => clip(left + v / maxPct * plotW), xs = (v) => clip(left + v / maxSw * plotW);
+	const H = rows.length * rowH;
 	ctx.font = "12px system-ui, sans-serif";
 	ctx.textAlign = "center";
-	// CPU % on top (and at the bottom), switch-outs in orange under it: two scales, one plot
-	const ps = pst, ss = niceStep(maxSw, 6);
-	for (let v = 0; v <= maxPct + 1e-9; v += ps) {
+	for (let v = 0; v <= maxPct + 1e-9; v += pst) {
 		ctx.fillStyle = "#eef1f5";
-		ctx.fillRect(xp(v), top, 1, rows.length * rowH);
+		ctx.fillRect(xp(v), top, 1, H);
 		ctx.fillStyle = "#2f5d8a";
 		const lab = (pst < 1 ? v.toFixed(1) : v.toFixed(0)) + "%";
-		ctx.fillText(lab, xp(v), top - 36);
-		ctx.fillText(lab, xp(v), top + rows.length * rowH + 14);
+		ctx.fillText(lab, xp(v), top - 26);
+		ctx.fillText(lab, xp(v), top + H + 14);
 	}
-	ctx.fillStyle = "#c05a00";
+	ctx.fillStyle = MARK;
+	const ss = niceStep(maxSw, 6);
 	for (let v = 0; v <= maxSw + 1e-9; v += ss)
 		ctx.fillText(fmtInt(v), xs(v), top - 8);
 	ctx.textAlign = "right";
 	ctx.fillStyle = "#2f5d8a";
-	ctx.fillText("CPU (% of one core) ▬", left - 22, top - 36);
-	ctx.fillStyle = "#c05a00";
-	ctx.fillText("switch-outs (count) ◆", left - 22, top - 8);
+	ctx.fillText("CPU (% of one core) ▬", left - 22, top - 26);
+	ctx.fillStyle = MARK;
+	ctx.fillText("switch-outs (count) ○ ◆", left - 22, top - 8);
 	ctx.textAlign = "center";
 	ctx.fillStyle = "#2f5d8a";
-	ctx.fillText("CPU (% of one core)", left + plotW / 2, top + rows.length * rowH + 30);
+	ctx.fillText("CPU (% of one core)", left + plotW / 2, top + H + 30);
 	rows.forEach((x, i) => {
-		const y = top + i * rowH;
-		ctx.fillStyle = "#1d2330";
+		const y = top + i * rowH, cy = y + rowH / 2;
+		ctx.fillStyle = x.other ? "#5b6475" : "#1d2330";
 		ctx.textAlign = "right";
 		ctx.fillText(ellipsize(ctx, x.label, left - 10), left - 8, y + 15);
-		ctx.fillStyle = color(x.run);
-		ctx.fillRect(left, y + 4, Math.max(1, xp(x.t.cpu_pct) - left), rowH - 8);
-		const mark = (v, shape) => {
-			const cx = xs(v), cy = y + rowH / 2;
-			ctx.beginPath();
-			if (shape === "o") {
-				ctx.arc(cx, cy, 5, 0, 2 * Math.PI);
-				ctx.strokeStyle = "#c05a00";
-				ctx.lineWidth = 2;
-				ctx.stroke();
-			} else {
-				ctx.moveTo(cx, cy - 6); ctx.lineTo(cx + 6, cy); ctx.lineTo(cx, cy + 6);
-				ctx.lineTo(cx - 6, cy); ctx.closePath();
-				ctx.fillStyle = "#c05a00";
-				ctx.fill();
-			}
-		};
+		ctx.fillStyle = x.other ? "#aab3c0" : RUN_COLORS[x.run % RUN_COLORS.length];
+		ctx.fillRect(left, y + 4, Math.max(1, xp(x.cpu_pct) - left), rowH - 8);
+		if (x.other && (x.cpu_pct > maxPct || x.switches > maxSw)) {
+			ctx.fillStyle = "#1d2330";
+			ctx.textAlign = "right";
+			ctx.fillText("off scale: " + fmtPct(x.cpu_pct) + ", " + fmtInt(x.switches) +
+				" switch-outs ▸", left + plotW - 4, y + 15);
+			return;
+		}
+		// total: a ring; involuntary: a diamond
+		ctx.beginPath();
+		ctx.arc(xs(x.switches), cy, 5, 0, 2 * Math.PI);
+		ctx.strokeStyle = MARK;
+		ctx.lineWidth = 2;
+		ctx.stroke();
 		if (x.r.has_switch_kind) {
-			mark(x.t.voluntary, "o");
-			mark(x.t.involuntary, "d");
-		} else {
-			mark(x.t.switches, "d");
+			const dx = xs(x.involuntary);
+			ctx.beginPath();
+			ctx.moveTo(dx, cy - 6); ctx.lineTo(dx + 6, cy); ctx.lineTo(dx, cy + 6);
+			ctx.lineTo(dx - 6, cy); ctx.closePath();
+			ctx.fillStyle = MARK;
+			ctx.fill();
 		}
 	});
-	// where the rows are, for tests
 	c.cv.dataset.rowTop = String(top);
 	c.cv.dataset.rowH = String(rowH);
+	c.cv.dataset.rows = String(rows.length);
 	c.cv.addEventListener("mousemove", (ev) => {
 		const b = c.cv.getBoundingClientRect();
 		const i = Math.floor((ev.clientY - b.top - top) / rowH);
 		if (i < 0 || i >= rows.length)
 			return tip(ev, null);
-		const t = rows[i].t;
-		tip(ev, rows[i].label + " (tid " + t.tid + ")\nCPU " + fmtPct(t.cpu_pct) + " (" +
-			fmtNs(t.runtime_ns) + ")\nswitch-outs " + fmtInt(t.switches) +
-			(rows[i].r.has_switch_kind ? " (voluntary " + fmtInt(t.voluntary) +
-			", involuntary " + fmtInt(t.involuntary) + ")" : ""));
+		const t = rows[i];
+		tip(ev, t.label + "\n" + (t.tasks.length === 1 ? "tid " + t.tids[0] : fmtInt(t.tasks.length) +
+			" threads") + "\nCPU " + fmtPct(t.cpu_pct) + " of one core (" + fmtNs(t.runtime_ns) +
+			")\nswitch-outs " + fmtInt(t.switches) + (t.r.has_switch_kind ? " (voluntary " +
+			fmtInt(t.voluntary) + ", involuntary " + fmtInt(t.involuntary) + ")" : "") +
+			(t.r.has_wait ? "\nrun-queue waits " + fmtInt(t.wait_count) + ", total " +
+			fmtNs(t.wait_ns) + ", max " + fmtNs(t.wait_max_ns) : ""));
 	});
 	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
-
-	// the same figures as a table
-	const cols = [
-		["task", (x) => x.label, "name"],
-		["tid", (x) => x.t.tid],
-		["CPU %", (x) => x.t.cpu_pct, null, fmtPct],
-		["runtime", (x) => x.t.runtime_ns, null, fmtNs],
-		["switch-outs", (x) => x.t.switches, null, fmtInt],
-	];
-	if (anyKind)
-		cols.push(["voluntary", (x) => x.t.voluntary, null, fmtInt],
-			["involuntary", (x) => x.t.involuntary, null, fmtInt]);
-	if (data.runs.some((r) => r.has_wait))
-		cols.push(["run-queue wait", (x) => x.t.wait_ns, null, fmtNs]);
-	// slices whose switch-in the tracepoint never reported: not in the runtime (Capture tab)
-	if (allRows.some((x) => x.t.unseen_ns > 0))
-		cols.push(["unseen", (x) => x.t.unseen_ns, null, fmtNs]);
-	panel.appendChild(table("cpu", cols, allRows, (x) => ({ "data-tid": x.t.tid,
-		"data-name": x.t.name, "data-run": x.run })));
 }
 
-// A sortable table; cols = [title, value(row), class, format]. Cells carry data-v = raw value.
-function table(id, cols, rows, rowAttrs) {
+// A sortable table of the given rows; cols = [title, value(row), class, format, asc first].
+// Cells carry data-v = the raw value. A header click sorts through sort = {i, asc} and
+// onsort() (which redraws, so that top N follows the sort); without onsort it sorts the rows
+// it was given.
+function table(id, cols, rows, attrs, sort, onsort) {
 	const t = el("table", { class: "data", id: "table-" + id });
 	const thead = el("thead"), tb = el("tbody");
 	const hr = el("tr");
-	let sortCol = -1, asc = true;
+	sort = sort || { i: -1, asc: true };
 	cols.forEach((c, i) => hr.appendChild(el("th", { class: c[2] || null, "data-col": c[0],
-		text: c[0], title: "sort", onclick: () => sortBy(i) })));
+		"aria-sort": sort.i === i ? (sort.asc ? "ascending" : "descending") : null,
+		text: c[0] + (sort.i === i ? (sort.asc ? " ▲" : " ▼") : ""), title: "sort",
+		onclick: () => sortBy(i) })));
 	thead.appendChild(hr);
 	function fill(list) {
-		tb.textContent = "";
+		const frag = document.createDocumentFragment();
 		for (const r of list) {
-			const tr = el("tr", rowAttrs ? rowAttrs(r) : null);
+			const tr = el("tr", attrs ? attrs(r) : null);
 			for (const c of cols) {
 				const v = c[1](r);
-				tr.appendChild(el("td", { class: c[2] || null, "data-col": c[0], "data-v": v,
-					text: c[3] ? c[3](v) : String(v) }));
+				const td = document.createElement("td");
+				if (c[2])
+					td.className = c[2];
+				td.dataset.col = c[0];
+				if (v !== null && v !== undefined)
+					td.dataset.v = v;
+				td.textContent = c[3] ? c[3](v, r) : String(v);
+				tr.appendChild(td);
 			}
-			tb.appendChild(tr);
+			frag.appendChild(tr);
 		}
+		tb.textContent = "";
+		tb.appendChild(frag);
 	}
 	function sortBy(i) {
-		asc = sortCol === i ? !asc : i === 0;
-		sortCol = i;
+		sort.asc = sort.i === i ? !sort.asc : !!cols[i][4];
+		sort.i = i;
+		if (onsort)
+			return onsort();
 		const f = cols[i][1];
 		const list = rows.slice().sort((a, b) => {
 			const x = f(a), y = f(b);
-			return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
+			return (x < y ? -1 : x > y ? 1 : 0) * (sort.asc ? 1 : -1);
+		});
+		hr.querySelectorAll("th").forEach((th, j) => {
+			th.textContent = cols[j][0] + (j === i ? (sort.asc ? " ▲" : " ▼") : "");
 		});
 		fill(list);
 	}
@@ -424,8 +677,18 @@ function table(id, cols, rows, rowAttrs) {
 	return el("div", { class: "scroll" }, t);
 }
 
+// A log2 histogram bucket [lo, hi) in ns as text: the precision its percentile has.
+function fmtRange(r) {
+	if (!r)
+		return "n/a";
+	if (r[1] < 0)
+		return "≥ " + fmtNs(r[0]);
+	const u = r[1] > 2e9 ? [1e9, "s"] : r[1] > 2e6 ? [1e6, "ms"] : r[1] > 2e3 ? [1e3, "µs"] : [1, "ns"];
+	const f = (v) => { const x = v / u[0]; return x >= 10 ? x.toFixed(0) : x.toPrecision(2); };
+	return f(r[0]) + "–" + f(r[1]) + " " + u[1];
+}
+
 function drawKvm(data, panel) {
-	let rows = rowsOf(data).filter((x) => x.t.exits_total > 0);
 	// reasons over all runs
 	const rmap = new Map();
 	for (const r of data.runs)
@@ -433,28 +696,57 @@ function drawKvm(data, panel) {
 			if (!rmap.has(reasonKey(x.isa, x.code)))
 				rmap.set(reasonKey(x.isa, x.code), x);
 	const reasons = [...rmap.values()].sort((a, b) => a.isa - b.isa || a.code - b.code);
-	const ri = new Map(reasons.map((x, i) => [reasonKey(x.isa, x.code), i]));
-	const count = (t, i) => {
-		let n = 0;
-		for (const e of t.exits)
-			if (ri.get(reasonKey(e[0], e[1])) === i)
-				n += e[2];
-		return n;
-	};
-	panel.appendChild(el("p", { class: "note", text: "KVM exits per task and exit reason over " +
+	const rkeys = reasons.map((x) => reasonKey(x.isa, x.code));
+	panel.appendChild(el("p", { class: "note", text: "KVM exits per row and exit reason over " +
 		"the window; hover for counts." }));
+	const counter = controlBar(data, panel, "kvm");
 	const legend = el("div", { class: "legend", id: "kvm-legend" });
 	reasons.forEach((x, i) => legend.appendChild(el("span", { class: "item",
 		"data-reason": reasonName(x) }, el("span", { class: "swatch",
 		style: "background:" + color(i) }), reasonName(x))));
 	panel.appendChild(legend);
-	const allRows = rows;
-	rows = busiest(rows, (x) => x.t.exits_total, panel);
-	const rowH = 22, top = 10, left = 230, right = 30;
-	const c = makeCanvas(panel, top + rows.length * rowH + 34);
+	const chartBox = el("div"), tableBox = el("div");
+	panel.appendChild(chartBox);
+	panel.appendChild(tableBox);
+	const cols = [["task", (x) => x.label, "name", null, true]];
+	rkeys.forEach((k, i) => cols.push([reasonName(reasons[i]), (x) => x.exits.get(k) || 0, null, fmtInt]));
+	cols.push(["total", (x) => x.exits_total, null, fmtInt]);
+	const sort = { i: cols.length - 1, asc: false };
+	function refresh() {
+		const rows = groupsOf(data, view.group);
+		const p = pick(data, rows, { f: cols[sort.i][1], asc: sort.asc }, (g) => g.exits_total > 0);
+		counter(p.shown.length, p.matched, rows.filter((g) => g.exits_total > 0).length);
+		chartBox.textContent = "";
+		kvmChart(chartBox, p.all, rkeys, reasons);
+		tableBox.textContent = "";
+		tableBox.appendChild(table("kvm", cols, p.all, rowAttrs, sort, refresh));
+	}
+	view.refresh.push(refresh);
+	refresh();
+	panel.appendChild(el("h2", { text: "Exit handling time per reason" }));
+	panel.appendChild(el("p", { class: "note", text: "Percentiles come from log2 histograms: " +
+		"each is the power-of-two range it falls in, which is all the histogram holds. n/a: no " +
+		"exit of the reason has a handling time (an exit with no following entry)." }));
+	const rrows = [];
+	data.runs.forEach((r, k) => r.reasons.forEach((x) => rrows.push({ r, x, run: k })));
+	const rcols = [];
+	if (data.runs.length > 1)
+		rcols.push(["run", (z) => z.r.short, "name"]);
+	rcols.push(["reason", (z) => reasonName(z.x), "name"], ["exits", (z) => z.x.count, null, fmtInt],
+		["with handling time", (z) => z.x.hist_n, null, fmtInt],
+		["median", (z) => z.x.median_range ? z.x.median_range[0] : null, null,
+			(v, z) => fmtRange(z.x.median_range)],
+		["p99", (z) => z.x.p99_range ? z.x.p99_range[0] : null, null,
+			(v, z) => fmtRange(z.x.p99_range)]);
+	panel.appendChild(table("reasons", rcols, rrows));
+}
+
+function kvmChart(holder, rows, rkeys, reasons) {
+	const rowH = 22, top = 10, left = 250, right = 30;
+	const c = makeCanvas(holder, top + Math.max(1, rows.length) * rowH + 34);
 	const { ctx, width } = c;
 	const plotW = width - left - right;
-	const max = maxOf(rows, (x) => x.t.exits_total, 1);
+	const max = maxOf(rows, (x) => x.exits_total, 1);
 	const xv = (v) => v / max * plotW;
 	ctx.font = "12px system-ui, sans-serif";
 	const st = niceStep(max, 8);
@@ -472,11 +764,11 @@ function drawKvm(data, panel) {
 		ctx.textAlign = "right";
 		ctx.fillText(ellipsize(ctx, x.label, left - 10), left - 8, y + 15);
 		let acc = 0;
-		reasons.forEach((r, k) => {
-			const n = count(x.t, k);
+		rkeys.forEach((k, j) => {
+			const n = x.exits.get(k) || 0;
 			if (!n)
 				return;
-			ctx.fillStyle = color(k);
+			ctx.fillStyle = color(j);
 			ctx.fillRect(left + xv(acc), y + 4, Math.max(1, xv(n)), rowH - 8);
 			acc += n;
 		});
@@ -486,55 +778,52 @@ function drawKvm(data, panel) {
 		const i = Math.floor((ev.clientY - b.top - top) / rowH);
 		if (i < 0 || i >= rows.length)
 			return tip(ev, null);
-		const t = rows[i].t;
-		const lines = reasons.map((r, k) => [reasonName(r), count(t, k)]).filter((z) => z[1])
-			.map((z) => z[0] + ": " + fmtInt(z[1]));
-		tip(ev, rows[i].label + " — " + fmtInt(t.exits_total) + " exits\n" + lines.join("\n"));
+		const t = rows[i];
+		const lines = rkeys.map((k, j) => [reasonName(reasons[j]), t.exits.get(k) || 0])
+			.filter((z) => z[1]).map((z) => z[0] + ": " + fmtInt(z[1]));
+		tip(ev, t.label + " — " + fmtInt(t.exits_total) + " exits\n" + lines.join("\n"));
 	});
 	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
-	const cols = [["task", (x) => x.label, "name"]];
-	reasons.forEach((r, k) => cols.push([reasonName(r), (x) => count(x.t, k), null, fmtInt]));
-	cols.push(["total", (x) => x.t.exits_total, null, fmtInt]);
-	panel.appendChild(table("kvm", cols, allRows, (x) => ({ "data-tid": x.t.tid, "data-name": x.t.name, "data-run": x.run })));
-	panel.appendChild(el("h2", { text: "Exit handling time per reason (from the histograms)" }));
-	const rrows = [];
-	data.runs.forEach((r, k) => r.reasons.forEach((x) => rrows.push({ r, x, run: k })));
-	const rcols = [];
-	if (data.runs.length > 1)
-		rcols.push(["run", (z) => z.r.short, "name"]);
-	rcols.push(["reason", (z) => reasonName(z.x), "name"], ["exits", (z) => z.x.count, null, fmtInt],
-		["median", (z) => z.x.median_ns, null, fmtNs], ["p99", (z) => z.x.p99_ns, null, fmtNs]);
-	panel.appendChild(table("reasons", rcols, rrows));
+}
+
+// A colour scale legend: a gradient from white to base, 0 to max.
+function scaleLegend(text, base, max, fmt) {
+	const bar = el("span", { class: "ramp", style: "background:linear-gradient(to right," +
+		scale(0, base) + "," + scale(0.25, base) + "," + scale(0.5, base) + "," + scale(1, base) + ")" });
+	return el("span", { class: "item", "data-scale": text, "data-max": max }, text + " 0", bar,
+		fmt(max) + " (square-root scale)");
 }
 
 function drawCoremap(data, panel) {
 	const multi = data.runs.length > 1;
 	let sel = null;
-	const holder = el("div");
 	if (multi) {
-		sel = el("select", { id: "coremap-run", onchange: () => render(+sel.value) });
+		sel = el("select", { id: "coremap-run", onchange: () => refresh() });
 		data.runs.forEach((r, i) => sel.appendChild(el("option", { value: i, text: r.short })));
 		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "run " }), sel));
 	}
-	panel.appendChild(el("p", { class: "note", text: "Each cell: top = % of the window the task " +
-		"ran on that core (blue), bottom = switch-outs on that core (orange), both on a " +
-		"square-root colour scale; hover a cell for its figures. Thick lines separate packages, " +
-		"thin ones last-level caches." }));
+	panel.appendChild(el("p", { class: "note", text: "Each cell: top = CPU in % of one core the " +
+		"row used on that core (blue, with the number where it fits), bottom = switch-outs on " +
+		"that core (orange). \"all\": every core, % of one core (as the CPU tab). The \"all " +
+		"tasks\" row (first) sums every thread of the run, filtered or not. Thick lines separate " +
+		"packages, thin ones last-level caches; rows sorted by CPU." }));
+	const counter = controlBar(data, panel, "coremap");
 	const legend = el("div", { class: "legend", id: "coremap-legend" });
 	panel.appendChild(legend);
+	const holder = el("div");
 	panel.appendChild(holder);
-	function render(k) {
+	function refresh() {
+		const k = sel ? +sel.value : 0;
 		const r = data.runs[k];
 		const ncpu = r.nr_cpus;
 		const win = Math.max(1, r.window[1] - r.window[0]);
-		const tasks = r.tasks.slice().sort((a, b) => a.name < b.name ? -1 : a.name > b.name);
-		const all = { name: "all tasks", cpu_runtime: new Array(ncpu).fill(0),
-			cpu_switches: new Array(ncpu).fill(0) };
-		for (const t of tasks)
-			for (let c = 0; c < ncpu; c++) {
-				all.cpu_runtime[c] += t.cpu_runtime[c] || 0;
-				all.cpu_switches[c] += t.cpu_switches[c] || 0;
-			}
+		const rows = groupsOf(data, view.group).filter((g) => g.run === k);
+		const p = pick(data, rows, { f: (g) => g.cpu_pct, asc: false });
+		counter(p.shown.length, p.matched, rows.length);
+		const all = newGroup("all", "all tasks", k, r);
+		all.name = "all tasks";
+		for (const t of r.tasks)
+			addTask(all, t);
 		const sep = (c) => {
 			if (!r.topo || c === 0 || !r.topo[c] || !r.topo[c - 1])
 				return null;
@@ -544,69 +833,75 @@ function drawCoremap(data, panel) {
 				return "llc";
 			return null;
 		};
-		// colour scales: task cells, the "all" column and the "all tasks" row each have their own
+		const sum = (a) => { let s = 0; for (const v of a) s += v; return s; };
+		// colour scales: row cells, the "all" column and the "all tasks" row each have their own
 		const mx = { cell: [1e-9, 1], col: [1e-9, 1], row: [1e-9, 1] };
 		const upd = (key, pct, sw) => {
 			mx[key][0] = Math.max(mx[key][0], pct);
 			mx[key][1] = Math.max(mx[key][1], sw);
 		};
-		const sum = (a) => a.reduce((x, y) => x + (y || 0), 0);
-		for (const t of tasks) {
+		for (const g of p.shown) {
+			const { rt, sw } = groupCpu(g);
 			for (let c = 0; c < ncpu; c++)
-				upd("cell", (t.cpu_runtime[c] || 0) / win * 100, t.cpu_switches[c] || 0);
-			upd("col", sum(t.cpu_runtime) / ncpu / win * 100, sum(t.cpu_switches));
+				upd("cell", rt[c] / win * 100, sw[c]);
+			upd("col", sum(rt) / win * 100, sum(sw));
 		}
+		const ac = groupCpu(all);
 		for (let c = 0; c < ncpu; c++)
-			upd("row", all.cpu_runtime[c] / win * 100, all.cpu_switches[c]);
-		upd("row", sum(all.cpu_runtime) / ncpu / win * 100, sum(all.cpu_switches));
+			upd("row", ac.rt[c] / win * 100, ac.sw[c]);
 		legend.textContent = "";
-		legend.appendChild(el("span", { class: "item" }, el("span", { class: "swatch",
-			style: "background:" + scale(1, "#2b6cb0") }), "busiest cell: " +
-			fmtPct(mx.cell[0]) + " of the window"));
-		legend.appendChild(el("span", { class: "item" }, el("span", { class: "swatch",
-			style: "background:" + scale(1, "#e07b00") }), "most switch-outs in a cell: " +
-			fmtInt(mx.cell[1])));
-		// few cores: wider, taller cells
-		const cw = Math.max(22, Math.min(56, Math.floor(((holder.clientWidth || 960) - 260) / (ncpu + 1))));
-		const tbl = el("table", { class: "coremap", id: "coremap-table", "data-run": k,
-			style: "--cell-w:" + cw + "px;--cell-h:" + (cw >= 40 ? 14 : 11) + "px" });
-		const hr = el("tr", null, el("th", { class: "name", text: "task \\ core" }));
+		legend.appendChild(scaleLegend("CPU % of one core, cells:", "#2b6cb0", mx.cell[0], fmtPct));
+		legend.appendChild(scaleLegend("switch-outs, cells:", "#e07b00", mx.cell[1], fmtInt));
+		legend.appendChild(el("span", { class: "item note", text: "the \"all\" column (up to " +
+			fmtPct(mx.col[0]) + ", " + fmtInt(mx.col[1]) + ") and the \"all tasks\" row (up to " +
+			fmtPct(mx.row[0]) + ", " + fmtInt(mx.row[1]) + "; \"other\" rows too) have scales " +
+			"of their own" }));
+		// few cores: wider, taller cells, with numbers
+		const cw = Math.max(22, Math.min(64, Math.floor(((holder.clientWidth || 960) - 260) / (ncpu + 1))));
+		const nums = cw >= 30;
+		const tbl = el("table", { class: "coremap" + (nums ? " nums" : ""), id: "coremap-table",
+			"data-run": k, style: "--cell-w:" + cw + "px;--cell-h:" + (nums ? 14 : 11) + "px" });
+		const hr = el("tr", null, el("th", { class: "name", text: "row \\ core" }));
 		for (let c = 0; c < ncpu; c++)
 			hr.appendChild(el("th", { class: sep(c), text: String(c) }));
 		hr.appendChild(el("th", { class: "all", text: "all" }));
 		tbl.appendChild(hr);
-		const dup = new Map();
-		for (const t of tasks)
-			dup.set(t.name, (dup.get(t.name) || 0) + 1);
-		const addRow = (t, isAll) => {
-			const tr = el("tr", { class: isAll ? "alltasks" : null, "data-task": t.name,
-				"data-tid": isAll ? null : t.tid });
-			const label = !isAll && dup.get(t.name) > 1 ? t.name + " (" + t.tid + ")" : t.name;
-			tr.appendChild(el("th", { class: "name", text: label, title: label }));
+		const short = (v) => v >= 1e6 ? (v / 1e6).toFixed(1) + "M" : v >= 1e4 ? Math.round(v / 1e3) + "k" :
+			v >= 1e3 ? (v / 1e3).toFixed(1) + "k" : String(v);
+		const pctText = (v) => v >= 10 ? v.toFixed(0) : v >= 0.05 ? v.toFixed(1) : v > 0 ? "·" : "";
+		const addRow = (g, isAll) => {
+			const tr = el("tr", { class: isAll ? "alltasks" : g.other ? "other" : null,
+				"data-task": g.name, "data-key": g.key, "data-other": g.other ? "1" : null,
+				"data-tid": !isAll && !g.other && g.tasks.length === 1 ? g.tasks[0].tid : null });
+			tr.appendChild(el("th", { class: "name", text: g.name, title: g.name }));
+			const { rt, sw } = groupCpu(g);
 			const cell = (c, pct, sws, cls, m) => {
 				const td = el("td", { class: cls, "data-cpu": c, "data-pct": pct.toFixed(3),
-					"data-switches": sws, title: t.name + " on " + (c === "all" ? "all cores" :
-					"core " + c) + ": " + fmtPct(pct) + " of the window, " + fmtInt(sws) +
+					"data-switches": sws, title: g.name + " on " + (c === "all" ? "all cores" :
+					"core " + c) + ": " + fmtPct(pct) + " of one core, " + fmtInt(sws) +
 					" switch-outs" });
 				// square-root scales: small shares stay visible next to a busy cell
-				td.appendChild(el("div", { style: "background:" + scale(Math.sqrt(pct / m[0]), "#2b6cb0") }));
-				td.appendChild(el("div", { style: "background:" + scale(Math.sqrt(sws / m[1]), "#e07b00") }));
+				const tp = Math.sqrt(pct / m[0]), bt = Math.sqrt(sws / m[1]);
+				td.appendChild(el("div", { style: "background:" + scale(tp, "#2b6cb0") +
+					(tp > 0.6 ? ";color:#fff" : ""), text: nums ? pctText(pct) : null }));
+				td.appendChild(el("div", { style: "background:" + scale(bt, "#e07b00"),
+					text: nums && cw >= 40 && sws ? short(sws) : null }));
 				tr.appendChild(td);
 			};
+			// "other" rows sum many: on the "all tasks" scales
+			const big = isAll || g.other;
 			for (let c = 0; c < ncpu; c++)
-				cell(c, (t.cpu_runtime[c] || 0) / win * 100, t.cpu_switches[c] || 0, sep(c),
-					isAll ? mx.row : mx.cell);
-			// "all": the share of the whole machine (all cores) and every switch-out
-			cell("all", sum(t.cpu_runtime) / ncpu / win * 100, sum(t.cpu_switches), "all",
-				isAll ? mx.row : mx.col);
+				cell(c, rt[c] / win * 100, sw[c], sep(c), big ? mx.row : mx.cell);
+			cell("all", sum(rt) / win * 100, sum(sw), "all", big ? mx.row : mx.col);
 			tbl.appendChild(tr);
 		};
-		tasks.forEach((t) => addRow(t, false));
 		addRow(all, true);
+		p.all.forEach((g) => addRow(g, false));
 		holder.textContent = "";
 		holder.appendChild(el("div", { class: "scroll" }, tbl));
 	}
-	render(0);
+	view.refresh.push(refresh);
+	refresh();
 }
 
 function drawCapture(data, panel) {
@@ -677,27 +972,93 @@ function drawCapture(data, panel) {
 }
 
 function drawDelta(data, panel) {
-	const d = data.delta, base = data.runs[0];
-	panel.appendChild(el("p", { class: "note", text: "Change of each task (matched by name) " +
-		"against the first run, " + base.short + ". " + (d.scaled ? "The captures differ in " +
-		"length: counts are scaled to the first run's window (" + data.runs.map((r, i) =>
-		r.short + " ×" + d.scale[i].toFixed(3)).join(", ") + "); CPU % is a rate and is not " +
-		"scaled." : "The windows have the same length: counts are not scaled.") }));
-	const cols = [["task", (x) => x.name, "name"]];
-	const num = (v) => v === null ? "—" : (v > 0 ? "+" : "") + (Math.abs(v) >= 100 ?
-		fmtInt(v) : v.toFixed(2));
-	const diff = (row, k, f) => {
+	const d = data.delta, A = data.runs[0].short;
+	panel.appendChild(el("p", { class: "note", text: "Each task (matched by name) in the first " +
+		"run, " + A + ", and in each other run: both values, the change and the change in % " +
+		"of the first. \"absent\": the run has no task of that name (its values count as 0). " +
+		(d.scaled ? "The captures differ in length: counts are scaled to the first run's window (" +
+		data.runs.map((r, i) => r.short + " ×" + d.scale[i].toFixed(3)).join(", ") + ") and " +
+		"rounded to whole counts; CPU % is a rate and is not scaled." : "The windows have the " +
+		"same length: counts are not scaled.") + " " + CPU_UNIT }));
+	const box = el("input", { type: "search", id: "delta-filter", placeholder: "filter: text or glob",
+		"aria-label": "filter rows", oninput: () => refresh() });
+	const top = el("select", { id: "delta-top", "aria-label": "top N", onchange: () => refresh() });
+	for (const n of TOPS)
+		top.appendChild(el("option", { value: n, text: String(n) }));
+	top.value = String(view.top);
+	const count = el("span", { class: "note", id: "delta-count" });
+	panel.appendChild(el("div", { class: "controls" }, el("label", { text: "top " }), top, box, count));
+	const holder = el("div");
+	panel.appendChild(holder);
+	const absent = (c) => !c || !c.present;
+	const val = (row, k, f) => absent(row.cells[k]) ? null : f(row.cells[k]);
+	const delta = (row, k, f) => {
 		const a = row.cells[0], b = row.cells[k];
-		return (a || b) ? (b ? f(b) : 0) - (a ? f(a) : 0) : null;
+		if (absent(a) && absent(b))
+			return null;
+		return (absent(b) ? 0 : f(b)) - (absent(a) ? 0 : f(a));
 	};
+	const pct = (row, k, f) => {
+		const a = row.cells[0], b = row.cells[k];
+		if (absent(a) || absent(b))
+			return null;
+		const x = f(a);
+		return x ? (f(b) - x) / x * 100 : null;
+	};
+	const signed = (fmt) => (v) => v === null ? "absent" : (v > 0 ? "+" : v < 0 ? "−" : "") + fmt(Math.abs(v));
+	const count0 = (v) => fmtInt(v);
+	const plain = (fmt) => (v) => v === null ? "absent" : fmt(v);
+	const pctFmt = (k) => (v, row) => {
+		if (v !== null)
+			return (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + "%";
+		const a = row.cells[0], b = row.cells[k];
+		return absent(a) && !absent(b) ? "new" : !absent(a) && absent(b) ? "gone" : "—";
+	};
+	const qty = [["CPU %", (c) => c.cpu_pct, fmtPct, (v) => v.toFixed(2) + "%"],
+		["switches", (c) => c.switches, count0, count0]];
+	if (d.reasons.length)
+		qty.push(["exits", (c) => c.exits_total, count0, count0]);
+	const cols = [["task", (x) => x.name, "name", null, true]];
+	for (const [q, f, fmt] of qty)
+		cols.push([q + " " + A, (x) => val(x, 0, f), null, plain(fmt)]);
 	for (let k = 1; k < data.runs.length; k++) {
-		const s = " " + data.runs[k].short;
-		cols.push(["Δ CPU %" + s, (x) => diff(x, k, (c) => c.cpu_pct), null, num],
-			["Δ switches" + s, (x) => diff(x, k, (c) => c.switches), null, num]);
-		d.reasons.forEach((r, i) => cols.push(["Δ " + reasonName(r) + s,
-			(x) => diff(x, k, (c) => c.exits[i] || 0), null, num]));
+		const B = data.runs[k].short;
+		for (const [q, f, fmt, dfmt] of qty)
+			cols.push([q + " " + B, (x) => val(x, k, f), null, plain(fmt)],
+				["Δ " + q + " " + B, (x) => delta(x, k, f), null, signed(dfmt)],
+				["Δ% " + q + " " + B, (x) => pct(x, k, f), null, pctFmt(k)]);
+		d.reasons.forEach((r, i) => cols.push(["Δ " + reasonName(r) + " " + B,
+			(x) => delta(x, k, (c) => c.exits[i] || 0), null, signed(count0)]));
 	}
-	panel.appendChild(table("delta", cols, d.rows));
+	// largest change of CPU first
+	const sort = { i: cols.findIndex((c) => c[0].startsWith("Δ CPU %")), asc: false };
+	const absKey = (f) => (x) => { const v = f(x); return v === null ? -1 : Math.abs(v); };
+	function refresh() {
+		view.top = +top.value;
+		const match = filterFn(box.value);
+		let f = cols[sort.i][1];
+		if (cols[sort.i][0].startsWith("Δ"))
+			f = absKey(f);
+		const dir = sort.asc ? 1 : -1;
+		const list = d.rows.filter((x) => match(x)).sort((a, b) => {
+			const x = f(a), y = f(b);
+			return ((x === null) - (y === null)) || (x < y ? -1 : x > y ? 1 : 0) * dir ||
+				(a.name < b.name ? -1 : 1);
+		});
+		const shown = list.slice(0, view.top);
+		count.textContent = fmtInt(shown.length) + " of " + fmtInt(list.length) + " tasks shown" +
+			(list.length > shown.length ? " (filter to find the others)" : "") +
+			(cols[sort.i][0].startsWith("Δ") ? "; Δ columns sort by the size of the change" : "");
+		holder.textContent = "";
+		holder.appendChild(table("delta", cols, shown, (x) => ({ "data-name": x.name,
+			"data-absent": data.runs.map((r, k) => absent(x.cells[k]) ? r.short : "")
+				.filter(Boolean).join(" ") || null }), sort, refresh));
+		holder.querySelectorAll("td").forEach((td) => {
+			if (td.textContent === "absent")
+				td.classList.add("absent");
+		});
+	}
+	refresh();
 }
 
 function charts(data) {
@@ -708,6 +1069,10 @@ function charts(data) {
 	tabs.push({ id: "coremap", title: "CoreMap", draw: (p) => drawCoremap(data, p) });
 	if (data.delta)
 		tabs.push({ id: "delta", title: "Delta", draw: (p) => drawDelta(data, p) });
+	// room for more tabs of the same data (a VMs tab: render/vms.c and assets/vms.js)
+	for (const t of window.pwzExtraTabs || [])
+		if (!t.when || t.when(data))
+			tabs.push({ id: t.id, title: t.title, draw: (p) => t.draw(data, p, view) });
 	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture(data, p) });
 	setupTabs(tabs);
 }
