@@ -85,9 +85,13 @@ function isaName(isa) { return isa === 1 ? "VMX" : isa === 2 ? "SVM" : "ISA" + i
 function reasonName(r) { return r.name || (isaName(r.isa) + " " + r.code); }
 function reasonKey(isa, code) { return isa + ":" + code; }
 
-// A palette that stays distinct for a dozen series, then cycles with a hue shift.
-const PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b",
-	"#9d755d", "#ff9da6", "#bab0ac", "#439894", "#d67195", "#83bcb6", "#8f6d31", "#2f5d8a"];
+// 20 colours that stay apart (dark and light pairs of ten hues). Charts that may have more
+// series (tasks on the timeline) colour the 19 largest and draw the rest in OTHER_SEL, with a
+// legend that isolates any of them; color() past 20 cycles with a hue shift.
+const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+	"#17becf", "#bcbd22", "#393b79", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5",
+	"#c49c94", "#f7b6d2", "#9edae5", "#dbdb8d", "#6b6ecf"];
+const OTHER_SEL = "#7f8794", OTHER_FILL = "#d5dae2", FADED = "#e4e7ec";
 function color(i) {
 	if (i < PALETTE.length)
 		return PALETTE[i];
@@ -1200,6 +1204,9 @@ function yTicks(ctx, view, ls) {
 // or [{bins: {k, c}, color, on}]: cells of data.grid, each drawn over its time column and
 // value row (at least 2 x 2 device pixels).
 function scatter(ctx, view, c, series, ls, grid, win) {
+	delete c.cv.dataset.bins;
+	delete c.cv.dataset.binCount;
+	delete c.cv.dataset.binNs;
 	for (let e = ls.lo; e <= ls.hi; e++) {
 		ctx.fillStyle = "#eef1f5";
 		ctx.fillRect(view.left, ls.y(Math.pow(10, e)), view.plotW, 1);
@@ -1215,32 +1222,7 @@ function scatter(ctx, view, c, series, ls, grid, win) {
 		const [r, g, b] = rgb(s.color);
 		const val = (255 << 24) | (b << 16) | (g << 8) | r;
 		if (s.bins) {
-			// a heatmap: the fuller the cell, the stronger the colour (log of the count)
-			const k = s.bins.k, cnt = s.bins.c, rows = grid.rows, colNs = (win[1] - win[0]) / grid.cols;
-			let maxc = 1;
-			for (let i = 0; i < cnt.length; i++)
-				if (cnt[i] > maxc) maxc = cnt[i];
-			const shade = [];
-			for (let j = 0; j <= 8; j++) {
-				const f = 0.3 + 0.7 * j / 8, m = (x) => Math.round(255 + (x - 255) * f);
-				shade.push((255 << 24) | (m(b) << 16) | (m(g) << 8) | m(r));
-			}
-			for (let i = 0; i < k.length; i++) {
-				const cv = shade[Math.round(8 * Math.log(1 + cnt[i]) / Math.log(1 + maxc))];
-				const col = Math.floor(k[i] / rows), row = k[i] - col * rows;
-				const ta = win[0] + col * colNs;
-				let x0 = Math.floor((ta - view.t0) * sx), x1 = Math.ceil((ta + colNs - view.t0) * sx);
-				if (x1 < 0 || x0 >= w)
-					continue;
-				let y0 = Math.floor((ls.y(Math.pow(10, (row + 1) / grid.rpd)) - view.top) * c.dpr);
-				let y1 = Math.ceil((ls.y(Math.pow(10, row / grid.rpd)) - view.top) * c.dpr);
-				if (x1 - x0 < 2) x1 = x0 + 2;
-				if (y1 - y0 < 2) y0 = y1 - 2;
-				x0 = Math.max(0, x0); x1 = Math.min(w, x1);
-				y0 = Math.max(0, y0); y1 = Math.min(h, y1);
-				for (let y = y0; y < y1; y++)
-					px.fill(cv, y * w + x0, y * w + x1);
-			}
+			rebin(px, w, h, view, c, s, ls, grid, win, [r, g, b]);
 			continue;
 		}
 		const t = s.t, v = s.v, n = t.length;
@@ -1269,6 +1251,78 @@ function scatter(ctx, view, c, series, ls, grid, win) {
 	ctx.drawImage(tmp, view.left, view.top, view.plotW, view.plotH);
 }
 
+/*
+ * A series carried as grid cells (data.grid: cols time columns over the window x rpd rows a
+ * decade), binned again for the view: while a column is narrower than 2 device pixels the
+ * columns falling in one 2-pixel bin are summed, once zoomed in each column is drawn over
+ * its own extent. The colour is the log of a bin's count against the fullest bin in view, so
+ * that contrast follows the zoom. The canvas gets data-bin-ns (time per bin), data-bins
+ * (non-empty bins drawn) and data-bin-count (points in them), summed over the series drawn.
+ */
+function rebin(px, w, h, view, c, s, ls, grid, win, rgbv) {
+	const [r, g, b] = rgbv;
+	const k = s.bins.k, cnt = s.bins.c, rows = grid.rows, colNs = (win[1] - win[0]) / grid.cols;
+	const sx = w / (view.t1 - view.t0), colPx = colNs * sx;
+	const merge = colPx < 2, bw = merge ? 2 : colPx;
+	const nbx = merge ? Math.ceil(w / 2) + 1 : 0;
+	const acc = merge ? new Float64Array(nbx * rows) : null;
+	const cells = [];
+	let maxc = 1, nb = 0, total = 0;
+	for (let i = 0; i < k.length; i++) {
+		const col = Math.floor(k[i] / rows), row = k[i] - col * rows;
+		const ta = win[0] + col * colNs;
+		if (ta + colNs <= view.t0 || ta >= view.t1)
+			continue;
+		total += cnt[i];
+		if (merge) {
+			const bx = Math.max(0, Math.min(nbx - 1, Math.floor((ta - view.t0) * sx / 2)));
+			const j = bx * rows + row;
+			if (!acc[j])
+				nb++;
+			acc[j] += cnt[i];
+			if (acc[j] > maxc) maxc = acc[j];
+		} else {
+			cells.push(i);
+			nb++;
+			if (cnt[i] > maxc) maxc = cnt[i];
+		}
+	}
+	const shade = [];
+	for (let j = 0; j <= 8; j++) {
+		const f = 0.3 + 0.7 * j / 8, m = (x) => Math.round(255 + (x - 255) * f);
+		shade.push((255 << 24) | (m(b) << 16) | (m(g) << 8) | m(r));
+	}
+	const lmax = Math.log(1 + maxc);
+	const paint = (x0, x1, row, n) => {
+		const cv = shade[Math.round(8 * Math.log(1 + n) / lmax)];
+		let y0 = Math.floor((ls.y(Math.pow(10, (row + 1) / grid.rpd)) - view.top) * c.dpr);
+		let y1 = Math.ceil((ls.y(Math.pow(10, row / grid.rpd)) - view.top) * c.dpr);
+		if (x1 - x0 < 2) x1 = x0 + 2;
+		if (y1 - y0 < 2) y0 = y1 - 2;
+		x0 = Math.max(0, x0); x1 = Math.min(w, x1);
+		y0 = Math.max(0, y0); y1 = Math.min(h, y1);
+		for (let y = y0; y < y1; y++)
+			px.fill(cv, y * w + x0, y * w + x1);
+	};
+	if (merge) {
+		for (let j = 0; j < acc.length; j++)
+			if (acc[j]) {
+				const bx = Math.floor(j / rows);
+				paint(bx * 2, bx * 2 + 2, j - bx * rows, acc[j]);
+			}
+	} else {
+		for (const i of cells) {
+			const col = Math.floor(k[i] / rows), ta = win[0] + col * colNs;
+			paint(Math.floor((ta - view.t0) * sx), Math.ceil((ta + colNs - view.t0) * sx),
+				k[i] - col * rows, cnt[i]);
+		}
+	}
+	const cd = c.cv.dataset;
+	cd.binNs = String(Math.round(merge ? bw / sx : colNs));
+	cd.bins = String(+(cd.bins || 0) + nb);
+	cd.binCount = String(+(cd.binCount || 0) + total);
+}
+
 // The largest value of the series (ns): every point, or the top of the highest grid row.
 function seriesMax(list, grid) {
 	let max = 1e4;
@@ -1293,20 +1347,33 @@ function gridNote(data, list) {
 		fmtInt(data.max_points) + " points: they are drawn from a grid of " +
 		fmtInt(data.grid.cols) + " time columns × " + data.grid.rpd + " rows per decade " +
 		"(every point counted, the legend has the exact counts; the stronger the colour, the " +
-		"more points in the cell); zooming in shows that grid, " +
-		"not single points. Render a narrower window (-f/-c) or raise --max-points to see " +
-		"every point." });
+		"more points in the cell). Zooming re-bins the grid to the view: columns are summed " +
+		"into 2-pixel bins while narrower than that, down to one column (" +
+		fmtNs((data.run.window[1] - data.run.window[0]) / data.grid.cols) + "); below that it " +
+		"shows grid cells, not single points. Render a narrower window (-f/-c) or raise " +
+		"--max-points to see every point." });
 }
 
 function legendToggles(parent, id, series, onchange) {
 	const lg = el("div", { class: "legend", id });
+	const boxes = [];
 	series.forEach((s) => {
 		const cb = el("input", { type: "checkbox", checked: s.on ? "" : null,
 			onchange: () => { s.on = cb.checked; onchange(); } });
+		boxes.push(cb);
+		// "only": isolate this series (drawn alone); again: every series back
+		const only = el("button", { class: "only", type: "button", "data-only": s.name,
+			title: "show only this series (again: show all)", text: "only",
+			onclick: (ev) => {
+				ev.preventDefault();
+				const alone = s.on && series.every((x) => x === s || !x.on);
+				series.forEach((x, i) => { x.on = alone || x === s; boxes[i].checked = x.on; });
+				onchange();
+			} });
 		lg.appendChild(el("label", { "data-series": s.name, "data-count": s.n,
 			"data-grid": s.bins ? "1" : null }, cb,
 			el("span", { class: "swatch", style: "background:" + s.color }),
-			s.name + " (" + fmtInt(s.n) + (s.bins ? " ▦" : "") + ")"));
+			s.name + " (" + fmtInt(s.n) + (s.bins ? " ▦" : "") + ")", only));
 	});
 	parent.appendChild(lg);
 }
@@ -1326,23 +1393,54 @@ function series(x, fields, grid) {
 	return out;
 }
 
+// The embedded point of series list nearest to (px, py), within 6 px: {s, i} or null. Points
+// are in time order, so only those within 6 px of px in time are looked at.
+function nearest(list, view, ls, px, py) {
+	const dt = 6 / view.plotW * (view.t1 - view.t0), t = view.tAt(px);
+	let best = null, bd = 37;
+	for (const s of list) {
+		if (!s.on || !s.t)
+			continue;
+		let lo = 0, hi = s.t.length;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if (s.t[mid] < t - dt) lo = mid + 1; else hi = mid;
+		}
+		for (let i = lo; i < s.t.length && s.t[i] <= t + dt; i++) {
+			const dx = view.x(s.t[i]) - px, dy = ls.y(s.v[i]) - py, d = dx * dx + dy * dy;
+			if (d < bd) {
+				bd = d;
+				best = { s, i };
+			}
+		}
+	}
+	return best;
+}
+
 function heatmaps(data) {
 	const run = data.run;
 	warnings([run]);
 	const grid = data.grid;
 	const tasks = data.tasks.map((t, i) => ({ i, name: t.name, tids: t.tids,
 		slices_ns: t.slices_ns, exit_reasons: t.exit_reasons,
-		slices: series(t.slices, ["d", "c", "e"], grid),
+		slices: series(t.slices, ["d", "c", "e", "p"], grid),
 		waits: series(t.waits, ["d"], grid),
 		sleeps: series(t.sleeps, ["d"], grid),
 		exits: series(t.exits, ["g", "h", "r"], grid) }));
 	tasks.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+	// timeline colours: the 19 tasks with the most run time get their own, the rest OTHER_SEL
+	const byTime = tasks.slice().sort((a, b) => b.slices_ns - a.slices_ns || a.i - b.i);
+	const rank = new Map(byTime.map((t, k) => [t.i, k]));
+	const NAMED = PALETTE.length - 1;
+	const taskColor = (i) => rank.get(i) < NAMED ? PALETTE[rank.get(i)] : OTHER_SEL;
+	const threadOf = (t, s, i) => t.tids.length === 1 ? t.tids[0] :
+		s.p && s.p.length > i ? t.tids[s.p[i]] : null;
 	const win = run.window;
 	function taskSelector(panel, id, onchange, filter) {
 		const list = tasks.filter(filter || (() => true));
 		const sel = el("select", { id, onchange: () => onchange(list[+sel.value]) });
 		list.forEach((t, i) => sel.appendChild(el("option", { value: i, text: t.name + " (" +
-			t.tids.join(",") + ")" })));
+			(t.tids.length > 8 ? fmtInt(t.tids.length) + " threads" : t.tids.join(",")) + ")" })));
 		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "task " }), sel,
 			el("span", { class: "note", text: "(sorted by name; the busiest is shown first)" })));
 		// start on the task with the most points, not the first name
@@ -1361,7 +1459,8 @@ function heatmaps(data) {
 		panel.appendChild(el("p", { class: "note", text: "Every run slice of the task: when it " +
 			"started (x) and how long it ran (y, log). Run-queue waits (wakeup to switch-in) and " +
 			"sleeps (switch-out to the next switch-in, after a voluntary switch) are derived from " +
-			"the switch stream." }));
+			"the switch stream. \"only\" in the legend isolates a series; hover a point for its " +
+			"thread and CPU." }));
 		const holder = el("div");
 		const list = taskSelector(panel, "switch-task", (t) => show(t));
 		panel.appendChild(holder);
@@ -1369,21 +1468,31 @@ function heatmaps(data) {
 			holder.textContent = "";
 			const series = [
 				{ name: "run slices", n: t.slices.n, t: t.slices.t, v: t.slices.d,
-					bins: t.slices.bins_d, color: "#4c78a8", on: true },
+					bins: t.slices.bins_d, color: "#1f77b4", on: true, task: t, src: t.slices },
 				{ name: "run-queue waits", n: t.waits.n, t: t.waits.t, v: t.waits.d,
-					bins: t.waits.bins_d, color: "#f58518", on: true },
+					bins: t.waits.bins_d, color: "#ff7f0e", on: true, task: t },
 				{ name: "sleeps", n: t.sleeps.n, t: t.sleeps.t, v: t.sleeps.d,
-					bins: t.sleeps.bins_d, color: "#54a24b", on: true },
+					bins: t.sleeps.bins_d, color: "#2ca02c", on: true, task: t },
 			];
-			logScatter(holder, "switch-legend", series, null, "duration");
+			logScatter(holder, "switch-legend", series, null, "duration", (h) => {
+				const s = h.s, i = h.i, tid = threadOf(t, s.src || {}, i);
+				let text = s.name.replace(/s$/, "") + " at " + fmtMs(s.t[i]) + ": " + fmtNs(s.v[i]);
+				if (s.src)
+					text += "\nCPU " + s.src.c[i] + ", thread " + (tid === null ? "?" : tid);
+				else
+					text += "\n" + t.name + (t.tids.length === 1 ? " (thread " + t.tids[0] + ")" :
+						" (" + fmtInt(t.tids.length) + " threads)");
+				return text;
+			});
 		}
 		if (list.length)
 			show(list.first);
 	}
 	// A time chart of series on a log y axis in holder: series toggles (legendId), then extra
 	// (an element, or null), the grid note when series are gridded, then the chart. what
-	// names the y value: the axis says "<what> (log scale)", the hover "<what> ≈ ...".
-	function logScatter(holder, legendId, series, extra, what) {
+	// names the y value: the axis says "<what> (log scale)", the hover "<what> ≈ ..."; point(h)
+	// describes the embedded point under the pointer.
+	function logScatter(holder, legendId, series, extra, what, point) {
 		const max = seriesMax(series, grid);
 		let chart = null;
 		legendToggles(holder, legendId, series, () => chart.redraw());
@@ -1395,29 +1504,58 @@ function heatmaps(data) {
 		chart = timeChart(holder, win, { height: chartHeight(), yLabel: what + " (log scale)",
 			draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max), grid, win),
 			yAxis: (ctx, view) => yTicks(ctx, view, logScale(view, max)),
-			hover: (view, px, py) => "t = " + fmtMs(view.tAt(px)) + ", " + what + " ≈ " +
-				fmtNs(logScale(view, max).inv(py)) });
+			hover: (view, px, py) => {
+				const ls = logScale(view, max), h = point ? nearest(series, view, ls, px, py) : null;
+				if (h)
+					return point(h);
+				return "t = " + fmtMs(view.tAt(px)) + ", " + what + " ≈ " + fmtNs(ls.inv(py));
+			} });
 	}
 	function drawExits(panel) {
 		panel.appendChild(el("p", { class: "note", text: "Every KVM exit of the vCPU: when it " +
-			"happened (x), the guest run time before it and the time to handle it (y, log)." }));
+			"happened (x) and the time to handle it or the guest run time before it (y, log), " +
+			"coloured by exit reason; \"only\" isolates a reason." }));
 		const holder = el("div");
 		const list = taskSelector(panel, "exit-task", (t) => show(t), (t) => t.exits.n > 0);
+		const ysel = el("select", { id: "exit-y", onchange: () => show(cur) });
+		ysel.appendChild(el("option", { value: "h", text: "exit handling time" }));
+		ysel.appendChild(el("option", { value: "g", text: "guest time before the exit" }));
+		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "y: " }), ysel));
 		panel.appendChild(holder);
+		let cur = null;
 		function show(t) {
+			cur = t;
 			holder.textContent = "";
-			const series = [
-				{ name: "guest time before exit", n: t.exits.n, t: t.exits.t, v: t.exits.g,
-					bins: t.exits.bins_g, color: "#4c78a8", on: true },
-				{ name: "exit handling time", n: t.exits.n, t: t.exits.t, v: t.exits.h,
-					bins: t.exits.bins_h, color: "#e45756", on: true },
-			];
+			const x = t.exits, y = ysel.value;
 			const byReason = el("div", { class: "legend", id: "exit-reasons", "data-task": t.name });
 			t.exit_reasons.forEach(([r, n]) =>
 				byReason.appendChild(el("span", { class: "item", "data-reason":
 					reasonName(data.reasons[r]), "data-count": n, text:
 					reasonName(data.reasons[r]) + ": " + fmtInt(n) })));
-			logScatter(holder, "exit-legend", series, byReason, "time");
+			let series, note = null;
+			if (x.t) {
+				// one series per reason, the points split once
+				const idx = new Map();
+				t.exit_reasons.forEach(([r], k) => idx.set(r, k));
+				const parts = t.exit_reasons.map(() => ({ t: [], v: [] }));
+				for (let i = 0; i < x.t.length; i++) {
+					const p = parts[idx.get(x.r[i])];
+					p.t.push(x.t[i]);
+					p.v.push(y === "h" ? x.h[i] : x.g[i]);
+				}
+				series = t.exit_reasons.map(([r, n], k) => ({ name: reasonName(data.reasons[r]),
+					n, t: Float64Array.from(parts[k].t), v: Float64Array.from(parts[k].v),
+					color: color(r), on: true }));
+			} else {
+				series = [{ name: y === "h" ? "exit handling time" : "guest time before exit",
+					n: x.n, bins: y === "h" ? x.bins_h : x.bins_g, color: "#d62728", on: true }];
+				note = el("p", { class: "note", text: "The exits are a grid: colours by " +
+					"reason need a narrower window or a larger --max-points." });
+			}
+			logScatter(holder, "exit-legend", series, el("div", null, byReason, note), y === "h" ? "handling time" :
+				"guest time", (h) => h.s.name + " at " + fmtMs(h.s.t[h.i]) + ": " +
+				fmtNs(h.s.v[h.i]) + "\n" + t.name + (t.tids.length === 1 ? " (thread " +
+				t.tids[0] + ")" : ""));
 		}
 		if (list.length)
 			show(list.first);
@@ -1425,44 +1563,74 @@ function heatmaps(data) {
 			panel.appendChild(el("p", { class: "note", text: "No KVM exit in the selection." }));
 	}
 	function drawLocality(panel) {
-		const lanesAgg = data.lanes;
-		panel.appendChild(el("p", { class: "note", text: lanesAgg ?
-			"One lane per core, in " + fmtInt(lanesAgg.cols) + " time columns (the window holds " +
-			"more than " + fmtInt(data.max_points) + " slices of a task): each column is " +
-			"coloured by the task that ran longest in it, its height the share of the column " +
-			"the selected tasks kept the core busy. Render a narrower window (-f/-c) or raise " +
-			"--max-points to see every slice." :
-			"One lane per core; each run slice of a selected task is a rectangle from its start " +
-			"to its end, coloured by task. Gaps: idle, or a task not selected." }));
+		const lanesAgg = data.lanes, others = data.others;
+		panel.appendChild(el("p", { class: "note", text: "Which thread ran when: one lane per " +
+			"CPU, " + (lanesAgg ? "in " + fmtInt(lanesAgg.cols) + " time columns (a task has " +
+			"more than " + fmtInt(data.max_points) + " slices): each column coloured by the task " +
+			"that ran longest in it, its height the share of the column the selected tasks kept " +
+			"the CPU busy. Render a narrower window (-f/-c) or raise --max-points to see every " +
+			"slice." : "each run slice a rectangle from its start to its end, coloured by task.") +
+			" The " + NAMED + " tasks with the most run time have their own colour, the others " +
+			"share one; click a legend entry to isolate a task." + (others ? " Grey fill: " +
+			"threads -t left out (its height: their share of the column)." : "") +
+			" Gaps: idle." }));
 		const ncpu = Math.max(1, run.nr_cpus);
+		let isolated = null;
 		const legend = el("div", { class: "legend", id: "locality-legend" });
-		tasks.forEach((t, k) => legend.appendChild(el("span", { class: "item",
-			"data-task": t.name, "data-count": t.slices.n }, el("span", { class: "swatch",
-			style: "background:" + color(t.i) }), t.name + " (" + fmtInt(t.slices.n) + ")")));
+		const more = el("div", { class: "legend", id: "locality-more" });
+		const items = [];
+		const pickTask = (t, item) => {
+			isolated = isolated === t.i ? null : t.i;
+			for (const x of items)
+				x.classList.toggle("isolated", isolated === +x.dataset.i);
+			chart.redraw();
+		};
+		byTime.forEach((t, k) => {
+			const item = el("span", { class: "item", "data-task": t.name, "data-count": t.slices.n,
+				"data-i": t.i, title: "click: isolate", onclick: () => pickTask(t, item) },
+				el("span", { class: "swatch", style: "background:" + taskColor(t.i) }),
+				t.name + " (" + fmtInt(t.slices.n) + ")");
+			items.push(item);
+			(k < NAMED ? legend : more).appendChild(item);
+		});
 		panel.appendChild(legend);
+		if (byTime.length > NAMED)
+			panel.appendChild(el("details", null, el("summary", { text: fmtInt(byTime.length - NAMED) +
+				" more tasks, drawn in one colour" }, el("span", { class: "swatch", style:
+				"background:" + OTHER_SEL + ";margin-left:6px" })), more));
+		if (others)
+			legend.appendChild(el("span", { class: "item", "data-others": "1" }, el("span",
+				{ class: "swatch", style: "background:" + OTHER_FILL }), "threads not selected"));
 		const byIndex = new Map(tasks.map((t) => [t.i, t]));
+		const fill = (i) => isolated === null ? taskColor(i) : i === isolated ? "#d62728" : FADED;
+		// columns of a per-CPU summary ({cols, cores: [{k, ...}]}) as [start, ns, index]
+		const columns = (agg, f) => {
+			const colNs = (win[1] - win[0]) / agg.cols;
+			return Array.from({ length: ncpu }, (_, c) => {
+				const l = agg.cores[c], out = [];
+				if (!l)
+					return out;
+				const k = undelta(l.k);
+				for (let i = 0; i < k.length; i++)
+					out.push([win[0] + k[i] * colNs, colNs, i, f(l, i)]);
+				return out;
+			});
+		};
+		const otherCols = others ? columns(others, (l, i) => l.b[i]) : null;
 		// per core: slices sorted by start, for hit tests (built at the first hover when every
 		// slice is embedded: drawing goes task by task and needs no sort); or the columns
 		let lanes = null;
 		function buildLanes() {
-			lanes = Array.from({ length: ncpu }, () => []);
 			if (lanesAgg) {
-				const colNs = (win[1] - win[0]) / lanesAgg.cols;
-				lanesAgg.cores.forEach((l, c) => {
-					if (c >= ncpu)
-						return;
-					const k = undelta(l.k);
-					for (let i = 0; i < k.length; i++)
-						lanes[c].push([win[0] + k[i] * colNs, colNs, l.g[i], l.b[i] / colNs]);
-				});
+				lanes = columns(lanesAgg, (l, i) => [l.g[i], l.b[i]]);
 				return;
 			}
+			lanes = Array.from({ length: ncpu }, () => []);
 			tasks.forEach((t) => {
-				for (let i = 0; i < t.slices.t.length; i++) {
-					const c = t.slices.c[i];
-					if (c < ncpu)
-						lanes[c].push([t.slices.t[i], t.slices.d[i], t.i, 1]);
-				}
+				const s = t.slices;
+				for (let i = 0; i < s.t.length; i++)
+					if (s.c[i] < ncpu)
+						lanes[s.c[i]].push([s.t[i], s.d[i], t.i, i]);
 			});
 			for (const l of lanes)
 				l.sort((a, b) => a[0] - b[0]);
@@ -1470,29 +1638,40 @@ function heatmaps(data) {
 		if (lanesAgg)
 			buildLanes();
 		const laneH = Math.max(6, Math.min(48, Math.floor(Math.max(560, window.innerHeight * 0.6) / ncpu)));
-		timeChart(panel, win, { height: ncpu * laneH + 50, yLabel: "core",
+		const bars = (ctx, view, cols, y, f) => {
+			for (const [t, d, , v] of cols) {
+				if (t + d < view.t0 || t > view.t1)
+					continue;
+				const x0 = view.x(t), x1 = view.x(t + d);
+				const hh = (laneH - 2) * Math.min(1, f(v) / d);
+				ctx.fillRect(x0, y + laneH - 1 - hh, Math.max(1, x1 - x0), Math.max(1, hh));
+			}
+		};
+		const chart = timeChart(panel, win, { height: ncpu * laneH + 50, yLabel: "CPU",
 			draw: (ctx, view) => {
+				if (otherCols) {
+					ctx.fillStyle = OTHER_FILL;
+					otherCols.forEach((l, c) => bars(ctx, view, l, view.top + c * laneH, (v) => v));
+				}
 				if (lanesAgg) {
 					lanes.forEach((l, c) => {
 						const y = view.top + c * laneH;
-						for (const [t, d, k, busy] of l) {
-							if (t + d < view.t0 || t > view.t1)
-								continue;
-							const x0 = view.x(t), x1 = view.x(t + d);
-							const hh = (laneH - 2) * Math.min(1, busy);
-							ctx.fillStyle = color(k);
-							ctx.fillRect(x0, y + laneH - 1 - hh, Math.max(1, x1 - x0), Math.max(1, hh));
+						for (const col of l) {
+							ctx.fillStyle = fill(col[3][0]);
+							bars(ctx, view, [col], y, (v) => v[1]);
 						}
 					});
 					return;
 				}
 				// task by task (each in time order); skip slices that would repaint the same
-				// pixel of the same lane in the same colour
+				// pixel of the same lane in the same colour; the isolated task last, on top
 				const lastX = new Float64Array(ncpu);
-				for (const tk of tasks) {
+				const order = isolated === null ? tasks : tasks.filter((t) => t.i !== isolated)
+					.concat(tasks.filter((t) => t.i === isolated));
+				for (const tk of order) {
 					const s = tk.slices, n = s.t.length;
 					lastX.fill(-1);
-					ctx.fillStyle = color(tk.i);
+					ctx.fillStyle = fill(tk.i);
 					for (let i = 0; i < n; i++) {
 						const t = s.t[i], d = s.d[i], c = s.c[i];
 						if (c >= ncpu || t + d < view.t0 || t > view.t1)
@@ -1518,26 +1697,38 @@ function heatmaps(data) {
 					return null;
 				if (!lanes)
 					buildLanes();
-				const t = view.tAt(px), l = lanes[c];
-				let lo = 0, hi = l.length;
-				while (lo < hi) {
-					const mid = (lo + hi) >> 1;
-					if (l[mid][0] <= t) lo = mid + 1; else hi = mid;
+				const t = view.tAt(px);
+				const find = (l) => {
+					let lo = 0, hi = l.length;
+					while (lo < hi) {
+						const mid = (lo + hi) >> 1;
+						if (l[mid][0] <= t) lo = mid + 1; else hi = mid;
+					}
+					const s = l[lo - 1];
+					return s && s[0] + s[1] >= t ? s : null;
+				};
+				const o = otherCols ? find(otherCols[c]) : null;
+				const otext = o ? "\nthreads not selected: " + fmtPct(o[3] / o[1] * 100) +
+					" of " + fmtMs(o[0]) + " to " + fmtMs(o[0] + o[1]) : "";
+				const s = find(lanes[c]);
+				if (!s)
+					return "CPU " + c + " at " + fmtMs(t) + ": no selected task" + otext;
+				if (lanesAgg) {
+					const tk = byIndex.get(s[3][0]);
+					return "CPU " + c + ", " + fmtMs(s[0]) + " to " + fmtMs(s[0] + s[1]) +
+						"\nbusy " + fmtPct(s[3][1] / s[1] * 100) + " (selected tasks)\nlongest: " +
+						(tk ? tk.name + (tk.tids.length === 1 ? ", thread " + tk.tids[0] : " (" +
+						fmtInt(tk.tids.length) + " threads)") : "?") + otext;
 				}
-				const s = l[lo - 1];
-				if (!s || s[0] + s[1] < t)
-					return "core " + c + " at " + fmtMs(t) + ": no selected task";
-				const name = byIndex.get(s[2]) ? byIndex.get(s[2]).name : "?";
-				if (lanesAgg)
-					return "core " + c + ", " + fmtMs(s[0]) + " to " + fmtMs(s[0] + s[1]) +
-						"\nbusy " + fmtPct(s[3] * 100) + " (selected tasks)\nlongest: " + name;
-				return name + "\ncore " + c + ", from " + fmtMs(s[0]) + " for " + fmtNs(s[1]);
+				const tk = byIndex.get(s[2]), tid = tk ? threadOf(tk, tk.slices, s[3]) : null;
+				return (tk ? tk.name : "?") + "\nthread " + (tid === null ? "?" : tid) + ", CPU " + c +
+					", from " + fmtMs(s[0]) + " for " + fmtNs(s[1]) + otext;
 			} });
 	}
 	const tabs = [{ id: "switches", title: "Context switches", draw: drawSwitches }];
 	if (tasks.some((t) => t.exits.n))
 		tabs.push({ id: "exits", title: "KVM exits", draw: drawExits });
-	tabs.push({ id: "locality", title: "Core locality over time", draw: drawLocality });
+	tabs.push({ id: "locality", title: "Per-CPU timeline", draw: drawLocality });
 	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture({ runs: [run] }, p) });
 	setupTabs(tabs);
 }
