@@ -994,7 +994,7 @@ function drawDelta(data, panel) {
 	panel.appendChild(el("div", { class: "controls" }, el("label", { text: "top " }), top, box, count));
 	const holder = el("div");
 	panel.appendChild(holder);
-	const absent = (c) => !c || !c.present;
+	const absent = (c) => !c;	// a run without the task has a null cell
 	const val = (row, k, f) => absent(row.cells[k]) ? null : f(row.cells[k]);
 	const delta = (row, k, f) => {
 		const a = row.cells[0], b = row.cells[k];
@@ -1145,6 +1145,7 @@ function timeChart(parent, win, opts) {
 		// the visible time range, for tests and tools
 		c.cv.dataset.t0 = String(Math.round(view.t0));
 		c.cv.dataset.t1 = String(Math.round(view.t1));
+		c.cv.dataset.view = view.t0 + " " + view.t1;	/* exact, for tests */
 	}
 	c.cv.addEventListener("wheel", (ev) => {
 		ev.preventDefault();
