@@ -334,6 +334,12 @@ bench-perfetto: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 bench: bench-parquet
 bench-parquet: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 	$(Q)tools/bench/parquet
+# the dashboards as a person uses them: first paint and each interaction's time, at 10,000
+# threads and 10 M slices (render/assets/, tests/browser/bench-dash.js)
+.PHONY: bench-dash
+bench: bench-dash
+bench-dash: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
+	$(Q)tools/bench/dash
 bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/bench
 

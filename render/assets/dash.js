@@ -63,7 +63,11 @@ function busiest(rows, f, panel) {
 	return rows.filter((x) => keep.has(x));
 }
 
-function fmtInt(v) { return Math.round(v).toLocaleString("en-US"); }
+// Thousands separators by hand: toLocaleString is slow enough to show in tables of 1,000 rows.
+function fmtInt(v) {
+	const r = Math.round(v), s = String(Math.abs(r));
+	return (r < 0 ? "-" : "") + (s.length > 3 ? s.replace(/\B(?=(\d{3})+(?!\d))/g, ",") : s);
+}
 function fmtPct(v) { return v.toFixed(2) + "%"; }
 function fmtNs(ns) {
 	ns = Number(ns);
@@ -115,8 +119,14 @@ function rgb(hex) {
 }
 
 // Blue / orange scales for the CoreMap cells: 0 is white, 1 full colour.
+const rgbCache = new Map();
 function scale(v, base) {
-	const c = rgb(base), t = Math.max(0, Math.min(1, v));
+	let c = rgbCache.get(base);
+	if (!c) {
+		c = rgb(base);
+		rgbCache.set(base, c);
+	}
+	const t = Math.max(0, Math.min(1, v));
 	return "rgb(" + c.map((x) => Math.round(255 + (x - 255) * t)).join(",") + ")";
 }
 
@@ -144,7 +154,9 @@ function makeCanvas(parent, height) {
 	const cv = el("canvas");
 	wrap.appendChild(cv);
 	parent.appendChild(wrap);
-	const width = Math.max(480, wrap.clientWidth || parent.clientWidth || 960);
+	// from the window's width (as main's CSS lays it out): reading the wrapper's would force a
+	// layout of the whole page, slow beside a large table
+	const width = Math.max(480, Math.min(2400, (window.innerWidth || 1000) - 52));
 	const dpr = window.devicePixelRatio || 1;
 	cv.width = Math.round(width * dpr);
 	cv.height = Math.round(height * dpr);
@@ -199,6 +211,11 @@ function setupTabs(tabs) {
 			x.b.setAttribute("aria-selected", String(j === i));
 		});
 		draw(panels[i]);
+		// a tab hidden when the shared view changed is brought up to date when shown
+		if (panels[i].p.pwzDirty) {
+			panels[i].p.pwzDirty = false;
+			panels[i].p.pwzRefresh();
+		}
 	}
 	// #all draws every tab (for tests and printing); #tab=ID opens one.
 	const hash = location.hash.slice(1);
@@ -461,8 +478,18 @@ function controlBar(data, panel, id) {
 function changed() {
 	for (const s of view.sync)
 		s();
-	for (const r of view.refresh)
-		r();
+	for (const p of view.refresh) {
+		if (p.hidden)
+			p.pwzDirty = true;
+		else
+			p.pwzRefresh();
+	}
+}
+
+// Redraws panel's tab when the shared view changes (at once when shown, else when next shown).
+function register(panel, refresh) {
+	panel.pwzRefresh = refresh;
+	view.refresh.push(panel);
 }
 
 function windowText(r) {
@@ -538,7 +565,7 @@ function drawCpu(data, panel) {
 		tableBox.textContent = "";
 		tableBox.appendChild(table("cpu", cols, p.all, rowAttrs, sort, refresh));
 	}
-	view.refresh.push(refresh);
+	register(panel, refresh);
 	refresh();
 }
 
@@ -725,7 +752,7 @@ function drawKvm(data, panel) {
 		tableBox.textContent = "";
 		tableBox.appendChild(table("kvm", cols, p.all, rowAttrs, sort, refresh));
 	}
-	view.refresh.push(refresh);
+	register(panel, refresh);
 	refresh();
 	panel.appendChild(el("h2", { text: "Exit handling time per reason" }));
 	panel.appendChild(el("p", { class: "note", text: "Percentiles come from log2 histograms: " +
@@ -824,10 +851,13 @@ function drawCoremap(data, panel) {
 		const rows = groupsOf(data, view.group).filter((g) => g.run === k);
 		const p = pick(data, rows, { f: (g) => g.cpu_pct, asc: false });
 		counter(p.shown.length, p.matched, rows.length);
-		const all = newGroup("all", "all tasks", k, r);
-		all.name = "all tasks";
-		for (const t of r.tasks)
-			addTask(all, t);
+		let all = r.allRow;
+		if (!all) {
+			all = r.allRow = newGroup("all", "all tasks", k, r);
+			all.name = "all tasks";
+			for (const t of r.tasks)
+				addTask(all, t);
+		}
 		const sep = (c) => {
 			if (!r.topo || c === 0 || !r.topo[c] || !r.topo[c - 1])
 				return null;
@@ -861,7 +891,9 @@ function drawCoremap(data, panel) {
 			fmtPct(mx.row[0]) + ", " + fmtInt(mx.row[1]) + "; \"other\" rows too) have scales " +
 			"of their own" }));
 		// few cores: wider, taller cells, with numbers
-		const cw = Math.max(22, Math.min(64, Math.floor(((holder.clientWidth || 960) - 260) / (ncpu + 1))));
+		// (from the window's width: reading the holder's would force a layout of the page)
+		const cw = Math.max(22, Math.min(64, Math.floor((Math.min(2400, window.innerWidth || 1000) -
+			300) / (ncpu + 1))));
 		const nums = cw >= 30;
 		const tbl = el("table", { class: "coremap" + (nums ? " nums" : ""), id: "coremap-table",
 			"data-run": k, style: "--cell-w:" + cw + "px;--cell-h:" + (nums ? 14 : 11) + "px" });
@@ -879,17 +911,27 @@ function drawCoremap(data, panel) {
 				"data-tid": !isAll && !g.other && g.tasks.length === 1 ? g.tasks[0].tid : null });
 			tr.appendChild(el("th", { class: "name", text: g.name, title: g.name }));
 			const { rt, sw } = groupCpu(g);
+			// built by hand (1,000s of cells); the tooltip is made on hover (see below)
 			const cell = (c, pct, sws, cls, m) => {
-				const td = el("td", { class: cls, "data-cpu": c, "data-pct": pct.toFixed(3),
-					"data-switches": sws, title: g.name + " on " + (c === "all" ? "all cores" :
-					"core " + c) + ": " + fmtPct(pct) + " of one core, " + fmtInt(sws) +
-					" switch-outs" });
+				const td = document.createElement("td");
+				if (cls)
+					td.className = cls;
+				td.dataset.cpu = c;
+				td.dataset.pct = pct.toFixed(3);
+				td.dataset.switches = sws;
 				// square-root scales: small shares stay visible next to a busy cell
 				const tp = Math.sqrt(pct / m[0]), bt = Math.sqrt(sws / m[1]);
-				td.appendChild(el("div", { style: "background:" + scale(tp, "#2b6cb0") +
-					(tp > 0.6 ? ";color:#fff" : ""), text: nums ? pctText(pct) : null }));
-				td.appendChild(el("div", { style: "background:" + scale(bt, "#e07b00"),
-					text: nums && cw >= 40 && sws ? short(sws) : null }));
+				const a = document.createElement("div"), b = document.createElement("div");
+				a.style.background = scale(tp, "#2b6cb0");
+				if (tp > 0.6)
+					a.style.color = "#fff";
+				if (nums)
+					a.textContent = pctText(pct);
+				b.style.background = scale(bt, "#e07b00");
+				if (nums && cw >= 40 && sws)
+					b.textContent = short(sws);
+				td.appendChild(a);
+				td.appendChild(b);
 				tr.appendChild(td);
 			};
 			// "other" rows sum many: on the "all tasks" scales
@@ -901,10 +943,19 @@ function drawCoremap(data, panel) {
 		};
 		addRow(all, true);
 		p.all.forEach((g) => addRow(g, false));
+		tbl.addEventListener("mouseover", (ev) => {
+			const td = ev.target.closest("td");
+			if (!td || td.title)
+				return;
+			const c = td.dataset.cpu, name = td.parentNode.dataset.task;
+			td.title = name + " on " + (c === "all" ? "all cores" : "core " + c) + ": " +
+				fmtPct(+td.dataset.pct) + " of one core, " + fmtInt(+td.dataset.switches) +
+				" switch-outs";
+		});
 		holder.textContent = "";
 		holder.appendChild(el("div", { class: "scroll" }, tbl));
 	}
-	view.refresh.push(refresh);
+	register(panel, refresh);
 	refresh();
 }
 
