@@ -28,6 +28,24 @@ void dash_task_name(const struct pwz_task *t, const struct summary_opts *w, char
 		snprintf(out, outlen, "%s", name);
 }
 
+const char *dash_title_kind(const struct dash_run *runs, size_t nr, bool heatmaps)
+{
+	size_t i, k;
+
+	if (heatmaps)
+		return "heatmaps";
+	for (i = 0; i < nr; i++) {
+		const struct trace *t = runs[i].trace;
+
+		if (t->nr_exits)
+			return "CPU, switches and KVM exits";
+		for (k = 0; k < t->nr_kvm_aggs; k++)
+			if (t->kvm_aggs[k].count)
+				return "CPU, switches and KVM exits";
+	}
+	return "CPU and switches";
+}
+
 static void key(struct jbuf *b, const char *k)
 {
 	jbuf_json_str(b, k, (size_t)-1);

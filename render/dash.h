@@ -69,6 +69,12 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 int dash_html(struct jbuf *out, const char *kind, const char *title, const struct jbuf *json,
 	      const struct dash_opts *o);
 
+/*
+ * What the page's title says it shows: "heatmaps", or "CPU, switches and KVM exits" when a
+ * run holds a KVM exit (in its streams or aggregates), else "CPU and switches".
+ */
+const char *dash_title_kind(const struct dash_run *runs, size_t nr, bool heatmaps);
+
 /* Display name of task t under o's merge/append options (as summary__new() names rows). */
 void dash_task_name(const struct pwz_task *t, const struct summary_opts *w, char *out,
 		    size_t outlen);

@@ -591,7 +591,7 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		goto out;
 	}
 	snprintf(title, sizeof(title), "%s — %s%s%s", label,
-		 cli->heatmaps ? "heatmaps" : "CPU, switches and KVM exits",
+		 dash_title_kind(runs, (size_t)nfiles, cli->heatmaps),
 		 cli->pattern ? " — " : "", cli->pattern ? cli->pattern : "");
 	rc = dash_html(&html, kind, title, &json, &o);
 	if (rc) {

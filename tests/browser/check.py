@@ -265,6 +265,8 @@ def check_charts(dom, lst, data, diff):
     else:
         check(not ktab and not any(e["text"].startswith("KVM exits") for e in dom.find("button")),
               "kvm: a KVM tab for a capture without KVM exits")
+        title = (dom.find("title") or [{"text": ""}])[0]["text"]
+        check("KVM" not in title, "kvm: the title %r names KVM exits the capture has not" % title)
     if ktab:
         krows = table_rows(dom, "table-kvm")
         check(len(krows) > 0, "kvm table: no rows")
