@@ -739,7 +739,8 @@ static int hm_emit_others(struct jbuf *b, const struct hm_ctx *h, uint32_t ncpu,
 		const struct pwz_slice *x = &t->slices[i];
 		uint64_t a, in;
 
-		if (x->tid == 0 || x->cpu >= ncpu || hm_group(h, x->tid) >= 0)
+		if (x->tid == 0 || x->cpu >= ncpu ||
+		    hm_group(h, x->tid, x->start_ns + x->dur_ns) >= 0)
 			continue;
 		in = model_slice_run_in(x, win);
 		if (!in)
@@ -1161,13 +1162,15 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		for (i = 0, np = 0, uns = 0; i < n; i++) {
 			const struct pwz_slice *x = &t->slices[idx[i]];
 			uint64_t a, z, in = model_slice_run_in(x, &win);
+			const struct pwz_task *who;	/* the thread instance (R8), for "p" */
 
 			if (!in && !(x->dur_ns == 0 && x->start_ns >= ws && x->start_ns < we))
 				continue;
 			a = x->start_ns < ws ? ws : x->start_ns;
 			z = a + in;
+			who = trace__task_at(t, x->tid, x->start_ns + x->dur_ns);
 			pt[np++] = (struct hm_pt){ .t = a, .v = { z - a, x->cpu, x->end,
-							 tpos[hm_task_index(t, x->tid)] } };
+							 who ? tpos[who - t->tasks] : 0 } };
 			if (x->flags & PWZ_SLICE_UNSEEN_START)
 				uns += in;
 			else

@@ -361,7 +361,8 @@ function groupsOf(data, mode) {
 			const pid = t.pid || t.tid;
 			let key, label;
 			if (mode === "thread") {
-				key = "t" + t.tid + " " + t.name;
+				// a recycled tid is another thread instance (born_ns tells them apart)
+				key = "t" + t.tid + "@" + (t.born_ns || 0) + " " + t.name;
 				label = t.name + " (" + t.tid + ")";
 			} else if (mode === "process" || (mode === "vm" && vm.has(pid))) {
 				key = "p" + pid;
