@@ -51,18 +51,6 @@ function maxOf(list, f, floor) {
 	return m;
 }
 
-// A canvas cannot be taller than about 32,000 px: bar charts show at most this many rows (the
-// busiest), the tables below them show every row.
-const MAX_BAR_ROWS = 1000;
-function busiest(rows, f, panel) {
-	if (rows.length <= MAX_BAR_ROWS)
-		return rows;
-	panel.appendChild(el("p", { class: "note", text: "The chart shows the " + MAX_BAR_ROWS +
-		" busiest of " + fmtInt(rows.length) + " rows; the table below has them all." }));
-	const keep = new Set(rows.slice().sort((a, b) => f(b) - f(a)).slice(0, MAX_BAR_ROWS));
-	return rows.filter((x) => keep.has(x));
-}
-
 // Thousands separators by hand: toLocaleString is slow enough to show in tables of 1,000 rows.
 function fmtInt(v) {
 	const r = Math.round(v), s = String(Math.abs(r));
