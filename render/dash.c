@@ -1124,9 +1124,9 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	jbuf_add(out, "[", 1);
 	for (g = 0; g < h.nr_groups && !out->err; g++) {
 		static const char *const sl_f[] = { "d", "c", "e", "p" }, *const wt_f[] = { "d" },
-			     *const ex_f[] = { "g", "h", "r" };
+			     *const ex_f[] = { "g", "h", "r" }, *const wk_f[] = { "d", "c", "p" };
 		static const bool sl_b[] = { true, false, false, false }, wt_b[] = { true },
-			    ex_b[] = { true, true, false };
+			    ex_b[] = { true, true, false }, wk_b[] = { true, false, false };
 		uint32_t *idx = bs.idx + bs.first[g];
 		size_t n = bs.first[g + 1] - bs.first[g], np = 0;
 		uint64_t ns = 0, uns;
@@ -1190,10 +1190,14 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		n = bw.first[g + 1] - bw.first[g];
 		for (i = 0; i < n; i++) {
 			const struct pwz_wakeup *x = &t->wakeups[bw.idx[bw.first[g] + i]];
+			const struct pwz_task *who = trace__task_at(t, x->tid, x->wake_ns + x->wait_ns);
 
-			pt[i] = (struct hm_pt){ .t = x->wake_ns, .v = { x->wait_ns } };
+			pt[i] = (struct hm_pt){ .t = x->wake_ns, .v = { x->wait_ns, x->cpu,
+								   who ? tpos[who - t->tasks] : 0 } };
 		}
-		if (emit_hm_series(out, &h, "waits", pt, n, wt_f, 1, wt_b, keys, cnt))
+		/* "c": the CPU it waited for, "p" its thread (as for slices) */
+		if (emit_hm_series(out, &h, "waits", pt, n, wk_f,
+				   gt_first[g + 1] - gt_first[g] > 1 ? 3 : 2, wk_b, keys, cnt))
 			break;
 
 		/* only the reasons this group has are touched: groups x reasons never occurs */

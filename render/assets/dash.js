@@ -1113,7 +1113,9 @@ function charts(data) {
 	tabs.push({ id: "coremap", title: "CoreMap", draw: (p) => drawCoremap(data, p) });
 	if (data.delta)
 		tabs.push({ id: "delta", title: "Delta", draw: (p) => drawDelta(data, p) });
-	// room for more tabs of the same data (a VMs tab: render/vms.c and assets/vms.js)
+	// room for more tabs of the same data (a VMs tab: render/vms.c and assets/vms.js): a
+	// script before this one in the same script element pushes {id, title, when(data),
+	// draw(data, panel, view)} to window.pwzExtraTabs; window.pwzDash has the helpers
 	for (const t of window.pwzExtraTabs || [])
 		if (!t.when || t.when(data))
 			tabs.push({ id: t.id, title: t.title, draw: (p) => t.draw(data, p, view) });
@@ -1465,7 +1467,7 @@ function heatmaps(data) {
 	const tasks = data.tasks.map((t, i) => ({ i, name: t.name, tids: t.tids,
 		slices_ns: t.slices_ns, exit_reasons: t.exit_reasons,
 		slices: series(t.slices, ["d", "c", "e", "p"], grid),
-		waits: series(t.waits, ["d"], grid),
+		waits: series(t.waits, ["d", "c", "p"], grid),
 		sleeps: series(t.sleeps, ["d"], grid),
 		exits: series(t.exits, ["g", "h", "r"], grid) }));
 	tasks.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -1511,7 +1513,7 @@ function heatmaps(data) {
 				{ name: "run slices", n: t.slices.n, t: t.slices.t, v: t.slices.d,
 					bins: t.slices.bins_d, color: "#1f77b4", on: true, task: t, src: t.slices },
 				{ name: "run-queue waits", n: t.waits.n, t: t.waits.t, v: t.waits.d,
-					bins: t.waits.bins_d, color: "#ff7f0e", on: true, task: t },
+					bins: t.waits.bins_d, color: "#ff7f0e", on: true, task: t, src: t.waits },
 				{ name: "sleeps", n: t.sleeps.n, t: t.sleeps.t, v: t.sleeps.d,
 					bins: t.sleeps.bins_d, color: "#2ca02c", on: true, task: t },
 			];
@@ -1773,6 +1775,10 @@ function heatmaps(data) {
 	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture({ runs: [run] }, p) });
 	setupTabs(tabs);
 }
+
+// The helpers a tab of another asset may use (see charts()).
+window.pwzDash = { el, table, tip, makeCanvas, fmtInt, fmtNs, fmtPct, fmtRange, reasonName,
+	groupsOf, pick, controlBar, register, view, CPU_UNIT };
 
 async function main() {
 	const t0 = performance.now();

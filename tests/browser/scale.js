@@ -260,6 +260,23 @@ async function gridHeatmaps(browser, file, who) {
 
 async function pointHeatmaps(browser, file, who) {
 	const { page, problems } = await open(browser, file);
+	// a point's tooltip: its CPU and thread (one of the task's)
+	const [tipText, tids, ncpu] = await page.$eval("#panel-switches canvas", (c) => {
+		const b = c.getBoundingClientRect(), sel = document.querySelector("#switch-task");
+		const name = sel.options[sel.selectedIndex].text.replace(/ \([^)]*\)$/, "");
+		const tids = window.pwzData.tasks.find((t) => t.name === name).tids;
+		const tip = () => { const t = document.querySelector(".tip"); return t && !t.hidden ? t.textContent : ""; };
+		for (let y = b.top + 15; y < b.bottom - 40; y += 3)
+			for (let x = b.left + 80; x < b.right - 20; x += 3) {
+				c.dispatchEvent(new MouseEvent("mousemove", { clientX: x, clientY: y, bubbles: true }));
+				if (/CPU \d+, thread \d+/.test(tip()))
+					return [tip(), tids, window.pwzData.run.nr_cpus];
+			}
+		return [tip(), tids, window.pwzData.run.nr_cpus];
+	});
+	const m = /CPU (\d+), thread (\d+)/.exec(tipText);
+	check(m && +m[1] < ncpu && tids.includes(+m[2]),
+		`${who}: a point's tooltip names its CPU and thread: ${JSON.stringify(tipText.slice(0, 70))}`);
 	await page.click("#tab-exits");
 	// exits embedded whole: one series a reason, counted as the reason legend counts them
 	const ser = await page.$$eval("#exit-legend label[data-series]", (l) => l.map((x) => [x.dataset.series, +x.dataset.count]));
