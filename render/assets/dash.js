@@ -307,6 +307,20 @@ function addTask(g, t) {
 	}
 }
 
+// Adds group g's sums to o (an "other" row): by group, not thread by thread.
+function addGroup(o, g) {
+	for (const t of g.tasks)
+		o.tasks.push(t);
+	for (const t of g.tids)
+		o.tids.push(t);
+	for (const k of ["cpu_pct", "runtime_ns", "switches", "voluntary", "involuntary", "wait_ns",
+		"wait_count", "unseen_ns", "exits_total"])
+		o[k] += g[k];
+	o.wait_max_ns = Math.max(o.wait_max_ns, g.wait_max_ns);
+	for (const [k, n] of g.exits)
+		o.exits.set(k, (o.exits.get(k) || 0) + n);
+}
+
 // Per-core runtime and switch-outs of a group, summed when first needed (CoreMap).
 function groupCpu(g) {
 	if (g.cpu)
@@ -409,7 +423,11 @@ function pick(data, rows, sort, keep) {
 		list.sort((a, b) => cmpv(best.get(a.key), best.get(b.key)) * dir ||
 			cmpv(a.key, b.key) || a.run - b.run);
 	} else {
-		list.sort((a, b) => cmpv(f(a), f(b)) * dir || cmpv(a.label, b.label));
+		// the keys computed once, not at each comparison
+		const keyed = list.map((g) => [f(g), g]);
+		keyed.sort((a, b) => cmpv(a[0], b[0]) * dir || cmpv(a[1].label, b[1].label));
+		for (let i = 0; i < keyed.length; i++)
+			list[i] = keyed[i][1];
 	}
 	const shown = list.slice(0, view.top), rest = list.slice(view.top);
 	const others = [];
@@ -424,8 +442,7 @@ function pick(data, rows, sort, keep) {
 		o.other = true;
 		o.nrows = mine.length;
 		for (const g of mine)
-			for (const t of g.tasks)
-				addTask(o, t);
+			addGroup(o, g);
 		others.push(o);
 	});
 	return { shown, others, all: shown.concat(others), matched: list.length };
@@ -549,7 +566,6 @@ function drawCpu(data, panel) {
 		const rows = groupsOf(data, view.group);
 		const p = pick(data, rows, { f: cols[sort.i][1], asc: sort.asc });
 		counter(p.shown.length, p.matched, rows.length);
-		chartBox.textContent = "";
 		cpuChart(chartBox, p.all);
 		tableBox.textContent = "";
 		tableBox.appendChild(table("cpu", cols, p.all, rowAttrs, sort, refresh));
@@ -558,9 +574,49 @@ function drawCpu(data, panel) {
 	refresh();
 }
 
+// The bar chart canvas of holder, kept while its height stays (a new canvas costs more than
+// drawing); c.onmove is its current hover handler.
+function chartCanvas(holder, height) {
+	let c = holder.pwzChart;
+	if (c && c.height === height) {
+		c.ctx.setTransform(c.dpr, 0, 0, c.dpr, 0, 0);
+		c.ctx.clearRect(0, 0, c.width, c.height);
+		return c;
+	}
+	holder.textContent = "";
+	c = makeCanvas(holder, height);
+	c.cv.addEventListener("mousemove", (ev) => c.onmove && c.onmove(ev));
+	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
+	holder.pwzChart = c;
+	return c;
+}
+
+// Bar charts draw at most this many rows of their table (then its "other" rows): 100 rows are
+// 2,200 px already, and a canvas of 1,000 costs more to allocate than the table to build.
+const CHART_ROWS = 100;
+function chartRows(holder, rows) {
+	const named = rows.filter((x) => !x.other);
+	let note = holder.previousSibling && holder.previousSibling.classList &&
+		holder.previousSibling.classList.contains("chart-cut") ? holder.previousSibling : null;
+	if (named.length <= CHART_ROWS) {
+		if (note)
+			note.hidden = true;
+		return rows;
+	}
+	if (!note) {
+		note = el("p", { class: "note chart-cut" });
+		holder.parentNode.insertBefore(note, holder);
+	}
+	note.hidden = false;
+	note.textContent = "The chart shows the first " + CHART_ROWS + " of the " +
+		fmtInt(named.length) + " rows (and \"other\"); the table below has them all.";
+	return named.slice(0, CHART_ROWS).concat(rows.filter((x) => x.other));
+}
+
 function cpuChart(holder, rows) {
 	const rowH = 22, top = 46, left = 250, right = 30;
-	const c = makeCanvas(holder, top + Math.max(1, rows.length) * rowH + 38);
+	rows = chartRows(holder, rows);
+	const c = chartCanvas(holder, top + Math.max(1, rows.length) * rowH + 38);
 	const { ctx, width } = c;
 	const plotW = width - left - right;
 	// the scale ends at the busiest row, rounded up (not at 100 %: idle captures would be
@@ -626,7 +682,7 @@ function cpuChart(holder, rows) {
 	c.cv.dataset.rowTop = String(top);
 	c.cv.dataset.rowH = String(rowH);
 	c.cv.dataset.rows = String(rows.length);
-	c.cv.addEventListener("mousemove", (ev) => {
+	c.onmove = (ev) => {
 		const b = c.cv.getBoundingClientRect();
 		const i = Math.floor((ev.clientY - b.top - top) / rowH);
 		if (i < 0 || i >= rows.length)
@@ -638,8 +694,7 @@ function cpuChart(holder, rows) {
 			fmtInt(t.voluntary) + ", involuntary " + fmtInt(t.involuntary) + ")" : "") +
 			(t.r.has_wait ? "\nrun-queue waits " + fmtInt(t.wait_count) + ", total " +
 			fmtNs(t.wait_ns) + ", max " + fmtNs(t.wait_max_ns) : ""));
-	});
-	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
+	};
 }
 
 // A sortable table of the given rows; cols = [title, value(row), class, format, asc first].
@@ -665,9 +720,9 @@ function table(id, cols, rows, attrs, sort, onsort) {
 				const td = document.createElement("td");
 				if (c[2])
 					td.className = c[2];
-				td.dataset.col = c[0];
+				td.setAttribute("data-col", c[0]);
 				if (v !== null && v !== undefined)
-					td.dataset.v = v;
+					td.setAttribute("data-v", v);
 				td.textContent = c[3] ? c[3](v, r) : String(v);
 				tr.appendChild(td);
 			}
@@ -736,7 +791,6 @@ function drawKvm(data, panel) {
 		const rows = groupsOf(data, view.group);
 		const p = pick(data, rows, { f: cols[sort.i][1], asc: sort.asc }, (g) => g.exits_total > 0);
 		counter(p.shown.length, p.matched, rows.filter((g) => g.exits_total > 0).length);
-		chartBox.textContent = "";
 		kvmChart(chartBox, p.all, rkeys, reasons);
 		tableBox.textContent = "";
 		tableBox.appendChild(table("kvm", cols, p.all, rowAttrs, sort, refresh));
@@ -763,7 +817,8 @@ function drawKvm(data, panel) {
 
 function kvmChart(holder, rows, rkeys, reasons) {
 	const rowH = 22, top = 10, left = 250, right = 30;
-	const c = makeCanvas(holder, top + Math.max(1, rows.length) * rowH + 34);
+	rows = chartRows(holder, rows);
+	const c = chartCanvas(holder, top + Math.max(1, rows.length) * rowH + 34);
 	const { ctx, width } = c;
 	const plotW = width - left - right;
 	const max = maxOf(rows, (x) => x.exits_total, 1);
@@ -793,7 +848,7 @@ function kvmChart(holder, rows, rkeys, reasons) {
 			acc += n;
 		});
 	});
-	c.cv.addEventListener("mousemove", (ev) => {
+	c.onmove = (ev) => {
 		const b = c.cv.getBoundingClientRect();
 		const i = Math.floor((ev.clientY - b.top - top) / rowH);
 		if (i < 0 || i >= rows.length)
@@ -802,8 +857,7 @@ function kvmChart(holder, rows, rkeys, reasons) {
 		const lines = rkeys.map((k, j) => [reasonName(reasons[j]), t.exits.get(k) || 0])
 			.filter((z) => z[1]).map((z) => z[0] + ": " + fmtInt(z[1]));
 		tip(ev, t.label + " — " + fmtInt(t.exits_total) + " exits\n" + lines.join("\n"));
-	});
-	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
+	};
 }
 
 // A colour scale legend: a gradient from white to base, 0 to max.

@@ -8,19 +8,24 @@ const { chromium } = require("playwright-core");
 
 const median = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
-// Runs act (a function source, in the page) n times; returns [sync ms, to next frame ms].
-async function time(page, act, arg, n = 5) {
+// Runs act (a function source, in the page) n times, each after pre (untimed, then a frame);
+// returns [sync ms, to next frame ms], medians.
+async function time(page, act, arg, n = 5, pre = "") {
 	const sync = [], frame = [];
 	for (let i = 0; i < n; i++) {
-		const [a, b] = await page.evaluate(async ([src, arg, i]) => {
+		const [a, b] = await page.evaluate(async ([src, arg, i, pre]) => {
 			const f = new Function("arg", "i", src);
+			if (pre) {
+				new Function("arg", "i", pre)(arg, i);
+				await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+			}
 			const t0 = performance.now();
 			f(arg, i);
 			document.body.getBoundingClientRect();	// the layout the change causes
 			const t1 = performance.now();
 			await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 			return [t1 - t0, performance.now() - t0];
-		}, [act, arg, i]);
+		}, [act, arg, i, pre]);
 		sync.push(a);
 		frame.push(b);
 	}
@@ -48,7 +53,9 @@ const CHARTS = [
 	["rows by thread / name", SET("#cpu-group", "change"), ["thread", "name"]],
 	["rows by process / name", SET("#cpu-group", "change"), ["process", "name"]],
 	["filter typed (task1, task12, none)", SET("#cpu-filter", "input"), ["task1", "task12", ""]],
-	["top 1000 / 50", SET("#cpu-top", "change"), ["1000", "50"]],
+	["top 50 to 200", SET("#cpu-top", "change"), ["200"], 5, SET("#cpu-top", "change").replace("arg[i % arg.length]", "'50'")],
+	["top 50 to 1000", SET("#cpu-top", "change"), ["1000"], 5, SET("#cpu-top", "change").replace("arg[i % arg.length]", "'50'")],
+	["top 1000 to 50", SET("#cpu-top", "change"), ["50"], 5, SET("#cpu-top", "change").replace("arg[i % arg.length]", "'1000'")],
 	["hover a bar", HOVER("#panel-cpu canvas")],
 	["CoreMap tab (first: draw)", CLICK("#tab-coremap") + CLICK("#tab-cpu"), null, 1],
 	["CoreMap and back", CLICK("#tab-coremap") + CLICK("#tab-cpu")],
@@ -83,9 +90,9 @@ const HEATMAPS = [
 	const state = await page.$eval("body", (b) => b.dataset.state);
 	console.log(`  first paint ${median(loads)} ms [${Math.min(...loads)}..${Math.max(...loads)}] ` +
 		`(navigation to the first tab drawn, wall clock, median of 3; ${state})`);
-	for (const [what, act, arg, n] of kind === "charts" ? CHARTS : HEATMAPS) {
+	for (const [what, act, arg, n, pre] of kind === "charts" ? CHARTS : HEATMAPS) {
 		try {
-			const [s, f] = await time(page, act, arg || [], n || 5);
+			const [s, f] = await time(page, act, arg || [], n || 5, pre);
 			console.log(`  ${what.padEnd(36)} ${s.toFixed(1).padStart(7)} ms handler + layout, ` +
 				`${f.toFixed(1).padStart(7)} ms to the next frame`);
 		} catch (e) {
