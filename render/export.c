@@ -458,9 +458,10 @@ static int write_capture(struct xp *x, const struct cdict_read_info *info)
 {
 	const struct pwz_meta *m = &x->meta;
 	uint32_t cpus = m->nr_cpus > x->max_cpu1 ? m->nr_cpus : x->max_cpu1;
-	char b1[512], b2[512];
+	char b0[128], b1[512], b2[512];
 
-	return PUT_ROW(x, EXPORT_CAPTURE, V_NULL, v_clean(m->kernel, b1, sizeof(b1)),
+	return PUT_ROW(x, EXPORT_CAPTURE, v_clean(m->boot_id, b0, sizeof(b0)),
+		       v_clean(m->kernel, b1, sizeof(b1)),
 		       V_IN(cpus, cpus), V_IN(m->start_wall_ns, m->start_wall_ns),
 		       V_I(m->duration_ns ? m->duration_ns : x->end_ns),
 		       V_I(pwz_meta_total_drops(m)), v_str(pwz_source_name(m->source)),
