@@ -74,6 +74,10 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, "}");
 	key(b, "drops_total", false);
 	jbuf_u64(b, pwz_meta_total_drops(m));
+	key(b, "steal_ns", false);
+	u64_or_null(b, m->steal_ns, m->has_steal);
+	key(b, "steal_cpu_time_ns", false);
+	u64_or_null(b, m->cpu_time_ns, m->has_steal);
 	key(b, "tracer_cpu_ns", false);
 	u64_or_null(b, m->tracer_cpu_ns, m->tracer_cpu_ns != 0);
 	key(b, "has_switch_kind", false);
