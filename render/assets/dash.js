@@ -708,6 +708,8 @@ function charts(data) {
 	tabs.push({ id: "coremap", title: "CoreMap", draw: (p) => drawCoremap(data, p) });
 	if (data.delta)
 		tabs.push({ id: "delta", title: "Delta", draw: (p) => drawDelta(data, p) });
+	if (window.pwzVmsTab)	// render/assets/vms.js
+		window.pwzVmsTab(data, tabs, { el, table, fmtNs, fmtInt });
 	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture(data, p) });
 	setupTabs(tabs);
 }
