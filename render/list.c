@@ -141,6 +141,13 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	u64_or_null(b, ts->wait_max_ns, s->has_wait);
 	key(b, "wait_pct", false);
 	vms_wait_json(b, v ? vms__wait_pct(v, ts->tid) : NULL);
+	{
+		uint64_t mig = 0;
+		bool known = vms__migrations(v, ts->tid, &mig);
+
+		key(b, "migrations", false);
+		u64_or_null(b, mig, known);
+	}
 	key(b, "unseen_switch_ins", false);
 	jbuf_u64(b, ts->unseen);
 	key(b, "unseen_ns", false);

@@ -511,6 +511,45 @@ static int wait_pcts(struct vms *v, const struct vms_index *ix, const struct mod
 	return 0;
 }
 
+/* Per-thread migrations from the streams (the same count as a vCPU's). */
+static int migrations(struct vms *v, const struct vms_index *ix, const struct model_window *w)
+{
+	size_t cap = 0, i = 0;
+
+	while (i < ix->nr_sl) {
+		uint32_t tid = ix->sl_tid[i]->tid;
+		struct vms_migrations m = { .tid = tid };
+
+		for (i++; i < ix->nr_sl && ix->sl_tid[i]->tid == tid; i++)
+			if (ix->sl_tid[i]->cpu != ix->sl_tid[i - 1]->cpu &&
+			    ix->sl_tid[i]->start_ns >= w->from_ns && ix->sl_tid[i]->start_ns < w->to_ns)
+				m.count++;
+		if (array_reserve((void **)&v->migr, &cap, v->nr_migr + 1, sizeof(*v->migr)))
+			return -ENOMEM;
+		v->migr[v->nr_migr++] = m;
+	}
+	return 0;
+}
+
+bool vms__migrations(const struct vms *v, uint32_t tid, uint64_t *count)
+{
+	size_t a = 0, b = v ? v->nr_migr : 0;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (v->migr[m].tid < tid) {
+			a = m + 1;
+		} else if (v->migr[m].tid > tid) {
+			b = m;
+		} else {
+			*count = v->migr[m].count;
+			return true;
+		}
+	}
+	return false;
+}
+
 const struct vms_wait_pct *vms__wait_pct(const struct vms *v, uint32_t tid)
 {
 	size_t a = 0, b = v ? v->nr_waits : 0;
@@ -649,6 +688,8 @@ struct vms *vms__new(const struct trace *t, const struct summary *s, char *err, 
 		rc = index_build(&ix, t);
 		if (!rc)
 			rc = wait_pcts(v, &ix, &w);
+		if (!rc)
+			rc = migrations(v, &ix, &w);
 	}
 	if (!rc)
 		rc = group(v, t, s, &ix);
@@ -681,5 +722,6 @@ void vms__free(struct vms *v)
 	}
 	free(v->vms);
 	free(v->waits);
+	free(v->migr);
 	free(v);
 }

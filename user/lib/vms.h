@@ -67,6 +67,12 @@ struct vms_wait_pct {
 	uint64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
 };
 
+/* Migrations of one thread over the window (streams only), as for a vCPU. */
+struct vms_migrations {
+	uint32_t tid;
+	uint64_t count;
+};
+
 struct vms_vcpu {
 	uint32_t tid;
 	int32_t vcpu;			/* vcpu_id of its exits, or n of "CPU n/KVM"; -1 unknown */
@@ -109,6 +115,8 @@ struct vms {
 	size_t nr_vms;
 	struct vms_wait_pct *waits;	/* per tid with waits in the window, sorted by tid */
 	size_t nr_waits;
+	struct vms_migrations *migr;	/* per tid with slices, sorted by tid (streams only) */
+	size_t nr_migr;
 };
 
 /*
@@ -123,6 +131,10 @@ void vms__free(struct vms *v);
 
 /* The wait percentiles of tid, or NULL (no waits in the window, or no streams). */
 const struct vms_wait_pct *vms__wait_pct(const struct vms *v, uint32_t tid);
+
+/* The migrations of tid over the window into *count; false when unknown (no streams, or no
+ * slice of tid). */
+bool vms__migrations(const struct vms *v, uint32_t tid, uint64_t *count);
 
 /*
  * The split of one exit's handling interval [from, to) given the thread's slices and waits,
