@@ -55,6 +55,8 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	str_or_null(b, m->cmdline);
 	key(b, "nr_cpus", false);
 	jbuf_u64(b, host_cpus(t, s));
+	key(b, "start_mono_ns", false);
+	u64_or_null(b, m->start_mono_ns, m->start_mono_ns != 0);
 	key(b, "start_wall_ns", false);
 	u64_or_null(b, m->start_wall_ns, m->start_wall_ns != 0);
 	key(b, "duration_ns", false);
