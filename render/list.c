@@ -88,6 +88,9 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, m->has_wait ? "true" : "false");
 	key(b, "has_kvm", false);
 	jbuf_puts(b, m->has_kvm ? "true" : "false");
+	key(b, "threads", false);
+	jbuf_puts(b, m->threads == PWZ_THREADS_ALL ? "\"all\"" :
+		  m->threads == PWZ_THREADS_SELECTED ? "\"selected\"" : "null");
 	key(b, "figures", false);
 	jbuf_puts(b, s->from_aggregates ? "\"aggregates\"" : "\"streams\"");
 	key(b, "cpus", false);
@@ -117,6 +120,8 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	jbuf_u64(b, ts->tid);
 	key(b, "pid", false);
 	u64_or_null(b, ts->pid, ts->pid != 0 || ts->tid == 0);
+	key(b, "born_ns", false);
+	u64_or_null(b, ts->since_ns, ts->since_ns != 0);
 	key(b, "name", false);
 	jbuf_json_str(b, ts->name, (size_t)-1);
 	key(b, "comm", false);
@@ -142,10 +147,10 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	key(b, "wait_max_ns", false);
 	u64_or_null(b, ts->wait_max_ns, s->has_wait);
 	key(b, "wait_pct", false);
-	vms_wait_json(b, v ? vms__wait_pct(v, ts->tid) : NULL);
+	vms_wait_json(b, v ? vms__wait_pct(v, ts->tid, ts->since_ns) : NULL);
 	{
 		uint64_t mig = 0;
-		bool known = vms__migrations(v, ts->tid, &mig);
+		bool known = vms__migrations(v, ts->tid, ts->since_ns, &mig);
 
 		key(b, "migrations", false);
 		u64_or_null(b, mig, known);

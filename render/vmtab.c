@@ -197,7 +197,7 @@ int vms_dash_json(struct jbuf *b, const struct trace *t, const struct summary *s
 	jbuf_puts(b, ",\"waits\":[");
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *ts = &s->tasks[i];
-		const struct vms_wait_pct *p = vms__wait_pct(v, ts->tid);
+		const struct vms_wait_pct *p = vms__wait_pct(v, ts->tid, ts->since_ns);
 
 		if (!p || (pattern && !task_pattern_match(pattern, ts->name, ts->tid)))
 			continue;

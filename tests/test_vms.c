@@ -230,7 +230,7 @@ static void test_exit_split(void **state)
 static void test_wait_percentiles(void **state)
 {
 	struct fixture *fx = build(true);
-	const struct vms_wait_pct *p = vms__wait_pct(fx->v, 101);
+	const struct vms_wait_pct *p = vms__wait_pct(fx->v, 101, 0);
 
 	(void)state;
 	assert_non_null(p);
@@ -240,10 +240,10 @@ static void test_wait_percentiles(void **state)
 	assert_int_equal(pwz_lhist_bucket(p->p99_ns), pwz_lhist_bucket(200 * US));
 	assert_int_equal(pwz_lhist_bucket(p->p999_ns), pwz_lhist_bucket(200 * US));
 	assert_int_equal(fx->v->vms[0].vcpus[0].wait.count, 2);
-	p = vms__wait_pct(fx->v, 200);
+	p = vms__wait_pct(fx->v, 200, 0);
 	assert_non_null(p);
 	assert_int_equal(p->count, 1);
-	assert_null(vms__wait_pct(fx->v, 102));
+	assert_null(vms__wait_pct(fx->v, 102, 0));
 	fixture_free(fx);
 }
 
@@ -263,7 +263,7 @@ static void test_no_streams(void **state)
 	assert_int_equal(a->exits_total, 4);
 	assert_int_equal(reason(a->exits, a->nr_exits, 30)->count, 2);
 	assert_int_equal(reason(a->exits, a->nr_exits, 30)->paired, 0);
-	assert_null(vms__wait_pct(fx->v, 101));
+	assert_null(vms__wait_pct(fx->v, 101, 0));
 	fixture_free(fx);
 }
 
@@ -293,6 +293,60 @@ static void test_split_interval(void **state)
 	assert_int_equal(sp, 100);
 	vms_split_interval(NULL, 0, NULL, 0, 5, 5, &on, &rd, &sp);
 	assert_int_equal(on + rd + sp, 0);
+}
+
+/* A recycled tid is two thread instances (model.h R8): each has its own waits and migrations. */
+static void test_instances(void **state)
+{
+	const struct pwz_task first = { .tid = 500, .tgid = 500, .comm = "w1", .name = "w1" };
+	const struct pwz_task second = { .tid = 500, .tgid = 500, .time_ns = 700 * US,
+					 .flags = PWZ_TASK_BORN, .comm = "w2", .name = "w2" };
+	const struct pwz_slice sl[] = {
+		{ 500, 0, 100 * US, 100 * US, PWZ_END_SLEPT, 0 },
+		{ 500, 0, 300 * US, 100 * US, PWZ_END_SLEPT, 0 },
+		{ 500, 1, 750 * US, 100 * US, PWZ_END_SLEPT, 0 },
+	};
+	const struct pwz_wakeup wk[] = { { 500, 0, 250 * US, 50 * US }, { 500, 1, 720 * US, 30 * US } };
+	struct pwz_meta m = { .nr_cpus = 2, .duration_ns = 1000 * US, .has_wait = true };
+	const struct vms_wait_pct *p;
+	struct cdict_visitor v;
+	struct trace *t = trace__new("test", true, &v);
+	struct summary *s;
+	struct vms *vm;
+	uint64_t mig = 99;
+	char err[256];
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(v.meta(v.ctx, &m), 0);
+	assert_int_equal(v.task(v.ctx, &first), 0);
+	assert_int_equal(v.task(v.ctx, &second), 0);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(v.slice(v.ctx, &sl[i]), 0);
+	for (size_t i = 0; i < 2; i++)
+		assert_int_equal(v.wakeup(v.ctx, &wk[i]), 0);
+	assert_int_equal(trace__settle(t), 0);
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(s);
+	vm = vms__new(t, s, err, sizeof(err));
+	assert_non_null(vm);
+	p = vms__wait_pct(vm, 500, 0);
+	assert_non_null(p);
+	assert_int_equal(p->count, 1);
+	assert_int_equal(p->max_ns, 50 * US);
+	p = vms__wait_pct(vm, 500, 700 * US);
+	assert_non_null(p);
+	assert_int_equal(p->count, 1);
+	assert_int_equal(p->max_ns, 30 * US);
+	/* CPU 0 then CPU 1, but two threads: no migration */
+	assert_true(vms__migrations(vm, 500, 0, &mig));
+	assert_int_equal(mig, 0);
+	assert_true(vms__migrations(vm, 500, 700 * US, &mig));
+	assert_int_equal(mig, 0);
+	assert_int_equal(vm->nr_vms, 0);
+	vms__free(vm);
+	summary__free(s);
+	trace__free(t);
 }
 
 static char *report_of(struct fixture *fx)
@@ -338,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_no_streams),
 		cmocka_unit_test(test_split_interval),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_instances),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

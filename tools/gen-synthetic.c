@@ -136,6 +136,7 @@ int main(int argc, char **argv)
 	meta.has_switch_kind = true;
 	meta.has_wait = true;
 	meta.has_kvm = true;
+	meta.threads = PWZ_THREADS_ALL;
 	meta.topo = calloc(ncpus, sizeof(*meta.topo));
 	ts = calloc(ntasks, sizeof(*ts));
 	cpu_now = calloc(ncpus, sizeof(*cpu_now));

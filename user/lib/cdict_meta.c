@@ -45,7 +45,7 @@ static void pack_bool(msgpack_packer *pk, const char *key, bool v)
 		msgpack_pack_false(pk);
 }
 
-#define META_KEYS 21	/* and 2 more when the steal time is known */
+#define META_KEYS 22	/* and 2 more when the steal time is known */
 
 int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 {
@@ -84,6 +84,8 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 		pack_u64(pk, "steal_ns", m->steal_ns);
 		pack_u64(pk, "cpu_time_ns", m->cpu_time_ns);
 	}
+	pack_opt_str(pk, "threads", m->threads == PWZ_THREADS_ALL ? "all" :
+		     m->threads == PWZ_THREADS_SELECTED ? "selected" : NULL);
 	pack_key(pk, "exit_names");
 	msgpack_pack_array(pk, m->nr_exit_names);
 	for (uint32_t i = 0; i < m->nr_exit_names; i++) {
@@ -195,6 +197,20 @@ static int unpack_exit_names(struct mp_cursor *c, struct pwz_meta *m)
 	return c->err ? -EINVAL : 0;
 }
 
+/* "threads": "all", "selected", or nil / anything else: unknown. */
+static uint32_t unpack_threads(struct mp_cursor *c)
+{
+	char v[16];
+
+	if (mp_peek(c) != MP_STR && mp_peek(c) != MP_BIN) {
+		mp_skip(c);
+		return PWZ_THREADS_UNKNOWN;
+	}
+	mp_read_string(c, v, sizeof(v));
+	return !strcmp(v, "all") ? PWZ_THREADS_ALL :
+	       !strcmp(v, "selected") ? PWZ_THREADS_SELECTED : PWZ_THREADS_UNKNOWN;
+}
+
 static int unpack_drops(struct mp_cursor *c, struct pwz_meta *m)
 {
 	uint32_t n = mp_read_map(c);
@@ -271,6 +287,8 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			m->has_steal = true;
 		} else if (!strcmp(key, "cpu_time_ns"))
 			m->cpu_time_ns = mp_read_uint(c);
+		else if (!strcmp(key, "threads"))
+			m->threads = unpack_threads(c);
 		else if (!strcmp(key, "exit_names"))
 			ret = unpack_exit_names(c, m);
 		else if (!strcmp(key, "drops"))

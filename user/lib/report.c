@@ -192,7 +192,7 @@ static void write_waits(FILE *f, const struct summary *s, const struct vms *v)
 		v->records_dropped ? "; the capture dropped records, which they miss" : "");
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *t = &s->tasks[i];
-		const struct vms_wait_pct *p = vms__wait_pct(v, t->tid);
+		const struct vms_wait_pct *p = vms__wait_pct(v, t->tid, t->since_ns);
 		char name[TERMSAFE_NAME_MAX];
 
 		if (!p || (i && s->tasks[i - 1].tid == t->tid && t->tid == 0))

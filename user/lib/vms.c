@@ -15,6 +15,7 @@ struct vms_index {
 	const struct pwz_wakeup **wk_tid;	/* by (tid, wake) */
 	const struct pwz_kvm_exit **ex_tid;	/* by (tid, time) */
 	size_t nr_sl, nr_wk, nr_ex;
+	const struct trace *t;			/* its thread instances (model.h R8) */
 };
 
 static int cmp_sl_tid(const void *a, const void *b)
@@ -79,6 +80,7 @@ static int index_build(struct vms_index *ix, const struct trace *t)
 	size_t i;
 
 	memset(ix, 0, sizeof(*ix));
+	ix->t = t;
 	ix->nr_sl = t->nr_slices;
 	ix->nr_wk = t->nr_wakeups;
 	ix->nr_ex = t->nr_exits;
@@ -125,6 +127,54 @@ static int index_build(struct vms_index *ix, const struct trace *t)
 		}								\
 		*(hi) = a_;							\
 	} while (0)
+
+/* Narrows [*lo, *hi) of a pointer array sorted by time (TIME(entry)) to the entries with a
+ * time in [from, to). */
+#define NARROW(arr, lo, hi, TIME, from, to)						\
+	do {										\
+		size_t a_ = *(lo), b_ = *(hi), e_ = *(hi);				\
+		while (a_ < b_) {							\
+			size_t m_ = a_ + (b_ - a_) / 2;					\
+			if (TIME((arr)[m_]) < (from))					\
+				a_ = m_ + 1;						\
+			else								\
+				b_ = m_;						\
+		}									\
+		*(lo) = a_;								\
+		b_ = e_;								\
+		while (a_ < b_) {							\
+			size_t m_ = a_ + (b_ - a_) / 2;					\
+			if (TIME((arr)[m_]) < (to))					\
+				a_ = m_ + 1;						\
+			else								\
+				b_ = m_;						\
+		}									\
+		*(hi) = a_;								\
+	} while (0)
+#define SL_TIME(x) ((x)->start_ns)
+#define WK_TIME(x) ((x)->wake_ns)
+#define EX_TIME(x) ((x)->time_ns)
+
+/* The birth of the instance of tid alive at time (model.h R8). */
+static uint64_t since_at(const struct trace *t, uint32_t tid, uint64_t time)
+{
+	const struct pwz_task *k = trace__task_at(t, tid, time);
+
+	return k ? k->since_ns : 0;
+}
+
+/* The end of the instance (tid, since): the next instance's birth, or UINT64_MAX. */
+static uint64_t instance_end(const struct trace *t, uint32_t tid, uint64_t since)
+{
+	const struct pwz_task *k = trace__task_at(t, tid, since);
+
+	if (!k)
+		return UINT64_MAX;
+	for (k++; k < t->tasks + t->nr_tasks && k->tid == tid; k++)
+		if (k->since_ns > since)
+			return k->since_ns;
+	return UINT64_MAX;
+}
 
 static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 {
@@ -315,9 +365,15 @@ static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const s
 	size_t nr_pre = 0, pre_cap = 0;
 	int rc = 0;
 
+	uint64_t end = instance_end(ix->t, vc->tid, vc->since_ns);
+
 	RANGE_OF(ix->sl_tid, ix->nr_sl, tid, vc->tid, &slo, &shi);
 	RANGE_OF(ix->wk_tid, ix->nr_wk, tid, vc->tid, &wlo, &whi);
 	RANGE_OF(ix->ex_tid, ix->nr_ex, tid, vc->tid, &elo, &ehi);
+	/* this instance's records only */
+	NARROW(ix->sl_tid, &slo, &shi, SL_TIME, vc->since_ns, end);
+	NARROW(ix->wk_tid, &wlo, &whi, WK_TIME, vc->since_ns, end);
+	NARROW(ix->ex_tid, &elo, &ehi, EX_TIME, vc->since_ns, end);
 
 	for (i = slo + 1; i < shi; i++)
 		if (ix->sl_tid[i]->cpu != ix->sl_tid[i - 1]->cpu &&
@@ -337,12 +393,14 @@ static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const s
 		     j < chi && ix->sl_cpu[j]->start_ns < b; j++) {
 			const struct pwz_slice *sl = ix->sl_cpu[j];
 			uint64_t ov = overlap(a, b, sl->start_ns, sl->start_ns + sl->dur_ns);
+			uint64_t since;
 			int added;
 			int64_t at;
 
 			if (!ov || sl->tid == vc->tid)
 				continue;
-			at = keymap_get(&pk, sl->tid, 0, &added);
+			since = sl->tid ? since_at(ix->t, sl->tid, sl->start_ns) : 0;
+			at = keymap_get(&pk, sl->tid, since, &added);
 			if (at < 0 || (added && array_reserve((void **)&pre, &pre_cap, nr_pre + 1,
 								  sizeof(*pre)))) {
 				rc = -ENOMEM;
@@ -350,6 +408,7 @@ static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const s
 			}
 			if (added) {
 				memset(&pre[nr_pre], 0, sizeof(*pre));
+				pre[nr_pre].since_ns = since;
 				pre[nr_pre++].tid = sl->tid;
 			}
 			pre[at].ns += ov;
@@ -360,7 +419,8 @@ static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const s
 	for (i = 0; i < nr_pre && i < VMS_TOP_PREEMPTERS; i++) {
 		vc->top[i] = pre[i];
 		for (size_t k = 0; k < s->nr_tasks; k++)
-			if (s->tasks[k].tid == pre[i].tid) {
+			if (s->tasks[k].tid == pre[i].tid &&
+			    (!pre[i].tid || s->tasks[k].since_ns == pre[i].since_ns)) {
 				snprintf(vc->top[i].name, sizeof(vc->top[i].name), "%s",
 					 s->tasks[k].name);
 				break;
@@ -428,6 +488,7 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 	int rc = 0;
 
 	vc->tid = ts->tid;
+	vc->since_ns = ts->since_ns;
 	vc->vcpu = -1;
 	snprintf(vc->name, sizeof(vc->name), "%s", ts->name);
 	vc->running_ns = ts->runtime_ns;
@@ -449,7 +510,7 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 		row->name = ts->exits[k].name;
 	}
 	if (v->has_streams) {
-		const struct vms_wait_pct *wp = vms__wait_pct(v, ts->tid);
+		const struct vms_wait_pct *wp = vms__wait_pct(v, ts->tid, ts->since_ns);
 
 		rc = vcpu_streams(vc, ix, s, &w, &vc->exits, &vc->nr_exits, &cap, &km);
 		if (rc)
@@ -482,10 +543,12 @@ static int wait_pcts(struct vms *v, const struct vms_index *ix, const struct mod
 		return -ENOMEM;
 	while (i < ix->nr_wk) {
 		uint32_t tid = ix->wk_tid[i]->tid;
-		struct vms_wait_pct p = { .tid = tid };
+		uint64_t since = since_at(ix->t, tid, ix->wk_tid[i]->wake_ns);
+		struct vms_wait_pct p = { .tid = tid, .since_ns = since };
 
 		memset(h, 0, PWZ_LHIST_BUCKETS * sizeof(*h));
-		for (; i < ix->nr_wk && ix->wk_tid[i]->tid == tid; i++) {
+		for (; i < ix->nr_wk && ix->wk_tid[i]->tid == tid &&
+		       since_at(ix->t, tid, ix->wk_tid[i]->wake_ns) == since; i++) {
 			const struct pwz_wakeup *wk = ix->wk_tid[i];
 
 			if (!model_wait_in(wk, w))
@@ -518,9 +581,11 @@ static int migrations(struct vms *v, const struct vms_index *ix, const struct mo
 
 	while (i < ix->nr_sl) {
 		uint32_t tid = ix->sl_tid[i]->tid;
-		struct vms_migrations m = { .tid = tid };
+		uint64_t since = since_at(ix->t, tid, ix->sl_tid[i]->start_ns);
+		struct vms_migrations m = { .tid = tid, .since_ns = since };
 
-		for (i++; i < ix->nr_sl && ix->sl_tid[i]->tid == tid; i++)
+		for (i++; i < ix->nr_sl && ix->sl_tid[i]->tid == tid &&
+		     since_at(ix->t, tid, ix->sl_tid[i]->start_ns) == since; i++)
 			if (ix->sl_tid[i]->cpu != ix->sl_tid[i - 1]->cpu &&
 			    ix->sl_tid[i]->start_ns >= w->from_ns && ix->sl_tid[i]->start_ns < w->to_ns)
 				m.count++;
@@ -531,16 +596,25 @@ static int migrations(struct vms *v, const struct vms_index *ix, const struct mo
 	return 0;
 }
 
-bool vms__migrations(const struct vms *v, uint32_t tid, uint64_t *count)
+/* (tid, since) order */
+static int key_cmp(uint32_t tid_a, uint64_t since_a, uint32_t tid_b, uint64_t since_b)
+{
+	if (tid_a != tid_b)
+		return tid_a < tid_b ? -1 : 1;
+	return since_a < since_b ? -1 : since_a > since_b;
+}
+
+bool vms__migrations(const struct vms *v, uint32_t tid, uint64_t since_ns, uint64_t *count)
 {
 	size_t a = 0, b = v ? v->nr_migr : 0;
 
 	while (a < b) {
 		size_t m = a + (b - a) / 2;
+		int c = key_cmp(v->migr[m].tid, v->migr[m].since_ns, tid, since_ns);
 
-		if (v->migr[m].tid < tid) {
+		if (c < 0) {
 			a = m + 1;
-		} else if (v->migr[m].tid > tid) {
+		} else if (c > 0) {
 			b = m;
 		} else {
 			*count = v->migr[m].count;
@@ -550,16 +624,17 @@ bool vms__migrations(const struct vms *v, uint32_t tid, uint64_t *count)
 	return false;
 }
 
-const struct vms_wait_pct *vms__wait_pct(const struct vms *v, uint32_t tid)
+const struct vms_wait_pct *vms__wait_pct(const struct vms *v, uint32_t tid, uint64_t since_ns)
 {
 	size_t a = 0, b = v ? v->nr_waits : 0;
 
 	while (a < b) {
 		size_t m = a + (b - a) / 2;
+		int c = key_cmp(v->waits[m].tid, v->waits[m].since_ns, tid, since_ns);
 
-		if (v->waits[m].tid < tid)
+		if (c < 0)
 			a = m + 1;
-		else if (v->waits[m].tid > tid)
+		else if (c > 0)
 			b = m;
 		else
 			return &v->waits[m];

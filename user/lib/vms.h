@@ -56,25 +56,29 @@ struct vms_exit {
 /* A thread that ran instead of a waiting vCPU. */
 struct vms_preempter {
 	uint32_t tid;
+	uint64_t since_ns;		/* its instance */
 	char name[PWZ_NAME_MAX];	/* display name as the summary has it; "" unknown */
 	uint64_t ns;			/* overlap with the vCPU's waits */
 };
 
-/* Run-queue wait percentiles of one task over the window (streams only). */
+/* Run-queue wait percentiles of one thread instance over the window (streams only). */
 struct vms_wait_pct {
 	uint32_t tid;
+	uint64_t since_ns;		/* the instance (model.h R8), as task_summary's */
 	uint64_t count;			/* waits of the streams in the window */
 	uint64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
 };
 
-/* Migrations of one thread over the window (streams only), as for a vCPU. */
+/* Migrations of one thread instance over the window (streams only), as for a vCPU. */
 struct vms_migrations {
 	uint32_t tid;
+	uint64_t since_ns;
 	uint64_t count;
 };
 
 struct vms_vcpu {
 	uint32_t tid;
+	uint64_t since_ns;		/* the thread instance (model.h R8) */
 	int32_t vcpu;			/* vcpu_id of its exits, or n of "CPU n/KVM"; -1 unknown */
 	char name[PWZ_NAME_MAX];	/* the thread's display name */
 	uint64_t running_ns;
@@ -113,9 +117,9 @@ struct vms {
 	bool records_dropped;		/* the capture dropped records: stream figures miss them */
 	struct vms_vm *vms;		/* sorted by name, then pid */
 	size_t nr_vms;
-	struct vms_wait_pct *waits;	/* per tid with waits in the window, sorted by tid */
+	struct vms_wait_pct *waits;	/* per instance with waits in the window, by (tid, since) */
 	size_t nr_waits;
-	struct vms_migrations *migr;	/* per tid with slices, sorted by tid (streams only) */
+	struct vms_migrations *migr;	/* per instance with slices, by (tid, since) */
 	size_t nr_migr;
 };
 
@@ -129,12 +133,14 @@ struct vms *vms__new(const struct trace *t, const struct summary *s, char *err, 
 /* NULL is a no-op. */
 void vms__free(struct vms *v);
 
-/* The wait percentiles of tid, or NULL (no waits in the window, or no streams). */
-const struct vms_wait_pct *vms__wait_pct(const struct vms *v, uint32_t tid);
+/* The wait percentiles of the instance of tid born at since_ns (task_summary's since_ns), or
+ * NULL (no waits in the window, or no streams). A stream record belongs to the instance alive
+ * at its time (trace__task_at(): a slice's switch-in, a wait's start, an exit's time). */
+const struct vms_wait_pct *vms__wait_pct(const struct vms *v, uint32_t tid, uint64_t since_ns);
 
-/* The migrations of tid over the window into *count; false when unknown (no streams, or no
- * slice of tid). */
-bool vms__migrations(const struct vms *v, uint32_t tid, uint64_t *count);
+/* The migrations of the instance (tid, since_ns) over the window into *count; false when
+ * unknown (no streams, or no slice of it). */
+bool vms__migrations(const struct vms *v, uint32_t tid, uint64_t since_ns, uint64_t *count);
 
 /*
  * The split of one exit's handling interval [from, to) given the thread's slices and waits,
