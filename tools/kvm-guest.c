@@ -27,12 +27,12 @@
 	"  -name VM  accepted and ignored, as QEMU's '-name guest=VM': a tracer that names QEMU\n" \
 	"            vCPU threads from the command line shows the vCPU thread as VM.vcpu0\n" \
 	"  -c COMM   name of the vCPU thread (default \"CPU 0/KVM\", as QEMU names it)\n" \
-	"Prints one line: kvm-guest pid=P tid=T io=N cpuid=N hlt=N runs=N sched_run_ns=N\n" \
-	"run_delay_ns=N timeslices=N schedstat_mono_ns=N, where tid is the\n" \
+	"Prints one line: kvm-guest pid=P tid=T sched_run_ns=N run_delay_ns=N timeslices=N\n" \
+	"schedstat_mono_ns=N io=N cpuid=N hlt=N runs=N, where tid is the\n" \
 	"vCPU thread (the one that calls KVM_RUN, where kvm_exit and kvm_entry fire), hlt counts\n" \
-	"the final hlt, runs is the number of KVM_RUN calls, and the last three are the vCPU\n" \
-	"thread's /proc/self/task/TID/schedstat read at the final hlt (0 when unreadable), and\n" \
-	"schedstat_mono_ns the CLOCK_MONOTONIC time of that read.\n" \
+	"the final hlt, runs is the number of KVM_RUN calls; sched_run_ns, run_delay_ns and\n" \
+	"timeslices are the vCPU thread's /proc/self/task/TID/schedstat at the final hlt (0 when\n" \
+	"unreadable), schedstat_mono_ns the CLOCK_MONOTONIC time that reading holds for.\n" \
 	"Example: kvm-guest io 700 cpuid 300\n"
 
 #define GUEST_MEM_SIZE	0x10000		/* 64 KiB at guest physical 0 */
@@ -374,9 +374,9 @@ int main(int argc, char **argv)
 			(unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_HLT]);
 		return 1;
 	}
-	printf("kvm-guest pid=%d tid=%d io=%llu cpuid=%llu hlt=%llu runs=%llu sched_run_ns=%llu run_delay_ns=%llu timeslices=%llu schedstat_mono_ns=%llu\n",
-	       (int)getpid(), (int)g.tid, (unsigned long long)want[KIND_IO],
-	       (unsigned long long)want[KIND_CPUID], (unsigned long long)want[KIND_HLT],
-	       (unsigned long long)g.runs, g.sched[0], g.sched[1], g.sched[2], g.sched_mono_ns);
+	printf("kvm-guest pid=%d tid=%d sched_run_ns=%llu run_delay_ns=%llu timeslices=%llu schedstat_mono_ns=%llu io=%llu cpuid=%llu hlt=%llu runs=%llu\n",
+	       (int)getpid(), (int)g.tid, g.sched[0], g.sched[1], g.sched[2], g.sched_mono_ns,
+	       (unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_CPUID],
+	       (unsigned long long)want[KIND_HLT], (unsigned long long)g.runs);
 	return 0;
 }
