@@ -51,6 +51,8 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	str_or_null(b, m->host);
 	key(b, "kernel", false);
 	str_or_null(b, m->kernel);
+	key(b, "boot_id", false);
+	str_or_null(b, m->boot_id);
 	key(b, "cmdline", false);
 	str_or_null(b, m->cmdline);
 	key(b, "nr_cpus", false);

@@ -45,13 +45,14 @@ static void pack_bool(msgpack_packer *pk, const char *key, bool v)
 		msgpack_pack_false(pk);
 }
 
-#define META_KEYS 22	/* and 2 more when the steal time is known */
+#define META_KEYS 23	/* and 2 more when the steal time is known */
 
 int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 {
 	msgpack_pack_map(pk, META_KEYS + (m->has_steal ? 2 : 0));
 	pack_opt_str(pk, "host", m->host);
 	pack_opt_str(pk, "kernel", m->kernel);
+	pack_opt_str(pk, "boot_id", m->boot_id);
 	pack_opt_str(pk, "cmdline", m->cmdline);
 	pack_opt_str(pk, "options", m->options);
 	pack_opt_str(pk, "tool_version", m->tool_version);
@@ -245,6 +246,8 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			ret = unpack_opt_str(c, &m->host);
 		else if (!strcmp(key, "kernel"))
 			ret = unpack_opt_str(c, &m->kernel);
+		else if (!strcmp(key, "boot_id"))
+			ret = unpack_opt_str(c, &m->boot_id);
 		else if (!strcmp(key, "cmdline"))
 			ret = unpack_opt_str(c, &m->cmdline);
 		else if (!strcmp(key, "options"))

@@ -178,6 +178,8 @@ struct pwz_cpu_topo {
 struct pwz_meta {
 	char *host;			/* hostname; NULL unknown */
 	char *kernel;			/* kernel release of the traced system; NULL unknown */
+	char *boot_id;			/* its boot id (/proc/sys/kernel/random/boot_id); NULL
+					 * unknown */
 	char *cmdline;			/* the tool's command line; NULL unknown */
 	char *options;			/* options in effect, free text; NULL none */
 	char *tool_version;		/* writer's version string; NULL unknown */
