@@ -42,7 +42,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture \
+.PHONY: all deps clean check unit live vms agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -252,8 +252,10 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
 	tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run tests/fuzz/run \
 	tests/badinput/run tests/robust/run tests/hardening/run tests/sanitize/run
+# VMs (issue 15): the perf.data KVM fixture, the VMs tab, and a live capture (root; BPF)
+CHECK_SUITES += tests/vms/run
 SANITIZE_SKIP_SUITES := tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
-	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run
+	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
 unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
 	$(Q)tests/run-unit-tests $(TEST_BINS)
@@ -272,6 +274,8 @@ check:
 # $(OUTPUT)/browser-artifacts), `make vmtest`.
 live: all
 	$(Q)tests/live/run
+vms: all
+	$(Q)tests/vms/run
 agree: all
 	$(Q)tests/agree/run
 perfetto: all

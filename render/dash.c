@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dash.h"
+#include "vmtab.h"
 #include "diff.h"
 #include "keymap.h"
 #include "model.h"
@@ -247,6 +248,8 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 
 	jbuf_add(b, "{", 1);
 	emit_run_head(b, r, s);
+	if (vms_dash_json(b, r->trace, s, o->pattern))	/* the VMs tab, render/vmtab.h */
+		return -ENOMEM;
 	key(b, "tasks");
 	jbuf_add(b, "[", 1);
 	for (i = 0; i < s->nr_tasks; i++) {
@@ -1319,6 +1322,7 @@ int dash_html(struct jbuf *out, const char *kind, const char *title, const struc
 		jbuf_add(out, json->buf, json->len);
 	}
 	jbuf_puts(out, "</script>\n<script>\n");
+	jbuf_puts(out, pwz_asset_vms_js);	/* one script: the VMs tab first, then dash.js */
 	jbuf_puts(out, pwz_asset_js);
 	jbuf_puts(out, "</script>\n</body>\n</html>\n");
 	return out->err;

@@ -81,6 +81,7 @@ void dash_task_name(const struct pwz_task *t, const struct summary_opts *w, char
 
 /* The embedded assets (render/assets/), NUL-terminated. */
 extern const char pwz_asset_js[];
+extern const char pwz_asset_vms_js[];	/* the VMs tab (render/vmtab.h), loaded before dash.js */
 extern const char pwz_asset_css[];
 
 #endif /* PWZ_DASH_H */

@@ -350,7 +350,8 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 	if (cli->json && nfiles > 1)
 		jbuf_puts(&out, "[\n");
 	for (i = 0; i < nfiles && !ret; i++) {
-		struct trace *t = load(cli, files[i], map, has_window(cli));
+		/* --json's VMs and wait percentiles are made from the streams */
+		struct trace *t = load(cli, files[i], map, has_window(cli) || cli->json);
 		struct summary_opts w;
 		struct summary *s;
 
@@ -551,6 +552,11 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		char base[512];
 
 		t[i] = load(cli, files[i], map, streams);
+		if (t[i] && !streams && t[i]->nr_kvm_aggs) {
+			/* the VMs tab needs a KVM capture's streams */
+			trace__free(t[i]);
+			t[i] = load(cli, files[i], map, true);
+		}
 		if (!t[i])
 			goto out;
 		base_name(files[i], base, sizeof(base));

@@ -29,6 +29,7 @@
 #include "trace.h"
 #include "records.h"
 #include "report.h"
+#include "vms.h"
 #include "summary.h"
 #include "tasknames.h"
 #include "termsafe.h"
@@ -120,6 +121,7 @@ struct run {
 	struct model_fold *fold;	/* the capture's one fold (capture__fold()) */
 	struct trace *st;		/* with --stats: the tasks and aggregates written */
 	struct cdict_visitor stv;	/* fills st */
+	struct capture_cpu_stat stat0;	/* /proc/stat at the start, for the steal time */
 };
 
 static uint64_t rel(const struct run *r, uint64_t t)
@@ -517,7 +519,12 @@ static int write_stats_to(const char *path, mode_t mode, const struct trace *t)
 	if (!f) {
 		e = -errno;
 	} else {
+		struct vms *v = vms__new(t, s, err, sizeof(err));
+
 		e = report_write_stats(f, s, &t->meta);
+		if (!e)
+			e = v ? report_write_vms(f, s, &t->meta, v) : -ENOMEM;
+		vms__free(v);
 		if (fclose(f) && !e)
 			e = errno ? -errno : -EIO;
 	}
@@ -549,8 +556,10 @@ static int write_stats(struct run *r, const struct trace *t)
  * or 1 with a message. */
 static int perf_data_stats(struct run *r, const char *out)
 {
+	/* the streams too: the VM section's migrations, exit split and percentiles */
+	struct trace_load_opts lo = { .streams = true };
 	char err[512];
-	struct trace *t = trace__load(out, NULL, err, sizeof(err));
+	struct trace *t = trace__load(out, &lo, err, sizeof(err));
 	int e;
 
 	if (!t) {
@@ -767,6 +776,7 @@ static int start(struct run *r)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
+	capture_meta_read_stat("/proc/stat", &r->stat0);
 	r->t0 = now_ns(CLOCK_MONOTONIC);
 	r->meta.start_mono_ns = r->t0;
 	r->meta.start_wall_ns = now_ns(CLOCK_REALTIME);
@@ -935,6 +945,12 @@ static int final_meta(struct run *r)
 	    pwz_meta_add_drop(&r->meta, "map_full", r->cnt[CNT_MAP_FULL]))
 		return fail_capture(r, "out of memory at the end of the capture", -ENOMEM);
 	r->meta.duration_ns = r->t_end - r->t0;
+	{
+		struct capture_cpu_stat st1;
+
+		capture_meta_read_stat("/proc/stat", &st1);
+		capture_meta_steal(&r->meta, &r->stat0, &st1, sysconf(_SC_CLK_TCK));
+	}
 	if (!getrusage(RUSAGE_SELF, &ru))
 		r->meta.tracer_cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
 					(uint64_t)ru.ru_utime.tv_usec * 1000ull +

@@ -1159,8 +1159,24 @@ function drawDelta(data, panel) {
 	refresh();
 }
 
+// The per-thread wait percentiles of the VMs data (render/vmtab.c: waits, [tid, name, count,
+// p50, p90, p99, p99.9, max]) onto the tasks, where waitQuantile() reads them.
+function attachWaitQuantiles(data) {
+	for (const r of data.runs) {
+		const by = new Map((r.waits || []).map((w) => [w[0] + "\u0000" + w[1], w]));
+		for (const t of r.tasks) {
+			const w = by.get(t.tid + "\u0000" + t.name);
+			if (w && w[2] > 0) {
+				t.wait_p50_ns = w[3];
+				t.wait_p99_ns = w[5];
+			}
+		}
+	}
+}
+
 function charts(data) {
 	warnings(data.runs);
+	attachWaitQuantiles(data);
 	const tabs = [{ id: "cpu", title: "CPU and context switches", draw: (p) => drawCpu(data, p) }];
 	if (data.runs.some((r) => r.tasks.some((t) => t.exits_total > 0)))
 		tabs.push({ id: "kvm", title: "KVM exits by type", draw: (p) => drawKvm(data, p) });
@@ -1173,6 +1189,8 @@ function charts(data) {
 	for (const t of window.pwzExtraTabs || [])
 		if (!t.when || t.when(data))
 			tabs.push({ id: t.id, title: t.title, draw: (p) => t.draw(data, p, view) });
+	if (window.pwzVmsTab)	// render/assets/vms.js
+		window.pwzVmsTab(data, tabs, { el, table, fmtNs, fmtInt });
 	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture(data, p) });
 	setupTabs(tabs);
 }
