@@ -360,6 +360,15 @@ int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_str
 	return 0;
 }
 
+/* Before Linux 5.18 (no prev_state argument): the state read from the previous task. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(switch_btf_task_state, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	on_switch(true, preempt, prev, next, prev->pid, next->pid, task_state(prev));
+	return 0;
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(wakeup_btf, struct task_struct *p)
 {
@@ -384,6 +393,15 @@ int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_str
 	return 0;
 }
 
+SEC("raw_tp/sched_switch")
+int BPF_PROG(switch_raw_task_state, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	on_switch(false, preempt, prev, next, BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid),
+		  task_state(prev));
+	return 0;
+}
+
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(wakeup_raw, struct task_struct *p)
 {
@@ -398,8 +416,7 @@ int BPF_PROG(wakeup_new_raw, struct task_struct *p)
 	return 0;
 }
 
-SEC("tracepoint/kvm/kvm_exit")
-int kvm_exit(struct trace_event_raw_kvm_exit *ctx)
+static __always_inline int on_kvm_exit(__u32 isa, __u32 reason, __u32 vcpu)
 {
 	static const struct kvm_agg_val zero_agg;
 	static const struct kvm_state zero_st;
@@ -412,8 +429,8 @@ int kvm_exit(struct trace_event_raw_kvm_exit *ctx)
 	if (!ids_selected(tid, tgid))
 		return 0;
 	k.tid = tid;
-	k.isa = kvm_exit_isa(ctx);
-	k.reason = BPF_CORE_READ(ctx, exit_reason);
+	k.isa = isa;
+	k.reason = reason;
 	agg = lookup_or_init(&kvm_aggs, &k, &zero_agg);
 	if (agg)
 		agg->count++;
@@ -425,8 +442,25 @@ int kvm_exit(struct trace_event_raw_kvm_exit *ctx)
 	st->exit_ns = now;
 	st->isa = k.isa;
 	st->reason = k.reason;
-	st->vcpu = BPF_CORE_READ(ctx, vcpu_id);
+	st->vcpu = vcpu;
 	return 0;
+}
+
+SEC("tracepoint/kvm/kvm_exit")
+int kvm_exit(struct trace_event_raw_kvm_exit *ctx)
+{
+	return on_kvm_exit(kvm_exit_isa(ctx), BPF_CORE_READ(ctx, exit_reason),
+			   BPF_CORE_READ(ctx, vcpu_id));
+}
+
+/* Before Linux 5.11 (no kvm module BTF): the fields at the offsets of the tracefs format. */
+SEC("tracepoint/kvm/kvm_exit")
+int kvm_exit_fmt(void *ctx)
+{
+	__u32 isa, reason, vcpu;
+
+	kvm_exit_fields_fmt(ctx, &isa, &reason, &vcpu);
+	return on_kvm_exit(isa, reason, vcpu);
 }
 
 SEC("tracepoint/kvm/kvm_entry")

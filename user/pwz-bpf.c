@@ -649,8 +649,8 @@ static int check_env(struct run *r)
 		return -1;
 	}
 	if (access(btf, R_OK)) {
-		msg("the kernel has no BTF (%s: %s): it needs CONFIG_DEBUG_INFO_BTF=y", btf,
-		    strerror(errno));
+		msg("the kernel has no BTF (%s: %s): pwz-bpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (Debian 11 and later, Ubuntu 20.10 and later, RHEL 8.2 and later ship one), or record with perf and use --use-perf-data",
+		    btf, strerror(errno));
 		return -1;
 	}
 	if (check_tracefs())
@@ -727,7 +727,8 @@ static int prepare(struct run *r)
 		msg("%s", err);
 		return -1;
 	}
-	info(1, "sched_switch attached with %s", capture__attach_kind(r->cap));
+	info(1, "sched_switch attached with %s; fallbacks: %s", capture__attach_kind(r->cap),
+	     capture__fallbacks(r->cap, r->kvm_ok, err, sizeof(err)));
 	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_start %u (raw_tp only), kvm_state %u",
 	     capture__map_sizes(r->cap)->cpu_aggs,
 	     capture__map_sizes(r->cap)->cpu_aggs_bytes / 1048576.0,

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the running kernel offers the capture programs, probed before load, and the fallbacks. */
+#ifndef PWZ_CAPTURE_COMPAT_H
+#define PWZ_CAPTURE_COMPAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pwz_bpf;
+struct capture_cfg;
+
+/*
+ * The kernel features the programs of bpf/pwz.bpf.c depend on (every kernel from 5.10 with
+ * CONFIG_DEBUG_INFO_BTF is supported) and, for each one missing, the fallback chosen:
+ * - no task storage (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11): sched_switch and the wakeups
+ *   attach with raw_tp and keep wait starts in a tid-keyed hash;
+ * - no prev_state argument to sched_switch (Linux 5.18): the previous task's state is read
+ *   from the task (switch_*_task_state), as the kernel's tracepoint itself did then;
+ * - no BTF for kvm_exit's event (module BTF, Linux 5.11): its fields are read at the offsets
+ *   of its tracefs format (kvm_exit_fmt).
+ * What has no fallback (BTF itself, the BPF ring buffer of 5.8) is a one-line error.
+ */
+struct capture_compat {
+	bool task_storage;	/* BPF_MAP_TYPE_TASK_STORAGE can be created */
+	bool prev_state;	/* sched_switch's BTF prototype has prev_state */
+	bool kvm_btf;		/* struct trace_event_raw_kvm_exit is in vmlinux or kvm BTF */
+	uint32_t kvm_off_reason;	/* kvm_exit's tracefs offsets (when !kvm_btf) */
+	uint32_t kvm_off_isa;		/* 0: no isa field */
+	uint32_t kvm_off_vcpu;		/* 0: no vcpu_id field */
+	unsigned int forced;	/* fallbacks taken by request (CAPTURE_COMPAT_*), not by lack */
+};
+
+/* Fallbacks, as forced through the environment (for benchmarks and tests). */
+#define CAPTURE_COMPAT_RAW_TP		0x1u	/* raw_tp + tid hash, as without task storage */
+#define CAPTURE_COMPAT_TASK_STATE	0x2u	/* prev_state read from the task */
+#define CAPTURE_COMPAT_KVM_FMT		0x4u	/* kvm_exit fields at tracefs offsets */
+
+/* The environment variable forcing fallbacks: a comma list of raw_tp, task_state, kvm_fmt. */
+#define CAPTURE_COMPAT_ENV "PWZ_BPF_FALLBACK"
+
+/*
+ * Probes the running kernel (tracefs: the mount point with events/, for kvm_exit's format;
+ * kvm: the kvm programs are wanted). Returns 0, or -errno with err filled with one line that
+ * names the missing feature and what provides it (-ENOTSUP: no BTF, no ring buffer;
+ * -ENOENT: kvm_exit has neither BTF nor a readable format).
+ */
+int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool kvm, char *err,
+			  size_t errlen);
+
+/* True when the programs must attach with raw_tp (no task storage, or forced). */
+bool capture_compat__raw_tp(const struct capture_compat *cc);
+
+/*
+ * Picks the programs of an opened, not yet loaded skeleton for cfg and the attach kind (raw:
+ * raw_tp), over the choices capture.c made: the switch program matching sched_switch's
+ * arguments, the kvm_exit program matching its BTF, and sets the format offsets.
+ */
+void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
+			   const struct capture_cfg *cfg, bool raw);
+
+/* The fallbacks in use, for a log line: "none", or e.g. "prev_state read from the task
+ * (Linux < 5.18), kvm_exit fields at tracefs offsets (no kvm BTF, Linux < 5.11)". */
+const char *capture_compat__describe(const struct capture_compat *cc, bool raw, bool kvm,
+				     char *buf, size_t len);
+
+#endif /* PWZ_CAPTURE_COMPAT_H */
