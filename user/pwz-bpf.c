@@ -940,6 +940,10 @@ static int final_meta(struct run *r)
 	capture__prog_stats(r->cap, &bpf_ns, &bpf_cnt);
 	r->meta.bpf_run_ns = bpf_ns;
 	r->meta.bpf_run_cnt = bpf_cnt;
+	if (bpf_cnt && r->cnt[CNT_SWITCHES])
+		info(1, "BPF run time: %llu runs, %.1f ns a run, %.1f ns per switch (all programs)",
+		     (unsigned long long)bpf_cnt, (double)bpf_ns / (double)bpf_cnt,
+		     (double)bpf_ns / (double)r->cnt[CNT_SWITCHES]);
 	return 0;
 }
 
