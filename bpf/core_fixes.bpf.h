@@ -37,6 +37,14 @@ static __always_inline unsigned int task_state(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
 }
 
+/* The same for a BTF-typed task pointer (tp_btf): a direct load, no probe read. */
+static __always_inline unsigned int task_state_btf(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return t->__state;
+	return ((struct task_struct___pre514 *)t)->state;
+}
+
 /*
  * kvm_exit's event layout, for kernels whose kvm module has no BTF: module BTF came with
  * commit 36e68442d1af ("bpf: Load and verify kernel module BTFs", Linux 5.11), so before it the

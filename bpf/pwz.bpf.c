@@ -365,7 +365,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(switch_btf_task_state, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	on_switch(true, preempt, prev, next, prev->pid, next->pid, task_state(prev));
+	on_switch(true, preempt, prev, next, prev->pid, next->pid, task_state_btf(prev));
 	return 0;
 }
 
