@@ -92,7 +92,16 @@ static uint32_t format_offset(const char *fmt, const char *name)
 	return 0;
 }
 
-/* Reads kvm_exit's field offsets from tracefs. Returns 0 or -errno. */
+int capture_compat_kvm_offsets(const char *fmt, struct capture_compat *cc)
+{
+	cc->kvm_off_reason = format_offset(fmt, "exit_reason");
+	cc->kvm_off_isa = format_offset(fmt, "isa");
+	cc->kvm_off_vcpu = format_offset(fmt, "vcpu_id");
+	return cc->kvm_off_reason ? 0 : -ENOENT;
+}
+
+/* Reads kvm_exit's field offsets from tracefs (the fields come first: 4 KiB hold them).
+ * Returns 0 or -errno. */
 static int kvm_format(struct capture_compat *cc, const char *tracefs)
 {
 	char path[512], buf[4096];
@@ -106,10 +115,7 @@ static int kvm_format(struct capture_compat *cc, const char *tracefs)
 	len = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[len] = 0;
-	cc->kvm_off_reason = format_offset(buf, "exit_reason");
-	cc->kvm_off_isa = format_offset(buf, "isa");
-	cc->kvm_off_vcpu = format_offset(buf, "vcpu_id");
-	return cc->kvm_off_reason ? 0 : -ENOENT;
+	return capture_compat_kvm_offsets(buf, cc);
 }
 
 int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool kvm, char *err,

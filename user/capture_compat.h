@@ -48,6 +48,10 @@ struct capture_compat {
 int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool kvm, char *err,
 			  size_t errlen);
 
+/* Sets cc's kvm_off_* from the text of kvm_exit's tracefs format (an absent field: 0).
+ * Returns 0, or -ENOENT when it has no exit_reason field. */
+int capture_compat_kvm_offsets(const char *fmt, struct capture_compat *cc);
+
 /* True when the programs must attach with raw_tp (no task storage, or forced). */
 bool capture_compat__raw_tp(const struct capture_compat *cc);
 
