@@ -22,6 +22,7 @@ struct capture {
 	struct model_fold *fold;	/* the slice records read, folded (model.h R7) */
 	uint64_t t0;
 	bool raw_tp;
+	bool sched;			/* the scheduler programs are loaded */
 	bool attached;
 	int nr_cpus;
 	struct capture_map_sizes sizes;	/* the per-thread maps as loaded */
@@ -56,7 +57,7 @@ const char *capture__attach_kind(const struct capture *c)
 
 const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len)
 {
-	return capture_compat__describe(&c->compat, c->raw_tp, kvm, buf, len);
+	return capture_compat__describe(&c->compat, c->sched, c->raw_tp, kvm, buf, len);
 }
 
 /* Descriptors the programs, maps, links and ring buffers take (about 40 measured), with room. */
@@ -190,6 +191,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	}
 	c->skel = s;
 	c->raw_tp = raw;
+	c->sched = cfg->sched;
 	return 0;
 }
 

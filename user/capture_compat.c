@@ -183,18 +183,20 @@ void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
 	s->rodata->kvm_fmt_vcpu_off = cc->kvm_off_vcpu;
 }
 
-const char *capture_compat__describe(const struct capture_compat *cc, bool raw, bool kvm,
-				     char *buf, size_t len)
+const char *capture_compat__describe(const struct capture_compat *cc, bool sched, bool raw,
+				     bool kvm, char *buf, size_t len)
 {
 	size_t n = 0;
 
 	buf[0] = 0;
+	if (!sched)
+		raw = false;	/* no switch program: how it would attach does not matter */
 	if (raw && !cc->task_storage)
 		n += snprintf(buf + n, len - n, "%sraw_tp and a tid hash (no task storage, Linux < 5.11)",
 			      n ? ", " : "");
 	else if (raw)
 		n += snprintf(buf + n, len - n, "%sraw_tp and a tid hash (asked)", n ? ", " : "");
-	if (!cc->prev_state && n < len)
+	if (sched && !cc->prev_state && n < len)
 		n += snprintf(buf + n, len - n, "%sprev_state read from the task (%s)",
 			      n ? ", " : "",
 			      cc->forced & CAPTURE_COMPAT_TASK_STATE ? "asked" : "Linux < 5.18");

@@ -63,9 +63,10 @@ bool capture_compat__raw_tp(const struct capture_compat *cc);
 void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
 			   const struct capture_cfg *cfg, bool raw);
 
-/* The fallbacks in use, for a log line: "none", or e.g. "prev_state read from the task
+/* The fallbacks in use by a capture with the scheduler programs (sched) attached with raw_tp
+ * (raw) and the kvm ones (kvm), for a log line: "none", or e.g. "prev_state read from the task
  * (Linux < 5.18), kvm_exit fields at tracefs offsets (no kvm BTF, Linux < 5.11)". */
-const char *capture_compat__describe(const struct capture_compat *cc, bool raw, bool kvm,
-				     char *buf, size_t len);
+const char *capture_compat__describe(const struct capture_compat *cc, bool sched, bool raw,
+				     bool kvm, char *buf, size_t len);
 
 #endif /* PWZ_CAPTURE_COMPAT_H */
