@@ -227,6 +227,8 @@ vmtest_kernel() # spec
 			echo "vmtest: $rel lists unreadable: using the cached $pkg" >&2
 		fi
 	elif [[ -n $spec ]]; then
+		[[ $spec == linux-image-* ]] ||
+			die 2 "--kernel '$spec': a Debian release (bullseye, bookworm, trixie, or 11, 12, 13) or a linux-image-* package"
 		pkg=$spec
 		# a versioned name: its release from Debian's version suffix, for apt to find it
 		case "$pkg" in
