@@ -47,6 +47,7 @@ const volatile __u32 filter_tgids = 0;	/* 1: only threads whose process is in se
 const volatile __u32 emit_streams = 1;	/* 0: aggregates only, no ring-buffer records */
 const volatile __u32 want_wait = 1;	/* 0: no run-queue wait measurement */
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader once this much is queued */
+const volatile __u32 task_storage = 1;	/* 0: tp_btf keeps wait starts in the tid hash too (< 5.11) */
 
 /* Written by userspace after load, before attach: the capture start (CLOCK_MONOTONIC ns). */
 __u64 t0 = 0;
@@ -189,7 +190,7 @@ static __always_inline bool task_selected(__u32 tid, struct task_struct *t)
 
 /*
  * The wait-start slot of a thread: task storage when btf (the program has typed task
- * pointers), else the tid-keyed hash. btf is a constant at every call site, so each program
+ * pointers) and the kernel has it (5.11), else the tid-keyed hash. btf is a constant at every call site, so each program
  * keeps one branch only.
  */
 static __always_inline struct wait_start *ws_get(bool btf, struct task_struct *t, __u32 tid,
@@ -199,7 +200,7 @@ static __always_inline struct wait_start *ws_get(bool btf, struct task_struct *t
 	struct wait_start *ws;
 	long err;
 
-	if (btf)
+	if (btf && task_storage)
 		return bpf_task_storage_get(&wait_ts, t, 0,
 					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	ws = bpf_map_lookup_elem(&wait_start, &tid);
@@ -320,7 +321,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 			ws = ws_get(btf, prev, prev_pid, false);
 			if (ws)
 				ws->ts = 0;
-		} else if (end == REC_END_EXITED && !btf) {
+		} else if (end == REC_END_EXITED && !(btf && task_storage)) {
 			/* (task storage dies with the task by itself) */
 			bpf_map_delete_elem(&wait_start, &prev_pid);
 		}

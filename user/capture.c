@@ -174,7 +174,6 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_program__set_autoload(s->progs.wakeup_new_raw, cfg->sched && cfg->wait && raw);
 	bpf_program__set_autoload(s->progs.kvm_exit, cfg->kvm);
 	bpf_program__set_autoload(s->progs.kvm_entry, cfg->kvm);
-	capture_compat__apply(&c->compat, s, cfg, raw);	/* what this kernel's layout needs */
 	bpf_map__set_max_entries(s->maps.rb, cfg->ringbuf_mb << 20);
 	/* per-thread maps for every tid of the host (they are preallocated: unused ones get 1) */
 	bpf_map__set_max_entries(s->maps.cpu_aggs, c->sizes.cpu_aggs);
@@ -183,6 +182,8 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.kvm_state : 1);
 	bpf_map__set_max_entries(s->maps.sel_tids, cfg->nr_tids ? (__u32)cfg->nr_tids : 1);
 	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->nr_tgids ? (__u32)cfg->nr_tgids : 1);
+	/* what this kernel's layout needs, over the choices above */
+	capture_compat__apply(&c->compat, s, cfg, raw, c->sizes.tid_entries);
 
 	err = pwz_bpf__load(s);
 	if (err) {

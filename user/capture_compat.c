@@ -27,6 +27,8 @@ static unsigned int forced_from_env(void)
 		f |= CAPTURE_COMPAT_TASK_STATE;
 	if (strstr(v, "kvm_fmt"))
 		f |= CAPTURE_COMPAT_KVM_FMT;
+	if (strstr(v, "no_task_storage"))
+		f |= CAPTURE_COMPAT_NO_STORAGE;
 	return f;
 }
 
@@ -143,7 +145,8 @@ int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool k
 		return e;
 	}
 	/* 1: supported; 0: not; < 0: the probe could not tell (then try, as before) */
-	cc->task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) != 0;
+	cc->task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) != 0 &&
+			   !(cc->forced & CAPTURE_COMPAT_NO_STORAGE);
 	cc->prev_state = switch_has_prev_state(vml) &&
 			 !(cc->forced & CAPTURE_COMPAT_TASK_STATE);
 	cc->kvm_btf = kvm && kvm_exit_has_btf(vml) && !(cc->forced & CAPTURE_COMPAT_KVM_FMT);
@@ -161,11 +164,11 @@ int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool k
 
 bool capture_compat__raw_tp(const struct capture_compat *cc)
 {
-	return !cc->task_storage || (cc->forced & CAPTURE_COMPAT_RAW_TP);
+	return cc->forced & CAPTURE_COMPAT_RAW_TP;
 }
 
 void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
-			   const struct capture_cfg *cfg, bool raw)
+			   const struct capture_cfg *cfg, bool raw, uint32_t tid_entries)
 {
 	bool sw = cfg->sched, st = cc->prev_state;
 
@@ -175,9 +178,18 @@ void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
 	bpf_program__set_autoload(s->progs.switch_raw_task_state, sw && raw && !st);
 	bpf_program__set_autoload(s->progs.kvm_exit, cfg->kvm && cc->kvm_btf);
 	bpf_program__set_autoload(s->progs.kvm_exit_fmt, cfg->kvm && !cc->kvm_btf);
-	/* task storage only where the tp_btf programs use it (a kernel without it refuses the
-	 * map, whatever the programs) */
+	/* task storage only where the tp_btf programs use it: a kernel without it refuses the
+	 * map whatever the programs, so there it becomes a hash the programs never reach (their
+	 * storage branch is dead code with task_storage = 0), and the tid hash is sized instead */
 	bpf_map__set_autocreate(s->maps.wait_ts, !raw);
+	s->rodata->task_storage = cc->task_storage;
+	if (!raw && !cc->task_storage) {
+		bpf_map__set_type(s->maps.wait_ts, BPF_MAP_TYPE_HASH);
+		bpf_map__set_map_flags(s->maps.wait_ts, 0);
+		bpf_map__set_max_entries(s->maps.wait_ts, 1);
+		if (sw && cfg->wait)
+			bpf_map__set_max_entries(s->maps.wait_start, tid_entries);
+	}
 	s->rodata->kvm_fmt_reason_off = cc->kvm_off_reason;
 	s->rodata->kvm_fmt_isa_off = cc->kvm_off_isa;
 	s->rodata->kvm_fmt_vcpu_off = cc->kvm_off_vcpu;
@@ -191,11 +203,12 @@ const char *capture_compat__describe(const struct capture_compat *cc, bool sched
 	buf[0] = 0;
 	if (!sched)
 		raw = false;	/* no switch program: how it would attach does not matter */
-	if (raw && !cc->task_storage)
-		n += snprintf(buf + n, len - n, "%sraw_tp and a tid hash (no task storage, Linux < 5.11)",
-			      n ? ", " : "");
-	else if (raw)
-		n += snprintf(buf + n, len - n, "%sraw_tp and a tid hash (asked)", n ? ", " : "");
+	if (raw)
+		n += snprintf(buf + n, len - n, "raw_tp and a tid hash (asked)");
+	else if (sched && !cc->task_storage)
+		n += snprintf(buf + n, len - n, "wait starts in a tid hash (%s)",
+			      cc->forced & CAPTURE_COMPAT_NO_STORAGE ? "asked" :
+			      "no task storage, Linux < 5.11");
 	if (sched && !cc->prev_state && n < len)
 		n += snprintf(buf + n, len - n, "%sprev_state read from the task (%s)",
 			      n ? ", " : "",

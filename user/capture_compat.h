@@ -13,8 +13,8 @@ struct capture_cfg;
 /*
  * The kernel features the programs of bpf/pwz.bpf.c depend on (every kernel from 5.10 with
  * CONFIG_DEBUG_INFO_BTF is supported) and, for each one missing, the fallback chosen:
- * - no task storage (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11): sched_switch and the wakeups
- *   attach with raw_tp and keep wait starts in a tid-keyed hash;
+ * - no task storage (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11): the tp_btf programs keep wait
+ *   starts in a tid-keyed hash (task_storage = 0; wait_ts becomes a one-entry hash never used);
  * - no prev_state argument to sched_switch (Linux 5.18): the previous task's state is read
  *   from the task (switch_*_task_state), as the kernel's tracepoint itself did then;
  * - no BTF for kvm_exit's event (module BTF, Linux 5.11): its fields are read at the offsets
@@ -35,8 +35,10 @@ struct capture_compat {
 #define CAPTURE_COMPAT_RAW_TP		0x1u	/* raw_tp + tid hash, as without task storage */
 #define CAPTURE_COMPAT_TASK_STATE	0x2u	/* prev_state read from the task */
 #define CAPTURE_COMPAT_KVM_FMT		0x4u	/* kvm_exit fields at tracefs offsets */
+#define CAPTURE_COMPAT_NO_STORAGE	0x8u	/* wait starts in the tid hash, as without task storage */
 
-/* The environment variable forcing fallbacks: a comma list of raw_tp, task_state, kvm_fmt. */
+/* The environment variable forcing fallbacks: a comma list of raw_tp, task_state, kvm_fmt,
+ * no_task_storage. */
 #define CAPTURE_COMPAT_ENV "PWZ_BPF_FALLBACK"
 
 /*
@@ -52,16 +54,17 @@ int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool k
  * Returns 0, or -ENOENT when it has no exit_reason field. */
 int capture_compat_kvm_offsets(const char *fmt, struct capture_compat *cc);
 
-/* True when the programs must attach with raw_tp (no task storage, or forced). */
+/* True when the programs must attach with raw_tp (forced). */
 bool capture_compat__raw_tp(const struct capture_compat *cc);
 
 /*
  * Picks the programs of an opened, not yet loaded skeleton for cfg and the attach kind (raw:
  * raw_tp), over the choices capture.c made: the switch program matching sched_switch's
- * arguments, the kvm_exit program matching its BTF, and sets the format offsets.
+ * arguments, the kvm_exit program matching its BTF, where wait starts are kept (tid_entries:
+ * the tid hash's size when it replaces task storage), and sets the format offsets.
  */
 void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
-			   const struct capture_cfg *cfg, bool raw);
+			   const struct capture_cfg *cfg, bool raw, uint32_t tid_entries);
 
 /* The fallbacks in use by a capture with the scheduler programs (sched) attached with raw_tp
  * (raw) and the kvm ones (kvm), for a log line: "none", or e.g. "prev_state read from the task
