@@ -35,7 +35,7 @@ struct capture_cfg {
  * new threads and counts them in CNT_MAP_FULL ("map_full" in the file and the summary line).
  */
 struct capture_map_sizes {
-	uint32_t tid_entries;		/* wait_start (raw_tp): pid_max, clamped */
+	uint32_t tid_entries;		/* wait_start (raw_tp, no task storage): pid_max, clamped */
 	uint32_t kvm_state;		/* kvm_state: the same, within PWZ_KVM_STATE_HOST_MAX */
 	uint32_t cpu_aggs;		/* cpu_aggs: threads aggregated per CPU */
 	uint64_t cpu_aggs_bytes;	/* its kernel memory, estimated */

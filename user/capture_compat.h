@@ -32,7 +32,7 @@ struct capture_compat {
 };
 
 /* Fallbacks, as forced through the environment (for benchmarks and tests). */
-#define CAPTURE_COMPAT_RAW_TP		0x1u	/* raw_tp + tid hash, as without task storage */
+#define CAPTURE_COMPAT_RAW_TP		0x1u	/* raw_tp + tid hash, as --raw-tp */
 #define CAPTURE_COMPAT_TASK_STATE	0x2u	/* prev_state read from the task */
 #define CAPTURE_COMPAT_KVM_FMT		0x4u	/* kvm_exit fields at tracefs offsets */
 #define CAPTURE_COMPAT_NO_STORAGE	0x8u	/* wait starts in the tid hash, as without task storage */
