@@ -42,7 +42,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live vms agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture \
+.PHONY: all deps clean check unit live vms agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture bench-fallbacks \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -346,6 +346,10 @@ bench-dash: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 	$(Q)tools/bench/dash
 bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/bench
+# what each kernel fallback costs per switch, forced on this kernel (user/capture_compat.h)
+bench: bench-fallbacks
+bench-fallbacks: $(BENCH_PROGS) $(BINDIR)/pwz-bpf
+	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/fallbacks
 
 # ---- install, demo, clean ----
 install: all

@@ -661,8 +661,8 @@ static int check_env(struct run *r)
 		return -1;
 	}
 	if (access(btf, R_OK)) {
-		msg("the kernel has no BTF (%s: %s): it needs CONFIG_DEBUG_INFO_BTF=y", btf,
-		    strerror(errno));
+		msg("the kernel has no BTF (%s: %s): pwz-bpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (Debian 11 and later, Ubuntu 20.10 and later, RHEL 8.2 and later ship one), or record with perf and use --use-perf-data",
+		    btf, strerror(errno));
 		return -1;
 	}
 	if (check_tracefs())
@@ -740,7 +740,8 @@ static int prepare(struct run *r)
 		msg("%s", err);
 		return -1;
 	}
-	info(1, "sched_switch attached with %s", capture__attach_kind(r->cap));
+	info(1, "sched_switch attached with %s; fallbacks: %s", capture__attach_kind(r->cap),
+	     capture__fallbacks(r->cap, r->kvm_ok, err, sizeof(err)));
 	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_start %u (raw_tp only), kvm_state %u",
 	     capture__map_sizes(r->cap)->cpu_aggs,
 	     capture__map_sizes(r->cap)->cpu_aggs_bytes / 1048576.0,
@@ -959,6 +960,10 @@ static int final_meta(struct run *r)
 	capture__prog_stats(r->cap, &bpf_ns, &bpf_cnt);
 	r->meta.bpf_run_ns = bpf_ns;
 	r->meta.bpf_run_cnt = bpf_cnt;
+	if (bpf_cnt && r->cnt[CNT_SWITCHES])
+		info(1, "BPF run time: %llu runs, %.1f ns a run, %.1f ns per switch (all programs)",
+		     (unsigned long long)bpf_cnt, (double)bpf_ns / (double)bpf_cnt,
+		     (double)bpf_ns / (double)r->cnt[CNT_SWITCHES]);
 	return 0;
 }
 
