@@ -103,6 +103,7 @@ struct run {
 	struct capture *cap;		/* the BPF programs */
 	struct child child;
 	bool child_done;		/* the command ended and was reaped */
+	bool child_stopped;		/* pwz-bpf ended it (the -s deadline, a signal) */
 	int child_status;		/* its wait status */
 	char path[PATH_MAX];		/* the cdict's final name */
 	struct cdict_writer *w;		/* NULL with --stats only */
@@ -117,6 +118,9 @@ struct run {
 	bool filter;			/* -p or -t given */
 	uint32_t *sel_tids, *sel_tgids;	/* the selection handed to the kernel */
 	size_t nr_sel_tids, nr_sel_tgids;
+	char patterns[CAPTURE_MAX_TASKS * 256];	/* the -t patterns as a set (tasknames.h) */
+	size_t followed;		/* threads selected during the capture by -t */
+	int follow_err;			/* the first failure to select one (-E2BIG: full) */
 	struct model_fold *fold;	/* the capture's one fold (capture__fold()) */
 	struct trace *st;		/* with --stats: the tasks and aggregates written */
 	struct cdict_visitor stv;	/* fills st */
@@ -190,6 +194,29 @@ static int sink_kvm_exit(void *ctx, const struct rec_kvm_exit *k)
 	return write_exit(r, &e);
 }
 
+static bool selected(const struct run *r, uint32_t tid);
+
+/* -t: a thread created or renamed during the capture whose name now matches joins the
+ * selection (from its next event on; the ones before it were not recorded). */
+static void follow_task(struct run *r, uint32_t tid, const char *comm)
+{
+	const char *name = task_table__name(r->tt, tid);
+	int e;
+
+	if (selected(r, tid))
+		return;
+	if (!task_pattern_match(r->patterns, comm, tid) &&
+	    !(name && task_pattern_match(r->patterns, name, tid)))
+		return;
+	e = capture__select_tid(r->cap, tid);
+	if (e) {
+		r->follow_err = e;
+		return;
+	}
+	r->followed++;
+	info(1, "following thread %u '%s' (it matches -t)", tid, name ? name : comm);
+}
+
 static int sink_task(void *ctx, const struct rec_task *k)
 {
 	struct run *r = ctx;
@@ -202,6 +229,8 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	e = task_table__event(r->tt, k->tid, k->tgid, comm, k->is_new, rel(r, k->time_ns), &task);
 	if (e < 0)
 		return wr(r, e);
+	if (r->o.nr_tasks)
+		follow_task(r, k->tid, comm);
 	if (e > 0) {
 		return write_task(r, &task);
 	}
@@ -210,7 +239,6 @@ static int sink_task(void *ctx, const struct rec_task *k)
 
 /* The naming of a thread that exited before any record named it: written before the task
  * table forgets it (task_table__forget_gone()), when it is one of the selected threads. */
-static bool selected(const struct run *r, uint32_t tid);
 
 static int write_gone_task(void *ctx, const struct pwz_task *t)
 {
@@ -263,7 +291,8 @@ static bool selected(const struct run *r, uint32_t tid)
 	for (size_t i = 0; tgid && i < r->nr_sel_tgids; i++)
 		if (r->sel_tgids[i] == tgid)
 			return true;
-	return false;
+	/* selected during the capture: named to match, or inherited in the kernel */
+	return r->cap && capture__selected(r->cap, tid, tgid);
 }
 
 struct open_ctx {
@@ -412,15 +441,21 @@ static int build_selection(struct run *r)
 		r->sel_tgids[r->nr_sel_tgids++] = o->pids[i];
 		r->sel_tids[r->nr_sel_tids++] = o->pids[i];	/* a tid given as -p works too */
 	}
+	if (o->nr_tasks && task_patterns_join(o->tasks, o->nr_tasks, r->patterns,
+					      sizeof(r->patterns))) {
+		msg("-t: the patterns are too long together (at most %zu bytes)",
+		    sizeof(r->patterns) - 1);
+		return -1;
+	}
 	for (size_t i = 0; i < o->nr_tasks; i++) {
 		size_t room = SEL_MAX_TASK_TIDS - (r->nr_sel_tids - o->nr_pids);
 		size_t n = task_table__match(r->tt, o->tasks[i], r->sel_tids + r->nr_sel_tids, room,
 					     names, sizeof(names));
 
-		if (!n) {
-			msg("-t '%s' matches no thread (some names: %s)", o->tasks[i], names);
-			return -1;
-		}
+		/* armed anyway: threads named to match later are followed (follow_task()) */
+		if (!n)
+			msg("-t '%s' matches no thread yet: waiting for one (some names now: %s)",
+			    o->tasks[i], names);
 		r->nr_sel_tids += n;
 	}
 	return 0;
@@ -721,6 +756,7 @@ static int prepare(struct run *r)
 		.ringbuf_mb = r->o.ringbuf_mb, .filter = r->filter,
 		.tids = r->sel_tids, .nr_tids = r->nr_sel_tids,
 		.tgids = r->sel_tgids, .nr_tgids = r->nr_sel_tgids,
+		.follow_names = r->o.nr_tasks > 0,
 	};
 	r->cap = capture__new(&r->cfg, err, sizeof(err));
 	if (!r->cap) {
@@ -956,6 +992,7 @@ static int finish(struct run *r)
 	if (e < 0)
 		return fail_capture(r, "reading the ring buffer failed", e);
 	if (r->child.pid > 0) {
+		r->child_stopped = true;
 		kill(r->child.pid, stop_signal ? stop_signal : SIGTERM);
 		if (waitpid(r->child.pid, &r->child_status, 0) == r->child.pid)
 			r->child_done = true;
@@ -1000,10 +1037,29 @@ static void print_summary(const struct run *r)
 	     task_table__count(r->tt), task_table__forgotten(r->tt));
 	if (r->w)
 		msg("wrote %s (%llu bytes)", r->path, (unsigned long long)cdict_writer__bytes(r->w));
+	if (r->followed)
+		msg("-t: %zu threads named to match during the capture were followed", r->followed);
+	if (r->follow_err)
+		msg("warning: -t: a thread that matched could not be followed: %s",
+		    strerror(-r->follow_err));
 	if (r->child_done && WIFEXITED(r->child_status) && WEXITSTATUS(r->child_status))
 		msg("the command exited with status %d", WEXITSTATUS(r->child_status));
 	else if (r->child_done && WIFSIGNALED(r->child_status))
-		msg("the command was killed by signal %d", WTERMSIG(r->child_status));
+		msg("the command was killed by signal %d%s", WTERMSIG(r->child_status),
+		    r->child_stopped ? " (by pwz-bpf, at the end of the capture)" : "");
+}
+
+/* The exit status of a capture that succeeded: the command's own, as perf record passes it
+ * on (its exit status, or 128 + the signal that killed it), unless pwz-bpf ended it. */
+static int command_status(const struct run *r)
+{
+	if (!r->child_done || r->child_stopped)
+		return 0;
+	if (WIFEXITED(r->child_status))
+		return WEXITSTATUS(r->child_status);
+	if (WIFSIGNALED(r->child_status))
+		return 128 + WTERMSIG(r->child_status);
+	return 0;
 }
 
 static void run_free(struct run *r)
@@ -1070,7 +1126,7 @@ int main(int argc, char **argv)
 	if (check_env(r) || prepare(r) || start(r) || capture_loop(r) || finish(r))
 		goto out;
 	print_summary(r);
-	rc = 0;
+	rc = command_status(r);
 out:
 	run_free(r);
 	return rc;
