@@ -41,6 +41,7 @@
 #define KVM_EXIT_FORMAT TRACEFS "/events/kvm/kvm_exit/format"
 #define POLL_MS 100
 #define FLUSH_NS 1000000000ull
+#define PROGRESS_NS 500000000ull	/* the progress line's period */
 #define SEL_MAX_TASK_TIDS 16384		/* threads that -t patterns may select */
 /* An open-file soft limit below this is raised to the hard limit: libbpf holds one descriptor
  * per map, program, link and ring buffer (about 40 for pwz's programs). */
@@ -116,6 +117,8 @@ struct run {
 	int werr;			/* first writer error */
 	uint64_t slices, waits, exits;	/* records written, for the summary line */
 	bool filter;			/* -p or -t given */
+	bool progress;			/* a progress line: stderr is a terminal, no -q */
+	bool progress_shown;		/* one is on the screen (cleared before other lines) */
 	uint32_t *sel_tids, *sel_tgids;	/* the selection handed to the kernel */
 	size_t nr_sel_tids, nr_sel_tgids;
 	char patterns[CAPTURE_MAX_TASKS * 256];	/* the -t patterns as a set (tasknames.h) */
@@ -647,6 +650,104 @@ out:
 	return rc;
 }
 
+/* --remap: a capture copied record by record, in file order, with the task names of --map. */
+struct remap {
+	const char *path;		/* the capture, rewritten in place */
+	const struct task_map *map;
+	struct cdict_writer_opts wo;
+	const struct cdict_read_info *info;	/* the reader's: the file's format is known first */
+	struct cdict_writer *w;		/* made at the metadata, the first thing read */
+	struct pwz_meta meta;		/* its copy, for the END record */
+	size_t renamed;			/* task records given a map name */
+	char err[512];
+};
+
+static int remap_meta(void *ctx, const struct pwz_meta *m)
+{
+	struct remap *x = ctx;
+
+	if (x->w)
+		return -EINVAL;
+	if (pwz_meta_copy(&x->meta, m))
+		return -ENOMEM;
+	x->wo.legacy = x->info->format == CDICT_FORMAT_LEGACY;
+	x->w = cdict_writer__new(x->path, m, &x->wo, x->err, sizeof(x->err));
+	return x->w ? 0 : (errno ? -errno : -EIO);
+}
+
+static int remap_task(void *ctx, const struct pwz_task *t)
+{
+	struct remap *x = ctx;
+	const char *name = task_map__name(x->map, t->tid);
+	struct pwz_task c = *t;
+
+	if (name) {
+		snprintf(c.name, sizeof(c.name), "%s", name);
+		x->renamed++;
+	}
+	return cdict_writer__task(x->w, &c);
+}
+
+#define REMAP_COPY(kind, type) \
+	static int remap_##kind(void *ctx, const type *r) \
+	{ \
+		return cdict_writer__##kind(((struct remap *)ctx)->w, r); \
+	}
+REMAP_COPY(slice, struct pwz_slice)
+REMAP_COPY(wakeup, struct pwz_wakeup)
+REMAP_COPY(kvm_exit, struct pwz_kvm_exit)
+REMAP_COPY(cpu_agg, struct pwz_cpu_agg)
+REMAP_COPY(kvm_agg, struct pwz_kvm_agg)
+REMAP_COPY(wait_agg, struct pwz_wait_agg)
+#undef REMAP_COPY
+
+/* --remap FILE --map CSV: FILE's tasks renamed, written through a temporary of its own in
+ * FILE's folder (outfile.h) and renamed over FILE, in FILE's format and mode (--mode: that
+ * one). A cut file is refused. Returns the exit status. */
+static int remap_capture(struct run *r)
+{
+	struct remap x = { .map = r->map };
+	struct cdict_visitor v = {
+		.ctx = &x, .meta = remap_meta, .task = remap_task, .slice = remap_slice,
+		.wakeup = remap_wakeup, .kvm_exit = remap_kvm_exit, .cpu_agg = remap_cpu_agg,
+		.kvm_agg = remap_kvm_agg, .wait_agg = remap_wait_agg,
+	};
+	struct cdict_read_info info = { 0 };
+	char *path = cdict_resolve_path(r->o.remap), err[512];
+	struct stat st;
+	int e, rc = 1;
+
+	if (!path || stat(path, &st)) {
+		msg("--remap %s: no such file (nor %s.cdict)", r->o.remap, r->o.remap);
+		free(path);
+		return 1;
+	}
+	x.path = path;
+	x.wo.mode = r->o.mode ? r->o.mode : (st.st_mode & 0777);
+	x.info = &info;
+	e = cdict_read(path, &v, &info, err, sizeof(err));
+	if (e && x.err[0]) {
+		msg("%s", x.err);
+	} else if (e > 0 || (e && !x.w)) {
+		msg("%s", err);
+	} else if (e) {
+		msg("--remap %s: cannot write the copy: %s", path, strerror(-e));
+	} else if (info.cut) {
+		msg("--remap %s: the file is cut short (a killed capture): only whole captures are rewritten; read it with pwz-render --partial --map %s",
+		    path, r->o.map_path);
+	} else if (cdict_writer__finish(x.w, &x.meta, err, sizeof(err))) {
+		msg("%s", err);
+	} else {
+		msg("renamed %zu of the task records of %s with %s (%zu names in the map)",
+		    x.renamed, path, r->o.map_path, task_map__count(r->map));
+		rc = 0;
+	}
+	cdict_writer__free(x.w);	/* an unfinished copy's temporary is removed */
+	pwz_meta_free(&x.meta);
+	free(path);
+	return rc;
+}
+
 /* Ignores SIGPIPE (a closed pipe on stderr, as in `pwz-bpf ... 2>&1 | true`, must not kill a
  * capture that holds BPF programs and a half-written file: the write fails instead, and a
  * message that cannot be written is not a failed capture) and raises the soft open-file limit
@@ -842,6 +943,10 @@ static int fail_capture(struct run *r, const char *what, int e)
 	unsigned long long chunks = r->w ? cdict_writer__chunks(r->w) : 0;
 	int kept = 0;
 
+	if (r->progress_shown)
+		fputs("\r\033[K", stderr);	/* the progress line gives way */
+	r->progress_shown = false;
+
 	if (r->w) {
 		snprintf(part, sizeof(part), "%s", cdict_writer__part_path(r->w) ?: "");
 		kept = cdict_writer__keep_partial(r->w);
@@ -873,11 +978,37 @@ static int fail_write(struct run *r)
 	return fail_capture(r, what, r->werr);
 }
 
+/* The progress line (a terminal only): elapsed / total, records read, the kernel's drops. */
+static void show_progress(struct run *r, uint64_t now, uint64_t deadline)
+{
+	uint64_t cnt[PWZ_CNT_MAX], drops = 0;
+	double el = (double)(now - r->t0) / 1e9;
+
+	if (!capture__counters(r->cap, cnt))
+		drops = cnt[CNT_DROP_SLICE] + cnt[CNT_DROP_KVM_EXIT] + cnt[CNT_DROP_TASK] +
+			cnt[CNT_MAP_FULL];
+	if (deadline)
+		fprintf(stderr, "\rpwz-bpf: %.1f / %.1f s", el, (double)(deadline - r->t0) / 1e9);
+	else
+		fprintf(stderr, "\rpwz-bpf: %.1f s (until the command ends)", el);
+	fprintf(stderr, ", %llu records, %llu dropped\033[K",
+		(unsigned long long)(r->slices + r->waits + r->exits), (unsigned long long)drops);
+	fflush(stderr);
+	r->progress_shown = true;
+}
+
+static void clear_progress(struct run *r)
+{
+	if (r->progress_shown)
+		fputs("\r\033[K", stderr);
+	r->progress_shown = false;
+}
+
 /* Drains the ring buffers until the deadline, the command's end or a signal. Returns 0 or -1
  * with a message. */
 static int capture_loop(struct run *r)
 {
-	uint64_t deadline = 0, last_flush = r->t0;
+	uint64_t deadline = 0, last_flush = r->t0, last_progress = r->t0;
 	int e;
 
 	if (!r->o.command || r->o.sleep_given)
@@ -906,12 +1037,17 @@ static int capture_loop(struct run *r)
 			return fail_write(r);
 		if (e < 0)
 			return fail_capture(r, "the task table", e);
+		if (r->progress && now - last_progress >= PROGRESS_NS) {
+			show_progress(r, now, deadline);
+			last_progress = now;
+		}
 		if (r->w && now - last_flush >= FLUSH_NS) {
 			if (wr(r, cdict_writer__flush(r->w)))
 				return fail_write(r);
 			last_flush = now;
 		}
 	}
+	clear_progress(r);
 	if (stop_signal)
 		info(1, "stopping on signal %d", (int)stop_signal);
 	return 0;
@@ -1097,6 +1233,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	verbose = r->o.verbose;
+	r->progress = !r->o.quiet && isatty(STDERR_FILENO);
 	libbpf_set_print(libbpf_print);
 	if (r->o.help || r->o.version) {
 		if (r->o.help)
@@ -1121,6 +1258,10 @@ int main(int argc, char **argv)
 	}
 	if (r->o.perf_data) {
 		rc = use_perf_data(r, r->cmdline);
+		goto out;
+	}
+	if (r->o.remap) {
+		rc = remap_capture(r);
 		goto out;
 	}
 	if (check_env(r) || prepare(r) || start(r) || capture_loop(r) || finish(r))
