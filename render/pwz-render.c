@@ -51,6 +51,7 @@ static const char usage[] =
 	"      --merge-sys-tasks  merge per-CPU system tasks (swapper/3 -> swapper)\n"
 	"      --append-tid       show task names as name:tid\n"
 	"  -l, --list             one line per task: tid, name, runtime, CPU %, switches, exits\n"
+	"                         (with -t: the tasks that match)\n"
 	"      --json             with --list: one JSON document (an array for several files)\n"
 	"      --successors-of T  which tasks ran next after task T (tid or name): count and %\n"
 	"                         (--json: one JSON document)\n"
@@ -355,8 +356,9 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 		fprintf(stderr, "pwz-render: warning: %s: cut short at offset %llu, showing its whole chunks\n",
 			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset);
 	}
-	if (t->info.cut && !streams && !t->nr_cpu_aggs) {
-		/* the aggregates come at the end of a capture: a cut one has only its streams */
+	if (t->info.cut && !streams) {
+		/* the aggregates come at the end of a capture: a cut one has only its streams (and
+		 * at most part of its aggregates), which summary__new() folds */
 		trace__free(t);
 		lo.streams = true;
 		t = trace__load(path, &lo, err, sizeof(err));
@@ -419,6 +421,26 @@ static bool has_window(const struct cli *cli)
 	return cli->from_ns > 0 || cli->cap_ns > 0;
 }
 
+/* -t with --list: the rows that match moved to the front, in their order (the others after
+ * them, still owned by s); returns their number. */
+static size_t keep_matching(struct summary *s, const char *pattern)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		if (!task_pattern_match(pattern, s->tasks[i].name, s->tasks[i].tid))
+			continue;
+		if (i != k) {
+			struct task_summary tmp = s->tasks[k];
+
+			s->tasks[k] = s->tasks[i];
+			s->tasks[i] = tmp;
+		}
+		k++;
+	}
+	return k;
+}
+
 static int do_list(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
 {
 	struct jbuf out = { 0 };
@@ -431,6 +453,7 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 		struct trace *t = load(cli, files[i], map, has_window(cli));
 		struct summary_opts w;
 		struct summary *s;
+		size_t n;
 
 		if (!t) {
 			ret = 1;
@@ -446,6 +469,9 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 			ret = 1;
 			break;
 		}
+		n = s->nr_tasks;
+		if (cli->pattern)
+			s->nr_tasks = keep_matching(s, cli->pattern);
 		if (cli->json) {
 			if (i > 0)
 				jbuf_puts(&out, ",\n");
@@ -453,6 +479,7 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 		} else {
 			list_plain(&out, t, s);
 		}
+		s->nr_tasks = n;	/* summary__free() frees every row */
 		summary__free(s);
 		trace__free(t);
 	}
@@ -540,6 +567,9 @@ static void base_name(const char *path, char *out, size_t outlen)
 
 	b = b ? b + 1 : path;
 	n = strlen(b);
+	/* a killed capture's NAME.cdict.XXXXXX.part (outfile.h) is NAME */
+	if (n > 18 && !strcmp(b + n - 5, ".part") && !strncmp(b + n - 18, ".cdict.", 7))
+		n -= 18;
 	if (n > 6 && !strcmp(b + n - 6, ".cdict"))
 		n -= 6;
 	snprintf(out, outlen, "%.*s", (int)n, b);
