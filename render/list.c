@@ -108,6 +108,8 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	jbuf_u64(b, ts->tid);
 	key(b, "pid", false);
 	u64_or_null(b, ts->pid, ts->pid != 0 || ts->tid == 0);
+	key(b, "born_ns", false);
+	u64_or_null(b, ts->since_ns, ts->since_ns != 0);
 	key(b, "name", false);
 	jbuf_json_str(b, ts->name, (size_t)-1);
 	key(b, "comm", false);

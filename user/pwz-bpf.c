@@ -232,6 +232,9 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	e = task_table__event(r->tt, k->tid, k->tgid, comm, k->is_new, rel(r, k->time_ns), &task);
 	if (e < 0)
 		return wr(r, e);
+	/* model.h R8: the records of a new thread fold into its own instance */
+	if (k->is_new && (e = model_fold__born(capture__fold(r->cap), k->tid, rel(r, k->time_ns))))
+		return wr(r, e);
 	if (r->o.nr_tasks)
 		follow_task(r, k->tid, comm);
 	if (e > 0) {

@@ -206,8 +206,10 @@ for tid, rs in rows.items():
         got = cpu_runtime[tid][c]
         if got != want and not ("overlaps" in flags and got < want) and not (unseen and got > want):
             bad_cpu.append((tid, c, got, want))
-    if name.get(tid) != rs[0]["name"]:
-        bad_name.append((tid, name.get(tid), rs[0]["name"]))
+    # a recycled tid has a row per thread instance (model.h R8): the tree names the latest
+    latest = max(rs, key=lambda r: r.get("born_ns") or 0)
+    if name.get(tid) != latest["name"]:
+        bad_name.append((tid, name.get(tid), latest["name"]))
     if tid in last_comm:
         bad_comm.append((tid, last_comm[tid]))
     if cap["has_switch_kind"] and "window" not in flags:

@@ -80,20 +80,34 @@ struct pwz_kvm_exit {
 	uint32_t flags;		/* enum pwz_exit_flags */
 };
 
-/* A thread as first seen. The same tid may come again later: the later record wins. */
+/* Flags of a task record (user/lib/model.h, rule R8). */
+enum pwz_task_flags {
+	PWZ_TASK_BORN = 1,	/* the thread was created at time_ns (task_newtask, perf FORK): a
+				 * new instance of its tid from then on */
+};
+
+/*
+ * A thread as named from time_ns on. A later record of the same instance renames it; a BORN
+ * record starts a new instance of the tid (model.h R8).
+ */
 struct pwz_task {
 	uint32_t tid;
 	uint32_t tgid;				/* 0 when unknown */
 	uint64_t time_ns;			/* when this naming took effect, from capture start */
+	uint32_t flags;				/* enum pwz_task_flags */
+	uint64_t since_ns;			/* birth of its instance: time_ns of its BORN record, 0
+						 * for a thread there at the capture start (derived by
+						 * readers, not stored) */
 	char comm[PWZ_COMM_LEN];		/* the kernel's comm of the thread */
 	char proc_name[PWZ_NAME_MAX];		/* the comm of the process leader (tgid); "" unknown */
 	char name[PWZ_NAME_MAX];		/* display name: comm, or vm.vcpuN, or the --map name */
 };
 
-/* Aggregate: what one thread did on one CPU over the whole capture (model.h R7). */
+/* Aggregate: what one thread instance did on one CPU over the whole capture (model.h R7). */
 struct pwz_cpu_agg {
 	uint32_t tid;
 	uint32_t cpu;
+	uint64_t since_ns;	/* birth of the thread instance (R8); 0 there at the start */
 	uint64_t runtime_ns;	/* sum of its slices on this CPU whose switch-in was seen */
 	uint64_t switches;	/* switch-outs on this CPU */
 	uint64_t voluntary;	/* of which voluntary (slept or exited) */
@@ -107,6 +121,7 @@ struct pwz_kvm_agg {
 	uint32_t tid;
 	uint32_t isa;				/* enum pwz_isa */
 	uint32_t reason;
+	uint64_t since_ns;			/* birth of the thread instance (R8) */
 	uint64_t count;				/* number of exits */
 	uint64_t handling_ns;			/* total handling time of the exits that had an entry */
 	uint64_t hist[PWZ_HIST_BUCKETS];	/* log2 histogram of handling_ns per exit */
@@ -115,6 +130,7 @@ struct pwz_kvm_agg {
 /* Aggregate: run-queue wait of one thread (model.h R4). */
 struct pwz_wait_agg {
 	uint32_t tid;
+	uint64_t since_ns;	/* birth of the thread instance (R8) */
 	uint64_t count;		/* waits measured */
 	uint64_t wait_ns;	/* their total */
 	uint64_t max_ns;	/* the longest */
