@@ -245,7 +245,6 @@ static int sink_task(void *ctx, const struct rec_task *k)
 
 /* The naming of a thread that exited before any record named it: written before the task
  * table forgets it (task_table__forget_gone()), when it is one of the selected threads. */
-
 static int write_gone_task(void *ctx, const struct pwz_task *t)
 {
 	struct run *r = ctx;
