@@ -49,6 +49,8 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	str_or_null(b, m->host);
 	key(b, "kernel", false);
 	str_or_null(b, m->kernel);
+	key(b, "boot_id", false);
+	str_or_null(b, m->boot_id);
 	key(b, "cmdline", false);
 	str_or_null(b, m->cmdline);
 	key(b, "nr_cpus", false);
@@ -80,6 +82,9 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, m->has_wait ? "true" : "false");
 	key(b, "has_kvm", false);
 	jbuf_puts(b, m->has_kvm ? "true" : "false");
+	key(b, "threads", false);
+	jbuf_puts(b, m->threads == PWZ_THREADS_ALL ? "\"all\"" :
+		  m->threads == PWZ_THREADS_SELECTED ? "\"selected\"" : "null");
 	key(b, "figures", false);
 	jbuf_puts(b, s->from_aggregates ? "\"aggregates\"" : "\"streams\"");
 	key(b, "cpus", false);

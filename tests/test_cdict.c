@@ -83,6 +83,7 @@ static void make_meta(struct pwz_meta *m)
 	m->start_wall_ns = 1700000000000000000ull;
 	m->has_switch_kind = true;
 	m->has_wait = true;
+	m->threads = PWZ_THREADS_SELECTED;
 	pwz_meta_add_exit_name(m, PWZ_ISA_SVM, 0x7b, "io");
 	pwz_meta_add_exit_name(m, PWZ_ISA_VMX, 30, "IO_INSTRUCTION");
 }
@@ -188,6 +189,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(s.meta.topo[2].core, 2);
 	assert_int_equal(s.meta.start_wall_ns, 1700000000000000000ull);
 	assert_true(s.meta.has_wait);
+	assert_int_equal(s.meta.threads, PWZ_THREADS_SELECTED);
 	assert_false(s.meta.has_kvm);
 	assert_string_equal(pwz_meta_exit_name(&s.meta, PWZ_ISA_SVM, 0x7b), "io");
 	assert_string_equal(pwz_meta_exit_name(&s.meta, PWZ_ISA_VMX, 30), "IO_INSTRUCTION");

@@ -293,6 +293,32 @@ static void test_list_json_legacy(void **state)
 	task_map__free(map);
 }
 
+/* Each CPU's account is complete when every thread was captured: as the file says, or (files
+ * that do not say) when the idle task is there. hand_built() has no idle task. */
+static void test_cpu_account_complete(void **state)
+{
+	struct trace *t = hand_built();
+	uint32_t says[] = { PWZ_THREADS_UNKNOWN, PWZ_THREADS_ALL, PWZ_THREADS_SELECTED };
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct summary *s;
+
+		t->meta.threads = says[i];
+		s = summary__new(t, NULL, err, sizeof(err));
+		assert_non_null(s);
+		assert_int_equal(s->cpus[0].complete, says[i] == PWZ_THREADS_ALL);
+		if (says[i] == PWZ_THREADS_ALL) {
+			/* cpu0: 10 [0,30) and 11 [30,50) of 100 ms; cpu1: 10 [50,70) */
+			assert_int_equal(s->cpus[0].unaccounted_ns, 50 * MS);
+			assert_int_equal(s->cpus[1].unaccounted_ns, 80 * MS);
+		}
+		summary__free(s);
+	}
+	trace__free(t);
+}
+
 /* The row of the instance of tid born at since (model.h R8). */
 static const struct task_summary *find_instance(const struct summary *s, uint32_t tid,
 						uint64_t since)
@@ -392,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_idle_per_cpu),
 		cmocka_unit_test(test_list_json_legacy),
 		cmocka_unit_test(test_reused_tid),
+		cmocka_unit_test(test_cpu_account_complete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -816,6 +816,7 @@ static int fill_meta(struct run *r)
 	r->meta.has_switch_kind = r->cfg.sched;
 	r->meta.has_wait = r->cfg.sched && r->cfg.wait;
 	r->meta.has_kvm = r->kvm_ok;
+	r->meta.threads = r->filter || r->o.kvm_only ? PWZ_THREADS_SELECTED : PWZ_THREADS_ALL;
 	capture_opts_describe(&r->o, opts_text, sizeof(opts_text));
 	ol = strlen(opts_text);
 	snprintf(opts_text + ol, sizeof(opts_text) - ol, " attach=%s", capture__attach_kind(r->cap));

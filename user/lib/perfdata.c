@@ -1117,6 +1117,29 @@ static int ensure_task(struct imp *im, uint32_t tid, const char *comm, uint64_t 
 	return write_task(im, tid, ti, rel);
 }
 
+/* Whether perf recorded every thread: its command line has -a (--all-cpus) and no -C. Only
+ * a plain "-a" or "--all-cpus" word counts (clusters like -ag are not taken apart). */
+static bool system_wide(const char *cmdline)
+{
+	bool all = false;
+	const char *p = cmdline;
+
+	while (p && *p) {
+		size_t n;
+
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		if ((n == 2 && !strncmp(p, "-a", 2)) || (n == 10 && !strncmp(p, "--all-cpus", 10)))
+			all = true;
+		if ((n >= 2 && !strncmp(p, "-C", 2)) || (n >= 5 && !strncmp(p, "--cpu", 5)))
+			return false;
+		if (n == 2 && !strncmp(p, "--", 2))
+			break;	/* the command perf ran */
+		p += n;
+	}
+	return all;
+}
+
 /* The first sample: the capture starts, the attributes are resolved and the writer opened. */
 static int start(struct imp *im, uint64_t ts)
 {
@@ -1159,6 +1182,7 @@ static int start(struct imp *im, uint64_t ts)
 	}
 	if (pwz_meta_set_str(&im->meta.cmdline, im->perf_cmdline))
 		return -ENOMEM;
+	im->meta.threads = system_wide(im->perf_cmdline) ? PWZ_THREADS_ALL : PWZ_THREADS_UNKNOWN;
 	snprintf(opt, sizeof(opt), "imported from %s%s%s", im->path,
 		 im->opts && im->opts->cmdline ? " by: " : "",
 		 im->opts && im->opts->cmdline ? im->opts->cmdline : "");

@@ -156,6 +156,14 @@ enum pwz_source {
 	PWZ_SOURCE_SYNTHETIC = 3,	/* made by a generator or a test */
 };
 
+/* Which threads a capture holds: all of them (so each CPU's slices tile its time, model.h R1),
+ * or a selection (-t, -p, a command). */
+enum pwz_threads {
+	PWZ_THREADS_UNKNOWN = 0,	/* older files, legacy, imports that do not say */
+	PWZ_THREADS_ALL = 1,
+	PWZ_THREADS_SELECTED = 2,
+};
+
 /* Per CPU topology. -1 where unknown. */
 struct pwz_cpu_topo {
 	int32_t package;
@@ -170,6 +178,8 @@ struct pwz_cpu_topo {
 struct pwz_meta {
 	char *host;			/* hostname; NULL unknown */
 	char *kernel;			/* kernel release of the traced system; NULL unknown */
+	char *boot_id;			/* its boot id (/proc/sys/kernel/random/boot_id); NULL
+					 * unknown */
 	char *cmdline;			/* the tool's command line; NULL unknown */
 	char *options;			/* options in effect, free text; NULL none */
 	char *tool_version;		/* writer's version string; NULL unknown */
@@ -186,6 +196,7 @@ struct pwz_meta {
 	bool has_switch_kind;		/* voluntary/involuntary known (not for legacy) */
 	bool has_wait;			/* run-queue wait measured */
 	bool has_kvm;			/* the KVM tracepoints were attached or present */
+	uint32_t threads;		/* enum pwz_threads */
 	uint32_t nr_exit_names;
 	struct pwz_exit_name *exit_names;
 	uint32_t nr_drops;

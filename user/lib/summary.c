@@ -164,7 +164,10 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 		if (a->max_ns > ts->wait_max_ns)
 			ts->wait_max_ns = a->max_ns;
 	}
-	/* the idle task is captured only when every thread is (no -t, -p) */
+	/* every thread captured: the file says so, or (older files) the idle task is there, which
+	 * is captured only when every thread is (no -t, -p); a CPU busy all along has no idle */
+	if (b->t->meta.threads != PWZ_THREADS_UNKNOWN)
+		all_threads = b->t->meta.threads == PWZ_THREADS_ALL;
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
 		struct summary_cpu *sc = &s->cpus[c];
 		uint64_t span = s->window_end_ns - s->window_start_ns, known;
