@@ -199,9 +199,8 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	/* perfmap's options that pwz-render does not have */
+	/* perfmap's options that pwz-render does not have (none known so far) */
 	static const struct cliopt_removed removed[] = {
-		{ "gen-heatmaps", "the heatmaps dashboard is --heatmaps" },
 		{ NULL, NULL },
 	};
 	static const char shortopts[] = "t:f:c:lhVq";

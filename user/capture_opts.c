@@ -101,9 +101,6 @@ static const struct option long_opts[] = {
 /* perfcap's options that pwz-bpf does not have, and what to use instead. */
 static const struct cliopt_removed removed_opts[] = {
 	{ "use-perf", "pwz-bpf captures with eBPF, not perf; to use perf, run perf record -e 'sched:*' -e 'kvm:*' and import its file with --use-perf-data FILE" },
-	{ "perf-data", "import a perf.data with --use-perf-data FILE" },
-	{ "kvm-exits", "KVM exits are captured by default; --kvm captures them alone" },
-	{ "rc", "there is no rc file: give the options on the command line" },
 	{ NULL, NULL },
 };
 
