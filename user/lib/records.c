@@ -16,6 +16,7 @@ void pwz_meta_free(struct pwz_meta *meta)
 	free(meta->cmdline);
 	free(meta->options);
 	free(meta->tool_version);
+	free(meta->trigger);
 	free(meta->topo);
 	free(meta->exit_names);
 	memset(meta, 0, sizeof(*meta));
@@ -51,13 +52,15 @@ int pwz_meta_copy(struct pwz_meta *dst, const struct pwz_meta *src)
 {
 	*dst = *src;
 	dst->host = dst->kernel = dst->cmdline = dst->options = dst->tool_version = NULL;
+	dst->trigger = NULL;
 	dst->topo = NULL;
 	dst->exit_names = NULL;
 	if (pwz_meta_set_str(&dst->host, src->host) ||
 	    pwz_meta_set_str(&dst->kernel, src->kernel) ||
 	    pwz_meta_set_str(&dst->cmdline, src->cmdline) ||
 	    pwz_meta_set_str(&dst->options, src->options) ||
-	    pwz_meta_set_str(&dst->tool_version, src->tool_version))
+	    pwz_meta_set_str(&dst->tool_version, src->tool_version) ||
+	    pwz_meta_set_str(&dst->trigger, src->trigger))
 		goto nomem;
 	if (src->topo && src->nr_cpus) {
 		dst->topo = dup_mem(src->topo, src->nr_cpus * sizeof(*src->topo));
