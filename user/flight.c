@@ -188,6 +188,11 @@ uint64_t flight__bytes(const struct flight *f)
 	return (uint64_t)f->nr_chunks * sizeof(struct chunk);
 }
 
+uint64_t flight__stored(const struct flight *f)
+{
+	return f->stored_bytes;
+}
+
 uint64_t flight__budget(const struct flight *f)
 {
 	return f->cfg.budget_bytes;
@@ -249,7 +254,10 @@ struct dump {
 	struct model_fold *fold;
 	struct model_window win;
 	struct keymap named;		/* tids whose task record is in the dump */
-	int err;
+	struct cpu_state *open;		/* each CPU's running slice, read before the last drain */
+	uint32_t *open_cpu;
+	bool *open_done;		/* its record came in the drain: not written twice */
+	size_t nr_open;
 };
 
 /* The task record of tid, once per dump, before its first record. */
@@ -318,14 +326,45 @@ static int dump_slice(struct dump *d, const struct pwz_slice *s, const struct pw
 	return cdict_writer__slice(d->w, &c);
 }
 
-struct open_arg {
-	struct dump *d;
-	int err;
-};
-
-static int dump_open(void *ctx, uint32_t cpu, const struct cpu_state *st)
+/* Keeps each CPU's running slice; written after the records unless one of them is it. */
+static int keep_open(void *ctx, uint32_t cpu, const struct cpu_state *st)
 {
 	struct dump *d = ctx;
+	size_t n = d->nr_open + 1;
+	struct cpu_state *o = realloc(d->open, n * sizeof(*o));
+	uint32_t *c;
+	bool *b;
+
+	if (o)
+		d->open = o;
+	c = o ? realloc(d->open_cpu, n * sizeof(*c)) : NULL;
+	if (c)
+		d->open_cpu = c;
+	b = c ? realloc(d->open_done, n * sizeof(*b)) : NULL;
+	if (!b)
+		return -ENOMEM;
+	d->open_done = b;
+	d->open[d->nr_open] = *st;
+	d->open_cpu[d->nr_open] = cpu;
+	d->open_done[d->nr_open] = false;
+	d->nr_open++;
+	return 0;
+}
+
+/* A slice record that ended after the running slices were read: that CPU's is it. */
+static void open_seen(struct dump *d, const struct pwz_slice *s)
+{
+	for (size_t i = 0; i < d->nr_open; i++) {
+		const struct cpu_state *st = &d->open[i];
+		uint64_t start = st->start_ns > d->env->t0 ? st->start_ns - d->env->t0 : 0;
+
+		if (d->open_cpu[i] == s->cpu && st->tid == s->tid && start == s->start_ns)
+			d->open_done[i] = true;
+	}
+}
+
+static int dump_open(struct dump *d, uint32_t cpu, const struct cpu_state *st)
+{
 	struct flight_env *env = d->env;
 	uint64_t to_abs = env->t0 + d->win.to_ns;
 	struct pwz_slice s;
@@ -375,6 +414,7 @@ static int dump_records(struct dump *d)
 				struct pwz_wakeup w = { x->sl.s.tid, x->sl.s.cpu, x->sl.wake_ns,
 							x->sl.s.start_ns - x->sl.wake_ns };
 
+				open_seen(d, &x->sl.s);
 				e = dump_slice(d, &x->sl.s, x->has_wait ? &w : NULL);
 			} else if (model_exit_in(&x->e, &d->win)) {
 				struct pwz_kvm_exit k = x->e;
@@ -388,8 +428,9 @@ static int dump_records(struct dump *d)
 			}
 		}
 	}
-	if (!e)
-		e = capture__open_slices(d->env->cap, dump_open, d);
+	for (size_t i = 0; i < d->nr_open && !e; i++)
+		if (!d->open_done[i])
+			e = dump_open(d, d->open_cpu[i], &d->open[i]);
 	if (!e)
 		e = model_fold__emit(d->fold, &out);
 	return e;
@@ -429,6 +470,17 @@ int flight__write(struct flight *f, struct flight_env *env, const char *path, ui
 		pwz_meta_free(&m);
 		return e;
 	}
+	/* the running slices first, then what the kernel has not handed over yet: a slice
+	 * that ends in between is then in both, and written once (open_seen()) */
+	e = capture__open_slices(env->cap, keep_open, &d);
+	if (!e) {
+		e = capture__poll(env->cap, 0);
+		e = e < 0 && e != -EINTR ? e : 0;
+	}
+	if (e) {
+		snprintf(err, errlen, "cannot read the running slices: %s", strerror(-e));
+		goto out;
+	}
 	d.fold = model_fold__new(&d.win);
 	d.w = d.fold ? cdict_writer__new(path, &m, &wo, err, errlen) : NULL;
 	if (!d.w) {
@@ -446,6 +498,9 @@ out:
 	cdict_writer__free(d.w);
 	model_fold__free(d.fold);
 	keymap_free(&d.named);
+	free(d.open);
+	free(d.open_cpu);
+	free(d.open_done);
 	pwz_meta_free(&m);
 	return e;
 }
@@ -475,10 +530,6 @@ static int dump_now(struct flight_env *env, unsigned int *nr_dumps, uint64_t to_
 	char path[PATH_MAX], ext[32], err[512];
 	int e;
 
-	/* what the kernel has not handed over yet belongs to the window too */
-	e = capture__poll(env->cap, 0);
-	if (e < 0 && e != -EINTR)
-		return e;
 	if (*nr_dumps)
 		snprintf(ext, sizeof(ext), ".%u.cdict", *nr_dumps + 1);
 	else
@@ -535,7 +586,7 @@ int flight_run(struct flight_env *env)
 			sized = true;
 			flight__size_budget(f, now);
 			env->say("flight: %.2f MiB/s of records measured: keeping the last %.3f s within %.1f MiB (kill -USR1 %d to write it)",
-				 (double)flight__bytes(f) / 1048576.0 * 1e9 / now, f->cfg.window_ns / 1e9,
+				 (double)flight__stored(f) / 1048576.0 * 1e9 / now, f->cfg.window_ns / 1e9,
 				 flight__budget(f) / 1048576.0, (int)getpid());
 		}
 		if (usr1) {

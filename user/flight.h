@@ -65,8 +65,10 @@ bool flight__trigger(struct flight *f, uint64_t t_ns, const char *reason);
 /* Frees what lies wholly before the window ending now_ns, and what the budget cannot hold. */
 void flight__evict(struct flight *f, uint64_t now_ns);
 
-/* Bytes held by the records now, and the budget (0 while not sized yet). */
+/* Bytes held by the records now, the bytes of every record stored so far, and the budget (0
+ * while not sized yet). */
 uint64_t flight__bytes(const struct flight *f);
+uint64_t flight__stored(const struct flight *f);
 uint64_t flight__budget(const struct flight *f);
 
 /* Sizes the budget from the bytes stored over the first elapsed_ns: twice the window at that
