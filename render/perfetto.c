@@ -675,13 +675,14 @@ static void write_header(struct exporter *x)
 }
 
 /* A flight recorder dump's trigger (user/flight.h): an instant on a track of its own, named
- * by its reason, when it lies in the window. */
+ * by its reason, when it lies in the window (its end included: with --after 0 the trigger is
+ * the window's end). */
 static void write_trigger(struct exporter *x)
 {
 	const struct pwz_meta *m = &x->meta;
 	size_t a;
 
-	if (!m->trigger || x->trigger_written || m->trigger_ns < x->w0 || m->trigger_ns >= x->w1)
+	if (!m->trigger || x->trigger_written || m->trigger_ns < x->w0 || m->trigger_ns > x->w1)
 		return;
 	x->trigger_written = true;
 	pb_uint(&x->pkt, TP_SEQUENCE_ID, SEQ_ID);

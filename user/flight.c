@@ -595,7 +595,7 @@ int flight_run(struct flight_env *env)
 				env->say("flight: SIGUSR1 ignored: a dump is pending or its window covers it");
 		}
 		if (*env->stop) {
-			snprintf(sig, sizeof(sig), "signal %s", sigabbrev_np(*env->stop) ?: "?");
+			snprintf(sig, sizeof(sig), "signal SIG%s", sigabbrev_np(*env->stop) ?: "?");
 			why = sig;
 		} else if (deadline && now >= deadline) {
 			why = "end of -s";
