@@ -42,7 +42,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture \
+.PHONY: all deps clean check unit live liveview agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -252,7 +252,9 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
 	tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run tests/fuzz/run \
 	tests/badinput/run tests/robust/run tests/hardening/run tests/sanitize/run
-SANITIZE_SKIP_SUITES := tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
+# pwz-bpf --live under tmux and --flight (BPF: each test takes /tmp/pwz-bpf.lock itself)
+CHECK_SUITES += tests/liveview/run
+SANITIZE_SKIP_SUITES := tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
 	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run
 
 unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
@@ -272,6 +274,8 @@ check:
 # $(OUTPUT)/browser-artifacts), `make vmtest`.
 live: all
 	$(Q)tests/live/run
+liveview: all
+	$(Q)tests/liveview/run
 agree: all
 	$(Q)tests/agree/run
 perfetto: all
