@@ -30,6 +30,8 @@ struct live {
 	struct capture *cap;
 	struct task_table *tt;
 	uint64_t t0;
+	bool (*selected)(void *ctx, uint32_t tid);
+	void *ctx;
 	int nr_cpus;
 	int stats_fd;			/* bpf_enable_stats(): run time counted while open */
 	struct reading prev, cur;
@@ -98,7 +100,7 @@ static int open_cb(void *ctx, uint32_t cpu, const struct cpu_state *st)
 	struct live_task *t;
 
 	(void)cpu;
-	if (start >= a->r->t)
+	if (start >= a->r->t || (a->l->selected && !a->l->selected(a->l->ctx, st->tid)))
 		return 0;
 	t = reading_task(a->r, st->tid);
 	if (!t)
@@ -275,8 +277,8 @@ static int make_frame(struct live *l)
 	return 0;
 }
 
-struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0, char *err,
-		       size_t errlen)
+struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
+		       bool (*selected)(void *ctx, uint32_t tid), void *ctx, char *err, size_t errlen)
 {
 	struct live *l = calloc(1, sizeof(*l));
 	int e;
@@ -288,6 +290,8 @@ struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0, 
 	l->cap = cap;
 	l->tt = tt;
 	l->t0 = t0;
+	l->selected = selected;
+	l->ctx = ctx;
 	l->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	/* the programs' own run time for the header; without it the header says "bpf ?" */
 	l->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
@@ -340,7 +344,7 @@ int live_run(struct capture *cap, struct task_table *tt, uint64_t t0, const stru
 	struct live *l;
 	int e = 0;
 
-	l = live__new(cap, tt, t0, err, errlen);
+	l = live__new(cap, tt, t0, o->selected, o->ctx, err, errlen);
 	if (!l)
 		return -errno;
 	if (!o->batch) {

@@ -56,9 +56,11 @@ struct live_frame {
 struct live;
 
 /* A reader of cap's aggregates (started, streams off) that names threads from tt (borrowed).
+ * selected (NULL: every thread) says which threads -p / -t chose: the slice running on a CPU
+ * at a reading is counted only for them (the kernel's aggregates hold only them already).
  * Takes the first reading now. NULL with errno and err filled. */
-struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0, char *err,
-		       size_t errlen);
+struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
+		       bool (*selected)(void *ctx, uint32_t tid), void *ctx, char *err, size_t errlen);
 
 /* Reads the kernel's totals now and fills *f (owned by l, valid until the next call) with the
  * differences since the previous reading. Returns 0 or -errno. */
@@ -74,6 +76,8 @@ struct live_opts {
 	bool batch;			/* text blocks on out instead of the screen */
 	bool json;			/* JSON lines on out */
 	bool kvm_view;			/* start in the KVM view */
+	bool (*selected)(void *ctx, uint32_t tid);	/* -p / -t, as for live__new() */
+	void *ctx;
 };
 
 struct pwz_meta;

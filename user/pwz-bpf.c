@@ -1029,22 +1029,23 @@ static void print_summary(const struct run *r)
 		msg("the command was killed by signal %d", WTERMSIG(r->child_status));
 }
 
+static bool run_selected(void *ctx, uint32_t tid)
+{
+	return selected(ctx, tid);
+}
+
 /* --live: the view until q, -n intervals or a signal (user/live.h). Returns the exit code. */
 static int run_live(struct run *r)
 {
 	struct live_opts lo = { .interval_s = r->o.interval_s, .count = r->o.count,
-				.batch = r->o.batch, .json = r->o.json, .kvm_view = r->o.kvm_only };
+				.batch = r->o.batch, .json = r->o.json, .kvm_view = r->o.kvm_only,
+				.selected = r->filter ? run_selected : NULL, .ctx = r };
 	char err[512];
 	int e = live_run(r->cap, r->tt, r->t0, &r->meta, &lo, &stop_signal, err, sizeof(err));
 
 	if (e)
 		msg("%s", err);
 	return e ? 1 : 0;
-}
-
-static bool flight_selected(void *ctx, uint32_t tid)
-{
-	return selected(ctx, tid);
 }
 
 /* A dump's drop counters: the kernel's since the start (a superset of the window's). */
@@ -1069,7 +1070,7 @@ static int run_flight(struct run *r)
 {
 	struct flight_env env = {
 		.cap = r->cap, .tt = r->tt, .fl = r->fl, .o = &r->o, .meta = &r->meta,
-		.t0 = r->t0, .child = r->child.pid, .selected = flight_selected, .ctx = r,
+		.t0 = r->t0, .child = r->child.pid, .selected = run_selected, .ctx = r,
 		.counters = flight_counters, .say = msg, .stop = &stop_signal, .werr = &r->werr,
 	};
 	int e = flight_run(&env);
