@@ -361,7 +361,8 @@ demo:
 	$(Q)$(MAKE) --no-print-directory deps DEPS=build
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BINDIR)/pwz-bpf -s 5 --all --dest-folder $(OUTPUT) demo
-	$(Q)$(BINDIR)/pwz-render --list $(OUTPUT)/demo.cdict | head -n 15
+	$(Q)$(BINDIR)/pwz-render --list $(OUTPUT)/demo.cdict > $(OUTPUT)/demo.list
+	$(Q)head -n 15 $(OUTPUT)/demo.list
 	$(Q)$(BINDIR)/pwz-render --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
 	$(Q)$(BINDIR)/pwz-render --heatmaps --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
 

@@ -203,6 +203,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		jbuf_add(b, "{", 1);
 		kv_u64(b, "tid", ts->tid);
 		kv_u64(b, "pid", ts->pid);
+		kv_u64(b, "born_ns", ts->since_ns);
 		kv_str(b, "name", ts->name);
 		key(b, "comm");
 		jbuf_json_str(b, ts->comm, strnlen(ts->comm, sizeof(ts->comm)));
@@ -425,28 +426,12 @@ struct hm_ctx {
 	size_t max_points;
 };
 
-static int32_t hm_task_index(const struct trace *t, uint32_t tid)
+/* The group of the instance of tid alive at time_ns (model.h R8), -1 for none. */
+static int32_t hm_group(const struct hm_ctx *h, uint32_t tid, uint64_t time_ns)
 {
-	size_t lo = 0, hi = t->nr_tasks;
+	const struct pwz_task *pt = trace__task_at(h->t, tid, time_ns);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->tasks[mid].tid == tid)
-			return (int32_t)mid;
-		if (t->tasks[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-static int32_t hm_group(const struct hm_ctx *h, uint32_t tid)
-{
-	int32_t i = hm_task_index(h->t, tid);
-
-	return i < 0 ? -1 : h->group_of[i];
+	return pt ? h->group_of[pt - h->t->tasks] : -1;
 }
 
 /* Per group [first, end) ranges into one index array: a counting sort by group. */
@@ -888,20 +873,21 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	if (!grp)
 		goto nomem;
 	for (i = 0; i < t->nr_slices; i++)
-		grp[i] = hm_group(&h, t->slices[i].tid);
+		grp[i] = hm_group(&h, t->slices[i].tid,
+				  t->slices[i].start_ns + t->slices[i].dur_ns);
 	if (hm_bucket_fill(&bs, grp, t->nr_slices, h.nr_groups))
 		goto nomem;
 	for (i = 0; i < t->nr_wakeups; i++) {
 		const struct pwz_wakeup *x = &t->wakeups[i];
 
-		grp[i] = model_wait_in(x, &win) ? hm_group(&h, x->tid) : -1;
+		grp[i] = model_wait_in(x, &win) ? hm_group(&h, x->tid, x->wake_ns + x->wait_ns) : -1;
 	}
 	if (hm_bucket_fill(&bw, grp, t->nr_wakeups, h.nr_groups))
 		goto nomem;
 	for (i = 0; i < t->nr_exits; i++) {
 		const struct pwz_kvm_exit *x = &t->exits[i];
 
-		grp[i] = model_exit_in(x, &win) ? hm_group(&h, x->tid) : -1;
+		grp[i] = model_exit_in(x, &win) ? hm_group(&h, x->tid, x->time_ns) : -1;
 	}
 	if (hm_bucket_fill(&be, grp, t->nr_exits, h.nr_groups))
 		goto nomem;

@@ -49,6 +49,8 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	str_or_null(b, m->host);
 	key(b, "kernel", false);
 	str_or_null(b, m->kernel);
+	key(b, "boot_id", false);
+	str_or_null(b, m->boot_id);
 	key(b, "cmdline", false);
 	str_or_null(b, m->cmdline);
 	key(b, "nr_cpus", false);
@@ -86,6 +88,9 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, m->has_wait ? "true" : "false");
 	key(b, "has_kvm", false);
 	jbuf_puts(b, m->has_kvm ? "true" : "false");
+	key(b, "threads", false);
+	jbuf_puts(b, m->threads == PWZ_THREADS_ALL ? "\"all\"" :
+		  m->threads == PWZ_THREADS_SELECTED ? "\"selected\"" : "null");
 	key(b, "figures", false);
 	jbuf_puts(b, s->from_aggregates ? "\"aggregates\"" : "\"streams\"");
 	key(b, "cpus", false);
@@ -114,6 +119,8 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	jbuf_u64(b, ts->tid);
 	key(b, "pid", false);
 	u64_or_null(b, ts->pid, ts->pid != 0 || ts->tid == 0);
+	key(b, "born_ns", false);
+	u64_or_null(b, ts->since_ns, ts->since_ns != 0);
 	key(b, "name", false);
 	jbuf_json_str(b, ts->name, (size_t)-1);
 	key(b, "comm", false);

@@ -92,11 +92,14 @@ struct cli {
 	mode_t mode;		/* --mode; 0 = OUTFILE_MODE_DEFAULT */
 };
 
-/* rc, or 1 with a message when standard output could not be written (a closed pipe: SIGPIPE
- * is ignored, so the write fails with EPIPE instead of killing the program). */
+/* rc, or 1 with a message when standard output could not be written. SIGPIPE is ignored, so
+ * a closed pipe fails the write with EPIPE: the reader stopped reading (`--list | head`), which
+ * is no error to report; the status is a pipe's usual 141 (128 + SIGPIPE). */
 static int stdout_status(int rc)
 {
 	if (fflush(stdout) || ferror(stdout)) {
+		if (errno == EPIPE)
+			return 128 + SIGPIPE;
 		fprintf(stderr, "pwz-render: cannot write to standard output: %s\n",
 			strerror(errno ? errno : EIO));
 		return rc ? rc : 1;

@@ -439,6 +439,9 @@ static int cpu_agg_fn(struct capture *c, const void *key, const void *vals, void
 		if (!v[cpu].switches && !v[cpu].runtime_ns && !v[cpu].wait_count)
 			continue;
 		capture_conv_cpu_agg(tid, (uint32_t)cpu, &v[cpu], &a, &w);
+		/* model.h R7: the kernel keys by tid; a recycled tid's part goes to its last
+		 * instance */
+		a.since_ns = w.since_ns = model_fold__instance(arg, tid, UINT64_MAX);
 		e = model_fold__cpu_agg(arg, &a);
 		if (!e && w.count)
 			e = model_fold__wait_agg(arg, &w);
@@ -461,6 +464,7 @@ static int kvm_agg_fn(struct capture *c, const void *key, const void *vals, void
 	a.reason = k.reason;
 	a.count = sum.count;
 	a.handling_ns = sum.handling_ns;
+	a.since_ns = model_fold__instance(arg, k.tid, UINT64_MAX);
 	memcpy(a.hist, sum.hist, sizeof(a.hist));
 	return model_fold__kvm_agg(arg, &a);
 }

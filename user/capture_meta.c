@@ -53,15 +53,37 @@ static int32_t read_llc(const char *sysfs_root, int cpu)
 	return read_int(path);	/* "0-1" reads as 0: the first CPU of the list */
 }
 
+/* The kernel's boot id (a UUID, new at every boot: with the host name it tells captures of
+ * one boot apart in a fleet), into out[37]. false when unreadable or not a UUID. */
+static bool read_boot_id(char out[40])
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	size_t n = 0;
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(out, 40, f) != NULL;
+	fclose(f);
+	if (ok) {
+		out[strcspn(out, "\n")] = '\0';
+		n = strlen(out);
+		ok = n == 36 && strspn(out, "0123456789abcdef-") == n;
+	}
+	return ok;
+}
+
 int capture_meta_system(struct pwz_meta *m, const char *sysfs_root, int nr_cpus)
 {
 	struct utsname u;
-	char host[256] = "";
+	char host[256] = "", boot_id[40];
 	char path[512];
 
 	if (!gethostname(host, sizeof(host) - 1) && pwz_meta_set_str(&m->host, host))
 		return -ENOMEM;
 	if (!uname(&u) && pwz_meta_set_str(&m->kernel, u.release))
+		return -ENOMEM;
+	if (read_boot_id(boot_id) && pwz_meta_set_str(&m->boot_id, boot_id))
 		return -ENOMEM;
 	if (nr_cpus <= 0 || nr_cpus > PWZ_MAX_CPUS)
 		return 0;

@@ -211,6 +211,9 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	e = task_table__event(r->tt, k->tid, k->tgid, comm, k->is_new, rel(r, k->time_ns), &task);
 	if (e < 0)
 		return wr(r, e);
+	/* model.h R8: the records of a new thread fold into its own instance */
+	if (k->is_new && (e = model_fold__born(capture__fold(r->cap), k->tid, rel(r, k->time_ns))))
+		return wr(r, e);
 	if (e > 0) {
 		return write_task(r, &task);
 	}
@@ -687,6 +690,7 @@ static int fill_meta(struct run *r)
 	r->meta.has_switch_kind = r->cfg.sched;
 	r->meta.has_wait = r->cfg.sched && r->cfg.wait;
 	r->meta.has_kvm = r->kvm_ok;
+	r->meta.threads = r->filter || r->o.kvm_only ? PWZ_THREADS_SELECTED : PWZ_THREADS_ALL;
 	capture_opts_describe(&r->o, opts_text, sizeof(opts_text));
 	ol = strlen(opts_text);
 	snprintf(opts_text + ol, sizeof(opts_text) - ol, " attach=%s", capture__attach_kind(r->cap));
