@@ -49,6 +49,11 @@ static void test_wait_trigger_once(void **state)
 	long_w.wake_ns += S / 10;
 	assert_int_equal(flight__slice(f, &s, &long_w), 0);
 	assert_false(flight__trigger(f, 4 * S, "again"));
+	/* dumped [1.025 s, 3.025 s): a window overlapping it is refused, the next one is not */
+	flight__dumped(f, 3 * S + 25000000);
+	assert_false(flight__trigger(f, 3 * S + 30000000, "overlaps"));
+	assert_false(flight__trigger(f, 5 * S, "overlaps by 25 ms"));
+	assert_true(flight__trigger(f, 5 * S + 25000000, "next window"));
 	flight__free(f);
 }
 

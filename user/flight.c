@@ -129,12 +129,20 @@ static struct entry *new_entry(struct flight *f, uint64_t end)
 
 bool flight__trigger(struct flight *f, uint64_t t_ns, const char *reason)
 {
-	if (f->pending || (f->last_to && t_ns < f->last_to))
+	/* the new window must start where the last one ended: no record is dumped twice, and a
+	 * storm of long waits makes one dump per window, not one per wait */
+	if (f->pending || (f->last_to && t_ns + f->cfg.after_ns < f->last_to + f->cfg.window_ns))
 		return false;
 	f->pending = true;
 	f->trig_ns = t_ns;
 	snprintf(f->reason, sizeof(f->reason), "%s", reason);
 	return true;
+}
+
+void flight__dumped(struct flight *f, uint64_t to_ns)
+{
+	f->pending = false;
+	f->last_to = to_ns;
 }
 
 static const char *name_of(const struct flight *f, uint32_t tid)
@@ -539,8 +547,7 @@ static int dump_now(struct flight_env *env, unsigned int *nr_dumps, uint64_t to_
 		return -ENAMETOOLONG;
 	}
 	e = flight__write(f, env, path, to_ns, f->trig_ns, f->reason, err, sizeof(err));
-	f->pending = false;
-	f->last_to = to_ns;
+	flight__dumped(f, to_ns);
 	if (e) {
 		env->say("%s", err);
 		return e;
@@ -592,7 +599,7 @@ int flight_run(struct flight_env *env)
 		if (usr1) {
 			usr1 = 0;
 			if (!flight__trigger(f, now, "signal SIGUSR1"))
-				env->say("flight: SIGUSR1 ignored: a dump is pending or its window covers it");
+				env->say("flight: SIGUSR1 ignored: a dump is pending, or its window would overlap the last one's");
 		}
 		if (*env->stop) {
 			snprintf(sig, sizeof(sig), "signal SIG%s", sigabbrev_np(*env->stop) ?: "?");
@@ -604,9 +611,12 @@ int flight_run(struct flight_env *env)
 			why = "end of the command";
 		}
 		if (why) {
+			/* the way out always writes the last window, overlapping the last dump or not */
 			end = true;
-			if (!f->pending)
+			if (!f->pending) {
+				f->last_to = 0;
 				flight__trigger(f, now, why);
+			}
 		}
 		if (f->pending && (end || now >= f->trig_ns + f->cfg.after_ns)) {
 			uint64_t to = f->trig_ns + f->cfg.after_ns;

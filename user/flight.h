@@ -59,8 +59,12 @@ int flight__slice(struct flight *f, const struct pwz_slice *s, const struct pwz_
 int flight__kvm_exit(struct flight *f, const struct pwz_kvm_exit *e);
 
 /* A trigger at t_ns for reason (copied). Ignored (returns false) while another is pending or
- * when t_ns lies before the end of the last dump's window: one incident, one dump. */
+ * when its window would overlap the last dump's (it would start before that one's end): one
+ * incident, one dump, and at most one dump per window however many waits run long. */
 bool flight__trigger(struct flight *f, uint64_t t_ns, const char *reason);
+
+/* The pending trigger's dump was written (or failed) with its window ending at to_ns. */
+void flight__dumped(struct flight *f, uint64_t to_ns);
 
 /* Frees what lies wholly before the window ending now_ns, and what the budget cannot hold. */
 void flight__evict(struct flight *f, uint64_t now_ns);
