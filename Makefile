@@ -42,7 +42,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live liveview agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture \
+.PHONY: all deps clean check unit live liveview vms agree perfetto parquet deb hardening browser vmtest cli vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture bench-fallbacks \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -251,11 +251,13 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 # that load BPF or boot a VM, and the sanitizer pass itself, are left out.
 CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
 	tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run tests/fuzz/run \
-	tests/badinput/run tests/robust/run tests/hardening/run tests/sanitize/run
+	tests/badinput/run tests/robust/run tests/hardening/run tests/cli/run tests/sanitize/run
+# VMs (issue 15): the perf.data KVM fixture, the VMs tab, and a live capture (root; BPF)
+CHECK_SUITES += tests/vms/run
 # pwz-bpf --live under tmux and --flight (BPF: each test takes /tmp/pwz-bpf.lock itself)
 CHECK_SUITES += tests/liveview/run
 SANITIZE_SKIP_SUITES := tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
-	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run
+	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
 unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
 	$(Q)tests/run-unit-tests $(TEST_BINS)
@@ -276,6 +278,8 @@ live: all
 	$(Q)tests/live/run
 liveview: all
 	$(Q)tests/liveview/run
+vms: all
+	$(Q)tests/vms/run
 agree: all
 	$(Q)tests/agree/run
 perfetto: all
@@ -288,6 +292,9 @@ browser: all
 	$(Q)tests/browser/run
 vmtest:
 	$(Q)VMTEST_BINDIR=$(VMTEST_BINDIR) tests/vmtest/run
+# `make cli`: the command lines of pwz-bpf and pwz-render (issue 16; captures take the BPF lock).
+cli: all $(PWZ_WORKLOAD)
+	$(Q)tests/cli/run
 
 # Valgrind over the unit tests (not in `make check`: valgrind is not a project dependency).
 valgrind-unit: $(TEST_BINS)
@@ -338,8 +345,18 @@ bench-perfetto: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 bench: bench-parquet
 bench-parquet: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 	$(Q)tools/bench/parquet
+# the dashboards as a person uses them: first paint and each interaction's time, at 10,000
+# threads and 10 M slices (render/assets/, tests/browser/bench-dash.js)
+.PHONY: bench-dash
+bench: bench-dash
+bench-dash: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
+	$(Q)tools/bench/dash
 bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/bench
+# what each kernel fallback costs per switch, forced on this kernel (user/capture_compat.h)
+bench: bench-fallbacks
+bench-fallbacks: $(BENCH_PROGS) $(BINDIR)/pwz-bpf
+	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/fallbacks
 
 # ---- install, demo, clean ----
 install: all

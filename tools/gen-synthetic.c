@@ -20,6 +20,8 @@ static const char usage[] =
 	"  -s, --seed N         random seed (default 1)\n"
 	"      --hostile        give tasks hostile names (markup, quotes, invalid UTF-8)\n"
 	"      --drops N        record N drops in the \"slice\" stream\n"
+	"      --names N        only N distinct names: task i is task<i mod N> (vCPUs\n"
+	"                       vm<i/4 mod N>.vcpu0), so that threads share names\n"
 	"      --reuse          halfway, every 4th task (from the third) exits and its tid is\n"
 	"                       taken by a new thread, named NAME-reborn (model.h R8)\n"
 	"Example: gen-synthetic -n 1M -t 64 -c 32 -o big.cdict\n";
@@ -103,11 +105,13 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "hostile", no_argument, NULL, 'H' },
 		{ "drops", required_argument, NULL, 'D' },
+		{ "names", required_argument, NULL, 'N' },
 		{ "reuse", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	uint64_t nslices = 100000, ntasks = 8, ncpus = 4, seed = 1, drops = 0, done = 0, t_end = 0;
+	uint64_t nnames = 0;	/* --names: 0 = every task its own name */
 	const char *path = NULL;
 	bool hostile_names = false, reuse = false, reborn = false;
 	struct pwz_meta meta = { 0 };
@@ -134,6 +138,7 @@ int main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'H': hostile_names = true; break;
 		case 'D': drops = strtoull(optarg, NULL, 0); break;
+		case 'N': nnames = strtoull(optarg, NULL, 0); break;
 		case 'R': reuse = true; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
@@ -194,9 +199,11 @@ int main(int argc, char **argv)
 		if (hostile_names && i % 2 == 0)
 			snprintf(t->name, sizeof(t->name), "%s", hostile[(i / 2) % 8]);
 		else if (s->vcpu)
-			snprintf(t->name, sizeof(t->name), "vm%llu.vcpu0", (unsigned long long)i / 4);
+			snprintf(t->name, sizeof(t->name), "vm%llu.vcpu0",
+				 (unsigned long long)(nnames ? i / 4 % nnames : i / 4));
 		else
-			snprintf(t->name, sizeof(t->name), "task%llu", (unsigned long long)i);
+			snprintf(t->name, sizeof(t->name), "task%llu",
+				 (unsigned long long)(nnames ? i % nnames : i));
 		snprintf(t->comm, sizeof(t->comm), "%s", s->vcpu ? "CPU 0/KVM" : t->name);
 		snprintf(t->proc_name, sizeof(t->proc_name), "proc%u", t->tgid);
 		if (cdict_writer__task(w, t))

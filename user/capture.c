@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
+#include "capture_compat.h"
 #include "model.h"
 #include "pwz.skel.h"
 
@@ -21,9 +22,11 @@ struct capture {
 	struct model_fold *fold;	/* the slice records read, folded (model.h R7) */
 	uint64_t t0;
 	bool raw_tp;
+	bool sched;			/* the scheduler programs are loaded */
 	bool attached;
 	int nr_cpus;
 	struct capture_map_sizes sizes;	/* the per-thread maps as loaded */
+	struct capture_compat compat;	/* the kernel's features and the fallbacks chosen */
 	uint64_t poll_deadline;		/* CLOCK_MONOTONIC ns when a poll hands back control */
 	unsigned int since_check;	/* records since the clock was last read */
 };
@@ -50,6 +53,11 @@ const struct capture_map_sizes *capture__map_sizes(const struct capture *c)
 const char *capture__attach_kind(const struct capture *c)
 {
 	return c->raw_tp ? "raw_tp" : "tp_btf";
+}
+
+const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len)
+{
+	return capture_compat__describe(&c->compat, c->sched, c->raw_tp, kvm, buf, len);
 }
 
 /* Descriptors the programs, maps, links and ring buffers take (about 40 measured), with room. */
@@ -95,7 +103,7 @@ static const char *load_hint(int e, char *buf, size_t len)
 		return "run as root or with CAP_BPF and CAP_PERFMON";
 	case ENOENT:
 	case ESRCH:
-		return "the kernel lacks a tracepoint or BTF; needs Linux 5.18 or later with CONFIG_DEBUG_INFO_BTF";
+		return "the kernel lacks a tracepoint or BTF; needs Linux 5.10 or later with CONFIG_DEBUG_INFO_BTF";
 	case ENOMEM:
 	case E2BIG:
 		return "out of memory: try a smaller --ringbuf-mb, or raise the memlock and address-space limits (ulimit -l, ulimit -v)";
@@ -154,6 +162,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 		return -errno;
 	s->rodata->filter_tids = cfg->filter ? 1 : 0;
 	s->rodata->filter_tgids = cfg->filter ? 1 : 0;
+	s->rodata->follow_names = cfg->filter && cfg->follow_names;
 	s->rodata->emit_streams = cfg->streams;
 	s->rodata->want_wait = cfg->sched && cfg->wait;
 	s->rodata->wakeup_bytes = ((__u64)cfg->ringbuf_mb << 20) / 4;
@@ -172,8 +181,13 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);
 	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.kvm_state : 1);
-	bpf_map__set_max_entries(s->maps.sel_tids, cfg->nr_tids ? (__u32)cfg->nr_tids : 1);
-	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->nr_tgids ? (__u32)cfg->nr_tgids : 1);
+	/* room for the threads and processes selected during the capture (inherited, named) */
+	bpf_map__set_max_entries(s->maps.sel_tids, cfg->filter ?
+				 (__u32)cfg->nr_tids + PWZ_SEL_TIDS_MAX : 1);
+	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->filter ?
+				 (__u32)cfg->nr_tgids + PWZ_SEL_TGIDS_MAX : 1);
+	/* what this kernel's layout needs, over the choices above */
+	capture_compat__apply(&c->compat, s, cfg, raw, c->sizes.tid_entries);
 
 	err = pwz_bpf__load(s);
 	if (err) {
@@ -182,6 +196,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	}
 	c->skel = s;
 	c->raw_tp = raw;
+	c->sched = cfg->sched;
 	return 0;
 }
 
@@ -198,6 +213,26 @@ static int fill_selection(struct capture *c, const struct capture_cfg *cfg)
 					 &one, sizeof(one), BPF_ANY))
 			return -errno;
 	return 0;
+}
+
+int capture__select_tid(struct capture *c, uint32_t tid)
+{
+	__u8 one = 1;
+
+	if (bpf_map__update_elem(c->skel->maps.sel_tids, &tid, sizeof(tid), &one, sizeof(one),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+bool capture__selected(const struct capture *c, uint32_t tid, uint32_t tgid)
+{
+	__u8 v;
+
+	if (!bpf_map__lookup_elem(c->skel->maps.sel_tids, &tid, sizeof(tid), &v, sizeof(v), 0))
+		return true;
+	return tgid && !bpf_map__lookup_elem(c->skel->maps.sel_tgids, &tgid, sizeof(tgid), &v,
+					     sizeof(v), 0);
 }
 
 struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t errlen)
@@ -227,8 +262,15 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 		return NULL;
 	}
 	capture_map_sizes(read_pid_max(), c->nr_cpus, &c->sizes);
+	e = capture_compat__probe(&c->compat, "/sys/kernel/tracing", cfg->kvm, err, errlen);
+	if (e) {
+		model_fold__free(c->fold);
+		free(c);
+		errno = -e;
+		return NULL;
+	}
 	e = -EINVAL;
-	if (!cfg->force_raw_tp && cfg->sched)
+	if (!cfg->force_raw_tp && cfg->sched && !capture_compat__raw_tp(&c->compat))
 		e = open_load(c, cfg, false);
 	/* raw_tp is the fallback for a kernel without tp_btf, not for a lack of rights,
 	 * descriptors or memory (it would then fail for another reason and hide this one) */

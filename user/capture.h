@@ -25,6 +25,8 @@ struct capture_cfg {
 	size_t nr_tids;
 	const uint32_t *tgids;		/* selected process ids */
 	size_t nr_tgids;
+	bool follow_names;		/* task records for every new or renamed thread, so that the
+					 * caller can select them (capture__select_tid()) */
 };
 
 /*
@@ -35,7 +37,7 @@ struct capture_cfg {
  * new threads and counts them in CNT_MAP_FULL ("map_full" in the file and the summary line).
  */
 struct capture_map_sizes {
-	uint32_t tid_entries;		/* wait_start (raw_tp): pid_max, clamped */
+	uint32_t tid_entries;		/* wait_start (raw_tp, no task storage): pid_max, clamped */
 	uint32_t kvm_state;		/* kvm_state: the same, within PWZ_KVM_STATE_HOST_MAX */
 	uint32_t cpu_aggs;		/* cpu_aggs: threads aggregated per CPU */
 	uint64_t cpu_aggs_bytes;	/* its kernel memory, estimated */
@@ -50,8 +52,9 @@ struct capture_map_sizes {
 void capture_map_sizes(uint32_t pid_max, int nr_cpus, struct capture_map_sizes *out);
 
 /*
- * Opens and loads the programs: tp_btf, or raw_tp when tp_btf does not load (or
- * force_raw_tp). NULL with errno set and err filled ("cannot load ...: <reason> (<what to do>)").
+ * Probes the kernel (user/capture_compat.h), then opens and loads the programs: tp_btf, or
+ * raw_tp when tp_btf does not load, the kernel has no task storage (or force_raw_tp); the
+ * switch and kvm_exit programs that match the kernel's tracepoints. NULL with errno set and err filled ("cannot load ...: <reason> (<what to do>)").
  */
 struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t errlen);
 
@@ -60,6 +63,17 @@ const struct capture_map_sizes *capture__map_sizes(const struct capture *c);
 
 /* "tp_btf" or "raw_tp": how sched_switch is attached. */
 const char *capture__attach_kind(const struct capture *c);
+
+/* The fallbacks this kernel needed (user/capture_compat.h), "none" or a list, in buf. */
+const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len);
+
+/* Adds tid to the selection (a thread named to match after the start). 0 or -errno (-E2BIG
+ * when the selection is full). */
+int capture__select_tid(struct capture *c, uint32_t tid);
+
+/* Whether the kernel's selection holds tid, or tgid (0: not asked), including what it
+ * inherited (the new threads of a selected thread, the children of a selected process). */
+bool capture__selected(const struct capture *c, uint32_t tid, uint32_t tgid);
 
 /* Sets the capture start t0 (CLOCK_MONOTONIC ns) and attaches. Records then flow to sink
  * through capture__poll(). Returns 0 or -errno with err filled. */

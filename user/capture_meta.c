@@ -142,3 +142,45 @@ int capture_meta_exit_names(struct pwz_meta *m, const char *path, bool *from_for
 	m->nr_exit_names = before;	/* drop a partly parsed table */
 	return exitnames_add_builtin(m);
 }
+
+int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st)
+{
+	unsigned long long v[8];
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int ret = -EINVAL;
+
+	memset(st, 0, sizeof(*st));
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "cpu ", 4))
+			continue;
+		if (sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			   &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+			st->total = 0;
+			for (int i = 0; i < 8; i++)
+				st->total += v[i];
+			st->steal = v[7];
+			st->ok = true;
+			ret = 0;
+		}
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+void capture_meta_steal(struct pwz_meta *m, const struct capture_cpu_stat *start,
+			const struct capture_cpu_stat *end, long ticks_per_s)
+{
+	uint64_t ns_per_tick;
+
+	if (!start->ok || !end->ok || ticks_per_s <= 0 || end->total < start->total ||
+	    end->steal < start->steal)
+		return;
+	ns_per_tick = 1000000000ull / (uint64_t)ticks_per_s;
+	m->steal_ns = (end->steal - start->steal) * ns_per_tick;
+	m->cpu_time_ns = (end->total - start->total) * ns_per_tick;
+	m->has_steal = true;
+}

@@ -45,12 +45,13 @@ static void pack_bool(msgpack_packer *pk, const char *key, bool v)
 		msgpack_pack_false(pk);
 }
 
-#define META_KEYS 23
+#define META_KEYS 23	/* and 2 more when the steal time is known */
 
 int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 {
-	/* a flight recorder's dump adds its trigger (readers without it skip the two keys) */
-	msgpack_pack_map(pk, META_KEYS + (m->trigger ? 2 : 0));
+	/* a flight recorder's dump adds its trigger, a capture that read steal time its two keys
+	 * (readers without them skip the keys) */
+	msgpack_pack_map(pk, META_KEYS + (m->has_steal ? 2 : 0) + (m->trigger ? 2 : 0));
 	pack_opt_str(pk, "host", m->host);
 	pack_opt_str(pk, "kernel", m->kernel);
 	pack_opt_str(pk, "boot_id", m->boot_id);
@@ -82,6 +83,10 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	pack_bool(pk, "has_switch_kind", m->has_switch_kind);
 	pack_bool(pk, "has_wait", m->has_wait);
 	pack_bool(pk, "has_kvm", m->has_kvm);
+	if (m->has_steal) {
+		pack_u64(pk, "steal_ns", m->steal_ns);
+		pack_u64(pk, "cpu_time_ns", m->cpu_time_ns);
+	}
 	pack_opt_str(pk, "threads", m->threads == PWZ_THREADS_ALL ? "all" :
 		     m->threads == PWZ_THREADS_SELECTED ? "selected" : NULL);
 	pack_key(pk, "exit_names");
@@ -286,6 +291,11 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			m->has_wait = mp_read_bool(c);
 		else if (!strcmp(key, "has_kvm"))
 			m->has_kvm = mp_read_bool(c);
+		else if (!strcmp(key, "steal_ns")) {
+			m->steal_ns = mp_read_uint(c);
+			m->has_steal = true;
+		} else if (!strcmp(key, "cpu_time_ns"))
+			m->cpu_time_ns = mp_read_uint(c);
 		else if (!strcmp(key, "threads"))
 			m->threads = unpack_threads(c);
 		else if (!strcmp(key, "exit_names"))

@@ -204,6 +204,10 @@ struct pwz_meta {
 	uint64_t trigger_ns;		/* when it fired, from capture start (with trigger) */
 	uint32_t nr_drops;
 	struct pwz_counter drops[PWZ_MAX_DROPS];	/* e.g. "slice", "wakeup", "kvm_exit", "lost" */
+	bool has_steal;			/* steal_ns and cpu_time_ns were read (/proc/stat) */
+	uint64_t steal_ns;		/* the host's steal time over the capture, all CPUs */
+	uint64_t cpu_time_ns;		/* all CPU time of the host over the capture (the sum of
+					 * /proc/stat's "cpu" line, guest time not counted twice) */
 };
 
 /* Frees what meta owns and zeroes it; NULL is a no-op. */
