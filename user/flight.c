@@ -451,12 +451,15 @@ int flight__write(struct flight *f, struct flight_env *env, const char *path, ui
 	struct dump d = { .f = f, .env = env };
 	struct pwz_meta m;
 	char why[256];
+	bool cut = false;
 	int e;
 
 	d.win.to_ns = to_ns;
 	d.win.from_ns = to_ns > f->cfg.window_ns ? to_ns - f->cfg.window_ns : 0;
-	if (d.win.from_ns < f->valid_from)
+	if (d.win.from_ns < f->valid_from) {
 		d.win.from_ns = f->valid_from < to_ns ? f->valid_from : to_ns;
+		cut = true;
+	}
 	if (pwz_meta_copy(&m, env->meta)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -471,7 +474,8 @@ int flight__write(struct flight *f, struct flight_env *env, const char *path, ui
 	e = pwz_meta_set_str(&m.trigger, why);
 	if (!e && env->counters)
 		e = env->counters(env->ctx, &m);
-	if (!e && f->evicted_early)
+	/* the budget cut this window short: the records evicted early so far say how much */
+	if (!e && cut)
 		e = pwz_meta_add_drop(&m, "flight_budget", f->evicted_early);
 	if (e) {
 		snprintf(err, errlen, "cannot fill the dump's metadata: %s", strerror(-e));
