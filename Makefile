@@ -42,7 +42,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live vms agree perfetto parquet deb hardening browser vmtest cli vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture bench-fallbacks \
+.PHONY: all deps clean check unit live liveview vms agree perfetto parquet deb hardening browser vmtest cli vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture bench-fallbacks \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -254,7 +254,9 @@ CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/ru
 	tests/badinput/run tests/robust/run tests/hardening/run tests/cli/run tests/sanitize/run
 # VMs (issue 15): the perf.data KVM fixture, the VMs tab, and a live capture (root; BPF)
 CHECK_SUITES += tests/vms/run
-SANITIZE_SKIP_SUITES := tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
+# pwz-bpf --live under tmux and --flight (BPF: each test takes /tmp/pwz-bpf.lock itself)
+CHECK_SUITES += tests/liveview/run
+SANITIZE_SKIP_SUITES := tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
 	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
 unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
@@ -274,6 +276,8 @@ check:
 # $(OUTPUT)/browser-artifacts), `make vmtest`.
 live: all
 	$(Q)tests/live/run
+liveview: all
+	$(Q)tests/liveview/run
 vms: all
 	$(Q)tests/vms/run
 agree: all

@@ -61,6 +61,12 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	u64_or_null(b, m->start_mono_ns, m->start_mono_ns != 0);
 	key(b, "start_wall_ns", false);
 	u64_or_null(b, m->start_wall_ns, m->start_wall_ns != 0);
+	key(b, "start_mono_ns", false);
+	u64_or_null(b, m->start_mono_ns, m->clock_id == 1);	/* CLOCK_MONOTONIC */
+	key(b, "trigger", false);	/* a flight recorder dump's (user/flight.h) */
+	str_or_null(b, m->trigger);
+	key(b, "trigger_ns", false);
+	u64_or_null(b, m->trigger_ns, m->trigger != NULL);
 	key(b, "duration_ns", false);
 	jbuf_u64(b, s->window_end_ns > m->duration_ns ? s->window_end_ns : m->duration_ns);
 	key(b, "window_start_ns", false);

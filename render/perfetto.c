@@ -46,7 +46,7 @@ enum {
 	SI_UTSNAME = 1, SI_NUM_CPUS = 8, UTS_SYSNAME = 1, UTS_RELEASE = 3,
 	/* TrackEvent, DebugAnnotation, TrackDescriptor, ThreadDescriptor */
 	TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11,
-	TE_SLICE_BEGIN = 1, TE_SLICE_END = 2, TE_INSTANT = 3,
+	TE_SLICE_BEGIN = 1, TE_SLICE_END = 2, TE_INSTANT = 3, TE_NAME = 23,
 	DA_NAME_IID = 1, DA_UINT_VALUE = 3, DA_STRING_VALUE = 6,
 	TD_UUID = 1, TD_NAME = 2, TD_THREAD = 4, THD_PID = 1, THD_TID = 2, THD_THREAD_NAME = 5,
 };
@@ -63,6 +63,7 @@ enum {
 #define PRIO_DEFAULT 120	/* the records do not carry the priority */
 #define SEQ_ID 1		/* our one trusted packet sequence (track events) */
 #define UUID_BASE 1			/* a vCPU thread's track uuid = base + tid */
+#define UUID_TRIGGER (UUID_BASE + (1ull << 32))	/* the flight recorder's trigger track */
 enum { DA_CODE = 1, DA_ISA = 2, DA_GUEST_NS = 3 };	/* interned annotation names */
 
 struct xslice {			/* a run slice, in its CPU's list */
@@ -135,6 +136,7 @@ struct exporter {
 	uint64_t tcache[TCACHE];	/* (tid << 32 | thread index + 1) by tid % TCACHE */
 	struct keymap exit_iids;	/* (isa, code) -> interned event name iid - 1 */
 	bool da_interned;		/* the annotation names are interned */
+	bool trigger_written;	/* the flight recorder's trigger mark */
 	bool threads_built;
 	/* output */
 	FILE *f;
@@ -393,6 +395,7 @@ static struct cpu_stream *cpu_of(struct exporter *x, uint32_t cpu)
 }
 
 static void write_header(struct exporter *x);
+static void write_trigger(struct exporter *x);
 
 static int on_meta(void *ctx, const struct pwz_meta *m)
 {
@@ -406,6 +409,7 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 	if (!x->o->cap_ns && m->duration_ns)
 		x->w1 = m->duration_ns;
 	write_header(x);
+	write_trigger(x);
 	return 0;
 }
 
@@ -689,6 +693,33 @@ static void write_header(struct exporter *x)
 	pb_end(&x->pkt, b);
 	if (m->nr_cpus)
 		pb_uint(&x->pkt, SI_NUM_CPUS, m->nr_cpus);
+	pb_end(&x->pkt, a);
+	flush_packet(x);
+}
+
+/* A flight recorder dump's trigger (user/flight.h): an instant on a track of its own, named
+ * by its reason, when it lies in the window (its end included: with --after 0 the trigger is
+ * the window's end). */
+static void write_trigger(struct exporter *x)
+{
+	const struct pwz_meta *m = &x->meta;
+	size_t a;
+
+	if (!m->trigger || x->trigger_written || m->trigger_ns < x->w0 || m->trigger_ns > x->w1)
+		return;
+	x->trigger_written = true;
+	pb_uint(&x->pkt, TP_SEQUENCE_ID, SEQ_ID);
+	a = pb_begin(&x->pkt, TP_TRACK_DESCRIPTOR);
+	pb_uint(&x->pkt, TD_UUID, UUID_TRIGGER);
+	pb_str(&x->pkt, TD_NAME, "pwz flight recorder trigger");
+	pb_end(&x->pkt, a);
+	flush_packet(x);
+	pb_uint(&x->pkt, TP_TIMESTAMP, x->base + m->trigger_ns);
+	pb_uint(&x->pkt, TP_SEQUENCE_ID, SEQ_ID);
+	a = pb_begin(&x->pkt, TP_TRACK_EVENT);
+	pb_uint(&x->pkt, TE_TYPE, TE_INSTANT);
+	pb_uint(&x->pkt, TE_TRACK_UUID, UUID_TRIGGER);
+	pb_str(&x->pkt, TE_NAME, m->trigger);
 	pb_end(&x->pkt, a);
 	flush_packet(x);
 }

@@ -208,6 +208,76 @@ static void test_path_too_long(void **state)
 	assert_int_equal(capture_opts_out_path(&o, ".cdict", path, sizeof(path)), -ENAMETOOLONG);
 }
 
+/* The issue's --live examples, and what --live refuses. */
+static void test_live_options(void **state)
+{
+	struct capture_opts o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--live"), 0);
+	assert_true(o.live && o.interval_s == 1.0 && o.count == 0 && !o.batch && !o.json);
+	assert_false(capture_opts_want_cdict(&o));
+	assert_false(capture_opts_want_stats(&o));
+	assert_int_equal(PARSE(&o, err, "--live", "-i", "0.5", "-p", "4321"), 0);
+	assert_true(o.interval_s == 0.5 && o.nr_pids == 1 && o.pids[0] == 4321);
+	assert_int_equal(PARSE(&o, err, "--live", "--kvm"), 0);
+	assert_true(o.kvm_only);
+	assert_int_equal(PARSE(&o, err, "--live", "--batch", "-i", "5", "-n", "12"), 0);
+	assert_true(o.batch && !o.json && o.interval_s == 5.0 && o.count == 12);
+	assert_int_equal(PARSE(&o, err, "--live", "--json"), 0);
+	assert_true(o.json && o.batch);
+
+	assert_int_equal(PARSE(&o, err, "-i", "1"), -EINVAL);
+	assert_non_null(strstr(err, "add --live"));
+	assert_int_equal(PARSE(&o, err, "--live", "-i", "0.001"), -EINVAL);
+	assert_non_null(strstr(err, "-i/--interval"));
+	assert_int_equal(PARSE(&o, err, "--live", "-n", "0"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--live", "-s", "3"), -EINVAL);
+	assert_non_null(strstr(err, "-n COUNT"));
+	assert_int_equal(PARSE(&o, err, "--live", "--stats"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--live", "--flight", "10"), -EINVAL);
+	assert_non_null(strstr(err, "pick one"));
+}
+
+/* The issue's --flight examples, durations with units, and what --flight refuses. */
+static void test_flight_options(void **state)
+{
+	struct capture_opts o;
+	char err[256] = "", desc[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--flight", "10", "incident"), 0);
+	assert_true(o.flight_s == 10.0 && o.flight_mb == 0 && !o.once);
+	assert_string_equal(o.run_name, "incident");
+	assert_false(capture_opts_want_cdict(&o));	/* dumps only */
+	assert_int_equal(PARSE(&o, err, "--flight", "30", "--trigger-wait", "20ms", "-p", "4321",
+			       "hiccup"), 0);
+	assert_true(o.trigger_wait_ns == 20000000ull && o.flight_s == 30.0);
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--trigger-exit", "500us", "--after",
+			       "250", "--once", "--flight-mb", "64"), 0);
+	assert_true(o.trigger_exit_ns == 500000ull && o.after_ns == 250000000ull && o.once &&
+		    o.flight_mb == 64);
+	capture_opts_describe(&o, desc, sizeof(desc));
+	assert_non_null(strstr(desc, "flight=5"));
+	assert_non_null(strstr(desc, "trigger-exit=0.5ms"));
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--trigger-wait", "1.5"), 0);
+	assert_true(o.trigger_wait_ns == 1500000ull);	/* a bare number is ms */
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--trigger-wait", "2s"), 0);
+	assert_true(o.trigger_wait_ns == 2000000000ull);
+
+	assert_int_equal(PARSE(&o, err, "--trigger-wait", "20ms"), -EINVAL);
+	assert_non_null(strstr(err, "add --flight"));
+	assert_int_equal(PARSE(&o, err, "--flight", "0"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--trigger-wait", "0"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--trigger-wait", "20 ms"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--trigger-wait", "-3ms"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--flight", "1", "--after", "2s"), -EINVAL);
+	assert_non_null(strstr(err, "--after"));
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--legacy"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--flight-mb", "0"), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +286,8 @@ int main(void)
 		cmocka_unit_test(test_options_after_run_name),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_exact_and_removed),
+		cmocka_unit_test(test_live_options),
+		cmocka_unit_test(test_flight_options),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_path_too_long),
 	};

@@ -191,6 +191,8 @@ static void test_round_trip(void **state)
 	assert_true(s.meta.has_wait);
 	assert_int_equal(s.meta.threads, PWZ_THREADS_SELECTED);
 	assert_false(s.meta.has_kvm);
+	assert_null(s.meta.trigger);	/* not a flight recorder dump */
+	assert_int_equal(s.meta.trigger_ns, 0);
 	assert_string_equal(pwz_meta_exit_name(&s.meta, PWZ_ISA_SVM, 0x7b), "io");
 	assert_string_equal(pwz_meta_exit_name(&s.meta, PWZ_ISA_VMX, 30), "IO_INSTRUCTION");
 	assert_int_equal(s.nt, N);
@@ -272,6 +274,39 @@ static void spill(const char *path, const void *buf, size_t len)
 	assert_non_null(f);
 	assert_int_equal(fwrite(buf, 1, len, f), len);
 	fclose(f);
+}
+
+/* A flight recorder dump's trigger (reason and time) survives the file, with the other keys. */
+static void test_trigger_meta(void **state)
+{
+	char path[256], err[512];
+	struct cdict_read_info info;
+	struct cdict_writer *w;
+	static struct seen s;
+	struct pwz_meta m, copy;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/trig.cdict", dir);
+	make_meta(&m);
+	pwz_meta_set_str(&m.trigger, "wait 23.500 ms of tid 812 (\x1b)");
+	m.trigger_ns = 2999999999ull;
+	m.duration_ns = 3000000000ull;
+	w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+	assert_int_equal(read_all(path, &s, &info, err), 0);
+	assert_string_equal(s.meta.trigger, "wait 23.500 ms of tid 812 (\x1b)");
+	assert_int_equal(s.meta.trigger_ns, 2999999999ull);
+	assert_string_equal(s.meta.host, "testhost");
+	assert_int_equal(s.meta.duration_ns, 3000000000ull);
+	assert_string_equal(pwz_meta_exit_name(&s.meta, PWZ_ISA_VMX, 30), "IO_INSTRUCTION");
+	assert_int_equal(pwz_meta_copy(&copy, &s.meta), 0);
+	assert_string_equal(copy.trigger, s.meta.trigger);
+	assert_ptr_not_equal(copy.trigger, s.meta.trigger);
+	pwz_meta_free(&copy);
+	pwz_meta_free(&s.meta);
+	pwz_meta_free(&m);
 }
 
 static void test_cut_at_every_chunk(void **state)
@@ -619,6 +654,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_trigger_meta),
 		cmocka_unit_test(test_cut_at_every_chunk),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_writer_errors),

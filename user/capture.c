@@ -575,13 +575,18 @@ struct model_fold *capture__fold(struct capture *c)
 	return c->fold;
 }
 
-int capture__fold_kernel_aggs(struct capture *c)
+int capture__read_kernel_aggs(struct capture *c, struct model_fold *into)
 {
-	int e = walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), cpu_agg_fn, c->fold);
+	int e = walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), cpu_agg_fn, into);
 
 	if (!e)
-		e = walk(c, c->skel->maps.kvm_aggs, sizeof(struct kvm_agg_val), kvm_agg_fn, c->fold);
+		e = walk(c, c->skel->maps.kvm_aggs, sizeof(struct kvm_agg_val), kvm_agg_fn, into);
 	return e;
+}
+
+int capture__fold_kernel_aggs(struct capture *c)
+{
+	return capture__read_kernel_aggs(c, c->fold);
 }
 
 int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu,

@@ -125,6 +125,13 @@ uint64_t capture__exited_written(const struct capture *c);
  */
 int capture__fold_kernel_aggs(struct capture *c);
 
+/*
+ * The kernel's aggregates as they stand now (cpu_aggs and kvm_aggs, totals since the start),
+ * added into the caller's fold into; the programs may stay attached (the live view reads
+ * them every interval and takes differences). Returns 0 or -errno.
+ */
+int capture__read_kernel_aggs(struct capture *c, struct model_fold *into);
+
 /* The slice running on each CPU now, for CPUs that saw a switch: cb(cpu, st) where
  * st->tid runs since st->start_ns (0: since before the capture), after the wait in
  * st->wait / st->wake_ns. */

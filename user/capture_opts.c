@@ -48,6 +48,28 @@ static const char usage[] =
 "      --raw-tp            attach with raw_tp even where tp_btf works\n"
 "  -v, --verbose           more messages (repeat for libbpf's)\n"
 "  -q, --quiet             no progress line (it is shown only when stderr is a terminal)\n"
+"\n"
+"Live view (nothing written; as cheap as --aggregate-only):\n"
+"      --live              a full-screen view of the interval just ended, per task: CPU %,\n"
+"                          switches/s (voluntary, involuntary), run-queue wait (average,\n"
+"                          ready %), KVM exits/s; keys: c w s r n sort, / filter, k KVM\n"
+"                          view, space pause, q quit\n"
+"  -i, --interval SECONDS  refresh period (default 1)\n"
+"  -n, --count N           stop after N intervals\n"
+"      --batch             no screen: one text block per interval on stdout\n"
+"      --json              no screen: one JSON object per interval, one a line\n"
+"      --kvm               (with --live) start in the KVM view: exits/s by reason\n"
+"\n"
+"Flight recorder (keeps the last N seconds in memory; writes RUN-NAME.cdict on a trigger,\n"
+"then RUN-NAME.2.cdict, ...; Ctrl-C or SIGTERM writes one and stops):\n"
+"      --flight SECONDS    the window kept\n"
+"      --flight-mb MIB     memory budget for the records (default: twice the window at the\n"
+"                          record rate measured in the first second, at least 16)\n"
+"      --trigger-wait DUR  dump when a thread waits runnable longer than DUR (20ms, 500us)\n"
+"      --trigger-exit DUR  dump when a KVM exit takes longer than DUR to handle\n"
+"      --after DUR         dump DUR after the trigger (default 0)\n"
+"      --once              stop after the first dump\n"
+"      SIGUSR1             dump now (kill -USR1 PID)\n"
 "  -h, --help              this help\n"
 "  -V, --version           the version\n"
 "\n"
@@ -60,7 +82,11 @@ static const char usage[] =
 "  pwz-bpf --all --map tmap.csv test2      # 1 s with task-name annotation\n"
 "  pwz-bpf -p 4321 -s 10 --kvm vm1         # KVM exits of process 4321 for 10 s\n"
 "  pwz-bpf --all run3 -- ./workload args   # for the lifetime of a command\n"
-"  pwz-render --list test.cdict            # what is inside\n";
+"  pwz-render --list test.cdict            # what is inside\n"
+"  pwz-bpf --live -i 0.5 -p 4321           # one process, twice a second\n"
+"  pwz-bpf --live --batch --json -i 5 -n 12 > log.json\n"
+"  pwz-bpf --flight 10 incident            # the last 10 s on SIGUSR1 or Ctrl-C\n"
+"  pwz-bpf --flight 30 --trigger-wait 20ms -p 4321 hiccup\n";
 
 const char *capture_opts_usage(void)
 {
@@ -70,6 +96,8 @@ const char *capture_opts_usage(void)
 enum {
 	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
 	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_MODE, OPT_REMAP,
+	OPT_LIVE, OPT_BATCH, OPT_JSON, OPT_FLIGHT, OPT_FLIGHT_MB, OPT_TRIG_WAIT, OPT_TRIG_EXIT,
+	OPT_AFTER, OPT_ONCE,
 };
 
 static const struct option long_opts[] = {
@@ -89,6 +117,17 @@ static const struct option long_opts[] = {
 	{ "remap", required_argument, NULL, OPT_REMAP },
 	{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF },
 	{ "raw-tp", no_argument, NULL, OPT_RAWTP },
+	{ "live", no_argument, NULL, OPT_LIVE },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, 'n' },
+	{ "batch", no_argument, NULL, OPT_BATCH },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "flight", required_argument, NULL, OPT_FLIGHT },
+	{ "flight-mb", required_argument, NULL, OPT_FLIGHT_MB },
+	{ "trigger-wait", required_argument, NULL, OPT_TRIG_WAIT },
+	{ "trigger-exit", required_argument, NULL, OPT_TRIG_EXIT },
+	{ "after", required_argument, NULL, OPT_AFTER },
+	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -96,7 +135,7 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-#define SHORT_OPTS ":s:p:t:vqhV"
+#define SHORT_OPTS ":s:p:t:i:n:vqhV"
 
 /* perfcap's options that pwz-bpf does not have, and what to use instead. */
 static const struct cliopt_removed removed_opts[] = {
@@ -158,8 +197,61 @@ static int parse_ringbuf(struct capture_opts *o, const char *arg, char *err, siz
 	return 0;
 }
 
+/* A duration with an optional unit (ns, us, ms, s; def_digits when none: 6 ms, 9 s) into *ns,
+ * at most max_ns. Returns 0 or the numopt error. */
+static int parse_dur(const char *arg, unsigned int def_digits, uint64_t max_ns, uint64_t *ns)
+{
+	static const struct { const char *sfx; unsigned int digits; } units[] = {
+		{ "ns", 0 }, { "us", 3 }, { "ms", 6 }, { "s", 9 },
+	};
+	char num[64];
+	size_t len = strlen(arg);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t sl = strlen(units[i].sfx);
+
+		if (len > sl && len - sl < sizeof(num) && !strcmp(arg + len - sl, units[i].sfx)) {
+			memcpy(num, arg, len - sl);
+			num[len - sl] = '\0';
+			return numopt_parse_ns(num, units[i].digits, max_ns, ns);
+		}
+	}
+	return numopt_parse_ns(arg, def_digits, max_ns, ns);
+}
+
+/* The options of --live and --flight (given the rest). Returns 0 or -EINVAL with err. */
+static int check_modes(const struct capture_opts *o, bool live_opts, bool flight_opts,
+		       char *err, size_t errlen)
+{
+	if (o->live && o->flight_s) {
+		snprintf(err, errlen, "--live and --flight are two modes: pick one");
+		return -EINVAL;
+	}
+	if (live_opts && !o->live) {
+		snprintf(err, errlen, "-i, -n, --batch and --json belong to --live (add --live)");
+		return -EINVAL;
+	}
+	if (flight_opts && !o->flight_s) {
+		snprintf(err, errlen, "--flight-mb, --trigger-wait, --trigger-exit, --after and --once belong to --flight N (add --flight SECONDS)");
+		return -EINVAL;
+	}
+	if ((o->live || o->flight_s) &&
+	    (o->legacy || o->no_streams || o->stats || o->all || o->perf_data)) {
+		snprintf(err, errlen, "%s takes no --legacy, --aggregate-only, --stats, --all or --use-perf-data",
+			 o->live ? "--live" : "--flight");
+		return -EINVAL;
+	}
+	if (o->live && (o->sleep_given || o->command)) {
+		snprintf(err, errlen, "--live runs until q or Ctrl-C: give -n COUNT intervals instead of -s or a command");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
+	bool live_opts = false, flight_opts = false;
+	uint64_t v;
 	int c, rc = 0, first_pos, dashdash = -1;
 
 	memset(o, 0, sizeof(*o));
@@ -167,6 +259,7 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 	o->dest_folder = ".";
 	o->run_name = "perf";
 	o->ringbuf_mb = 16;
+	o->interval_s = 1.0;
 
 	/* "--" ends the options: the rest is the command. getopt must not see it. */
 	for (int i = 1; i < argc; i++) {
@@ -234,6 +327,63 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		case OPT_RAWTP: o->force_raw_tp = true; break;
 		case 'V': o->version = true; break;
 		case OPT_REMAP: o->remap = optarg; break;
+		case OPT_LIVE: o->live = true; break;
+		case 'i':
+			if (numopt_parse_ns(optarg, 9, 3600000000000ull, &v) || v < 10000000) {
+				snprintf(err, errlen, "-i/--interval '%s': give seconds from 0.01 to 3600",
+					 optarg);
+				return -EINVAL;
+			}
+			o->interval_s = (double)v / 1e9;
+			live_opts = true;
+			break;
+		case 'n':
+			if (numopt_parse_count(optarg, UINT32_MAX, &o->count)) {
+				snprintf(err, errlen, "-n/--count '%s': give a number of intervals >= 1",
+					 optarg);
+				return -EINVAL;
+			}
+			live_opts = true;
+			break;
+		case OPT_BATCH: o->batch = true; live_opts = true; break;
+		case OPT_JSON: o->json = o->batch = true; live_opts = true; break;
+		case OPT_FLIGHT:
+			if (numopt_parse_ns(optarg, 9, (uint64_t)(CAPTURE_MAX_FLIGHT_S * 1e9), &v) ||
+			    v < 1000000) {
+				snprintf(err, errlen, "--flight '%s': give the seconds to keep, from 0.001 to %.0f",
+					 optarg, CAPTURE_MAX_FLIGHT_S);
+				return -EINVAL;
+			}
+			o->flight_s = (double)v / 1e9;
+			break;
+		case OPT_FLIGHT_MB:
+			if (numopt_parse_count(optarg, CAPTURE_MAX_FLIGHT_MB, &v)) {
+				snprintf(err, errlen, "--flight-mb '%s': give MiB from 1 to %d", optarg,
+					 CAPTURE_MAX_FLIGHT_MB);
+				return -EINVAL;
+			}
+			o->flight_mb = (unsigned int)v;
+			flight_opts = true;
+			break;
+		case OPT_TRIG_WAIT:
+		case OPT_TRIG_EXIT:
+			if (parse_dur(optarg, 6, 3600000000000ull, &v) || !v) {
+				snprintf(err, errlen, "%s '%s': give a duration > 0 such as 20ms, 500us or 1.5 (ms)",
+					 c == OPT_TRIG_WAIT ? "--trigger-wait" : "--trigger-exit", optarg);
+				return -EINVAL;
+			}
+			*(c == OPT_TRIG_WAIT ? &o->trigger_wait_ns : &o->trigger_exit_ns) = v;
+			flight_opts = true;
+			break;
+		case OPT_AFTER:
+			if (parse_dur(optarg, 6, 3600000000000ull, &v)) {
+				snprintf(err, errlen, "--after '%s': give milliseconds (or 2s, 500us)", optarg);
+				return -EINVAL;
+			}
+			o->after_ns = v;
+			flight_opts = true;
+			break;
+		case OPT_ONCE: o->once = true; flight_opts = true; break;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
 			return -EINVAL;
@@ -272,6 +422,13 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		snprintf(err, errlen, "--use-perf-data converts a file: it takes no -s, -p, -t, --kvm or command");
 		return -EINVAL;
 	}
+	rc = check_modes(o, live_opts, flight_opts, err, errlen);
+	if (rc)
+		return rc;
+	if (o->flight_s && o->after_ns > (uint64_t)(o->flight_s * 1e9)) {
+		snprintf(err, errlen, "--after must not exceed the --flight window");
+		return -EINVAL;
+	}
 	if (o->remap && !o->map_path) {
 		snprintf(err, errlen, "--remap FILE rewrites the names of FILE with a map: give --map CSV");
 		return -EINVAL;
@@ -291,11 +448,15 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 
 bool capture_opts_want_cdict(const struct capture_opts *o)
 {
+	if (o->live || o->flight_s)	/* the live view writes nothing; a flight writes dumps */
+		return false;
 	return o->all || o->switches || !o->stats;
 }
 
 bool capture_opts_want_stats(const struct capture_opts *o)
 {
+	if (o->live || o->flight_s)
+		return false;
 	return o->all || o->stats;
 }
 
@@ -338,6 +499,16 @@ void capture_opts_describe(const struct capture_opts *o, char *out, size_t outle
 	ADD(" ringbuf-mb=%u", o->ringbuf_mb);
 	if (o->force_raw_tp)
 		ADD(" raw-tp");
+	if (o->flight_s)
+		ADD(" flight=%g", o->flight_s);
+	if (o->flight_mb)
+		ADD(" flight-mb=%u", o->flight_mb);
+	if (o->trigger_wait_ns)
+		ADD(" trigger-wait=%gms", o->trigger_wait_ns / 1e6);
+	if (o->trigger_exit_ns)
+		ADD(" trigger-exit=%gms", o->trigger_exit_ns / 1e6);
+	if (o->after_ns)
+		ADD(" after=%gms", o->after_ns / 1e6);
 #undef ADD
 	if (outlen && n >= outlen)
 		out[outlen - 1] = '\0';

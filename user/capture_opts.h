@@ -11,6 +11,8 @@
 #define CAPTURE_MAX_PIDS 1024		/* -p entries */
 #define CAPTURE_MAX_TASKS 64		/* -t patterns */
 #define CAPTURE_MAX_SLEEP_S 86400.0	/* -s upper bound: one day */
+#define CAPTURE_MAX_FLIGHT_S 3600.0	/* --flight upper bound: one hour */
+#define CAPTURE_MAX_FLIGHT_MB 65536	/* --flight-mb upper bound */
 
 struct capture_opts {
 	double sleep_s;			/* -s: capture length in seconds (> 0); default 1 */
@@ -37,6 +39,17 @@ struct capture_opts {
 	size_t nr_pids;
 	const char *tasks[CAPTURE_MAX_TASKS];	/* -t: name patterns (task_pattern_match()) */
 	size_t nr_tasks;
+	bool live;			/* --live: the live view instead of a capture file */
+	double interval_s;		/* -i/--interval: live refresh in seconds; default 1 */
+	uint64_t count;			/* -n/--count: live intervals, then stop; 0 = until quit */
+	bool batch;			/* --batch: text blocks, no screen */
+	bool json;			/* --json: one JSON object per interval (implies --batch) */
+	double flight_s;		/* --flight N: keep the last N seconds; 0 = off */
+	unsigned int flight_mb;		/* --flight-mb: memory budget in MiB; 0 = sized at start */
+	uint64_t trigger_wait_ns;	/* --trigger-wait: dump when a wait exceeds it; 0 = off */
+	uint64_t trigger_exit_ns;	/* --trigger-exit: dump when a KVM exit's handling exceeds it */
+	uint64_t after_ns;		/* --after MS: dump this long after the trigger */
+	bool once;			/* --once: stop after the first dump */
 	char **command;			/* after "--": the command's argv (NULL-terminated),
 					 * pointing into the caller's argv; NULL when none */
 	int nr_command;

@@ -22,6 +22,8 @@
 #include "capture_meta.h"
 #include "capture_opts.h"
 #include "capture_tasks.h"
+#include "flight.h"
+#include "live.h"
 #include "cdict.h"
 #include "model.h"
 #include "outfile.h"
@@ -129,6 +131,7 @@ struct run {
 	struct trace *st;		/* with --stats: the tasks and aggregates written */
 	struct cdict_visitor stv;	/* fills st */
 	struct capture_cpu_stat stat0;	/* /proc/stat at the start, for the steal time */
+	struct flight *fl;		/* --flight: the records kept (user/flight.h) */
 };
 
 static uint64_t rel(const struct run *r, uint64_t t)
@@ -146,6 +149,8 @@ static int wr(struct run *r, int e)
 /* Writes a task record (and keeps it for the --stats report). */
 static int write_task(struct run *r, const struct pwz_task *task)
 {
+	if (r->fl)
+		return wr(r, flight__task(r->fl, task));
 	if (r->st && wr(r, r->stv.task(r->stv.ctx, task)))
 		return r->werr;
 	return r->w ? wr(r, cdict_writer__task(r->w, task)) : 0;
@@ -174,6 +179,8 @@ static int sink_slice(void *ctx, const struct rec_slice *rs)
 	r->slices++;
 	if (ensure_task(r, s.tid, s.start_ns))
 		return r->werr;
+	if (r->fl)
+		return wr(r, flight__slice(r->fl, &s, waited ? &w : NULL));
 	if (waited) {
 		r->waits++;
 		if (r->w && wr(r, cdict_writer__wakeup(r->w, &w)))
@@ -187,6 +194,8 @@ static int write_exit(struct run *r, const struct pwz_kvm_exit *e)
 	r->exits++;
 	if (ensure_task(r, e->tid, e->time_ns))
 		return r->werr;
+	if (r->fl)
+		return wr(r, flight__kvm_exit(r->fl, e));
 	return r->w ? wr(r, cdict_writer__kvm_exit(r->w, e)) : 0;
 }
 
@@ -862,8 +871,8 @@ static int prepare(struct run *r)
 		return -1;
 
 	r->cfg = (struct capture_cfg){
-		.sched = !r->o.kvm_only, .wait = true, .kvm = r->kvm_ok,
-		.streams = !r->o.no_streams, .force_raw_tp = r->o.force_raw_tp,
+		.sched = !r->o.kvm_only || r->o.live, .wait = true, .kvm = r->kvm_ok,
+		.streams = !r->o.no_streams && !r->o.live,	/* --live: the aggregates only */ .force_raw_tp = r->o.force_raw_tp,
 		.ringbuf_mb = r->o.ringbuf_mb, .filter = r->filter,
 		.tids = r->sel_tids, .nr_tids = r->nr_sel_tids,
 		.tgids = r->sel_tgids, .nr_tgids = r->nr_sel_tgids,
@@ -881,10 +890,27 @@ static int prepare(struct run *r)
 	     capture__map_sizes(r->cap)->cpu_aggs_bytes / 1048576.0,
 	     capture__map_sizes(r->cap)->tid_entries, capture__map_sizes(r->cap)->kvm_state);
 	r->fold = capture__fold(r->cap);
-	/* each exited thread's aggregates are written once it exited, not kept to the end */
-	capture__write_exited(r->cap, &(struct cdict_visitor){ .ctx = r, .cpu_agg = out_cpu_agg,
-							     .kvm_agg = out_kvm_agg,
-							     .wait_agg = out_wait_agg });
+	/* each exited thread's aggregates are written once it exited, not kept to the end (a
+	 * flight recorder and the live view keep theirs: they write no capture file as it goes) */
+	if (!r->o.flight_s && !r->o.live)
+		capture__write_exited(r->cap, &(struct cdict_visitor){ .ctx = r,
+								     .cpu_agg = out_cpu_agg,
+								     .kvm_agg = out_kvm_agg,
+								     .wait_agg = out_wait_agg });
+	if (r->o.flight_s) {
+		struct flight_cfg fc = {
+			.window_ns = (uint64_t)(r->o.flight_s * 1e9),
+			.budget_bytes = (uint64_t)r->o.flight_mb << 20,
+			.trigger_wait_ns = r->o.trigger_wait_ns,
+			.trigger_exit_ns = r->o.trigger_exit_ns, .after_ns = r->o.after_ns,
+		};
+
+		r->fl = flight__new(&fc);
+		if (!r->fl) {
+			msg("out of memory");
+			return -1;
+		}
+	}
 	if (capture_opts_want_stats(&r->o) && !(r->st = trace__new("the capture", false, &r->stv))) {
 		msg("out of memory");
 		return -1;
@@ -1226,8 +1252,59 @@ static int command_status(const struct run *r)
 	return 0;
 }
 
+static bool run_selected(void *ctx, uint32_t tid)
+{
+	return selected(ctx, tid);
+}
+
+/* --live: the view until q, -n intervals or a signal (user/live.h). Returns the exit code. */
+static int run_live(struct run *r)
+{
+	struct live_opts lo = { .interval_s = r->o.interval_s, .count = r->o.count,
+				.batch = r->o.batch, .json = r->o.json, .kvm_view = r->o.kvm_only,
+				.selected = r->filter ? run_selected : NULL, .ctx = r };
+	char err[512];
+	int e = live_run(r->cap, r->tt, r->t0, &r->meta, &lo, &stop_signal, err, sizeof(err));
+
+	if (e)
+		msg("%s", err);
+	return e ? 1 : 0;
+}
+
+/* A dump's drop counters: the kernel's since the start (a superset of the window's). */
+static int flight_counters(void *ctx, struct pwz_meta *m)
+{
+	struct run *r = ctx;
+	int e = capture__counters(r->cap, r->cnt);
+
+	if (e)
+		return e;
+	if (pwz_meta_add_drop(m, "slice", r->cnt[CNT_DROP_SLICE]) ||
+	    pwz_meta_add_drop(m, "kvm_exit", r->cnt[CNT_DROP_KVM_EXIT]) ||
+	    pwz_meta_add_drop(m, "task", r->cnt[CNT_DROP_TASK]) ||
+	    pwz_meta_add_drop(m, "map_full", r->cnt[CNT_MAP_FULL]))
+		return -ENOSPC;
+	return 0;
+}
+
+/* --flight: the recorder until a signal, -s, the command's end or --once (user/flight.h).
+ * Returns the exit code. */
+static int run_flight(struct run *r)
+{
+	struct flight_env env = {
+		.cap = r->cap, .tt = r->tt, .fl = r->fl, .o = &r->o, .meta = &r->meta,
+		.t0 = r->t0, .child = r->child.pid, .selected = run_selected, .ctx = r,
+		.counters = flight_counters, .say = msg, .stop = &stop_signal, .werr = &r->werr,
+	};
+	int e = flight_run(&env);
+
+	r->child.pid = env.child;
+	return e ? 1 : 0;
+}
+
 static void run_free(struct run *r)
 {
+	flight__free(r->fl);
 	if (r->child.pid > 0) {
 		kill(r->child.pid, SIGKILL);
 		waitpid(r->child.pid, NULL, 0);
@@ -1292,7 +1369,13 @@ int main(int argc, char **argv)
 		rc = remap_capture(r);
 		goto out;
 	}
-	if (check_env(r) || prepare(r) || start(r) || capture_loop(r) || finish(r))
+	if (check_env(r) || prepare(r) || start(r))
+		goto out;
+	if (r->o.live || r->o.flight_s) {
+		rc = r->o.live ? run_live(r) : run_flight(r);
+		goto out;
+	}
+	if (capture_loop(r) || finish(r))
 		goto out;
 	print_summary(r);
 	rc = command_status(r);

@@ -241,7 +241,24 @@ function lost(r) {
 	return r.drops.filter((d) => d[1] > 0 && !NOT_LOST[d[0]]);
 }
 
+// A flight recorder dump's trigger ({ t: ns from the capture start, text }), marked on the
+// time charts; null for an ordinary capture.
+let TRIGGER = null;
+
+function triggerNote(runs) {
+	const r = runs.find((x) => x.meta.trigger);
+	const box = document.getElementById("warn");
+	if (!r || !box)
+		return;
+	TRIGGER = { t: r.meta.trigger_ns, text: r.meta.trigger };
+	box.parentNode.insertBefore(el("p", { id: "trigger", class: "note", text:
+		"Flight recorder dump, triggered by " + r.meta.trigger + " at " +
+		fmtMs(r.meta.trigger_ns) + " from the window's start (the red line on the time charts)" }),
+		box);
+}
+
 function warnings(runs) {
+	triggerNote(runs);
 	const w = [];
 	for (const r of runs) {
 		const who = runs.length > 1 ? r.short + ": " : "";
@@ -1015,6 +1032,8 @@ function drawCapture(data, panel) {
 			["window", windowText(r)],
 			["started", m.start_wall_ns ? new Date(m.start_wall_ns / 1e6).toISOString() : "unknown"],
 			["command", m.cmdline], ["options", m.options], ["written by", m.tool_version],
+			["trigger", m.trigger ? fmtMs(m.trigger_ns) + " from the start: " + m.trigger :
+				"none (not a flight recorder dump)"],
 			["switch kinds", m.has_switch_kind ? "voluntary / involuntary known" : "unknown"],
 			["run-queue wait", m.has_wait ? "measured" : "not measured"],
 			["KVM", m.has_kvm ? "traced" : "not traced"],
@@ -1252,6 +1271,11 @@ function timeChart(parent, win, opts) {
 		ctx.rect(left, top, plotW, plotH);
 		ctx.clip();
 		opts.draw(ctx, view, c);
+		if (TRIGGER && TRIGGER.t >= view.t0 && TRIGGER.t <= view.t1) {
+			ctx.fillStyle = "#d0342c";
+			ctx.fillRect(Math.round(view.x(TRIGGER.t)) - 1, top, 2, plotH);
+		}
+		c.cv.dataset.trigger = TRIGGER ? String(TRIGGER.t) : "";
 		ctx.restore();
 		if (opts.yAxis)
 			opts.yAxis(ctx, view);

@@ -49,7 +49,9 @@ static void pack_bool(msgpack_packer *pk, const char *key, bool v)
 
 int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 {
-	msgpack_pack_map(pk, META_KEYS + (m->has_steal ? 2 : 0));
+	/* a flight recorder's dump adds its trigger, a capture that read steal time its two keys
+	 * (readers without them skip the keys) */
+	msgpack_pack_map(pk, META_KEYS + (m->has_steal ? 2 : 0) + (m->trigger ? 2 : 0));
 	pack_opt_str(pk, "host", m->host);
 	pack_opt_str(pk, "kernel", m->kernel);
 	pack_opt_str(pk, "boot_id", m->boot_id);
@@ -100,6 +102,10 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	for (uint32_t i = 0; i < m->nr_drops; i++) {
 		pack_key(pk, m->drops[i].name);
 		msgpack_pack_uint64(pk, m->drops[i].value);
+	}
+	if (m->trigger) {
+		pack_opt_str(pk, "trigger", m->trigger);
+		pack_u64(pk, "trigger_ns", m->trigger_ns);
 	}
 	pack_key(pk, "format");
 	msgpack_pack_uint32(pk, 2);
@@ -296,6 +302,10 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			ret = unpack_exit_names(c, m);
 		else if (!strcmp(key, "drops"))
 			ret = unpack_drops(c, m);
+		else if (!strcmp(key, "trigger"))
+			ret = unpack_opt_str(c, &m->trigger);
+		else if (!strcmp(key, "trigger_ns"))
+			m->trigger_ns = mp_read_uint(c);
 		else
 			mp_skip(c);
 	}

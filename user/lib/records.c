@@ -17,6 +17,7 @@ void pwz_meta_free(struct pwz_meta *meta)
 	free(meta->cmdline);
 	free(meta->options);
 	free(meta->tool_version);
+	free(meta->trigger);
 	free(meta->topo);
 	free(meta->exit_names);
 	memset(meta, 0, sizeof(*meta));
@@ -53,6 +54,7 @@ int pwz_meta_copy(struct pwz_meta *dst, const struct pwz_meta *src)
 	*dst = *src;
 	dst->host = dst->kernel = dst->boot_id = dst->cmdline = dst->options = NULL;
 	dst->tool_version = NULL;
+	dst->trigger = NULL;
 	dst->topo = NULL;
 	dst->exit_names = NULL;
 	if (pwz_meta_set_str(&dst->host, src->host) ||
@@ -60,7 +62,8 @@ int pwz_meta_copy(struct pwz_meta *dst, const struct pwz_meta *src)
 	    pwz_meta_set_str(&dst->boot_id, src->boot_id) ||
 	    pwz_meta_set_str(&dst->cmdline, src->cmdline) ||
 	    pwz_meta_set_str(&dst->options, src->options) ||
-	    pwz_meta_set_str(&dst->tool_version, src->tool_version))
+	    pwz_meta_set_str(&dst->tool_version, src->tool_version) ||
+	    pwz_meta_set_str(&dst->trigger, src->trigger))
 		goto nomem;
 	if (src->topo && src->nr_cpus) {
 		dst->topo = dup_mem(src->topo, src->nr_cpus * sizeof(*src->topo));

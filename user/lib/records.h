@@ -199,6 +199,9 @@ struct pwz_meta {
 	uint32_t threads;		/* enum pwz_threads */
 	uint32_t nr_exit_names;
 	struct pwz_exit_name *exit_names;
+	char *trigger;			/* a flight recorder's dump: what fired it ("signal SIGUSR1",
+					 * "wait 23.1 ms tid 812", ...); NULL: not a dump */
+	uint64_t trigger_ns;		/* when it fired, from capture start (with trigger) */
 	uint32_t nr_drops;
 	struct pwz_counter drops[PWZ_MAX_DROPS];	/* e.g. "slice", "wakeup", "kvm_exit", "lost" */
 	bool has_steal;			/* steal_ns and cpu_time_ns were read (/proc/stat) */

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pwz-bpf --flight: the last N seconds of records in bounded memory, written out on a trigger. */
+#ifndef PWZ_FLIGHT_H
+#define PWZ_FLIGHT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "records.h"
+
+/*
+ * What a dump holds. The window is [to - N, to) in the capture's time, to = the trigger plus
+ * --after. The dump is a normal cdict whose time 0 is the window's start (start_mono_ns moved
+ * there, duration N) and whose records are the stored ones touching the window, cut at its
+ * edges as a capture's are (user/lib/model.h): a slice running at the window's start begins
+ * at 0 (R1), one running at its end is PWZ_END_OPEN at N (R1), its switch-out counted only
+ * inside (R6); waits count in the window holding their end (R6; a wait begun before the
+ * window is folded into the aggregates but has no record, as its start is before time 0);
+ * exits by their kvm_exit time. The aggregates are model_fold() over the window of the
+ * whole records, so they are exact for it (R7), except for slices the kernel dropped (ring
+ * full), which the metadata's drop counters then count since the start.
+ *
+ * Memory: records are kept in chunks of FLIGHT_CHUNK_ENTRIES entries of 56 bytes; a chunk
+ * whose every record ended before the window (with a slack for the ring buffer's small
+ * reordering across CPUs) is freed. Past the budget the oldest chunk goes even if it is in
+ * the window: the window then starts later, and the dump says so ("flight_budget" drop
+ * counter, the records evicted early). Thread names: one entry per thread seen.
+ */
+#define FLIGHT_CHUNK_ENTRIES 4096
+#define FLIGHT_SLACK_NS 100000000ull	/* records kept this long past the window's start */
+#define FLIGHT_MIN_MB 16		/* the smallest budget sized at start */
+
+struct flight;
+
+struct flight_cfg {
+	uint64_t window_ns;		/* N */
+	uint64_t budget_bytes;		/* 0: sized from the rate of the first second */
+	uint64_t trigger_wait_ns;	/* a run-queue wait longer than this triggers; 0 off */
+	uint64_t trigger_exit_ns;	/* a KVM exit handled longer than this triggers; 0 off */
+	uint64_t after_ns;		/* the window ends this long after the trigger */
+};
+
+/* NULL with errno ENOMEM. */
+struct flight *flight__new(const struct flight_cfg *cfg);
+
+/* NULL is a no-op. */
+void flight__free(struct flight *f);
+
+/* A thread's naming (the later one of a tid wins). Returns 0 or -ENOMEM. */
+int flight__task(struct flight *f, const struct pwz_task *t);
+
+/* One slice and the wait before it (w NULL: none), times from the capture start; a wait longer
+ * than the threshold triggers at its end. Returns 0 or -ENOMEM. */
+int flight__slice(struct flight *f, const struct pwz_slice *s, const struct pwz_wakeup *w);
+
+/* One KVM exit; one handled longer than the threshold triggers at its kvm_exit. */
+int flight__kvm_exit(struct flight *f, const struct pwz_kvm_exit *e);
+
+/* A trigger at t_ns for reason (copied). Ignored (returns false) while another is pending or
+ * when its window would overlap the last dump's (it would start before that one's end): one
+ * incident, one dump, and at most one dump per window however many waits run long. */
+bool flight__trigger(struct flight *f, uint64_t t_ns, const char *reason);
+
+/* The pending trigger's dump was written (or failed) with its window ending at to_ns. */
+void flight__dumped(struct flight *f, uint64_t to_ns);
+
+/* Frees what lies wholly before the window ending now_ns, and what the budget cannot hold. */
+void flight__evict(struct flight *f, uint64_t now_ns);
+
+/* Bytes held by the records now, the bytes of every record stored so far, and the budget (0
+ * while not sized yet). */
+uint64_t flight__bytes(const struct flight *f);
+uint64_t flight__stored(const struct flight *f);
+uint64_t flight__budget(const struct flight *f);
+
+/* Sizes the budget from the bytes stored over the first elapsed_ns: twice the window at that
+ * rate, at least FLIGHT_MIN_MB. No-op when a budget is set. Returns the budget. */
+uint64_t flight__size_budget(struct flight *f, uint64_t elapsed_ns);
+
+/* The run: everything the loop needs from pwz-bpf. */
+struct capture;
+struct task_table;
+struct capture_opts;
+
+struct flight_env {
+	struct capture *cap;			/* started, streams on */
+	struct task_table *tt;			/* names of threads touched only by a dump */
+	struct flight *fl;
+	const struct capture_opts *o;		/* window, triggers, run name, dest, mode */
+	const struct pwz_meta *meta;		/* the capture's, copied into every dump */
+	uint64_t t0;				/* CLOCK_MONOTONIC capture start */
+	pid_t child;				/* the command after "--", or -1 */
+	bool (*selected)(void *ctx, uint32_t tid);	/* -p / -t: threads in the dumps */
+	void *ctx;
+	int (*counters)(void *ctx, struct pwz_meta *m);	/* fills the drop counters of a dump */
+	void (*say)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+	volatile sig_atomic_t *stop;		/* SIGINT, SIGTERM, SIGHUP */
+	int *werr;				/* the sinks' first error */
+};
+
+/* Records until a signal, -s, the command's end or (--once) the first dump, writing a dump on
+ * every trigger (SIGUSR1, a long wait or exit) and on the way out. Returns 0 or -errno (said). */
+int flight_run(struct flight_env *env);
+
+/* Writes the dump of the window [to_ns - N, to_ns) to path, the trigger (reason at trig_ns)
+ * in its metadata. Exposed for the loop above; returns 0 or -errno with err. */
+int flight__write(struct flight *f, struct flight_env *env, const char *path, uint64_t to_ns,
+		  uint64_t trig_ns, const char *reason, char *err, size_t errlen);
+
+#endif /* PWZ_FLIGHT_H */

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pwz-bpf --live: the kernel's totals read every interval, differences per thread and exit. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "capture.h"
+#include "capture_tasks.h"
+#include "live.h"
+#include "live_screen.h"
+#include "model.h"
+
+/* One reading of the kernel's totals since the start, per thread (sorted by tid). */
+struct reading {
+	uint64_t t;			/* CLOCK_MONOTONIC of the reading */
+	struct live_task *tasks;	/* totals; name and tgid unset */
+	size_t nr_tasks, cap_tasks;
+	struct live_exit *exits;	/* totals */
+	size_t nr_exits;
+	uint64_t cnt[PWZ_CNT_MAX];
+	uint64_t bpf_ns;
+};
+
+struct live {
+	struct capture *cap;
+	struct task_table *tt;
+	uint64_t t0;
+	bool (*selected)(void *ctx, uint32_t tid);
+	void *ctx;
+	int nr_cpus;
+	int stats_fd;			/* bpf_enable_stats(): run time counted while open */
+	struct reading prev, cur;
+	struct live_frame frame;
+	size_t cap_frame_tasks;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The entry of tid in r (sorted), appended when new (the caller keeps the order). */
+static struct live_task *reading_task(struct reading *r, uint32_t tid)
+{
+	size_t lo = 0, hi = r->nr_tasks;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->tasks[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->nr_tasks && r->tasks[lo].tid == tid)
+		return &r->tasks[lo];
+	if (r->nr_tasks == r->cap_tasks) {
+		size_t n = r->cap_tasks ? 2 * r->cap_tasks : 256;
+		struct live_task *p = realloc(r->tasks, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		r->tasks = p;
+		r->cap_tasks = n;
+	}
+	memmove(&r->tasks[lo + 1], &r->tasks[lo], (r->nr_tasks - lo) * sizeof(*r->tasks));
+	memset(&r->tasks[lo], 0, sizeof(*r->tasks));
+	r->tasks[lo].tid = tid;
+	r->nr_tasks++;
+	return &r->tasks[lo];
+}
+
+struct open_arg {
+	struct live *l;
+	struct reading *r;
+	int err;
+};
+
+/* The slice running on a CPU counts up to the reading (the kernel adds it when it ends). */
+static int open_cb(void *ctx, uint32_t cpu, const struct cpu_state *st)
+{
+	struct open_arg *a = ctx;
+	uint64_t start = st->start_ns ? st->start_ns : a->l->t0;
+	struct live_task *t;
+
+	(void)cpu;
+	if (start >= a->r->t || (a->l->selected && !a->l->selected(a->l->ctx, st->tid)))
+		return 0;
+	t = reading_task(a->r, st->tid);
+	if (!t)
+		return -ENOMEM;
+	t->run_ns += a->r->t - start;
+	return 0;
+}
+
+/* Reads the totals into r. */
+static int read_totals(struct live *l, struct reading *r)
+{
+	struct model_fold *f = model_fold__new(NULL);
+	const struct pwz_cpu_agg *ca;
+	const struct pwz_wait_agg *wa;
+	const struct pwz_kvm_agg *ka;
+	struct open_arg oa = { l, r, 0 };
+	uint64_t cnt;
+	size_t n;
+	int e;
+
+	if (!f)
+		return -ENOMEM;
+	r->nr_tasks = 0;
+	e = capture__read_kernel_aggs(l->cap, f);
+	if (e)
+		goto out;
+	n = model_fold__cpu_aggs(f, &ca);
+	for (size_t i = 0; i < n; i++) {
+		struct live_task *t = reading_task(r, ca[i].tid);
+
+		if (!t) {
+			e = -ENOMEM;
+			goto out;
+		}
+		t->run_ns += ca[i].runtime_ns;
+		t->switches += ca[i].switches;
+		t->voluntary += ca[i].voluntary;
+		t->involuntary += ca[i].involuntary;
+	}
+	n = model_fold__wait_aggs(f, &wa);
+	for (size_t i = 0; i < n; i++) {
+		struct live_task *t = reading_task(r, wa[i].tid);
+
+		if (!t) {
+			e = -ENOMEM;
+			goto out;
+		}
+		t->waits += wa[i].count;
+		t->wait_ns += wa[i].wait_ns;
+	}
+	n = model_fold__kvm_aggs(f, &ka);
+	free(r->exits);
+	r->exits = n ? calloc(n, sizeof(*r->exits)) : NULL;
+	r->nr_exits = 0;
+	if (n && !r->exits) {
+		e = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct live_task *t = reading_task(r, ka[i].tid);
+
+		if (!t) {
+			e = -ENOMEM;
+			goto out;
+		}
+		t->exits += ka[i].count;
+		r->exits[r->nr_exits++] = (struct live_exit){ ka[i].tid, ka[i].isa, ka[i].reason,
+							       ka[i].count, ka[i].handling_ns };
+	}
+	/* the clock, then the running slices: what ran until now counts now */
+	r->t = mono_ns();
+	e = capture__open_slices(l->cap, open_cb, &oa);
+	if (!e)
+		e = capture__counters(l->cap, r->cnt);
+	if (!e)
+		e = capture__prog_stats(l->cap, &r->bpf_ns, &cnt);
+out:
+	model_fold__free(f);
+	return e;
+}
+
+static uint64_t sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static int exit_cmp(const struct live_exit *a, const struct live_exit *b)
+{
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->isa != b->isa)
+		return a->isa < b->isa ? -1 : 1;
+	return a->reason < b->reason ? -1 : a->reason > b->reason;
+}
+
+/* frame = cur - prev, threads without activity left out. */
+static int make_frame(struct live *l)
+{
+	struct reading *p = &l->prev, *c = &l->cur;
+	struct live_frame *f = &l->frame;
+	size_t j = 0, k = 0;
+
+	f->seq++;
+	f->t_ns = sub(c->t, l->t0);
+	f->wall_ns = wall_ns();
+	f->dt_ns = sub(c->t, p->t);
+	f->nr_cpus = l->nr_cpus;
+	f->switches = sub(c->cnt[CNT_SWITCHES], p->cnt[CNT_SWITCHES]);
+	f->drops = sub(c->cnt[CNT_MAP_FULL] + c->cnt[CNT_DROP_TASK],
+		       p->cnt[CNT_MAP_FULL] + p->cnt[CNT_DROP_TASK]);
+	f->bpf_ns = sub(c->bpf_ns, p->bpf_ns);
+	f->idle_ns = 0;
+	f->nr_tasks = 0;
+	if (c->nr_tasks > l->cap_frame_tasks) {
+		struct live_task *t = realloc(f->tasks, c->nr_tasks * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		f->tasks = t;
+		l->cap_frame_tasks = c->nr_tasks;
+	}
+	for (size_t i = 0; i < c->nr_tasks; i++) {
+		const struct live_task *ct = &c->tasks[i];
+		struct live_task d = { .tid = ct->tid };
+		const char *name;
+
+		while (j < p->nr_tasks && p->tasks[j].tid < ct->tid)
+			j++;
+		if (j < p->nr_tasks && p->tasks[j].tid == ct->tid) {
+			const struct live_task *pt = &p->tasks[j];
+
+			d.run_ns = sub(ct->run_ns, pt->run_ns);
+			d.switches = sub(ct->switches, pt->switches);
+			d.voluntary = sub(ct->voluntary, pt->voluntary);
+			d.involuntary = sub(ct->involuntary, pt->involuntary);
+			d.waits = sub(ct->waits, pt->waits);
+			d.wait_ns = sub(ct->wait_ns, pt->wait_ns);
+			d.exits = sub(ct->exits, pt->exits);
+		} else {
+			d = *ct;
+		}
+		if (d.tid == 0) {
+			f->idle_ns = d.run_ns;
+			continue;
+		}
+		if (!d.run_ns && !d.switches && !d.waits && !d.exits)
+			continue;
+		name = task_table__name(l->tt, d.tid);
+		if (name)
+			snprintf(d.name, sizeof(d.name), "%s", name);
+		else
+			snprintf(d.name, sizeof(d.name), "tid-%u", d.tid);
+		d.tgid = task_table__tgid(l->tt, d.tid);
+		f->tasks[f->nr_tasks++] = d;
+	}
+	/* exits: both sorted by (tid, isa, reason) */
+	free(f->exits);
+	f->exits = c->nr_exits ? calloc(c->nr_exits, sizeof(*f->exits)) : NULL;
+	f->nr_exits = 0;
+	if (c->nr_exits && !f->exits)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nr_exits; i++) {
+		struct live_exit d = c->exits[i];
+
+		while (k < p->nr_exits && exit_cmp(&p->exits[k], &c->exits[i]) < 0)
+			k++;
+		if (k < p->nr_exits && !exit_cmp(&p->exits[k], &c->exits[i])) {
+			d.count = sub(d.count, p->exits[k].count);
+			d.handling_ns = sub(d.handling_ns, p->exits[k].handling_ns);
+		}
+		if (d.count)
+			f->exits[f->nr_exits++] = d;
+	}
+	return 0;
+}
+
+struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
+		       bool (*selected)(void *ctx, uint32_t tid), void *ctx, char *err, size_t errlen)
+{
+	struct live *l = calloc(1, sizeof(*l));
+	int e;
+
+	if (!l) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	l->cap = cap;
+	l->tt = tt;
+	l->t0 = t0;
+	l->selected = selected;
+	l->ctx = ctx;
+	l->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	/* the programs' own run time for the header; without it the header says "bpf ?" */
+	l->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	e = read_totals(l, &l->prev);
+	if (e) {
+		snprintf(err, errlen, "cannot read the kernel aggregates: %s", strerror(-e));
+		live__free(l);
+		errno = -e;
+		return NULL;
+	}
+	return l;
+}
+
+int live__sample(struct live *l, struct live_frame **f)
+{
+	struct reading tmp;
+	int e = read_totals(l, &l->cur);
+
+	if (e)
+		return e;
+	e = make_frame(l);
+	tmp = l->prev;
+	l->prev = l->cur;
+	l->cur = tmp;
+	*f = &l->frame;
+	return e;
+}
+
+void live__free(struct live *l)
+{
+	if (!l)
+		return;
+	if (l->stats_fd >= 0)
+		close(l->stats_fd);
+	free(l->prev.tasks);
+	free(l->prev.exits);
+	free(l->cur.tasks);
+	free(l->cur.exits);
+	free(l->frame.tasks);
+	free(l->frame.exits);
+	free(l);
+}
+
+int live_run(struct capture *cap, struct task_table *tt, uint64_t t0, const struct pwz_meta *meta,
+	     const struct live_opts *o, volatile sig_atomic_t *stop, char *err, size_t errlen)
+{
+	uint64_t period = (uint64_t)(o->interval_s * 1e9), next;
+	struct live_screen *scr = NULL;
+	struct live_frame *f = NULL;
+	struct live *l;
+	int e = 0;
+
+	l = live__new(cap, tt, t0, o->selected, o->ctx, err, errlen);
+	if (!l)
+		return -errno;
+	if (!o->batch) {
+		scr = live_screen__new(STDIN_FILENO, STDOUT_FILENO, o->kvm_view, meta, err, errlen);
+		if (!scr) {
+			e = -errno;
+			goto out;
+		}
+	}
+	next = mono_ns() + period;
+	while (!*stop) {
+		uint64_t now = mono_ns();
+		int wait_ms = now >= next ? 0 : (int)((next - now) / 1000000) + 1;
+
+		if (wait_ms > 100)
+			wait_ms = 100;
+		/* the task records (new threads, renames) keep the names current */
+		e = capture__poll(cap, scr ? 0 : wait_ms);
+		if (e < 0 && e != -EINTR) {
+			snprintf(err, errlen, "reading the ring buffer failed: %s", strerror(-e));
+			goto out;
+		}
+		e = 0;
+		if (scr) {
+			int k = live_screen__input(scr, wait_ms);
+
+			if (k == LIVE_SCREEN_QUIT)
+				break;
+		}
+		if (mono_ns() < next)
+			continue;
+		next += period;
+		if (next < mono_ns())	/* a stall (suspended): no burst of catch-up frames */
+			next = mono_ns() + period;
+		e = live__sample(l, &f);
+		if (e) {
+			snprintf(err, errlen, "cannot read the kernel aggregates: %s", strerror(-e));
+			goto out;
+		}
+		task_table__forget_gone(tt, NULL, NULL);
+		if (scr)
+			live_screen__frame(scr, f);
+		else if (o->json)
+			e = live_print_json(stdout, f, meta);
+		else
+			e = live_print_text(stdout, f, meta, o->kvm_view);
+		if (e) {
+			snprintf(err, errlen, "cannot write to standard output: %s", strerror(-e));
+			goto out;
+		}
+		if (o->count && f->seq >= o->count)
+			break;
+	}
+out:
+	live_screen__free(scr);
+	live__free(l);
+	return e;
+}

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pwz-bpf --live's output: a full-screen view in plain ANSI, text blocks and JSON lines. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include "live_screen.h"
+#include "records.h"
+#include "termsafe.h"
+
+/* The terminal modes: entering and leaving the alternate screen with the cursor hidden. */
+#define ENTER "\033[?1049h\033[?25l\033[H\033[2J"
+#define LEAVE "\033[?25h\033[?1049l"
+
+enum sort_key { SORT_CPU, SORT_SWITCHES, SORT_WAIT, SORT_NAME, SORT_PID };
+
+static const char *const sort_names[] = { "cpu", "switches", "ready", "name", "pid" };
+
+struct live_screen {
+	int in, out;
+	struct termios saved;
+	const struct pwz_meta *meta;
+	const struct live_frame *f;	/* the frame shown */
+	bool kvm;			/* the KVM view */
+	bool paused;
+	bool editing;			/* typing a filter after '/' */
+	enum sort_key sort;
+	char filter[64];
+	unsigned int rows, cols;
+	char *buf;			/* the frame being composed */
+	size_t len, cap;
+};
+
+/* For the signal handlers: what to give back. */
+static int g_out = -1, g_in = -1;
+static struct termios g_saved;
+static volatile sig_atomic_t g_winch;
+
+static void restore_raw(void)
+{
+	if (g_out >= 0) {
+		ssize_t n = write(g_out, LEAVE, sizeof(LEAVE) - 1);
+
+		(void)n;
+		tcsetattr(g_in, TCSAFLUSH, &g_saved);
+	}
+}
+
+static void on_fatal(int sig)
+{
+	restore_raw();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	g_winch = 1;
+}
+
+static int enter_raw(int in, int out)
+{
+	struct termios t = g_saved;
+	ssize_t n;
+
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ISIG | IEXTEN);
+	t.c_iflag &= ~(tcflag_t)(IXON | ICRNL);
+	t.c_cc[VMIN] = 0;
+	t.c_cc[VTIME] = 0;
+	if (tcsetattr(in, TCSAFLUSH, &t))
+		return -errno;
+	n = write(out, ENTER, sizeof(ENTER) - 1);
+	return n < 0 ? -errno : 0;
+}
+
+/* kill -TSTP: the terminal back while stopped, the view again on SIGCONT. */
+static void on_tstp(int sig)
+{
+	int saved_errno = errno;
+
+	(void)sig;
+	restore_raw();
+	raise(SIGSTOP);
+	enter_raw(g_in, g_out);
+	g_winch = 1;
+	errno = saved_errno;
+}
+
+static void get_size(struct live_screen *s)
+{
+	struct winsize ws;
+
+	s->rows = 24;
+	s->cols = 80;
+	if (!ioctl(s->out, TIOCGWINSZ, &ws) && ws.ws_row && ws.ws_col) {
+		s->rows = ws.ws_row;
+		s->cols = ws.ws_col;
+	}
+}
+
+struct live_screen *live_screen__new(int fd_in, int fd_out, bool kvm_view,
+				     const struct pwz_meta *meta, char *err, size_t errlen)
+{
+	struct live_screen *s;
+	struct sigaction sa;
+	int e;
+
+	if (!isatty(fd_in) || !isatty(fd_out)) {
+		snprintf(err, errlen, "--live needs a terminal (use --batch or --json to write to a file or a pipe)");
+		errno = ENOTTY;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->in = fd_in;
+	s->out = fd_out;
+	s->kvm = kvm_view;
+	s->meta = meta;
+	if (tcgetattr(fd_in, &s->saved)) {
+		e = errno;
+		snprintf(err, errlen, "cannot read the terminal's modes: %s", strerror(e));
+		free(s);
+		errno = e;
+		return NULL;
+	}
+	g_saved = s->saved;
+	g_in = fd_in;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_fatal;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGFPE, &sa, NULL);
+	sigaction(SIGABRT, &sa, NULL);
+	sa.sa_handler = on_winch;
+	sigaction(SIGWINCH, &sa, NULL);
+	sa.sa_handler = on_tstp;
+	sigaction(SIGTSTP, &sa, NULL);
+	e = enter_raw(fd_in, fd_out);
+	g_out = fd_out;
+	if (e) {
+		restore_raw();
+		g_out = -1;
+		snprintf(err, errlen, "cannot set up the terminal: %s", strerror(-e));
+		free(s);
+		errno = -e;
+		return NULL;
+	}
+	get_size(s);
+	return s;
+}
+
+void live_screen__free(struct live_screen *s)
+{
+	struct sigaction sa;
+
+	if (!s)
+		return;
+	restore_raw();
+	g_out = -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGWINCH, &sa, NULL);
+	sigaction(SIGTSTP, &sa, NULL);
+	free(s->buf);
+	free(s);
+}
+
+/* ---- the figures as text, shared by the screen and --batch ---- */
+
+/* A wait or handling time in a short readable form into b. */
+static const char *fmt_dur(char *b, size_t n, double ns)
+{
+	if (ns < 1e3)
+		snprintf(b, n, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(b, n, "%.1fus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(b, n, "%.2fms", ns / 1e6);
+	else
+		snprintf(b, n, "%.2fs", ns / 1e9);
+	return b;
+}
+
+static double per_s(uint64_t v, const struct live_frame *f)
+{
+	return f->dt_ns ? v * 1e9 / (double)f->dt_ns : 0;
+}
+
+static double pct(uint64_t ns, const struct live_frame *f)
+{
+	return f->dt_ns ? ns * 100.0 / (double)f->dt_ns : 0;
+}
+
+/* The header line: the interval and the capture's own cost. */
+static void header_line(char *b, size_t n, const struct live_frame *f)
+{
+	time_t sec = (time_t)(f->wall_ns / 1000000000ull);
+	double busy = f->nr_cpus && f->dt_ns ?
+		      100.0 - f->idle_ns * 100.0 / ((double)f->dt_ns * f->nr_cpus) : 0;
+	char when[32], bpf[32];
+	struct tm tm;
+
+	localtime_r(&sec, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	if (f->bpf_ns)
+		snprintf(bpf, sizeof(bpf), "%.2f ms/s", per_s(f->bpf_ns, f) / 1e6);
+	else
+		snprintf(bpf, sizeof(bpf), "?");
+	snprintf(b, n, "pwz-bpf --live  %s  #%llu  interval %.3f s  CPUs %d  busy %.1f%%  switches/s %.0f  BPF %s  drops %llu",
+		 when, (unsigned long long)f->seq, f->dt_ns / 1e9, f->nr_cpus, busy < 0 ? 0 : busy,
+		 per_s(f->switches, f), bpf, (unsigned long long)f->drops);
+}
+
+static const char task_cols[] =
+	"    TID     PID   CPU%   SW/s  VOL/s  INV/s  WAIT_AVG  READY%  EXITS/s  NAME";
+static const char kvm_cols[] =
+	"    TID     PID  EXITS/s  HANDLE_AVG  HANDLE%  EXIT                       NAME";
+
+static void task_line(char *b, size_t n, const struct live_task *t, const struct live_frame *f)
+{
+	char wavg[32], name[TERMSAFE_NAME_MAX];
+
+	if (t->waits)
+		fmt_dur(wavg, sizeof(wavg), (double)t->wait_ns / t->waits);
+	else
+		snprintf(wavg, sizeof(wavg), "-");
+	termsafe_str(name, sizeof(name), t->name);
+	snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %9s %7.1f %8.0f  %s", t->tid, t->tgid,
+		 pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
+		 per_s(t->involuntary, f), wavg, pct(t->wait_ns, f), per_s(t->exits, f), name);
+}
+
+static const struct live_task *find_task(const struct live_frame *f, uint32_t tid)
+{
+	size_t lo = 0, hi = f->nr_tasks;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->tasks[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nr_tasks && f->tasks[lo].tid == tid ? &f->tasks[lo] : NULL;
+}
+
+static const char *exit_name(char *b, size_t n, const struct pwz_meta *meta,
+			     const struct live_exit *e)
+{
+	const char *name = meta ? pwz_meta_exit_name(meta, e->isa, e->reason) : NULL;
+
+	if (name)
+		return termsafe_str(b, n, name);
+	snprintf(b, n, "%s %u", e->isa == PWZ_ISA_SVM ? "svm" : "vmx", e->reason);
+	return b;
+}
+
+static void exit_line(char *b, size_t n, const struct live_exit *e, const struct live_frame *f,
+		      const struct pwz_meta *meta)
+{
+	const struct live_task *t = find_task(f, e->tid);
+	char havg[32], ename[256], name[TERMSAFE_NAME_MAX];
+
+	fmt_dur(havg, sizeof(havg), e->count ? (double)e->handling_ns / e->count : 0);
+	termsafe_str(name, sizeof(name), t ? t->name : "?");
+	snprintf(b, n, "%7u %7u %8.0f %11s %8.1f  %-26s %s", e->tid, t ? t->tgid : 0,
+		 per_s(e->count, f), havg, pct(e->handling_ns, f),
+		 exit_name(ename, sizeof(ename), meta, e), name);
+}
+
+/* Sorts by exits per second, most first, then by key. */
+static int exit_order(const void *a, const void *b)
+{
+	const struct live_exit *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->reason < y->reason ? -1 : x->reason > y->reason;
+}
+
+static enum sort_key g_sort;	/* for the qsort comparator */
+
+static int task_order(const void *a, const void *b)
+{
+	const struct live_task *x = a, *y = b;
+	int c = 0;
+
+	switch (g_sort) {
+	case SORT_CPU:
+		c = x->run_ns != y->run_ns ? (x->run_ns > y->run_ns ? -1 : 1) : 0;
+		break;
+	case SORT_SWITCHES:
+		c = x->switches != y->switches ? (x->switches > y->switches ? -1 : 1) : 0;
+		break;
+	case SORT_WAIT:
+		c = x->wait_ns != y->wait_ns ? (x->wait_ns > y->wait_ns ? -1 : 1) : 0;
+		break;
+	case SORT_NAME:
+		c = strcmp(x->name, y->name);
+		break;
+	case SORT_PID:
+		c = x->tgid != y->tgid ? (x->tgid < y->tgid ? -1 : 1) : 0;
+		break;
+	}
+	if (!c)
+		c = x->tid < y->tid ? -1 : x->tid > y->tid;
+	return c;
+}
+
+/* The rows of f in the order and under the filter asked; malloc'd copies. */
+static struct live_task *sorted_tasks(const struct live_frame *f, enum sort_key key,
+				      const char *filter, size_t *n)
+{
+	struct live_task *v = malloc((f->nr_tasks ? f->nr_tasks : 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < f->nr_tasks; i++) {
+		const struct live_task *t = &f->tasks[i];
+		char ids[32];
+
+		snprintf(ids, sizeof(ids), "%u %u", t->tid, t->tgid);
+		if (filter && *filter && !strcasestr(t->name, filter) && !strstr(ids, filter))
+			continue;
+		v[(*n)++] = *t;
+	}
+	g_sort = key;
+	qsort(v, *n, sizeof(*v), task_order);
+	return v;
+}
+
+int live_print_text(FILE *out, const struct live_frame *f, const struct pwz_meta *meta, bool kvm)
+{
+	char line[2048];
+	struct live_task *v;
+	size_t n;
+
+	header_line(line, sizeof(line), f);
+	fprintf(out, "--- %s\n%s\n", line, task_cols);
+	v = sorted_tasks(f, SORT_CPU, NULL, &n);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		task_line(line, sizeof(line), &v[i], f);
+		fprintf(out, "%s\n", line);
+	}
+	free(v);
+	if (kvm || f->nr_exits) {
+		struct live_exit *e = malloc((f->nr_exits ? f->nr_exits : 1) * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		memcpy(e, f->exits, f->nr_exits * sizeof(*e));
+		qsort(e, f->nr_exits, sizeof(*e), exit_order);
+		fprintf(out, "%s\n", kvm_cols);
+		for (size_t i = 0; i < f->nr_exits; i++) {
+			exit_line(line, sizeof(line), &e[i], f, meta);
+			fprintf(out, "%s\n", line);
+		}
+		free(e);
+	}
+	fputc('\n', out);
+	return fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
+}
+
+/* A JSON string of s made terminal-safe first (termsafe's output is ASCII escapes and valid
+ * UTF-8, so only quotes and backslashes remain to escape). */
+static void json_str(FILE *out, const char *s)
+{
+	char safe[TERMSAFE_NAME_MAX];
+
+	termsafe_str(safe, sizeof(safe), s);
+	fputc('"', out);
+	for (const char *p = safe; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fputc('\\', out);
+		fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta *meta)
+{
+	char ename[256];
+
+	fprintf(out, "{\"seq\":%llu,\"t_ns\":%llu,\"wall_ns\":%llu,\"interval_ns\":%llu,\"nr_cpus\":%d,"
+		"\"idle_ns\":%llu,\"switches\":%llu,\"drops\":%llu,\"bpf_ns\":%llu,\"tasks\":[",
+		(unsigned long long)f->seq, (unsigned long long)f->t_ns,
+		(unsigned long long)f->wall_ns, (unsigned long long)f->dt_ns, f->nr_cpus,
+		(unsigned long long)f->idle_ns, (unsigned long long)f->switches,
+		(unsigned long long)f->drops, (unsigned long long)f->bpf_ns);
+	for (size_t i = 0; i < f->nr_tasks; i++) {
+		const struct live_task *t = &f->tasks[i];
+
+		fprintf(out, "%s{\"tid\":%u,\"pid\":%u,\"name\":", i ? "," : "", t->tid, t->tgid);
+		json_str(out, t->name);
+		fprintf(out, ",\"runtime_ns\":%llu,\"cpu_pct\":%.3f,\"switches\":%llu,\"voluntary\":%llu,"
+			"\"involuntary\":%llu,\"waits\":%llu,\"wait_ns\":%llu,\"ready_pct\":%.3f,"
+			"\"exits\":%llu}",
+			(unsigned long long)t->run_ns, pct(t->run_ns, f),
+			(unsigned long long)t->switches, (unsigned long long)t->voluntary,
+			(unsigned long long)t->involuntary, (unsigned long long)t->waits,
+			(unsigned long long)t->wait_ns, pct(t->wait_ns, f),
+			(unsigned long long)t->exits);
+	}
+	fputs("],\"kvm\":[", out);
+	for (size_t i = 0; i < f->nr_exits; i++) {
+		const struct live_exit *e = &f->exits[i];
+
+		fprintf(out, "%s{\"tid\":%u,\"isa\":%u,\"reason\":%u,\"exit\":", i ? "," : "", e->tid,
+			e->isa, e->reason);
+		json_str(out, exit_name(ename, sizeof(ename), meta, e));
+		fprintf(out, ",\"count\":%llu,\"handling_ns\":%llu}", (unsigned long long)e->count,
+			(unsigned long long)e->handling_ns);
+	}
+	fputs("]}\n", out);
+	return fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
+}
+
+/* ---- the screen ---- */
+
+static void put(struct live_screen *s, const char *p, size_t n)
+{
+	if (s->len + n > s->cap) {
+		size_t c = (s->len + n) * 2 + 4096;
+		char *b = realloc(s->buf, c);
+
+		if (!b)
+			return;
+		s->buf = b;
+		s->cap = c;
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+/* One screen line: cut to the width (counting characters, not UTF-8 bytes), then cleared to
+ * the end; reverse video with inverse. */
+static void put_line(struct live_screen *s, const char *line, bool inverse)
+{
+	unsigned int w = 0;
+	const char *p = line;
+
+	if (inverse)
+		put(s, "\033[7m", 4);
+	while (*p && w < s->cols) {
+		const char *q = p + 1;
+
+		while ((*q & 0xc0) == 0x80)
+			q++;
+		put(s, p, (size_t)(q - p));
+		p = q;
+		w++;
+	}
+	if (inverse) {
+		for (; w < s->cols; w++)
+			put(s, " ", 1);
+		put(s, "\033[0m", 4);
+	}
+	put(s, "\033[K\r\n", 5);
+}
+
+static void draw(struct live_screen *s)
+{
+	const struct live_frame *f = s->f;
+	unsigned int used = 0;
+	char line[2048], filt[256];
+	ssize_t n;
+
+	s->len = 0;
+	put(s, "\033[H", 3);
+	if (!f) {
+		put_line(s, "pwz-bpf --live: waiting for the first interval...", false);
+		used++;
+	} else {
+		header_line(line, sizeof(line), f);
+		put_line(s, line, false);
+		termsafe_str(filt, sizeof(filt), s->filter);
+		snprintf(line, sizeof(line), "%s view, sort %s%s%s%s%s  |  c s w n p sort  / filter  k %s  space pause  q quit",
+			 s->kvm ? "KVM" : "task", s->kvm ? "exits" : sort_names[s->sort],
+			 s->editing || *s->filter ? "  filter: " : "", filt,
+			 s->editing ? "_" : "", s->paused ? "  [PAUSED]" : "",
+			 s->kvm ? "tasks" : "KVM");
+		put_line(s, line, false);
+		put_line(s, s->kvm ? kvm_cols : task_cols, true);
+		used = 3;
+		if (!s->kvm) {
+			size_t nt;
+			struct live_task *v = sorted_tasks(f, s->sort, s->filter, &nt);
+
+			for (size_t i = 0; v && i < nt && used < s->rows; i++, used++) {
+				task_line(line, sizeof(line), &v[i], f);
+				put_line(s, line, false);
+			}
+			free(v);
+		} else {
+			struct live_exit *e = malloc((f->nr_exits ? f->nr_exits : 1) * sizeof(*e));
+
+			if (e) {
+				memcpy(e, f->exits, f->nr_exits * sizeof(*e));
+				qsort(e, f->nr_exits, sizeof(*e), exit_order);
+			}
+			for (size_t i = 0; e && i < f->nr_exits && used < s->rows; i++) {
+				const struct live_task *t = find_task(f, e[i].tid);
+
+				if (*s->filter && t && !strcasestr(t->name, s->filter))
+					continue;
+				exit_line(line, sizeof(line), &e[i], f, s->meta);
+				put_line(s, line, false);
+				used++;
+			}
+			if (e && !f->nr_exits && used < s->rows) {
+				put_line(s, "(no KVM exits in this interval)", false);
+				used++;
+			}
+			free(e);
+		}
+	}
+	/* the last row's line feed would scroll the screen: drop it */
+	if (used >= s->rows && s->len >= 2 && !memcmp(s->buf + s->len - 2, "\r\n", 2))
+		s->len -= 2;
+	put(s, "\033[J", 3);
+	for (size_t off = 0; off < s->len; off += (size_t)n) {
+		n = write(s->out, s->buf + off, s->len - off);
+		if (n <= 0 && errno != EINTR)
+			break;
+		if (n < 0)
+			n = 0;
+	}
+}
+
+void live_screen__frame(struct live_screen *s, const struct live_frame *f)
+{
+	if (s->paused)
+		return;
+	s->f = f;
+	draw(s);
+}
+
+/* One key; returns true when the view changed. */
+static bool key(struct live_screen *s, unsigned char c, bool *quit)
+{
+	if (s->editing) {
+		size_t l = strlen(s->filter);
+
+		if (c == '\r' || c == '\n') {
+			s->editing = false;
+		} else if (c == 27) {
+			s->editing = false;
+			s->filter[0] = '\0';
+		} else if (c == 127 || c == 8) {
+			if (l)
+				s->filter[l - 1] = '\0';
+		} else if (c == 3) {
+			*quit = true;
+		} else if (c >= 32 && l + 1 < sizeof(s->filter)) {
+			s->filter[l] = (char)c;
+			s->filter[l + 1] = '\0';
+		}
+		return true;
+	}
+	switch (c) {
+	case 'q': case 'Q': case 3: *quit = true; return false;
+	case 'c': s->sort = SORT_CPU; return true;
+	case 's': s->sort = SORT_SWITCHES; return true;
+	case 'w': case 'r': s->sort = SORT_WAIT; return true;
+	case 'n': s->sort = SORT_NAME; return true;
+	case 'p': s->sort = SORT_PID; return true;
+	case 'k': case 'K': s->kvm = !s->kvm; return true;
+	case ' ': s->paused = !s->paused; return true;
+	case '/': s->editing = true; s->filter[0] = '\0'; return true;
+	case 27: s->filter[0] = '\0'; return true;
+	default: return false;
+	}
+}
+
+int live_screen__input(struct live_screen *s, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = s->in, .events = POLLIN };
+	unsigned char buf[64];
+	bool changed = false, quit = false;
+	int r = poll(&pfd, 1, timeout_ms);
+
+	if (r > 0 && (pfd.revents & POLLIN)) {
+		ssize_t n = read(s->in, buf, sizeof(buf));
+
+		/* an escape sequence (arrows, function keys) is one ESC and the rest ignored */
+		if (n > 1 && buf[0] == 27 && !s->editing)
+			n = 0;
+		for (ssize_t i = 0; i < n && !quit; i++)
+			changed |= key(s, buf[i], &quit);
+	} else if (r > 0 && (pfd.revents & (POLLHUP | POLLERR))) {
+		return LIVE_SCREEN_QUIT;	/* the terminal went away */
+	}
+	if (g_winch) {
+		g_winch = 0;
+		get_size(s);
+		if (write(s->out, "\033[2J", 4) < 0)
+			return LIVE_SCREEN_QUIT;
+		changed = true;
+	}
+	if (quit)
+		return LIVE_SCREEN_QUIT;
+	if (changed) {
+		bool was = s->paused;
+
+		s->paused = false;
+		draw(s);
+		s->paused = was;
+	}
+	return LIVE_SCREEN_NONE;
+}
