@@ -31,8 +31,8 @@
  *                  interval [exit, entry) split into on-CPU (overlap with the thread's slices
  *                  whose switch-in was seen), off-CPU ready (overlap with its waits) and
  *                  off-CPU sleeping (the rest); on + ready + sleeping == total per exit;
- *   percentiles  = of exit handling per reason, and of run-queue wait per task, from
- *                  log-linear histograms (lhist.h). When the file records dropped records
+ *   percentiles  = of exit handling per reason exact (nearest rank); of run-queue wait per
+ *                  task from log-linear histograms (lhist.h). When the file records dropped records
  *                  (records_dropped), these stream figures miss what was dropped.
  */
 
@@ -50,8 +50,9 @@ struct vms_exit {
 	uint64_t off_ready_ns;		/* of which it waited runnable */
 	uint64_t off_sleep_ns;		/* of which it slept (blocked, halted) */
 	uint64_t p50_ns, p90_ns, p99_ns, max_ns;	/* of the paired exits' handling */
-	uint64_t *hist;					/* their handling times: PWZ_LHIST_BUCKETS
-						 * counters, NULL while none is paired */
+	uint64_t *durs;					/* their handling times (paired of them), so
+						 * that the percentiles are exact */
+	size_t cap_durs;
 };
 
 /* A thread that ran instead of a waiting vCPU. */
