@@ -414,23 +414,24 @@ static int on_task(void *ctx, const struct pwz_task *t)
 }
 
 /*
- * The two places that read the richer records of issue 14 (capture side) once they exist: the
- * slice's prev_state as the kernel reported it (D told from S), and the wakeup's waker (tid and
- * CPU at the wakeup). Until the records carry them, the fallbacks below.
+ * The two places that read the richer records of issue 14 (capture side): the slice's
+ * prev_state as the kernel reported it (D told from S), and the wakeup's waker (tid and CPU at
+ * sched_waking). Sources without them (imports without the field, legacy files) fall back to
+ * the end kind and to no waker.
  */
 static uint32_t slice_prev_state(const struct pwz_slice *s)
 {
-	/* with a reported state: return it when the record says it is known */
+	if (s->flags & PWZ_SLICE_STATE)
+		return s->prev_state;
 	return (uint32_t)perfetto_prev_state(s->end);
 }
 
 /* True with *tid and *cpu set when the record names the waker. */
 static bool wakeup_waker(const struct pwz_wakeup *w, uint32_t *tid, uint32_t *cpu)
 {
-	(void)w;
-	*tid = 0;
-	*cpu = 0;
-	return false;
+	*tid = w->flags & PWZ_WAKEUP_WAKER ? w->waker_tid : 0;
+	*cpu = w->flags & PWZ_WAKEUP_WAKER ? w->waker_cpu : 0;
+	return w->flags & PWZ_WAKEUP_WAKER;
 }
 
 static int on_slice(void *ctx, const struct pwz_slice *s)

@@ -22,11 +22,11 @@
 static struct trace *hand_built(void)
 {
 	static struct pwz_slice slices[] = {
-		{ 10, 0, 0, 30 * MS, PWZ_END_SLEPT, 0 },
-		{ 11, 0, 30 * MS, 20 * MS, PWZ_END_PREEMPTED, 0 },
-		{ 10, 1, 50 * MS, 20 * MS, PWZ_END_OPEN, 0 },
+		{ 10, 0, 0, 30 * MS, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 11, 0, 30 * MS, 20 * MS, PWZ_END_PREEMPTED, 0, 0, 0 },
+		{ 10, 1, 50 * MS, 20 * MS, PWZ_END_OPEN, 0, 0, 0 },
 	};
-	static struct pwz_wakeup wakeups[] = { { 10, 1, 45 * MS, 5 * MS } };
+	static struct pwz_wakeup wakeups[] = { { 10, 1, 45 * MS, 5 * MS, 0, 0, 0 } };
 	static struct pwz_kvm_exit exits[] = {
 		{ 10, 0, 10 * MS, PWZ_ISA_SVM, 0x7b, 1000, 2000, 0 },
 		{ 10, 0, 60 * MS, PWZ_ISA_SVM, 0x7b, 1000, 4000, 0 },
@@ -174,8 +174,8 @@ static void test_idle_per_cpu(void **state)
 	struct summary_opts o = { .merge_sys = true };
 	char err[256];
 	struct summary *s;
-	const struct pwz_slice idle[] = { { 0, 0, 70 * MS, 30 * MS, PWZ_END_PREEMPTED, 0 },
-					  { 0, 1, 0, 50 * MS, PWZ_END_PREEMPTED, 0 } };
+	const struct pwz_slice idle[] = { { 0, 0, 70 * MS, 30 * MS, PWZ_END_PREEMPTED, 0, 0, 0 },
+					  { 0, 1, 0, 50 * MS, PWZ_END_PREEMPTED, 0, 0, 0 } };
 
 	(void)state;
 	t->slices = realloc(t->slices, 5 * sizeof(*t->slices));

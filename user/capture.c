@@ -156,6 +156,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	s->rodata->filter_tgids = cfg->filter ? 1 : 0;
 	s->rodata->emit_streams = cfg->streams;
 	s->rodata->want_wait = cfg->sched && cfg->wait;
+	s->rodata->want_waker = cfg->sched && cfg->wait && cfg->streams;
 	s->rodata->wakeup_bytes = ((__u64)cfg->ringbuf_mb << 20) / 4;
 
 	bpf_program__set_autoload(s->progs.switch_btf, cfg->sched && !raw);
@@ -164,6 +165,9 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_program__set_autoload(s->progs.switch_raw, cfg->sched && raw);
 	bpf_program__set_autoload(s->progs.wakeup_raw, cfg->sched && cfg->wait && raw);
 	bpf_program__set_autoload(s->progs.wakeup_new_raw, cfg->sched && cfg->wait && raw);
+	/* the waker rides in the slice records only: not needed for aggregates */
+	bpf_program__set_autoload(s->progs.waking_btf, cfg->sched && cfg->wait && cfg->streams && !raw);
+	bpf_program__set_autoload(s->progs.waking_raw, cfg->sched && cfg->wait && cfg->streams && raw);
 	bpf_program__set_autoload(s->progs.kvm_exit, cfg->kvm);
 	bpf_program__set_autoload(s->progs.kvm_entry, cfg->kvm);
 	bpf_map__set_max_entries(s->maps.rb, cfg->ringbuf_mb << 20);

@@ -677,6 +677,9 @@ static int fill_meta(struct run *r)
 	r->meta.clock_id = CLOCK_MONOTONIC;
 	r->meta.has_switch_kind = r->cfg.sched;
 	r->meta.has_wait = r->cfg.sched && r->cfg.wait;
+	r->meta.has_prev_state = r->cfg.sched && r->cfg.streams;
+	r->meta.has_waker = r->cfg.sched && r->cfg.wait && r->cfg.streams;
+	r->meta.has_charged = r->cfg.sched;
 	r->meta.has_kvm = r->kvm_ok;
 	capture_opts_describe(&r->o, opts_text, sizeof(opts_text));
 	ol = strlen(opts_text);

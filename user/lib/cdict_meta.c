@@ -45,7 +45,7 @@ static void pack_bool(msgpack_packer *pk, const char *key, bool v)
 		msgpack_pack_false(pk);
 }
 
-#define META_KEYS 21
+#define META_KEYS 24
 
 int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 {
@@ -80,6 +80,9 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	pack_bool(pk, "has_switch_kind", m->has_switch_kind);
 	pack_bool(pk, "has_wait", m->has_wait);
 	pack_bool(pk, "has_kvm", m->has_kvm);
+	pack_bool(pk, "has_prev_state", m->has_prev_state);
+	pack_bool(pk, "has_waker", m->has_waker);
+	pack_bool(pk, "has_charged", m->has_charged);
 	pack_key(pk, "exit_names");
 	msgpack_pack_array(pk, m->nr_exit_names);
 	for (uint32_t i = 0; i < m->nr_exit_names; i++) {
@@ -262,6 +265,12 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			m->has_wait = mp_read_bool(c);
 		else if (!strcmp(key, "has_kvm"))
 			m->has_kvm = mp_read_bool(c);
+		else if (!strcmp(key, "has_prev_state"))
+			m->has_prev_state = mp_read_bool(c);
+		else if (!strcmp(key, "has_waker"))
+			m->has_waker = mp_read_bool(c);
+		else if (!strcmp(key, "has_charged"))
+			m->has_charged = mp_read_bool(c);
 		else if (!strcmp(key, "exit_names"))
 			ret = unpack_exit_names(c, m);
 		else if (!strcmp(key, "drops"))
