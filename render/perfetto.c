@@ -76,8 +76,8 @@ struct xwake {			/* a wakeup, in the list of the waker's CPU when known, else of
 	uint32_t tid;		/* woken */
 	uint16_t target_cpu;	/* the CPU it then ran on */
 	uint16_t pad;
-	uint32_t waker;		/* waker tid; 0 = unknown (Perfetto then names the idle task) */
-	uint32_t pad2;
+	uint32_t waker;		/* waker tid (0: the idle task, or unknown) */
+	uint32_t waker_known;	/* 1: waker is the record's, written even when 0 */
 };
 
 struct cpu_stream {
@@ -421,8 +421,11 @@ static int on_task(void *ctx, const struct pwz_task *t)
  */
 static uint32_t slice_prev_state(const struct pwz_slice *s)
 {
+	/* a reported R (0: switched out running without preemption, e.g. sched_yield()) is
+	 * runnable like R+ and, by model.h R3, a preemption: R+ keeps 0 for the cut at the end */
 	if (s->flags & PWZ_SLICE_STATE)
-		return s->prev_state;
+		return s->prev_state || s->end == PWZ_END_OPEN ? s->prev_state :
+								    (uint32_t)KSTATE_PREEMPTED;
 	return (uint32_t)perfetto_prev_state(s->end);
 }
 
@@ -472,6 +475,7 @@ static int on_wakeup(void *ctx, const struct pwz_wakeup *w)
 	e->tid = w->tid;
 	e->target_cpu = (uint16_t)w->cpu;
 	e->waker = known ? waker : 0;
+	e->waker_known = known;
 	return 0;
 }
 
@@ -827,8 +831,8 @@ static void emit_waking(struct exporter *x, const struct xwake *w)
 	size_t a = pb_begin(&x->events, FEB_EVENT), b;
 
 	pb_uint(&x->events, FE_TIMESTAMP, x->base + w->time);
-	/* the common pid is the waker; left out (0) when unknown, as in today's records */
-	if (w->waker)
+	/* the common pid is the waker (the idle task's 0 too); left out when unknown */
+	if (w->waker_known)
 		pb_uint(&x->events, FE_PID, w->waker);
 	b = pb_begin(&x->events, FE_SCHED_WAKING);
 	/* prio and success are left out: Perfetto's thread states do not use them */
