@@ -41,6 +41,7 @@ enum rec_type {
 	REC_SLICE = 1,		/* struct rec_slice (with the run-queue wait before it) */
 	REC_KVM_EXIT = 3,	/* struct rec_kvm_exit */
 	REC_TASK = 4,		/* struct rec_task: a new thread or a rename */
+	REC_SLICE_BATCH = 5,	/* struct rec_batch: PWZ_BATCH slice records of one CPU */
 };
 
 /* How a slice ended (same values as enum pwz_slice_end). */
@@ -91,6 +92,20 @@ struct rec_slice {
 	__u64 end_ns;		/* switch-out */
 	__u64 wake_ns;		/* with wait: when it became runnable (wait = start - wake) */
 	__u64 charged_ns;	/* with REC_SLICE_CHARGED: se.sum_exec_runtime out minus in */
+};
+
+/*
+ * Slices are handed to the ring buffer PWZ_BATCH at a time, from a per-CPU array ("batch"):
+ * one reservation and commit per PWZ_BATCH switches instead of one per switch. A CPU's last
+ * partial batch is read from the map at the end of the capture. When a batch cannot be
+ * output (ring full), its slices are folded into cpu_aggs and counted in CNT_DROP_SLICE.
+ */
+#define PWZ_BATCH 16		/* a power of two */
+
+struct rec_batch {
+	__u32 type;			/* REC_SLICE_BATCH */
+	__u32 n;			/* slices in s[]: PWZ_BATCH in the ring, fewer in the map */
+	struct rec_slice s[PWZ_BATCH];	/* in the CPU's switch order, each typed REC_SLICE */
 };
 
 /* One KVM exit, emitted at the following kvm_entry of the same thread. 48 bytes. */

@@ -2,6 +2,7 @@
 /* The live capture engine: loads and attaches bpf/pwz.bpf.c, drains its ring buffers and maps. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,14 +263,13 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 	return c;
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+/* One record: every slice record read is folded here (the kernel aggregates only the dropped
+ * ones), whatever the sink does with it, then handed to the sink. */
+static int one_record(struct capture *c, const void *data, size_t size)
 {
-	struct capture *c = ctx;
 	__u32 type = 0;
 	int e;
 
-	/* every slice record read is folded here (the kernel aggregates only the dropped ones),
-	 * whatever the sink does with it */
 	if (size >= sizeof(struct rec_slice)) {
 		memcpy(&type, data, sizeof(type));
 		if (type == REC_SLICE) {
@@ -287,9 +287,40 @@ static int on_record(void *ctx, void *data, size_t size)
 				return e;
 		}
 	}
-	e = capture_dispatch(data, size, &c->sink);
+	return capture_dispatch(data, size, &c->sink);
+}
 
-	/* libbpf has consumed this record whatever we return: yielding loses nothing */
+/* The slices of a batch (struct rec_batch: n of them, at most what size holds), in order. */
+static int batch_records(struct capture *c, const void *data, size_t size)
+{
+	size_t off = offsetof(struct rec_batch, s), n;
+	__u32 hdr_n;
+	int e = 0;
+
+	if (size < off)
+		return 0;
+	memcpy(&hdr_n, (const char *)data + offsetof(struct rec_batch, n), sizeof(hdr_n));
+	n = (size - off) / sizeof(struct rec_slice);
+	if (hdr_n < n)
+		n = hdr_n;
+	for (size_t i = 0; i < n && !e; i++)
+		e = one_record(c, (const char *)data + off + i * sizeof(struct rec_slice),
+			       sizeof(struct rec_slice));
+	return e;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct capture *c = ctx;
+	__u32 type = 0;
+	int e;
+
+	if (size >= sizeof(type))
+		memcpy(&type, data, sizeof(type));
+	e = type == REC_SLICE_BATCH ? batch_records(c, data, size) : one_record(c, data, size);
+
+	/* libbpf has consumed this record whatever we return: yielding (after the whole
+	 * record) loses nothing */
 	if (!e && ++c->since_check >= POLL_CHECK_EVERY) {
 		c->since_check = 0;
 		if (c->poll_deadline && mono_ns() >= c->poll_deadline)
@@ -345,14 +376,75 @@ int capture__poll(struct capture *c, int timeout_ms)
 	return e == POLL_YIELD ? 0 : e;
 }
 
+static void *destroy_link(void *arg)
+{
+	bpf_link__destroy(arg);
+	return NULL;
+}
+
+/*
+ * Detaches every program. Each tracepoint link's release waits for the tracepoint's
+ * unregistration (RCU grace periods, static-key patching: 50-200 ms each measured here);
+ * released one after the other, they cost a short capture half a second. Released from
+ * threads at once, they overlap.
+ */
+static void detach_all(struct pwz_bpf *s)
+{
+	struct bpf_link **links = (struct bpf_link **)&s->links;
+	size_t n = sizeof(s->links) / sizeof(*links);
+	pthread_t th[sizeof(s->links) / sizeof(struct bpf_link *)];
+	bool started[sizeof(s->links) / sizeof(struct bpf_link *)] = { 0 };
+
+	for (size_t i = 0; i < n; i++)
+		if (links[i])
+			started[i] = !pthread_create(&th[i], NULL, destroy_link, links[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else if (links[i])
+			bpf_link__destroy(links[i]);
+		links[i] = NULL;
+	}
+}
+
+static int partial_batches(struct capture *c);
+
 int capture__stop(struct capture *c, uint64_t *detached_ns)
 {
+	int n, e;
+
 	if (c->attached) {
-		pwz_bpf__detach(c->skel);
+		detach_all(c->skel);
 		c->attached = false;
 	}
 	*detached_ns = mono_ns();
-	return c->rb ? ring_buffer__consume(c->rb) : 0;
+	n = c->rb ? ring_buffer__consume(c->rb) : 0;
+	if (n < 0)
+		return n;
+	/* after the ring's batches, each CPU's last, partial one */
+	e = partial_batches(c);
+	return e ? e : n;
+}
+
+static int percpu_lookup(struct capture *c, struct bpf_map *map, const void *key, void *buf,
+			 size_t size);
+static int batch_records(struct capture *c, const void *data, size_t size);
+
+/* Hands the slices of every CPU's last batch (not full: still in the map) to on_record's path. */
+static int partial_batches(struct capture *c)
+{
+	struct rec_batch *b = calloc(c->nr_cpus, sizeof(*b));
+	__u32 key = 0;
+	int e;
+
+	if (!b)
+		return -ENOMEM;
+	e = percpu_lookup(c, c->skel->maps.batch, &key, b, sizeof(*b));
+	for (int cpu = 0; !e && cpu < c->nr_cpus; cpu++)
+		if (b[cpu].n && b[cpu].n < PWZ_BATCH)
+			e = batch_records(c, &b[cpu], sizeof(b[cpu]));
+	free(b);
+	return e;
 }
 
 /* Reads the per-CPU value of key in map into buf (nr_cpus slots of size). */

@@ -851,9 +851,13 @@ static int capture_loop(struct run *r)
 		deadline = r->t0 + (uint64_t)(r->o.sleep_s * 1e9);
 	info(1, "capturing%s", r->o.command ? " until the command ends" : "");
 	while (!stop_signal) {
-		uint64_t now;
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		int ms = POLL_MS;
 
-		e = capture__poll(r->cap, POLL_MS);
+		/* the last poll ends at the deadline, not up to POLL_MS past it */
+		if (deadline && (deadline <= now || (deadline - now) / 1000000 + 1 < (uint64_t)ms))
+			ms = deadline <= now ? 0 : (int)((deadline - now) / 1000000 + 1);
+		e = capture__poll(r->cap, ms);
 		if (e < 0 && e != -EINTR) {
 			if (r->werr)
 				return fail_write(r);
