@@ -42,7 +42,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture \
+.PHONY: all deps clean check unit live vms agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture bench-fallbacks \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -252,8 +252,10 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
 	tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run tests/fuzz/run \
 	tests/badinput/run tests/robust/run tests/hardening/run tests/sanitize/run
+# VMs (issue 15): the perf.data KVM fixture, the VMs tab, and a live capture (root; BPF)
+CHECK_SUITES += tests/vms/run
 SANITIZE_SKIP_SUITES := tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
-	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run
+	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
 unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
 	$(Q)tests/run-unit-tests $(TEST_BINS)
@@ -272,6 +274,8 @@ check:
 # $(OUTPUT)/browser-artifacts), `make vmtest`.
 live: all
 	$(Q)tests/live/run
+vms: all
+	$(Q)tests/vms/run
 agree: all
 	$(Q)tests/agree/run
 perfetto: all
@@ -334,8 +338,18 @@ bench-perfetto: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 bench: bench-parquet
 bench-parquet: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 	$(Q)tools/bench/parquet
+# the dashboards as a person uses them: first paint and each interaction's time, at 10,000
+# threads and 10 M slices (render/assets/, tests/browser/bench-dash.js)
+.PHONY: bench-dash
+bench: bench-dash
+bench-dash: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
+	$(Q)tools/bench/dash
 bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/bench
+# what each kernel fallback costs per switch, forced on this kernel (user/capture_compat.h)
+bench: bench-fallbacks
+bench-fallbacks: $(BENCH_PROGS) $(BINDIR)/pwz-bpf
+	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/fallbacks
 
 # ---- install, demo, clean ----
 install: all
@@ -357,7 +371,8 @@ demo:
 	$(Q)$(MAKE) --no-print-directory deps DEPS=build
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BINDIR)/pwz-bpf -s 5 --all --dest-folder $(OUTPUT) demo
-	$(Q)$(BINDIR)/pwz-render --list $(OUTPUT)/demo.cdict | head -n 15
+	$(Q)$(BINDIR)/pwz-render --list $(OUTPUT)/demo.cdict > $(OUTPUT)/demo.list
+	$(Q)head -n 15 $(OUTPUT)/demo.list
 	$(Q)$(BINDIR)/pwz-render --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
 	$(Q)$(BINDIR)/pwz-render --heatmaps --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
 

@@ -53,6 +53,7 @@ const volatile __u32 emit_streams = 1;	/* 0: aggregates only, no ring-buffer rec
 const volatile __u32 want_wait = 1;	/* 0: no run-queue wait measurement */
 const volatile __u32 want_waker = 1;	/* 0: no waker (sched_waking not attached) */
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader once this much is queued */
+const volatile __u32 task_storage = 1;	/* 0: tp_btf keeps wait starts in the tid hash too (< 5.11) */
 
 /* Written by userspace after load, before attach: the capture start (CLOCK_MONOTONIC ns). */
 __u64 t0 = 0;
@@ -205,7 +206,7 @@ static __always_inline bool task_selected(__u32 tid, struct task_struct *t)
 
 /*
  * The wait-start slot of a thread: task storage when btf (the program has typed task
- * pointers), else the tid-keyed hash. btf is a constant at every call site, so each program
+ * pointers) and the kernel has it (5.11), else the tid-keyed hash. btf is a constant at every call site, so each program
  * keeps one branch only.
  */
 static __always_inline struct wait_start *ws_get(bool btf, struct task_struct *t, __u32 tid,
@@ -215,7 +216,7 @@ static __always_inline struct wait_start *ws_get(bool btf, struct task_struct *t
 	struct wait_start *ws;
 	long err;
 
-	if (btf)
+	if (btf && task_storage)
 		return bpf_task_storage_get(&wait_ts, t, 0,
 					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	ws = bpf_map_lookup_elem(&wait_start, &tid);
@@ -418,7 +419,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 			ws = ws_get(btf, prev, prev_pid, false);
 			if (ws)
 				ws->ts = 0;
-		} else if (end == REC_END_EXITED && !btf) {
+		} else if (end == REC_END_EXITED && !(btf && task_storage)) {
 			/* (task storage dies with the task by itself) */
 			bpf_map_delete_elem(&wait_start, &prev_pid);
 		}
@@ -490,6 +491,15 @@ int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_str
 	return 0;
 }
 
+/* Before Linux 5.18 (no prev_state argument): the state read from the previous task. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(switch_btf_task_state, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	on_switch(true, preempt, prev, next, prev->pid, next->pid, task_state_btf(prev));
+	return 0;
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(wakeup_btf, struct task_struct *p)
 {
@@ -521,6 +531,15 @@ int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_str
 	return 0;
 }
 
+SEC("raw_tp/sched_switch")
+int BPF_PROG(switch_raw_task_state, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	on_switch(false, preempt, prev, next, BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid),
+		  task_state(prev));
+	return 0;
+}
+
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(wakeup_raw, struct task_struct *p)
 {
@@ -542,8 +561,7 @@ int BPF_PROG(waking_raw, struct task_struct *p)
 	return 0;
 }
 
-SEC("tracepoint/kvm/kvm_exit")
-int kvm_exit(struct trace_event_raw_kvm_exit *ctx)
+static __always_inline int on_kvm_exit(__u32 isa, __u32 reason, __u32 vcpu)
 {
 	static const struct kvm_agg_val zero_agg;
 	static const struct kvm_state zero_st;
@@ -556,8 +574,8 @@ int kvm_exit(struct trace_event_raw_kvm_exit *ctx)
 	if (!ids_selected(tid, tgid))
 		return 0;
 	k.tid = tid;
-	k.isa = kvm_exit_isa(ctx);
-	k.reason = BPF_CORE_READ(ctx, exit_reason);
+	k.isa = isa;
+	k.reason = reason;
 	agg = lookup_or_init(&kvm_aggs, &k, &zero_agg);
 	if (agg)
 		agg->count++;
@@ -569,8 +587,25 @@ int kvm_exit(struct trace_event_raw_kvm_exit *ctx)
 	st->exit_ns = now;
 	st->isa = k.isa;
 	st->reason = k.reason;
-	st->vcpu = BPF_CORE_READ(ctx, vcpu_id);
+	st->vcpu = vcpu;
 	return 0;
+}
+
+SEC("tracepoint/kvm/kvm_exit")
+int kvm_exit(struct trace_event_raw_kvm_exit *ctx)
+{
+	return on_kvm_exit(kvm_exit_isa(ctx), BPF_CORE_READ(ctx, exit_reason),
+			   BPF_CORE_READ(ctx, vcpu_id));
+}
+
+/* Before Linux 5.11 (no kvm module BTF): the fields at the offsets of the tracefs format. */
+SEC("tracepoint/kvm/kvm_exit")
+int kvm_exit_fmt(void *ctx)
+{
+	__u32 isa, reason, vcpu;
+
+	kvm_exit_fields_fmt(ctx, &isa, &reason, &vcpu);
+	return on_kvm_exit(isa, reason, vcpu);
 }
 
 SEC("tracepoint/kvm/kvm_entry")

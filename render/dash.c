@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dash.h"
+#include "vmtab.h"
 #include "diff.h"
 #include "keymap.h"
 #include "model.h"
@@ -26,6 +27,24 @@ void dash_task_name(const struct pwz_task *t, const struct summary_opts *w, char
 		snprintf(out, outlen, "%s:%u", name, t->tid);
 	else
 		snprintf(out, outlen, "%s", name);
+}
+
+const char *dash_title_kind(const struct dash_run *runs, size_t nr, bool heatmaps)
+{
+	size_t i, k;
+
+	if (heatmaps)
+		return "heatmaps";
+	for (i = 0; i < nr; i++) {
+		const struct trace *t = runs[i].trace;
+
+		if (t->nr_exits)
+			return "CPU, switches and KVM exits";
+		for (k = 0; k < t->nr_kvm_aggs; k++)
+			if (t->kvm_aggs[k].count)
+				return "CPU, switches and KVM exits";
+	}
+	return "CPU and switches";
 }
 
 static void key(struct jbuf *b, const char *k)
@@ -179,6 +198,45 @@ static int cmp_reason_acc(const void *a, const void *b)
 	return x->code < y->code ? -1 : x->code > y->code;
 }
 
+/*
+ * What a log2 histogram can say of its median and p99: the bucket each falls in, as
+ * "hist_n" (entries: exits whose handling time is known), "median_range" and "p99_range"
+ * ([lo, hi) ns; bucket 0 is [0, 2)), null when the histogram is empty. The page prints these
+ * ranges, not the geometric middle pwz_hist_quantile() returns, which has no such precision.
+ */
+static void emit_quantile_range(struct jbuf *b, const uint64_t hist[PWZ_HIST_BUCKETS])
+{
+	static const double qs[] = { 0.5, 0.99 };
+	static const char *const names[] = { "median_range", "p99_range" };
+	uint64_t total = 0, seen, rank;
+	size_t q;
+	int i;
+
+	for (i = 0; i < PWZ_HIST_BUCKETS; i++)
+		total += hist[i];
+	kv_u64(b, "hist_n", total);
+	for (q = 0; q < 2; q++) {
+		key(b, names[q]);
+		if (!total) {
+			jbuf_puts(b, "null,");
+			continue;
+		}
+		rank = (uint64_t)ceil(qs[q] * (double)total);
+		if (rank < 1)
+			rank = 1;
+		for (i = 0, seen = 0; i < PWZ_HIST_BUCKETS - 1; i++) {
+			seen += hist[i];
+			if (seen >= rank)
+				break;
+		}
+		/* the last bucket takes everything larger: its top is unknown (-1) */
+		if (i == PWZ_HIST_BUCKETS - 1)
+			jbuf_printf(b, "[%llu,-1],", 1ull << i);
+		else
+			jbuf_printf(b, "[%llu,%llu],", i ? 1ull << i : 0ull, 1ull << (i + 1));
+	}
+}
+
 static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struct summary *s,
 			   const struct dash_opts *o, size_t *nr_selected)
 {
@@ -190,6 +248,8 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 
 	jbuf_add(b, "{", 1);
 	emit_run_head(b, r, s);
+	if (vms_dash_json(b, r->trace, s, o->pattern))	/* the VMs tab, render/vmtab.h */
+		return -ENOMEM;
 	key(b, "tasks");
 	jbuf_add(b, "[", 1);
 	for (i = 0; i < s->nr_tasks; i++) {
@@ -201,6 +261,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		jbuf_add(b, "{", 1);
 		kv_u64(b, "tid", ts->tid);
 		kv_u64(b, "pid", ts->pid);
+		kv_u64(b, "born_ns", ts->since_ns);
 		kv_str(b, "name", ts->name);
 		key(b, "comm");
 		jbuf_json_str(b, ts->comm, strnlen(ts->comm, sizeof(ts->comm)));
@@ -270,6 +331,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		kv_u64(b, "handling_ns", acc[n].handling_ns);
 		kv_u64(b, "median_ns", pwz_hist_quantile(acc[n].hist, 0.5));
 		kv_u64(b, "p99_ns", pwz_hist_quantile(acc[n].hist, 0.99));
+		emit_quantile_range(b, acc[n].hist);
 		close_with(b, '}');
 		jbuf_add(b, ",", 1);
 	}
@@ -423,28 +485,12 @@ struct hm_ctx {
 	size_t max_points;
 };
 
-static int32_t hm_task_index(const struct trace *t, uint32_t tid)
+/* The group of the instance of tid alive at time_ns (model.h R8), -1 for none. */
+static int32_t hm_group(const struct hm_ctx *h, uint32_t tid, uint64_t time_ns)
 {
-	size_t lo = 0, hi = t->nr_tasks;
+	const struct pwz_task *pt = trace__task_at(h->t, tid, time_ns);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->tasks[mid].tid == tid)
-			return (int32_t)mid;
-		if (t->tasks[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-static int32_t hm_group(const struct hm_ctx *h, uint32_t tid)
-{
-	int32_t i = hm_task_index(h->t, tid);
-
-	return i < 0 ? -1 : h->group_of[i];
+	return pt ? h->group_of[pt - h->t->tasks] : -1;
 }
 
 /* Per group [first, end) ranges into one index array: a counting sort by group. */
@@ -491,7 +537,7 @@ static int hm_bucket_fill(struct hm_bucket *b, const int32_t *grp, size_t nrec, 
 /* A time-ordered point of a series being emitted whole. */
 struct hm_pt {
 	uint64_t t;
-	uint64_t v[3];
+	uint64_t v[4];
 };
 
 static int cmp_pt(const void *a, const void *b)
@@ -641,22 +687,103 @@ struct hm_lanes {
 	uint32_t ncpu;
 };
 
-static void hm_lanes_add(struct hm_lanes *l, const struct hm_ctx *h, uint32_t cpu, uint64_t a,
-			 uint64_t z)
+/* Adds the time of [a, z) (inside the window) to the columns of row (cols columns). */
+static void hm_cols_add(uint64_t *row, uint32_t cols, const struct hm_ctx *h, uint64_t a,
+			uint64_t z)
 {
 	uint64_t span = h->we - h->ws, c0, c1, c;
 
-	if (cpu >= l->ncpu || z <= a)
+	if (z <= a)
 		return;
-	c0 = (a - h->ws) * l->cols / span;
-	c1 = (z - 1 - h->ws) * l->cols / span;
-	for (c = c0; c <= c1 && c < l->cols; c++) {
-		uint64_t cs = h->ws + c * span / l->cols, ce = h->ws + (c + 1) * span / l->cols;
+	c0 = (a - h->ws) * cols / span;
+	c1 = (z - 1 - h->ws) * cols / span;
+	for (c = c0; c <= c1 && c < cols; c++) {
+		uint64_t cs = h->ws + c * span / cols, ce = h->ws + (c + 1) * span / cols;
 		uint64_t s = a > cs ? a : cs, e = z < ce ? z : ce;
 
 		if (e > s)
-			l->cur[(size_t)cpu * l->cols + c] += e - s;
+			row[c] += e - s;
 	}
+}
+
+static void hm_lanes_add(struct hm_lanes *l, const struct hm_ctx *h, uint32_t cpu, uint64_t a,
+			 uint64_t z)
+{
+	if (cpu < l->ncpu)
+		hm_cols_add(l->cur + (size_t)cpu * l->cols, l->cols, h, a, z);
+}
+
+/* Columns per core of the locality summaries: HM_LANE_COLS, fewer on very large machines
+ * (at most 2^19 cells in all, never under 256 columns). */
+static uint32_t hm_lane_cols(uint32_t ncpu)
+{
+	uint32_t cols = HM_LANE_COLS;
+
+	if (ncpu > (1u << 19) / HM_LANE_COLS)
+		cols = (1u << 19) / ncpu;
+	return cols < 256 ? 256 : cols;
+}
+
+/*
+ * "others":{"cols":C,"cores":[{"k":[column, delta-encoded],"b":[busy ns]}...]}: per core and
+ * column, the time of the threads -t left out (never the idle tasks), so that the per-CPU
+ * timeline can show every thread: the selected ones drawn, the rest as one "other" fill.
+ * Emits nothing when -t selects every thread that ran in the window. Returns 0 or -ENOMEM.
+ */
+static int hm_emit_others(struct jbuf *b, const struct hm_ctx *h, uint32_t ncpu,
+			  const struct model_window *win)
+{
+	const struct trace *t = h->t;
+	uint32_t cols = hm_lane_cols(ncpu), cpu, c;
+	uint64_t *o = NULL;
+	size_t i;
+
+	for (i = 0; i < t->nr_slices; i++) {
+		const struct pwz_slice *x = &t->slices[i];
+		uint64_t a, in;
+
+		if (x->tid == 0 || x->cpu >= ncpu ||
+		    hm_group(h, x->tid, x->start_ns + x->dur_ns) >= 0)
+			continue;
+		in = model_slice_run_in(x, win);
+		if (!in)
+			continue;
+		if (!o) {
+			o = calloc((size_t)ncpu * cols, sizeof(*o));
+			if (!o)
+				return -ENOMEM;
+		}
+		a = x->start_ns < h->ws ? h->ws : x->start_ns;
+		hm_cols_add(o + (size_t)x->cpu * cols, cols, h, a, a + in);
+	}
+	if (!o)
+		return 0;
+	jbuf_puts(b, ",\"others\":");
+	jbuf_printf(b, "{\"cols\":%u,\"cores\":[", cols);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		const uint64_t *row = o + (size_t)cpu * cols;
+		uint32_t prev = 0;
+
+		jbuf_puts(b, "{\"k\":[");
+		for (c = 0; c < cols; c++)
+			if (row[c]) {
+				jbuf_printf(b, "%u,", c - prev);
+				prev = c;
+			}
+		close_with(b, ']');
+		jbuf_puts(b, ",\"b\":[");
+		for (c = 0; c < cols; c++)
+			if (row[c]) {
+				jbuf_u64(b, row[c]);
+				jbuf_add(b, ",", 1);
+			}
+		close_with(b, ']');
+		jbuf_puts(b, "},");
+	}
+	close_with(b, ']');
+	jbuf_add(b, "}", 1);
+	free(o);
+	return b->err;
 }
 
 static void hm_lanes_fold(struct hm_lanes *l, uint32_t g)
@@ -845,6 +972,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	size_t nrs = 0, rs_cap = 0, nt, *gt_first = NULL, *gt_idx = NULL;
 	struct keymap rsi = { 0 };	/* (isa, code) -> rs[] */
 	uint32_t *touched = NULL;	/* reasons of the current group */
+	uint32_t *tpos = NULL;		/* per trace->tasks entry: its index in its group's tids */
 	bool any_binned = false;
 	int rc = -ENOMEM;
 
@@ -886,20 +1014,21 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	if (!grp)
 		goto nomem;
 	for (i = 0; i < t->nr_slices; i++)
-		grp[i] = hm_group(&h, t->slices[i].tid);
+		grp[i] = hm_group(&h, t->slices[i].tid,
+				  t->slices[i].start_ns + t->slices[i].dur_ns);
 	if (hm_bucket_fill(&bs, grp, t->nr_slices, h.nr_groups))
 		goto nomem;
 	for (i = 0; i < t->nr_wakeups; i++) {
 		const struct pwz_wakeup *x = &t->wakeups[i];
 
-		grp[i] = model_wait_in(x, &win) ? hm_group(&h, x->tid) : -1;
+		grp[i] = model_wait_in(x, &win) ? hm_group(&h, x->tid, x->wake_ns + x->wait_ns) : -1;
 	}
 	if (hm_bucket_fill(&bw, grp, t->nr_wakeups, h.nr_groups))
 		goto nomem;
 	for (i = 0; i < t->nr_exits; i++) {
 		const struct pwz_kvm_exit *x = &t->exits[i];
 
-		grp[i] = model_exit_in(x, &win) ? hm_group(&h, x->tid) : -1;
+		grp[i] = model_exit_in(x, &win) ? hm_group(&h, x->tid, x->time_ns) : -1;
 	}
 	if (hm_bucket_fill(&be, grp, t->nr_exits, h.nr_groups))
 		goto nomem;
@@ -929,9 +1058,15 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	for (k = 0; k < nrs; k++)
 		if (keymap_get(&rsi, rs[k].isa, rs[k].code, NULL) < 0)
 			goto nomem;
-	/* the tasks of each group, for its "tids" */
+	/* the tasks of each group, for its "tids", and each task's place in its group's */
 	if (hm_tasks_by_group(&h, &gt_first, &gt_idx))
 		goto nomem;
+	tpos = calloc(t->nr_tasks + 1, sizeof(*tpos));
+	if (!tpos)
+		goto nomem;
+	for (g = 0; g < h.nr_groups; g++)
+		for (i = gt_first[g]; i < gt_first[g + 1]; i++)
+			tpos[gt_idx[i]] = (uint32_t)(i - gt_first[g]);
 
 	/* scratch sized for the largest group */
 	nmax = 1;
@@ -956,7 +1091,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		size_t cells;
 
 		lanes.ncpu = s->nr_cpus ? s->nr_cpus : 1;
-		lanes.cols = HM_LANE_COLS;
+		lanes.cols = hm_lane_cols(lanes.ncpu);
 		cells = (size_t)lanes.ncpu * lanes.cols;
 		lanes.busy = calloc(cells, sizeof(uint64_t));
 		lanes.best = calloc(cells, sizeof(uint64_t));
@@ -991,10 +1126,10 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	key(out, "tasks");
 	jbuf_add(out, "[", 1);
 	for (g = 0; g < h.nr_groups && !out->err; g++) {
-		static const char *const sl_f[] = { "d", "c", "e" }, *const wt_f[] = { "d" },
-			     *const ex_f[] = { "g", "h", "r" };
-		static const bool sl_b[] = { true, false, false }, wt_b[] = { true },
-			    ex_b[] = { true, true, false };
+		static const char *const sl_f[] = { "d", "c", "e", "p" }, *const wt_f[] = { "d" },
+			     *const ex_f[] = { "g", "h", "r" }, *const wk_f[] = { "d", "c", "p" };
+		static const bool sl_b[] = { true, false, false, false }, wt_b[] = { true },
+			    ex_b[] = { true, true, false }, wk_b[] = { true, false, false };
 		uint32_t *idx = bs.idx + bs.first[g];
 		size_t n = bs.first[g + 1] - bs.first[g], np = 0;
 		uint64_t ns = 0, uns;
@@ -1030,12 +1165,15 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		for (i = 0, np = 0, uns = 0; i < n; i++) {
 			const struct pwz_slice *x = &t->slices[idx[i]];
 			uint64_t a, z, in = model_slice_run_in(x, &win);
+			const struct pwz_task *who;	/* the thread instance (R8), for "p" */
 
 			if (!in && !(x->dur_ns == 0 && x->start_ns >= ws && x->start_ns < we))
 				continue;
 			a = x->start_ns < ws ? ws : x->start_ns;
 			z = a + in;
-			pt[np++] = (struct hm_pt){ .t = a, .v = { z - a, x->cpu, x->end } };
+			who = trace__task_at(t, x->tid, x->start_ns + x->dur_ns);
+			pt[np++] = (struct hm_pt){ .t = a, .v = { z - a, x->cpu, x->end,
+							 who ? tpos[who - t->tasks] : 0 } };
 			if (x->flags & PWZ_SLICE_UNSEEN_START)
 				uns += in;
 			else
@@ -1047,16 +1185,22 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 			hm_lanes_fold(&lanes, (uint32_t)g);
 		kv_u64(out, "slices_ns", ns);
 		kv_u64(out, "unseen_ns", uns);
-		if (emit_hm_series(out, &h, "slices", pt, np, sl_f, 3, sl_b, keys, cnt))
+		/* "p": the slice's thread as an index in "tids", when the name has several */
+		if (emit_hm_series(out, &h, "slices", pt, np, sl_f,
+				   gt_first[g + 1] - gt_first[g] > 1 ? 4 : 3, sl_b, keys, cnt))
 			break;
 
 		n = bw.first[g + 1] - bw.first[g];
 		for (i = 0; i < n; i++) {
 			const struct pwz_wakeup *x = &t->wakeups[bw.idx[bw.first[g] + i]];
+			const struct pwz_task *who = trace__task_at(t, x->tid, x->wake_ns + x->wait_ns);
 
-			pt[i] = (struct hm_pt){ .t = x->wake_ns, .v = { x->wait_ns } };
+			pt[i] = (struct hm_pt){ .t = x->wake_ns, .v = { x->wait_ns, x->cpu,
+								   who ? tpos[who - t->tasks] : 0 } };
 		}
-		if (emit_hm_series(out, &h, "waits", pt, n, wt_f, 1, wt_b, keys, cnt))
+		/* "c": the CPU it waited for, "p" its thread (as for slices) */
+		if (emit_hm_series(out, &h, "waits", pt, n, wk_f,
+				   gt_first[g + 1] - gt_first[g] > 1 ? 3 : 2, wk_b, keys, cnt))
 			break;
 
 		/* only the reasons this group has are touched: groups x reasons never occurs */
@@ -1091,6 +1235,8 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		jbuf_add(out, ",", 1);
 		hm_lanes_emit(out, &lanes);
 	}
+	if (!out->err && h.nr_groups && hm_emit_others(out, &h, s->nr_cpus ? s->nr_cpus : 1, &win))
+		goto nomem;
 	jbuf_add(out, "}", 1);
 
 	if (!h.nr_groups) {
@@ -1109,6 +1255,7 @@ nomem:
 	rc = -ENOMEM;
 out:
 	keymap_free(&rsi);
+	free(tpos);
 	free(touched);
 	free(gt_first);
 	free(gt_idx);
@@ -1175,6 +1322,7 @@ int dash_html(struct jbuf *out, const char *kind, const char *title, const struc
 		jbuf_add(out, json->buf, json->len);
 	}
 	jbuf_puts(out, "</script>\n<script>\n");
+	jbuf_puts(out, pwz_asset_vms_js);	/* one script: the VMs tab first, then dash.js */
 	jbuf_puts(out, pwz_asset_js);
 	jbuf_puts(out, "</script>\n</body>\n</html>\n");
 	return out->err;

@@ -11,7 +11,8 @@
 
 #define DASH_COMPRESS_MIN_DEFAULT (256u << 10)	/* JSON bytes above which the data is gzipped */
 #define DASH_MAX_POINTS_DEFAULT 20000	/* heatmap series above this are embedded as a grid */
-#define HM_GRID_COLS 1024u		/* heatmap grid: time columns over the window */
+#define HM_GRID_COLS 4096u		/* heatmap grid: time columns over the window (the page
+					 * re-bins them to the zoom) */
 #define HM_GRID_RPD 20u			/* heatmap grid: rows per decade of nanoseconds */
 #define HM_GRID_ROWS (13u * HM_GRID_RPD)	/* 1 ns to 10^13 ns (2.8 hours) */
 #define HM_LANE_COLS 2048u		/* core locality columns when slices are a grid */
@@ -68,12 +69,19 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 int dash_html(struct jbuf *out, const char *kind, const char *title, const struct jbuf *json,
 	      const struct dash_opts *o);
 
+/*
+ * What the page's title says it shows: "heatmaps", or "CPU, switches and KVM exits" when a
+ * run holds a KVM exit (in its streams or aggregates), else "CPU and switches".
+ */
+const char *dash_title_kind(const struct dash_run *runs, size_t nr, bool heatmaps);
+
 /* Display name of task t under o's merge/append options (as summary__new() names rows). */
 void dash_task_name(const struct pwz_task *t, const struct summary_opts *w, char *out,
 		    size_t outlen);
 
 /* The embedded assets (render/assets/), NUL-terminated. */
 extern const char pwz_asset_js[];
+extern const char pwz_asset_vms_js[];	/* the VMs tab (render/vmtab.h), loaded before dash.js */
 extern const char pwz_asset_css[];
 
 #endif /* PWZ_DASH_H */

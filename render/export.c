@@ -8,6 +8,7 @@
 #include "cdict.h"
 #include "export.h"
 #include "keymap.h"
+#include "model.h"
 #include "parquet.h"
 
 #define I32 PARQUET_INT32
@@ -18,25 +19,29 @@
 /* Column lists: the order here is the order of the cells each writer below sets. */
 static const struct parquet_column sched_slice_cols[] = {
 	COMMON, { "ts", I64, false }, { "dur", I64, false }, { "cpu", I32, false }, { "tid", I32, false },
-	{ "end_state", STR, true }, { "unseen_start", I32, false },
+	{ "utid", I32, false }, { "end_state", STR, true }, { "unseen_start", I32, false },
 };
 static const struct parquet_column thread_state_cols[] = {
-	COMMON, { "ts", I64, false }, { "dur", I64, false }, { "cpu", I32, false }, { "tid", I32, false }, { "state", STR, false },
+	COMMON, { "ts", I64, false }, { "dur", I64, false }, { "cpu", I32, false }, { "tid", I32, false },
+	{ "utid", I32, false }, { "state", STR, false },
 };
 static const struct parquet_column thread_cols[] = {
-	COMMON, { "tid", I32, false }, { "pid", I32, true }, { "name", STR, true }, { "comm", STR, true },
+	COMMON, { "utid", I32, false }, { "tid", I32, false }, { "start_ts", I64, true },
+	{ "pid", I32, true }, { "name", STR, true }, { "comm", STR, true },
 	{ "wait_count", I64, true }, { "wait_ns", I64, true }, { "wait_max_ns", I64, true },
 };
 static const struct parquet_column process_cols[] = {
 	COMMON, { "pid", I32, false }, { "name", STR, true },
 };
 static const struct parquet_column kvm_exit_cols[] = {
-	COMMON, { "ts", I64, false }, { "dur", I64, true }, { "tid", I32, false }, { "vcpu", I32, false },
+	COMMON, { "ts", I64, false }, { "dur", I64, true }, { "tid", I32, false }, { "utid", I32, false },
+	{ "vcpu", I32, false },
 	{ "isa", STR, true }, { "reason", I32, false }, { "reason_name", STR, true },
 	{ "guest_ns", I64, true },
 };
 static const struct parquet_column cpu_residency_cols[] = {
-	COMMON, { "tid", I32, false }, { "cpu", I32, false }, { "runtime_ns", I64, false }, { "switches", I64, false },
+	COMMON, { "tid", I32, false }, { "utid", I32, false }, { "cpu", I32, false },
+	{ "runtime_ns", I64, false }, { "switches", I64, false },
 	{ "voluntary", I64, true }, { "involuntary", I64, true }, { "unseen", I64, false },
 	{ "unseen_ns", I64, false },
 };
@@ -67,9 +72,11 @@ const char *export_table_name(enum export_table t)
 	return t < EXPORT_NR_TABLES ? tables[t].name : NULL;
 }
 
-/* What the thread table says of one tid. */
+/* What the thread table says of one thread instance (model.h R8: a recycled tid is another). */
 struct thr {
 	uint32_t tid;
+	uint64_t since_ns;		/* its birth in the capture; 0 there at the start */
+	uint32_t utid;			/* its row's id in this capture's tables */
 	bool has_task;
 	bool has_wait;
 	struct pwz_task task;		/* the last naming */
@@ -85,7 +92,8 @@ struct xp {
 	bool have_meta;
 	char host[PWZ_NAME_MAX * 3];	/* UTF-8 clean copy of meta.host */
 	struct parquet_writer *w[EXPORT_NR_TABLES];
-	struct keymap thr_idx;		/* (tid, 0) -> thrs[] */
+	struct keymap thr_idx;		/* (tid, since) -> thrs[] */
+	struct model_fold *births;	/* the instances' births (model.h R8), for records' times */
 	struct thr *thrs;
 	size_t thrs_cap;
 	uint64_t end_ns;		/* end of the last record, for a cut file's length */
@@ -262,18 +270,27 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 	return open_tables(x);
 }
 
-static struct thr *thr_of(struct xp *x, uint32_t tid)
+/* The thread instance (tid, since), added when new: utids count from 1 in order of arrival. */
+static struct thr *thr_of(struct xp *x, uint32_t tid, uint64_t since)
 {
 	int added;
-	int64_t i = keymap_get(&x->thr_idx, tid, 0, &added);
+	int64_t i = keymap_get(&x->thr_idx, tid, since, &added);
 
 	if (i < 0 || array_reserve((void **)&x->thrs, &x->thrs_cap, x->thr_idx.count, sizeof(*x->thrs)))
 		return NULL;
 	if (added) {
 		memset(&x->thrs[i], 0, sizeof(x->thrs[i]));
 		x->thrs[i].tid = tid;
+		x->thrs[i].since_ns = since;
+		x->thrs[i].utid = (uint32_t)i + 1;
 	}
 	return &x->thrs[i];
+}
+
+/* The instance of tid alive at time_ns (R8): its births are known before its records. */
+static struct thr *thr_at(struct xp *x, uint32_t tid, uint64_t time_ns)
+{
+	return thr_of(x, tid, model_fold__instance(x->births, tid, time_ns));
 }
 
 static void saw(struct xp *x, uint64_t end, uint32_t cpu)
@@ -287,12 +304,16 @@ static void saw(struct xp *x, uint64_t end, uint32_t cpu)
 static int on_task(void *ctx, const struct pwz_task *t)
 {
 	struct xp *x = ctx;
-	struct thr *th = thr_of(x, t->tid);
+	struct thr *th;
 
+	if ((t->flags & PWZ_TASK_BORN) && model_fold__born(x->births, t->tid, t->time_ns))
+		return -ENOMEM;
+	th = thr_at(x, t->tid, t->time_ns);
 	if (!th)
 		return -ENOMEM;
+	if (!th->has_task || t->time_ns >= th->task.time_ns)	/* the last naming */
+		th->task = *t;
 	th->has_task = true;
-	th->task = *t;
 	return 0;
 }
 
@@ -309,20 +330,26 @@ static const char *end_state(uint32_t end)
 static int on_slice(void *ctx, const struct pwz_slice *s)
 {
 	struct xp *x = ctx;
+	struct thr *th = thr_at(x, s->tid, s->start_ns + s->dur_ns);
 
+	if (!th)
+		return -ENOMEM;
 	saw(x, s->start_ns + s->dur_ns, s->cpu);
 	return PUT_ROW(x, EXPORT_SCHED_SLICE, V_I(s->start_ns), V_I(s->dur_ns), V_I(s->cpu),
-		       V_I(s->tid), v_str(end_state(s->end)),
+		       V_I(s->tid), V_I(th->utid), v_str(end_state(s->end)),
 		       V_I(s->flags & PWZ_SLICE_UNSEEN_START ? 1 : 0));
 }
 
 static int on_wakeup(void *ctx, const struct pwz_wakeup *wk)
 {
 	struct xp *x = ctx;
+	struct thr *th = thr_at(x, wk->tid, wk->wake_ns + wk->wait_ns);
 
+	if (!th)
+		return -ENOMEM;
 	saw(x, wk->wake_ns + wk->wait_ns, wk->cpu);
 	return PUT_ROW(x, EXPORT_THREAD_STATE, V_I(wk->wake_ns), V_I(wk->wait_ns), V_I(wk->cpu),
-		       V_I(wk->tid), v_str("R"));
+		       V_I(wk->tid), V_I(th->utid), v_str("R"));
 }
 
 static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
@@ -330,10 +357,13 @@ static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
 	struct xp *x = ctx;
 	const char *isa = e->isa == PWZ_ISA_VMX ? "vmx" : e->isa == PWZ_ISA_SVM ? "svm" : NULL;
 	bool cached = (e->isa == PWZ_ISA_VMX || e->isa == PWZ_ISA_SVM) && e->reason < 256;
+	struct thr *th = thr_at(x, e->tid, e->time_ns);
 
+	if (!th)
+		return -ENOMEM;
 	saw(x, e->time_ns + e->handling_ns, 0);
 	return PUT_ROW(x, EXPORT_KVM_EXIT, V_I(e->time_ns), V_IN(e->handling_ns, e->handling_ns),
-		       V_I(e->tid), V_I(e->vcpu), v_str(isa), V_I(e->reason),
+		       V_I(e->tid), V_I(th->utid), V_I(e->vcpu), v_str(isa), V_I(e->reason),
 		       cached ? x->exit_name[e->isa - 1][e->reason] :
 				v_str(pwz_meta_exit_name(&x->meta, e->isa, e->reason)),
 		       V_IN(e->guest_ns, e->guest_ns));
@@ -343,23 +373,25 @@ static int on_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
 {
 	struct xp *x = ctx;
 	bool kind = x->meta.has_switch_kind;
+	struct thr *th = thr_of(x, a->tid, a->since_ns);
 
-	saw(x, 0, a->cpu);
-	if (!thr_of(x, a->tid))
+	if (!th)
 		return -ENOMEM;
-	return PUT_ROW(x, EXPORT_CPU_RESIDENCY, V_I(a->tid), V_I(a->cpu), V_I(a->runtime_ns),
+	saw(x, 0, a->cpu);
+	return PUT_ROW(x, EXPORT_CPU_RESIDENCY, V_I(a->tid), V_I(th->utid), V_I(a->cpu),
+		       V_I(a->runtime_ns),
 		       V_I(a->switches), V_IN(a->voluntary, kind), V_IN(a->involuntary, kind),
 		       V_I(a->unseen), V_I(a->unseen_ns));
 }
 
 static int on_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
 {
-	return thr_of(ctx, a->tid) ? 0 : -ENOMEM;
+	return thr_of(ctx, a->tid, a->since_ns) ? 0 : -ENOMEM;
 }
 
 static int on_wait_agg(void *ctx, const struct pwz_wait_agg *a)
 {
-	struct thr *th = thr_of(ctx, a->tid);
+	struct thr *th = thr_of(ctx, a->tid, a->since_ns);
 
 	if (!th)
 		return -ENOMEM;
@@ -375,7 +407,9 @@ static int cmp_thr(const void *a, const void *b)
 {
 	const struct thr *x = a, *y = b;
 
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->since_ns < y->since_ns ? -1 : x->since_ns > y->since_ns;
 }
 
 /* A string from the traced system as a cell: cleaned into buf. */
@@ -444,7 +478,8 @@ static int write_threads(struct xp *x)
 				   th->tid == 0 ? "swapper" : NULL;
 		const char *comm = th->has_task ? t->comm : th->tid == 0 ? "swapper" : NULL;
 
-		ret = PUT_ROW(x, EXPORT_THREAD, V_I(th->tid), V_IN(th->tid ? t->tgid : 0, pid_known),
+		ret = PUT_ROW(x, EXPORT_THREAD, V_I(th->utid), V_I(th->tid),
+			      V_IN(th->since_ns, th->since_ns), V_IN(th->tid ? t->tgid : 0, pid_known),
 			      v_clean(name, b1, sizeof(b1)), v_clean(comm, b2, sizeof(b2)),
 			      V_IN(th->wait.count, wait), V_IN(th->wait.wait_ns, wait),
 			      V_IN(th->wait.max_ns, wait));
@@ -458,9 +493,10 @@ static int write_capture(struct xp *x, const struct cdict_read_info *info)
 {
 	const struct pwz_meta *m = &x->meta;
 	uint32_t cpus = m->nr_cpus > x->max_cpu1 ? m->nr_cpus : x->max_cpu1;
-	char b1[512], b2[512];
+	char b0[128], b1[512], b2[512];
 
-	return PUT_ROW(x, EXPORT_CAPTURE, V_NULL, v_clean(m->kernel, b1, sizeof(b1)),
+	return PUT_ROW(x, EXPORT_CAPTURE, v_clean(m->boot_id, b0, sizeof(b0)),
+		       v_clean(m->kernel, b1, sizeof(b1)),
 		       V_IN(cpus, cpus), V_IN(m->start_wall_ns, m->start_wall_ns),
 		       V_I(m->duration_ns ? m->duration_ns : x->end_ns),
 		       V_I(pwz_meta_total_drops(m)), v_str(pwz_source_name(m->source)),
@@ -507,7 +543,8 @@ int export_parquet(const char *path, const char *out_dir, const struct export_op
 		return ret;
 	}
 	x.path = resolved;
-	ret = cdict_read(resolved, &v, &info, err, errlen);
+	x.births = model_fold__new(NULL);
+	ret = x.births ? cdict_read(resolved, &v, &info, err, errlen) : -ENOMEM;
 	if (ret > 0)
 		ret = -EIO;
 	if (ret < 0 && !err[0])
@@ -528,6 +565,7 @@ int export_parquet(const char *path, const char *out_dir, const struct export_op
 	for (int t = 0; t < EXPORT_NR_TABLES; t++)
 		parquet_writer__free(x.w[t]);
 	keymap_free(&x.thr_idx);
+	model_fold__free(x.births);
 	free(x.thrs);
 	pwz_meta_free(&x.meta);
 	free(resolved);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `pwz-render --list`: what is inside a capture, as a table or as one JSON document. */
+#include <errno.h>
 #include <string.h>
 #include "list.h"
 #include "termsafe.h"
+#include "vmtab.h"
 
 static void key(struct jbuf *b, const char *k, bool first)
 {
@@ -49,10 +51,14 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	str_or_null(b, m->host);
 	key(b, "kernel", false);
 	str_or_null(b, m->kernel);
+	key(b, "boot_id", false);
+	str_or_null(b, m->boot_id);
 	key(b, "cmdline", false);
 	str_or_null(b, m->cmdline);
 	key(b, "nr_cpus", false);
 	jbuf_u64(b, host_cpus(t, s));
+	key(b, "start_mono_ns", false);
+	u64_or_null(b, m->start_mono_ns, m->start_mono_ns != 0);
 	key(b, "start_wall_ns", false);
 	u64_or_null(b, m->start_wall_ns, m->start_wall_ns != 0);
 	key(b, "duration_ns", false);
@@ -72,6 +78,10 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, "}");
 	key(b, "drops_total", false);
 	jbuf_u64(b, pwz_meta_total_drops(m));
+	key(b, "steal_ns", false);
+	u64_or_null(b, m->steal_ns, m->has_steal);
+	key(b, "steal_cpu_time_ns", false);
+	u64_or_null(b, m->cpu_time_ns, m->has_steal);
 	key(b, "tracer_cpu_ns", false);
 	u64_or_null(b, m->tracer_cpu_ns, m->tracer_cpu_ns != 0);
 	key(b, "has_switch_kind", false);
@@ -80,6 +90,9 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, m->has_wait ? "true" : "false");
 	key(b, "has_kvm", false);
 	jbuf_puts(b, m->has_kvm ? "true" : "false");
+	key(b, "threads", false);
+	jbuf_puts(b, m->threads == PWZ_THREADS_ALL ? "\"all\"" :
+		  m->threads == PWZ_THREADS_SELECTED ? "\"selected\"" : "null");
 	key(b, "figures", false);
 	jbuf_puts(b, s->from_aggregates ? "\"aggregates\"" : "\"streams\"");
 	key(b, "cpus", false);
@@ -101,13 +114,16 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, "]}");
 }
 
-static void task_json(struct jbuf *b, const struct summary *s, const struct task_summary *ts)
+static void task_json(struct jbuf *b, const struct summary *s, const struct task_summary *ts,
+		      const struct vms *v)
 {
 	jbuf_puts(b, "{");
 	key(b, "tid", true);
 	jbuf_u64(b, ts->tid);
 	key(b, "pid", false);
 	u64_or_null(b, ts->pid, ts->pid != 0 || ts->tid == 0);
+	key(b, "born_ns", false);
+	u64_or_null(b, ts->since_ns, ts->since_ns != 0);
 	key(b, "name", false);
 	jbuf_json_str(b, ts->name, (size_t)-1);
 	key(b, "comm", false);
@@ -132,6 +148,15 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	u64_or_null(b, ts->wait_count, s->has_wait);
 	key(b, "wait_max_ns", false);
 	u64_or_null(b, ts->wait_max_ns, s->has_wait);
+	key(b, "wait_pct", false);
+	vms_wait_json(b, v ? vms__wait_pct(v, ts->tid, ts->since_ns) : NULL);
+	{
+		uint64_t mig = 0;
+		bool known = vms__migrations(v, ts->tid, ts->since_ns, &mig);
+
+		key(b, "migrations", false);
+		u64_or_null(b, mig, known);
+	}
 	key(b, "unseen_switch_ins", false);
 	jbuf_u64(b, ts->unseen);
 	key(b, "unseen_ns", false);
@@ -161,6 +186,11 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 
 void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 {
+	char err[128];
+	struct vms *v = vms__new(t, s, err, sizeof(err));
+
+	if (!v && !b->err)
+		b->err = -ENOMEM;
 	jbuf_puts(b, "{");
 	key(b, "file", true);
 	jbuf_json_str(b, t->path, (size_t)-1);
@@ -171,9 +201,17 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		if (i)
 			jbuf_puts(b, ",\n");
-		task_json(b, s, &s->tasks[i]);
+		task_json(b, s, &s->tasks[i], v);
 	}
-	jbuf_puts(b, "\n]}");
+	jbuf_puts(b, "\n]");
+	if (v) {
+		key(b, "vm_figures", false);
+		vms_figures_json(b, v);
+		key(b, "vms", false);
+		vms_json_array(b, v);
+	}
+	jbuf_puts(b, "}");
+	vms__free(v);
 }
 
 void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)

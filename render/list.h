@@ -13,7 +13,8 @@
  *    tracer_cpu_ns, has_switch_kind, has_wait, has_kvm},
  *    "tasks": [{tid, pid, name, comm, runtime_ns, cpu_pct, switches, voluntary, involuntary,
  *    cpu_runtime_ns: [per CPU], cpu_switches: [per CPU], wait_ns, wait_count, wait_max_ns,
- *    exits_total, kvm_exits: [{isa, code, name, count, handling_ns}]}]}
+ *    wait_pct, migrations, exits_total, kvm_exits: [{isa, code, name, count, handling_ns}]}],
+ *    "vm_figures", "vms": render/vmtab.h's array}
  * Figures a capture cannot provide are null (voluntary/involuntary and wait_* of a legacy
  * file, pid when unknown, an exit name the capture does not know). Documented in
  * docs/cdict.md; scripts depend on these names.

@@ -32,8 +32,10 @@ enum {
 	CS_SWITCH_TIMESTAMP = 1, CS_SWITCH_PREV_STATE = 2, CS_SWITCH_NEXT_PID = 3,
 	CS_SWITCH_NEXT_PRIO = 4, CS_INTERN_TABLE = 5, CS_SWITCH_NEXT_COMM_INDEX = 6,
 	/* FtraceEvent, SchedWakingFtraceEvent */
-	FE_TIMESTAMP = 1, FE_PID = 2, FE_SCHED_WAKING = 20,
+	FE_TIMESTAMP = 1, FE_PID = 2, FE_SCHED_WAKING = 20, FE_TASK_NEWTASK = 235,
 	SW_PID = 2, SW_TARGET_CPU = 5,
+	/* TaskNewtaskFtraceEvent (ftrace/task.proto) */
+	TN_PID = 1, TN_COMM = 2, TN_CLONE_FLAGS = 3, CLONE_THREAD_FLAG = 0x10000,
 	/* ProcessTree */
 	PT_PROCESSES = 1, PT_THREADS = 2, PROC_PID = 1, PROC_CMDLINE = 3,
 	THR_TID = 1, THR_NAME = 2, THR_TGID = 3,
@@ -71,13 +73,14 @@ struct xslice {			/* a run slice, in its CPU's list */
 };
 
 struct xwake {			/* a wakeup, in the list of the waker's CPU when known, else of
-				 * the CPU the thread then ran on */
+				 * the CPU the thread then ran on; or a thread's birth */
 	uint64_t time;
-	uint32_t tid;		/* woken */
+	uint32_t tid;		/* woken (born) */
 	uint16_t target_cpu;	/* the CPU it then ran on */
-	uint16_t pad;
-	uint32_t waker;		/* waker tid (0: the idle task, or unknown) */
-	uint32_t waker_known;	/* 1: waker is the record's, written even when 0 */
+	uint16_t born;		/* 1: a task_newtask, the thread's birth (model.h R8) */
+	uint32_t waker;		/* waker tid (0: the idle task, or unknown); for a birth, its
+				 * process (the thread that forked is unknown) */
+	uint32_t waker_known;	/* 1: waker is known, written even when 0 */
 };
 
 struct cpu_stream {
@@ -406,11 +409,31 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 	return 0;
 }
 
+/*
+ * A task record; a BORN one (a recycled tid's new thread, model.h R8) also becomes a
+ * task_newtask at its time, so that Perfetto makes it a thread of its own (a new utid) instead
+ * of renaming the old one. It goes in CPU 0's stream (the CPU it forked on is not recorded).
+ */
 static int on_task(void *ctx, const struct pwz_task *t)
 {
 	struct exporter *x = ctx;
+	struct cpu_stream *c;
+	struct xwake *e;
 
-	return add_naming(x, t) ? 0 : -ENOMEM;
+	if (!add_naming(x, t))
+		return -ENOMEM;
+	if (!(t->flags & PWZ_TASK_BORN) || !t->tid)
+		return 0;
+	c = cpu_of(x, 0);
+	if (!c || array_reserve((void **)&c->w, &c->capw, c->nw + 1, sizeof(*e)))
+		return -ENOMEM;
+	e = &c->w[c->nw++];
+	memset(e, 0, sizeof(*e));
+	e->time = t->time_ns;
+	e->tid = t->tid;
+	e->born = 1;
+	e->waker = t->tgid;
+	return 0;
 }
 
 /*
@@ -826,6 +849,29 @@ static int emit_switch(struct exporter *x, uint32_t cpu, uint64_t t, uint32_t pr
 	return 0;
 }
 
+/* A thread's birth: a thread of its process (CLONE_THREAD, from the leader) or a new process. */
+static int emit_newtask(struct exporter *x, const struct xwake *w)
+{
+	const struct thread *th = thread_of(x, w->tid);
+	size_t a, b;
+
+	if (!th)
+		return -ENOMEM;
+	a = pb_begin(&x->events, FEB_EVENT);
+	pb_uint(&x->events, FE_TIMESTAMP, x->base + w->time);
+	if (w->waker && w->waker != w->tid)
+		pb_uint(&x->events, FE_PID, w->waker);
+	b = pb_begin(&x->events, FE_TASK_NEWTASK);
+	pb_int(&x->events, TN_PID, w->tid);
+	pb_str(&x->events, TN_COMM, naming_at(x, th, w->time)->name);
+	pb_uint(&x->events, TN_CLONE_FLAGS, w->waker && w->waker != w->tid ? CLONE_THREAD_FLAG : 0);
+	pb_end(&x->events, b);
+	pb_end(&x->events, a);
+	x->nwk++;
+	x->st.births++;
+	return 0;
+}
+
 static void emit_waking(struct exporter *x, const struct xwake *w)
 {
 	size_t a = pb_begin(&x->events, FEB_EVENT), b;
@@ -924,7 +970,12 @@ static int cpu_bundle(struct exporter *x, uint32_t cpu)
 					return ret;
 				c->open = false;
 			}
-			emit_waking(x, w);
+			if (w->born) {
+				if ((ret = emit_newtask(x, w)))
+					return ret;
+			} else {
+				emit_waking(x, w);
+			}
 			c->iw++;
 			continue;
 		}

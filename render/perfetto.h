@@ -47,6 +47,7 @@ struct perfetto_stats {
 	uint64_t switches;		/* compact switches written (dummy first switches included) */
 	uint64_t first_switches;	/* of which the per-CPU first switches */
 	uint64_t wakings;		/* sched_waking events */
+	uint64_t births;		/* task_newtask events: threads born (model.h R8) */
 	uint64_t exits;			/* KVM exit slices */
 	uint64_t threads;		/* threads in the process tree */
 	uint64_t renames;		/* later namings written as ProcessTree packets */

@@ -92,11 +92,14 @@ struct cli {
 	mode_t mode;		/* --mode; 0 = OUTFILE_MODE_DEFAULT */
 };
 
-/* rc, or 1 with a message when standard output could not be written (a closed pipe: SIGPIPE
- * is ignored, so the write fails with EPIPE instead of killing the program). */
+/* rc, or 1 with a message when standard output could not be written. SIGPIPE is ignored, so
+ * a closed pipe fails the write with EPIPE: the reader stopped reading (`--list | head`), which
+ * is no error to report; the status is a pipe's usual 141 (128 + SIGPIPE). */
 static int stdout_status(int rc)
 {
 	if (fflush(stdout) || ferror(stdout)) {
+		if (errno == EPIPE)
+			return 128 + SIGPIPE;
 		fprintf(stderr, "pwz-render: cannot write to standard output: %s\n",
 			strerror(errno ? errno : EIO));
 		return rc ? rc : 1;
@@ -347,7 +350,8 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 	if (cli->json && nfiles > 1)
 		jbuf_puts(&out, "[\n");
 	for (i = 0; i < nfiles && !ret; i++) {
-		struct trace *t = load(cli, files[i], map, has_window(cli));
+		/* --json's VMs and wait percentiles are made from the streams */
+		struct trace *t = load(cli, files[i], map, has_window(cli) || cli->json);
 		struct summary_opts w;
 		struct summary *s;
 
@@ -548,6 +552,11 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		char base[512];
 
 		t[i] = load(cli, files[i], map, streams);
+		if (t[i] && !streams && t[i]->nr_kvm_aggs) {
+			/* the VMs tab needs a KVM capture's streams */
+			trace__free(t[i]);
+			t[i] = load(cli, files[i], map, true);
+		}
 		if (!t[i])
 			goto out;
 		base_name(files[i], base, sizeof(base));
@@ -591,7 +600,7 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		goto out;
 	}
 	snprintf(title, sizeof(title), "%s — %s%s%s", label,
-		 cli->heatmaps ? "heatmaps" : "CPU, switches and KVM exits",
+		 dash_title_kind(runs, (size_t)nfiles, cli->heatmaps),
 		 cli->pattern ? " — " : "", cli->pattern ? cli->pattern : "");
 	rc = dash_html(&html, kind, title, &json, &o);
 	if (rc) {

@@ -185,8 +185,8 @@ struct successors *successors__new(const struct trace *t, const char *who,
 	qsort(idx, t->nr_slices, sizeof(*idx), cmp_by_cpu_start);
 	for (n = 0; n < t->nr_slices; n++) {
 		const struct pwz_slice *a = &t->slices[idx[n]], *b;
-		const struct pwz_task *tk = trace__task(t, a->tid);
 		uint64_t end = a->start_ns + a->dur_ns;
+		const struct pwz_task *tk = trace__task_at(t, a->tid, end);
 
 		if (!tk || !target[tk - t->tasks] || end < ws || end >= we || a->end == PWZ_END_OPEN)
 			continue;

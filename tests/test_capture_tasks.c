@@ -119,6 +119,7 @@ static void test_events(void **state)
 	/* a rename of a written thread: a new record at the rename time */
 	assert_int_equal(task_table__event(tt, 200, 200, "zsh", false, 5000, &t), 1);
 	assert_int_equal(t.time_ns, 5000);
+	assert_int_equal(t.flags, 0);	/* a rename starts no instance (model.h R8) */
 	assert_string_equal(t.comm, "zsh");
 	assert_string_equal(t.name, "zsh");
 	/* renaming to the same comm writes nothing */
@@ -127,6 +128,7 @@ static void test_events(void **state)
 	assert_int_equal(task_table__event(tt, 300, 200, "child", true, 7000, &t), 0);
 	assert_int_equal(task_table__touch(tt, 300, 8000, &t), 1);
 	assert_int_equal(t.time_ns, 7000);
+	assert_int_equal(t.flags, PWZ_TASK_BORN);	/* its first record starts its instance */
 	assert_string_equal(t.comm, "child");
 	assert_int_equal(t.tgid, 200);
 	assert_string_equal(t.proc_name, "zsh");
@@ -135,6 +137,12 @@ static void test_events(void **state)
 	assert_int_equal(task_table__event(tt, 301, 0, "pwz-workload", false, 9500, &t), 0);
 	assert_int_equal(task_table__touch(tt, 301, 9600, &t), 1);
 	assert_string_equal(t.comm, "pwz-workload");
+	assert_int_equal(t.flags, PWZ_TASK_BORN);
+	assert_int_equal(t.time_ns, 9000);		/* born then, whatever its name */
+	/* a later rename of it: a plain record */
+	assert_int_equal(task_table__event(tt, 301, 0, "sleep", false, 9700, &t), 1);
+	assert_int_equal(t.flags, 0);
+	assert_int_equal(t.time_ns, 9700);
 	assert_int_equal(t.tgid, 301);
 	/* a thread gone before it could be read */
 	assert_int_equal(task_table__touch(tt, 999, 10, &t), 1);
@@ -253,6 +261,7 @@ static void test_forget_gone(void **state)
 	assert_int_equal(task_table__touch(tt, 1234, 200001, &t), 1);
 	assert_string_equal(t.name, "reborn");
 	assert_int_equal(t.time_ns, 200000);
+	assert_int_equal(t.flags, PWZ_TASK_BORN);
 	assert_string_equal(task_table__name(tt, 1234), "reborn");
 	task_table__free(tt);
 }

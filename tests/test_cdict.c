@@ -83,6 +83,7 @@ static void make_meta(struct pwz_meta *m)
 	m->start_wall_ns = 1700000000000000000ull;
 	m->has_switch_kind = true;
 	m->has_wait = true;
+	m->threads = PWZ_THREADS_SELECTED;
 	pwz_meta_add_exit_name(m, PWZ_ISA_SVM, 0x7b, "io");
 	pwz_meta_add_exit_name(m, PWZ_ISA_VMX, 30, "IO_INSTRUCTION");
 }
@@ -123,15 +124,20 @@ static void write_file(const char *path, size_t chunk_bytes, struct pwz_meta *fi
 	w = cdict_writer__new(path, &m, &o, err, sizeof(err));
 	assert_non_null(w);
 	for (uint32_t i = 0; i < N; i++) {
-		struct pwz_task t = { .tid = 1000 + i, .tgid = 1000, .time_ns = i };
+		struct pwz_task t = { .tid = 1000 + i, .tgid = 1000, .time_ns = i,
+				      .flags = i % 2 ? PWZ_TASK_BORN : 0 };
 		struct pwz_slice s = slice_i(i);
 		struct pwz_wakeup wk = { 1000 + i, i % 3, 10ull * i, 5ull + i, 0, 0, 0 };
 		struct pwz_kvm_exit e = exit_i(i);
-		struct pwz_cpu_agg ca = { 1000 + i, i % 3, 1000000ull * i, i, i / 2, i - i / 2, i % 4,
-					  3ull * i, 0, 0 };
+		uint64_t since = i % 3 ? 40ull + i : 0;	/* instances (model.h R8) */
+		struct pwz_cpu_agg ca = { .tid = 1000 + i, .cpu = i % 3, .since_ns = since,
+					  .runtime_ns = 1000000ull * i, .switches = i,
+					  .voluntary = i / 2, .involuntary = i - i / 2,
+					  .unseen = i % 4, .unseen_ns = 3ull * i };
 		struct pwz_kvm_agg ka = { .tid = 2000 + i, .isa = 2, .reason = i, .count = 3ull * i,
-					  .handling_ns = 77ull * i };
-		struct pwz_wait_agg wa = { 1000 + i, i, 9ull * i, i + 1ull };
+					  .handling_ns = 77ull * i, .since_ns = since };
+		struct pwz_wait_agg wa = { .tid = 1000 + i, .since_ns = since, .count = i,
+					   .wait_ns = 9ull * i, .max_ns = i + 1ull };
 
 		snprintf(t.comm, sizeof(t.comm), "comm%u", i);
 		snprintf(t.proc_name, sizeof(t.proc_name), "proc");
@@ -251,6 +257,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(s.meta.topo[2].core, 2);
 	assert_int_equal(s.meta.start_wall_ns, 1700000000000000000ull);
 	assert_true(s.meta.has_wait);
+	assert_int_equal(s.meta.threads, PWZ_THREADS_SELECTED);
 	assert_false(s.meta.has_kvm);
 	assert_string_equal(pwz_meta_exit_name(&s.meta, PWZ_ISA_SVM, 0x7b), "io");
 	assert_string_equal(pwz_meta_exit_name(&s.meta, PWZ_ISA_VMX, 30), "IO_INSTRUCTION");
@@ -286,6 +293,11 @@ static void test_round_trip(void **state)
 		assert_int_equal(s.kvm[i].hist[i % PWZ_HIST_BUCKETS], i + 1);
 		assert_int_equal(s.kvm[i].handling_ns, 77ull * i);
 		assert_int_equal(s.wait[i].max_ns, i + 1);
+		assert_int_equal(s.tasks[i].flags, i % 2 ? PWZ_TASK_BORN : 0);
+		assert_int_equal(s.tasks[i].since_ns, i % 2 ? i : 0);
+		assert_int_equal(s.cpu[i].since_ns, i % 3 ? 40ull + i : 0);
+		assert_int_equal(s.kvm[i].since_ns, i % 3 ? 40ull + i : 0);
+		assert_int_equal(s.wait[i].since_ns, i % 3 ? 40ull + i : 0);
 	}
 	pwz_meta_free(&s.meta);
 	pwz_meta_free(&final);

@@ -256,6 +256,61 @@ static void test_visitor(void **state)
 	model_fold__free(f);
 }
 
+/* R8: births split a tid's records into instances by time; aggregates keep their instance. */
+static void test_instances(void **state)
+{
+	struct model_fold *f = model_fold__new(NULL);
+	struct pwz_slice a = { .tid = 9, .cpu = 0, .start_ns = 0, .dur_ns = 100,
+			       .end = PWZ_END_EXITED };
+	struct pwz_slice b = { .tid = 9, .cpu = 0, .start_ns = 500, .dur_ns = 50,
+			       .end = PWZ_END_SLEPT };
+	struct pwz_slice c = { .tid = 9, .cpu = 1, .start_ns = 900, .dur_ns = 10,
+			       .end = PWZ_END_SLEPT };
+	struct pwz_wakeup w = { .tid = 9, .cpu = 0, .wake_ns = 480, .wait_ns = 20 };
+	struct pwz_kvm_exit e = { .tid = 9, .time_ns = 520, .isa = PWZ_ISA_VMX, .reason = 1,
+				  .handling_ns = 5 };
+	struct pwz_cpu_agg k = { .tid = 9, .cpu = 0, .since_ns = 400, .runtime_ns = 7 };
+	const struct pwz_cpu_agg *ca;
+	const struct pwz_wait_agg *wa;
+	const struct pwz_kvm_agg *ka;
+
+	(void)state;
+	/* births may come in any order; a repeated one changes nothing */
+	assert_int_equal(model_fold__born(f, 9, 800), 0);
+	assert_int_equal(model_fold__born(f, 9, 400), 0);
+	assert_int_equal(model_fold__born(f, 9, 400), 0);
+	assert_int_equal(model_fold__born(f, 9, 0), 0);	/* 0: the instance there at the start */
+	assert_int_equal(model_fold__instance(f, 9, 399), 0);
+	assert_int_equal(model_fold__instance(f, 9, 400), 400);
+	assert_int_equal(model_fold__instance(f, 9, 799), 400);
+	assert_int_equal(model_fold__instance(f, 9, UINT64_MAX), 800);
+	assert_int_equal(model_fold__instance(f, 10, 900), 0);
+	assert_int_equal(model_fold__slice(f, &a), 0);
+	assert_int_equal(model_fold__slice(f, &b), 0);
+	assert_int_equal(model_fold__slice(f, &c), 0);
+	assert_int_equal(model_fold__wait(f, &w), 0);
+	assert_int_equal(model_fold__kvm_exit(f, &e), 0);
+	assert_int_equal(model_fold__cpu_agg(f, &k), 0);
+	assert_int_equal(model_fold__cpu_aggs(f, &ca), 3);	/* sorted by (tid, since, cpu) */
+	assert_int_equal(ca[0].since_ns, 0);
+	assert_int_equal(ca[0].runtime_ns, 100);
+	assert_int_equal(ca[1].since_ns, 400);
+	assert_int_equal(ca[1].runtime_ns, 57);			/* 50 + the added 7 */
+	assert_int_equal(ca[2].since_ns, 800);
+	assert_int_equal(ca[2].cpu, 1);
+	assert_int_equal(model_fold__wait_aggs(f, &wa), 1);
+	assert_int_equal(wa[0].since_ns, 400);
+	assert_int_equal(model_fold__kvm_aggs(f, &ka), 1);
+	assert_int_equal(ka[0].since_ns, 400);
+	/* an exit of another instance is another aggregate, even for the same reason */
+	e.time_ns = 950;
+	assert_int_equal(model_fold__kvm_exit(f, &e), 0);
+	assert_int_equal(model_fold__kvm_aggs(f, &ka), 2);
+	assert_int_equal(ka[1].since_ns, 800);
+	assert_int_equal(ka[1].count, 1);
+	model_fold__free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_exits),
 		cmocka_unit_test(test_aggregates),
 		cmocka_unit_test(test_visitor),
+		cmocka_unit_test(test_instances),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -257,15 +257,40 @@ static void test_heatmaps_window(void **state)
 				      "\"h\":[4000]"));
 	/* every point embedded: no locality summary */
 	assert_null(strstr(b.buf, "\"lanes\""));
+	/* the threads -t left out (B; C is named swapper/1 but is no idle task: tid 12) as the
+	 * timeline's other fill: per core their clipped time in [20,80) adds up: cpu0 B [20,30)
+	 * and C [50,60), cpu1 B [20,40) and C [40,80) */
+	{
+		const char *l = strstr(b.buf, "\"others\":{\"cols\":2048,\"cores\":[{\"k\":[");
+		unsigned long long sum[2] = { 0, 0 };
+		const char *bz = l;
+
+		assert_non_null(l);
+		for (int c = 0; c < 2; c++) {
+			const char *end;
+
+			bz = strstr(bz, "\"b\":[");
+			assert_non_null(bz);
+			end = strchr(bz, ']');
+			for (bz += 5; bz < end; ) {
+				char *e;
+
+				sum[c] += strtoull(bz, &e, 10);
+				bz = *e == ',' ? e + 1 : e;
+			}
+		}
+		assert_int_equal(sum[0], 20 * MS);
+		assert_int_equal(sum[1], 60 * MS);
+	}
 	jbuf_free(&b);
 
 	/* above max_points the series are grid cells with counts, locality per-column sums */
 	o.max_points = 1;
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
-	/* window [20,80) in 1024 columns: [30,50) is column 170, row floor(20 log10(2e7)) = 146;
-	 * [70,80) column 853, row 140; keys col * 260 + row (44346, 221920), delta-encoded */
+	/* window [20,80) in 4096 columns: [30,50) is column 682, row floor(20 log10(2e7)) = 146;
+	 * [70,80) column 3413, row 140; keys col * 260 + row (177466, 887520), delta-encoded */
 	assert_non_null(strstr(b.buf, "\"slices_ns\":30000000,\"unseen_ns\":0,\"slices\":{\"n\":2,"
-				      "\"bins_d\":{\"k\":[44346,177574],\"c\":[1,1]}}"));
+				      "\"bins_d\":{\"k\":[177466,710054],\"c\":[1,1]}}"));
 	/* one exit stays whole (1 point is not more than 1) */
 	assert_non_null(strstr(b.buf, "\"exits\":{\"n\":1,\"t\":[35000000]"));
 	/* locality: 2048 columns of 29,296.875 ns; busy time adds up to the 30 ms of slices on
@@ -337,6 +362,24 @@ static void test_charts_json_and_html(void **state)
 	assert_non_null(strstr(json.buf, "\"isa\":1,\"code\":12,\"name\":\"HLT\",\"count\":2,"
 					 "\"handling_ns\":6000"));
 	assert_non_null(strstr(json.buf, "\"code\":48,\"name\":\"EPT_VIOLATION\",\"count\":1"));
+	/* percentiles as the log2 bucket they fall in: 2 us in [1024, 2048), 4 us in [2048, 4096) */
+	assert_non_null(strstr(json.buf, "\"hist_n\":2,\"median_range\":[1024,2048],"
+					 "\"p99_range\":[2048,4096]"));
+	assert_non_null(strstr(json.buf, "\"hist_n\":1,\"median_range\":[4096,8192],"
+					 "\"p99_range\":[4096,8192]"));
+	assert_string_equal(dash_title_kind(&r, 1, false), "CPU, switches and KVM exits");
+	assert_string_equal(dash_title_kind(&r, 1, true), "heatmaps");
+	jbuf_free(&json);
+	/* an exit with no following entry has no handling time: no percentile (n/a), not 0 ns */
+	exits[2].flags = PWZ_EXIT_UNPAIRED;
+	assert_int_equal(dash_charts_json(&json, &r, 1, &o, err, sizeof(err)), 0);
+	exits[2].flags = 0;
+	assert_non_null(strstr(json.buf, "\"code\":48,\"name\":\"EPT_VIOLATION\",\"count\":1,"));
+	assert_non_null(strstr(json.buf, "\"hist_n\":0,\"median_range\":null,\"p99_range\":null"));
+	/* no exit at all: the title does not name KVM */
+	t.nr_exits = 0;
+	assert_string_equal(dash_title_kind(&r, 1, false), "CPU and switches");
+	t.nr_exits = 3;
 
 	assert_int_equal(dash_html(&html, "charts", "<title> & co", &json, &o), 0);
 	assert_non_null(strstr(html.buf, "<title>&lt;title&gt; &amp; co</title>"));

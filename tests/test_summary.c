@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "list.h"
+#include "model.h"
 #include "tasknames.h"
 #include "truth.h"
 
@@ -292,6 +293,122 @@ static void test_list_json_legacy(void **state)
 	task_map__free(map);
 }
 
+/* Each CPU's account is complete when every thread was captured: as the file says, or (files
+ * that do not say) when the idle task is there. hand_built() has no idle task. */
+static void test_cpu_account_complete(void **state)
+{
+	struct trace *t = hand_built();
+	uint32_t says[] = { PWZ_THREADS_UNKNOWN, PWZ_THREADS_ALL, PWZ_THREADS_SELECTED };
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct summary *s;
+
+		t->meta.threads = says[i];
+		s = summary__new(t, NULL, err, sizeof(err));
+		assert_non_null(s);
+		assert_int_equal(s->cpus[0].complete, says[i] == PWZ_THREADS_ALL);
+		if (says[i] == PWZ_THREADS_ALL) {
+			/* cpu0: 10 [0,30) and 11 [30,50) of 100 ms; cpu1: 10 [50,70) */
+			assert_int_equal(s->cpus[0].unaccounted_ns, 50 * MS);
+			assert_int_equal(s->cpus[1].unaccounted_ns, 80 * MS);
+		}
+		summary__free(s);
+	}
+	trace__free(t);
+}
+
+/* The row of the instance of tid born at since (model.h R8). */
+static const struct task_summary *find_instance(const struct summary *s, uint32_t tid,
+						uint64_t since)
+{
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		if (s->tasks[i].tid == tid && s->tasks[i].since_ns == since)
+			return &s->tasks[i];
+	}
+	fail_msg("tid %u born at %llu not in summary", tid, (unsigned long long)since);
+	return NULL;
+}
+
+/*
+ * R8: tid 20 is a thread ("old") until it exits at 30 ms; the kernel hands tid 20 to a new
+ * thread ("new") born at 40 ms, renamed "new2" at 60 ms. A late rename of the old one (at 10
+ * ms) arrives after the birth. The two are two rows, from the aggregates (written by a fold
+ * told of the birth, as the writers do) and from the streams alike.
+ */
+static void test_reused_tid(void **state)
+{
+	struct pwz_task tasks[] = {
+		{ .tid = 20, .tgid = 20, .time_ns = 0, .comm = "old", .name = "old" },
+		{ .tid = 20, .tgid = 20, .time_ns = 40 * MS, .flags = PWZ_TASK_BORN, .comm = "new",
+		  .name = "new" },
+		{ .tid = 20, .tgid = 20, .time_ns = 60 * MS, .comm = "new2", .name = "new2" },
+		{ .tid = 20, .tgid = 20, .time_ns = 10 * MS, .comm = "old2", .name = "old2" },
+	};
+	struct pwz_slice slices[] = {
+		{ 20, 0, 0, 30 * MS, PWZ_END_EXITED, 0, 0, 0 },
+		{ 20, 1, 45 * MS, 25 * MS, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 0, 0, 30 * MS, 70 * MS, PWZ_END_OPEN, 0, 0, 0 },
+	};
+	struct pwz_wakeup wk = { 20, 1, 42 * MS, 3 * MS, 0, 0, 0 };
+	struct pwz_kvm_exit ex = { 20, 0, 50 * MS, PWZ_ISA_VMX, 12, 100, 200, 0 };
+	struct pwz_meta m = { .duration_ns = 100 * MS, .nr_cpus = 2, .has_switch_kind = true,
+			      .has_wait = true };
+	struct summary_opts win = { .from_ns = 0, .cap_ns = 99 * MS };	/* from the streams */
+	struct model_fold *f = model_fold__new(NULL);
+	struct cdict_visitor v;
+	struct trace *t = trace__new("reused", true, &v);
+	const struct task_summary *a, *b;
+	struct summary *s;
+	char err[256];
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(v.meta(v.ctx, &m), 0);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(v.task(v.ctx, &tasks[i]), 0);
+	assert_int_equal(model_fold__born(f, 20, 40 * MS), 0);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(v.slice(v.ctx, &slices[i]), 0);
+		assert_int_equal(model_fold__slice(f, &slices[i]), 0);
+	}
+	assert_int_equal(v.wakeup(v.ctx, &wk), 0);
+	assert_int_equal(v.kvm_exit(v.ctx, &ex), 0);
+	assert_int_equal(model_fold__wait(f, &wk), 0);
+	assert_int_equal(model_fold__kvm_exit(f, &ex), 0);
+	assert_int_equal(model_fold__emit(f, &v), 0);
+	assert_int_equal(trace__settle(t), 0);
+	t->info.format = CDICT_FORMAT_V2;
+
+	assert_int_equal(t->nr_tasks, 2);	/* one entry per instance, the last naming of each */
+	assert_string_equal(trace__task_at(t, 20, 5 * MS)->name, "old2");
+	assert_string_equal(trace__task_at(t, 20, 41 * MS)->name, "new2");
+	assert_string_equal(trace__task(t, 20)->name, "new2");
+	assert_int_equal(trace__task_at(t, 20, 41 * MS)->since_ns, 40 * MS);
+
+	for (int pass = 0; pass < 2; pass++) {
+		s = summary__new(t, pass ? &win : NULL, err, sizeof(err));
+		assert_non_null(s);
+		assert_int_equal(s->from_aggregates, !pass);
+		a = find_instance(s, 20, 0);
+		b = find_instance(s, 20, 40 * MS);
+		assert_string_equal(a->name, "old2");
+		assert_int_equal(a->runtime_ns, 30 * MS);
+		assert_int_equal(a->voluntary, 1);
+		assert_int_equal(a->wait_count, 0);
+		assert_int_equal(a->exits_total, 0);
+		assert_string_equal(b->name, "new2");
+		assert_int_equal(b->runtime_ns, 25 * MS);
+		assert_int_equal(b->wait_count, 1);
+		assert_int_equal(b->wait_ns, 3 * MS);
+		assert_int_equal(b->exits_total, 1);
+		summary__free(s);
+	}
+	model_fold__free(f);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +417,8 @@ int main(void)
 		cmocka_unit_test(test_merge_append),
 		cmocka_unit_test(test_idle_per_cpu),
 		cmocka_unit_test(test_list_json_legacy),
+		cmocka_unit_test(test_reused_tid),
+		cmocka_unit_test(test_cpu_account_complete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

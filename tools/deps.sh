@@ -9,11 +9,14 @@ set -euo pipefail
 build_pkgs=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	liblz4-dev libmsgpack-dev libtraceevent-dev)
 test_pkgs=(libcmocka-dev linux-perf chromium firefox-esr python3 util-linux procps busybox-static
-	qemu-system-x86 cpio libclang-rt-14-dev nodejs npm ca-certificates jq bc protobuf-compiler)
+	qemu-system-x86 cpio xz-utils debian-archive-keyring libclang-rt-14-dev nodejs npm ca-certificates
+	jq bc protobuf-compiler dpkg-dev)
 # The browser suite npm-installs playwright-core and puppeteer-core (tests/browser/package.json)
 # and runs them with node; protoc decodes the Perfetto exports (tests/perfetto); jq and bc are
-# for `make bench`. A node from elsewhere (e.g. NodeSource's nodejs, which bundles npm) counts
-# as installed when its command is there.
+# for `make bench`; dpkg-dev (dpkg-shlibdeps) for `make deb`; xz-utils and debian-archive-keyring
+# let tools/vmtest fetch and unpack other Debian releases' kernels (trixie's modules are .ko.xz).
+# A node from elsewhere (e.g. NodeSource's nodejs, which bundles npm) counts as installed when
+# its command is there.
 declare -A by_command=([nodejs]=node [npm]=npm)
 
 case "${1:-all}" in

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cdict.h"
+#include "model.h"
 #include "records.h"
 
 static const char usage[] =
 	"Usage: gen-synthetic [options] -o FILE.cdict\n"
 	"Writes a synthetic capture: tasks on CPUs in turn, run slices, wakeups, KVM exits of\n"
-	"the vCPU tasks, and the kernel aggregates that match them exactly.\n"
+	"the vCPU tasks, and the aggregates that match them exactly (folded by model_fold).\n"
 	"  -o, --output FILE    the cdict to write (required)\n"
 	"  -n, --slices N       number of run slices (default 100000; suffix k or M)\n"
 	"  -t, --tasks N        number of tasks (default 8; every 4th is a vCPU with KVM exits)\n"
@@ -19,6 +20,10 @@ static const char usage[] =
 	"  -s, --seed N         random seed (default 1)\n"
 	"      --hostile        give tasks hostile names (markup, quotes, invalid UTF-8)\n"
 	"      --drops N        record N drops in the \"slice\" stream\n"
+	"      --names N        only N distinct names: task i is task<i mod N> (vCPUs\n"
+	"                       vm<i/4 mod N>.vcpu0), so that threads share names\n"
+	"      --reuse          halfway, every 4th task (from the third) exits and its tid is\n"
+	"                       taken by a new thread, named NAME-reborn (model.h R8)\n"
 	"Example: gen-synthetic -n 1M -t 64 -c 32 -o big.cdict\n";
 
 static uint64_t rng_state;
@@ -55,9 +60,6 @@ struct task_state {
 	uint64_t free_at;		/* when the task may run again */
 	bool slept;			/* its last slice ended by sleeping */
 	bool vcpu;
-	struct pwz_cpu_agg *cpu;	/* nr_cpus entries */
-	struct pwz_kvm_agg kvm[5];
-	struct pwz_wait_agg wait;
 };
 
 static int parse_count(const char *s, uint64_t *out)
@@ -77,6 +79,22 @@ static int parse_count(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* The fold's aggregates, into the file. */
+static int out_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
+{
+	return cdict_writer__cpu_agg(ctx, a);
+}
+
+static int out_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
+{
+	return cdict_writer__kvm_agg(ctx, a);
+}
+
+static int out_wait_agg(void *ctx, const struct pwz_wait_agg *a)
+{
+	return cdict_writer__wait_agg(ctx, a);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -87,14 +105,19 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "hostile", no_argument, NULL, 'H' },
 		{ "drops", required_argument, NULL, 'D' },
+		{ "names", required_argument, NULL, 'N' },
+		{ "reuse", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	uint64_t nslices = 100000, ntasks = 8, ncpus = 4, seed = 1, drops = 0, done = 0, t_end = 0;
+	uint64_t nnames = 0;	/* --names: 0 = every task its own name */
 	const char *path = NULL;
-	bool hostile_names = false;
+	bool hostile_names = false, reuse = false, reborn = false;
 	struct pwz_meta meta = { 0 };
 	struct cdict_writer *w = NULL;
+	struct model_fold *fold = model_fold__new(NULL);
+	struct cdict_visitor sink;
 	struct task_state *ts = NULL;
 	uint64_t *cpu_now = NULL;
 	char err[512];
@@ -115,6 +138,8 @@ int main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'H': hostile_names = true; break;
 		case 'D': drops = strtoull(optarg, NULL, 0); break;
+		case 'N': nnames = strtoull(optarg, NULL, 0); break;
+		case 'R': reuse = true; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
 		}
@@ -136,10 +161,11 @@ int main(int argc, char **argv)
 	meta.has_switch_kind = true;
 	meta.has_wait = true;
 	meta.has_kvm = true;
+	meta.threads = PWZ_THREADS_ALL;
 	meta.topo = calloc(ncpus, sizeof(*meta.topo));
 	ts = calloc(ntasks, sizeof(*ts));
 	cpu_now = calloc(ncpus, sizeof(*cpu_now));
-	if (!meta.topo || !ts || !cpu_now)
+	if (!meta.topo || !ts || !cpu_now || !fold)
 		goto nomem;
 	for (c = 0; c < ncpus; c++)
 		meta.topo[c] = (struct pwz_cpu_topo){ .package = (int32_t)(c / 4),
@@ -173,24 +199,13 @@ int main(int argc, char **argv)
 		if (hostile_names && i % 2 == 0)
 			snprintf(t->name, sizeof(t->name), "%s", hostile[(i / 2) % 8]);
 		else if (s->vcpu)
-			snprintf(t->name, sizeof(t->name), "vm%llu.vcpu0", (unsigned long long)i / 4);
+			snprintf(t->name, sizeof(t->name), "vm%llu.vcpu0",
+				 (unsigned long long)(nnames ? i / 4 % nnames : i / 4));
 		else
-			snprintf(t->name, sizeof(t->name), "task%llu", (unsigned long long)i);
+			snprintf(t->name, sizeof(t->name), "task%llu",
+				 (unsigned long long)(nnames ? i % nnames : i));
 		snprintf(t->comm, sizeof(t->comm), "%s", s->vcpu ? "CPU 0/KVM" : t->name);
 		snprintf(t->proc_name, sizeof(t->proc_name), "proc%u", t->tgid);
-		s->cpu = calloc(ncpus, sizeof(*s->cpu));
-		if (!s->cpu)
-			goto nomem;
-		for (c = 0; c < ncpus; c++) {
-			s->cpu[c].tid = t->tid;
-			s->cpu[c].cpu = (uint32_t)c;
-		}
-		for (c = 0; c < 5; c++) {
-			s->kvm[c].tid = t->tid;
-			s->kvm[c].isa = PWZ_ISA_VMX;
-			s->kvm[c].reason = vmx_reasons[c];
-		}
-		s->wait.tid = t->tid;
 		if (cdict_writer__task(w, t))
 			goto werr;
 	}
@@ -204,6 +219,23 @@ int main(int argc, char **argv)
 		for (c = 1; c < ncpus; c++)
 			if (cpu_now[c] < cpu_now[cpu])
 				cpu = c;
+		if (reuse && !reborn && done >= nslices / 2) {
+			/* every 4th task from the third exits; a new thread takes its tid */
+			for (k = 2; k < ntasks; k += 4) {
+				struct pwz_task *t = &ts[k].task;
+				size_t n = strnlen(t->name, sizeof(t->name) - 8);
+
+				t->time_ns = ts[k].free_at + 1;
+				t->flags = PWZ_TASK_BORN;
+				snprintf(t->name + n, sizeof(t->name) - n, "-reborn");
+				if (model_fold__born(fold, t->tid, t->time_ns))
+					goto nomem;
+				if (cdict_writer__task(w, t))
+					goto werr;
+				ts[k].slept = false;
+			}
+			reborn = true;
+		}
 		k = rnd() % ntasks;
 		s = &ts[k];
 		start = cpu_now[cpu] > s->free_at ? cpu_now[cpu] : s->free_at;
@@ -217,12 +249,8 @@ int main(int argc, char **argv)
 
 			wk.wake_ns = start > wk.wait_ns ? start - wk.wait_ns : 0;
 			wk.wait_ns = start - wk.wake_ns;
-			if (cdict_writer__wakeup(w, &wk))
+			if (cdict_writer__wakeup(w, &wk) || model_fold__wait(fold, &wk))
 				goto werr;
-			s->wait.count++;
-			s->wait.wait_ns += wk.wait_ns;
-			if (wk.wait_ns > s->wait.max_ns)
-				s->wait.max_ns = wk.wait_ns;
 		}
 		if (s->vcpu) {
 			/* exits inside the slice: guest time, then handling */
@@ -240,23 +268,14 @@ int main(int argc, char **argv)
 				e.time_ns = now;
 				e.reason = vmx_reasons[r];
 				e.guest_ns = now - prev_entry;
-				if (cdict_writer__kvm_exit(w, &e))
+				if (cdict_writer__kvm_exit(w, &e) || model_fold__kvm_exit(fold, &e))
 					goto werr;
-				s->kvm[r].count++;
-				s->kvm[r].handling_ns += e.handling_ns;
-				s->kvm[r].hist[pwz_hist_bucket(e.handling_ns)]++;
 				now += e.handling_ns;
 				prev_entry = now;
 			}
 		}
-		if (cdict_writer__slice(w, &sl))
+		if (cdict_writer__slice(w, &sl) || model_fold__slice(fold, &sl))
 			goto werr;
-		s->cpu[cpu].runtime_ns += sl.dur_ns;
-		s->cpu[cpu].switches++;
-		if (sl.end == PWZ_END_SLEPT)
-			s->cpu[cpu].voluntary++;
-		else
-			s->cpu[cpu].involuntary++;
 		s->slept = sl.end == PWZ_END_SLEPT;
 		s->free_at = start + sl.dur_ns + (s->slept ? rnd_range(10000, 4000000) : 0);
 		cpu_now[cpu] = start + sl.dur_ns;
@@ -265,16 +284,10 @@ int main(int argc, char **argv)
 		done++;
 	}
 
-	for (i = 0; i < ntasks; i++) {
-		for (c = 0; c < ncpus; c++)
-			if (ts[i].cpu[c].switches && cdict_writer__cpu_agg(w, &ts[i].cpu[c]))
-				goto werr;
-		for (c = 0; c < 5; c++)
-			if (ts[i].kvm[c].count && cdict_writer__kvm_agg(w, &ts[i].kvm[c]))
-				goto werr;
-		if (ts[i].wait.count && cdict_writer__wait_agg(w, &ts[i].wait))
-			goto werr;
-	}
+	sink = (struct cdict_visitor){ .ctx = w, .cpu_agg = out_cpu_agg, .kvm_agg = out_kvm_agg,
+				       .wait_agg = out_wait_agg };
+	if (model_fold__emit(fold, &sink))
+		goto werr;
 	meta.duration_ns = t_end;
 	if (drops && pwz_meta_add_drop(&meta, "slice", drops))
 		goto nomem;
@@ -294,9 +307,7 @@ nomem:
 	fprintf(stderr, "gen-synthetic: out of memory\n");
 out:
 	cdict_writer__free(w);
-	if (ts)
-		for (i = 0; i < ntasks; i++)
-			free(ts[i].cpu);
+	model_fold__free(fold);
 	free(ts);
 	free(cpu_now);
 	pwz_meta_free(&meta);

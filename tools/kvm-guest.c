@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define USAGE \
@@ -26,9 +27,12 @@
 	"  -name VM  accepted and ignored, as QEMU's '-name guest=VM': a tracer that names QEMU\n" \
 	"            vCPU threads from the command line shows the vCPU thread as VM.vcpu0\n" \
 	"  -c COMM   name of the vCPU thread (default \"CPU 0/KVM\", as QEMU names it)\n" \
-	"Prints one line: kvm-guest pid=P tid=T io=N cpuid=N hlt=N runs=N, where tid is the\n" \
+	"Prints one line: kvm-guest pid=P tid=T sched_run_ns=N run_delay_ns=N timeslices=N\n" \
+	"schedstat_mono_ns=N io=N cpuid=N hlt=N runs=N, where tid is the\n" \
 	"vCPU thread (the one that calls KVM_RUN, where kvm_exit and kvm_entry fire), hlt counts\n" \
-	"the final hlt, and runs is the number of KVM_RUN calls.\n" \
+	"the final hlt, runs is the number of KVM_RUN calls; sched_run_ns, run_delay_ns and\n" \
+	"timeslices are the vCPU thread's /proc/self/task/TID/schedstat at the final hlt (0 when\n" \
+	"unreadable), schedstat_mono_ns the CLOCK_MONOTONIC time that reading holds for.\n" \
 	"Example: kvm-guest io 700 cpuid 300\n"
 
 #define GUEST_MEM_SIZE	0x10000		/* 64 KiB at guest physical 0 */
@@ -55,6 +59,9 @@ struct guest {
 	pid_t tid;			/* vCPU thread id */
 	uint64_t seen[NR_KINDS];	/* exits seen in userspace (io and hlt; cpuid stays in KVM) */
 	uint64_t runs;			/* KVM_RUN calls */
+	unsigned long long sched[3];	/* the vCPU thread's schedstat at the final hlt: run ns,
+					 * run_delay ns, timeslices; 0 when unreadable */
+	unsigned long long sched_mono_ns;	/* CLOCK_MONOTONIC when it was read */
 	char err[256];			/* why the run failed; "" on success */
 };
 
@@ -145,6 +152,46 @@ static uint32_t assemble(uint8_t *mem, const struct step *steps, int nr)
 	return pos;
 }
 
+static bool schedstat3(const char *path, unsigned long long v[3])
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fscanf(f, "%llu %llu %llu", &v[0], &v[1], &v[2]) == 3;
+	fclose(f);
+	return ok;
+}
+
+/*
+ * The kernel's accounting of the vCPU thread so far (/proc/self/task/TID/schedstat) and the
+ * CLOCK_MONOTONIC time it holds for: the clock is read between two readings of the file that
+ * show the same timeslices and run_delay (no switch-in between them; reading a /proc file can
+ * take milliseconds under TCG, and the thread may be preempted meanwhile). Tries 20 times.
+ */
+static void read_schedstat(struct guest *g)
+{
+	unsigned long long a[3], b[3];
+	char path[64];
+	struct timespec ts;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)g->tid);
+	for (int i = 0; i < 20; i++) {
+		if (!schedstat3(path, a))
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (!schedstat3(path, b))
+			return;
+		if (a[1] == b[1] && a[2] == b[2]) {
+			memcpy(g->sched, a, sizeof(a));
+			g->sched_mono_ns = (unsigned long long)ts.tv_sec * 1000000000ull +
+					   (unsigned long long)ts.tv_nsec;
+			return;
+		}
+	}
+}
+
 /* The vCPU thread: runs the guest until the final hlt, counting what reaches userspace. */
 static void *vcpu_main(void *arg)
 {
@@ -176,8 +223,10 @@ static void *vcpu_main(void *arg)
 				snprintf(g->err, sizeof(g->err), "KVM_GET_REGS: %s", strerror(errno));
 				return NULL;
 			}
-			if (regs.rip == g->code_end)
+			if (regs.rip == g->code_end) {
+				read_schedstat(g);
 				return NULL;
+			}
 			break;
 		case KVM_EXIT_INTR:
 			break;
@@ -325,8 +374,9 @@ int main(int argc, char **argv)
 			(unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_HLT]);
 		return 1;
 	}
-	printf("kvm-guest pid=%d tid=%d io=%llu cpuid=%llu hlt=%llu runs=%llu\n", (int)getpid(),
-	       (int)g.tid, (unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_CPUID],
+	printf("kvm-guest pid=%d tid=%d sched_run_ns=%llu run_delay_ns=%llu timeslices=%llu schedstat_mono_ns=%llu io=%llu cpuid=%llu hlt=%llu runs=%llu\n",
+	       (int)getpid(), (int)g.tid, g.sched[0], g.sched[1], g.sched[2], g.sched_mono_ns,
+	       (unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_CPUID],
 	       (unsigned long long)want[KIND_HLT], (unsigned long long)g.runs);
 	return 0;
 }

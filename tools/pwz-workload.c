@@ -20,7 +20,7 @@
 
 static const char usage[] =
 "Usage: pwz-workload [-d SECONDS] [-o FILE] [--text] [--acct] [--wake W:E:PERIOD_US[:CPU[:CPU]]]...\n"
-"                    [--reuse NAME:N] NAME:BUSY_US:SLEEP_US[:CPU] ...\n"
+"                    [--hop NAME:BUSY_US:N] [--reuse NAME:N] NAME:BUSY_US:SLEEP_US[:CPU] ...\n"
 "Runs one thread per spec for SECONDS (default 1): each names itself NAME (15 bytes at most),\n"
 "pins itself to CPU when given (-1 or absent: unpinned), then loops busy BUSY_US microseconds\n"
 "(spinning on CLOCK_MONOTONIC) and sleeping SLEEP_US (0: never sleeps). Just before it ends\n"
@@ -40,8 +40,12 @@ static const char usage[] =
 "PERIOD_US, reads CLOCK_MONOTONIC and wakes WAKEE (a futex); WAKEE, blocked on the futex, reads\n"
 "the clock as soon as it runs again. WAKEE's report adds its own wakeup-to-run latency over the\n"
 "wakes that found it asleep: \"wakes\", \"wake_lat_ns\" (sum), \"wake_lat_max_ns\" (the pair's\n"
-"threads show busy_us 0 and sleep_us PERIOD_US or 0). Repeatable.\n"
+"threads show busy_us 0 and sleep_us PERIOD_US or 0), and their exact percentiles\n"
+"\"wake_lat_p50_ns\", \"wake_lat_p90_ns\", \"wake_lat_p99_ns\". Repeatable. --acct also gives\n"
+"\"nr_migrations\" (se.nr_migrations of /proc/self/task/TID/sched; 0 when absent).\n"
 "Example: pwz-workload --acct -d 2 --wake wk:we:1000:1:0 d0:500:500:0\n"
+"--hop NAME:BUSY_US:N adds a thread that starts on CPU 0 and, N times, spins BUSY_US then moves\n"
+"itself to the other of CPUs 0 and 1 (sched_setaffinity); its report adds \"hops\" (moves made).\n"
 "--reuse NAME:N: after the threads above (none needed), start short threads one after the other\n"
 "until N thread ids have been used twice (the kernel's pid allocator wrapped) or 20 s passed.\n"
 "Each names itself NAME_G (G: 0 before the wrap, 1 after) and spins 20 us. The report adds\n"
@@ -67,14 +71,20 @@ struct spec {
 		uint64_t run_ns;	/* schedstat: time on CPU (ns) */
 		uint64_t delay_ns;	/* schedstat: time runnable, not running (ns) */
 		uint64_t slices;	/* schedstat: times switched in */
+		uint64_t migrations;	/* /proc/self/task/TID/sched se.nr_migrations (0 unknown) */
 	} acct[2];
 	/* --wake: the pair's role and shared state; the wakee's own latency figures */
-	enum { ROLE_DUTY, ROLE_WAKER, ROLE_WAKEE } role;
+	enum { ROLE_DUTY, ROLE_WAKER, ROLE_WAKEE, ROLE_HOP } role;
+	long hops_want;		/* --hop: moves to make */
+	long hops;		/* --hop: moves made (sched_setaffinity to the other CPU) */
 	struct pair *pair;
 	uint64_t wakes;		/* wakee: futex waits ended by a wake */
 	uint64_t wake_lat_ns;	/* wakee: sum of waker's clock before the wake to ours after */
 	uint64_t wake_lat_max_ns;
+	uint64_t *lat;		/* wakee: each timed wake's latency, up to LAT_MAX */
 };
+
+#define LAT_MAX 65536
 
 /* A --wake pair: seq counts the wakes (the futex word); stamp_ns[k % PAIR_STAMPS] is the clock
  * read before wake k, so that a wakee that slept through several wakes is timed from the first. */
@@ -121,6 +131,22 @@ static void read_acct(pid_t tid, struct acct *a)
 	a->run_ns = run;
 	a->delay_ns = delay;
 	a->slices = slices;
+	a->migrations = 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)tid);
+	f = fopen(path, "r");
+	if (f) {
+		char line[256];
+
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "se.nr_migrations", 16)) {
+				const char *c = strchr(line, ':');
+
+				if (c)
+					a->migrations = strtoull(c + 1, NULL, 10);
+				break;
+			}
+		fclose(f);
+	}
 }
 
 static long futex(uint32_t *word, int op, uint32_t val)
@@ -164,12 +190,37 @@ static void wakee_loop(struct spec *s)
 
 		/* woken (rc 0), the waker not yet a lap ahead (its stamp still the first wake's) */
 		if (rc == 0 && cur != seen && cur - seen < PAIR_STAMPS / 2 && stamp && now >= stamp) {
+			if (s->lat && s->wakes < LAT_MAX)
+				s->lat[s->wakes] = now - stamp;
 			s->wakes++;
 			s->wake_lat_ns += now - stamp;
 			if (now - stamp > s->wake_lat_max_ns)
 				s->wake_lat_max_ns = now - stamp;
 		}
 		seen = cur;
+		s->loops++;
+	}
+}
+
+/* --hop: spin busy_us, then move to the other of CPUs 0 and 1, hops_want times. */
+static void hop_loop(struct spec *s)
+{
+	int cpu = s->cpu;
+
+	while (s->hops < s->hops_want && mono_ns() < stop_at_ns) {
+		uint64_t busy_end = mono_ns() + (uint64_t)s->busy_us * 1000;
+		cpu_set_t set;
+
+		while (mono_ns() < busy_end)
+			;
+		cpu = cpu ? 0 : 1;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
+			s->err = EINVAL;
+			break;
+		}
+		s->hops++;
 		s->loops++;
 	}
 }
@@ -195,6 +246,8 @@ static void *run(void *arg)
 	s->start_ns = mono_ns();
 	if (with_acct)
 		read_acct(s->tid, &s->acct[0]);
+	if (s->role == ROLE_HOP)
+		hop_loop(s);
 	if (s->role == ROLE_WAKER)
 		waker_loop(s);
 	else if (s->role == ROLE_WAKEE)
@@ -348,6 +401,7 @@ static int parse_wake(const char *arg, struct spec *w, struct spec *e, struct pa
 	e->cpu = ec;
 	w->role = ROLE_WAKER;
 	e->role = ROLE_WAKEE;
+	e->lat = calloc(LAT_MAX, sizeof(*e->lat));	/* NULL: no percentiles, nothing else lost */
 	w->pair = e->pair = p;
 	return 0;
 }
@@ -355,9 +409,38 @@ static int parse_wake(const char *arg, struct spec *w, struct spec *e, struct pa
 static void json_acct(FILE *f, const struct acct *a)
 {
 	fprintf(f, "\"cpu_ns\":%llu,\"nvcsw\":%ld,\"nivcsw\":%ld,\"sched_run_ns\":%llu,"
-		"\"run_delay_ns\":%llu,\"timeslices\":%llu", (unsigned long long)a->cpu_ns, a->nvcsw,
-		a->nivcsw, (unsigned long long)a->run_ns, (unsigned long long)a->delay_ns,
-		(unsigned long long)a->slices);
+		"\"run_delay_ns\":%llu,\"timeslices\":%llu,\"nr_migrations\":%llu",
+		(unsigned long long)a->cpu_ns, a->nvcsw, a->nivcsw, (unsigned long long)a->run_ns,
+		(unsigned long long)a->delay_ns, (unsigned long long)a->slices,
+		(unsigned long long)a->migrations);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A wakee's own latency percentiles (exact, over the first LAT_MAX timed wakes): the
+ * ceil(q * n)-th smallest, as "wake_lat_p50_ns", "wake_lat_p90_ns", "wake_lat_p99_ns". */
+static void json_lat_pcts(FILE *f, const struct spec *s)
+{
+	static const struct { const char *key; double q; } pcts[] = {
+		{ "wake_lat_p50_ns", 0.50 }, { "wake_lat_p90_ns", 0.90 }, { "wake_lat_p99_ns", 0.99 },
+	};
+	size_t n = s->wakes < LAT_MAX ? s->wakes : LAT_MAX;
+
+	if (!s->lat || !n)
+		return;
+	qsort(s->lat, n, sizeof(*s->lat), cmp_u64);
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		size_t rank = (size_t)(pcts[i].q * (double)n + 0.999999);
+
+		if (rank < 1)
+			rank = 1;
+		fprintf(f, ",\"%s\":%llu", pcts[i].key, (unsigned long long)s->lat[rank - 1]);
+	}
 }
 
 /* Writes name as a JSON string (thread names are ours, but escape anyway). */
@@ -421,6 +504,20 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			reuse_name = rname;
+		} else if (!strcmp(argv[i], "--hop") && i + 1 < argc) {
+			struct spec *h = &specs[n];
+
+			memset(h, 0, sizeof(*h));
+			if (n == MAX_THREADS ||
+			    sscanf(argv[++i], "%15[^:]:%ld:%ld", h->name, &h->busy_us, &h->hops_want) != 3 ||
+			    !h->name[0] || h->busy_us < 0 || h->hops_want < 1 || h->hops_want > 1000000) {
+				fprintf(stderr, "pwz-workload: bad --hop '%s' (NAME:BUSY_US:N, NAME at most 15 bytes)\n",
+					argv[i]);
+				return 2;
+			}
+			h->role = ROLE_HOP;
+			h->cpu = 0;
+			n++;
 		} else if (!strcmp(argv[i], "--acct")) {
 			with_acct = true;
 		} else if (!strcmp(argv[i], "--wake") && i + 1 < argc) {
@@ -499,16 +596,23 @@ int main(int argc, char **argv)
 				(unsigned long long)s->start_ns, (unsigned long long)s->end_ns);
 			if (with_acct) {
 				fprintf(out, ",\"sched_run_ns\":%llu,\"run_delay_ns\":%llu,\"timeslices\":%llu,"
-					"\"at_start\":{", (unsigned long long)s->acct[1].run_ns,
+					"\"nr_migrations\":%llu,\"at_start\":{",
+					(unsigned long long)s->acct[1].run_ns,
 					(unsigned long long)s->acct[1].delay_ns,
-					(unsigned long long)s->acct[1].slices);
+					(unsigned long long)s->acct[1].slices,
+					(unsigned long long)s->acct[1].migrations);
 				json_acct(out, &s->acct[0]);
 				fputc('}', out);
 			}
+			if (s->role == ROLE_HOP)
+				fprintf(out, ",\"hops\":%ld", s->hops);
 			if (s->role == ROLE_WAKEE)
+			{
 				fprintf(out, ",\"wakes\":%llu,\"wake_lat_ns\":%llu,\"wake_lat_max_ns\":%llu",
 					(unsigned long long)s->wakes, (unsigned long long)s->wake_lat_ns,
 					(unsigned long long)s->wake_lat_max_ns);
+				json_lat_pcts(out, s);
+			}
 			fputc('}', out);
 		}
 		fprintf(out, "]");

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
+#include "capture_compat.h"
 #include "model.h"
 #include "pwz.skel.h"
 
@@ -22,9 +23,11 @@ struct capture {
 	struct model_fold *fold;	/* the slice records read, folded (model.h R7) */
 	uint64_t t0;
 	bool raw_tp;
+	bool sched;			/* the scheduler programs are loaded */
 	bool attached;
 	int nr_cpus;
 	struct capture_map_sizes sizes;	/* the per-thread maps as loaded */
+	struct capture_compat compat;	/* the kernel's features and the fallbacks chosen */
 	uint64_t poll_deadline;		/* CLOCK_MONOTONIC ns when a poll hands back control */
 	unsigned int since_check;	/* records since the clock was last read */
 };
@@ -51,6 +54,11 @@ const struct capture_map_sizes *capture__map_sizes(const struct capture *c)
 const char *capture__attach_kind(const struct capture *c)
 {
 	return c->raw_tp ? "raw_tp" : "tp_btf";
+}
+
+const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len)
+{
+	return capture_compat__describe(&c->compat, c->sched, c->raw_tp, kvm, buf, len);
 }
 
 /* Descriptors the programs, maps, links and ring buffers take (about 40 measured), with room. */
@@ -96,7 +104,7 @@ static const char *load_hint(int e, char *buf, size_t len)
 		return "run as root or with CAP_BPF and CAP_PERFMON";
 	case ENOENT:
 	case ESRCH:
-		return "the kernel lacks a tracepoint or BTF; needs Linux 5.18 or later with CONFIG_DEBUG_INFO_BTF";
+		return "the kernel lacks a tracepoint or BTF; needs Linux 5.10 or later with CONFIG_DEBUG_INFO_BTF";
 	case ENOMEM:
 	case E2BIG:
 		return "out of memory: try a smaller --ringbuf-mb, or raise the memlock and address-space limits (ulimit -l, ulimit -v)";
@@ -179,6 +187,8 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.kvm_state : 1);
 	bpf_map__set_max_entries(s->maps.sel_tids, cfg->nr_tids ? (__u32)cfg->nr_tids : 1);
 	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->nr_tgids ? (__u32)cfg->nr_tgids : 1);
+	/* what this kernel's layout needs, over the choices above */
+	capture_compat__apply(&c->compat, s, cfg, raw, c->sizes.tid_entries);
 
 	err = pwz_bpf__load(s);
 	if (err) {
@@ -187,6 +197,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	}
 	c->skel = s;
 	c->raw_tp = raw;
+	c->sched = cfg->sched;
 	return 0;
 }
 
@@ -232,8 +243,15 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 		return NULL;
 	}
 	capture_map_sizes(read_pid_max(), c->nr_cpus, &c->sizes);
+	e = capture_compat__probe(&c->compat, "/sys/kernel/tracing", cfg->kvm, err, errlen);
+	if (e) {
+		model_fold__free(c->fold);
+		free(c);
+		errno = -e;
+		return NULL;
+	}
 	e = -EINVAL;
-	if (!cfg->force_raw_tp && cfg->sched)
+	if (!cfg->force_raw_tp && cfg->sched && !capture_compat__raw_tp(&c->compat))
 		e = open_load(c, cfg, false);
 	/* raw_tp is the fallback for a kernel without tp_btf, not for a lack of rights,
 	 * descriptors or memory (it would then fail for another reason and hide this one) */
@@ -535,6 +553,9 @@ static int cpu_agg_fn(struct capture *c, const void *key, const void *vals, void
 		if (!v[cpu].switches && !v[cpu].runtime_ns && !v[cpu].wait_count)
 			continue;
 		capture_conv_cpu_agg(tid, (uint32_t)cpu, &v[cpu], &a, &w);
+		/* model.h R7: the kernel keys by tid; a recycled tid's part goes to its last
+		 * instance */
+		a.since_ns = w.since_ns = model_fold__instance(arg, tid, UINT64_MAX);
 		e = model_fold__cpu_agg(arg, &a);
 		if (!e && w.count)
 			e = model_fold__wait_agg(arg, &w);
@@ -557,6 +578,7 @@ static int kvm_agg_fn(struct capture *c, const void *key, const void *vals, void
 	a.reason = k.reason;
 	a.count = sum.count;
 	a.handling_ns = sum.handling_ns;
+	a.since_ns = model_fold__instance(arg, k.tid, UINT64_MAX);
 	memcpy(a.hist, sum.hist, sizeof(a.hist));
 	return model_fold__kvm_agg(arg, &a);
 }

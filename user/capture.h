@@ -35,7 +35,7 @@ struct capture_cfg {
  * new threads and counts them in CNT_MAP_FULL ("map_full" in the file and the summary line).
  */
 struct capture_map_sizes {
-	uint32_t tid_entries;		/* wait_start (raw_tp): pid_max, clamped */
+	uint32_t tid_entries;		/* wait_start (raw_tp, no task storage): pid_max, clamped */
 	uint32_t kvm_state;		/* kvm_state: the same, within PWZ_KVM_STATE_HOST_MAX */
 	uint32_t cpu_aggs;		/* cpu_aggs: threads aggregated per CPU */
 	uint64_t cpu_aggs_bytes;	/* its kernel memory, estimated */
@@ -50,8 +50,9 @@ struct capture_map_sizes {
 void capture_map_sizes(uint32_t pid_max, int nr_cpus, struct capture_map_sizes *out);
 
 /*
- * Opens and loads the programs: tp_btf, or raw_tp when tp_btf does not load (or
- * force_raw_tp). NULL with errno set and err filled ("cannot load ...: <reason> (<what to do>)").
+ * Probes the kernel (user/capture_compat.h), then opens and loads the programs: tp_btf, or
+ * raw_tp when tp_btf does not load, the kernel has no task storage (or force_raw_tp); the
+ * switch and kvm_exit programs that match the kernel's tracepoints. NULL with errno set and err filled ("cannot load ...: <reason> (<what to do>)").
  */
 struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t errlen);
 
@@ -60,6 +61,9 @@ const struct capture_map_sizes *capture__map_sizes(const struct capture *c);
 
 /* "tp_btf" or "raw_tp": how sched_switch is attached. */
 const char *capture__attach_kind(const struct capture *c);
+
+/* The fallbacks this kernel needed (user/capture_compat.h), "none" or a list, in buf. */
+const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len);
 
 /* Sets the capture start t0 (CLOCK_MONOTONIC ns) and attaches. Records then flow to sink
  * through capture__poll(). Returns 0 or -errno with err filled. */

@@ -53,15 +53,37 @@ static int32_t read_llc(const char *sysfs_root, int cpu)
 	return read_int(path);	/* "0-1" reads as 0: the first CPU of the list */
 }
 
+/* The kernel's boot id (a UUID, new at every boot: with the host name it tells captures of
+ * one boot apart in a fleet), into out[37]. false when unreadable or not a UUID. */
+static bool read_boot_id(char out[40])
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	size_t n = 0;
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(out, 40, f) != NULL;
+	fclose(f);
+	if (ok) {
+		out[strcspn(out, "\n")] = '\0';
+		n = strlen(out);
+		ok = n == 36 && strspn(out, "0123456789abcdef-") == n;
+	}
+	return ok;
+}
+
 int capture_meta_system(struct pwz_meta *m, const char *sysfs_root, int nr_cpus)
 {
 	struct utsname u;
-	char host[256] = "";
+	char host[256] = "", boot_id[40];
 	char path[512];
 
 	if (!gethostname(host, sizeof(host) - 1) && pwz_meta_set_str(&m->host, host))
 		return -ENOMEM;
 	if (!uname(&u) && pwz_meta_set_str(&m->kernel, u.release))
+		return -ENOMEM;
+	if (read_boot_id(boot_id) && pwz_meta_set_str(&m->boot_id, boot_id))
 		return -ENOMEM;
 	if (nr_cpus <= 0 || nr_cpus > PWZ_MAX_CPUS)
 		return 0;
@@ -119,4 +141,46 @@ int capture_meta_exit_names(struct pwz_meta *m, const char *path, bool *from_for
 		return added;
 	m->nr_exit_names = before;	/* drop a partly parsed table */
 	return exitnames_add_builtin(m);
+}
+
+int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st)
+{
+	unsigned long long v[8];
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int ret = -EINVAL;
+
+	memset(st, 0, sizeof(*st));
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "cpu ", 4))
+			continue;
+		if (sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			   &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+			st->total = 0;
+			for (int i = 0; i < 8; i++)
+				st->total += v[i];
+			st->steal = v[7];
+			st->ok = true;
+			ret = 0;
+		}
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+void capture_meta_steal(struct pwz_meta *m, const struct capture_cpu_stat *start,
+			const struct capture_cpu_stat *end, long ticks_per_s)
+{
+	uint64_t ns_per_tick;
+
+	if (!start->ok || !end->ok || ticks_per_s <= 0 || end->total < start->total ||
+	    end->steal < start->steal)
+		return;
+	ns_per_tick = 1000000000ull / (uint64_t)ticks_per_s;
+	m->steal_ns = (end->steal - start->steal) * ns_per_tick;
+	m->cpu_time_ns = (end->total - start->total) * ns_per_tick;
+	m->has_steal = true;
 }

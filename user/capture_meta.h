@@ -3,7 +3,9 @@
 #ifndef PWZ_CAPTURE_META_H
 #define PWZ_CAPTURE_META_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "records.h"
 
 /*
@@ -20,5 +22,23 @@ int capture_meta_system(struct pwz_meta *m, const char *sysfs_root, int nr_cpus)
  * tells which source was used.
  */
 int capture_meta_exit_names(struct pwz_meta *m, const char *path, bool *from_format);
+
+/* The host's CPU time from /proc/stat's "cpu" line, in clock ticks (USER_HZ). */
+struct capture_cpu_stat {
+	uint64_t total;		/* user + nice + system + idle + iowait + irq + softirq + steal
+				 * (guest and guest_nice are already in user and nice) */
+	uint64_t steal;		/* time the hypervisor ran something else */
+	bool ok;		/* the line was read */
+};
+
+/* Reads the "cpu" line of path (normally "/proc/stat") into *st. Returns 0, -errno when the
+ * file cannot be read, or -EINVAL when the line is not there or has fewer than 8 fields. */
+int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st);
+
+/* Sets m's steal_ns and cpu_time_ns (has_steal) from two readings taken at the start and the end
+ * of a capture, ticks_per_s ticks a second (sysconf(_SC_CLK_TCK)). Nothing when either reading
+ * failed, the counters went backwards, or ticks_per_s <= 0. */
+void capture_meta_steal(struct pwz_meta *m, const struct capture_cpu_stat *start,
+			const struct capture_cpu_stat *end, long ticks_per_s);
 
 #endif /* PWZ_CAPTURE_META_H */

@@ -27,6 +27,8 @@ struct tt_entry {
 	char vm[VM_NAME_MAX];		/* leader only: the -name of its cmdline, "" none */
 	char name[PWZ_NAME_MAX];	/* display name of the last record */
 	bool dead;			/* found gone by the sweep under way */
+	bool born;			/* created during the capture (task_newtask) ... */
+	uint64_t born_ns;		/* ... then (model.h R8) */
 };
 
 /* What the table keeps of a forgotten thread (one slot per tid; name 0 = not forgotten). */
@@ -235,6 +237,10 @@ static void fill(struct task_table *tt, struct tt_entry *e, uint64_t time_ns, st
 	out->tid = tid;
 	out->tgid = e->tgid;
 	out->time_ns = time_ns;
+	if (e->born && !e->emitted) {	/* the first record of a new instance (model.h R8) */
+		out->flags = PWZ_TASK_BORN;
+		out->time_ns = out->since_ns = e->born_ns;
+	}
 	copy_str(out->comm, sizeof(out->comm), e->comm);
 	vm = vm_name(tt, out->tgid, &is_qemu);
 	leader = out->tgid ? find(tt, out->tgid) : NULL;
@@ -265,6 +271,10 @@ int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const 
 	} else if (is_new) {
 		/* a recycled tid: a new thread */
 		e->emitted = false;
+	}
+	if (is_new) {
+		e->born = true;
+		e->born_ns = time_ns;
 	}
 	if (tgid)
 		e->tgid = tgid;

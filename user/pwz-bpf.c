@@ -29,6 +29,7 @@
 #include "trace.h"
 #include "records.h"
 #include "report.h"
+#include "vms.h"
 #include "summary.h"
 #include "tasknames.h"
 #include "termsafe.h"
@@ -120,6 +121,7 @@ struct run {
 	struct model_fold *fold;	/* the capture's one fold (capture__fold()) */
 	struct trace *st;		/* with --stats: the tasks and aggregates written */
 	struct cdict_visitor stv;	/* fills st */
+	struct capture_cpu_stat stat0;	/* /proc/stat at the start, for the steal time */
 };
 
 static uint64_t rel(const struct run *r, uint64_t t)
@@ -201,6 +203,9 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	comm[sizeof(comm) - 1] = '\0';
 	e = task_table__event(r->tt, k->tid, k->tgid, comm, k->is_new, rel(r, k->time_ns), &task);
 	if (e < 0)
+		return wr(r, e);
+	/* model.h R8: the records of a new thread fold into its own instance */
+	if (k->is_new && (e = model_fold__born(capture__fold(r->cap), k->tid, rel(r, k->time_ns))))
 		return wr(r, e);
 	if (e > 0) {
 		return write_task(r, &task);
@@ -514,7 +519,12 @@ static int write_stats_to(const char *path, mode_t mode, const struct trace *t)
 	if (!f) {
 		e = -errno;
 	} else {
+		struct vms *v = vms__new(t, s, err, sizeof(err));
+
 		e = report_write_stats(f, s, &t->meta);
+		if (!e)
+			e = v ? report_write_vms(f, s, &t->meta, v) : -ENOMEM;
+		vms__free(v);
 		if (fclose(f) && !e)
 			e = errno ? -errno : -EIO;
 	}
@@ -546,8 +556,10 @@ static int write_stats(struct run *r, const struct trace *t)
  * or 1 with a message. */
 static int perf_data_stats(struct run *r, const char *out)
 {
+	/* the streams too: the VM section's migrations, exit split and percentiles */
+	struct trace_load_opts lo = { .streams = true };
 	char err[512];
-	struct trace *t = trace__load(out, NULL, err, sizeof(err));
+	struct trace *t = trace__load(out, &lo, err, sizeof(err));
 	int e;
 
 	if (!t) {
@@ -649,8 +661,8 @@ static int check_env(struct run *r)
 		return -1;
 	}
 	if (access(btf, R_OK)) {
-		msg("the kernel has no BTF (%s: %s): it needs CONFIG_DEBUG_INFO_BTF=y", btf,
-		    strerror(errno));
+		msg("the kernel has no BTF (%s: %s): pwz-bpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (Debian 11 and later, Ubuntu 20.10 and later, RHEL 8.2 and later ship one), or record with perf and use --use-perf-data",
+		    btf, strerror(errno));
 		return -1;
 	}
 	if (check_tracefs())
@@ -681,6 +693,7 @@ static int fill_meta(struct run *r)
 	r->meta.has_waker = r->cfg.sched && r->cfg.wait && r->cfg.streams;
 	r->meta.has_charged = r->cfg.sched;
 	r->meta.has_kvm = r->kvm_ok;
+	r->meta.threads = r->filter || r->o.kvm_only ? PWZ_THREADS_SELECTED : PWZ_THREADS_ALL;
 	capture_opts_describe(&r->o, opts_text, sizeof(opts_text));
 	ol = strlen(opts_text);
 	snprintf(opts_text + ol, sizeof(opts_text) - ol, " attach=%s", capture__attach_kind(r->cap));
@@ -730,7 +743,8 @@ static int prepare(struct run *r)
 		msg("%s", err);
 		return -1;
 	}
-	info(1, "sched_switch attached with %s", capture__attach_kind(r->cap));
+	info(1, "sched_switch attached with %s; fallbacks: %s", capture__attach_kind(r->cap),
+	     capture__fallbacks(r->cap, r->kvm_ok, err, sizeof(err)));
 	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_start %u (raw_tp only), kvm_state %u",
 	     capture__map_sizes(r->cap)->cpu_aggs,
 	     capture__map_sizes(r->cap)->cpu_aggs_bytes / 1048576.0,
@@ -766,6 +780,7 @@ static int start(struct run *r)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
+	capture_meta_read_stat("/proc/stat", &r->stat0);
 	r->t0 = now_ns(CLOCK_MONOTONIC);
 	r->meta.start_mono_ns = r->t0;
 	r->meta.start_wall_ns = now_ns(CLOCK_REALTIME);
@@ -938,6 +953,12 @@ static int final_meta(struct run *r)
 	    pwz_meta_add_drop(&r->meta, "map_full", r->cnt[CNT_MAP_FULL]))
 		return fail_capture(r, "out of memory at the end of the capture", -ENOMEM);
 	r->meta.duration_ns = r->t_end - r->t0;
+	{
+		struct capture_cpu_stat st1;
+
+		capture_meta_read_stat("/proc/stat", &st1);
+		capture_meta_steal(&r->meta, &r->stat0, &st1, sysconf(_SC_CLK_TCK));
+	}
 	if (!getrusage(RUSAGE_SELF, &ru))
 		r->meta.tracer_cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
 					(uint64_t)ru.ru_utime.tv_usec * 1000ull +
@@ -946,6 +967,10 @@ static int final_meta(struct run *r)
 	capture__prog_stats(r->cap, &bpf_ns, &bpf_cnt);
 	r->meta.bpf_run_ns = bpf_ns;
 	r->meta.bpf_run_cnt = bpf_cnt;
+	if (bpf_cnt && r->cnt[CNT_SWITCHES])
+		info(1, "BPF run time: %llu runs, %.1f ns a run, %.1f ns per switch (all programs)",
+		     (unsigned long long)bpf_cnt, (double)bpf_ns / (double)bpf_cnt,
+		     (double)bpf_ns / (double)r->cnt[CNT_SWITCHES]);
 	return 0;
 }
 

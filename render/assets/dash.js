@@ -51,19 +51,11 @@ function maxOf(list, f, floor) {
 	return m;
 }
 
-// A canvas cannot be taller than about 32,000 px: bar charts show at most this many rows (the
-// busiest), the tables below them show every row.
-const MAX_BAR_ROWS = 1000;
-function busiest(rows, f, panel) {
-	if (rows.length <= MAX_BAR_ROWS)
-		return rows;
-	panel.appendChild(el("p", { class: "note", text: "The chart shows the " + MAX_BAR_ROWS +
-		" busiest of " + fmtInt(rows.length) + " rows; the table below has them all." }));
-	const keep = new Set(rows.slice().sort((a, b) => f(b) - f(a)).slice(0, MAX_BAR_ROWS));
-	return rows.filter((x) => keep.has(x));
+// Thousands separators by hand: toLocaleString is slow enough to show in tables of 1,000 rows.
+function fmtInt(v) {
+	const r = Math.round(v), s = String(Math.abs(r));
+	return (r < 0 ? "-" : "") + (s.length > 3 ? s.replace(/\B(?=(\d{3})+(?!\d))/g, ",") : s);
 }
-
-function fmtInt(v) { return Math.round(v).toLocaleString("en-US"); }
 function fmtPct(v) { return v.toFixed(2) + "%"; }
 function fmtNs(ns) {
 	ns = Number(ns);
@@ -85,9 +77,13 @@ function isaName(isa) { return isa === 1 ? "VMX" : isa === 2 ? "SVM" : "ISA" + i
 function reasonName(r) { return r.name || (isaName(r.isa) + " " + r.code); }
 function reasonKey(isa, code) { return isa + ":" + code; }
 
-// A palette that stays distinct for a dozen series, then cycles with a hue shift.
-const PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b",
-	"#9d755d", "#ff9da6", "#bab0ac", "#439894", "#d67195", "#83bcb6", "#8f6d31", "#2f5d8a"];
+// 20 colours that stay apart (dark and light pairs of ten hues). Charts that may have more
+// series (tasks on the timeline) colour the 19 largest and draw the rest in OTHER_SEL, with a
+// legend that isolates any of them; color() past 20 cycles with a hue shift.
+const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+	"#17becf", "#bcbd22", "#393b79", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5",
+	"#c49c94", "#f7b6d2", "#9edae5", "#dbdb8d", "#6b6ecf"];
+const OTHER_SEL = "#7f8794", OTHER_FILL = "#d5dae2", FADED = "#e4e7ec";
 function color(i) {
 	if (i < PALETTE.length)
 		return PALETTE[i];
@@ -111,8 +107,14 @@ function rgb(hex) {
 }
 
 // Blue / orange scales for the CoreMap cells: 0 is white, 1 full colour.
+const rgbCache = new Map();
 function scale(v, base) {
-	const c = rgb(base), t = Math.max(0, Math.min(1, v));
+	let c = rgbCache.get(base);
+	if (!c) {
+		c = rgb(base);
+		rgbCache.set(base, c);
+	}
+	const t = Math.max(0, Math.min(1, v));
 	return "rgb(" + c.map((x) => Math.round(255 + (x - 255) * t)).join(",") + ")";
 }
 
@@ -140,7 +142,9 @@ function makeCanvas(parent, height) {
 	const cv = el("canvas");
 	wrap.appendChild(cv);
 	parent.appendChild(wrap);
-	const width = Math.max(480, wrap.clientWidth || parent.clientWidth || 960);
+	// from the window's width (as main's CSS lays it out): reading the wrapper's would force a
+	// layout of the whole page, slow beside a large table
+	const width = Math.max(480, Math.min(2400, (window.innerWidth || 1000) - 52));
 	const dpr = window.devicePixelRatio || 1;
 	cv.width = Math.round(width * dpr);
 	cv.height = Math.round(height * dpr);
@@ -195,6 +199,11 @@ function setupTabs(tabs) {
 			x.b.setAttribute("aria-selected", String(j === i));
 		});
 		draw(panels[i]);
+		// a tab hidden when the shared view changed is brought up to date when shown
+		if (panels[i].p.pwzDirty) {
+			panels[i].p.pwzDirty = false;
+			panels[i].p.pwzRefresh();
+		}
 	}
 	// #all draws every tab (for tests and printing); #tab=ID opens one.
 	const hash = location.hash.slice(1);
@@ -253,22 +262,240 @@ function warnings(runs) {
 }
 
 // ---------- basic dashboard ----------
-function rowsOf(data) {
-	// one row per (run, task); names suffixed by the run's short name in a diff
-	const rows = [];
-	const multi = data.runs.length > 1;
+// Rows are groups of threads: by task name (perfwhiz's unit, as the heatmaps group), by
+// thread, by process, or by VM (when a thread has KVM exits). A group's figures are the sums
+// of its threads' (CPU in % of one core too: a process of 4 busy threads shows 400 %).
+const GROUPINGS = [["name", "task name"], ["thread", "thread"], ["process", "process"],
+	["vm", "VM"]];
+const TOPS = [10, 20, 50, 100, 200, 500, 1000];
+// Runs' bar colours in a diff: never the switch markers' orange.
+const RUN_COLORS = ["#4c78a8", "#54a24b", "#b279a2", "#9d755d", "#72b7b2", "#2f5d8a"];
+const MARK = "#c05a00";
+const CPU_UNIT = "CPU in % of one core over the window: 100 % is one core busy for the " +
+	"whole window (a group of threads can exceed 100 %).";
+
+// The view the basic dashboard's tabs share: grouping, filter, top N; each drawn tab adds a
+// refresh function to `refresh` and every control bar a sync function to `sync`.
+const view = { group: "name", filter: "", top: 50, refresh: [], sync: [] };
+
+function hasVms(data) {
+	return data.runs.some((r) => r.tasks.some((t) => t.exits_total > 0));
+}
+
+function newGroup(key, label, ri, r) {
+	return { key, label, run: ri, r, tasks: [], tids: [], cpu_pct: 0, runtime_ns: 0,
+		switches: 0, voluntary: 0, involuntary: 0, wait_ns: 0, wait_count: 0,
+		wait_max_ns: 0, unseen_ns: 0, exits_total: 0, exits: new Map(), cpu: null };
+}
+
+function addTask(g, t) {
+	g.tasks.push(t);
+	g.tids.push(t.tid);
+	g.cpu_pct += t.cpu_pct;
+	g.runtime_ns += t.runtime_ns;
+	g.switches += t.switches;
+	g.voluntary += t.voluntary;
+	g.involuntary += t.involuntary;
+	g.wait_ns += t.wait_ns;
+	g.wait_count += t.wait_count;
+	g.wait_max_ns = Math.max(g.wait_max_ns, t.wait_max_ns);
+	g.unseen_ns += t.unseen_ns;
+	g.exits_total += t.exits_total;
+	for (const e of t.exits) {
+		const k = reasonKey(e[0], e[1]);
+		g.exits.set(k, (g.exits.get(k) || 0) + e[2]);
+	}
+}
+
+// Adds group g's sums to o (an "other" row): by group, not thread by thread.
+function addGroup(o, g) {
+	for (const t of g.tasks)
+		o.tasks.push(t);
+	for (const t of g.tids)
+		o.tids.push(t);
+	for (const k of ["cpu_pct", "runtime_ns", "switches", "voluntary", "involuntary", "wait_ns",
+		"wait_count", "unseen_ns", "exits_total"])
+		o[k] += g[k];
+	o.wait_max_ns = Math.max(o.wait_max_ns, g.wait_max_ns);
+	for (const [k, n] of g.exits)
+		o.exits.set(k, (o.exits.get(k) || 0) + n);
+}
+
+// Per-core runtime and switch-outs of a group, summed when first needed (CoreMap).
+function groupCpu(g) {
+	if (g.cpu)
+		return g.cpu;
+	const n = g.r.nr_cpus, rt = new Float64Array(n), sw = new Float64Array(n);
+	for (const t of g.tasks)
+		for (let c = 0; c < n; c++) {
+			rt[c] += t.cpu_runtime[c] || 0;
+			sw[c] += t.cpu_switches[c] || 0;
+		}
+	g.cpu = { rt, sw };
+	return g.cpu;
+}
+
+// Run-queue wait percentiles of a group: a single thread's wait_p50_ns / wait_p99_ns when the
+// data carries them (per-thread wait histograms), else null ("n/a"): count, total and max are
+// all the page can sum exactly.
+function waitQuantile(g, q) {
+	const f = q === 0.5 ? "wait_p50_ns" : "wait_p99_ns";
+	if (g.tasks.length === 1 && typeof g.tasks[0][f] === "number")
+		return g.tasks[0][f];
+	return null;
+}
+
+// Groups of every run under a grouping, computed once per grouping.
+function groupsOf(data, mode) {
+	data.groupCache = data.groupCache || {};
+	if (data.groupCache[mode])
+		return data.groupCache[mode];
+	const rows = [], multi = data.runs.length > 1;
 	data.runs.forEach((r, ri) => {
-		// names several threads share (bash, kworker...) get their tid
-		const seen = new Map();
-		for (const t of r.tasks)
-			seen.set(t.name, (seen.get(t.name) || 0) + 1);
+		const by = new Map(), pname = new Map(), vm = new Set();
 		for (const t of r.tasks) {
-			const name = seen.get(t.name) > 1 ? t.name + " (" + t.tid + ")" : t.name;
-			rows.push({ run: ri, r, t, label: multi ? name + " [" + r.short + "]" : name });
+			if (t.tid === t.pid && t.tid)
+				pname.set(t.pid, t.name);
+			if (t.exits_total > 0)
+				vm.add(t.pid || t.tid);
+		}
+		for (const t of r.tasks) {
+			const pid = t.pid || t.tid;
+			let key, label;
+			if (mode === "thread") {
+				// a recycled tid is another thread instance (born_ns tells them apart)
+				key = "t" + t.tid + "@" + (t.born_ns || 0) + " " + t.name;
+				label = t.name + " (" + t.tid + ")";
+			} else if (mode === "process" || (mode === "vm" && vm.has(pid))) {
+				key = "p" + pid;
+				label = pid ? (pname.get(pid) || t.name) + " (pid " + pid + ")" : "idle (pid 0)";
+				if (mode === "vm")
+					label = "VM " + label;
+			} else if (mode === "vm") {
+				key = "host";
+				label = "host (not a VM)";
+			} else {
+				key = "n" + t.name;
+				label = t.name;
+			}
+			let g = by.get(key);
+			if (!g) {
+				g = newGroup(key, multi ? label + " [" + r.short + "]" : label, ri, r);
+				g.name = label;
+				by.set(key, g);
+				rows.push(g);
+			}
+			addTask(g, t);
 		}
 	});
-	rows.sort((a, b) => a.t.name < b.t.name ? -1 : a.t.name > b.t.name ? 1 : a.run - b.run);
+	data.groupCache[mode] = rows;
 	return rows;
+}
+
+// The filter box: a glob (* ? [) on the whole label, else a case-insensitive substring.
+function filterFn(text) {
+	text = text.trim();
+	if (!text)
+		return () => true;
+	if (/[*?[]/.test(text)) {
+		const re = new RegExp("^" + text.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*")
+			.replace(/\?/g, ".") + "$", "i");
+		return (g) => re.test(g.name);
+	}
+	const low = text.toLowerCase();
+	return (g) => g.name.toLowerCase().includes(low);
+}
+
+// Sorted, filtered rows cut at view.top; the rest of each run summed in an "other" row.
+// sort = {f, asc}; in a diff a group's rows stay together, ordered by their best value.
+function pick(data, rows, sort, keep) {
+	const match = filterFn(view.filter);
+	const list = rows.filter((g) => (!keep || keep(g)) && match(g));
+	const f = sort.f, dir = sort.asc ? 1 : -1;
+	const cmpv = (x, y) => (x < y ? -1 : x > y ? 1 : 0);
+	if (data.runs.length > 1) {
+		const best = new Map();
+		for (const g of list) {
+			const v = f(g), b = best.get(g.key);
+			if (b === undefined || cmpv(v, b) * dir > 0)
+				best.set(g.key, v);
+		}
+		list.sort((a, b) => cmpv(best.get(a.key), best.get(b.key)) * dir ||
+			cmpv(a.key, b.key) || a.run - b.run);
+	} else {
+		// the keys computed once, not at each comparison
+		const keyed = list.map((g) => [f(g), g]);
+		keyed.sort((a, b) => cmpv(a[0], b[0]) * dir || cmpv(a[1].label, b[1].label));
+		for (let i = 0; i < keyed.length; i++)
+			list[i] = keyed[i][1];
+	}
+	const shown = list.slice(0, view.top), rest = list.slice(view.top);
+	const others = [];
+	data.runs.forEach((r, ri) => {
+		const mine = rest.filter((g) => g.run === ri);
+		if (!mine.length)
+			return;
+		const o = newGroup("other", "", ri, r);
+		const nt = mine.reduce((a, g) => a + g.tasks.length, 0);
+		o.name = "other (" + fmtInt(mine.length) + " rows, " + fmtInt(nt) + " threads)";
+		o.label = data.runs.length > 1 ? o.name + " [" + r.short + "]" : o.name;
+		o.other = true;
+		o.nrows = mine.length;
+		for (const g of mine)
+			addGroup(o, g);
+		others.push(o);
+	});
+	return { shown, others, all: shown.concat(others), matched: list.length };
+}
+
+// The grouping / filter / top N bar of a tab; every bar shows the same view.
+function controlBar(data, panel, id) {
+	const modes = GROUPINGS.filter(([m]) => m !== "vm" || hasVms(data));
+	const sel = el("select", { id: id + "-group", "aria-label": "rows",
+		onchange: () => { view.group = sel.value; changed(); } });
+	for (const [m, t] of modes)
+		sel.appendChild(el("option", { value: m, text: t }));
+	const top = el("select", { id: id + "-top", "aria-label": "top N",
+		onchange: () => { view.top = +top.value; changed(); } });
+	for (const n of TOPS)
+		top.appendChild(el("option", { value: n, text: String(n) }));
+	const box = el("input", { type: "search", id: id + "-filter", placeholder: "filter: text or glob",
+		"aria-label": "filter rows", oninput: () => { view.filter = box.value; changed(); } });
+	const count = el("span", { class: "note", id: id + "-count" });
+	panel.appendChild(el("div", { class: "controls" }, el("label", { text: "rows by " }), sel,
+		el("label", { text: "top " }), top, box, count));
+	const syncMe = () => {
+		sel.value = view.group;
+		top.value = String(view.top);
+		if (box.value !== view.filter)
+			box.value = view.filter;
+	};
+	view.sync.push(syncMe);
+	syncMe();
+	return (shown, matched, total) => {
+		count.textContent = fmtInt(shown) + " of " + fmtInt(matched) + " rows shown" +
+			(matched !== total ? " (" + fmtInt(total) + " before the filter)" : "") +
+			(matched > shown ? "; the rest summed in \"other\"" : "");
+		count.dataset.shown = shown;
+		count.dataset.matched = matched;
+	};
+}
+
+function changed() {
+	for (const s of view.sync)
+		s();
+	for (const p of view.refresh) {
+		if (p.hidden)
+			p.pwzDirty = true;
+		else
+			p.pwzRefresh();
+	}
+}
+
+// Redraws panel's tab when the shared view changes (at once when shown, else when next shown).
+function register(panel, refresh) {
+	panel.pwzRefresh = refresh;
+	view.refresh.push(panel);
 }
 
 function windowText(r) {
@@ -276,145 +503,246 @@ function windowText(r) {
 		fmtMs(r.window[1]) + " from the capture start, " + fmtNs(r.window[1] - r.window[0]);
 }
 
-function drawCpu(data, panel) {
-	let rows = rowsOf(data);
+function fmtWaitQ(v) { return v === null ? "n/a" : fmtNs(v); }
+
+// The CPU tab's columns: [title, value(row), class, format, first click sorts ascending]
+function cpuCols(data) {
 	const anyKind = data.runs.some((r) => r.has_switch_kind);
-	panel.appendChild(el("p", { class: "note", text: "CPU usage in % of one core over the window (" +
-		data.runs.map(windowText).join("; ") + "); markers: switch-outs" +
-		(anyKind ? " (voluntary ○, involuntary ◆)" : "") + ". Rows sorted by name." }));
-	if (data.runs.length > 1) {
-		const lg = el("div", { class: "legend", id: "cpu-runs" });
-		data.runs.forEach((r, i) => lg.appendChild(el("span", { class: "item" }, el("span",
-			{ class: "swatch", style: "background:" + color(i) }), "[" + r.short + "] " + r.name)));
-		panel.appendChild(lg);
+	const cols = [
+		["task", (x) => x.label, "name", null, true],
+		["threads", (x) => x.tasks.length, null, fmtInt],
+		["CPU %", (x) => x.cpu_pct, null, fmtPct],
+		["runtime", (x) => x.runtime_ns, null, fmtNs],
+		["switch-outs", (x) => x.switches, null, fmtInt],
+	];
+	if (anyKind)
+		cols.push(["voluntary", (x) => x.voluntary, null, fmtInt],
+			["involuntary", (x) => x.involuntary, null, fmtInt]);
+	if (data.runs.some((r) => r.has_wait))
+		cols.push(["waits", (x) => x.wait_count, null, fmtInt],
+			["wait total", (x) => x.wait_ns, null, fmtNs],
+			["wait mean", (x) => x.wait_count ? x.wait_ns / x.wait_count : 0, null,
+				(v) => fmtNs(Math.round(v))],
+			["wait p50", (x) => waitQuantile(x, 0.5), null, fmtWaitQ],
+			["wait p99", (x) => waitQuantile(x, 0.99), null, fmtWaitQ],
+			["wait max", (x) => x.wait_max_ns, null, fmtNs]);
+	if (data.runs.some((r) => r.tasks.some((t) => t.unseen_ns > 0)))
+		cols.push(["unseen", (x) => x.unseen_ns, null, fmtNs]);
+	return cols;
+}
+
+function rowAttrs(x) {
+	return { "data-key": x.key, "data-run": x.run, "data-threads": x.tasks.length,
+		"data-tid": x.tasks.length === 1 && !x.other ? x.tasks[0].tid : null,
+		"data-name": x.other ? null : x.name, "data-other": x.other ? "1" : null,
+		class: x.other ? "other" : null };
+}
+
+function drawCpu(data, panel) {
+	const anyKind = data.runs.some((r) => r.has_switch_kind);
+	panel.appendChild(el("p", { class: "note", text: CPU_UNIT + " Window: " +
+		data.runs.map(windowText).join("; ") + ". Rows sorted by CPU; click a column to sort." }));
+	const counter = controlBar(data, panel, "cpu");
+	const lg = el("div", { class: "legend", id: "cpu-legend" });
+	if (data.runs.length > 1)
+		data.runs.forEach((r, i) => lg.appendChild(el("span", { class: "item", "data-marker": "run",
+			"data-run": i }, el("span", { class: "swatch", style: "background:" +
+			RUN_COLORS[i % RUN_COLORS.length] }), "CPU (% of one core) [" + r.short + "] " + r.name)));
+	else
+		lg.appendChild(el("span", { class: "item", "data-marker": "cpu" }, el("span",
+			{ class: "swatch", style: "background:" + RUN_COLORS[0] }), "CPU (% of one core)"));
+	lg.appendChild(el("span", { class: "item", "data-marker": "total", style: "color:" + MARK,
+		text: "○ switch-outs, total" }));
+	if (anyKind)
+		lg.appendChild(el("span", { class: "item", "data-marker": "involuntary",
+			style: "color:" + MARK, text: "◆ involuntary switch-outs (preempted)" }));
+	panel.appendChild(lg);
+	const chartBox = el("div"), tableBox = el("div");
+	panel.appendChild(chartBox);
+	panel.appendChild(tableBox);
+	const cols = cpuCols(data);
+	const sort = { i: 2, asc: false };
+	function refresh() {
+		const rows = groupsOf(data, view.group);
+		const p = pick(data, rows, { f: cols[sort.i][1], asc: sort.asc });
+		counter(p.shown.length, p.matched, rows.length);
+		cpuChart(chartBox, p.all);
+		tableBox.textContent = "";
+		tableBox.appendChild(table("cpu", cols, p.all, rowAttrs, sort, refresh));
 	}
-	const allRows = rows;
-	rows = busiest(rows, (x) => x.t.cpu_pct, panel);
-	const rowH = 22, top = 58, left = 230, right = 30;
-	const c = makeCanvas(panel, top + rows.length * rowH + 38);
+	register(panel, refresh);
+	refresh();
+}
+
+// The bar chart canvas of holder, kept while its height stays (a new canvas costs more than
+// drawing); c.onmove is its current hover handler.
+function chartCanvas(holder, height) {
+	let c = holder.pwzChart;
+	if (c && c.height === height) {
+		c.ctx.setTransform(c.dpr, 0, 0, c.dpr, 0, 0);
+		c.ctx.clearRect(0, 0, c.width, c.height);
+		return c;
+	}
+	holder.textContent = "";
+	c = makeCanvas(holder, height);
+	c.cv.addEventListener("mousemove", (ev) => c.onmove && c.onmove(ev));
+	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
+	holder.pwzChart = c;
+	return c;
+}
+
+// Bar charts draw at most this many rows of their table (then its "other" rows): 100 rows are
+// 2,200 px already, and a canvas of 1,000 costs more to allocate than the table to build.
+const CHART_ROWS = 100;
+function chartRows(holder, rows) {
+	const named = rows.filter((x) => !x.other);
+	let note = holder.previousSibling && holder.previousSibling.classList &&
+		holder.previousSibling.classList.contains("chart-cut") ? holder.previousSibling : null;
+	if (named.length <= CHART_ROWS) {
+		if (note)
+			note.hidden = true;
+		return rows;
+	}
+	if (!note) {
+		note = el("p", { class: "note chart-cut" });
+		holder.parentNode.insertBefore(note, holder);
+	}
+	note.hidden = false;
+	note.textContent = "The chart shows the first " + CHART_ROWS + " of the " +
+		fmtInt(named.length) + " rows (and \"other\"); the table below has them all.";
+	return named.slice(0, CHART_ROWS).concat(rows.filter((x) => x.other));
+}
+
+function cpuChart(holder, rows) {
+	const rowH = 22, top = 46, left = 250, right = 30;
+	rows = chartRows(holder, rows);
+	const c = chartCanvas(holder, top + Math.max(1, rows.length) * rowH + 38);
 	const { ctx, width } = c;
 	const plotW = width - left - right;
-	// the scale ends at the busiest row, rounded up (not at 100 %: idle captures would be flat)
-	const pmax = maxOf(rows, (x) => x.t.cpu_pct, 1), pst = niceStep(pmax, 8);
+	// the scale ends at the busiest row, rounded up (not at 100 %: idle captures would be
+	// flat); "other" rows do not set it: their bars end in an arrow and their figures
+	const named = rows.filter((x) => !x.other);
+	const pmax = maxOf(named, (x) => x.cpu_pct, 1), pst = niceStep(pmax, 8);
 	const maxPct = Math.ceil(pmax / pst - 1e-9) * pst;
-	const maxSw = maxOf(rows, (x) => x.t.switches, 1);
-	const xp = (v) => left + v / maxPct * plotW, xs = (v) => left + v / maxSw * plotW;
+	const maxSw = maxOf(named, (x) => x.switches, 1);
+	const clip = (v) => Math.min(left + plotW, v);
+	const xp = (v) => clip(left + v / maxPct * plotW), xs = (v) => clip(left + v / maxSw * plotW);
+	const H = rows.length * rowH;
 	ctx.font = "12px system-ui, sans-serif";
 	ctx.textAlign = "center";
-	// CPU % on top (and at the bottom), switch-outs in orange under it: two scales, one plot
-	const ps = pst, ss = niceStep(maxSw, 6);
-	for (let v = 0; v <= maxPct + 1e-9; v += ps) {
+	for (let v = 0; v <= maxPct + 1e-9; v += pst) {
 		ctx.fillStyle = "#eef1f5";
-		ctx.fillRect(xp(v), top, 1, rows.length * rowH);
+		ctx.fillRect(xp(v), top, 1, H);
 		ctx.fillStyle = "#2f5d8a";
 		const lab = (pst < 1 ? v.toFixed(1) : v.toFixed(0)) + "%";
-		ctx.fillText(lab, xp(v), top - 36);
-		ctx.fillText(lab, xp(v), top + rows.length * rowH + 14);
+		ctx.fillText(lab, xp(v), top - 26);
+		ctx.fillText(lab, xp(v), top + H + 14);
 	}
-	ctx.fillStyle = "#c05a00";
+	ctx.fillStyle = MARK;
+	const ss = niceStep(maxSw, 6);
 	for (let v = 0; v <= maxSw + 1e-9; v += ss)
 		ctx.fillText(fmtInt(v), xs(v), top - 8);
 	ctx.textAlign = "right";
 	ctx.fillStyle = "#2f5d8a";
-	ctx.fillText("CPU (% of one core) ▬", left - 22, top - 36);
-	ctx.fillStyle = "#c05a00";
-	ctx.fillText("switch-outs (count) ◆", left - 22, top - 8);
+	ctx.fillText("CPU (% of one core) ▬", left - 22, top - 26);
+	ctx.fillStyle = MARK;
+	ctx.fillText("switch-outs (count) ○ ◆", left - 22, top - 8);
 	ctx.textAlign = "center";
 	ctx.fillStyle = "#2f5d8a";
-	ctx.fillText("CPU (% of one core)", left + plotW / 2, top + rows.length * rowH + 30);
+	ctx.fillText("CPU (% of one core)", left + plotW / 2, top + H + 30);
 	rows.forEach((x, i) => {
-		const y = top + i * rowH;
-		ctx.fillStyle = "#1d2330";
+		const y = top + i * rowH, cy = y + rowH / 2;
+		ctx.fillStyle = x.other ? "#5b6475" : "#1d2330";
 		ctx.textAlign = "right";
 		ctx.fillText(ellipsize(ctx, x.label, left - 10), left - 8, y + 15);
-		ctx.fillStyle = color(x.run);
-		ctx.fillRect(left, y + 4, Math.max(1, xp(x.t.cpu_pct) - left), rowH - 8);
-		const mark = (v, shape) => {
-			const cx = xs(v), cy = y + rowH / 2;
-			ctx.beginPath();
-			if (shape === "o") {
-				ctx.arc(cx, cy, 5, 0, 2 * Math.PI);
-				ctx.strokeStyle = "#c05a00";
-				ctx.lineWidth = 2;
-				ctx.stroke();
-			} else {
-				ctx.moveTo(cx, cy - 6); ctx.lineTo(cx + 6, cy); ctx.lineTo(cx, cy + 6);
-				ctx.lineTo(cx - 6, cy); ctx.closePath();
-				ctx.fillStyle = "#c05a00";
-				ctx.fill();
-			}
-		};
+		ctx.fillStyle = x.other ? "#aab3c0" : RUN_COLORS[x.run % RUN_COLORS.length];
+		ctx.fillRect(left, y + 4, Math.max(1, xp(x.cpu_pct) - left), rowH - 8);
+		if (x.other && (x.cpu_pct > maxPct || x.switches > maxSw)) {
+			ctx.fillStyle = "#1d2330";
+			ctx.textAlign = "right";
+			ctx.fillText("off scale: " + fmtPct(x.cpu_pct) + ", " + fmtInt(x.switches) +
+				" switch-outs ▸", left + plotW - 4, y + 15);
+			return;
+		}
+		// total: a ring; involuntary: a diamond
+		ctx.beginPath();
+		ctx.arc(xs(x.switches), cy, 5, 0, 2 * Math.PI);
+		ctx.strokeStyle = MARK;
+		ctx.lineWidth = 2;
+		ctx.stroke();
 		if (x.r.has_switch_kind) {
-			mark(x.t.voluntary, "o");
-			mark(x.t.involuntary, "d");
-		} else {
-			mark(x.t.switches, "d");
+			const dx = xs(x.involuntary);
+			ctx.beginPath();
+			ctx.moveTo(dx, cy - 6); ctx.lineTo(dx + 6, cy); ctx.lineTo(dx, cy + 6);
+			ctx.lineTo(dx - 6, cy); ctx.closePath();
+			ctx.fillStyle = MARK;
+			ctx.fill();
 		}
 	});
-	// where the rows are, for tests
 	c.cv.dataset.rowTop = String(top);
 	c.cv.dataset.rowH = String(rowH);
-	c.cv.addEventListener("mousemove", (ev) => {
+	c.cv.dataset.rows = String(rows.length);
+	c.onmove = (ev) => {
 		const b = c.cv.getBoundingClientRect();
 		const i = Math.floor((ev.clientY - b.top - top) / rowH);
 		if (i < 0 || i >= rows.length)
 			return tip(ev, null);
-		const t = rows[i].t;
-		tip(ev, rows[i].label + " (tid " + t.tid + ")\nCPU " + fmtPct(t.cpu_pct) + " (" +
-			fmtNs(t.runtime_ns) + ")\nswitch-outs " + fmtInt(t.switches) +
-			(rows[i].r.has_switch_kind ? " (voluntary " + fmtInt(t.voluntary) +
-			", involuntary " + fmtInt(t.involuntary) + ")" : ""));
-	});
-	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
-
-	// the same figures as a table
-	const cols = [
-		["task", (x) => x.label, "name"],
-		["tid", (x) => x.t.tid],
-		["CPU %", (x) => x.t.cpu_pct, null, fmtPct],
-		["runtime", (x) => x.t.runtime_ns, null, fmtNs],
-		["switch-outs", (x) => x.t.switches, null, fmtInt],
-	];
-	if (anyKind)
-		cols.push(["voluntary", (x) => x.t.voluntary, null, fmtInt],
-			["involuntary", (x) => x.t.involuntary, null, fmtInt]);
-	if (data.runs.some((r) => r.has_wait))
-		cols.push(["run-queue wait", (x) => x.t.wait_ns, null, fmtNs]);
-	// slices whose switch-in the tracepoint never reported: not in the runtime (Capture tab)
-	if (allRows.some((x) => x.t.unseen_ns > 0))
-		cols.push(["unseen", (x) => x.t.unseen_ns, null, fmtNs]);
-	panel.appendChild(table("cpu", cols, allRows, (x) => ({ "data-tid": x.t.tid,
-		"data-name": x.t.name, "data-run": x.run })));
+		const t = rows[i];
+		tip(ev, t.label + "\n" + (t.tasks.length === 1 ? "tid " + t.tids[0] : fmtInt(t.tasks.length) +
+			" threads") + "\nCPU " + fmtPct(t.cpu_pct) + " of one core (" + fmtNs(t.runtime_ns) +
+			")\nswitch-outs " + fmtInt(t.switches) + (t.r.has_switch_kind ? " (voluntary " +
+			fmtInt(t.voluntary) + ", involuntary " + fmtInt(t.involuntary) + ")" : "") +
+			(t.r.has_wait ? "\nrun-queue waits " + fmtInt(t.wait_count) + ", total " +
+			fmtNs(t.wait_ns) + ", max " + fmtNs(t.wait_max_ns) : ""));
+	};
 }
 
-// A sortable table; cols = [title, value(row), class, format]. Cells carry data-v = raw value.
-function table(id, cols, rows, rowAttrs) {
+// A sortable table of the given rows; cols = [title, value(row), class, format, asc first].
+// Cells carry data-v = the raw value. A header click sorts through sort = {i, asc} and
+// onsort() (which redraws, so that top N follows the sort); without onsort it sorts the rows
+// it was given.
+function table(id, cols, rows, attrs, sort, onsort) {
 	const t = el("table", { class: "data", id: "table-" + id });
 	const thead = el("thead"), tb = el("tbody");
 	const hr = el("tr");
-	let sortCol = -1, asc = true;
+	sort = sort || { i: -1, asc: true };
 	cols.forEach((c, i) => hr.appendChild(el("th", { class: c[2] || null, "data-col": c[0],
-		text: c[0], title: "sort", onclick: () => sortBy(i) })));
+		"aria-sort": sort.i === i ? (sort.asc ? "ascending" : "descending") : null,
+		text: c[0] + (sort.i === i ? (sort.asc ? " ▲" : " ▼") : ""), title: "sort",
+		onclick: () => sortBy(i) })));
 	thead.appendChild(hr);
 	function fill(list) {
-		tb.textContent = "";
+		const frag = document.createDocumentFragment();
 		for (const r of list) {
-			const tr = el("tr", rowAttrs ? rowAttrs(r) : null);
+			const tr = el("tr", attrs ? attrs(r) : null);
 			for (const c of cols) {
 				const v = c[1](r);
-				tr.appendChild(el("td", { class: c[2] || null, "data-col": c[0], "data-v": v,
-					text: c[3] ? c[3](v) : String(v) }));
+				const td = document.createElement("td");
+				if (c[2])
+					td.className = c[2];
+				td.setAttribute("data-col", c[0]);
+				if (v !== null && v !== undefined)
+					td.setAttribute("data-v", v);
+				td.textContent = c[3] ? c[3](v, r) : String(v);
+				tr.appendChild(td);
 			}
-			tb.appendChild(tr);
+			frag.appendChild(tr);
 		}
+		tb.textContent = "";
+		tb.appendChild(frag);
 	}
 	function sortBy(i) {
-		asc = sortCol === i ? !asc : i === 0;
-		sortCol = i;
+		sort.asc = sort.i === i ? !sort.asc : !!cols[i][4];
+		sort.i = i;
+		if (onsort)
+			return onsort();
 		const f = cols[i][1];
 		const list = rows.slice().sort((a, b) => {
 			const x = f(a), y = f(b);
-			return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
+			return (x < y ? -1 : x > y ? 1 : 0) * (sort.asc ? 1 : -1);
+		});
+		hr.querySelectorAll("th").forEach((th, j) => {
+			th.textContent = cols[j][0] + (j === i ? (sort.asc ? " ▲" : " ▼") : "");
 		});
 		fill(list);
 	}
@@ -424,8 +752,18 @@ function table(id, cols, rows, rowAttrs) {
 	return el("div", { class: "scroll" }, t);
 }
 
+// A log2 histogram bucket [lo, hi) in ns as text: the precision its percentile has.
+function fmtRange(r) {
+	if (!r)
+		return "n/a";
+	if (r[1] < 0)
+		return "≥ " + fmtNs(r[0]);
+	const u = r[1] > 2e9 ? [1e9, "s"] : r[1] > 2e6 ? [1e6, "ms"] : r[1] > 2e3 ? [1e3, "µs"] : [1, "ns"];
+	const f = (v) => { const x = v / u[0]; return x >= 10 ? x.toFixed(0) : x.toPrecision(2); };
+	return f(r[0]) + "–" + f(r[1]) + " " + u[1];
+}
+
 function drawKvm(data, panel) {
-	let rows = rowsOf(data).filter((x) => x.t.exits_total > 0);
 	// reasons over all runs
 	const rmap = new Map();
 	for (const r of data.runs)
@@ -433,28 +771,57 @@ function drawKvm(data, panel) {
 			if (!rmap.has(reasonKey(x.isa, x.code)))
 				rmap.set(reasonKey(x.isa, x.code), x);
 	const reasons = [...rmap.values()].sort((a, b) => a.isa - b.isa || a.code - b.code);
-	const ri = new Map(reasons.map((x, i) => [reasonKey(x.isa, x.code), i]));
-	const count = (t, i) => {
-		let n = 0;
-		for (const e of t.exits)
-			if (ri.get(reasonKey(e[0], e[1])) === i)
-				n += e[2];
-		return n;
-	};
-	panel.appendChild(el("p", { class: "note", text: "KVM exits per task and exit reason over " +
+	const rkeys = reasons.map((x) => reasonKey(x.isa, x.code));
+	panel.appendChild(el("p", { class: "note", text: "KVM exits per row and exit reason over " +
 		"the window; hover for counts." }));
+	const counter = controlBar(data, panel, "kvm");
 	const legend = el("div", { class: "legend", id: "kvm-legend" });
 	reasons.forEach((x, i) => legend.appendChild(el("span", { class: "item",
 		"data-reason": reasonName(x) }, el("span", { class: "swatch",
 		style: "background:" + color(i) }), reasonName(x))));
 	panel.appendChild(legend);
-	const allRows = rows;
-	rows = busiest(rows, (x) => x.t.exits_total, panel);
-	const rowH = 22, top = 10, left = 230, right = 30;
-	const c = makeCanvas(panel, top + rows.length * rowH + 34);
+	const chartBox = el("div"), tableBox = el("div");
+	panel.appendChild(chartBox);
+	panel.appendChild(tableBox);
+	const cols = [["task", (x) => x.label, "name", null, true]];
+	rkeys.forEach((k, i) => cols.push([reasonName(reasons[i]), (x) => x.exits.get(k) || 0, null, fmtInt]));
+	cols.push(["total", (x) => x.exits_total, null, fmtInt]);
+	const sort = { i: cols.length - 1, asc: false };
+	function refresh() {
+		const rows = groupsOf(data, view.group);
+		const p = pick(data, rows, { f: cols[sort.i][1], asc: sort.asc }, (g) => g.exits_total > 0);
+		counter(p.shown.length, p.matched, rows.filter((g) => g.exits_total > 0).length);
+		kvmChart(chartBox, p.all, rkeys, reasons);
+		tableBox.textContent = "";
+		tableBox.appendChild(table("kvm", cols, p.all, rowAttrs, sort, refresh));
+	}
+	register(panel, refresh);
+	refresh();
+	panel.appendChild(el("h2", { text: "Exit handling time per reason" }));
+	panel.appendChild(el("p", { class: "note", text: "Percentiles come from log2 histograms: " +
+		"each is the power-of-two range it falls in, which is all the histogram holds. n/a: no " +
+		"exit of the reason has a handling time (an exit with no following entry)." }));
+	const rrows = [];
+	data.runs.forEach((r, k) => r.reasons.forEach((x) => rrows.push({ r, x, run: k })));
+	const rcols = [];
+	if (data.runs.length > 1)
+		rcols.push(["run", (z) => z.r.short, "name"]);
+	rcols.push(["reason", (z) => reasonName(z.x), "name"], ["exits", (z) => z.x.count, null, fmtInt],
+		["with handling time", (z) => z.x.hist_n, null, fmtInt],
+		["median", (z) => z.x.median_range ? z.x.median_range[0] : null, null,
+			(v, z) => fmtRange(z.x.median_range)],
+		["p99", (z) => z.x.p99_range ? z.x.p99_range[0] : null, null,
+			(v, z) => fmtRange(z.x.p99_range)]);
+	panel.appendChild(table("reasons", rcols, rrows));
+}
+
+function kvmChart(holder, rows, rkeys, reasons) {
+	const rowH = 22, top = 10, left = 250, right = 30;
+	rows = chartRows(holder, rows);
+	const c = chartCanvas(holder, top + Math.max(1, rows.length) * rowH + 34);
 	const { ctx, width } = c;
 	const plotW = width - left - right;
-	const max = maxOf(rows, (x) => x.t.exits_total, 1);
+	const max = maxOf(rows, (x) => x.exits_total, 1);
 	const xv = (v) => v / max * plotW;
 	ctx.font = "12px system-ui, sans-serif";
 	const st = niceStep(max, 8);
@@ -472,69 +839,68 @@ function drawKvm(data, panel) {
 		ctx.textAlign = "right";
 		ctx.fillText(ellipsize(ctx, x.label, left - 10), left - 8, y + 15);
 		let acc = 0;
-		reasons.forEach((r, k) => {
-			const n = count(x.t, k);
+		rkeys.forEach((k, j) => {
+			const n = x.exits.get(k) || 0;
 			if (!n)
 				return;
-			ctx.fillStyle = color(k);
+			ctx.fillStyle = color(j);
 			ctx.fillRect(left + xv(acc), y + 4, Math.max(1, xv(n)), rowH - 8);
 			acc += n;
 		});
 	});
-	c.cv.addEventListener("mousemove", (ev) => {
+	c.onmove = (ev) => {
 		const b = c.cv.getBoundingClientRect();
 		const i = Math.floor((ev.clientY - b.top - top) / rowH);
 		if (i < 0 || i >= rows.length)
 			return tip(ev, null);
-		const t = rows[i].t;
-		const lines = reasons.map((r, k) => [reasonName(r), count(t, k)]).filter((z) => z[1])
-			.map((z) => z[0] + ": " + fmtInt(z[1]));
-		tip(ev, rows[i].label + " — " + fmtInt(t.exits_total) + " exits\n" + lines.join("\n"));
-	});
-	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
-	const cols = [["task", (x) => x.label, "name"]];
-	reasons.forEach((r, k) => cols.push([reasonName(r), (x) => count(x.t, k), null, fmtInt]));
-	cols.push(["total", (x) => x.t.exits_total, null, fmtInt]);
-	panel.appendChild(table("kvm", cols, allRows, (x) => ({ "data-tid": x.t.tid, "data-name": x.t.name, "data-run": x.run })));
-	panel.appendChild(el("h2", { text: "Exit handling time per reason (from the histograms)" }));
-	const rrows = [];
-	data.runs.forEach((r, k) => r.reasons.forEach((x) => rrows.push({ r, x, run: k })));
-	const rcols = [];
-	if (data.runs.length > 1)
-		rcols.push(["run", (z) => z.r.short, "name"]);
-	rcols.push(["reason", (z) => reasonName(z.x), "name"], ["exits", (z) => z.x.count, null, fmtInt],
-		["median", (z) => z.x.median_ns, null, fmtNs], ["p99", (z) => z.x.p99_ns, null, fmtNs]);
-	panel.appendChild(table("reasons", rcols, rrows));
+		const t = rows[i];
+		const lines = rkeys.map((k, j) => [reasonName(reasons[j]), t.exits.get(k) || 0])
+			.filter((z) => z[1]).map((z) => z[0] + ": " + fmtInt(z[1]));
+		tip(ev, t.label + " — " + fmtInt(t.exits_total) + " exits\n" + lines.join("\n"));
+	};
+}
+
+// A colour scale legend: a gradient from white to base, 0 to max.
+function scaleLegend(text, base, max, fmt) {
+	const bar = el("span", { class: "ramp", style: "background:linear-gradient(to right," +
+		scale(0, base) + "," + scale(0.25, base) + "," + scale(0.5, base) + "," + scale(1, base) + ")" });
+	return el("span", { class: "item", "data-scale": text, "data-max": max }, text + " 0", bar,
+		fmt(max) + " (square-root scale)");
 }
 
 function drawCoremap(data, panel) {
 	const multi = data.runs.length > 1;
 	let sel = null;
-	const holder = el("div");
 	if (multi) {
-		sel = el("select", { id: "coremap-run", onchange: () => render(+sel.value) });
+		sel = el("select", { id: "coremap-run", onchange: () => refresh() });
 		data.runs.forEach((r, i) => sel.appendChild(el("option", { value: i, text: r.short })));
 		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "run " }), sel));
 	}
-	panel.appendChild(el("p", { class: "note", text: "Each cell: top = % of the window the task " +
-		"ran on that core (blue), bottom = switch-outs on that core (orange), both on a " +
-		"square-root colour scale; hover a cell for its figures. Thick lines separate packages, " +
-		"thin ones last-level caches." }));
+	panel.appendChild(el("p", { class: "note", text: "Each cell: top = CPU in % of one core the " +
+		"row used on that core (blue, with the number where it fits), bottom = switch-outs on " +
+		"that core (orange). \"all\": every core, % of one core (as the CPU tab). The \"all " +
+		"tasks\" row (first) sums every thread of the run, filtered or not. Thick lines separate " +
+		"packages, thin ones last-level caches; rows sorted by CPU." }));
+	const counter = controlBar(data, panel, "coremap");
 	const legend = el("div", { class: "legend", id: "coremap-legend" });
 	panel.appendChild(legend);
+	const holder = el("div");
 	panel.appendChild(holder);
-	function render(k) {
+	function refresh() {
+		const k = sel ? +sel.value : 0;
 		const r = data.runs[k];
 		const ncpu = r.nr_cpus;
 		const win = Math.max(1, r.window[1] - r.window[0]);
-		const tasks = r.tasks.slice().sort((a, b) => a.name < b.name ? -1 : a.name > b.name);
-		const all = { name: "all tasks", cpu_runtime: new Array(ncpu).fill(0),
-			cpu_switches: new Array(ncpu).fill(0) };
-		for (const t of tasks)
-			for (let c = 0; c < ncpu; c++) {
-				all.cpu_runtime[c] += t.cpu_runtime[c] || 0;
-				all.cpu_switches[c] += t.cpu_switches[c] || 0;
-			}
+		const rows = groupsOf(data, view.group).filter((g) => g.run === k);
+		const p = pick(data, rows, { f: (g) => g.cpu_pct, asc: false });
+		counter(p.shown.length, p.matched, rows.length);
+		let all = r.allRow;
+		if (!all) {
+			all = r.allRow = newGroup("all", "all tasks", k, r);
+			all.name = "all tasks";
+			for (const t of r.tasks)
+				addTask(all, t);
+		}
 		const sep = (c) => {
 			if (!r.topo || c === 0 || !r.topo[c] || !r.topo[c - 1])
 				return null;
@@ -544,69 +910,96 @@ function drawCoremap(data, panel) {
 				return "llc";
 			return null;
 		};
-		// colour scales: task cells, the "all" column and the "all tasks" row each have their own
+		const sum = (a) => { let s = 0; for (const v of a) s += v; return s; };
+		// colour scales: row cells, the "all" column and the "all tasks" row each have their own
 		const mx = { cell: [1e-9, 1], col: [1e-9, 1], row: [1e-9, 1] };
 		const upd = (key, pct, sw) => {
 			mx[key][0] = Math.max(mx[key][0], pct);
 			mx[key][1] = Math.max(mx[key][1], sw);
 		};
-		const sum = (a) => a.reduce((x, y) => x + (y || 0), 0);
-		for (const t of tasks) {
+		for (const g of p.shown) {
+			const { rt, sw } = groupCpu(g);
 			for (let c = 0; c < ncpu; c++)
-				upd("cell", (t.cpu_runtime[c] || 0) / win * 100, t.cpu_switches[c] || 0);
-			upd("col", sum(t.cpu_runtime) / ncpu / win * 100, sum(t.cpu_switches));
+				upd("cell", rt[c] / win * 100, sw[c]);
+			upd("col", sum(rt) / win * 100, sum(sw));
 		}
+		const ac = groupCpu(all);
 		for (let c = 0; c < ncpu; c++)
-			upd("row", all.cpu_runtime[c] / win * 100, all.cpu_switches[c]);
-		upd("row", sum(all.cpu_runtime) / ncpu / win * 100, sum(all.cpu_switches));
+			upd("row", ac.rt[c] / win * 100, ac.sw[c]);
 		legend.textContent = "";
-		legend.appendChild(el("span", { class: "item" }, el("span", { class: "swatch",
-			style: "background:" + scale(1, "#2b6cb0") }), "busiest cell: " +
-			fmtPct(mx.cell[0]) + " of the window"));
-		legend.appendChild(el("span", { class: "item" }, el("span", { class: "swatch",
-			style: "background:" + scale(1, "#e07b00") }), "most switch-outs in a cell: " +
-			fmtInt(mx.cell[1])));
-		// few cores: wider, taller cells
-		const cw = Math.max(22, Math.min(56, Math.floor(((holder.clientWidth || 960) - 260) / (ncpu + 1))));
-		const tbl = el("table", { class: "coremap", id: "coremap-table", "data-run": k,
-			style: "--cell-w:" + cw + "px;--cell-h:" + (cw >= 40 ? 14 : 11) + "px" });
-		const hr = el("tr", null, el("th", { class: "name", text: "task \\ core" }));
+		legend.appendChild(scaleLegend("CPU % of one core, cells:", "#2b6cb0", mx.cell[0], fmtPct));
+		legend.appendChild(scaleLegend("switch-outs, cells:", "#e07b00", mx.cell[1], fmtInt));
+		legend.appendChild(el("span", { class: "item note", text: "the \"all\" column (up to " +
+			fmtPct(mx.col[0]) + ", " + fmtInt(mx.col[1]) + ") and the \"all tasks\" row (up to " +
+			fmtPct(mx.row[0]) + ", " + fmtInt(mx.row[1]) + "; \"other\" rows too) have scales " +
+			"of their own" }));
+		// few cores: wider, taller cells, with numbers
+		// (from the window's width: reading the holder's would force a layout of the page)
+		const cw = Math.max(22, Math.min(64, Math.floor((Math.min(2400, window.innerWidth || 1000) -
+			300) / (ncpu + 1))));
+		const nums = cw >= 30;
+		const tbl = el("table", { class: "coremap" + (nums ? " nums" : ""), id: "coremap-table",
+			"data-run": k, style: "--cell-w:" + cw + "px;--cell-h:" + (nums ? 14 : 11) + "px" });
+		const hr = el("tr", null, el("th", { class: "name", text: "row \\ core" }));
 		for (let c = 0; c < ncpu; c++)
 			hr.appendChild(el("th", { class: sep(c), text: String(c) }));
 		hr.appendChild(el("th", { class: "all", text: "all" }));
 		tbl.appendChild(hr);
-		const dup = new Map();
-		for (const t of tasks)
-			dup.set(t.name, (dup.get(t.name) || 0) + 1);
-		const addRow = (t, isAll) => {
-			const tr = el("tr", { class: isAll ? "alltasks" : null, "data-task": t.name,
-				"data-tid": isAll ? null : t.tid });
-			const label = !isAll && dup.get(t.name) > 1 ? t.name + " (" + t.tid + ")" : t.name;
-			tr.appendChild(el("th", { class: "name", text: label, title: label }));
+		const short = (v) => v >= 1e6 ? (v / 1e6).toFixed(1) + "M" : v >= 1e4 ? Math.round(v / 1e3) + "k" :
+			v >= 1e3 ? (v / 1e3).toFixed(1) + "k" : String(v);
+		const pctText = (v) => v >= 10 ? v.toFixed(0) : v >= 0.05 ? v.toFixed(1) : v > 0 ? "·" : "";
+		const addRow = (g, isAll) => {
+			const tr = el("tr", { class: isAll ? "alltasks" : g.other ? "other" : null,
+				"data-task": g.name, "data-key": g.key, "data-other": g.other ? "1" : null,
+				"data-tid": !isAll && !g.other && g.tasks.length === 1 ? g.tasks[0].tid : null });
+			tr.appendChild(el("th", { class: "name", text: g.name, title: g.name }));
+			const { rt, sw } = groupCpu(g);
+			// built by hand (1,000s of cells); the tooltip is made on hover (see below)
 			const cell = (c, pct, sws, cls, m) => {
-				const td = el("td", { class: cls, "data-cpu": c, "data-pct": pct.toFixed(3),
-					"data-switches": sws, title: t.name + " on " + (c === "all" ? "all cores" :
-					"core " + c) + ": " + fmtPct(pct) + " of the window, " + fmtInt(sws) +
-					" switch-outs" });
+				const td = document.createElement("td");
+				if (cls)
+					td.className = cls;
+				td.dataset.cpu = c;
+				td.dataset.pct = pct.toFixed(3);
+				td.dataset.switches = sws;
 				// square-root scales: small shares stay visible next to a busy cell
-				td.appendChild(el("div", { style: "background:" + scale(Math.sqrt(pct / m[0]), "#2b6cb0") }));
-				td.appendChild(el("div", { style: "background:" + scale(Math.sqrt(sws / m[1]), "#e07b00") }));
+				const tp = Math.sqrt(pct / m[0]), bt = Math.sqrt(sws / m[1]);
+				const a = document.createElement("div"), b = document.createElement("div");
+				a.style.background = scale(tp, "#2b6cb0");
+				if (tp > 0.6)
+					a.style.color = "#fff";
+				if (nums)
+					a.textContent = pctText(pct);
+				b.style.background = scale(bt, "#e07b00");
+				if (nums && cw >= 40 && sws)
+					b.textContent = short(sws);
+				td.appendChild(a);
+				td.appendChild(b);
 				tr.appendChild(td);
 			};
+			// "other" rows sum many: on the "all tasks" scales
+			const big = isAll || g.other;
 			for (let c = 0; c < ncpu; c++)
-				cell(c, (t.cpu_runtime[c] || 0) / win * 100, t.cpu_switches[c] || 0, sep(c),
-					isAll ? mx.row : mx.cell);
-			// "all": the share of the whole machine (all cores) and every switch-out
-			cell("all", sum(t.cpu_runtime) / ncpu / win * 100, sum(t.cpu_switches), "all",
-				isAll ? mx.row : mx.col);
+				cell(c, rt[c] / win * 100, sw[c], sep(c), big ? mx.row : mx.cell);
+			cell("all", sum(rt) / win * 100, sum(sw), "all", big ? mx.row : mx.col);
 			tbl.appendChild(tr);
 		};
-		tasks.forEach((t) => addRow(t, false));
 		addRow(all, true);
+		p.all.forEach((g) => addRow(g, false));
+		tbl.addEventListener("mouseover", (ev) => {
+			const td = ev.target.closest("td");
+			if (!td || td.title)
+				return;
+			const c = td.dataset.cpu, name = td.parentNode.dataset.task;
+			td.title = name + " on " + (c === "all" ? "all cores" : "core " + c) + ": " +
+				fmtPct(+td.dataset.pct) + " of one core, " + fmtInt(+td.dataset.switches) +
+				" switch-outs";
+		});
 		holder.textContent = "";
 		holder.appendChild(el("div", { class: "scroll" }, tbl));
 	}
-	render(0);
+	register(panel, refresh);
+	refresh();
 }
 
 function drawCapture(data, panel) {
@@ -677,37 +1070,127 @@ function drawCapture(data, panel) {
 }
 
 function drawDelta(data, panel) {
-	const d = data.delta, base = data.runs[0];
-	panel.appendChild(el("p", { class: "note", text: "Change of each task (matched by name) " +
-		"against the first run, " + base.short + ". " + (d.scaled ? "The captures differ in " +
-		"length: counts are scaled to the first run's window (" + data.runs.map((r, i) =>
-		r.short + " ×" + d.scale[i].toFixed(3)).join(", ") + "); CPU % is a rate and is not " +
-		"scaled." : "The windows have the same length: counts are not scaled.") }));
-	const cols = [["task", (x) => x.name, "name"]];
-	const num = (v) => v === null ? "—" : (v > 0 ? "+" : "") + (Math.abs(v) >= 100 ?
-		fmtInt(v) : v.toFixed(2));
-	const diff = (row, k, f) => {
+	const d = data.delta, A = data.runs[0].short;
+	panel.appendChild(el("p", { class: "note", text: "Each task (matched by name) in the first " +
+		"run, " + A + ", and in each other run: both values, the change and the change in % " +
+		"of the first. \"absent\": the run has no task of that name (its values count as 0). " +
+		(d.scaled ? "The captures differ in length: counts are scaled to the first run's window (" +
+		data.runs.map((r, i) => r.short + " ×" + d.scale[i].toFixed(3)).join(", ") + ") and " +
+		"rounded to whole counts; CPU % is a rate and is not scaled." : "The windows have the " +
+		"same length: counts are not scaled.") + " " + CPU_UNIT }));
+	const box = el("input", { type: "search", id: "delta-filter", placeholder: "filter: text or glob",
+		"aria-label": "filter rows", oninput: () => refresh() });
+	const top = el("select", { id: "delta-top", "aria-label": "top N", onchange: () => refresh() });
+	for (const n of TOPS)
+		top.appendChild(el("option", { value: n, text: String(n) }));
+	top.value = String(view.top);
+	const count = el("span", { class: "note", id: "delta-count" });
+	panel.appendChild(el("div", { class: "controls" }, el("label", { text: "top " }), top, box, count));
+	const holder = el("div");
+	panel.appendChild(holder);
+	const absent = (c) => !c;	// a run without the task has a null cell
+	const val = (row, k, f) => absent(row.cells[k]) ? null : f(row.cells[k]);
+	const delta = (row, k, f) => {
 		const a = row.cells[0], b = row.cells[k];
-		return (a || b) ? (b ? f(b) : 0) - (a ? f(a) : 0) : null;
+		if (absent(a) && absent(b))
+			return null;
+		return (absent(b) ? 0 : f(b)) - (absent(a) ? 0 : f(a));
 	};
+	const pct = (row, k, f) => {
+		const a = row.cells[0], b = row.cells[k];
+		if (absent(a) || absent(b))
+			return null;
+		const x = f(a);
+		return x ? (f(b) - x) / x * 100 : null;
+	};
+	const signed = (fmt) => (v) => v === null ? "absent" : (v > 0 ? "+" : v < 0 ? "−" : "") + fmt(Math.abs(v));
+	const count0 = (v) => fmtInt(v);
+	const plain = (fmt) => (v) => v === null ? "absent" : fmt(v);
+	const pctFmt = (k) => (v, row) => {
+		if (v !== null)
+			return (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(1) + "%";
+		const a = row.cells[0], b = row.cells[k];
+		return absent(a) && !absent(b) ? "new" : !absent(a) && absent(b) ? "gone" : "—";
+	};
+	const qty = [["CPU %", (c) => c.cpu_pct, fmtPct, (v) => v.toFixed(2) + "%"],
+		["switches", (c) => c.switches, count0, count0]];
+	if (d.reasons.length)
+		qty.push(["exits", (c) => c.exits_total, count0, count0]);
+	const cols = [["task", (x) => x.name, "name", null, true]];
+	for (const [q, f, fmt] of qty)
+		cols.push([q + " " + A, (x) => val(x, 0, f), null, plain(fmt)]);
 	for (let k = 1; k < data.runs.length; k++) {
-		const s = " " + data.runs[k].short;
-		cols.push(["Δ CPU %" + s, (x) => diff(x, k, (c) => c.cpu_pct), null, num],
-			["Δ switches" + s, (x) => diff(x, k, (c) => c.switches), null, num]);
-		d.reasons.forEach((r, i) => cols.push(["Δ " + reasonName(r) + s,
-			(x) => diff(x, k, (c) => c.exits[i] || 0), null, num]));
+		const B = data.runs[k].short;
+		for (const [q, f, fmt, dfmt] of qty)
+			cols.push([q + " " + B, (x) => val(x, k, f), null, plain(fmt)],
+				["Δ " + q + " " + B, (x) => delta(x, k, f), null, signed(dfmt)],
+				["Δ% " + q + " " + B, (x) => pct(x, k, f), null, pctFmt(k)]);
+		d.reasons.forEach((r, i) => cols.push(["Δ " + reasonName(r) + " " + B,
+			(x) => delta(x, k, (c) => c.exits[i] || 0), null, signed(count0)]));
 	}
-	panel.appendChild(table("delta", cols, d.rows));
+	// largest change of CPU first
+	const sort = { i: cols.findIndex((c) => c[0].startsWith("Δ CPU %")), asc: false };
+	const absKey = (f) => (x) => { const v = f(x); return v === null ? -1 : Math.abs(v); };
+	function refresh() {
+		view.top = +top.value;
+		const match = filterFn(box.value);
+		let f = cols[sort.i][1];
+		if (cols[sort.i][0].startsWith("Δ"))
+			f = absKey(f);
+		const dir = sort.asc ? 1 : -1;
+		const list = d.rows.filter((x) => match(x)).sort((a, b) => {
+			const x = f(a), y = f(b);
+			return ((x === null) - (y === null)) || (x < y ? -1 : x > y ? 1 : 0) * dir ||
+				(a.name < b.name ? -1 : 1);
+		});
+		const shown = list.slice(0, view.top);
+		count.textContent = fmtInt(shown.length) + " of " + fmtInt(list.length) + " tasks shown" +
+			(list.length > shown.length ? " (filter to find the others)" : "") +
+			(cols[sort.i][0].startsWith("Δ") ? "; Δ columns sort by the size of the change" : "");
+		holder.textContent = "";
+		holder.appendChild(table("delta", cols, shown, (x) => ({ "data-name": x.name,
+			"data-absent": data.runs.map((r, k) => absent(x.cells[k]) ? r.short : "")
+				.filter(Boolean).join(" ") || null }), sort, refresh));
+		holder.querySelectorAll("td").forEach((td) => {
+			if (td.textContent === "absent")
+				td.classList.add("absent");
+		});
+	}
+	refresh();
+}
+
+// The per-thread wait percentiles of the VMs data (render/vmtab.c: waits, [tid, name, count,
+// p50, p90, p99, p99.9, max]) onto the tasks, where waitQuantile() reads them.
+function attachWaitQuantiles(data) {
+	for (const r of data.runs) {
+		const by = new Map((r.waits || []).map((w) => [w[0] + "\u0000" + w[1], w]));
+		for (const t of r.tasks) {
+			const w = by.get(t.tid + "\u0000" + t.name);
+			if (w && w[2] > 0) {
+				t.wait_p50_ns = w[3];
+				t.wait_p99_ns = w[5];
+			}
+		}
+	}
 }
 
 function charts(data) {
 	warnings(data.runs);
+	attachWaitQuantiles(data);
 	const tabs = [{ id: "cpu", title: "CPU and context switches", draw: (p) => drawCpu(data, p) }];
 	if (data.runs.some((r) => r.tasks.some((t) => t.exits_total > 0)))
 		tabs.push({ id: "kvm", title: "KVM exits by type", draw: (p) => drawKvm(data, p) });
 	tabs.push({ id: "coremap", title: "CoreMap", draw: (p) => drawCoremap(data, p) });
 	if (data.delta)
 		tabs.push({ id: "delta", title: "Delta", draw: (p) => drawDelta(data, p) });
+	// room for more tabs of the same data (a VMs tab: render/vms.c and assets/vms.js): a
+	// script before this one in the same script element pushes {id, title, when(data),
+	// draw(data, panel, view)} to window.pwzExtraTabs; window.pwzDash has the helpers
+	for (const t of window.pwzExtraTabs || [])
+		if (!t.when || t.when(data))
+			tabs.push({ id: t.id, title: t.title, draw: (p) => t.draw(data, p, view) });
+	if (window.pwzVmsTab)	// render/assets/vms.js
+		window.pwzVmsTab(data, tabs, { el, table, fmtNs, fmtInt });
 	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture(data, p) });
 	setupTabs(tabs);
 }
@@ -776,6 +1259,7 @@ function timeChart(parent, win, opts) {
 		// the visible time range, for tests and tools
 		c.cv.dataset.t0 = String(Math.round(view.t0));
 		c.cv.dataset.t1 = String(Math.round(view.t1));
+		c.cv.dataset.view = view.t0 + " " + view.t1;	/* exact, for tests */
 	}
 	c.cv.addEventListener("wheel", (ev) => {
 		ev.preventDefault();
@@ -835,6 +1319,9 @@ function yTicks(ctx, view, ls) {
 // or [{bins: {k, c}, color, on}]: cells of data.grid, each drawn over its time column and
 // value row (at least 2 x 2 device pixels).
 function scatter(ctx, view, c, series, ls, grid, win) {
+	delete c.cv.dataset.bins;
+	delete c.cv.dataset.binCount;
+	delete c.cv.dataset.binNs;
 	for (let e = ls.lo; e <= ls.hi; e++) {
 		ctx.fillStyle = "#eef1f5";
 		ctx.fillRect(view.left, ls.y(Math.pow(10, e)), view.plotW, 1);
@@ -850,32 +1337,7 @@ function scatter(ctx, view, c, series, ls, grid, win) {
 		const [r, g, b] = rgb(s.color);
 		const val = (255 << 24) | (b << 16) | (g << 8) | r;
 		if (s.bins) {
-			// a heatmap: the fuller the cell, the stronger the colour (log of the count)
-			const k = s.bins.k, cnt = s.bins.c, rows = grid.rows, colNs = (win[1] - win[0]) / grid.cols;
-			let maxc = 1;
-			for (let i = 0; i < cnt.length; i++)
-				if (cnt[i] > maxc) maxc = cnt[i];
-			const shade = [];
-			for (let j = 0; j <= 8; j++) {
-				const f = 0.3 + 0.7 * j / 8, m = (x) => Math.round(255 + (x - 255) * f);
-				shade.push((255 << 24) | (m(b) << 16) | (m(g) << 8) | m(r));
-			}
-			for (let i = 0; i < k.length; i++) {
-				const cv = shade[Math.round(8 * Math.log(1 + cnt[i]) / Math.log(1 + maxc))];
-				const col = Math.floor(k[i] / rows), row = k[i] - col * rows;
-				const ta = win[0] + col * colNs;
-				let x0 = Math.floor((ta - view.t0) * sx), x1 = Math.ceil((ta + colNs - view.t0) * sx);
-				if (x1 < 0 || x0 >= w)
-					continue;
-				let y0 = Math.floor((ls.y(Math.pow(10, (row + 1) / grid.rpd)) - view.top) * c.dpr);
-				let y1 = Math.ceil((ls.y(Math.pow(10, row / grid.rpd)) - view.top) * c.dpr);
-				if (x1 - x0 < 2) x1 = x0 + 2;
-				if (y1 - y0 < 2) y0 = y1 - 2;
-				x0 = Math.max(0, x0); x1 = Math.min(w, x1);
-				y0 = Math.max(0, y0); y1 = Math.min(h, y1);
-				for (let y = y0; y < y1; y++)
-					px.fill(cv, y * w + x0, y * w + x1);
-			}
+			rebin(px, w, h, view, c, s, ls, grid, win, [r, g, b]);
 			continue;
 		}
 		const t = s.t, v = s.v, n = t.length;
@@ -904,6 +1366,78 @@ function scatter(ctx, view, c, series, ls, grid, win) {
 	ctx.drawImage(tmp, view.left, view.top, view.plotW, view.plotH);
 }
 
+/*
+ * A series carried as grid cells (data.grid: cols time columns over the window x rpd rows a
+ * decade), binned again for the view: while a column is narrower than 2 device pixels the
+ * columns falling in one 2-pixel bin are summed, once zoomed in each column is drawn over
+ * its own extent. The colour is the log of a bin's count against the fullest bin in view, so
+ * that contrast follows the zoom. The canvas gets data-bin-ns (time per bin), data-bins
+ * (non-empty bins drawn) and data-bin-count (points in them), summed over the series drawn.
+ */
+function rebin(px, w, h, view, c, s, ls, grid, win, rgbv) {
+	const [r, g, b] = rgbv;
+	const k = s.bins.k, cnt = s.bins.c, rows = grid.rows, colNs = (win[1] - win[0]) / grid.cols;
+	const sx = w / (view.t1 - view.t0), colPx = colNs * sx;
+	const merge = colPx < 2, bw = merge ? 2 : colPx;
+	const nbx = merge ? Math.ceil(w / 2) + 1 : 0;
+	const acc = merge ? new Float64Array(nbx * rows) : null;
+	const cells = [];
+	let maxc = 1, nb = 0, total = 0;
+	for (let i = 0; i < k.length; i++) {
+		const col = Math.floor(k[i] / rows), row = k[i] - col * rows;
+		const ta = win[0] + col * colNs;
+		if (ta + colNs <= view.t0 || ta >= view.t1)
+			continue;
+		total += cnt[i];
+		if (merge) {
+			const bx = Math.max(0, Math.min(nbx - 1, Math.floor((ta - view.t0) * sx / 2)));
+			const j = bx * rows + row;
+			if (!acc[j])
+				nb++;
+			acc[j] += cnt[i];
+			if (acc[j] > maxc) maxc = acc[j];
+		} else {
+			cells.push(i);
+			nb++;
+			if (cnt[i] > maxc) maxc = cnt[i];
+		}
+	}
+	const shade = [];
+	for (let j = 0; j <= 8; j++) {
+		const f = 0.3 + 0.7 * j / 8, m = (x) => Math.round(255 + (x - 255) * f);
+		shade.push((255 << 24) | (m(b) << 16) | (m(g) << 8) | m(r));
+	}
+	const lmax = Math.log(1 + maxc);
+	const paint = (x0, x1, row, n) => {
+		const cv = shade[Math.round(8 * Math.log(1 + n) / lmax)];
+		let y0 = Math.floor((ls.y(Math.pow(10, (row + 1) / grid.rpd)) - view.top) * c.dpr);
+		let y1 = Math.ceil((ls.y(Math.pow(10, row / grid.rpd)) - view.top) * c.dpr);
+		if (x1 - x0 < 2) x1 = x0 + 2;
+		if (y1 - y0 < 2) y0 = y1 - 2;
+		x0 = Math.max(0, x0); x1 = Math.min(w, x1);
+		y0 = Math.max(0, y0); y1 = Math.min(h, y1);
+		for (let y = y0; y < y1; y++)
+			px.fill(cv, y * w + x0, y * w + x1);
+	};
+	if (merge) {
+		for (let j = 0; j < acc.length; j++)
+			if (acc[j]) {
+				const bx = Math.floor(j / rows);
+				paint(bx * 2, bx * 2 + 2, j - bx * rows, acc[j]);
+			}
+	} else {
+		for (const i of cells) {
+			const col = Math.floor(k[i] / rows), ta = win[0] + col * colNs;
+			paint(Math.floor((ta - view.t0) * sx), Math.ceil((ta + colNs - view.t0) * sx),
+				k[i] - col * rows, cnt[i]);
+		}
+	}
+	const cd = c.cv.dataset;
+	cd.binNs = String(Math.round(merge ? bw / sx : colNs));
+	cd.bins = String(+(cd.bins || 0) + nb);
+	cd.binCount = String(+(cd.binCount || 0) + total);
+}
+
 // The largest value of the series (ns): every point, or the top of the highest grid row.
 function seriesMax(list, grid) {
 	let max = 1e4;
@@ -928,20 +1462,33 @@ function gridNote(data, list) {
 		fmtInt(data.max_points) + " points: they are drawn from a grid of " +
 		fmtInt(data.grid.cols) + " time columns × " + data.grid.rpd + " rows per decade " +
 		"(every point counted, the legend has the exact counts; the stronger the colour, the " +
-		"more points in the cell); zooming in shows that grid, " +
-		"not single points. Render a narrower window (-f/-c) or raise --max-points to see " +
-		"every point." });
+		"more points in the cell). Zooming re-bins the grid to the view: columns are summed " +
+		"into 2-pixel bins while narrower than that, down to one column (" +
+		fmtNs((data.run.window[1] - data.run.window[0]) / data.grid.cols) + "); below that it " +
+		"shows grid cells, not single points. Render a narrower window (-f/-c) or raise " +
+		"--max-points to see every point." });
 }
 
 function legendToggles(parent, id, series, onchange) {
 	const lg = el("div", { class: "legend", id });
+	const boxes = [];
 	series.forEach((s) => {
 		const cb = el("input", { type: "checkbox", checked: s.on ? "" : null,
 			onchange: () => { s.on = cb.checked; onchange(); } });
+		boxes.push(cb);
+		// "only": isolate this series (drawn alone); again: every series back
+		const only = el("button", { class: "only", type: "button", "data-only": s.name,
+			title: "show only this series (again: show all)", text: "only",
+			onclick: (ev) => {
+				ev.preventDefault();
+				const alone = s.on && series.every((x) => x === s || !x.on);
+				series.forEach((x, i) => { x.on = alone || x === s; boxes[i].checked = x.on; });
+				onchange();
+			} });
 		lg.appendChild(el("label", { "data-series": s.name, "data-count": s.n,
 			"data-grid": s.bins ? "1" : null }, cb,
 			el("span", { class: "swatch", style: "background:" + s.color }),
-			s.name + " (" + fmtInt(s.n) + (s.bins ? " ▦" : "") + ")"));
+			s.name + " (" + fmtInt(s.n) + (s.bins ? " ▦" : "") + ")", only));
 	});
 	parent.appendChild(lg);
 }
@@ -961,23 +1508,54 @@ function series(x, fields, grid) {
 	return out;
 }
 
+// The embedded point of series list nearest to (px, py), within 6 px: {s, i} or null. Points
+// are in time order, so only those within 6 px of px in time are looked at.
+function nearest(list, view, ls, px, py) {
+	const dt = 6 / view.plotW * (view.t1 - view.t0), t = view.tAt(px);
+	let best = null, bd = 37;
+	for (const s of list) {
+		if (!s.on || !s.t)
+			continue;
+		let lo = 0, hi = s.t.length;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if (s.t[mid] < t - dt) lo = mid + 1; else hi = mid;
+		}
+		for (let i = lo; i < s.t.length && s.t[i] <= t + dt; i++) {
+			const dx = view.x(s.t[i]) - px, dy = ls.y(s.v[i]) - py, d = dx * dx + dy * dy;
+			if (d < bd) {
+				bd = d;
+				best = { s, i };
+			}
+		}
+	}
+	return best;
+}
+
 function heatmaps(data) {
 	const run = data.run;
 	warnings([run]);
 	const grid = data.grid;
 	const tasks = data.tasks.map((t, i) => ({ i, name: t.name, tids: t.tids,
 		slices_ns: t.slices_ns, exit_reasons: t.exit_reasons,
-		slices: series(t.slices, ["d", "c", "e"], grid),
-		waits: series(t.waits, ["d"], grid),
+		slices: series(t.slices, ["d", "c", "e", "p"], grid),
+		waits: series(t.waits, ["d", "c", "p"], grid),
 		sleeps: series(t.sleeps, ["d"], grid),
 		exits: series(t.exits, ["g", "h", "r"], grid) }));
 	tasks.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+	// timeline colours: the 19 tasks with the most run time get their own, the rest OTHER_SEL
+	const byTime = tasks.slice().sort((a, b) => b.slices_ns - a.slices_ns || a.i - b.i);
+	const rank = new Map(byTime.map((t, k) => [t.i, k]));
+	const NAMED = PALETTE.length - 1;
+	const taskColor = (i) => rank.get(i) < NAMED ? PALETTE[rank.get(i)] : OTHER_SEL;
+	const threadOf = (t, s, i) => t.tids.length === 1 ? t.tids[0] :
+		s.p && s.p.length > i ? t.tids[s.p[i]] : null;
 	const win = run.window;
 	function taskSelector(panel, id, onchange, filter) {
 		const list = tasks.filter(filter || (() => true));
 		const sel = el("select", { id, onchange: () => onchange(list[+sel.value]) });
 		list.forEach((t, i) => sel.appendChild(el("option", { value: i, text: t.name + " (" +
-			t.tids.join(",") + ")" })));
+			(t.tids.length > 8 ? fmtInt(t.tids.length) + " threads" : t.tids.join(",")) + ")" })));
 		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "task " }), sel,
 			el("span", { class: "note", text: "(sorted by name; the busiest is shown first)" })));
 		// start on the task with the most points, not the first name
@@ -996,7 +1574,8 @@ function heatmaps(data) {
 		panel.appendChild(el("p", { class: "note", text: "Every run slice of the task: when it " +
 			"started (x) and how long it ran (y, log). Run-queue waits (wakeup to switch-in) and " +
 			"sleeps (switch-out to the next switch-in, after a voluntary switch) are derived from " +
-			"the switch stream." }));
+			"the switch stream. \"only\" in the legend isolates a series; hover a point for its " +
+			"thread and CPU." }));
 		const holder = el("div");
 		const list = taskSelector(panel, "switch-task", (t) => show(t));
 		panel.appendChild(holder);
@@ -1004,21 +1583,31 @@ function heatmaps(data) {
 			holder.textContent = "";
 			const series = [
 				{ name: "run slices", n: t.slices.n, t: t.slices.t, v: t.slices.d,
-					bins: t.slices.bins_d, color: "#4c78a8", on: true },
+					bins: t.slices.bins_d, color: "#1f77b4", on: true, task: t, src: t.slices },
 				{ name: "run-queue waits", n: t.waits.n, t: t.waits.t, v: t.waits.d,
-					bins: t.waits.bins_d, color: "#f58518", on: true },
+					bins: t.waits.bins_d, color: "#ff7f0e", on: true, task: t, src: t.waits },
 				{ name: "sleeps", n: t.sleeps.n, t: t.sleeps.t, v: t.sleeps.d,
-					bins: t.sleeps.bins_d, color: "#54a24b", on: true },
+					bins: t.sleeps.bins_d, color: "#2ca02c", on: true, task: t },
 			];
-			logScatter(holder, "switch-legend", series, null, "duration");
+			logScatter(holder, "switch-legend", series, null, "duration", (h) => {
+				const s = h.s, i = h.i, tid = threadOf(t, s.src || {}, i);
+				let text = s.name.replace(/s$/, "") + " at " + fmtMs(s.t[i]) + ": " + fmtNs(s.v[i]);
+				if (s.src)
+					text += "\nCPU " + s.src.c[i] + ", thread " + (tid === null ? "?" : tid);
+				else
+					text += "\n" + t.name + (t.tids.length === 1 ? " (thread " + t.tids[0] + ")" :
+						" (" + fmtInt(t.tids.length) + " threads)");
+				return text;
+			});
 		}
 		if (list.length)
 			show(list.first);
 	}
 	// A time chart of series on a log y axis in holder: series toggles (legendId), then extra
 	// (an element, or null), the grid note when series are gridded, then the chart. what
-	// names the y value: the axis says "<what> (log scale)", the hover "<what> ≈ ...".
-	function logScatter(holder, legendId, series, extra, what) {
+	// names the y value: the axis says "<what> (log scale)", the hover "<what> ≈ ..."; point(h)
+	// describes the embedded point under the pointer.
+	function logScatter(holder, legendId, series, extra, what, point) {
 		const max = seriesMax(series, grid);
 		let chart = null;
 		legendToggles(holder, legendId, series, () => chart.redraw());
@@ -1030,29 +1619,58 @@ function heatmaps(data) {
 		chart = timeChart(holder, win, { height: chartHeight(), yLabel: what + " (log scale)",
 			draw: (ctx, view, c) => scatter(ctx, view, c, series, logScale(view, max), grid, win),
 			yAxis: (ctx, view) => yTicks(ctx, view, logScale(view, max)),
-			hover: (view, px, py) => "t = " + fmtMs(view.tAt(px)) + ", " + what + " ≈ " +
-				fmtNs(logScale(view, max).inv(py)) });
+			hover: (view, px, py) => {
+				const ls = logScale(view, max), h = point ? nearest(series, view, ls, px, py) : null;
+				if (h)
+					return point(h);
+				return "t = " + fmtMs(view.tAt(px)) + ", " + what + " ≈ " + fmtNs(ls.inv(py));
+			} });
 	}
 	function drawExits(panel) {
 		panel.appendChild(el("p", { class: "note", text: "Every KVM exit of the vCPU: when it " +
-			"happened (x), the guest run time before it and the time to handle it (y, log)." }));
+			"happened (x) and the time to handle it or the guest run time before it (y, log), " +
+			"coloured by exit reason; \"only\" isolates a reason." }));
 		const holder = el("div");
 		const list = taskSelector(panel, "exit-task", (t) => show(t), (t) => t.exits.n > 0);
+		const ysel = el("select", { id: "exit-y", onchange: () => show(cur) });
+		ysel.appendChild(el("option", { value: "h", text: "exit handling time" }));
+		ysel.appendChild(el("option", { value: "g", text: "guest time before the exit" }));
+		panel.appendChild(el("div", { class: "controls" }, el("label", { text: "y: " }), ysel));
 		panel.appendChild(holder);
+		let cur = null;
 		function show(t) {
+			cur = t;
 			holder.textContent = "";
-			const series = [
-				{ name: "guest time before exit", n: t.exits.n, t: t.exits.t, v: t.exits.g,
-					bins: t.exits.bins_g, color: "#4c78a8", on: true },
-				{ name: "exit handling time", n: t.exits.n, t: t.exits.t, v: t.exits.h,
-					bins: t.exits.bins_h, color: "#e45756", on: true },
-			];
+			const x = t.exits, y = ysel.value;
 			const byReason = el("div", { class: "legend", id: "exit-reasons", "data-task": t.name });
 			t.exit_reasons.forEach(([r, n]) =>
 				byReason.appendChild(el("span", { class: "item", "data-reason":
 					reasonName(data.reasons[r]), "data-count": n, text:
 					reasonName(data.reasons[r]) + ": " + fmtInt(n) })));
-			logScatter(holder, "exit-legend", series, byReason, "time");
+			let series, note = null;
+			if (x.t) {
+				// one series per reason, the points split once
+				const idx = new Map();
+				t.exit_reasons.forEach(([r], k) => idx.set(r, k));
+				const parts = t.exit_reasons.map(() => ({ t: [], v: [] }));
+				for (let i = 0; i < x.t.length; i++) {
+					const p = parts[idx.get(x.r[i])];
+					p.t.push(x.t[i]);
+					p.v.push(y === "h" ? x.h[i] : x.g[i]);
+				}
+				series = t.exit_reasons.map(([r, n], k) => ({ name: reasonName(data.reasons[r]),
+					n, t: Float64Array.from(parts[k].t), v: Float64Array.from(parts[k].v),
+					color: color(r), on: true }));
+			} else {
+				series = [{ name: y === "h" ? "exit handling time" : "guest time before exit",
+					n: x.n, bins: y === "h" ? x.bins_h : x.bins_g, color: "#d62728", on: true }];
+				note = el("p", { class: "note", text: "The exits are a grid: colours by " +
+					"reason need a narrower window or a larger --max-points." });
+			}
+			logScatter(holder, "exit-legend", series, el("div", null, byReason, note), y === "h" ? "handling time" :
+				"guest time", (h) => h.s.name + " at " + fmtMs(h.s.t[h.i]) + ": " +
+				fmtNs(h.s.v[h.i]) + "\n" + t.name + (t.tids.length === 1 ? " (thread " +
+				t.tids[0] + ")" : ""));
 		}
 		if (list.length)
 			show(list.first);
@@ -1060,44 +1678,74 @@ function heatmaps(data) {
 			panel.appendChild(el("p", { class: "note", text: "No KVM exit in the selection." }));
 	}
 	function drawLocality(panel) {
-		const lanesAgg = data.lanes;
-		panel.appendChild(el("p", { class: "note", text: lanesAgg ?
-			"One lane per core, in " + fmtInt(lanesAgg.cols) + " time columns (the window holds " +
-			"more than " + fmtInt(data.max_points) + " slices of a task): each column is " +
-			"coloured by the task that ran longest in it, its height the share of the column " +
-			"the selected tasks kept the core busy. Render a narrower window (-f/-c) or raise " +
-			"--max-points to see every slice." :
-			"One lane per core; each run slice of a selected task is a rectangle from its start " +
-			"to its end, coloured by task. Gaps: idle, or a task not selected." }));
+		const lanesAgg = data.lanes, others = data.others;
+		panel.appendChild(el("p", { class: "note", text: "Which thread ran when: one lane per " +
+			"CPU, " + (lanesAgg ? "in " + fmtInt(lanesAgg.cols) + " time columns (a task has " +
+			"more than " + fmtInt(data.max_points) + " slices): each column coloured by the task " +
+			"that ran longest in it, its height the share of the column the selected tasks kept " +
+			"the CPU busy. Render a narrower window (-f/-c) or raise --max-points to see every " +
+			"slice." : "each run slice a rectangle from its start to its end, coloured by task.") +
+			" The " + NAMED + " tasks with the most run time have their own colour, the others " +
+			"share one; click a legend entry to isolate a task." + (others ? " Grey fill: " +
+			"threads -t left out (its height: their share of the column)." : "") +
+			" Gaps: idle." }));
 		const ncpu = Math.max(1, run.nr_cpus);
+		let isolated = null;
 		const legend = el("div", { class: "legend", id: "locality-legend" });
-		tasks.forEach((t, k) => legend.appendChild(el("span", { class: "item",
-			"data-task": t.name, "data-count": t.slices.n }, el("span", { class: "swatch",
-			style: "background:" + color(t.i) }), t.name + " (" + fmtInt(t.slices.n) + ")")));
+		const more = el("div", { class: "legend", id: "locality-more" });
+		const items = [];
+		const pickTask = (t, item) => {
+			isolated = isolated === t.i ? null : t.i;
+			for (const x of items)
+				x.classList.toggle("isolated", isolated === +x.dataset.i);
+			chart.redraw();
+		};
+		byTime.forEach((t, k) => {
+			const item = el("span", { class: "item", "data-task": t.name, "data-count": t.slices.n,
+				"data-i": t.i, title: "click: isolate", onclick: () => pickTask(t, item) },
+				el("span", { class: "swatch", style: "background:" + taskColor(t.i) }),
+				t.name + " (" + fmtInt(t.slices.n) + ")");
+			items.push(item);
+			(k < NAMED ? legend : more).appendChild(item);
+		});
 		panel.appendChild(legend);
+		if (byTime.length > NAMED)
+			panel.appendChild(el("details", null, el("summary", { text: fmtInt(byTime.length - NAMED) +
+				" more tasks, drawn in one colour" }, el("span", { class: "swatch", style:
+				"background:" + OTHER_SEL + ";margin-left:6px" })), more));
+		if (others)
+			legend.appendChild(el("span", { class: "item", "data-others": "1" }, el("span",
+				{ class: "swatch", style: "background:" + OTHER_FILL }), "threads not selected"));
 		const byIndex = new Map(tasks.map((t) => [t.i, t]));
+		const fill = (i) => isolated === null ? taskColor(i) : i === isolated ? "#d62728" : FADED;
+		// columns of a per-CPU summary ({cols, cores: [{k, ...}]}) as [start, ns, index]
+		const columns = (agg, f) => {
+			const colNs = (win[1] - win[0]) / agg.cols;
+			return Array.from({ length: ncpu }, (_, c) => {
+				const l = agg.cores[c], out = [];
+				if (!l)
+					return out;
+				const k = undelta(l.k);
+				for (let i = 0; i < k.length; i++)
+					out.push([win[0] + k[i] * colNs, colNs, i, f(l, i)]);
+				return out;
+			});
+		};
+		const otherCols = others ? columns(others, (l, i) => l.b[i]) : null;
 		// per core: slices sorted by start, for hit tests (built at the first hover when every
 		// slice is embedded: drawing goes task by task and needs no sort); or the columns
 		let lanes = null;
 		function buildLanes() {
-			lanes = Array.from({ length: ncpu }, () => []);
 			if (lanesAgg) {
-				const colNs = (win[1] - win[0]) / lanesAgg.cols;
-				lanesAgg.cores.forEach((l, c) => {
-					if (c >= ncpu)
-						return;
-					const k = undelta(l.k);
-					for (let i = 0; i < k.length; i++)
-						lanes[c].push([win[0] + k[i] * colNs, colNs, l.g[i], l.b[i] / colNs]);
-				});
+				lanes = columns(lanesAgg, (l, i) => [l.g[i], l.b[i]]);
 				return;
 			}
+			lanes = Array.from({ length: ncpu }, () => []);
 			tasks.forEach((t) => {
-				for (let i = 0; i < t.slices.t.length; i++) {
-					const c = t.slices.c[i];
-					if (c < ncpu)
-						lanes[c].push([t.slices.t[i], t.slices.d[i], t.i, 1]);
-				}
+				const s = t.slices;
+				for (let i = 0; i < s.t.length; i++)
+					if (s.c[i] < ncpu)
+						lanes[s.c[i]].push([s.t[i], s.d[i], t.i, i]);
 			});
 			for (const l of lanes)
 				l.sort((a, b) => a[0] - b[0]);
@@ -1105,29 +1753,40 @@ function heatmaps(data) {
 		if (lanesAgg)
 			buildLanes();
 		const laneH = Math.max(6, Math.min(48, Math.floor(Math.max(560, window.innerHeight * 0.6) / ncpu)));
-		timeChart(panel, win, { height: ncpu * laneH + 50, yLabel: "core",
+		const bars = (ctx, view, cols, y, f) => {
+			for (const [t, d, , v] of cols) {
+				if (t + d < view.t0 || t > view.t1)
+					continue;
+				const x0 = view.x(t), x1 = view.x(t + d);
+				const hh = (laneH - 2) * Math.min(1, f(v) / d);
+				ctx.fillRect(x0, y + laneH - 1 - hh, Math.max(1, x1 - x0), Math.max(1, hh));
+			}
+		};
+		const chart = timeChart(panel, win, { height: ncpu * laneH + 50, yLabel: "CPU",
 			draw: (ctx, view) => {
+				if (otherCols) {
+					ctx.fillStyle = OTHER_FILL;
+					otherCols.forEach((l, c) => bars(ctx, view, l, view.top + c * laneH, (v) => v));
+				}
 				if (lanesAgg) {
 					lanes.forEach((l, c) => {
 						const y = view.top + c * laneH;
-						for (const [t, d, k, busy] of l) {
-							if (t + d < view.t0 || t > view.t1)
-								continue;
-							const x0 = view.x(t), x1 = view.x(t + d);
-							const hh = (laneH - 2) * Math.min(1, busy);
-							ctx.fillStyle = color(k);
-							ctx.fillRect(x0, y + laneH - 1 - hh, Math.max(1, x1 - x0), Math.max(1, hh));
+						for (const col of l) {
+							ctx.fillStyle = fill(col[3][0]);
+							bars(ctx, view, [col], y, (v) => v[1]);
 						}
 					});
 					return;
 				}
 				// task by task (each in time order); skip slices that would repaint the same
-				// pixel of the same lane in the same colour
+				// pixel of the same lane in the same colour; the isolated task last, on top
 				const lastX = new Float64Array(ncpu);
-				for (const tk of tasks) {
+				const order = isolated === null ? tasks : tasks.filter((t) => t.i !== isolated)
+					.concat(tasks.filter((t) => t.i === isolated));
+				for (const tk of order) {
 					const s = tk.slices, n = s.t.length;
 					lastX.fill(-1);
-					ctx.fillStyle = color(tk.i);
+					ctx.fillStyle = fill(tk.i);
 					for (let i = 0; i < n; i++) {
 						const t = s.t[i], d = s.d[i], c = s.c[i];
 						if (c >= ncpu || t + d < view.t0 || t > view.t1)
@@ -1153,29 +1812,45 @@ function heatmaps(data) {
 					return null;
 				if (!lanes)
 					buildLanes();
-				const t = view.tAt(px), l = lanes[c];
-				let lo = 0, hi = l.length;
-				while (lo < hi) {
-					const mid = (lo + hi) >> 1;
-					if (l[mid][0] <= t) lo = mid + 1; else hi = mid;
+				const t = view.tAt(px);
+				const find = (l) => {
+					let lo = 0, hi = l.length;
+					while (lo < hi) {
+						const mid = (lo + hi) >> 1;
+						if (l[mid][0] <= t) lo = mid + 1; else hi = mid;
+					}
+					const s = l[lo - 1];
+					return s && s[0] + s[1] >= t ? s : null;
+				};
+				const o = otherCols ? find(otherCols[c]) : null;
+				const otext = o ? "\nthreads not selected: " + fmtPct(o[3] / o[1] * 100) +
+					" of " + fmtMs(o[0]) + " to " + fmtMs(o[0] + o[1]) : "";
+				const s = find(lanes[c]);
+				if (!s)
+					return "CPU " + c + " at " + fmtMs(t) + ": no selected task" + otext;
+				if (lanesAgg) {
+					const tk = byIndex.get(s[3][0]);
+					return "CPU " + c + ", " + fmtMs(s[0]) + " to " + fmtMs(s[0] + s[1]) +
+						"\nbusy " + fmtPct(s[3][1] / s[1] * 100) + " (selected tasks)\nlongest: " +
+						(tk ? tk.name + (tk.tids.length === 1 ? ", thread " + tk.tids[0] : " (" +
+						fmtInt(tk.tids.length) + " threads)") : "?") + otext;
 				}
-				const s = l[lo - 1];
-				if (!s || s[0] + s[1] < t)
-					return "core " + c + " at " + fmtMs(t) + ": no selected task";
-				const name = byIndex.get(s[2]) ? byIndex.get(s[2]).name : "?";
-				if (lanesAgg)
-					return "core " + c + ", " + fmtMs(s[0]) + " to " + fmtMs(s[0] + s[1]) +
-						"\nbusy " + fmtPct(s[3] * 100) + " (selected tasks)\nlongest: " + name;
-				return name + "\ncore " + c + ", from " + fmtMs(s[0]) + " for " + fmtNs(s[1]);
+				const tk = byIndex.get(s[2]), tid = tk ? threadOf(tk, tk.slices, s[3]) : null;
+				return (tk ? tk.name : "?") + "\nthread " + (tid === null ? "?" : tid) + ", CPU " + c +
+					", from " + fmtMs(s[0]) + " for " + fmtNs(s[1]) + otext;
 			} });
 	}
 	const tabs = [{ id: "switches", title: "Context switches", draw: drawSwitches }];
 	if (tasks.some((t) => t.exits.n))
 		tabs.push({ id: "exits", title: "KVM exits", draw: drawExits });
-	tabs.push({ id: "locality", title: "Core locality over time", draw: drawLocality });
+	tabs.push({ id: "locality", title: "Per-CPU timeline", draw: drawLocality });
 	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture({ runs: [run] }, p) });
 	setupTabs(tabs);
 }
+
+// The helpers a tab of another asset may use (see charts()).
+window.pwzDash = { el, table, tip, makeCanvas, fmtInt, fmtNs, fmtPct, fmtRange, reasonName,
+	groupsOf, pick, controlBar, register, view, CPU_UNIT };
 
 async function main() {
 	const t0 = performance.now();

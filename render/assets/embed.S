@@ -8,6 +8,13 @@ pwz_asset_js:
 	.byte 0
 	.size pwz_asset_js, . - pwz_asset_js
 
+	.global pwz_asset_vms_js
+	.type pwz_asset_vms_js, @object
+pwz_asset_vms_js:
+	.incbin "render/assets/vms.js"
+	.byte 0
+	.size pwz_asset_vms_js, . - pwz_asset_vms_js
+
 	.global pwz_asset_css
 	.type pwz_asset_css, @object
 pwz_asset_css:

@@ -167,90 +167,176 @@ def cells(dom, row):
             if e["tag"] == "td" and e["parent"] is row}
 
 
+def table_rows(dom, tid):
+    tab = (dom.find("table", id=tid) or [None])[0]
+    if tab is None:
+        return []
+    return [e for e in dom.find("tr") if "data-key" in e["attrs"] and dom.within(e, tab)]
+
+
+def reason_name(e):
+    return e["name"] or ("VMX" if e["isa"] == 1 else "SVM") + " %d" % e["code"]
+
+
+def group_sums(tasks):
+    """What a row of threads must show: the sums of --list (the largest wait for wait max)."""
+    g = {"n": len(tasks), "cpu_pct": sum(t["cpu_pct"] for t in tasks)}
+    for k in ("runtime_ns", "switches", "voluntary", "involuntary", "wait_ns", "wait_count",
+              "exits_total"):
+        g[k] = sum(t.get(k) or 0 for t in tasks)
+    g["wait_max_ns"] = max([t.get("wait_max_ns") or 0 for t in tasks] + [0])
+    g["exits"] = {}
+    for t in tasks:
+        for e in t["kvm_exits"]:
+            g["exits"][reason_name(e)] = g["exits"].get(reason_name(e), 0) + e["count"]
+    return g
+
+
+def check_group_row(what, c, want, kind_known, has_wait):
+    """c: the row's cells by column; want: group_sums() of the threads it stands for."""
+    check(int(c["threads"]["attrs"]["data-v"]) == want["n"],
+          "%s: %s threads, list %d" % (what, c["threads"]["attrs"]["data-v"], want["n"]))
+    check(close(float(c["CPU %"]["attrs"]["data-v"]), want["cpu_pct"], 1e-4),
+          "%s: CPU %% %s != list %s" % (what, c["CPU %"]["attrs"]["data-v"], want["cpu_pct"]))
+    check(int(c["switch-outs"]["attrs"]["data-v"]) == want["switches"],
+          "%s: switches %s != list %s" % (what, c["switch-outs"]["attrs"]["data-v"], want["switches"]))
+    check(int(c["runtime"]["attrs"]["data-v"]) == want["runtime_ns"],
+          "%s: runtime %s != list %s" % (what, c["runtime"]["attrs"]["data-v"], want["runtime_ns"]))
+    if kind_known and "voluntary" in c:
+        check(int(c["voluntary"]["attrs"]["data-v"]) == want["voluntary"], "%s: voluntary differs from list" % what)
+        check(int(c["involuntary"]["attrs"]["data-v"]) == want["involuntary"], "%s: involuntary differs from list" % what)
+    if has_wait and check("waits" in c, "%s: no wait columns" % what):
+        check(int(c["waits"]["attrs"]["data-v"]) == want["wait_count"], "%s: waits %s != list %d"
+              % (what, c["waits"]["attrs"]["data-v"], want["wait_count"]))
+        check(int(c["wait total"]["attrs"]["data-v"]) == want["wait_ns"], "%s: wait total differs from list" % what)
+        check(int(c["wait max"]["attrs"]["data-v"]) == want["wait_max_ns"], "%s: wait max differs from list" % what)
+        mean = want["wait_ns"] / want["wait_count"] if want["wait_count"] else 0
+        check(close(float(c["wait mean"]["attrs"]["data-v"]), mean, 1e-9), "%s: wait mean differs from list" % what)
+        # per-thread percentiles are not in --list yet: the page must not make them up
+        check(c["wait p50"]["text"] == "n/a" or want["n"] == 1, "%s: a wait p50 for several threads" % what)
+
+
 def check_charts(dom, lst, data, diff):
-    # CPU tab table against --list
-    rows = [e for e in dom.find("tr") if "data-tid" in e["attrs"] and
-            dom.within(e, (dom.find("table", id="table-cpu") or [None])[0])]
-    nsel = sum(len(r["tasks"]) for r in data["runs"])
-    check(len(rows) == nsel, "cpu table: %d rows, data has %d tasks" % (len(rows), nsel))
-    list_by = {}
+    # CPU tab, rows by task name (the default): each row the sums of the --list threads of
+    # that name, the rows past the top N summed in an "other" row per run
+    by_name = [{} for _ in lst]
     for ri, run in enumerate(lst):
         for t in run["tasks"]:
-            # the idle task (tid 0) has one row per CPU, swapper/N: tid and name make the key
-            list_by[(ri, t["tid"], t["name"])] = t
-    tids0 = {(k[0], k[1]) for k in list_by}
-    check(len(list_by) == sum(len(run["tasks"]) for run in lst), "--list: two tasks with the same tid and name")
-    seen = 0
-    for r in rows:
-        key = (int(r["attrs"]["data-run"]), int(r["attrs"]["data-tid"]), r["attrs"].get("data-name"))
-        t = list_by.get(key)
-        if not check(t is not None, "cpu table: tid %s of run %s not in --list" % (key[1], key[0])):
+            by_name[ri].setdefault(t["name"], []).append(t)
+    rows = table_rows(dom, "table-cpu")
+    top = 50
+    ngroups = sum(len(b) for b in by_name)
+    named = [r for r in rows if r["attrs"].get("data-other") != "1"]
+    others = [r for r in rows if r["attrs"].get("data-other") == "1"]
+    check(len(named) == min(top, ngroups), "cpu table: %d named rows, expected %d (top %d of %d names)"
+          % (len(named), min(top, ngroups), top, ngroups))
+    check(bool(others) == (ngroups > top), "cpu table: %d other rows for %d names" % (len(others), ngroups))
+    kind_known = any(r["capture"].get("has_switch_kind") for r in lst) if lst and "capture" in lst[0] else True
+    has_wait = any(t.get("wait_count") is not None for run in lst for t in run["tasks"]) and \
+        any(r["has_wait"] for r in data["runs"])
+    shown = [set() for _ in lst]
+    cpu = []
+    for r in named:
+        ri, name = int(r["attrs"]["data-run"]), r["attrs"].get("data-name")
+        ts = by_name[ri].get(name)
+        if not check(ts is not None, "cpu table: %r of run %d not in --list" % (name, ri)):
             continue
-        seen += 1
+        shown[ri].add(name)
         c = cells(dom, r)
-        check(close(float(c["CPU %"]["attrs"]["data-v"]), t["cpu_pct"], 1e-4),
-              "cpu table: tid %d CPU %% %s != list %s" % (key[1], c["CPU %"]["attrs"]["data-v"], t["cpu_pct"]))
-        check(int(c["switch-outs"]["attrs"]["data-v"]) == t["switches"],
-              "cpu table: tid %d switches %s != list %s" % (key[1], c["switch-outs"]["attrs"]["data-v"], t["switches"]))
-        check(int(c["runtime"]["attrs"]["data-v"]) == t["runtime_ns"],
-              "cpu table: tid %d runtime differs from list" % key[1])
-        if t.get("voluntary") is not None and "voluntary" in c:
-            check(int(c["voluntary"]["attrs"]["data-v"]) == t["voluntary"],
-                  "cpu table: tid %d voluntary differs from list" % key[1])
-            check(int(c["involuntary"]["attrs"]["data-v"]) == t["involuntary"],
-                  "cpu table: tid %d involuntary differs from list" % key[1])
-        check(c["task"]["text"].startswith(t["name"]), "cpu table: tid %d name %r != list %r"
-              % (key[1], c["task"]["text"], t["name"]))
-    check(seen > 0, "cpu table: no row checked")
+        check(c["task"]["text"].startswith(name), "cpu table: row %r shows %r" % (name, c["task"]["text"]))
+        check_group_row("cpu table: %r" % name, c, group_sums(ts), kind_known, has_wait)
+        cpu.append(float(c["CPU %"]["attrs"]["data-v"]))
+    if len(lst) == 1:
+        check(all(cpu[i] >= cpu[i + 1] for i in range(len(cpu) - 1)), "cpu table: rows not sorted by CPU, largest first")
+    for r in others:
+        ri = int(r["attrs"]["data-run"])
+        rest = [t for n, ts in by_name[ri].items() if n not in shown[ri] for t in ts]
+        check_group_row("cpu table: other row of run %d" % ri, cells(dom, r), group_sums(rest), kind_known, has_wait)
+    check(len(named) > 0, "cpu table: no row checked")
+    legend = {e["attrs"].get("data-marker") for e in dom.elems if e["attrs"].get("data-marker")}
+    check("total" in legend and (not kind_known or "involuntary" in legend),
+          "cpu legend: markers %s, expected the total (and involuntary) switch-outs" % sorted(legend))
+    check(any("% of one core" in e["text"] for e in dom.elems), "cpu tab: the unit (% of one core) is not said")
 
-    # KVM table: per reason and total
+    # KVM table: per reason and total, of the rows that have exits
     ktab = dom.find("table", id="table-kvm")
-    if any(t["exits_total"] for run in lst for t in run["tasks"] if (0, t["tid"]) in tids0):
+    if any(t["exits_total"] for run in lst for t in run["tasks"]):
         check(bool(ktab), "kvm: exits in --list but no KVM table")
+    else:
+        check(not ktab and not any(e["text"].startswith("KVM exits") for e in dom.find("button")),
+              "kvm: a KVM tab for a capture without KVM exits")
+        title = (dom.find("title") or [{"text": ""}])[0]["text"]
+        check("KVM" not in title, "kvm: the title %r names KVM exits the capture has not" % title)
     if ktab:
-        krows = [e for e in dom.find("tr") if "data-tid" in e["attrs"] and dom.within(e, ktab[0])]
+        krows = table_rows(dom, "table-kvm")
         check(len(krows) > 0, "kvm table: no rows")
+        shown = [set() for _ in lst]
         for r in krows:
-            key = (int(r["attrs"]["data-run"]), int(r["attrs"]["data-tid"]), r["attrs"].get("data-name"))
-            t = list_by[key]
+            if r["attrs"].get("data-other") == "1":
+                continue
+            ri, name = int(r["attrs"]["data-run"]), r["attrs"].get("data-name")
+            shown[ri].add(name)
+            want = group_sums(by_name[ri][name])
             c = cells(dom, r)
-            check(int(c["total"]["attrs"]["data-v"]) == t["exits_total"],
-                  "kvm table: tid %d total %s != list %d" % (key[1], c["total"]["attrs"]["data-v"], t["exits_total"]))
-            for e in t["kvm_exits"]:
-                name = e["name"] or ("VMX" if e["isa"] == 1 else "SVM") + " %d" % e["code"]
-                check(name in c and int(c[name]["attrs"]["data-v"]) == e["count"],
-                      "kvm table: tid %d reason %s: page %s, list %d" % (key[1], name, c.get(name, {}).get("attrs", {}).get("data-v"), e["count"]))
+            check(int(c["total"]["attrs"]["data-v"]) == want["exits_total"],
+                  "kvm table: %r total %s != list %d" % (name, c["total"]["attrs"]["data-v"], want["exits_total"]))
+            for rn, n in want["exits"].items():
+                check(rn in c and int(c[rn]["attrs"]["data-v"]) == n,
+                      "kvm table: %r reason %s: page %s, list %d" % (name, rn, c.get(rn, {}).get("attrs", {}).get("data-v"), n))
+        for r in krows:
+            if r["attrs"].get("data-other") == "1":
+                ri = int(r["attrs"]["data-run"])
+                rest = [t for n, ts in by_name[ri].items() if n not in shown[ri] for t in ts]
+                check(int(cells(dom, r)["total"]["attrs"]["data-v"]) == group_sums(rest)["exits_total"],
+                      "kvm table: the other row's total differs from list")
         legend = [e["attrs"].get("data-reason") for e in dom.elems if e["attrs"].get("data-reason")
                   and e["parent"] and e["parent"]["attrs"].get("id") == "kvm-legend"]
         check(len(legend) > 0, "kvm: no legend")
+        # handling-time percentiles: a power-of-two range or n/a, never a false precision
+        rtab = dom.find("table", id="table-reasons")
+        if check(bool(rtab), "kvm: no handling-time table"):
+            for tr in [e for e in dom.find("tr") if dom.within(e, rtab[0])]:
+                c = cells(dom, tr)
+                if "median" not in c:
+                    continue
+                for q in ("median", "p99"):
+                    txt = c[q]["text"]
+                    ok_ = txt == "n/a" if int(c["with handling time"]["attrs"]["data-v"]) == 0 else \
+                        ("–" in txt or txt.startswith("≥"))
+                    check(ok_, "kvm: %s shown as %r (a range or n/a expected)" % (q, txt))
 
-    # CoreMap: switch-outs per core of run 0 against the list's per-CPU figures
+    # CoreMap of run 0: the "all tasks" row first, then rows by name, per core against --list
     cm = dom.find("table", id="coremap-table")
     if check(bool(cm), "coremap: no table"):
         ncpu = data["runs"][0]["nr_cpus"]
-        for tr in [e for e in dom.find("tr") if "data-task" in e["attrs"] and dom.within(e, cm[0])]:
+        win = lst[0]["capture"]["window_end_ns"] - lst[0]["capture"]["window_start_ns"]
+        trs = [e for e in dom.find("tr") if "data-task" in e["attrs"] and dom.within(e, cm[0])]
+        check(trs and trs[0]["attrs"]["data-task"] == "all tasks", "coremap: the \"all tasks\" row is not first")
+        nchecked = 0
+        for tr in trs:
             name = tr["attrs"]["data-task"]
             tds = [e for e in dom.elems if e["tag"] == "td" and e["parent"] is tr]
             check(len(tds) == ncpu + 1, "coremap: row %r has %d cells for %d cores + all" % (name, len(tds), ncpu))
-            if name == "all tasks":
+            if tr["attrs"].get("data-other") == "1":
                 continue
-            tid = tr["attrs"].get("data-tid")
-            lt = [t for t in lst[0]["tasks"] if t["name"] == name and (tid is None or t["tid"] == int(tid))]
-            if len(lt) != 1:
+            lt = lst[0]["tasks"] if name == "all tasks" else by_name[0].get(name)
+            if not check(lt is not None, "coremap: row %r not in --list" % name):
                 continue
-            sw = lt[0].get("cpu_switches") or []
-            rt = lt[0].get("cpu_runtime_ns") or []
-            win = lst[0]["capture"]["window_end_ns"] - lst[0]["capture"]["window_start_ns"]
+            sw = [sum((t.get("cpu_switches") or [0] * ncpu)[c] for t in lt) for c in range(ncpu)]
+            rt = [sum((t.get("cpu_runtime_ns") or [0] * ncpu)[c] for t in lt) for c in range(ncpu)]
             for td in tds[:ncpu]:
                 cpu = int(td["attrs"]["data-cpu"])
-                want = sw[cpu] if cpu < len(sw) else 0
-                check(int(td["attrs"]["data-switches"]) == want,
-                      "coremap: %r core %d switches %s != list %d" % (name, cpu, td["attrs"]["data-switches"], want))
-                want = 100.0 * (rt[cpu] if cpu < len(rt) else 0) / win
+                check(int(td["attrs"]["data-switches"]) == sw[cpu],
+                      "coremap: %r core %d switches %s != list %d" % (name, cpu, td["attrs"]["data-switches"], sw[cpu]))
+                want = 100.0 * rt[cpu] / win
                 check(abs(float(td["attrs"]["data-pct"]) - want) < 0.0006,
-                      "coremap: %r core %d %s%% of the window, list %.4f%%" % (name, cpu, td["attrs"]["data-pct"], want))
-            check(int(tds[ncpu]["attrs"]["data-switches"]) == lt[0]["switches"],
-                  "coremap: %r all-cores switches != list" % name)
+                      "coremap: %r core %d %s%% of one core, list %.4f%%" % (name, cpu, td["attrs"]["data-pct"], want))
+            check(int(tds[ncpu]["attrs"]["data-switches"]) == sum(sw), "coremap: %r all-cores switches != list" % name)
+            # the "all" column in % of one core, as the CPU tab
+            check(abs(float(tds[ncpu]["attrs"]["data-pct"]) - 100.0 * sum(rt) / win) < 0.0006,
+                  "coremap: %r all-cores %s%%, list %.4f%% of one core" % (name, tds[ncpu]["attrs"]["data-pct"], 100.0 * sum(rt) / win))
+            nchecked += 1
+        check(nchecked > 1, "coremap: no row checked")
 
     # capture tab: drops
     if diff:
@@ -262,6 +348,7 @@ def check_charts(dom, lst, data, diff):
         dtab = dom.find("table", id="table-delta")
         short1 = data["runs"][1]["short"]
         nchecked = 0
+        nabsent = [0]
         for tr in [e for e in dom.find("tr") if dtab and dom.within(e, dtab[0])]:
             c = cells(dom, tr)
             if "task" not in c:
@@ -269,8 +356,29 @@ def check_charts(dom, lst, data, diff):
             name = c["task"]["text"]
             a = [t for t in lst[0]["tasks"] if t["name"] == name]
             b = [t for t in lst[1]["tasks"] if t["name"] == name]
+            short0 = data["runs"][0]["short"]
             if not a or not b:
+                # a task of one run only: marked absent in the other, its change "new"/"gone"
+                gone = short0 if not a else short1
+                check(c["switches " + gone]["text"] == "absent" and c["CPU % " + gone]["text"] == "absent",
+                      "delta: %r has no task in %s but is not marked absent" % (name, gone))
+                check(c["Δ% switches " + short1]["text"] == ("new" if not a else "gone"),
+                      "delta: %r change shown as %r" % (name, c["Δ% switches " + short1]["text"]))
+                nabsent[0] += 1
                 continue
+            sa = sum(t["switches"] for t in a)
+            sb = sum(t["switches"] for t in b) * wl[0] / wl[1]
+            check(close(float(c["switches " + short0]["attrs"]["data-v"]), sa, 1e-9),
+                  "delta: %r switches of %s differ from list" % (name, short0))
+            check(close(float(c["switches " + short1]["attrs"]["data-v"]), sb, 1e-6, 1e-6),
+                  "delta: %r scaled switches of %s differ from list" % (name, short1))
+            check(c["switches " + short1]["text"].replace(",", "") == "%d" % round(sb),
+                  "delta: %r switch count shown as %r, not a whole count" % (name, c["switches " + short1]["text"]))
+            check("." not in c["Δ switches " + short1]["text"],
+                  "delta: %r switch change shown as %r" % (name, c["Δ switches " + short1]["text"]))
+            if sa:
+                check(close(float(c["Δ% switches " + short1]["attrs"]["data-v"]), (sb - sa) / sa * 100, 1e-6, 1e-6),
+                      "delta: %r %% change of switches differs from list" % name)
             want = sum(t["switches"] for t in b) * wl[0] / wl[1] - sum(t["switches"] for t in a)
             got = float(c["Δ switches " + short1]["attrs"]["data-v"])
             check(close(got, want, 1e-6, 1e-6), "delta: %r switches %s, from --list %s" % (name, got, want))
@@ -279,6 +387,9 @@ def check_charts(dom, lst, data, diff):
             check(close(got, want, 1e-3, 1e-3), "delta: %r CPU %% %s, from --list %s" % (name, got, want))
             nchecked += 1
         check(nchecked > 0, "delta: no row checked")
+        names = [{t["name"] for t in r["tasks"]} for r in lst[:2]]
+        check(nabsent[0] == len(names[0] ^ names[1]) or nabsent[0] + nchecked >= 50,
+              "delta: %d rows marked absent, the runs differ by %d names" % (nabsent[0], len(names[0] ^ names[1])))
 
 
 def check_heatmaps(dom, lst, data, expect_grid=None):
@@ -288,7 +399,7 @@ def check_heatmaps(dom, lst, data, expect_grid=None):
         by_name.setdefault(t["name"], []).append(t)
     # locality legend: slices per task == switch-outs in --list (every slice ends in one)
     items = [e for e in dom.elems if e["attrs"].get("data-task") is not None and e["parent"]
-             and e["parent"]["attrs"].get("id") == "locality-legend"]
+             and e["parent"]["attrs"].get("id") in ("locality-legend", "locality-more")]
     check(len(items) == len(data["tasks"]), "locality legend: %d items, data has %d tasks" % (len(items), len(data["tasks"])))
     checked = 0
     grid_tasks = []
@@ -306,8 +417,10 @@ def check_heatmaps(dom, lst, data, expect_grid=None):
             # embedded whole: the points are there, and add up to the stated total
             check(len(sl["d"]) == sl["n"] == len(sl["t"]) == len(sl["c"]),
                   "data: %r slices: n %d, %d durations" % (name, sl["n"], len(sl["d"])))
-            check(sum(sl["d"]) == dtasks[name]["slices_ns"],
-                  "data: %r slices add up to %d ns, slices_ns says %d" % (name, sum(sl["d"]), dtasks[name]["slices_ns"]))
+            # the points hold every slice; slices_ns leaves out the unseen-start ones (R2)
+            want = dtasks[name]["slices_ns"] + dtasks[name].get("unseen_ns", 0)
+            check(sum(sl["d"]) == want,
+                  "data: %r slices add up to %d ns, slices_ns + unseen_ns say %d" % (name, sum(sl["d"]), want))
         else:
             # a grid: every slice counted in exactly one cell, cells strictly increasing
             b = sl["bins_d"]

@@ -42,16 +42,13 @@ async function charts(browser, file) {
 	const sw2 = await page.$$eval("#table-cpu td[data-col='switch-outs']", (tds) => tds.map((t) => +t.dataset.v));
 	check(sw2.every((v, i) => i === 0 || sw2[i - 1] <= v), "charts: second click sorts smallest first");
 
-	// tooltip of the first bar row names the first task (rows sorted by name)
+	// the chart follows the table's sort: the tooltip of the first bar row names the first
+	// row of the table (now the one with the fewest switch-outs)
 	const box = await page.locator("#panel-cpu canvas").boundingBox();
 	const geo = await page.$eval("#panel-cpu canvas", (c) => [+c.dataset.rowTop, +c.dataset.rowH]);
 	await page.mouse.move(box.x + box.width / 2, box.y + geo[0] + geo[1] / 2);
 	const tip = await page.$eval(".tip", (t) => (t.hidden ? "" : t.textContent));
-	const first = await page.evaluate(() => {
-		const d = window.pwzData, names = [];
-		d.runs.forEach((r) => r.tasks.forEach((t) => names.push(t.name)));
-		return names.sort()[0];
-	});
+	const first = await page.$eval("#table-cpu tbody td[data-col='task']", (td) => td.textContent);
 	check(tip.startsWith(first), "charts: tooltip shows " + JSON.stringify(first) + " (got " + JSON.stringify(tip.slice(0, 40)) + ")");
 	check(problems.length === 0, "charts: no console message, error, dialog or request " + problems.slice(0, 3).join("; "));
 	await page.close();
@@ -104,13 +101,13 @@ async function heatmaps(browser, file) {
 	let tipText = "";
 	const lanes = await page.evaluate(() => window.pwzData.run.nr_cpus);
 	const laneH = Math.max(6, Math.min(40, Math.floor(560 / lanes)));
-	for (let c = 0; c < lanes && !/\ncore /.test(tipText); c++) {
-		for (let x = 0.1; x < 0.95 && !/\ncore /.test(tipText); x += 0.02) {
+	for (let c = 0; c < lanes && !/\nthread /.test(tipText); c++) {
+		for (let x = 0.1; x < 0.95 && !/\nthread /.test(tipText); x += 0.02) {
 			await page.mouse.move(lb.x + 70 + (lb.width - 86) * x, lb.y + 10 + c * laneH + laneH / 2);
 			tipText = await page.$eval(".tip", (t) => (t.hidden ? "" : t.textContent));
 		}
 	}
-	check(/\ncore \d+, from /.test(tipText), "heatmaps: locality tooltip " + JSON.stringify(tipText.slice(0, 60)));
+	check(/\nthread \d+, CPU \d+, from /.test(tipText), "heatmaps: timeline tooltip names the thread and the CPU " + JSON.stringify(tipText.slice(0, 60)));
 	check(problems.length === 0, "heatmaps: no console message, error, dialog or request " + problems.slice(0, 3).join("; "));
 	await page.close();
 }

@@ -21,6 +21,10 @@ function ko(m) { console.log(`FAIL: ${m}`); }
 function check(cond, m, detail) { cond ? ok(m) : ko(detail ? `${m}: ${detail}` : m); }
 const s = (v) => (v === null || v === undefined ? null : String(v));
 const glob = (t) => `read_parquet('${fleet}/${t}/*.parquet')`;
+// Table t with each row's thread instance birth ("born", 0 for a thread there at the start),
+// through its utid (a recycled tid is two threads: user/lib/model.h R8).
+const inst = (t) => `(select x.*, coalesce(th.start_ts, 0) born from ${glob(t)} x join ${glob('thread')} th
+	on th.trace_id = x.trace_id and th.utid = x.utid)`;
 
 async function q(sql) {
 	const r = await conn.runAndReadAll(sql);
@@ -45,14 +49,17 @@ function diff(want, got) {
 	return null;
 }
 
-// --list rows keyed like the tables: tid, or "0/<cpu>" for each CPU's idle task.
+// --list rows keyed like the tables: tid:birth (a thread instance), or "0/<cpu>" for each CPU's
+// idle task.
+const instKey = (t) => `${t.tid}:${t.born_ns === null || t.born_ns === undefined ? 0 : t.born_ns}`;
 function listKey(t) {
 	if (t.tid !== 0)
-		return String(t.tid);
+		return instKey(t);
 	const m = /^swapper\/(\d+)$/.exec(t.name);
 	return m ? `0/${m[1]}` : '0';
 }
-const tableKey = "case when tid = 0 then '0/' || cpu else tid::varchar end";
+const tableKey = "case when tid = 0 then '0/' || cpu else tid || ':' || born end";
+const rowKey = "tid || ':' || born";
 
 async function perCapture(c) {
 	const { label, id, list } = c;
@@ -66,7 +73,7 @@ async function perCapture(c) {
 		runtime: t.runtime_ns, switches: t.switches, vol: t.voluntary, invol: t.involuntary,
 	}]));
 	let rows = await q(`select ${tableKey} k, sum(runtime_ns) runtime, sum(switches) switches,
-		sum(voluntary) vol, sum(involuntary) invol from ${glob('cpu_residency')} where ${where}
+		sum(voluntary) vol, sum(involuntary) invol from ${inst('cpu_residency')} where ${where}
 		group by k`);
 	let d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: cpu_residency per thread = --list runtime_ns, switches, (in)voluntary (${rows.length} threads)`, d);
@@ -80,13 +87,13 @@ async function perCapture(c) {
 		});
 	}
 	rows = await q(`select ${tableKey} || '@' || cpu k, sum(runtime_ns) runtime, sum(switches) switches
-		from ${glob('cpu_residency')} where ${where} and (runtime_ns > 0 or switches > 0) group by k`);
+		from ${inst('cpu_residency')} where ${where} and (runtime_ns > 0 or switches > 0) group by k`);
 	d = diff(perCpu, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: cpu_residency per thread and CPU = --list cpu_runtime_ns, cpu_switches`, d);
 
 	// cpu_residency's unseen time (user/lib/model.h R2) = --list unseen_ns
 	want = new Map(tasks.filter((t) => t.unseen_ns).map((t) => [listKey(t), { ns: t.unseen_ns }]));
-	rows = await q(`select ${tableKey} k, sum(unseen_ns) ns from ${glob('cpu_residency')}
+	rows = await q(`select ${tableKey} k, sum(unseen_ns) ns from ${inst('cpu_residency')}
 		where ${where} and unseen_ns > 0 group by k`);
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: cpu_residency unseen_ns per thread = --list unseen_ns (${rows.length} threads)`, d);
@@ -102,22 +109,22 @@ async function perCapture(c) {
 		count(*) filter (where ${ended}) switches,
 		${kinds ? "count(*) filter (where end_state in ('S', 'X'))" : 'null'} vol,
 		${kinds ? "count(*) filter (where end_state = 'R')" : 'null'} invol
-		from ${glob('sched_slice')} where ${where} group by k`);
+		from ${inst('sched_slice')} where ${where} group by k`);
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: sched_slice per thread: sum(dur) of the seen slices, switch-outs, end_state R / S+X = --list`, d);
 
 	// thread_state (waits) and the thread table's wait aggregates
 	if (cap.has_wait) {
-		want = new Map(tasks.filter((t) => t.wait_count).map((t) => [String(t.tid), {
+		want = new Map(tasks.filter((t) => t.wait_count).map((t) => [instKey(t), {
 			n: t.wait_count, ns: t.wait_ns, max: t.wait_max_ns,
 		}]));
 		// --list has one idle row per CPU; waits of tid 0 do not happen
-		rows = await q(`select tid::varchar k, count(*) n, sum(dur) ns, max(dur) max
-			from ${glob('thread_state')} where ${where} group by k`);
+		rows = await q(`select ${rowKey} k, count(*) n, sum(dur) ns, max(dur) max
+			from ${inst('thread_state')} where ${where} group by k`);
 		d = diff(want, new Map(rows.map((r) => [r.k, r])));
 		check(!d, `${label}: thread_state per thread: count, sum(dur), max(dur) = --list wait_count, wait_ns, wait_max_ns`, d);
-		rows = await q(`select tid::varchar k, wait_count n, wait_ns ns, wait_max_ns max
-			from ${glob('thread')} where ${where} and wait_count > 0`);
+		rows = await q(`select tid || ':' || coalesce(start_ts, 0) k, wait_count n, wait_ns ns,
+			wait_max_ns max from ${glob('thread')} where ${where} and wait_count > 0`);
 		d = diff(want, new Map(rows.map((r) => [r.k, r])));
 		check(!d, `${label}: thread.wait_* = --list wait_*`, d);
 	} else {
@@ -129,11 +136,12 @@ async function perCapture(c) {
 	}
 
 	// thread: pid and name of every --list thread
-	want = new Map(tasks.filter((t) => t.tid).map((t) => [String(t.tid), { pid: t.pid, name: t.name }]));
-	rows = await q(`select tid::varchar k, pid, name from ${glob('thread')} where ${where} and tid <> 0
-		and tid in (select tid from ${glob('cpu_residency')} where ${where}
-			union select tid from ${glob('kvm_exit')} where ${where}
-			union select tid from ${glob('thread_state')} where ${where})`);
+	want = new Map(tasks.filter((t) => t.tid).map((t) => [instKey(t), { pid: t.pid, name: t.name }]));
+	rows = await q(`select tid || ':' || coalesce(start_ts, 0) k, pid, name from ${glob('thread')}
+		where ${where} and tid <> 0
+		and utid in (select utid from ${glob('cpu_residency')} where ${where}
+			union select utid from ${glob('kvm_exit')} where ${where}
+			union select utid from ${glob('thread_state')} where ${where})`);
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: thread pid and name = --list pid and name`, d);
 
@@ -149,15 +157,15 @@ async function perCapture(c) {
 	want = new Map();
 	for (const t of tasks) {
 		for (const e of t.kvm_exits)
-			want.set(`${t.tid}/${e.isa}/${e.code}`, { cnt: e.count, tot: e.handling_ns, nm: e.name });
+			want.set(`${instKey(t)}/${e.isa}/${e.code}`, { cnt: e.count, tot: e.handling_ns, nm: e.name });
 	}
-	rows = await q(`select tid || '/' || coalesce(isa, 'null') || '/' || reason k, count(*) cnt,
-		coalesce(sum(dur), 0) tot, any_value(reason_name) nm from ${glob('kvm_exit')} where ${where}
+	rows = await q(`select ${rowKey} || '/' || coalesce(isa, 'null') || '/' || reason k, count(*) cnt,
+		coalesce(sum(dur), 0) tot, any_value(reason_name) nm from ${inst('kvm_exit')} where ${where}
 		group by k`);
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: kvm_exit per thread and reason: count, sum(dur), reason_name = --list kvm_exits (${want.size} reasons)`, d);
-	want = new Map(tasks.filter((t) => t.exits_total).map((t) => [String(t.tid), { n: t.exits_total }]));
-	rows = await q(`select tid::varchar k, count(*) n from ${glob('kvm_exit')} where ${where} group by k`);
+	want = new Map(tasks.filter((t) => t.exits_total).map((t) => [instKey(t), { n: t.exits_total }]));
+	rows = await q(`select ${rowKey} k, count(*) n from ${inst('kvm_exit')} where ${where} group by k`);
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: kvm_exit count per thread = --list exits_total`, d);
 
@@ -167,7 +175,7 @@ async function perCapture(c) {
 	const wantCap = {
 		host: cap.host, kernel: cap.kernel, nr_cpus: cap.nr_cpus, start_wall_ns: cap.start_wall_ns,
 		dur: cap.duration_ns, drops: cap.drops_total, source: cap.source, format: cap.format,
-		cut: cap.cut ? 1 : 0, boot_id: null,
+		cut: cap.cut ? 1 : 0, boot_id: cap.boot_id,
 	};
 	const bad = Object.keys(wantCap).filter((k) => s(wantCap[k]) !== s(r[k]));
 	check(rows.length === 1 && !bad.length, `${label}: capture row = --list capture (host ${cap.host}, ${cap.nr_cpus} CPUs, ${cap.duration_ns} ns)`,
@@ -264,12 +272,12 @@ async function folder() {
 			vms.set(k, w);
 		}
 	}
-	const vmRows = await q(`with v as (select trace_id, tid, regexp_extract(name, '^(.+)\\.vcpu[0-9]+$', 1) vm
+	const vmRows = await q(`with v as (select trace_id, utid, regexp_extract(name, '^(.+)\\.vcpu[0-9]+$', 1) vm
 			from ${glob('thread')} where regexp_matches(name, '^.+\\.vcpu[0-9]+$') and tid <> 0)
 		select coalesce(c.host, '(null)') || '/' || v.vm k,
 			(select sum(runtime_ns) from ${glob('cpu_residency')} r
-				where r.trace_id = v.trace_id and r.tid = v.tid) runtime,
-			(select count(*) from ${glob('kvm_exit')} e where e.trace_id = v.trace_id and e.tid = v.tid) exits,
+				where r.trace_id = v.trace_id and r.utid = v.utid) runtime,
+			(select count(*) from ${glob('kvm_exit')} e where e.trace_id = v.trace_id and e.utid = v.utid) exits,
 			c.trace_id
 		from v join ${glob('capture')} c using (trace_id)`);
 	const sums = new Map();

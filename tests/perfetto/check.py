@@ -121,6 +121,7 @@ switches = defaultdict(int)
 preempted = defaultdict(int)
 last_comm = {}
 wakings = defaultdict(int)
+births = defaultdict(list)
 states = set()
 bad_order = 0
 lost = 0
@@ -132,6 +133,9 @@ for cpu, bl in sorted(bundles.items()):
     for b in bl:
         lost += 1 if b.get("lost_events", [0])[0] in (1, "true") else 0
         for ev in b.get("event", []):
+            if "task_newtask" in ev:
+                n = ev["task_newtask"][0]
+                births[n["pid"][0]].append((ev["timestamp"][0], unquote(n["comm"][0])))
             if "sched_waking" in ev:
                 w = ev["sched_waking"][0]
                 wakings[w["pid"][0]] += 1
@@ -207,8 +211,10 @@ for tid, rs in rows.items():
         got = cpu_runtime[tid][c]
         if got != want and not ("overlaps" in flags and got < want) and not (unseen and got > want):
             bad_cpu.append((tid, c, got, want))
-    if name.get(tid) != rs[0]["name"]:
-        bad_name.append((tid, name.get(tid), rs[0]["name"]))
+    # a recycled tid has a row per thread instance (model.h R8): the tree names the latest
+    latest = max(rs, key=lambda r: r.get("born_ns") or 0)
+    if name.get(tid) != latest["name"]:
+        bad_name.append((tid, name.get(tid), latest["name"]))
     if tid in last_comm:
         bad_comm.append((tid, last_comm[tid]))
     if cap["has_switch_kind"] and "window" not in flags:
@@ -232,6 +238,20 @@ if cap["has_switch_kind"] and "window" not in flags:
     check(not bad_pre, "R+ switch-outs equal involuntary (%s)" % bad_pre[:3])
 if cap["has_wait"] and "window" not in flags:
     check(not bad_wake, "sched_waking per thread equals wait_count (%s)" % bad_wake[:3])
+
+# a thread born during the capture (a recycled tid's new thread, model.h R8) is a task_newtask
+# (named as at its birth, before any exec renamed it), so that Perfetto gives it a thread of its
+# own: as many per tid as --list has rows born in the capture
+if "window" not in flags:
+    want_b = defaultdict(int)
+    for t in lst["tasks"]:
+        if t["tid"] and t.get("born_ns") is not None:
+            want_b[t["tid"]] += 1
+    bad_b = [(tid, len(births.get(tid, [])), n) for tid, n in want_b.items() if len(births.get(tid, [])) != n]
+    bad_b += [(tid, len(v), 0) for tid, v in births.items() if tid not in want_b]
+    bad_b += [(tid, "no comm") for tid, v in births.items() if any(not c for _, c in v)]
+    check(not bad_b, "task_newtask per thread born in the capture (%d threads), as many as --list's "
+          "rows born then (%s)" % (len(want_b), bad_b[:3]))
 
 # ---- KVM exits ----
 if "exits" in flags:

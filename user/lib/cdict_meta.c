@@ -45,13 +45,14 @@ static void pack_bool(msgpack_packer *pk, const char *key, bool v)
 		msgpack_pack_false(pk);
 }
 
-#define META_KEYS 24
+#define META_KEYS 26	/* and 2 more when the steal time is known */
 
 int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 {
-	msgpack_pack_map(pk, META_KEYS);
+	msgpack_pack_map(pk, META_KEYS + (m->has_steal ? 2 : 0));
 	pack_opt_str(pk, "host", m->host);
 	pack_opt_str(pk, "kernel", m->kernel);
+	pack_opt_str(pk, "boot_id", m->boot_id);
 	pack_opt_str(pk, "cmdline", m->cmdline);
 	pack_opt_str(pk, "options", m->options);
 	pack_opt_str(pk, "tool_version", m->tool_version);
@@ -83,6 +84,12 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	pack_bool(pk, "has_prev_state", m->has_prev_state);
 	pack_bool(pk, "has_waker", m->has_waker);
 	pack_bool(pk, "has_charged", m->has_charged);
+	if (m->has_steal) {
+		pack_u64(pk, "steal_ns", m->steal_ns);
+		pack_u64(pk, "cpu_time_ns", m->cpu_time_ns);
+	}
+	pack_opt_str(pk, "threads", m->threads == PWZ_THREADS_ALL ? "all" :
+		     m->threads == PWZ_THREADS_SELECTED ? "selected" : NULL);
 	pack_key(pk, "exit_names");
 	msgpack_pack_array(pk, m->nr_exit_names);
 	for (uint32_t i = 0; i < m->nr_exit_names; i++) {
@@ -194,6 +201,20 @@ static int unpack_exit_names(struct mp_cursor *c, struct pwz_meta *m)
 	return c->err ? -EINVAL : 0;
 }
 
+/* "threads": "all", "selected", or nil / anything else: unknown. */
+static uint32_t unpack_threads(struct mp_cursor *c)
+{
+	char v[16];
+
+	if (mp_peek(c) != MP_STR && mp_peek(c) != MP_BIN) {
+		mp_skip(c);
+		return PWZ_THREADS_UNKNOWN;
+	}
+	mp_read_string(c, v, sizeof(v));
+	return !strcmp(v, "all") ? PWZ_THREADS_ALL :
+	       !strcmp(v, "selected") ? PWZ_THREADS_SELECTED : PWZ_THREADS_UNKNOWN;
+}
+
 static int unpack_drops(struct mp_cursor *c, struct pwz_meta *m)
 {
 	uint32_t n = mp_read_map(c);
@@ -228,6 +249,8 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			ret = unpack_opt_str(c, &m->host);
 		else if (!strcmp(key, "kernel"))
 			ret = unpack_opt_str(c, &m->kernel);
+		else if (!strcmp(key, "boot_id"))
+			ret = unpack_opt_str(c, &m->boot_id);
 		else if (!strcmp(key, "cmdline"))
 			ret = unpack_opt_str(c, &m->cmdline);
 		else if (!strcmp(key, "options"))
@@ -271,6 +294,13 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			m->has_waker = mp_read_bool(c);
 		else if (!strcmp(key, "has_charged"))
 			m->has_charged = mp_read_bool(c);
+		else if (!strcmp(key, "steal_ns")) {
+			m->steal_ns = mp_read_uint(c);
+			m->has_steal = true;
+		} else if (!strcmp(key, "cpu_time_ns"))
+			m->cpu_time_ns = mp_read_uint(c);
+		else if (!strcmp(key, "threads"))
+			m->threads = unpack_threads(c);
 		else if (!strcmp(key, "exit_names"))
 			ret = unpack_exit_names(c, m);
 		else if (!strcmp(key, "drops"))

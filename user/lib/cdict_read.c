@@ -144,6 +144,9 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			mp_read_string(&c, t.comm, sizeof(t.comm));
 			mp_read_string(&c, t.proc_name, sizeof(t.proc_name));
 			mp_read_string(&c, t.name, sizeof(t.name));
+			t.flags = n > used ? (uint32_t)mp_read_uint(&c) : 0;
+			used += n > used;
+			t.since_ns = t.flags & PWZ_TASK_BORN ? t.time_ns : 0;
 			skip_rest(&c, n, used);
 			if (!c.err && v->task)
 				ret = v->task(v->ctx, &t);
@@ -240,6 +243,8 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			used += n > used;
 			a.unseen_ns = n > used ? mp_read_uint(&c) : 0;
 			used += n > used;
+			a.since_ns = n > used ? mp_read_uint(&c) : 0;
+			used += n > used;
 			a.charged_ns = a.charged_run_ns = 0;
 			if (n >= used + 2) {
 				a.charged_ns = mp_read_uint(&c);
@@ -269,6 +274,8 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 
 				a.hist[i < PWZ_HIST_BUCKETS ? i : PWZ_HIST_BUCKETS - 1] += x;
 			}
+			a.since_ns = n > used ? mp_read_uint(&c) : 0;
+			used += n > used;
 			skip_rest(&c, n, used);
 			info->has_aggregates = true;
 			if (!c.err && v->kvm_agg)
@@ -284,6 +291,8 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			a.count = mp_read_uint(&c);
 			a.wait_ns = mp_read_uint(&c);
 			a.max_ns = mp_read_uint(&c);
+			a.since_ns = n > used ? mp_read_uint(&c) : 0;
+			used += n > used;
 			skip_rest(&c, n, used);
 			if (!c.err && v->wait_agg)
 				ret = v->wait_agg(v->ctx, &a);

@@ -199,13 +199,15 @@ int cdict_writer__task(struct cdict_writer *w, const struct pwz_task *t)
 		return w->error;
 	if (w->legacy)
 		return legacy_writer__task(w->legacy, t);
-	pack_head(w, 7, CDICT_REC_TASK);
+	pack_head(w, t->flags ? 8 : 7, CDICT_REC_TASK);
 	msgpack_pack_uint32(&w->pk, t->tid);
 	msgpack_pack_uint32(&w->pk, t->tgid);
 	msgpack_pack_uint64(&w->pk, t->time_ns);
 	pack_bytes(&w->pk, t->comm);
 	pack_bytes(&w->pk, t->proc_name);
 	pack_bytes(&w->pk, t->name);
+	if (t->flags)
+		msgpack_pack_uint32(&w->pk, t->flags);
 	return record_done(w);
 }
 
@@ -286,7 +288,9 @@ int cdict_writer__cpu_agg(struct cdict_writer *w, const struct pwz_cpu_agg *a)
 		return 0;
 	bool charged = a->charged_ns || a->charged_run_ns;
 
-	pack_head(w, charged ? 11 : 9, CDICT_REC_CPU_AGG);
+	/* since_ns only when not 0 (most threads were there at the start) or followed by the
+	 * kernel's charge */
+	pack_head(w, charged ? 12 : a->since_ns ? 10 : 9, CDICT_REC_CPU_AGG);
 	msgpack_pack_uint32(&w->pk, a->tid);
 	msgpack_pack_uint32(&w->pk, a->cpu);
 	msgpack_pack_uint64(&w->pk, a->runtime_ns);
@@ -295,6 +299,8 @@ int cdict_writer__cpu_agg(struct cdict_writer *w, const struct pwz_cpu_agg *a)
 	msgpack_pack_uint64(&w->pk, a->involuntary);
 	msgpack_pack_uint64(&w->pk, a->unseen);
 	msgpack_pack_uint64(&w->pk, a->unseen_ns);
+	if (a->since_ns || charged)
+		msgpack_pack_uint64(&w->pk, a->since_ns);
 	if (charged) {
 		msgpack_pack_uint64(&w->pk, a->charged_ns);
 		msgpack_pack_uint64(&w->pk, a->charged_run_ns);
@@ -312,7 +318,7 @@ int cdict_writer__kvm_agg(struct cdict_writer *w, const struct pwz_kvm_agg *a)
 		return 0;
 	while (n > 0 && !a->hist[n - 1])
 		n--;
-	pack_head(w, 7, CDICT_REC_KVM_AGG);
+	pack_head(w, a->since_ns ? 8 : 7, CDICT_REC_KVM_AGG);
 	msgpack_pack_uint32(&w->pk, a->tid);
 	msgpack_pack_uint32(&w->pk, a->isa);
 	msgpack_pack_uint32(&w->pk, a->reason);
@@ -321,6 +327,8 @@ int cdict_writer__kvm_agg(struct cdict_writer *w, const struct pwz_kvm_agg *a)
 	msgpack_pack_array(&w->pk, (size_t)n);
 	for (int i = 0; i < n; i++)
 		msgpack_pack_uint64(&w->pk, a->hist[i]);
+	if (a->since_ns)
+		msgpack_pack_uint64(&w->pk, a->since_ns);
 	return record_done(w);
 }
 
@@ -330,11 +338,13 @@ int cdict_writer__wait_agg(struct cdict_writer *w, const struct pwz_wait_agg *a)
 		return w->error;
 	if (w->legacy)
 		return 0;
-	pack_head(w, 5, CDICT_REC_WAIT_AGG);
+	pack_head(w, a->since_ns ? 6 : 5, CDICT_REC_WAIT_AGG);
 	msgpack_pack_uint32(&w->pk, a->tid);
 	msgpack_pack_uint64(&w->pk, a->count);
 	msgpack_pack_uint64(&w->pk, a->wait_ns);
 	msgpack_pack_uint64(&w->pk, a->max_ns);
+	if (a->since_ns)
+		msgpack_pack_uint64(&w->pk, a->since_ns);
 	return record_done(w);
 }
 

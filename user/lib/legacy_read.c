@@ -302,9 +302,12 @@ struct pending {
 /* Derived state: tasks, pending exits (each array indexed through its keymap), and the fold
  * of the records made (model.h R7). */
 struct derive {
-	struct keymap task_idx;		/* (tid, 0) */
+	struct keymap task_idx;		/* (tid, since): one per thread instance (model.h R8) */
 	struct pwz_task *tasks;
 	size_t cap_tasks;
+	struct keymap cur_idx;		/* (tid, 0) */
+	struct current *cur;		/* per tid: its latest instance */
+	size_t cap_cur;
 	struct model_fold *fold;
 	struct keymap pend_idx;		/* (tid, 0) */
 	struct pending *pend;
@@ -327,19 +330,60 @@ static void *slot_of(struct keymap *m, uint64_t a, uint64_t b, void **arr, size_
 	return p;
 }
 
-static int add_task(struct derive *d, uint32_t tid, const char *name)
+/* A tid's latest instance while scanning: its task entry and the end of its last row. */
+struct current {
+	size_t task;
+	uint64_t last_end_ns;
+};
+
+/* Adds the instance (tid, since) named name (BORN when since > 0). */
+static struct pwz_task *add_instance(struct derive *d, uint32_t tid, uint64_t since,
+				     const char *name)
 {
 	int added;
-	struct pwz_task *t = slot_of(&d->task_idx, tid, 0, (void **)&d->tasks, &d->cap_tasks,
+	struct pwz_task *t = slot_of(&d->task_idx, tid, since, (void **)&d->tasks, &d->cap_tasks,
 				     sizeof(*t), &added);
 
-	if (!t)
-		return -ENOMEM;
-	if (added) {
+	if (t && added) {
 		t->tid = tid;
+		t->time_ns = t->since_ns = since;
+		t->flags = since ? PWZ_TASK_BORN : 0;
 		snprintf(t->comm, sizeof(t->comm), "%s", name);
 		snprintf(t->name, sizeof(t->name), "%s", name);
 	}
+	return t;
+}
+
+/*
+ * Names tid from a row spanning [start_ns, end_ns). A legacy file cannot tell a recycled tid
+ * from a rename (perfwhiz grouped its rows by name): a tid seen under another name is a new
+ * instance (model.h R8) from that row on, born after the previous instance's last row. With
+ * only_new, names only a tid not seen at all (the next_comm pass).
+ */
+static int add_task(struct derive *d, uint32_t tid, const char *name, uint64_t start_ns,
+		    uint64_t end_ns, bool only_new)
+{
+	int added;
+	struct current *c = slot_of(&d->cur_idx, tid, 0, (void **)&d->cur, &d->cap_cur,
+				    sizeof(*c), &added);
+	struct pwz_task *t;
+	uint64_t birth;
+
+	if (!c)
+		return -ENOMEM;
+	if (added) {
+		if (!add_instance(d, tid, 0, name))
+			return -ENOMEM;
+		c->task = d->task_idx.count - 1;
+	} else if (!only_new && strcmp(d->tasks[c->task].name, name)) {
+		birth = start_ns > c->last_end_ns ? start_ns : c->last_end_ns + 1;
+		t = add_instance(d, tid, birth, name);
+		if (!t || model_fold__born(d->fold, tid, birth))
+			return -ENOMEM;
+		c->task = (size_t)(t - d->tasks);
+	}
+	if (!only_new && end_ns > c->last_end_ns)
+		c->last_end_ns = end_ns;
 	return 0;
 }
 
@@ -360,6 +404,8 @@ static int flush_exit(struct derive *d, struct pending *p, bool paired,
 static void derive_free(struct derive *d)
 {
 	keymap_free(&d->task_idx);
+	keymap_free(&d->cur_idx);
+	free(d->cur);
 	keymap_free(&d->pend_idx);
 	model_fold__free(d->fold);
 	free(d->tasks);
@@ -387,7 +433,7 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 			if (r.event == EV_SWITCH && r.has_next_pid &&
 			    r.next_comm_is_str &&
 			    r.next_pid >= 0 && r.next_pid <= UINT32_MAX)
-				ret = add_task(d, (uint32_t)r.next_pid, r.next_comm);
+				ret = add_task(d, (uint32_t)r.next_pid, r.next_comm, 0, 0, true);
 			continue;
 		}
 		if (r.event == EV_SWITCH) {
@@ -433,10 +479,11 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 }
 
 /* First pass: the end of the time span, CPUs, whether there are KVM rows, and the task names
- * of the pid column (the first name seen for each tid). */
+ * of the pid column (each name a tid goes by, an instance: add_task()). */
 static int scan(struct legacy *l, struct mp_cursor *saved, struct derive *d, uint64_t *t1,
 		uint32_t *nr_cpus, bool *has_kvm)
 {
+	uint64_t start, end;
 	struct row r;
 	int ret;
 
@@ -456,7 +503,10 @@ static int scan(struct legacy *l, struct mp_cursor *saved, struct derive *d, uin
 			*nr_cpus = r.cpu + 1;
 		if (r.event != EV_SWITCH)
 			*has_kvm = true;
-		ret = add_task(d, (uint32_t)r.pid, r.task_name);
+		end = r.usecs * 1000;
+		start = r.event == EV_SWITCH && end > r.duration * 1000 ? end - r.duration * 1000 : 0;
+		ret = add_task(d, (uint32_t)r.pid, r.task_name, r.event == EV_SWITCH ? start : end,
+			       end, false);
 		if (ret)
 			return ret;
 	}

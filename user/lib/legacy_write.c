@@ -7,11 +7,12 @@
 #include <zlib.h>
 #include "legacy.h"
 #include "keymap.h"
+#include "trace.h"
 
 struct legacy_writer {
-	struct pwz_task *tasks;		/* last naming per tid, indexed through task_idx */
-	size_t cap_tasks;
-	struct keymap task_idx;		/* (tid, 0) -> tasks[] */
+	struct trace *names;		/* the task records: the naming of each thread instance */
+	struct cdict_visitor names_in;	/* fills names */
+	bool settled;
 	struct pwz_slice *slices;
 	size_t nr_slices, cap_slices;
 	struct pwz_kvm_exit *exits;
@@ -22,6 +23,7 @@ enum lw_event { LW_SWITCH, LW_KVM_EXIT, LW_KVM_ENTRY };
 
 struct lw_row {
 	uint64_t usecs;
+	uint64_t at_ns;		/* when: names the instances of pid and next_pid (model.h R8) */
 	uint64_t duration;	/* µs */
 	uint32_t cpu;
 	uint32_t pid;
@@ -33,18 +35,18 @@ struct lw_row {
 
 struct legacy_writer *legacy_writer__new(void)
 {
-	return calloc(1, sizeof(struct legacy_writer));
+	struct legacy_writer *lw = calloc(1, sizeof(struct legacy_writer));
+
+	if (lw && !(lw->names = trace__new("legacy", false, &lw->names_in))) {
+		free(lw);
+		return NULL;
+	}
+	return lw;
 }
 
 int legacy_writer__task(struct legacy_writer *lw, const struct pwz_task *t)
 {
-	int64_t i = keymap_get(&lw->task_idx, t->tid, 0, NULL);
-
-	if (i < 0 || array_reserve((void **)&lw->tasks, &lw->cap_tasks, lw->task_idx.count,
-				   sizeof(*t)))
-		return -ENOMEM;
-	lw->tasks[i] = *t;
-	return 0;
+	return lw->names_in.task(lw->names_in.ctx, t);
 }
 
 int legacy_writer__slice(struct legacy_writer *lw, const struct pwz_slice *s)
@@ -81,13 +83,14 @@ static int cmp_rows(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static const char *task_name(const struct legacy_writer *lw, uint32_t tid, uint32_t cpu,
-			     char *buf, size_t len)
+/* The name of the instance of tid at time at_ns. */
+static const char *task_name(const struct legacy_writer *lw, uint32_t tid, uint64_t at_ns,
+			     uint32_t cpu, char *buf, size_t len)
 {
-	int64_t i = keymap_find(&lw->task_idx, tid, 0);
+	const struct pwz_task *t = trace__task_at(lw->names, tid, at_ns);
 
-	if (i >= 0)
-		return lw->tasks[i].name;
+	if (t)
+		return t->name;
 	if (tid == 0)
 		snprintf(buf, len, "swapper/%u", cpu);
 	else
@@ -148,6 +151,7 @@ static struct lw_row *build_rows(struct legacy_writer *lw, size_t *nr)
 
 		rows[k] = (struct lw_row){
 			.usecs = (s->start_ns + s->dur_ns) / 1000,
+			.at_ns = s->start_ns + s->dur_ns,
 			.duration = s->dur_ns / 1000,
 			.cpu = s->cpu,
 			.pid = s->tid,
@@ -172,12 +176,14 @@ static struct lw_row *build_rows(struct legacy_writer *lw, size_t *nr)
 		const struct pwz_kvm_exit *e = &lw->exits[i];
 		uint32_t cpu = exit_cpu(by_tid, lw->nr_slices, e->tid, e->time_ns);
 
-		rows[k] = (struct lw_row){ .usecs = e->time_ns / 1000, .duration = e->guest_ns / 1000,
+		rows[k] = (struct lw_row){ .usecs = e->time_ns / 1000, .at_ns = e->time_ns,
+					   .duration = e->guest_ns / 1000,
 					   .cpu = cpu, .pid = e->tid, .reason = e->reason,
 					   .event = LW_KVM_EXIT, .seq = k };
 		k++;
 		if (e->handling_ns) {
 			rows[k] = (struct lw_row){ .usecs = (e->time_ns + e->handling_ns) / 1000,
+						   .at_ns = e->time_ns,
 						   .duration = e->handling_ns / 1000, .cpu = cpu,
 						   .pid = e->tid, .event = LW_KVM_ENTRY, .seq = k };
 			k++;
@@ -215,7 +221,7 @@ static void pack_cell(struct legacy_writer *lw, msgpack_packer *pk, const struct
 		msgpack_pack_uint32(pk, r->pid);
 		break;
 	case COL_TASK_NAME:
-		pack_str(pk, task_name(lw, r->pid, r->cpu, buf, sizeof(buf)));
+		pack_str(pk, task_name(lw, r->pid, r->at_ns, r->cpu, buf, sizeof(buf)));
 		break;
 	case COL_DURATION:
 		msgpack_pack_uint64(pk, r->duration);
@@ -228,7 +234,7 @@ static void pack_cell(struct legacy_writer *lw, msgpack_packer *pk, const struct
 		break;
 	case COL_NEXT_COMM:
 		if (r->event == LW_SWITCH)
-			pack_str(pk, task_name(lw, r->next_pid, r->cpu, buf, sizeof(buf)));
+			pack_str(pk, task_name(lw, r->next_pid, r->at_ns, r->cpu, buf, sizeof(buf)));
 		else if (r->event == LW_KVM_EXIT)
 			msgpack_pack_uint32(pk, r->reason);	/* the exit reason, as perfwhiz */
 		else
@@ -264,6 +270,9 @@ int legacy_writer__write(struct legacy_writer *lw, FILE *f)
 	size_t n;
 	int ret = 0, zret;
 
+	if (!lw->settled && trace__settle(lw->names))
+		return -ENOMEM;
+	lw->settled = true;
 	rows = build_rows(lw, &n);
 	if (!rows)
 		return -ENOMEM;
@@ -299,9 +308,8 @@ void legacy_writer__free(struct legacy_writer *lw)
 {
 	if (!lw)
 		return;
-	free(lw->tasks);
+	trace__free(lw->names);
 	free(lw->slices);
 	free(lw->exits);
-	keymap_free(&lw->task_idx);
 	free(lw);
 }

@@ -51,22 +51,42 @@ struct agg_table {
 	size_t elem;
 	bool sorted;		/* arr is sorted and map is stale (rebuilt on the next add) */
 	int (*cmp)(const void *, const void *);
-	void (*key)(const void *item, uint64_t *a, uint64_t *b);
+	void (*key)(const struct model_fold *f, const void *item, uint64_t *a, uint64_t *b);
+	const struct model_fold *f;
+};
+
+/* The births of one tid (R8), ascending. */
+struct births {
+	uint64_t *v;
+	size_t n, cap;
 };
 
 struct model_fold {
 	struct model_window w;
-	struct agg_table cpu;	/* (tid, cpu) -> struct pwz_cpu_agg */
-	struct agg_table wait;	/* (tid, 0) -> struct pwz_wait_agg */
-	struct agg_table kvm;	/* (tid, isa << 32 | reason) -> struct pwz_kvm_agg */
+	struct agg_table cpu;	/* (tid << 32 | cpu, since) -> struct pwz_cpu_agg */
+	struct agg_table wait;	/* (tid, since) -> struct pwz_wait_agg */
+	struct agg_table kvm;	/* (instance id << 32 | tid, isa << 32 | reason) -> pwz_kvm_agg */
+	struct keymap birth_idx;	/* (tid, 0) -> births[] */
+	struct births *births;
+	size_t cap_births;
+	struct keymap instances;	/* (tid, since > 0) -> instance id - 1, for the kvm key */
 };
+
+/* Orders by tid, then instance (birth). */
+static int cmp_instance(uint32_t ta, uint64_t sa, uint32_t tb, uint64_t sb)
+{
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return sa < sb ? -1 : sa > sb;
+}
 
 static int cmp_cpu(const void *a, const void *b)
 {
 	const struct pwz_cpu_agg *x = a, *y = b;
+	int c = cmp_instance(x->tid, x->since_ns, y->tid, y->since_ns);
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+	if (c)
+		return c;
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
@@ -74,41 +94,51 @@ static int cmp_wait(const void *a, const void *b)
 {
 	const struct pwz_wait_agg *x = a, *y = b;
 
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	return cmp_instance(x->tid, x->since_ns, y->tid, y->since_ns);
 }
 
 static int cmp_kvm(const void *a, const void *b)
 {
 	const struct pwz_kvm_agg *x = a, *y = b;
+	int c = cmp_instance(x->tid, x->since_ns, y->tid, y->since_ns);
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+	if (c)
+		return c;
 	if (x->isa != y->isa)
 		return x->isa < y->isa ? -1 : 1;
 	return x->reason < y->reason ? -1 : x->reason > y->reason;
 }
 
-static void key_cpu(const void *item, uint64_t *a, uint64_t *b)
+static void key_cpu(const struct model_fold *f, const void *item, uint64_t *a, uint64_t *b)
 {
 	const struct pwz_cpu_agg *x = item;
 
-	*a = x->tid;
-	*b = x->cpu;
+	(void)f;
+	*a = (uint64_t)x->tid << 32 | x->cpu;
+	*b = x->since_ns;
 }
 
-static void key_wait(const void *item, uint64_t *a, uint64_t *b)
+static void key_wait(const struct model_fold *f, const void *item, uint64_t *a, uint64_t *b)
 {
 	const struct pwz_wait_agg *x = item;
 
+	(void)f;
 	*a = x->tid;
-	*b = 0;
+	*b = x->since_ns;
 }
 
-static void key_kvm(const void *item, uint64_t *a, uint64_t *b)
+/* The instance id of (tid, since): 0 for since 0, else 1 + its index in f->instances (the
+ * caller registered it). */
+static uint64_t instance_id(const struct model_fold *f, uint32_t tid, uint64_t since)
+{
+	return since ? (uint64_t)keymap_find(&f->instances, tid, since) + 1 : 0;
+}
+
+static void key_kvm(const struct model_fold *f, const void *item, uint64_t *a, uint64_t *b)
 {
 	const struct pwz_kvm_agg *x = item;
 
-	*a = x->tid;
+	*a = instance_id(f, x->tid, x->since_ns) << 32 | x->tid;
 	*b = (uint64_t)x->isa << 32 | x->reason;
 }
 
@@ -121,7 +151,7 @@ static int table_reindex(struct agg_table *t)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a, b;
 
-		t->key((char *)t->arr + i * t->elem, &a, &b);
+		t->key(t->f, (char *)t->arr + i * t->elem, &a, &b);
 		if (keymap_get(&t->map, a, b, NULL) < 0)
 			return -ENOMEM;
 	}
@@ -171,12 +201,60 @@ struct model_fold *model_fold__new(const struct model_window *w)
 	}
 	f->w = w ? *w : MODEL_WHOLE;
 	f->cpu = (struct agg_table){ .elem = sizeof(struct pwz_cpu_agg), .cmp = cmp_cpu,
-				     .key = key_cpu };
+				     .key = key_cpu, .f = f };
 	f->wait = (struct agg_table){ .elem = sizeof(struct pwz_wait_agg), .cmp = cmp_wait,
-				      .key = key_wait };
+				      .key = key_wait, .f = f };
 	f->kvm = (struct agg_table){ .elem = sizeof(struct pwz_kvm_agg), .cmp = cmp_kvm,
-				     .key = key_kvm };
+				     .key = key_kvm, .f = f };
 	return f;
+}
+
+int model_fold__born(struct model_fold *f, uint32_t tid, uint64_t birth_ns)
+{
+	struct births *bs;
+	size_t i;
+	int added;
+	int64_t k;
+
+	if (!birth_ns)
+		return 0;
+	k = keymap_get(&f->birth_idx, tid, 0, &added);
+	if (k < 0 || array_reserve((void **)&f->births, &f->cap_births, f->birth_idx.count,
+				   sizeof(*f->births)))
+		return -ENOMEM;
+	bs = &f->births[k];
+	if (added)
+		memset(bs, 0, sizeof(*bs));
+	for (i = bs->n; i > 0 && bs->v[i - 1] >= birth_ns; i--)
+		if (bs->v[i - 1] == birth_ns)
+			return 0;
+	if (array_reserve((void **)&bs->v, &bs->cap, bs->n + 1, sizeof(*bs->v)))
+		return -ENOMEM;
+	memmove(&bs->v[i + 1], &bs->v[i], (bs->n - i) * sizeof(*bs->v));
+	bs->v[i] = birth_ns;
+	bs->n++;
+	return 0;
+}
+
+uint64_t model_fold__instance(const struct model_fold *f, uint32_t tid, uint64_t time_ns)
+{
+	const struct births *bs;
+	size_t lo = 0, hi;
+	int64_t k;
+
+	if (!f->birth_idx.count || (k = keymap_find(&f->birth_idx, tid, 0)) < 0)
+		return 0;
+	bs = &f->births[k];
+	hi = bs->n;
+	while (lo < hi) {	/* the first birth after time_ns */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bs->v[mid] <= time_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? bs->v[lo - 1] : 0;
 }
 
 void model_fold__free(struct model_fold *f)
@@ -186,39 +264,53 @@ void model_fold__free(struct model_fold *f)
 	table_free(&f->cpu);
 	table_free(&f->wait);
 	table_free(&f->kvm);
+	for (size_t i = 0; i < f->birth_idx.count; i++)
+		free(f->births[i].v);
+	free(f->births);
+	keymap_free(&f->birth_idx);
+	keymap_free(&f->instances);
 	free(f);
 }
 
-static struct pwz_cpu_agg *cpu_of(struct model_fold *f, uint32_t tid, uint32_t cpu)
+static struct pwz_cpu_agg *cpu_of(struct model_fold *f, uint32_t tid, uint64_t since,
+				  uint32_t cpu)
 {
 	bool added;
-	struct pwz_cpu_agg *a = table_get(&f->cpu, tid, cpu, &added);
+	struct pwz_cpu_agg *a = table_get(&f->cpu, (uint64_t)tid << 32 | cpu, since, &added);
 
 	if (a && added) {
 		a->tid = tid;
 		a->cpu = cpu;
+		a->since_ns = since;
 	}
 	return a;
 }
 
-static struct pwz_wait_agg *wait_of(struct model_fold *f, uint32_t tid)
+static struct pwz_wait_agg *wait_of(struct model_fold *f, uint32_t tid, uint64_t since)
 {
 	bool added;
-	struct pwz_wait_agg *a = table_get(&f->wait, tid, 0, &added);
-
-	if (a && added)
-		a->tid = tid;
-	return a;
-}
-
-static struct pwz_kvm_agg *kvm_of(struct model_fold *f, uint32_t tid, uint32_t isa,
-				  uint32_t reason)
-{
-	bool added;
-	struct pwz_kvm_agg *a = table_get(&f->kvm, tid, (uint64_t)isa << 32 | reason, &added);
+	struct pwz_wait_agg *a = table_get(&f->wait, tid, since, &added);
 
 	if (a && added) {
 		a->tid = tid;
+		a->since_ns = since;
+	}
+	return a;
+}
+
+static struct pwz_kvm_agg *kvm_of(struct model_fold *f, uint32_t tid, uint64_t since,
+				  uint32_t isa, uint32_t reason)
+{
+	bool added;
+	struct pwz_kvm_agg *a;
+
+	if (since && keymap_get(&f->instances, tid, since, NULL) < 0)
+		return NULL;
+	a = table_get(&f->kvm, instance_id(f, tid, since) << 32 | tid,
+		      (uint64_t)isa << 32 | reason, &added);
+	if (a && added) {
+		a->tid = tid;
+		a->since_ns = since;
 		a->isa = isa;
 		a->reason = reason;
 	}
@@ -233,7 +325,7 @@ int model_fold__slice(struct model_fold *f, const struct pwz_slice *s)
 
 	if (!run && !out)
 		return 0;
-	a = cpu_of(f, s->tid, s->cpu);
+	a = cpu_of(f, s->tid, model_fold__instance(f, s->tid, slice_end(s)), s->cpu);
 	if (!a)
 		return -ENOMEM;
 	if (s->flags & PWZ_SLICE_UNSEEN_START)
@@ -264,7 +356,7 @@ int model_fold__wait(struct model_fold *f, const struct pwz_wakeup *wk)
 
 	if (!model_wait_in(wk, &f->w))
 		return 0;
-	a = wait_of(f, wk->tid);
+	a = wait_of(f, wk->tid, model_fold__instance(f, wk->tid, wk->wake_ns + wk->wait_ns));
 	if (!a)
 		return -ENOMEM;
 	a->count++;
@@ -280,7 +372,7 @@ int model_fold__kvm_exit(struct model_fold *f, const struct pwz_kvm_exit *e)
 
 	if (!model_exit_in(e, &f->w))
 		return 0;
-	a = kvm_of(f, e->tid, e->isa, e->reason);
+	a = kvm_of(f, e->tid, model_fold__instance(f, e->tid, e->time_ns), e->isa, e->reason);
 	if (!a)
 		return -ENOMEM;
 	a->count++;
@@ -293,7 +385,7 @@ int model_fold__kvm_exit(struct model_fold *f, const struct pwz_kvm_exit *e)
 
 int model_fold__cpu_agg(struct model_fold *f, const struct pwz_cpu_agg *x)
 {
-	struct pwz_cpu_agg *a = cpu_of(f, x->tid, x->cpu);
+	struct pwz_cpu_agg *a = cpu_of(f, x->tid, x->since_ns, x->cpu);
 
 	if (!a)
 		return -ENOMEM;
@@ -310,7 +402,7 @@ int model_fold__cpu_agg(struct model_fold *f, const struct pwz_cpu_agg *x)
 
 int model_fold__wait_agg(struct model_fold *f, const struct pwz_wait_agg *x)
 {
-	struct pwz_wait_agg *a = wait_of(f, x->tid);
+	struct pwz_wait_agg *a = wait_of(f, x->tid, x->since_ns);
 
 	if (!a)
 		return -ENOMEM;
@@ -323,7 +415,7 @@ int model_fold__wait_agg(struct model_fold *f, const struct pwz_wait_agg *x)
 
 int model_fold__kvm_agg(struct model_fold *f, const struct pwz_kvm_agg *x)
 {
-	struct pwz_kvm_agg *a = kvm_of(f, x->tid, x->isa, x->reason);
+	struct pwz_kvm_agg *a = kvm_of(f, x->tid, x->since_ns, x->isa, x->reason);
 
 	if (!a)
 		return -ENOMEM;

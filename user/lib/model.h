@@ -53,12 +53,20 @@
  *    and its switch-out counts when the switch-out time is inside the window. A wait counts,
  *    whole, in the window that holds its end (the switch-in); an exit in the window that
  *    holds its kvm_exit time. The whole capture is the window [0, UINT64_MAX).
- * R7 Aggregates. Per (tid, cpu): runtime, switch-outs, voluntary, involuntary, unseen time
- *    and unseen switch-ins (R2). Per tid: wait count, total, maximum. Per (tid, isa, reason):
- *    exits, handling total, log2 histogram of handling (paired exits only). A live capture's
- *    are exact under ring-buffer drops: the kernel folds by these rules the records it could
- *    not send, the reader folds the ones it read, and the two are added.
- * R8 Tasks. A thread is named by task records; a later record of the same tid renames it.
+ * R7 Aggregates. Per (thread instance, cpu): runtime, switch-outs, voluntary, involuntary,
+ *    unseen time and unseen switch-ins (R2). Per instance: wait count, total, maximum. Per
+ *    (instance, isa, reason): exits, handling total, log2 histogram of handling (paired exits
+ *    only). A live capture's are exact under ring-buffer drops: the kernel folds by these rules
+ *    the records it could not send, the reader folds the ones it read, and the two are added.
+ *    (The kernel keys its part by tid: for a tid reused during the capture, the dropped
+ *    records' part is counted to the tid's last instance.)
+ * R8 Tasks and instances. A thread is named by task records; a later record of the same
+ *    instance renames it. A tid is a thread *instance* from its birth (a task record flagged
+ *    PWZ_TASK_BORN: task_newtask, perf's FORK; birth 0 for a thread there at the start) to
+ *    the next birth of the same tid: the kernel recycles tids, and a recycled tid is another
+ *    thread. A record belongs to the instance of its tid with the latest birth at or before
+ *    its time: a slice's end (switch-out), a wait's end (switch-in), an exit's kvm_exit time.
+ *    Aggregates carry the birth of their instance (since_ns).
  */
 
 /* A time window [from_ns, to_ns) in ns from the capture start. */
@@ -95,6 +103,16 @@ struct model_fold;
 /* A fold over window w (NULL: the whole capture). NULL with errno ENOMEM. */
 struct model_fold *model_fold__new(const struct model_window *w);
 
+/*
+ * R8: tid was born at birth_ns (> 0; 0 is ignored): records of tid from then on (until a
+ * later birth) fold into that instance. Give births before the records they govern (a record
+ * folded earlier stays where it was put). Returns 0 or -ENOMEM.
+ */
+int model_fold__born(struct model_fold *f, uint32_t tid, uint64_t birth_ns);
+
+/* R8: the birth of the instance of tid at time_ns (0: the one there at the start). */
+uint64_t model_fold__instance(const struct model_fold *f, uint32_t tid, uint64_t time_ns);
+
 /* NULL is a no-op. */
 void model_fold__free(struct model_fold *f);
 
@@ -114,7 +132,8 @@ int model_fold__wait_agg(struct model_fold *f, const struct pwz_wait_agg *a);
 int model_fold__kvm_agg(struct model_fold *f, const struct pwz_kvm_agg *a);
 
 /*
- * The aggregates so far, sorted by key ((tid, cpu); tid; (tid, isa, reason)), through *out;
+ * The aggregates so far, sorted by key ((tid, since, cpu); (tid, since); (tid, since, isa,
+ * reason)), through *out;
  * each returns the number of entries. The arrays belong to the fold and stay valid until its
  * next call. NULL out for an empty fold.
  */

@@ -118,7 +118,9 @@ struct tid_cache_ent {
 
 struct task_info {
 	uint32_t tgid;			/* 0 unknown */
-	bool written;			/* a task record was written */
+	bool written;			/* a task record of its current instance was written */
+	bool born;			/* created during the capture (FORK) ... */
+	uint64_t born_ns;		/* ... then: a new instance of the tid (model.h R8) */
 	bool has_comm;
 	char comm[PWZ_COMM_LEN];
 };
@@ -803,6 +805,7 @@ static int on_record(void *ctx, const struct pd_record *r)
 			e.ts = trailer_time(im, r, 16 + strnlen(e.comm, n) + 1);
 		} else {
 			e.b = rd32(r->data + 16);	/* tid */
+			e.c = rd32(r->data + 20);	/* ptid */
 			e.ts = r->size >= 32 ? rd64(r->data + 24) : UINT64_MAX;
 		}
 		return qpush(im, &e, 0);
@@ -1076,6 +1079,10 @@ static int write_task(struct imp *im, uint32_t tid, struct task_info *ti, uint64
 	t.tid = tid;
 	t.tgid = ti->tgid;
 	t.time_ns = rel;
+	if (ti->born && !ti->written) {	/* the first record of a new instance (model.h R8) */
+		t.flags = PWZ_TASK_BORN;
+		t.time_ns = t.since_ns = ti->born_ns;
+	}
 	memcpy(t.comm, ti->comm, PWZ_COMM_LEN);
 	if (ti->tgid) {
 		li = keymap_find(&im->tasks, ti->tgid, 0);
@@ -1108,6 +1115,29 @@ static int ensure_task(struct imp *im, uint32_t tid, const char *comm, uint64_t 
 		ti->has_comm = true;
 	}
 	return write_task(im, tid, ti, rel);
+}
+
+/* Whether perf recorded every thread: its command line has -a (--all-cpus) and no -C. Only
+ * a plain "-a" or "--all-cpus" word counts (clusters like -ag are not taken apart). */
+static bool system_wide(const char *cmdline)
+{
+	bool all = false;
+	const char *p = cmdline;
+
+	while (p && *p) {
+		size_t n;
+
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		if ((n == 2 && !strncmp(p, "-a", 2)) || (n == 10 && !strncmp(p, "--all-cpus", 10)))
+			all = true;
+		if ((n >= 2 && !strncmp(p, "-C", 2)) || (n >= 5 && !strncmp(p, "--cpu", 5)))
+			return false;
+		if (n == 2 && !strncmp(p, "--", 2))
+			break;	/* the command perf ran */
+		p += n;
+	}
+	return all;
 }
 
 /* The first sample: the capture starts, the attributes are resolved and the writer opened. */
@@ -1153,6 +1183,7 @@ static int start(struct imp *im, uint64_t ts)
 	}
 	if (pwz_meta_set_str(&im->meta.cmdline, im->perf_cmdline))
 		return -ENOMEM;
+	im->meta.threads = system_wide(im->perf_cmdline) ? PWZ_THREADS_ALL : PWZ_THREADS_UNKNOWN;
 	snprintf(opt, sizeof(opt), "imported from %s%s%s", im->path,
 		 im->opts && im->opts->cmdline ? " by: " : "",
 		 im->opts && im->opts->cmdline ? im->opts->cmdline : "");
@@ -1167,6 +1198,39 @@ static int start(struct imp *im, uint64_t ts)
 	if (!im->w)
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+/*
+ * A thread created (FORK: e->a its process, e->b the thread, e->c its parent thread). During
+ * the capture it is a new instance of its tid (model.h R8), named as its parent until a COMM
+ * renames it; before, only its process is learnt.
+ */
+static int fork_task(struct imp *im, const struct qev *e, uint64_t rel)
+{
+	struct task_info *ti = task_get(im, e->b), *parent;
+	char comm[PWZ_COMM_LEN];
+	bool has_comm;
+
+	if (!ti)
+		return -ENOMEM;
+	if (!im->started || !rel) {
+		if (!ti->tgid)
+			ti->tgid = e->a;
+		return 0;
+	}
+	parent = task_get(im, (uint32_t)e->c);
+	if (!parent)
+		return -ENOMEM;
+	ti = task_get(im, e->b);	/* the table may have moved */
+	has_comm = parent->has_comm;
+	memcpy(comm, parent->comm, PWZ_COMM_LEN);
+	memset(ti, 0, sizeof(*ti));
+	ti->tgid = e->a;
+	ti->has_comm = has_comm;
+	memcpy(ti->comm, comm, PWZ_COMM_LEN);
+	ti->born = true;
+	ti->born_ns = rel;
+	return sched_model__born(im->model, rel, e->b);
 }
 
 static int handle(struct imp *im, const struct qev *e)
@@ -1197,12 +1261,7 @@ static int handle(struct imp *im, const struct qev *e)
 			return write_task(im, e->b, ti, rel);
 		return 0;
 	case EV_FORK:
-		ti = task_get(im, e->b);
-		if (!ti)
-			return -ENOMEM;
-		if (!ti->tgid)
-			ti->tgid = e->a;
-		return 0;
+		return fork_task(im, e, rel);
 	case EV_LOST:
 		im->st->lost += e->d;
 		if (im->model)

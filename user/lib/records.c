@@ -13,6 +13,7 @@ void pwz_meta_free(struct pwz_meta *meta)
 		return;
 	free(meta->host);
 	free(meta->kernel);
+	free(meta->boot_id);
 	free(meta->cmdline);
 	free(meta->options);
 	free(meta->tool_version);
@@ -50,11 +51,13 @@ static void *dup_mem(const void *src, size_t len)
 int pwz_meta_copy(struct pwz_meta *dst, const struct pwz_meta *src)
 {
 	*dst = *src;
-	dst->host = dst->kernel = dst->cmdline = dst->options = dst->tool_version = NULL;
+	dst->host = dst->kernel = dst->boot_id = dst->cmdline = dst->options = NULL;
+	dst->tool_version = NULL;
 	dst->topo = NULL;
 	dst->exit_names = NULL;
 	if (pwz_meta_set_str(&dst->host, src->host) ||
 	    pwz_meta_set_str(&dst->kernel, src->kernel) ||
+	    pwz_meta_set_str(&dst->boot_id, src->boot_id) ||
 	    pwz_meta_set_str(&dst->cmdline, src->cmdline) ||
 	    pwz_meta_set_str(&dst->options, src->options) ||
 	    pwz_meta_set_str(&dst->tool_version, src->tool_version))

@@ -122,20 +122,34 @@ struct pwz_kvm_exit {
 	uint32_t flags;		/* enum pwz_exit_flags */
 };
 
-/* A thread as first seen. The same tid may come again later: the later record wins. */
+/* Flags of a task record (user/lib/model.h, rule R8). */
+enum pwz_task_flags {
+	PWZ_TASK_BORN = 1,	/* the thread was created at time_ns (task_newtask, perf FORK): a
+				 * new instance of its tid from then on */
+};
+
+/*
+ * A thread as named from time_ns on. A later record of the same instance renames it; a BORN
+ * record starts a new instance of the tid (model.h R8).
+ */
 struct pwz_task {
 	uint32_t tid;
 	uint32_t tgid;				/* 0 when unknown */
 	uint64_t time_ns;			/* when this naming took effect, from capture start */
+	uint32_t flags;				/* enum pwz_task_flags */
+	uint64_t since_ns;			/* birth of its instance: time_ns of its BORN record, 0
+						 * for a thread there at the capture start (derived by
+						 * readers, not stored) */
 	char comm[PWZ_COMM_LEN];		/* the kernel's comm of the thread */
 	char proc_name[PWZ_NAME_MAX];		/* the comm of the process leader (tgid); "" unknown */
 	char name[PWZ_NAME_MAX];		/* display name: comm, or vm.vcpuN, or the --map name */
 };
 
-/* Aggregate: what one thread did on one CPU over the whole capture (model.h R7). */
+/* Aggregate: what one thread instance did on one CPU over the whole capture (model.h R7). */
 struct pwz_cpu_agg {
 	uint32_t tid;
 	uint32_t cpu;
+	uint64_t since_ns;	/* birth of the thread instance (R8); 0 there at the start */
 	uint64_t runtime_ns;	/* sum of its slices on this CPU whose switch-in was seen */
 	uint64_t switches;	/* switch-outs on this CPU */
 	uint64_t voluntary;	/* of which voluntary (slept or exited) */
@@ -153,6 +167,7 @@ struct pwz_kvm_agg {
 	uint32_t tid;
 	uint32_t isa;				/* enum pwz_isa */
 	uint32_t reason;
+	uint64_t since_ns;			/* birth of the thread instance (R8) */
 	uint64_t count;				/* number of exits */
 	uint64_t handling_ns;			/* total handling time of the exits that had an entry */
 	uint64_t hist[PWZ_HIST_BUCKETS];	/* log2 histogram of handling_ns per exit */
@@ -161,6 +176,7 @@ struct pwz_kvm_agg {
 /* Aggregate: run-queue wait of one thread (model.h R4). */
 struct pwz_wait_agg {
 	uint32_t tid;
+	uint64_t since_ns;	/* birth of the thread instance (R8) */
 	uint64_t count;		/* waits measured */
 	uint64_t wait_ns;	/* their total */
 	uint64_t max_ns;	/* the longest */
@@ -186,6 +202,14 @@ enum pwz_source {
 	PWZ_SOURCE_SYNTHETIC = 3,	/* made by a generator or a test */
 };
 
+/* Which threads a capture holds: all of them (so each CPU's slices tile its time, model.h R1),
+ * or a selection (-t, -p, a command). */
+enum pwz_threads {
+	PWZ_THREADS_UNKNOWN = 0,	/* older files, legacy, imports that do not say */
+	PWZ_THREADS_ALL = 1,
+	PWZ_THREADS_SELECTED = 2,
+};
+
 /* Per CPU topology. -1 where unknown. */
 struct pwz_cpu_topo {
 	int32_t package;
@@ -200,6 +224,8 @@ struct pwz_cpu_topo {
 struct pwz_meta {
 	char *host;			/* hostname; NULL unknown */
 	char *kernel;			/* kernel release of the traced system; NULL unknown */
+	char *boot_id;			/* its boot id (/proc/sys/kernel/random/boot_id); NULL
+					 * unknown */
 	char *cmdline;			/* the tool's command line; NULL unknown */
 	char *options;			/* options in effect, free text; NULL none */
 	char *tool_version;		/* writer's version string; NULL unknown */
@@ -219,10 +245,15 @@ struct pwz_meta {
 	bool has_prev_state;		/* slices' prev_state as reported (SLICE element 8) */
 	bool has_waker;			/* waits name their waker, or say they began preempted */
 	bool has_charged;		/* CPU_AGG carries the kernel's charge (elements 9, 10) */
+	uint32_t threads;		/* enum pwz_threads */
 	uint32_t nr_exit_names;
 	struct pwz_exit_name *exit_names;
 	uint32_t nr_drops;
 	struct pwz_counter drops[PWZ_MAX_DROPS];	/* e.g. "slice", "wakeup", "kvm_exit", "lost" */
+	bool has_steal;			/* steal_ns and cpu_time_ns were read (/proc/stat) */
+	uint64_t steal_ns;		/* the host's steal time over the capture, all CPUs */
+	uint64_t cpu_time_ns;		/* all CPU time of the host over the capture (the sum of
+					 * /proc/stat's "cpu" line, guest time not counted twice) */
 };
 
 /* Frees what meta owns and zeroes it; NULL is a no-op. */

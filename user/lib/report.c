@@ -5,6 +5,7 @@
 #include <string.h>
 #include "report.h"
 #include "termsafe.h"
+#include "vms.h"
 
 static int by_count(const void *a, const void *b)
 {
@@ -133,5 +134,137 @@ int report_write_stats(FILE *f, const struct summary *s, const struct pwz_meta *
 	}
 	if (e)
 		return e;
+	return ferror(f) ? -EIO : 0;
+}
+
+static double pct_of(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void write_steal(FILE *f, const struct pwz_meta *m)
+{
+	if (!m->has_steal)
+		return;
+	fprintf(f, "Host steal over the capture (/proc/stat): %.3f ms of %.3f ms CPU time (%.3f %%)\n",
+		m->steal_ns / 1e6, m->cpu_time_ns / 1e6, pct_of(m->steal_ns, m->cpu_time_ns));
+}
+
+static const char *exit_label(const struct vms_exit *e, char *buf, size_t len)
+{
+	if (e->name)
+		return termsafe_str(buf, len, e->name);
+	snprintf(buf, len, "%s %#x", e->isa == PWZ_ISA_SVM ? "svm" : "vmx", e->code);
+	return buf;
+}
+
+static void write_vm_exits(FILE *f, const struct vms *v, const struct vms_vm *vm, double span_s)
+{
+	char rb[48 * 4];
+
+	if (!vm->nr_exits)
+		return;
+	fprintf(f, "  %-24s %9s %10s %11s %10s %10s %10s %9s %9s %9s %9s\n", "Exit reason", "Count",
+		"Exits/s", "Total ms", "On-CPU ms", "Ready ms", "Sleep ms", "p50 us", "p90 us",
+		"p99 us", "Max us");
+	for (size_t k = 0; k < vm->nr_exits; k++) {
+		const struct vms_exit *e = &vm->exits[k];
+
+		if (v->has_streams && e->paired)
+			fprintf(f, "  %-24s %9llu %10.1f %11.3f %10.3f %10.3f %10.3f %9.1f %9.1f %9.1f %9.1f\n",
+				exit_label(e, rb, sizeof(rb)), (unsigned long long)e->count,
+				span_s > 0 ? e->count / span_s : 0.0, e->total_ns / 1e6,
+				e->on_cpu_ns / 1e6, e->off_ready_ns / 1e6, e->off_sleep_ns / 1e6,
+				e->p50_ns / 1e3, e->p90_ns / 1e3, e->p99_ns / 1e3, e->max_ns / 1e3);
+		else
+			fprintf(f, "  %-24s %9llu %10.1f %11s %10s %10s %10s %9s %9s %9s %9s\n",
+				exit_label(e, rb, sizeof(rb)), (unsigned long long)e->count,
+				span_s > 0 ? e->count / span_s : 0.0, "-", "-", "-", "-", "-", "-",
+				"-", "-");
+	}
+}
+
+static void write_waits(FILE *f, const struct summary *s, const struct vms *v)
+{
+	bool any = false;
+
+	fprintf(f, "\nRun-queue wait percentiles (log-linear histogram, from the streams%s)\n",
+		v->records_dropped ? "; the capture dropped records, which they miss" : "");
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		const struct task_summary *t = &s->tasks[i];
+		const struct vms_wait_pct *p = vms__wait_pct(v, t->tid, t->since_ns);
+		char name[TERMSAFE_NAME_MAX];
+
+		if (!p || (i && s->tasks[i - 1].tid == t->tid && t->tid == 0))
+			continue;
+		if (!any)
+			fprintf(f, "%-28s %8s %9s %10s %10s %10s %10s %10s\n", "Task", "TID", "Waits",
+				"p50 us", "p90 us", "p99 us", "p99.9 us", "Max us");
+		any = true;
+		fprintf(f, "%-28s %8u %9llu %10.1f %10.1f %10.1f %10.1f %10.1f\n",
+			termsafe_str(name, sizeof(name), t->name), t->tid,
+			(unsigned long long)p->count, p->p50_ns / 1e3, p->p90_ns / 1e3,
+			p->p99_ns / 1e3, p->p999_ns / 1e3, p->max_ns / 1e3);
+	}
+	if (!any)
+		fprintf(f, "(none)\n");
+}
+
+int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
+		     const struct vms *v)
+{
+	uint64_t span = v->window_end_ns - v->window_start_ns;
+	double span_s = span / 1e9;
+	char name[TERMSAFE_NAME_MAX], pre[3 * TERMSAFE_NAME_MAX];
+
+	fprintf(f, "\nVMs (ms and %% of the %.3f ms window)\n", span / 1e6);
+	write_steal(f, m);
+	if (!v->has_streams)
+		fprintf(f, "(migrations, preempters, the exits' on/off-CPU split and percentiles need the recorded streams: pwz-render --list --json FILE)\n");
+	else if (v->records_dropped)
+		fprintf(f, "(the capture dropped records: migrations, preempters, the exit split and percentiles miss them)\n");
+	if (!v->nr_vms)
+		fprintf(f, "(none)\n");
+	for (size_t i = 0; i < v->nr_vms; i++) {
+		const struct vms_vm *vm = &v->vms[i];
+
+		fprintf(f, "VM %s (pid %u): %zu vCPUs, %u other threads (%.3f ms), %llu exits (%.1f/s)\n",
+			termsafe_str(name, sizeof(name), vm->name), vm->pid, vm->nr_vcpus, vm->nr_other,
+			vm->other_runtime_ns / 1e6, (unsigned long long)vm->exits_total,
+			span_s > 0 ? vm->exits_total / span_s : 0.0);
+		fprintf(f, "  %-24s %8s %5s %11s %7s %11s %7s %11s %7s %6s  %s\n", "vCPU", "TID",
+			"Index", "Running ms", "%", "Ready ms", "%", "Sleep ms", "%", "Migr.",
+			"Ran while ready");
+		for (size_t k = 0; k < vm->nr_vcpus; k++) {
+			const struct vms_vcpu *vc = &vm->vcpus[k];
+			size_t at = 0;
+
+			pre[0] = 0;
+			for (size_t p = 0; v->has_streams && p < vc->nr_top && at < sizeof(pre); p++) {
+				char pn[TERMSAFE_NAME_MAX];
+				int n = snprintf(pre + at, sizeof(pre) - at, "%s%s:%u %.3f ms",
+						 p ? ", " : "",
+						 termsafe_str(pn, sizeof(pn), vc->top[p].name),
+						 vc->top[p].tid, vc->top[p].ns / 1e6);
+
+				if (n < 0)
+					break;
+				at += (size_t)n;
+			}
+			fprintf(f, "  %-24s %8u %5d %11.3f %7.2f %11.3f %7.2f %11.3f %7.2f ",
+				termsafe_str(name, sizeof(name), vc->name), vc->tid, vc->vcpu,
+				vc->running_ns / 1e6, pct_of(vc->running_ns, span), vc->ready_ns / 1e6,
+				pct_of(vc->ready_ns, span), vc->sleep_ns / 1e6,
+				pct_of(vc->sleep_ns, span));
+			if (v->has_streams)
+				fprintf(f, "%6llu  %s\n", (unsigned long long)vc->migrations,
+					pre[0] ? pre : "-");
+			else
+				fprintf(f, "%6s  %s\n", "-", "-");
+		}
+		write_vm_exits(f, v, vm, span_s);
+	}
+	if (v->has_streams)
+		write_waits(f, s, v);
 	return ferror(f) ? -EIO : 0;
 }

@@ -18,4 +18,19 @@
  */
 int report_write_stats(FILE *f, const struct summary *s, const struct pwz_meta *m);
 
+struct vms;
+
+/*
+ * Writes the VM section of a report to f (after report_write_stats()): the host's steal time
+ * over the capture when the metadata has it; per VM and per vCPU, running, ready (run-queue
+ * wait, "CPU ready") and sleeping as ms and % of the window, migrations and the top threads
+ * that ran while the vCPU was ready; per VM and reason, exits, exits/s, handling total and its
+ * on-CPU / off-CPU-ready / off-CPU-sleeping split with p50/p90/p99/max; then the run-queue
+ * wait percentiles (p50, p90, p99, p99.9, max) of every task of s with waits. The figures of
+ * the streams say so when v has none, and that they miss dropped records when the capture
+ * dropped some. Returns 0 or -EIO on a write error.
+ */
+int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
+		     const struct vms *v);
+
 #endif /* PWZ_REPORT_H */

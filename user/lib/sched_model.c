@@ -337,6 +337,11 @@ int sched_model__wakeup(struct sched_model *m, uint64_t t, uint32_t tid)
 	return 0;
 }
 
+int sched_model__born(struct sched_model *m, uint64_t t, uint32_t tid)
+{
+	return model_fold__born(m->fold, tid, t);
+}
+
 void sched_model__lost(struct sched_model *m, uint64_t t)
 {
 	(void)t;

@@ -73,6 +73,10 @@ int sched_model__switch(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_
 /* tid was woken (sched_wakeup or sched_wakeup_new) at t. Returns 0 or -ENOMEM. */
 int sched_model__wakeup(struct sched_model *m, uint64_t t, uint32_t tid);
 
+/* tid was created at t (model.h R8: a new instance of the tid; its aggregates are its own).
+ * Returns 0 or -ENOMEM. */
+int sched_model__born(struct sched_model *m, uint64_t t, uint32_t tid);
+
 /* Events were lost at t: every KVM pairing and pending wakeup is dropped. */
 void sched_model__lost(struct sched_model *m, uint64_t t);
 

@@ -12,20 +12,20 @@
 struct builder {
 	struct summary *s;
 	const struct trace *t;
-	struct keymap idx;	/* (tid, 0), or (0, cpu + 1) for each CPU's idle task -> tasks[] */
+	struct keymap idx;	/* (tid, since), or (0, cpu + 1) for each CPU's idle task -> tasks[] */
 	size_t cap;		/* tasks allocated */
 	bool whole_end;		/* the window runs to the end of the capture (-c not given) */
 };
 
-/* The row of tid; the idle task (tid 0) has one row per CPU, "swapper/<cpu>", as in the
- * kernel's own naming. */
-static struct task_summary *task_of(struct builder *b, uint32_t tid, uint32_t cpu)
+/* The row of the instance (tid, since) (model.h R8); the idle task (tid 0) has one row per
+ * CPU, "swapper/<cpu>", as in the kernel's own naming. */
+static struct task_summary *task_of(struct builder *b, uint32_t tid, uint64_t since, uint32_t cpu)
 {
 	struct summary *s = b->s;
 	struct task_summary *ts;
 	const struct pwz_task *pt;
 	int added;
-	int64_t i = keymap_get(&b->idx, tid, tid ? 0 : (uint64_t)cpu + 1, &added);
+	int64_t i = keymap_get(&b->idx, tid, tid ? since : (uint64_t)cpu + 1, &added);
 
 	if (i < 0 || array_reserve((void **)&s->tasks, &b->cap, b->idx.count, sizeof(*s->tasks)))
 		return NULL;
@@ -39,7 +39,8 @@ static struct task_summary *task_of(struct builder *b, uint32_t tid, uint32_t cp
 	if (!ts->cpu_runtime_ns || !ts->cpu_switches)
 		return NULL;
 	ts->tid = tid;
-	pt = trace__task(b->t, tid);
+	ts->since_ns = tid ? since : 0;
+	pt = trace__task_at(b->t, tid, since);
 	if (!tid) {
 		snprintf(ts->comm, sizeof(ts->comm), "swapper/%u", cpu);
 		snprintf(ts->name, sizeof(ts->name), "swapper/%u", cpu);
@@ -95,6 +96,8 @@ static int fold_trace(const struct trace *t, bool aggregates, struct model_fold 
 			e = model_fold__wait_agg(f, &t->wait_aggs[i]);
 		return e;
 	}
+	for (size_t i = 0; i < t->nr_tasks && !e; i++)	/* R8: the instances first */
+		e = model_fold__born(f, t->tasks[i].tid, t->tasks[i].since_ns);
 	for (size_t i = 0; i < t->nr_slices && !e; i++)
 		e = model_fold__slice(f, &t->slices[i]);
 	for (size_t i = 0; i < t->nr_exits && !e; i++)
@@ -120,7 +123,7 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 	for (size_t i = 0; i < n; i++) {
 		const struct pwz_cpu_agg *a = &ca[i];
 
-		if (!(ts = task_of(b, a->tid, a->cpu)))
+		if (!(ts = task_of(b, a->tid, a->since_ns, a->cpu)))
 			return -ENOMEM;
 		ts->runtime_ns += a->runtime_ns;
 		ts->switches += a->switches;
@@ -143,7 +146,7 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 		const struct pwz_kvm_agg *a = &ka[i];
 		struct summary_exit *e;
 
-		if (!(ts = task_of(b, a->tid, 0)) ||
+		if (!(ts = task_of(b, a->tid, a->since_ns, 0)) ||
 		    !(e = exit_of(ts, &b->t->meta, a->isa, a->reason)))
 			return -ENOMEM;
 		e->count += a->count;
@@ -156,14 +159,17 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 	for (size_t i = 0; i < n; i++) {
 		const struct pwz_wait_agg *a = &wa[i];
 
-		if (!(ts = task_of(b, a->tid, 0)))
+		if (!(ts = task_of(b, a->tid, a->since_ns, 0)))
 			return -ENOMEM;
 		ts->wait_ns += a->wait_ns;
 		ts->wait_count += a->count;
 		if (a->max_ns > ts->wait_max_ns)
 			ts->wait_max_ns = a->max_ns;
 	}
-	/* the idle task is captured only when every thread is (no -t, -p) */
+	/* every thread captured: the file says so, or (older files) the idle task is there, which
+	 * is captured only when every thread is (no -t, -p); a CPU busy all along has no idle */
+	if (b->t->meta.threads != PWZ_THREADS_UNKNOWN)
+		all_threads = b->t->meta.threads == PWZ_THREADS_ALL;
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
 		struct summary_cpu *sc = &s->cpus[c];
 		uint64_t span = s->window_end_ns - s->window_start_ns, known;
@@ -206,7 +212,11 @@ static int cmp_name(const void *a, const void *b)
 	const struct task_summary *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
 
-	return c ? c : (x->tid < y->tid ? -1 : x->tid > y->tid);
+	if (c)
+		return c;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->since_ns < y->since_ns ? -1 : x->since_ns > y->since_ns;
 }
 
 static int cmp_runtime(const void *a, const void *b)

@@ -19,8 +19,11 @@ struct summary_exit {
 	uint64_t hist[PWZ_HIST_BUCKETS];	/* handling time log2 histogram */
 };
 
+/* One thread instance (model.h R8: a recycled tid is another row), or one merged name. */
 struct task_summary {
 	uint32_t tid;
+	uint64_t since_ns;			/* birth of the instance in the capture; 0: there at
+						 * the start (or unknown) */
 	uint32_t pid;				/* tgid; 0 unknown */
 	char name[PWZ_NAME_MAX];		/* display name (after --map, merge, append-tid) */
 	char comm[PWZ_COMM_LEN];

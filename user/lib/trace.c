@@ -12,7 +12,11 @@
 struct trace_loader {
 	struct trace *t;
 	bool streams;
-	struct keymap task_idx;		/* (tid, 0) -> tasks[]: one entry per tid as records arrive */
+	struct keymap task_idx;		/* (tid, since) -> tasks[]: one entry per thread instance */
+	struct keymap tids;		/* (tid, 0) -> head[] */
+	size_t *head;			/* per tid: tasks[] index of its latest instance (R8) */
+	size_t *older;			/* per tasks[] entry: 1 + its tid's previous instance, 0 none */
+	size_t cap_head, cap_older;
 	struct model_fold *aggs;	/* the aggregate records, summed per key as they arrive */
 	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits;
 };
@@ -44,20 +48,73 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 	return pwz_meta_copy(&l->t->meta, m);
 }
 
-/* A tid named again replaces its entry when the naming is not older (the last naming wins),
- * so a file repeating one task record costs one entry, not one per record. */
+/* The instance entry of tid holding time_ns (R8): the latest birth at or before it, walking
+ * the tid's chain from its latest instance down; -1 when time_ns precedes them all. */
+static int64_t instance_at(const struct trace_loader *l, size_t head, uint64_t time_ns)
+{
+	int64_t i = (int64_t)head;
+
+	while (i >= 0 && l->t->tasks[i].since_ns > time_ns)
+		i = (int64_t)l->older[i] - 1;
+	return i;
+}
+
+/* Links the new entry i into the chain of its tid (kept by birth, latest first). */
+static void chain(struct trace_loader *l, size_t *head, size_t i)
+{
+	uint64_t since = l->t->tasks[i].since_ns;
+	size_t p = *head;
+
+	if (since > l->t->tasks[p].since_ns) {
+		l->older[i] = p + 1;
+		*head = i;
+		return;
+	}
+	while (l->older[p] && l->t->tasks[l->older[p] - 1].since_ns > since)
+		p = l->older[p] - 1;
+	l->older[i] = l->older[p];
+	l->older[p] = i + 1;
+}
+
+/*
+ * One entry per thread instance (R8): a BORN record starts one at its time; another record
+ * names the instance holding its time, replacing the entry when not older (the last naming
+ * wins), so a file repeating one task record costs one entry, not one per record.
+ */
 static int on_task(void *ctx, const struct pwz_task *x)
 {
 	struct trace_loader *l = ctx;
-	int added;
-	int64_t i = keymap_get(&l->task_idx, x->tid, 0, &added);
+	struct pwz_task *tasks;
+	struct pwz_task rec = *x;
+	int added, first;
+	int64_t k = keymap_get(&l->tids, x->tid, 0, &first), i;
 
-	if (i < 0)
-		return (int)i;
-	if (added)
-		return PUSH(l, tasks, cap_tasks, x);
-	if (x->time_ns >= l->t->tasks[i].time_ns)
-		l->t->tasks[i] = *x;
+	if (k < 0 || array_reserve((void **)&l->head, &l->cap_head, (size_t)k + 1, sizeof(*l->head)))
+		return -ENOMEM;
+	rec.since_ns = x->flags & PWZ_TASK_BORN ? x->time_ns : 0;
+	if (!first && !(x->flags & PWZ_TASK_BORN)) {
+		i = instance_at(l, l->head[k], x->time_ns);
+		rec.since_ns = i >= 0 ? l->t->tasks[i].since_ns : 0;
+	}
+	i = keymap_get(&l->task_idx, x->tid, rec.since_ns, &added);
+	if (i < 0 || array_reserve((void **)&l->older, &l->cap_older, (size_t)i + 1,
+				   sizeof(*l->older)))
+		return -ENOMEM;
+	tasks = l->t->tasks;
+	if (!added) {
+		if (x->time_ns >= tasks[i].time_ns) {
+			rec.flags |= tasks[i].flags & PWZ_TASK_BORN;
+			tasks[i] = rec;
+		}
+		return 0;
+	}
+	if (PUSH(l, tasks, cap_tasks, &rec))
+		return -ENOMEM;
+	l->older[i] = 0;
+	if (first)
+		l->head[k] = (size_t)i;
+	else
+		chain(l, &l->head[k], (size_t)i);
 	return 0;
 }
 
@@ -124,6 +181,9 @@ static void loader_free(struct trace_loader *l)
 	if (!l)
 		return;
 	keymap_free(&l->task_idx);
+	keymap_free(&l->tids);
+	free(l->head);
+	free(l->older);
 	model_fold__free(l->aggs);
 	free(l);
 }
@@ -152,7 +212,9 @@ static int cmp_task(const void *a, const void *b)
 {
 	const struct pwz_task *x = a, *y = b;
 
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->since_ns < y->since_ns ? -1 : x->since_ns > y->since_ns;
 }
 
 /* A copy of the n elements of size at src into *dst (NULL for none). 0 or -ENOMEM. */
@@ -196,21 +258,38 @@ int trace__settle(struct trace *t)
 	return e;
 }
 
-const struct pwz_task *trace__task(const struct trace *t, uint32_t tid)
+/* The first entry of tid in the sorted tasks, or nr_tasks. */
+static size_t first_of(const struct trace *t, uint32_t tid)
 {
 	size_t lo = 0, hi = t->nr_tasks;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->tasks[mid].tid == tid)
-			return &t->tasks[mid];
 		if (t->tasks[mid].tid < tid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return NULL;
+	return lo;
+}
+
+const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint64_t time_ns)
+{
+	size_t i = first_of(t, tid);
+	const struct pwz_task *found = NULL;
+
+	for (; i < t->nr_tasks && t->tasks[i].tid == tid; i++) {
+		if (found && t->tasks[i].since_ns > time_ns)
+			break;
+		found = &t->tasks[i];
+	}
+	return found;
+}
+
+const struct pwz_task *trace__task(const struct trace *t, uint32_t tid)
+{
+	return trace__task_at(t, tid, UINT64_MAX);
 }
 
 struct trace *trace__load(const char *path, const struct trace_load_opts *opts, char *err,

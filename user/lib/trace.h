@@ -16,7 +16,10 @@ struct trace_load_opts {
 	const struct task_map *map;	/* renames tasks by tid after loading; may be NULL */
 };
 
-/* Arrays are owned by the trace. tasks holds the last naming of every tid, sorted by tid. */
+/*
+ * Arrays are owned by the trace. tasks holds the last naming of every thread instance
+ * (model.h R8: a recycled tid is another thread), sorted by (tid, since_ns).
+ */
 struct trace {
 	char *path;				/* the file loaded */
 	struct pwz_meta meta;
@@ -50,12 +53,18 @@ struct trace *trace__load(const char *path, const struct trace_load_opts *opts, 
  */
 struct trace *trace__new(const char *label, bool streams, struct cdict_visitor *v);
 
-/* Ends the filling: the tasks sorted by tid (the last naming of each tid kept as it came), the
- * aggregates summed per key and sorted, as trace__load() leaves them. Returns 0 or -ENOMEM. */
+/* Ends the filling: the tasks sorted by (tid, since_ns) (the last naming of each instance kept
+ * as it came), the aggregates summed per key and sorted, as trace__load() leaves them.
+ * Returns 0 or -ENOMEM. */
 int trace__settle(struct trace *t);
 
-/* The task record of tid, or NULL. */
+/* The task record of tid's latest instance, or NULL. */
 const struct pwz_task *trace__task(const struct trace *t, uint32_t tid);
+
+/* The task record of the instance of tid alive at time_ns (model.h R8: the latest born at or
+ * before it; the earliest when time_ns precedes them all), or NULL. trace__task_at(t, tid,
+ * since_ns) finds the instance of an aggregate. */
+const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint64_t time_ns);
 
 /* NULL is a no-op. */
 void trace__free(struct trace *t);

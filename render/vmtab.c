@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The VMs' figures as JSON: --list --json's "vms" and the basic dashboard's VMs tab. */
+#include <errno.h>
+#include "tasknames.h"
+#include "vmtab.h"
+
+static void key(struct jbuf *b, const char *k, bool first)
+{
+	if (!first)
+		jbuf_puts(b, ",");
+	jbuf_json_str(b, k, (size_t)-1);
+	jbuf_puts(b, ":");
+}
+
+static void kv_u64(struct jbuf *b, const char *k, uint64_t v)
+{
+	key(b, k, false);
+	jbuf_u64(b, v);
+}
+
+static void kv_opt(struct jbuf *b, const char *k, uint64_t v, bool known)
+{
+	key(b, k, false);
+	if (known)
+		jbuf_u64(b, v);
+	else
+		jbuf_puts(b, "null");
+}
+
+static void kv_str(struct jbuf *b, const char *k, const char *s)
+{
+	key(b, k, false);
+	if (s)
+		jbuf_json_str(b, s, (size_t)-1);
+	else
+		jbuf_puts(b, "null");
+}
+
+static double window_s(const struct vms *v)
+{
+	return (double)(v->window_end_ns - v->window_start_ns) / 1e9;
+}
+
+static void exit_json(struct jbuf *b, const struct vms *v, const struct vms_exit *e)
+{
+	double span = window_s(v);
+	bool st = v->has_streams;
+
+	jbuf_puts(b, "{");
+	key(b, "isa", true);
+	jbuf_puts(b, e->isa == PWZ_ISA_SVM ? "\"svm\"" : e->isa == PWZ_ISA_VMX ? "\"vmx\"" : "null");
+	kv_u64(b, "code", e->code);
+	kv_str(b, "name", e->name);
+	kv_u64(b, "count", e->count);
+	key(b, "per_s", false);
+	jbuf_double(b, span > 0 ? (double)e->count / span : 0.0);
+	kv_opt(b, "paired", e->paired, st);
+	kv_opt(b, "total_ns", e->total_ns, st);
+	kv_opt(b, "on_cpu_ns", e->on_cpu_ns, st);
+	kv_opt(b, "off_sleep_ns", e->off_sleep_ns, st);
+	kv_opt(b, "off_ready_ns", e->off_ready_ns, st);
+	kv_opt(b, "p50_ns", e->p50_ns, st && e->paired);
+	kv_opt(b, "p90_ns", e->p90_ns, st && e->paired);
+	kv_opt(b, "p99_ns", e->p99_ns, st && e->paired);
+	kv_opt(b, "max_ns", e->max_ns, st && e->paired);
+	jbuf_puts(b, "}");
+}
+
+static void exits_json(struct jbuf *b, const struct vms *v, const struct vms_exit *e, size_t n)
+{
+	jbuf_puts(b, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			jbuf_puts(b, ",");
+		exit_json(b, v, &e[i]);
+	}
+	jbuf_puts(b, "]");
+}
+
+void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
+{
+	if (!p) {
+		jbuf_puts(b, "null");
+		return;
+	}
+	jbuf_puts(b, "{");
+	key(b, "count", true);
+	jbuf_u64(b, p->count);
+	kv_u64(b, "p50_ns", p->p50_ns);
+	kv_u64(b, "p90_ns", p->p90_ns);
+	kv_u64(b, "p99_ns", p->p99_ns);
+	kv_u64(b, "p999_ns", p->p999_ns);
+	kv_u64(b, "max_ns", p->max_ns);
+	jbuf_puts(b, "}");
+}
+
+static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu *vc)
+{
+	uint64_t span = v->window_end_ns - v->window_start_ns;
+	bool st = v->has_streams;
+
+	jbuf_puts(b, "{");
+	key(b, "tid", true);
+	jbuf_u64(b, vc->tid);
+	key(b, "vcpu", false);
+	if (vc->vcpu >= 0)
+		jbuf_u64(b, (uint64_t)vc->vcpu);
+	else
+		jbuf_puts(b, "null");
+	kv_str(b, "name", vc->name);
+	kv_u64(b, "running_ns", vc->running_ns);
+	kv_u64(b, "ready_ns", vc->ready_ns);
+	key(b, "ready_pct", false);
+	jbuf_double(b, span ? 100.0 * (double)vc->ready_ns / (double)span : 0.0);
+	kv_u64(b, "sleep_ns", vc->sleep_ns);
+	kv_u64(b, "unseen_ns", vc->unseen_ns);
+	kv_u64(b, "waits", vc->waits);
+	kv_opt(b, "migrations", vc->migrations, st);
+	key(b, "wait_pct", false);
+	vms_wait_json(b, st && vc->wait.count ? &vc->wait : NULL);
+	key(b, "preempters", false);
+	if (!st) {
+		jbuf_puts(b, "null");
+	} else {
+		jbuf_puts(b, "[");
+		for (size_t i = 0; i < vc->nr_top; i++) {
+			jbuf_puts(b, i ? ",{" : "{");
+			key(b, "tid", true);
+			jbuf_u64(b, vc->top[i].tid);
+			kv_str(b, "name", vc->top[i].name);
+			kv_u64(b, "ns", vc->top[i].ns);
+			jbuf_puts(b, "}");
+		}
+		jbuf_puts(b, "]");
+	}
+	kv_u64(b, "exits_total", vc->exits_total);
+	key(b, "exits_per_s", false);
+	jbuf_double(b, span ? (double)vc->exits_total * 1e9 / (double)span : 0.0);
+	key(b, "exits", false);
+	exits_json(b, v, vc->exits, vc->nr_exits);
+	jbuf_puts(b, "}");
+}
+
+void vms_json_array(struct jbuf *b, const struct vms *v)
+{
+	jbuf_puts(b, "[");
+	for (size_t i = 0; i < v->nr_vms; i++) {
+		const struct vms_vm *vm = &v->vms[i];
+
+		jbuf_puts(b, i ? ",\n{" : "{");
+		key(b, "name", true);
+		jbuf_json_str(b, vm->name, (size_t)-1);
+		kv_u64(b, "pid", vm->pid);
+		kv_u64(b, "other_threads", vm->nr_other);
+		kv_u64(b, "other_runtime_ns", vm->other_runtime_ns);
+		kv_u64(b, "running_ns", vm->running_ns);
+		kv_u64(b, "ready_ns", vm->ready_ns);
+		kv_u64(b, "sleep_ns", vm->sleep_ns);
+		kv_u64(b, "exits_total", vm->exits_total);
+		key(b, "exits", false);
+		exits_json(b, v, vm->exits, vm->nr_exits);
+		key(b, "vcpus", false);
+		jbuf_puts(b, "[");
+		for (size_t k = 0; k < vm->nr_vcpus; k++) {
+			if (k)
+				jbuf_puts(b, ",");
+			vcpu_json(b, v, &vm->vcpus[k]);
+		}
+		jbuf_puts(b, "]}");
+	}
+	jbuf_puts(b, "]");
+}
+
+void vms_figures_json(struct jbuf *b, const struct vms *v)
+{
+	jbuf_puts(b, "{");
+	key(b, "from", true);
+	jbuf_puts(b, v->has_streams ? "\"streams\"" : "null");
+	key(b, "records_dropped", false);
+	jbuf_puts(b, v->records_dropped ? "true" : "false");
+	jbuf_puts(b, "}");
+}
+
+int vms_dash_json(struct jbuf *b, const struct trace *t, const struct summary *s,
+		  const char *pattern)
+{
+	char err[128];
+	struct vms *v = vms__new(t, s, err, sizeof(err));
+	bool first = true;
+
+	if (!v)
+		return -ENOMEM;
+	jbuf_puts(b, "\"vms\":");
+	vms_json_array(b, v);
+	jbuf_puts(b, ",\"vm_figures\":");
+	vms_figures_json(b, v);
+	jbuf_puts(b, ",\"waits\":[");
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		const struct task_summary *ts = &s->tasks[i];
+		const struct vms_wait_pct *p = vms__wait_pct(v, ts->tid, ts->since_ns);
+
+		if (!p || (pattern && !task_pattern_match(pattern, ts->name, ts->tid)))
+			continue;
+		if (!first)
+			jbuf_puts(b, ",");
+		first = false;
+		jbuf_printf(b, "[%u,", ts->tid);
+		jbuf_json_str(b, ts->name, (size_t)-1);
+		jbuf_printf(b, ",%llu,%llu,%llu,%llu,%llu,%llu]", (unsigned long long)p->count,
+			    (unsigned long long)p->p50_ns, (unsigned long long)p->p90_ns,
+			    (unsigned long long)p->p99_ns, (unsigned long long)p->p999_ns,
+			    (unsigned long long)p->max_ns);
+	}
+	jbuf_puts(b, "],");
+	vms__free(v);
+	return b->err;
+}

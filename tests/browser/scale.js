@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+// Browser suite, large captures: what the dashboards do with 10,000 threads and with series
+// carried as grids, in Chromium and in Firefox (puppeteer-core; Firefox over WebDriver BiDi):
+// grouping, sorting, the filter, top N with its "other" row, one CPU unit across tabs, the
+// heatmaps' re-binning on zoom, isolating a series or a task, exits coloured by reason.
+// Usage: CHROMIUM_PATH=... [FIREFOX_PATH=...] node scale.js CHARTS-10K.html GRID-HEATMAPS.html
+//        POINTS-HEATMAPS.html
+// Prints "ok: ..." / "FAIL: ..." lines; exits 1 if any check failed. Nothing here is timed.
+"use strict";
+const puppeteer = require("puppeteer-core");
+
+let failed = 0;
+function check(cond, what) {
+	console.log((cond ? "ok: " : "FAIL: ") + what);
+	if (!cond)
+		failed++;
+}
+
+async function open(browser, file) {
+	const page = await browser.newPage();
+	const problems = [];
+	page.on("console", (m) => problems.push("console " + m.type() + ": " + m.text()));
+	page.on("pageerror", (e) => problems.push("page error: " + e.message));
+	await page.setViewport({ width: 1400, height: 1000 });
+	await page.goto("file://" + file);
+	await page.waitForSelector("body[data-state]", { timeout: 120000 });
+	return { page, problems };
+}
+
+// The rows a table shows: key, label, run, other?, and the raw value of each column.
+function rowsOf(page, id) {
+	return page.$$eval("#table-" + id + " tbody tr", (trs) => trs.map((tr) => {
+		const v = {};
+		tr.querySelectorAll("td").forEach((td) => { v[td.dataset.col] = td.dataset.v; });
+		return { key: tr.dataset.key, name: tr.dataset.name, other: tr.dataset.other === "1",
+			threads: +tr.dataset.threads, tid: tr.dataset.tid, v };
+	}));
+}
+
+async function set(page, sel, value, ev) {
+	await page.$eval(sel, (e, value, ev) => {
+		e.value = value;
+		e.dispatchEvent(new Event(ev, { bubbles: true }));
+	}, value, ev);
+}
+
+const sorted = (a, desc) => a.every((x, i) => i === 0 || (desc ? a[i - 1] >= x : a[i - 1] <= x));
+
+async function charts(browser, file, who) {
+	const { page, problems } = await open(browser, file);
+	// what the page's data holds, grouped as the test groups it
+	const truth = await page.evaluate(() => {
+		const ts = window.pwzData.runs[0].tasks, by = (f) => {
+			const m = new Map();
+			for (const t of ts) {
+				const k = f(t), g = m.get(k) || { n: 0, cpu: 0, sw: 0, rt: 0 };
+				g.n++; g.cpu += t.cpu_pct; g.sw += t.switches; g.rt += t.runtime_ns;
+				m.set(k, g);
+			}
+			return [...m.entries()];
+		};
+		return { threads: ts.length, names: by((t) => t.name), pids: by((t) => t.pid || t.tid),
+			vmPids: new Set(ts.filter((t) => t.exits_total > 0).map((t) => t.pid)).size,
+			vmThreads: (() => {
+				const vm = new Set(ts.filter((t) => t.exits_total > 0).map((t) => t.pid));
+				return ts.filter((t) => vm.has(t.pid)).length;
+			})(),
+			pidThreads: ts.reduce((m, t) => { m[t.pid] = (m[t.pid] || 0) + 1; return m; }, {}),
+			sw: ts.reduce((a, t) => a + t.switches, 0),
+			maxThreadCpu: Math.max(...ts.map((t) => t.cpu_pct)) };
+	});
+	check(truth.threads >= 10000, `${who}: the capture has ${truth.threads} threads`);
+	const byName = new Map(truth.names);
+
+	// default: by task name, sorted by CPU, top 50 and one "other" row
+	let rows = await rowsOf(page, "cpu");
+	let named = rows.filter((r) => !r.other);
+	check(named.length === 50 && rows.length === 51 && rows[50].other,
+		`${who}: 50 rows and an "other" row by default (${named.length} + ${rows.length - named.length})`);
+	check(named.every((r) => byName.has(r.name) && byName.get(r.name).n === r.threads &&
+		Math.abs(byName.get(r.name).cpu - +r.v["CPU %"]) < 1e-6),
+		`${who}: rows are task names, each the sum of its threads`);
+	check(named.some((r) => r.threads > 1), `${who}: some names hold several threads`);
+	check(sorted(named.map((r) => +r.v["CPU %"]), true), `${who}: rows sorted by CPU, largest first`);
+	const best = Math.max(...truth.names.map(([, g]) => g.cpu));
+	check(Math.abs(+named[0].v["CPU %"] - best) < 1e-6, `${who}: the first row is the busiest name`);
+	check(rows.reduce((a, r) => a + r.threads, 0) === truth.threads &&
+		rows.reduce((a, r) => a + +r.v["switch-outs"], 0) === truth.sw,
+		`${who}: the rows and "other" add up to every thread and switch-out`);
+	check(await page.$eval("#cpu-count", (e) => +e.dataset.matched) === truth.names.length,
+		`${who}: the count says ${truth.names.length} names`);
+
+	// sorting: any column, the top N follows the sort
+	await page.click("#table-cpu th[data-col='switch-outs']");
+	rows = await rowsOf(page, "cpu");
+	named = rows.filter((r) => !r.other);
+	const maxSw = Math.max(...truth.names.map(([, g]) => g.sw));
+	check(sorted(named.map((r) => +r.v["switch-outs"]), true) && +named[0].v["switch-outs"] === maxSw,
+		`${who}: sorted by switch-outs, the name with the most (${maxSw}) first`);
+	await page.click("#table-cpu th[data-col='switch-outs']");
+	named = (await rowsOf(page, "cpu")).filter((r) => !r.other);
+	check(sorted(named.map((r) => +r.v["switch-outs"]), false) &&
+		+named[0].v["switch-outs"] === Math.min(...truth.names.map(([, g]) => g.sw)),
+		`${who}: second click: fewest switch-outs first`);
+	await page.click("#table-cpu th[data-col='task']");
+	named = (await rowsOf(page, "cpu")).filter((r) => !r.other);
+	const labels = named.map((r) => r.v.task);
+	check(sorted(labels, false), `${who}: sorted by name`);
+	await page.click("#table-cpu th[data-col='CPU %']");
+
+	// grouping: threads, processes, VMs
+	await set(page, "#cpu-group", "thread", "change");
+	rows = await rowsOf(page, "cpu");
+	named = rows.filter((r) => !r.other);
+	check(named.length === 50 && named.every((r) => r.threads === 1 && r.tid) &&
+		await page.$eval("#cpu-count", (e) => +e.dataset.matched) === truth.threads &&
+		Math.abs(+named[0].v["CPU %"] - truth.maxThreadCpu) < 1e-6,
+		`${who}: by thread: one thread a row, ${truth.threads} rows, the busiest first`);
+	await set(page, "#cpu-group", "process", "change");
+	check(await page.$eval("#cpu-count", (e) => +e.dataset.matched) === truth.pids.length,
+		`${who}: by process: ${truth.pids.length} rows`);
+	const vmOpt = await page.$("#cpu-group option[value='vm']");
+	check(vmOpt !== null, `${who}: a VM grouping (the capture has KVM exits)`);
+	if (vmOpt) {
+		await set(page, "#cpu-group", "vm", "change");
+		const host = truth.threads > truth.vmThreads;
+		check(await page.$eval("#cpu-count", (e) => +e.dataset.matched) === truth.vmPids + (host ? 1 : 0),
+			`${who}: by VM: ${truth.vmPids} VMs` + (host ? " and the host" : " (every process is a VM)"));
+		// a VM's row holds all its threads, the vCPUs and the others
+		await set(page, "#cpu-filter", "VM *", "input");
+		rows = (await rowsOf(page, "cpu")).filter((r) => !r.other);
+		check(rows.length > 0 && rows.every((r) => r.key.startsWith("p") && r.threads === truth.pidThreads[r.key.slice(1)]),
+			`${who}: by VM: each VM row holds every thread of its process`);
+		await set(page, "#cpu-filter", "", "input");
+	}
+	// the other tabs show the same view
+	await page.click("#tab-coremap");
+	check(await page.$eval("#coremap-group", (e) => e.value) === (vmOpt ? "vm" : "process"),
+		`${who}: the CoreMap keeps the grouping chosen on the CPU tab`);
+	await page.click("#tab-cpu");
+	await set(page, "#cpu-group", "name", "change");
+
+	// the filter: a substring, then a glob
+	await set(page, "#cpu-filter", "vcpu", "input");
+	rows = await rowsOf(page, "cpu");
+	named = rows.filter((r) => !r.other);
+	const wantV = truth.names.filter(([n]) => n.includes("vcpu")).length;
+	check(named.length === Math.min(50, wantV) && named.every((r) => r.name.includes("vcpu")) &&
+		await page.$eval("#cpu-count", (e) => +e.dataset.matched) === wantV,
+		`${who}: filter "vcpu": ${wantV} names match, only they are shown`);
+	await set(page, "#cpu-filter", "task1?", "input");
+	rows = await rowsOf(page, "cpu");
+	const wantG = truth.names.filter(([n]) => /^task1.$/.test(n)).map(([n]) => n).sort();
+	check(JSON.stringify(rows.map((r) => r.name).sort()) === JSON.stringify(wantG) && !rows.some((r) => r.other),
+		`${who}: glob "task1?": exactly ${wantG.join(", ")}, no other row`);
+	await set(page, "#cpu-filter", "", "input");
+
+	// top N
+	await set(page, "#cpu-top", "10", "change");
+	rows = await rowsOf(page, "cpu");
+	named = rows.filter((r) => !r.other);
+	const other = rows.find((r) => r.other);
+	check(named.length === 10 && other && +other.v["switch-outs"] ===
+		truth.sw - named.reduce((a, r) => a + +r.v["switch-outs"], 0),
+		`${who}: top 10: ten rows, "other" holds the remaining switch-outs`);
+	check(await page.$eval("#panel-cpu canvas", (c) => +c.dataset.rows) === 11,
+		`${who}: the chart draws the 10 rows and "other"`);
+
+	// one unit: the CoreMap's "all" column is the CPU tab's CPU %, in % of one core
+	await page.click("#tab-coremap");
+	const cm = await page.$$eval("#coremap-table tr[data-task]", (trs) => trs.map((tr) =>
+		[tr.dataset.task, +tr.querySelector("td[data-cpu='all']").dataset.pct]));
+	check(cm[0][0] === "all tasks", `${who}: CoreMap: "all tasks" is the first row`);
+	check(cm.length === 12 && cm.slice(1, 11).every(([n, p]) => byName.has(n) &&
+		Math.abs(byName.get(n).cpu - p) < 0.001),
+		`${who}: CoreMap: 10 rows and "other", the "all" column equals the CPU % of one core`);
+	check(await page.$eval("#coremap-legend", (e) => e.querySelectorAll(".ramp").length) === 2,
+		`${who}: CoreMap: colour scales for CPU and switch-outs`);
+	await set(page, "#cpu-top", "50", "change");
+	check(problems.length === 0, `${who}: no console message or error ` + problems.slice(0, 3).join("; "));
+	await page.close();
+}
+
+// The points of the visible grid cells of the given series of task name, counted from the
+// page's data as the page must count them (in the page: the data stays there).
+function visibleCount(page, name, series, t0, t1) {
+	return page.evaluate((name, series, t0, t1) => {
+		const data = window.pwzData, t = data.tasks.find((x) => x.name === name), g = data.grid;
+		const win = data.run.window, colNs = (win[1] - win[0]) / g.cols;
+		let n = 0;
+		for (const s of series) {
+			const b = t[s].bins_d;
+			let k = 0;
+			for (let i = 0; i < b.k.length; i++) {
+				k += b.k[i];
+				const ta = win[0] + Math.floor(k / g.rows) * colNs;
+				if (ta + colNs > t0 && ta < t1)
+					n += b.c[i];
+			}
+		}
+		return n;
+	}, name, series, t0, t1);
+}
+
+async function gridHeatmaps(browser, file, who) {
+	const { page, problems } = await open(browser, file);
+	const cv = "#panel-switches canvas";
+	const state = () => page.$eval(cv, (c) => ({ t0: +c.dataset.view.split(" ")[0], t1: +c.dataset.view.split(" ")[1],
+		binNs: +c.dataset.binNs, bins: +c.dataset.bins, count: +c.dataset.binCount }));
+	const name = await page.$eval("#switch-task", (s) => s.options[s.selectedIndex].text.replace(/ \([^)]*\)$/, ""));
+	const grid = await page.$$eval("#switch-legend label[data-grid='1']", (l) => l.length);
+	check(grid === 3, `${who}: the task's three series are grids (${grid})`);
+	const data = await page.evaluate(() => ({ ntasks: window.pwzData.tasks.length,
+		cols: window.pwzData.grid.cols, window: window.pwzData.run.window }));
+	const all = ["slices", "waits", "sleeps"];
+	const s0 = await state();
+	check(s0.count === await visibleCount(page, name, all, s0.t0, s0.t1),
+		`${who}: full view: ${s0.count} points in ${s0.bins} bins of ${s0.binNs} ns, as the data holds`);
+	const zoom = (steps) => page.$eval(cv, (c, steps) => {
+		const b = c.getBoundingClientRect();
+		for (let i = 0; i < steps; i++)
+			c.dispatchEvent(new WheelEvent("wheel", { deltaY: -300, clientX: b.left + b.width / 2,
+				clientY: b.top + b.height / 2, bubbles: true, cancelable: true }));
+	}, steps);
+	await zoom(6);
+	const s1 = await state();
+	check(s1.t1 - s1.t0 < (s0.t1 - s0.t0) / 3 && s1.binNs < s0.binNs,
+		`${who}: zoomed in ${((s0.t1 - s0.t0) / (s1.t1 - s1.t0)).toFixed(1)}x: bins of ${s1.binNs} ns (were ${s0.binNs})`);
+	check(s1.count === await visibleCount(page, name, all, s1.t0, s1.t1) && s1.count < s0.count,
+		`${who}: zoomed: ${s1.count} points in view, re-binned from the carried grid`);
+	await zoom(10);
+	const s2 = await state();
+	const colNs = Math.round((data.window[1] - data.window[0]) / data.cols);
+	check(s2.binNs === colNs && s2.count === await visibleCount(page, name, all, s2.t0, s2.t1),
+		`${who}: zoomed further: down to one grid column a bin (${s2.binNs} ns)`);
+	// isolate: "only" keeps one series, again brings every series back
+	await page.click("#switch-legend button[data-only='sleeps']");
+	const on = await page.$$eval("#switch-legend input", (i) => i.map((x) => x.checked));
+	const s3 = await state();
+	check(JSON.stringify(on) === "[false,false,true]" &&
+		s3.count === await visibleCount(page, name, ["sleeps"], s3.t0, s3.t1),
+		`${who}: "only" on sleeps draws the sleeps alone (${s3.count} points)`);
+	await page.click("#switch-legend button[data-only='sleeps']");
+	check((await page.$$eval("#switch-legend input", (i) => i.map((x) => x.checked))).every(Boolean),
+		`${who}: "only" again shows every series`);
+	// the timeline: 19 colours, the rest in one; a legend entry isolates a task
+	await page.click("#tab-locality");
+	const named = await page.$$eval("#locality-legend .item[data-task]", (i) => i.length);
+	const more = await page.$$eval("#locality-more .item[data-task]", (i) => i.length);
+	check(named === 19 && more === data.ntasks - 19,
+		`${who}: timeline: 19 tasks with a colour, ${more} more in one`);
+	const lc = "#panel-locality canvas";
+	const before = await page.$eval(lc, (c) => c.toDataURL());
+	await page.click("#locality-legend .item[data-task]");
+	check(await page.$$eval("#locality-legend .item.isolated", (i) => i.length) === 1 &&
+		await page.$eval(lc, (c) => c.toDataURL()) !== before, `${who}: timeline: a legend click isolates a task`);
+	check(problems.length === 0, `${who}: no console message or error ` + problems.slice(0, 3).join("; "));
+	await page.close();
+}
+
+async function pointHeatmaps(browser, file, who) {
+	const { page, problems } = await open(browser, file);
+	// a point's tooltip: its CPU and thread (one of the task's)
+	const [tipText, tids, ncpu] = await page.$eval("#panel-switches canvas", (c) => {
+		const b = c.getBoundingClientRect(), sel = document.querySelector("#switch-task");
+		const name = sel.options[sel.selectedIndex].text.replace(/ \([^)]*\)$/, "");
+		const tids = window.pwzData.tasks.find((t) => t.name === name).tids;
+		const tip = () => { const t = document.querySelector(".tip"); return t && !t.hidden ? t.textContent : ""; };
+		for (let y = b.top + 15; y < b.bottom - 40; y += 3)
+			for (let x = b.left + 80; x < b.right - 20; x += 3) {
+				c.dispatchEvent(new MouseEvent("mousemove", { clientX: x, clientY: y, bubbles: true }));
+				if (/CPU \d+, thread \d+/.test(tip()))
+					return [tip(), tids, window.pwzData.run.nr_cpus];
+			}
+		return [tip(), tids, window.pwzData.run.nr_cpus];
+	});
+	const m = /CPU (\d+), thread (\d+)/.exec(tipText);
+	check(m && +m[1] < ncpu && tids.includes(+m[2]),
+		`${who}: a point's tooltip names its CPU and thread: ${JSON.stringify(tipText.slice(0, 70))}`);
+	await page.click("#tab-exits");
+	// exits embedded whole: one series a reason, counted as the reason legend counts them
+	const ser = await page.$$eval("#exit-legend label[data-series]", (l) => l.map((x) => [x.dataset.series, +x.dataset.count]));
+	const rs = await page.$$eval("#exit-reasons [data-reason]", (l) => l.map((x) => [x.dataset.reason, +x.dataset.count]));
+	check(ser.length > 1 && JSON.stringify(ser) === JSON.stringify(rs),
+		`${who}: exits coloured by reason: ${ser.length} series, counts as per reason`);
+	const cv = "#panel-exits canvas", img = () => page.$eval(cv, (c) => c.toDataURL());
+	const a = await img();
+	await page.click("#exit-legend button[data-only='" + ser[0][0] + "']");
+	check(await img() !== a && (await page.$$eval("#exit-legend input", (i) => i.filter((x) => x.checked).length)) === 1,
+		`${who}: "only" isolates the reason ${ser[0][0]}`);
+	check(problems.length === 0, `${who}: no console message or error ` + problems.slice(0, 3).join("; "));
+	await page.close();
+}
+
+(async () => {
+	const [chartsPage, gridPage, pointsPage] = process.argv.slice(2);
+	const browsers = [["chromium", () => puppeteer.launch({ executablePath: process.env.CHROMIUM_PATH,
+		headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--no-first-run"] })]];
+	if (process.env.FIREFOX_PATH)
+		browsers.push(["firefox", () => puppeteer.launch({ browser: "firefox", headless: true,
+			executablePath: process.env.FIREFOX_PATH, protocol: "webDriverBiDi" })]);
+	for (const [who, launch] of browsers) {
+		const b = await launch();
+		try {
+			await charts(b, chartsPage, who + " 10k threads");
+			await gridHeatmaps(b, gridPage, who + " grid heatmaps");
+			await pointHeatmaps(b, pointsPage, who + " heatmaps");
+		} catch (e) {
+			check(false, who + ": " + (e && e.message || e));
+		} finally {
+			await b.close();
+		}
+	}
+	process.exit(failed ? 1 : 0);
+})().catch((e) => { console.log("FAIL: scale run: " + e.message); process.exit(1); });

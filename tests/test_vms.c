@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of user/lib/vms.c: VM grouping, ready time, migrations, who ran, exit time split. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "report.h"
+#include "trace.h"
+#include "vms.h"
+
+#define US 1000ull
+
+/*
+ * 1 ms on 2 CPUs (times in us). VM "vmA" (pid 100): vCPU 101 ("CPU 0/KVM"), emulator 102.
+ * VM "vmB" (pid 300): vCPU 301 with one exit, vCPU 401 ("CPU 1/KVM") with none. A hog, 200.
+ *   CPU 0: [0,100) idle, [100,300) 101 preempted, [300,500) 200 preempted, [500,600) 101 slept,
+ *          [600,700) 102 slept, [700,1000) idle
+ *   CPU 1: [0,200) 301 slept, [200,800) idle, [800,900) 101 slept, [900,950) 401 slept,
+ *          [950,1000) idle
+ *   waits: 200 woken at 100, in at 300 (200 us); 101 preempted at 300, in at 500 (200 us);
+ *          101 woken at 780, in at 800 on CPU 1 (20 us)
+ *   exits of 101 (VMX): io at 150 for 250 -> [150,400): on 150, ready 100;
+ *          hlt at 550 for 300 -> [550,850): on 50 + 50, ready 20, sleeping 180;
+ *          io at 820 for 10 (on 10); external interrupt at 880, unpaired.
+ *   exit of 301: io at 50 for 40 (on 40).
+ */
+static const struct pwz_slice slices[] = {
+	{ 0, 0, 0, 100 * US, PWZ_END_PREEMPTED, 0, 0, 0 },
+	{ 101, 0, 100 * US, 200 * US, PWZ_END_PREEMPTED, 0, 0, 0 },
+	{ 200, 0, 300 * US, 200 * US, PWZ_END_PREEMPTED, 0, 0, 0 },
+	{ 101, 0, 500 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	{ 102, 0, 600 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	{ 0, 0, 700 * US, 300 * US, PWZ_END_OPEN, 0, 0, 0 },
+	{ 301, 1, 0, 200 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	{ 0, 1, 200 * US, 600 * US, PWZ_END_PREEMPTED, 0, 0, 0 },
+	{ 101, 1, 800 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	{ 401, 1, 900 * US, 50 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	{ 0, 1, 950 * US, 50 * US, PWZ_END_OPEN, 0, 0, 0 },
+};
+
+static const struct pwz_wakeup waits[] = {
+	{ 200, 0, 100 * US, 200 * US, 0, 0, 0 },
+	{ 101, 0, 300 * US, 200 * US, 0, 0, 0 },
+	{ 101, 1, 780 * US, 20 * US, 0, 0, 0 },
+};
+
+static const struct pwz_kvm_exit exits[] = {
+	{ 301, 0, 50 * US, PWZ_ISA_VMX, 30, 0, 40 * US, 0 },
+	{ 101, 0, 150 * US, PWZ_ISA_VMX, 30, 10 * US, 250 * US, 0 },
+	{ 101, 0, 550 * US, PWZ_ISA_VMX, 12, 0, 300 * US, 0 },
+	{ 101, 0, 820 * US, PWZ_ISA_VMX, 30, 0, 10 * US, 0 },
+	{ 101, 0, 880 * US, PWZ_ISA_VMX, 1, 0, 0, PWZ_EXIT_UNPAIRED },
+};
+
+static const struct pwz_task tasks[] = {
+	{ .tid = 101, .tgid = 100, .comm = "CPU 0/KVM", .proc_name = "qemu-system-x86",
+	  .name = "vmA.vcpu0" },
+	{ .tid = 102, .tgid = 100, .comm = "qemu-system-x86", .proc_name = "qemu-system-x86",
+	  .name = "vmA.emulator" },
+	{ .tid = 200, .tgid = 200, .comm = "hog", .name = "hog" },
+	{ .tid = 301, .tgid = 300, .comm = "CPU 0/KVM", .proc_name = "qemu-system-x86",
+	  .name = "vmB.vcpu0" },
+	{ .tid = 401, .tgid = 300, .comm = "CPU 1/KVM", .proc_name = "qemu-system-x86",
+	  .name = "vmB.vcpu1" },
+};
+
+struct fixture {
+	struct trace *t;
+	struct summary *s;
+	struct vms *v;
+};
+
+static struct fixture *build(bool streams)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct pwz_meta m = { .nr_cpus = 2, .duration_ns = 1000 * US, .has_wait = true,
+			      .has_switch_kind = true, .has_kvm = true };
+	struct cdict_visitor v;
+	char err[256];
+	size_t i;
+
+	assert_non_null(fx);
+	fx->t = trace__new("test", true, &v);
+	assert_non_null(fx->t);
+	assert_int_equal(pwz_meta_add_exit_name(&m, PWZ_ISA_VMX, 30, "IO_INSTRUCTION"), 0);
+	assert_int_equal(pwz_meta_add_exit_name(&m, PWZ_ISA_VMX, 12, "HLT"), 0);
+	assert_int_equal(v.meta(v.ctx, &m), 0);
+	for (i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++)
+		assert_int_equal(v.task(v.ctx, &tasks[i]), 0);
+	for (i = 0; i < sizeof(slices) / sizeof(slices[0]); i++)
+		assert_int_equal(v.slice(v.ctx, &slices[i]), 0);
+	for (i = 0; i < sizeof(waits) / sizeof(waits[0]); i++)
+		assert_int_equal(v.wakeup(v.ctx, &waits[i]), 0);
+	for (i = 0; i < sizeof(exits) / sizeof(exits[0]); i++)
+		assert_int_equal(v.kvm_exit(v.ctx, &exits[i]), 0);
+	assert_int_equal(trace__settle(fx->t), 0);
+	pwz_meta_free(&m);
+	fx->s = summary__new(fx->t, NULL, err, sizeof(err));
+	assert_non_null(fx->s);
+	if (!streams) {
+		/* the same summary, the streams forgotten: what a --stats of a live capture has */
+		fx->t->nr_slices = fx->t->nr_wakeups = fx->t->nr_exits = 0;
+	}
+	fx->v = vms__new(fx->t, fx->s, err, sizeof(err));
+	assert_non_null(fx->v);
+	return fx;
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	vms__free(fx->v);
+	summary__free(fx->s);
+	trace__free(fx->t);
+	free(fx);
+}
+
+static const struct vms_exit *reason(const struct vms_exit *e, size_t n, uint32_t code)
+{
+	for (size_t i = 0; i < n; i++)
+		if (e[i].code == code)
+			return &e[i];
+	return NULL;
+}
+
+static void test_grouping(void **state)
+{
+	struct fixture *fx = build(true);
+	const struct vms *v = fx->v;
+
+	(void)state;
+	assert_true(v->has_streams);
+	assert_false(v->records_dropped);
+	assert_int_equal(v->nr_vms, 2);
+	assert_string_equal(v->vms[0].name, "vmA");
+	assert_int_equal(v->vms[0].pid, 100);
+	assert_int_equal(v->vms[0].nr_vcpus, 1);
+	assert_int_equal(v->vms[0].vcpus[0].tid, 101);
+	assert_int_equal(v->vms[0].vcpus[0].vcpu, 0);
+	assert_int_equal(v->vms[0].nr_other, 1);
+	assert_int_equal(v->vms[0].other_runtime_ns, 100 * US);
+	assert_string_equal(v->vms[1].name, "vmB");
+	assert_int_equal(v->vms[1].pid, 300);
+	/* a vCPU without exits is a vCPU by its comm; its index too */
+	assert_int_equal(v->vms[1].nr_vcpus, 2);
+	assert_int_equal(v->vms[1].vcpus[0].tid, 301);
+	assert_int_equal(v->vms[1].vcpus[1].tid, 401);
+	assert_int_equal(v->vms[1].vcpus[1].vcpu, 1);
+	assert_int_equal(v->vms[1].vcpus[1].exits_total, 0);
+	assert_int_equal(v->vms[1].nr_other, 0);
+	fixture_free(fx);
+}
+
+static void test_states(void **state)
+{
+	struct fixture *fx = build(true);
+	const struct vms_vcpu *a = &fx->v->vms[0].vcpus[0], *b = &fx->v->vms[1].vcpus[0];
+
+	(void)state;
+	assert_int_equal(a->running_ns, 400 * US);
+	assert_int_equal(a->ready_ns, 220 * US);
+	assert_int_equal(a->sleep_ns, 380 * US);
+	assert_int_equal(a->waits, 2);
+	assert_int_equal(a->migrations, 1);
+	assert_int_equal(b->running_ns, 200 * US);
+	assert_int_equal(b->ready_ns, 0);
+	assert_int_equal(b->sleep_ns, 800 * US);
+	assert_int_equal(b->migrations, 0);
+	assert_int_equal(fx->v->vms[1].vcpus[1].running_ns, 50 * US);
+	assert_int_equal(fx->v->vms[1].running_ns, 250 * US);
+	/* who ran while 101 was ready: the hog on CPU 0 for 200 us, the idle task on CPU 1 for 20 */
+	assert_int_equal(a->nr_top, 2);
+	assert_int_equal(a->top[0].tid, 200);
+	assert_string_equal(a->top[0].name, "hog");
+	assert_int_equal(a->top[0].ns, 200 * US);
+	assert_int_equal(a->top[1].tid, 0);
+	assert_int_equal(a->top[1].ns, 20 * US);
+	fixture_free(fx);
+}
+
+static void test_exit_split(void **state)
+{
+	struct fixture *fx = build(true);
+	const struct vms_vcpu *a = &fx->v->vms[0].vcpus[0];
+	const struct vms_exit *io, *hlt, *ext;
+
+	(void)state;
+	assert_int_equal(a->exits_total, 4);
+	assert_int_equal(a->nr_exits, 3);
+	/* by count: io first */
+	assert_int_equal(a->exits[0].code, 30);
+	io = reason(a->exits, a->nr_exits, 30);
+	hlt = reason(a->exits, a->nr_exits, 12);
+	ext = reason(a->exits, a->nr_exits, 1);
+	assert_non_null(io);
+	assert_non_null(hlt);
+	assert_non_null(ext);
+	assert_string_equal(io->name, "IO_INSTRUCTION");
+	assert_int_equal(io->count, 2);
+	assert_int_equal(io->paired, 2);
+	assert_int_equal(io->total_ns, 260 * US);
+	assert_int_equal(io->on_cpu_ns, 160 * US);
+	assert_int_equal(io->off_ready_ns, 100 * US);
+	assert_int_equal(io->off_sleep_ns, 0);
+	assert_int_equal(io->max_ns, 250 * US);
+	/* p50 is the 10 us exit's bucket, p99 the 250 us one (capped at the maximum) */
+	assert_int_equal(pwz_lhist_bucket(io->p50_ns), pwz_lhist_bucket(10 * US));
+	assert_int_equal(pwz_lhist_bucket(io->p99_ns), pwz_lhist_bucket(250 * US));
+	assert_true(io->p99_ns <= 250 * US);
+	assert_int_equal(hlt->count, 1);
+	assert_int_equal(hlt->total_ns, 300 * US);
+	assert_int_equal(hlt->on_cpu_ns, 100 * US);
+	assert_int_equal(hlt->off_ready_ns, 20 * US);
+	assert_int_equal(hlt->off_sleep_ns, 180 * US);
+	assert_int_equal(hlt->on_cpu_ns + hlt->off_ready_ns + hlt->off_sleep_ns, hlt->total_ns);
+	assert_int_equal(ext->count, 1);
+	assert_int_equal(ext->paired, 0);
+	assert_int_equal(ext->total_ns, 0);
+	/* the VM's rows: vmB's io is its vCPU 301's */
+	io = reason(fx->v->vms[1].exits, fx->v->vms[1].nr_exits, 30);
+	assert_non_null(io);
+	assert_int_equal(io->count, 1);
+	assert_int_equal(io->on_cpu_ns, 40 * US);
+	fixture_free(fx);
+}
+
+static void test_wait_percentiles(void **state)
+{
+	struct fixture *fx = build(true);
+	const struct vms_wait_pct *p = vms__wait_pct(fx->v, 101, 0);
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(p->count, 2);
+	assert_int_equal(p->max_ns, 200 * US);
+	assert_int_equal(pwz_lhist_bucket(p->p50_ns), pwz_lhist_bucket(20 * US));
+	assert_int_equal(pwz_lhist_bucket(p->p99_ns), pwz_lhist_bucket(200 * US));
+	assert_int_equal(pwz_lhist_bucket(p->p999_ns), pwz_lhist_bucket(200 * US));
+	assert_int_equal(fx->v->vms[0].vcpus[0].wait.count, 2);
+	p = vms__wait_pct(fx->v, 200, 0);
+	assert_non_null(p);
+	assert_int_equal(p->count, 1);
+	assert_null(vms__wait_pct(fx->v, 102, 0));
+	fixture_free(fx);
+}
+
+/* Without the streams: the summary's figures, nothing made up. */
+static void test_no_streams(void **state)
+{
+	struct fixture *fx = build(false);
+	const struct vms_vcpu *a = &fx->v->vms[0].vcpus[0];
+
+	(void)state;
+	assert_false(fx->v->has_streams);
+	assert_int_equal(fx->v->nr_vms, 2);
+	assert_int_equal(a->running_ns, 400 * US);
+	assert_int_equal(a->ready_ns, 220 * US);
+	assert_int_equal(a->migrations, 0);
+	assert_int_equal(a->nr_top, 0);
+	assert_int_equal(a->exits_total, 4);
+	assert_int_equal(reason(a->exits, a->nr_exits, 30)->count, 2);
+	assert_int_equal(reason(a->exits, a->nr_exits, 30)->paired, 0);
+	assert_null(vms__wait_pct(fx->v, 101, 0));
+	fixture_free(fx);
+}
+
+static void test_split_interval(void **state)
+{
+	const struct pwz_slice s1 = { 1, 0, 100, 50, PWZ_END_PREEMPTED, 0, 0, 0 };
+	const struct pwz_slice s2 = { 1, 1, 300, 100, PWZ_END_SLEPT, PWZ_SLICE_UNSEEN_START, 0, 0 };
+	const struct pwz_slice s3 = { 1, 1, 500, 100, PWZ_END_SLEPT, 0, 0, 0 };
+	const struct pwz_slice *sl[] = { &s1, &s2, &s3 };
+	const struct pwz_wakeup w1 = { 1, 0, 150, 30, 0, 0, 0 };
+	const struct pwz_wakeup *wk[] = { &w1 };
+	uint64_t on, rd, sp;
+
+	(void)state;
+	/* [120, 550): on 30 (s1) + 50 (s3), s2's unseen time left out; ready 30; the rest asleep */
+	vms_split_interval(sl, 3, wk, 1, 120, 550, &on, &rd, &sp);
+	assert_int_equal(on, 80);
+	assert_int_equal(rd, 30);
+	assert_int_equal(sp, 430 - 80 - 30);
+	/* inside one slice */
+	vms_split_interval(sl, 3, wk, 1, 510, 520, &on, &rd, &sp);
+	assert_int_equal(on, 10);
+	assert_int_equal(rd + sp, 0);
+	/* nothing */
+	vms_split_interval(sl, 3, wk, 1, 700, 800, &on, &rd, &sp);
+	assert_int_equal(on + rd, 0);
+	assert_int_equal(sp, 100);
+	vms_split_interval(NULL, 0, NULL, 0, 5, 5, &on, &rd, &sp);
+	assert_int_equal(on + rd + sp, 0);
+}
+
+/* A recycled tid is two thread instances (model.h R8): each has its own waits and migrations. */
+static void test_instances(void **state)
+{
+	const struct pwz_task first = { .tid = 500, .tgid = 500, .comm = "w1", .name = "w1" };
+	const struct pwz_task second = { .tid = 500, .tgid = 500, .time_ns = 700 * US,
+					 .flags = PWZ_TASK_BORN, .comm = "w2", .name = "w2" };
+	const struct pwz_slice sl[] = {
+		{ 500, 0, 100 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 500, 0, 300 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 500, 1, 750 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	};
+	const struct pwz_wakeup wk[] = { { 500, 0, 250 * US, 50 * US, 0, 0, 0 }, { 500, 1, 720 * US, 30 * US, 0, 0, 0 } };
+	struct pwz_meta m = { .nr_cpus = 2, .duration_ns = 1000 * US, .has_wait = true };
+	const struct vms_wait_pct *p;
+	struct cdict_visitor v;
+	struct trace *t = trace__new("test", true, &v);
+	struct summary *s;
+	struct vms *vm;
+	uint64_t mig = 99;
+	char err[256];
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(v.meta(v.ctx, &m), 0);
+	assert_int_equal(v.task(v.ctx, &first), 0);
+	assert_int_equal(v.task(v.ctx, &second), 0);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(v.slice(v.ctx, &sl[i]), 0);
+	for (size_t i = 0; i < 2; i++)
+		assert_int_equal(v.wakeup(v.ctx, &wk[i]), 0);
+	assert_int_equal(trace__settle(t), 0);
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(s);
+	vm = vms__new(t, s, err, sizeof(err));
+	assert_non_null(vm);
+	p = vms__wait_pct(vm, 500, 0);
+	assert_non_null(p);
+	assert_int_equal(p->count, 1);
+	assert_int_equal(p->max_ns, 50 * US);
+	p = vms__wait_pct(vm, 500, 700 * US);
+	assert_non_null(p);
+	assert_int_equal(p->count, 1);
+	assert_int_equal(p->max_ns, 30 * US);
+	/* CPU 0 then CPU 1, but two threads: no migration */
+	assert_true(vms__migrations(vm, 500, 0, &mig));
+	assert_int_equal(mig, 0);
+	assert_true(vms__migrations(vm, 500, 700 * US, &mig));
+	assert_int_equal(mig, 0);
+	assert_int_equal(vm->nr_vms, 0);
+	vms__free(vm);
+	summary__free(s);
+	trace__free(t);
+}
+
+static char *report_of(struct fixture *fx)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report_write_vms(f, fx->s, &fx->t->meta, fx->v), 0);
+	fclose(f);
+	return text;
+}
+
+static void test_report(void **state)
+{
+	struct fixture *fx = build(true);
+	char *text;
+
+	(void)state;
+	fx->t->meta.has_steal = true;
+	fx->t->meta.steal_ns = 5 * US;
+	fx->t->meta.cpu_time_ns = 2000 * US;
+	text = report_of(fx);
+	assert_non_null(strstr(text, "Host steal over the capture (/proc/stat): 0.005 ms of 2.000 ms CPU time (0.250 %)"));
+	assert_non_null(strstr(text, "VM vmA (pid 100): 1 vCPUs, 1 other threads (0.100 ms), 4 exits (4000.0/s)"));
+	assert_non_null(strstr(text, "VM vmB (pid 300): 2 vCPUs"));
+	/* vmA.vcpu0: running 0.4 ms 40 %, ready 0.22 ms 22 %, sleeping 0.38 ms 38 %, 1 migration */
+	assert_non_null(strstr(text, "0.400   40.00       0.220   22.00       0.380   38.00      1  hog:200 0.200 ms, swapper"));
+	assert_non_null(strstr(text, "HLT                              1     1000.0       0.300      0.100      0.020      0.180"));
+	assert_non_null(strstr(text, "Run-queue wait percentiles"));
+	free(text);
+	fixture_free(fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grouping),
+		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_exit_split),
+		cmocka_unit_test(test_wait_percentiles),
+		cmocka_unit_test(test_no_streams),
+		cmocka_unit_test(test_split_interval),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_instances),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

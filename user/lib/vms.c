@@ -1,0 +1,802 @@
+// SPDX-License-Identifier: GPL-2.0
+/* VMs as rows: grouping vCPU threads per process, their ready time, and where exit time goes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "keymap.h"
+#include "model.h"
+#include "vms.h"
+
+/* The streams sorted per thread and per CPU, as pointers into the trace. */
+struct vms_index {
+	const struct pwz_slice **sl_tid;	/* by (tid, start) */
+	const struct pwz_slice **sl_cpu;	/* by (cpu, start) */
+	const struct pwz_wakeup **wk_tid;	/* by (tid, wake) */
+	const struct pwz_kvm_exit **ex_tid;	/* by (tid, time) */
+	size_t nr_sl, nr_wk, nr_ex;
+	const struct trace *t;			/* its thread instances (model.h R8) */
+};
+
+static int cmp_sl_tid(const void *a, const void *b)
+{
+	const struct pwz_slice *x = *(const struct pwz_slice *const *)a;
+	const struct pwz_slice *y = *(const struct pwz_slice *const *)b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_sl_cpu(const void *a, const void *b)
+{
+	const struct pwz_slice *x = *(const struct pwz_slice *const *)a;
+	const struct pwz_slice *y = *(const struct pwz_slice *const *)b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_wk_tid(const void *a, const void *b)
+{
+	const struct pwz_wakeup *x = *(const struct pwz_wakeup *const *)a;
+	const struct pwz_wakeup *y = *(const struct pwz_wakeup *const *)b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->wake_ns != y->wake_ns)
+		return x->wake_ns < y->wake_ns ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_ex_tid(const void *a, const void *b)
+{
+	const struct pwz_kvm_exit *x = *(const struct pwz_kvm_exit *const *)a;
+	const struct pwz_kvm_exit *y = *(const struct pwz_kvm_exit *const *)b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void index_free(struct vms_index *ix)
+{
+	free(ix->sl_tid);
+	free(ix->sl_cpu);
+	free(ix->wk_tid);
+	free(ix->ex_tid);
+	memset(ix, 0, sizeof(*ix));
+}
+
+static int index_build(struct vms_index *ix, const struct trace *t)
+{
+	size_t i;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->t = t;
+	ix->nr_sl = t->nr_slices;
+	ix->nr_wk = t->nr_wakeups;
+	ix->nr_ex = t->nr_exits;
+	ix->sl_tid = calloc(ix->nr_sl + 1, sizeof(*ix->sl_tid));
+	ix->sl_cpu = calloc(ix->nr_sl + 1, sizeof(*ix->sl_cpu));
+	ix->wk_tid = calloc(ix->nr_wk + 1, sizeof(*ix->wk_tid));
+	ix->ex_tid = calloc(ix->nr_ex + 1, sizeof(*ix->ex_tid));
+	if (!ix->sl_tid || !ix->sl_cpu || !ix->wk_tid || !ix->ex_tid) {
+		index_free(ix);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ix->nr_sl; i++)
+		ix->sl_tid[i] = ix->sl_cpu[i] = &t->slices[i];
+	for (i = 0; i < ix->nr_wk; i++)
+		ix->wk_tid[i] = &t->wakeups[i];
+	for (i = 0; i < ix->nr_ex; i++)
+		ix->ex_tid[i] = &t->exits[i];
+	qsort(ix->sl_tid, ix->nr_sl, sizeof(*ix->sl_tid), cmp_sl_tid);
+	qsort(ix->sl_cpu, ix->nr_sl, sizeof(*ix->sl_cpu), cmp_sl_cpu);
+	qsort(ix->wk_tid, ix->nr_wk, sizeof(*ix->wk_tid), cmp_wk_tid);
+	qsort(ix->ex_tid, ix->nr_ex, sizeof(*ix->ex_tid), cmp_ex_tid);
+	return 0;
+}
+
+/* [*lo, *hi) of the entries of key k in a sorted pointer array; key_of reads an entry's key. */
+#define RANGE_OF(arr, n, field, k, lo, hi)					\
+	do {									\
+		size_t a_ = 0, b_ = (n);					\
+		while (a_ < b_) {						\
+			size_t m_ = a_ + (b_ - a_) / 2;				\
+			if ((arr)[m_]->field < (k))				\
+				a_ = m_ + 1;					\
+			else							\
+				b_ = m_;					\
+		}								\
+		*(lo) = a_;							\
+		b_ = (n);							\
+		while (a_ < b_) {						\
+			size_t m_ = a_ + (b_ - a_) / 2;				\
+			if ((arr)[m_]->field <= (k))				\
+				a_ = m_ + 1;					\
+			else							\
+				b_ = m_;					\
+		}								\
+		*(hi) = a_;							\
+	} while (0)
+
+/* Narrows [*lo, *hi) of a pointer array sorted by time (TIME(entry)) to the entries with a
+ * time in [from, to). */
+#define NARROW(arr, lo, hi, TIME, from, to)						\
+	do {										\
+		size_t a_ = *(lo), b_ = *(hi), e_ = *(hi);				\
+		while (a_ < b_) {							\
+			size_t m_ = a_ + (b_ - a_) / 2;					\
+			if (TIME((arr)[m_]) < (from))					\
+				a_ = m_ + 1;						\
+			else								\
+				b_ = m_;						\
+		}									\
+		*(lo) = a_;								\
+		b_ = e_;								\
+		while (a_ < b_) {							\
+			size_t m_ = a_ + (b_ - a_) / 2;					\
+			if (TIME((arr)[m_]) < (to))					\
+				a_ = m_ + 1;						\
+			else								\
+				b_ = m_;						\
+		}									\
+		*(hi) = a_;								\
+	} while (0)
+#define SL_TIME(x) ((x)->start_ns)
+#define WK_TIME(x) ((x)->wake_ns)
+#define EX_TIME(x) ((x)->time_ns)
+
+/* The birth of the instance of tid alive at time (model.h R8). */
+static uint64_t since_at(const struct trace *t, uint32_t tid, uint64_t time)
+{
+	const struct pwz_task *k = trace__task_at(t, tid, time);
+
+	return k ? k->since_ns : 0;
+}
+
+/* The end of the instance (tid, since): the next instance's birth, or UINT64_MAX. */
+static uint64_t instance_end(const struct trace *t, uint32_t tid, uint64_t since)
+{
+	const struct pwz_task *k = trace__task_at(t, tid, since);
+
+	if (!k)
+		return UINT64_MAX;
+	for (k++; k < t->tasks + t->nr_tasks && k->tid == tid; k++)
+		if (k->since_ns > since)
+			return k->since_ns;
+	return UINT64_MAX;
+}
+
+static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+	uint64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* First of n slices (sorted by start, not overlapping) that ends after from. */
+static size_t first_slice_ending_after(const struct pwz_slice *const *sl, size_t n, uint64_t from)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (sl[m]->start_ns + sl[m]->dur_ns <= from)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static size_t first_wait_ending_after(const struct pwz_wakeup *const *wk, size_t n, uint64_t from)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (wk[m]->wake_ns + wk[m]->wait_ns <= from)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+void vms_split_interval(const struct pwz_slice *const *slices, size_t nr_slices,
+			const struct pwz_wakeup *const *waits, size_t nr_waits, uint64_t from,
+			uint64_t to, uint64_t *on, uint64_t *ready, uint64_t *sleep)
+{
+	uint64_t total = to > from ? to - from : 0, r = 0, o = 0;
+	size_t i;
+
+	for (i = first_slice_ending_after(slices, nr_slices, from);
+	     i < nr_slices && slices[i]->start_ns < to; i++)
+		if (!(slices[i]->flags & PWZ_SLICE_UNSEEN_START))
+			o += overlap(from, to, slices[i]->start_ns,
+				     slices[i]->start_ns + slices[i]->dur_ns);
+	for (i = first_wait_ending_after(waits, nr_waits, from);
+	     i < nr_waits && waits[i]->wake_ns < to; i++)
+		r += overlap(from, to, waits[i]->wake_ns, waits[i]->wake_ns + waits[i]->wait_ns);
+	if (o > total)
+		o = total;
+	if (r > total - o)
+		r = total - o;
+	*on = o;
+	*ready = r;
+	*sleep = total - o - r;
+}
+
+static int cmp_u64_desc_pre(const void *a, const void *b)
+{
+	const struct vms_preempter *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_exit_count(const void *a, const void *b)
+{
+	const struct vms_exit *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	if (x->isa != y->isa)
+		return x->isa < y->isa ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static int cmp_vcpu(const void *a, const void *b)
+{
+	const struct vms_vcpu *x = a, *y = b;
+
+	if (x->vcpu != y->vcpu)
+		return x->vcpu < y->vcpu ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_vm(const void *a, const void *b)
+{
+	const struct vms_vm *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* "CPU <n>/KVM": n, or -1. */
+static int32_t qemu_vcpu_index(const char *comm)
+{
+	unsigned int n;
+	char tail[8];
+
+	if (sscanf(comm, "CPU %u/KVM%7s", &n, tail) == 1 && n < 1u << 30)
+		return (int32_t)n;
+	return -1;
+}
+
+static bool is_vcpu_task(const struct task_summary *ts)
+{
+	return ts->tid && (ts->exits_total || qemu_vcpu_index(ts->comm) >= 0);
+}
+
+/* "<vm>.vcpu<n>" -> "<vm>" into out; false when name is not of that form. */
+static bool vm_from_vcpu_name(const char *name, char *out, size_t outlen)
+{
+	const char *dot = strrchr(name, '.');
+	const char *p;
+
+	if (!dot || dot == name || strncmp(dot, ".vcpu", 5) || !dot[5])
+		return false;
+	for (p = dot + 5; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	snprintf(out, outlen, "%.*s", (int)(dot - name), name);
+	return true;
+}
+
+static void vm_name(const struct trace *t, const struct task_summary *ts, uint32_t pid, char *out,
+		    size_t outlen)
+{
+	const struct pwz_task *task = trace__task(t, ts->tid);
+	const struct pwz_task *leader = pid ? trace__task(t, pid) : NULL;
+
+	if (vm_from_vcpu_name(ts->name, out, outlen))
+		return;
+	if (task && task->proc_name[0]) {
+		snprintf(out, outlen, "%s", task->proc_name);
+		return;
+	}
+	if (leader && leader->comm[0]) {
+		snprintf(out, outlen, "%s", leader->comm);
+		return;
+	}
+	snprintf(out, outlen, "%s", ts->comm);
+}
+
+/* The exit row of (isa, code) in *rows (keyed by km), created zeroed. NULL on ENOMEM. */
+static struct vms_exit *exit_row(struct vms_exit **rows, size_t *nr, size_t *cap, struct keymap *km,
+				 uint32_t isa, uint32_t code)
+{
+	int added;
+	int64_t at = keymap_get(km, isa, code, &added);
+
+	if (at < 0)
+		return NULL;
+	if (added) {
+		if (array_reserve((void **)rows, cap, *nr + 1, sizeof(**rows)))
+			return NULL;
+		memset(&(*rows)[*nr], 0, sizeof(**rows));
+		(*rows)[*nr].isa = isa;
+		(*rows)[*nr].code = code;
+		(*nr)++;
+	}
+	return &(*rows)[at];
+}
+
+static void exit_percentiles(struct vms_exit *e)
+{
+	e->p50_ns = pwz_lhist_quantile(e->hist, 0.50, e->max_ns);
+	e->p90_ns = pwz_lhist_quantile(e->hist, 0.90, e->max_ns);
+	e->p99_ns = pwz_lhist_quantile(e->hist, 0.99, e->max_ns);
+}
+
+/* The figures of the streams for one vCPU: migrations, preempters, exits split. */
+static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const struct summary *s,
+			const struct model_window *w, struct vms_exit **rows, size_t *nr,
+			size_t *cap, struct keymap *km)
+{
+	size_t slo, shi, wlo, whi, elo, ehi, i;
+	struct keymap pk = { 0 };
+	struct vms_preempter *pre = NULL;
+	size_t nr_pre = 0, pre_cap = 0;
+	int rc = 0;
+
+	uint64_t end = instance_end(ix->t, vc->tid, vc->since_ns);
+
+	RANGE_OF(ix->sl_tid, ix->nr_sl, tid, vc->tid, &slo, &shi);
+	RANGE_OF(ix->wk_tid, ix->nr_wk, tid, vc->tid, &wlo, &whi);
+	RANGE_OF(ix->ex_tid, ix->nr_ex, tid, vc->tid, &elo, &ehi);
+	/* this instance's records only */
+	NARROW(ix->sl_tid, &slo, &shi, SL_TIME, vc->since_ns, end);
+	NARROW(ix->wk_tid, &wlo, &whi, WK_TIME, vc->since_ns, end);
+	NARROW(ix->ex_tid, &elo, &ehi, EX_TIME, vc->since_ns, end);
+
+	for (i = slo + 1; i < shi; i++)
+		if (ix->sl_tid[i]->cpu != ix->sl_tid[i - 1]->cpu &&
+		    ix->sl_tid[i]->start_ns >= w->from_ns && ix->sl_tid[i]->start_ns < w->to_ns)
+			vc->migrations++;
+
+	/* who ran on the CPU while the vCPU waited for it */
+	for (i = wlo; i < whi; i++) {
+		const struct pwz_wakeup *wk = ix->wk_tid[i];
+		uint64_t a = wk->wake_ns, b = wk->wake_ns + wk->wait_ns;
+		size_t clo, chi, j;
+
+		if (!model_wait_in(wk, w) || !wk->wait_ns)
+			continue;
+		RANGE_OF(ix->sl_cpu, ix->nr_sl, cpu, wk->cpu, &clo, &chi);
+		for (j = clo + first_slice_ending_after(ix->sl_cpu + clo, chi - clo, a);
+		     j < chi && ix->sl_cpu[j]->start_ns < b; j++) {
+			const struct pwz_slice *sl = ix->sl_cpu[j];
+			uint64_t ov = overlap(a, b, sl->start_ns, sl->start_ns + sl->dur_ns);
+			uint64_t since;
+			int added;
+			int64_t at;
+
+			if (!ov || sl->tid == vc->tid)
+				continue;
+			since = sl->tid ? since_at(ix->t, sl->tid, sl->start_ns) : 0;
+			at = keymap_get(&pk, sl->tid, since, &added);
+			if (at < 0 || (added && array_reserve((void **)&pre, &pre_cap, nr_pre + 1,
+								  sizeof(*pre)))) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			if (added) {
+				memset(&pre[nr_pre], 0, sizeof(*pre));
+				pre[nr_pre].since_ns = since;
+				pre[nr_pre++].tid = sl->tid;
+			}
+			pre[at].ns += ov;
+		}
+	}
+	if (nr_pre)
+		qsort(pre, nr_pre, sizeof(*pre), cmp_u64_desc_pre);
+	for (i = 0; i < nr_pre && i < VMS_TOP_PREEMPTERS; i++) {
+		vc->top[i] = pre[i];
+		for (size_t k = 0; k < s->nr_tasks; k++)
+			if (s->tasks[k].tid == pre[i].tid &&
+			    (!pre[i].tid || s->tasks[k].since_ns == pre[i].since_ns)) {
+				snprintf(vc->top[i].name, sizeof(vc->top[i].name), "%s",
+					 s->tasks[k].name);
+				break;
+			}
+	}
+	vc->nr_top = i;
+
+	/* each paired exit's handling interval against the thread's slices and waits */
+	for (i = elo; i < ehi; i++) {
+		const struct pwz_kvm_exit *e = ix->ex_tid[i];
+		struct vms_exit *row;
+		uint64_t on, rd, sl;
+
+		if (!model_exit_in(e, w))
+			continue;
+		if (vc->vcpu < 0)
+			vc->vcpu = (int32_t)e->vcpu;
+		if (e->flags & PWZ_EXIT_UNPAIRED)
+			continue;
+		row = exit_row(rows, nr, cap, km, e->isa, e->reason);
+		if (!row) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		vms_split_interval(ix->sl_tid + slo, shi - slo, ix->wk_tid + wlo, whi - wlo,
+				   e->time_ns, e->time_ns + e->handling_ns, &on, &rd, &sl);
+		row->paired++;
+		row->total_ns += e->handling_ns;
+		row->on_cpu_ns += on;
+		row->off_ready_ns += rd;
+		row->off_sleep_ns += sl;
+		if (e->handling_ns > row->max_ns)
+			row->max_ns = e->handling_ns;
+		row->hist[pwz_lhist_bucket(e->handling_ns)]++;
+	}
+out:
+	keymap_free(&pk);
+	free(pre);
+	return rc;
+}
+
+static void vms_exit_add(struct vms_exit *dst, const struct vms_exit *src)
+{
+	if (!dst->name)
+		dst->name = src->name;
+	dst->count += src->count;
+	dst->paired += src->paired;
+	dst->total_ns += src->total_ns;
+	dst->on_cpu_ns += src->on_cpu_ns;
+	dst->off_ready_ns += src->off_ready_ns;
+	dst->off_sleep_ns += src->off_sleep_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	for (uint32_t b = 0; b < PWZ_LHIST_BUCKETS; b++)
+		dst->hist[b] += src->hist[b];
+}
+
+static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const struct trace *t,
+		     const struct summary *s, const struct vms_index *ix, const struct vms *v)
+{
+	const struct model_window w = { s->window_start_ns, s->window_end_ns };
+	uint64_t span = s->window_end_ns - s->window_start_ns, used;
+	struct keymap km = { 0 };
+	size_t cap = 0, k;
+	int rc = 0;
+
+	vc->tid = ts->tid;
+	vc->since_ns = ts->since_ns;
+	vc->vcpu = -1;
+	snprintf(vc->name, sizeof(vc->name), "%s", ts->name);
+	vc->running_ns = ts->runtime_ns;
+	vc->ready_ns = ts->wait_ns;
+	vc->unseen_ns = ts->unseen_ns;
+	vc->waits = ts->wait_count;
+	used = vc->running_ns + vc->ready_ns + vc->unseen_ns;
+	vc->sleep_ns = span > used ? span - used : 0;
+	vc->exits_total = ts->exits_total;
+	for (k = 0; k < ts->nr_exits; k++) {
+		struct vms_exit *row = exit_row(&vc->exits, &vc->nr_exits, &cap, &km,
+						ts->exits[k].isa, ts->exits[k].code);
+
+		if (!row) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		row->count += ts->exits[k].count;
+		row->name = ts->exits[k].name;
+	}
+	if (v->has_streams) {
+		const struct vms_wait_pct *wp = vms__wait_pct(v, ts->tid, ts->since_ns);
+
+		rc = vcpu_streams(vc, ix, s, &w, &vc->exits, &vc->nr_exits, &cap, &km);
+		if (rc)
+			goto out;
+		if (wp)
+			vc->wait = *wp;
+	}
+	if (vc->vcpu < 0)
+		vc->vcpu = qemu_vcpu_index(ts->comm);
+	for (k = 0; k < vc->nr_exits; k++) {
+		if (!vc->exits[k].name)
+			vc->exits[k].name = pwz_meta_exit_name(&t->meta, vc->exits[k].isa,
+							       vc->exits[k].code);
+		exit_percentiles(&vc->exits[k]);
+	}
+	if (vc->nr_exits)
+		qsort(vc->exits, vc->nr_exits, sizeof(*vc->exits), cmp_exit_count);
+out:
+	keymap_free(&km);
+	return rc;
+}
+
+/* Per-task run-queue wait percentiles from the streams, in the window. */
+static int wait_pcts(struct vms *v, const struct vms_index *ix, const struct model_window *w)
+{
+	uint64_t *h = calloc(PWZ_LHIST_BUCKETS, sizeof(*h));
+	size_t cap = 0, i = 0;
+
+	if (!h)
+		return -ENOMEM;
+	while (i < ix->nr_wk) {
+		uint32_t tid = ix->wk_tid[i]->tid;
+		uint64_t since = since_at(ix->t, tid, ix->wk_tid[i]->wake_ns);
+		struct vms_wait_pct p = { .tid = tid, .since_ns = since };
+
+		memset(h, 0, PWZ_LHIST_BUCKETS * sizeof(*h));
+		for (; i < ix->nr_wk && ix->wk_tid[i]->tid == tid &&
+		       since_at(ix->t, tid, ix->wk_tid[i]->wake_ns) == since; i++) {
+			const struct pwz_wakeup *wk = ix->wk_tid[i];
+
+			if (!model_wait_in(wk, w))
+				continue;
+			h[pwz_lhist_bucket(wk->wait_ns)]++;
+			p.count++;
+			if (wk->wait_ns > p.max_ns)
+				p.max_ns = wk->wait_ns;
+		}
+		if (!p.count)
+			continue;
+		p.p50_ns = pwz_lhist_quantile(h, 0.50, p.max_ns);
+		p.p90_ns = pwz_lhist_quantile(h, 0.90, p.max_ns);
+		p.p99_ns = pwz_lhist_quantile(h, 0.99, p.max_ns);
+		p.p999_ns = pwz_lhist_quantile(h, 0.999, p.max_ns);
+		if (array_reserve((void **)&v->waits, &cap, v->nr_waits + 1, sizeof(*v->waits))) {
+			free(h);
+			return -ENOMEM;
+		}
+		v->waits[v->nr_waits++] = p;
+	}
+	free(h);
+	return 0;
+}
+
+/* Per-thread migrations from the streams (the same count as a vCPU's). */
+static int migrations(struct vms *v, const struct vms_index *ix, const struct model_window *w)
+{
+	size_t cap = 0, i = 0;
+
+	while (i < ix->nr_sl) {
+		uint32_t tid = ix->sl_tid[i]->tid;
+		uint64_t since = since_at(ix->t, tid, ix->sl_tid[i]->start_ns);
+		struct vms_migrations m = { .tid = tid, .since_ns = since };
+
+		for (i++; i < ix->nr_sl && ix->sl_tid[i]->tid == tid &&
+		     since_at(ix->t, tid, ix->sl_tid[i]->start_ns) == since; i++)
+			if (ix->sl_tid[i]->cpu != ix->sl_tid[i - 1]->cpu &&
+			    ix->sl_tid[i]->start_ns >= w->from_ns && ix->sl_tid[i]->start_ns < w->to_ns)
+				m.count++;
+		if (array_reserve((void **)&v->migr, &cap, v->nr_migr + 1, sizeof(*v->migr)))
+			return -ENOMEM;
+		v->migr[v->nr_migr++] = m;
+	}
+	return 0;
+}
+
+/* (tid, since) order */
+static int key_cmp(uint32_t tid_a, uint64_t since_a, uint32_t tid_b, uint64_t since_b)
+{
+	if (tid_a != tid_b)
+		return tid_a < tid_b ? -1 : 1;
+	return since_a < since_b ? -1 : since_a > since_b;
+}
+
+bool vms__migrations(const struct vms *v, uint32_t tid, uint64_t since_ns, uint64_t *count)
+{
+	size_t a = 0, b = v ? v->nr_migr : 0;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		int c = key_cmp(v->migr[m].tid, v->migr[m].since_ns, tid, since_ns);
+
+		if (c < 0) {
+			a = m + 1;
+		} else if (c > 0) {
+			b = m;
+		} else {
+			*count = v->migr[m].count;
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct vms_wait_pct *vms__wait_pct(const struct vms *v, uint32_t tid, uint64_t since_ns)
+{
+	size_t a = 0, b = v ? v->nr_waits : 0;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		int c = key_cmp(v->waits[m].tid, v->waits[m].since_ns, tid, since_ns);
+
+		if (c < 0)
+			a = m + 1;
+		else if (c > 0)
+			b = m;
+		else
+			return &v->waits[m];
+	}
+	return NULL;
+}
+
+/* The VM rows of s: each vCPU task into the VM of its process. */
+static int group(struct vms *v, const struct trace *t, const struct summary *s,
+		 const struct vms_index *ix)
+{
+	struct keymap vk = { 0 };
+	size_t vm_cap = 0, i;
+	size_t *want = NULL;	/* vCPUs per VM, for the first pass */
+	int rc = 0;
+
+	for (i = 0; i < s->nr_tasks; i++) {
+		const struct task_summary *ts = &s->tasks[i];
+		uint32_t pid = ts->pid ? ts->pid : ts->tid;
+		int added;
+		int64_t at;
+
+		if (!is_vcpu_task(ts))
+			continue;
+		at = keymap_get(&vk, pid, 0, &added);
+		if (at < 0)
+			goto nomem;
+		if (added) {
+			size_t *nw;
+
+			if (array_reserve((void **)&v->vms, &vm_cap, v->nr_vms + 1, sizeof(*v->vms)))
+				goto nomem;
+			nw = realloc(want, (v->nr_vms + 1) * sizeof(*want));
+			if (!nw)
+				goto nomem;
+			want = nw;
+			want[v->nr_vms] = 0;
+			memset(&v->vms[v->nr_vms], 0, sizeof(*v->vms));
+			v->vms[v->nr_vms].pid = pid;
+			vm_name(t, ts, ts->pid, v->vms[v->nr_vms].name, sizeof(v->vms[0].name));
+			v->nr_vms++;
+		}
+		want[at]++;
+	}
+	for (i = 0; i < v->nr_vms; i++) {
+		v->vms[i].vcpus = calloc(want[i], sizeof(*v->vms[i].vcpus));
+		if (!v->vms[i].vcpus)
+			goto nomem;
+	}
+	for (i = 0; !rc && i < s->nr_tasks; i++) {
+		const struct task_summary *ts = &s->tasks[i];
+		int64_t at;
+		struct vms_vm *vm;
+
+		if (!ts->pid && !is_vcpu_task(ts))
+			continue;
+		at = keymap_find(&vk, ts->pid ? ts->pid : ts->tid, 0);
+		if (at < 0)
+			continue;
+		vm = &v->vms[at];
+		if (is_vcpu_task(ts)) {
+			rc = vcpu_fill(&vm->vcpus[vm->nr_vcpus++], ts, t, s, ix, v);
+		} else {
+			vm->nr_other++;
+			vm->other_runtime_ns += ts->runtime_ns;
+		}
+	}
+	keymap_free(&vk);
+	free(want);
+	return rc;
+nomem:
+	keymap_free(&vk);
+	free(want);
+	return -ENOMEM;
+}
+
+/* Sums per VM: times over the vCPUs, exits per reason. */
+static int vm_totals(struct vms_vm *vm)
+{
+	struct keymap km = { 0 };
+	size_t cap = 0, i, k;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		const struct vms_vcpu *vc = &vm->vcpus[i];
+
+		vm->running_ns += vc->running_ns;
+		vm->ready_ns += vc->ready_ns;
+		vm->sleep_ns += vc->sleep_ns;
+		vm->exits_total += vc->exits_total;
+		for (k = 0; k < vc->nr_exits; k++) {
+			struct vms_exit *row = exit_row(&vm->exits, &vm->nr_exits, &cap, &km,
+							vc->exits[k].isa, vc->exits[k].code);
+
+			if (!row) {
+				keymap_free(&km);
+				return -ENOMEM;
+			}
+			vms_exit_add(row, &vc->exits[k]);
+		}
+	}
+	keymap_free(&km);
+	for (k = 0; k < vm->nr_exits; k++)
+		exit_percentiles(&vm->exits[k]);
+	if (vm->nr_exits)
+		qsort(vm->exits, vm->nr_exits, sizeof(*vm->exits), cmp_exit_count);
+	if (vm->nr_vcpus)
+		qsort(vm->vcpus, vm->nr_vcpus, sizeof(*vm->vcpus), cmp_vcpu);
+	return 0;
+}
+
+struct vms *vms__new(const struct trace *t, const struct summary *s, char *err, size_t errlen)
+{
+	const struct model_window w = { s->window_start_ns, s->window_end_ns };
+	struct vms_index ix = { 0 };
+	struct vms *v = calloc(1, sizeof(*v));
+	int rc = 0;
+	size_t i;
+
+	if (!v)
+		goto nomem;
+	v->window_start_ns = s->window_start_ns;
+	v->window_end_ns = s->window_end_ns;
+	v->has_streams = t->nr_slices > 0;
+	v->records_dropped = pwz_meta_total_drops(&t->meta) > 0;
+	if (v->has_streams) {
+		rc = index_build(&ix, t);
+		if (!rc)
+			rc = wait_pcts(v, &ix, &w);
+		if (!rc)
+			rc = migrations(v, &ix, &w);
+	}
+	if (!rc)
+		rc = group(v, t, s, &ix);
+	for (i = 0; !rc && i < v->nr_vms; i++)
+		rc = vm_totals(&v->vms[i]);
+	index_free(&ix);
+	if (rc)
+		goto nomem;
+	if (v->nr_vms)
+		qsort(v->vms, v->nr_vms, sizeof(*v->vms), cmp_vm);
+	return v;
+nomem:
+	vms__free(v);
+	snprintf(err, errlen, "out of memory grouping the VMs");
+	errno = ENOMEM;
+	return NULL;
+}
+
+void vms__free(struct vms *v)
+{
+	size_t i, k;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->nr_vms; i++) {
+		for (k = 0; k < v->vms[i].nr_vcpus; k++)
+			free(v->vms[i].vcpus[k].exits);
+		free(v->vms[i].vcpus);
+		free(v->vms[i].exits);
+	}
+	free(v->vms);
+	free(v->waits);
+	free(v->migr);
+	free(v);
+}

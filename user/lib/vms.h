@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* VMs as rows: the vCPU threads of each VM process, where their time and their exits' time went. */
+#ifndef PWZ_VMS_H
+#define PWZ_VMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lhist.h"
+#include "summary.h"
+
+/*
+ * A vCPU thread is a thread with KVM exits in the window, or whose comm is QEMU's
+ * "CPU <n>/KVM" (a halted vCPU may exit nothing). A VM is the process (tgid) of vCPU threads;
+ * its other threads are counted apart. A vCPU thread whose process is unknown (pid 0) is a VM
+ * of its own. The VM's name: the QEMU "-name" the task names module gave its vCPUs
+ * (user/lib/tasknames.h: "<vm>.vcpu<n>"), else the process's comm, else the thread's comm.
+ *
+ * Per vCPU over the window (model.h R6), from the summary (so exact under drops when the summary
+ * comes from aggregates):
+ *   running_ns = its runtime (R1, R2: unseen time excluded, kept in unseen_ns),
+ *   ready_ns   = its run-queue waits (R4, "CPU ready"; waits count whole in the window of their
+ *                switch-in, as schedstat's run_delay),
+ *   sleep_ns   = the rest of the window (halted guest, blocked, or not alive), never below 0.
+ * From the streams (the trace loaded with its slices, waits and exits; has_streams):
+ *   migrations   = consecutive slices of the thread on different CPUs, the later one switched
+ *                  in inside the window,
+ *   preempters   = the threads that ran on the CPU a vCPU was next switched in on, during its
+ *                  waits that count in the window, by time overlapped (top VMS_TOP_PREEMPTERS),
+ *   exit split   = for each paired exit (R5) whose kvm_exit is in the window, its handling
+ *                  interval [exit, entry) split into on-CPU (overlap with the thread's slices
+ *                  whose switch-in was seen), off-CPU ready (overlap with its waits) and
+ *                  off-CPU sleeping (the rest); on + ready + sleeping == total per exit;
+ *   percentiles  = of exit handling per reason, and of run-queue wait per task, from
+ *                  log-linear histograms (lhist.h). When the file records dropped records
+ *                  (records_dropped), these stream figures miss what was dropped.
+ */
+
+#define VMS_TOP_PREEMPTERS 3
+
+/* One (isa, reason) of a vCPU or of a VM. */
+struct vms_exit {
+	uint32_t isa;			/* enum pwz_isa */
+	uint32_t code;
+	const char *name;		/* from the capture's table; NULL unknown */
+	uint64_t count;			/* exits in the window (the summary's: drops included) */
+	uint64_t paired;		/* exits of the streams with a kvm_entry (R5) */
+	uint64_t total_ns;		/* their handling time */
+	uint64_t on_cpu_ns;		/* of which the thread ran */
+	uint64_t off_ready_ns;		/* of which it waited runnable */
+	uint64_t off_sleep_ns;		/* of which it slept (blocked, halted) */
+	uint64_t p50_ns, p90_ns, p99_ns, max_ns;	/* of the paired exits' handling */
+	uint64_t hist[PWZ_LHIST_BUCKETS];		/* their handling times */
+};
+
+/* A thread that ran instead of a waiting vCPU. */
+struct vms_preempter {
+	uint32_t tid;
+	uint64_t since_ns;		/* its instance */
+	char name[PWZ_NAME_MAX];	/* display name as the summary has it; "" unknown */
+	uint64_t ns;			/* overlap with the vCPU's waits */
+};
+
+/* Run-queue wait percentiles of one thread instance over the window (streams only). */
+struct vms_wait_pct {
+	uint32_t tid;
+	uint64_t since_ns;		/* the instance (model.h R8), as task_summary's */
+	uint64_t count;			/* waits of the streams in the window */
+	uint64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+};
+
+/* Migrations of one thread instance over the window (streams only), as for a vCPU. */
+struct vms_migrations {
+	uint32_t tid;
+	uint64_t since_ns;
+	uint64_t count;
+};
+
+struct vms_vcpu {
+	uint32_t tid;
+	uint64_t since_ns;		/* the thread instance (model.h R8) */
+	int32_t vcpu;			/* vcpu_id of its exits, or n of "CPU n/KVM"; -1 unknown */
+	char name[PWZ_NAME_MAX];	/* the thread's display name */
+	uint64_t running_ns;
+	uint64_t ready_ns;
+	uint64_t sleep_ns;
+	uint64_t unseen_ns;		/* R2 time of its switch-outs: in none of the three */
+	uint64_t waits;			/* run-queue waits counted */
+	uint64_t migrations;		/* streams only */
+	struct vms_wait_pct wait;	/* streams only */
+	struct vms_preempter top[VMS_TOP_PREEMPTERS];
+	size_t nr_top;
+	uint64_t exits_total;
+	struct vms_exit *exits;		/* sorted by count, largest first */
+	size_t nr_exits;
+};
+
+struct vms_vm {
+	uint32_t pid;			/* tgid; the vCPU's tid when unknown */
+	char name[PWZ_NAME_MAX];
+	struct vms_vcpu *vcpus;		/* sorted by vcpu index, then tid */
+	size_t nr_vcpus;
+	uint32_t nr_other;		/* the process's other threads in the summary */
+	uint64_t other_runtime_ns;	/* their runtime */
+	uint64_t running_ns, ready_ns, sleep_ns;	/* sums over the vCPUs */
+	uint64_t exits_total;
+	struct vms_exit *exits;		/* per reason over the vCPUs, by count */
+	size_t nr_exits;
+};
+
+/* Where stolen / IRQ time will go: the kernel-charged runtime per task is another module's
+ * (charged_ns of struct task_summary); it is joined to these rows there. */
+
+struct vms {
+	uint64_t window_start_ns, window_end_ns;
+	bool has_streams;		/* migrations, preempters, exit split, percentiles known */
+	bool records_dropped;		/* the capture dropped records: stream figures miss them */
+	struct vms_vm *vms;		/* sorted by name, then pid */
+	size_t nr_vms;
+	struct vms_wait_pct *waits;	/* per instance with waits in the window, by (tid, since) */
+	size_t nr_waits;
+	struct vms_migrations *migr;	/* per instance with slices, by (tid, since) */
+	size_t nr_migr;
+};
+
+/*
+ * The VMs of t over the window of s (a summary__new() of t). The stream figures are made when
+ * t holds its streams (loaded with streams = true). Returns NULL with errno ENOMEM (err filled).
+ * A capture without VMs gives nr_vms 0.
+ */
+struct vms *vms__new(const struct trace *t, const struct summary *s, char *err, size_t errlen);
+
+/* NULL is a no-op. */
+void vms__free(struct vms *v);
+
+/* The wait percentiles of the instance of tid born at since_ns (task_summary's since_ns), or
+ * NULL (no waits in the window, or no streams). A stream record belongs to the instance alive
+ * at its time (trace__task_at(): a slice's switch-in, a wait's start, an exit's time). */
+const struct vms_wait_pct *vms__wait_pct(const struct vms *v, uint32_t tid, uint64_t since_ns);
+
+/* The migrations of the instance (tid, since_ns) over the window into *count; false when
+ * unknown (no streams, or no slice of it). */
+bool vms__migrations(const struct vms *v, uint32_t tid, uint64_t since_ns, uint64_t *count);
+
+/*
+ * The split of one exit's handling interval [from, to) given the thread's slices and waits,
+ * each sorted by start and not overlapping one another (as one thread's are): on-CPU is the
+ * overlap with the slices (those flagged PWZ_SLICE_UNSEEN_START left out), ready the overlap
+ * with the waits (minus any part also on-CPU), sleeping the rest. on + ready + sleep == to - from.
+ */
+void vms_split_interval(const struct pwz_slice *const *slices, size_t nr_slices,
+			const struct pwz_wakeup *const *waits, size_t nr_waits, uint64_t from,
+			uint64_t to, uint64_t *on, uint64_t *ready, uint64_t *sleep);
+
+#endif /* PWZ_VMS_H */
