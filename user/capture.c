@@ -18,7 +18,8 @@
 
 struct capture {
 	struct pwz_bpf *skel;
-	struct ring_buffer *rb;
+	struct ring_buffer *rb;		/* the slice and exit ring */
+	struct ring_buffer *rb_task;	/* the task ring, drained before each slice batch */
 	struct capture_sink sink;
 	struct model_fold *fold;	/* the slice records read, folded (model.h R7) */
 	uint64_t t0;
@@ -317,6 +318,10 @@ static int batch_records(struct capture *c, const void *data, size_t size)
 
 	if (size < off)
 		return 0;
+	/* births and renames submitted before this batch first (model.h R8) */
+	if (c->rb_task && (e = ring_buffer__consume(c->rb_task)) < 0)
+		return e;
+	e = 0;
 	memcpy(&hdr_n, (const char *)data + offsetof(struct rec_batch, n), sizeof(hdr_n));
 	n = (size - off) / sizeof(struct rec_slice);
 	if (hdr_n < n)
@@ -353,9 +358,12 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
 	int e;
 
 	c->sink = *sink;
-	/* task events first, so that a thread's naming tends to precede its slices */
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.rb_task), on_record, c, NULL);
-	if (!c->rb || ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.rb), on_record, c)) {
+	/* two ring_buffer objects, so that the task ring can be drained before each batch of
+	 * slices: a thread's birth (model.h R8) is then folded before the slices it governs */
+	c->rb_task = ring_buffer__new(bpf_map__fd(c->skel->maps.rb_task), on_record, c, NULL);
+	c->rb = c->rb_task ? ring_buffer__new(bpf_map__fd(c->skel->maps.rb), on_record, c, NULL) :
+			     NULL;
+	if (!c->rb) {
 		char hint[256];
 
 		e = -errno;
@@ -386,8 +394,12 @@ int capture__poll(struct capture *c, int timeout_ms)
 	/* the task ring never wakes the reader (its records are submitted without wakeup):
 	 * drain every ring on each round, or it fills up in a busy capture */
 	if (e >= 0) {
-		int n = ring_buffer__consume(c->rb);
+		int n = ring_buffer__consume(c->rb_task);
 
+		if (n >= 0) {
+			e += n;
+			n = ring_buffer__consume(c->rb);
+		}
 		e = n < 0 ? n : e + n;
 	}
 	c->poll_deadline = 0;
@@ -436,7 +448,9 @@ int capture__stop(struct capture *c, uint64_t *detached_ns)
 		c->attached = false;
 	}
 	*detached_ns = mono_ns();
-	n = c->rb ? ring_buffer__consume(c->rb) : 0;
+	n = c->rb_task ? ring_buffer__consume(c->rb_task) : 0;
+	if (n >= 0 && c->rb)
+		n = ring_buffer__consume(c->rb);
 	if (n < 0)
 		return n;
 	/* after the ring's batches, each CPU's last, partial one */
@@ -660,6 +674,7 @@ void capture__free(struct capture *c)
 	if (!c)
 		return;
 	ring_buffer__free(c->rb);
+	ring_buffer__free(c->rb_task);
 	pwz_bpf__destroy(c->skel);
 	model_fold__free(c->fold);
 	free(c);
