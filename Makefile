@@ -42,7 +42,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live vms agree perfetto parquet deb hardening browser vmtest vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture bench-fallbacks \
+.PHONY: all deps clean check unit live vms agree perfetto parquet deb hardening browser vmtest cli vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture bench-fallbacks \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -251,7 +251,7 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 # that load BPF or boot a VM, and the sanitizer pass itself, are left out.
 CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
 	tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run tests/fuzz/run \
-	tests/badinput/run tests/robust/run tests/hardening/run tests/sanitize/run
+	tests/badinput/run tests/robust/run tests/hardening/run tests/cli/run tests/sanitize/run
 # VMs (issue 15): the perf.data KVM fixture, the VMs tab, and a live capture (root; BPF)
 CHECK_SUITES += tests/vms/run
 SANITIZE_SKIP_SUITES := tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
@@ -288,6 +288,9 @@ browser: all
 	$(Q)tests/browser/run
 vmtest:
 	$(Q)VMTEST_BINDIR=$(VMTEST_BINDIR) tests/vmtest/run
+# `make cli`: the command lines of pwz-bpf and pwz-render (issue 16; captures take the BPF lock).
+cli: all $(PWZ_WORKLOAD)
+	$(Q)tests/cli/run
 
 # Valgrind over the unit tests (not in `make check`: valgrind is not a project dependency).
 valgrind-unit: $(TEST_BINS)

@@ -49,6 +49,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* Configuration, fixed at load time by userspace. */
 const volatile __u32 filter_tids = 0;	/* 1: only threads in sel_tids (or sel_tgids) */
 const volatile __u32 filter_tgids = 0;	/* 1: only threads whose process is in sel_tgids */
+const volatile __u32 follow_names = 0;	/* 1: task records of every new or renamed thread (-t) */
 const volatile __u32 emit_streams = 1;	/* 0: aggregates only, no ring-buffer records */
 const volatile __u32 want_wait = 1;	/* 0: no run-queue wait measurement */
 const volatile __u32 want_waker = 1;	/* 0: no waker (sched_waking not attached) */
@@ -699,8 +700,15 @@ int task_newtask(struct trace_event_raw_task_newtask *ctx)
 	__u32 tid = BPF_CORE_READ(ctx, pid);
 	__u64 flags = BPF_CORE_READ(ctx, clone_flags);
 	__u32 tgid = (flags & CLONE_THREAD_FLAG) ? (__u32)(id >> 32) : tid;
+	__u32 parent = (__u32)id, ptgid = id >> 32;
+	__u8 one = 1;
 
-	if (ids_selected(tid, tgid))
+	/* a selection is inherited: a selected thread's new thread, a selected process's child */
+	if (filter_tids && bpf_map_lookup_elem(&sel_tids, &parent))
+		bpf_map_update_elem(&sel_tids, &tid, &one, BPF_ANY);
+	if (filter_tgids && tgid != ptgid && bpf_map_lookup_elem(&sel_tgids, &ptgid))
+		bpf_map_update_elem(&sel_tgids, &tgid, &one, BPF_ANY);
+	if (follow_names || ids_selected(tid, tgid))
 		emit_task(tid, tgid, 1, ctx->comm);
 	return 0;
 }
@@ -712,7 +720,7 @@ int task_rename(struct trace_event_raw_task_rename *ctx)
 	__u32 tid = BPF_CORE_READ(ctx, pid);
 	__u32 tgid = tid == (__u32)id ? (__u32)(id >> 32) : 0;
 
-	if (ids_selected(tid, tgid) || (filter_tgids && !tgid))
+	if (follow_names || ids_selected(tid, tgid) || (filter_tgids && !tgid))
 		emit_task(tid, tgid, 0, ctx->newcomm);
 	return 0;
 }

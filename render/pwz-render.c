@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pwz-render: perfmap's command line: --list, --successors-of, and the HTML dashboards. */
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "cliopt.h"
 #include "dash.h"
 #include "diff.h"
 #include "export.h"
@@ -32,7 +34,9 @@ static const char usage[] =
 	"A name without .cdict is accepted when NAME.cdict exists.\n"
 	"\n"
 	"  -t, --task PATTERN     tasks to show: shell glob on the whole task name ('*vcpu0' = ends\n"
-	"                         with vcpu0), or a tid when all digits (default: all tasks)\n"
+	"                         with vcpu0), or a tid when all digits (default: all tasks); with\n"
+	"                         regex syntax (. ^ $ + ( | \\ {) also a regex anchored at the start,\n"
+	"                         as perfwhiz read it ('.*vcpu0'); repeatable: the union\n"
 	"      --heatmaps         the heatmaps dashboard (one file) instead of the basic one\n"
 	"      --max-points N     heatmaps: a series (one task's slices, waits, sleeps or exits)\n"
 	"                         of more than N points is embedded as a time x log-value grid of\n"
@@ -47,8 +51,10 @@ static const char usage[] =
 	"      --merge-sys-tasks  merge per-CPU system tasks (swapper/3 -> swapper)\n"
 	"      --append-tid       show task names as name:tid\n"
 	"  -l, --list             one line per task: tid, name, runtime, CPU %, switches, exits\n"
+	"                         (with -t: the tasks that match)\n"
 	"      --json             with --list: one JSON document (an array for several files)\n"
 	"      --successors-of T  which tasks ran next after task T (tid or name): count and %\n"
+	"                         (--json: one JSON document)\n"
 	"      --perfetto         write a Perfetto trace (<name>.pftrace) per file, for ui.perfetto.dev:\n"
 	"                         CPU tracks whole; -t keeps the wakeups and KVM exits of its tasks\n"
 	"      --perfetto-gzip    the same, gzip-compressed (<name>.pftrace.gz)\n"
@@ -57,11 +63,16 @@ static const char usage[] =
 	"      --partial          read a capture that was cut short (killed writer): its whole chunks\n"
 	"      --headless         accepted for perfmap compatibility (a browser opens only with --open)\n"
 	"      --open             open the page in the default browser (xdg-open)\n"
+	"      --force            replace an existing page (default: the new page gets NAME-2.html,\n"
+	"                         NAME-3.html, ...)\n"
+	"  -q, --quiet            no progress lines (they are shown only when stderr is a terminal)\n"
 	"  -h, --help             this text\n"
 	"  -V, --version          pwz's version\n"
 	"\n"
-	"Output: <name>-charts_<task>.html, <name>-heatmaps_<task>.html, <first>-diff-charts_<task>.html\n"
-	"for several files, <label>-charts.html with --label; the path is printed.\n"
+	"Output: <name>-charts_<task>.html, <name>-heatmaps_<task>.html,\n"
+	"<first>-diff-<second>[-<third>...]-charts_<task>.html for several files, <label>-charts.html\n"
+	"with --label; -f/-c add _f<MS>ms_c<MS>ms before .html; the path is printed. An existing page\n"
+	"is kept: the new one gets the first free NAME-<n>.html, unless --force.\n"
 	"\n"
 	"Examples:\n"
 	"  pwz-render -t '*vcpu0' test.cdict\n"
@@ -79,9 +90,14 @@ struct cli {
 	bool open;
 	bool merge_sys;
 	bool append_tid;
+	bool force;		/* --force: replace an existing page */
+	bool progress;		/* stderr is a terminal and no -q */
 	int perfetto;		/* --perfetto: 1, --perfetto-gzip: 2 */
 	const char *map_path;
-	const char *pattern;
+	const char *pattern;	/* the -t patterns as a set (tasknames.h), or NULL */
+	char patterns[4096];	/* its storage */
+	const char *tasks[64];	/* the -t patterns as given */
+	size_t nr_tasks;
 	const char *label;
 	const char *output_dir;
 	const char *successors_of;
@@ -116,6 +132,29 @@ static void print_err(const char *err, const char *end)
 	fprintf(stderr, "pwz-render: %s%s", termsafe_str(safe, sizeof(safe), err), end);
 }
 
+/* A progress line on a terminal (cli->progress): overwritten by the next, cleared by
+ * progress_done(). */
+static void progress(const struct cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(const struct cli *cli, const char *fmt, ...)
+{
+	char line[1024], safe[4 * 1024];
+	va_list ap;
+
+	if (!cli->progress)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\rpwz-render: %s\033[K", termsafe_str(safe, sizeof(safe), line));
+	fflush(stderr);
+}
+
+static void progress_done(const struct cli *cli)
+{
+	if (cli->progress)
+		fputs("\r\033[K", stderr);
+}
+
 /* -f/-c: milliseconds as a plain decimal, to whole nanoseconds (at most 1e12 ms). */
 static int parse_ms(const char *opt, const char *s, uint64_t *ns)
 {
@@ -131,7 +170,8 @@ static int parse_ms(const char *opt, const char *s, uint64_t *ns)
 static int parse_args(int argc, char **argv, struct cli *cli)
 {
 	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND,
-	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_PERFETTO, O_PERFETTO_GZ, O_EXPORT, O_MODE };
+	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_PERFETTO, O_PERFETTO_GZ, O_EXPORT, O_MODE,
+	       O_FORCE };
 	static const struct option longopts[] = {
 		{ "task", required_argument, NULL, 't' },
 		{ "heatmaps", no_argument, NULL, O_HEAT },
@@ -153,15 +193,41 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		{ "perfetto-gzip", no_argument, NULL, O_PERFETTO_GZ },
 		{ "export", required_argument, NULL, O_EXPORT },
 		{ "mode", required_argument, NULL, O_MODE },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
+	/* perfmap's options that pwz-render does not have (none known so far) */
+	static const struct cliopt_removed removed[] = {
+		{ NULL, NULL },
+	};
+	static const char shortopts[] = "t:f:c:lhVq";
+	char err[512];
+	bool quiet = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:f:c:lhV", longopts, NULL)) != -1) {
+	if (cliopt_check_exact(argc, argv, shortopts, longopts, removed, err, sizeof(err))) {
+		print_err(err, "\n");
+		return -EINVAL;
+	}
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
-		case 't': cli->pattern = optarg; break;
+		case 't':
+			if (!*optarg || strchr(optarg, '\n')) {
+				fprintf(stderr, "pwz-render: -t: give a non-empty pattern on one line\n");
+				return -EINVAL;
+			}
+			if (cli->nr_tasks == sizeof(cli->tasks) / sizeof(cli->tasks[0])) {
+				fprintf(stderr, "pwz-render: -t: at most %zu patterns\n",
+					sizeof(cli->tasks) / sizeof(cli->tasks[0]));
+				return -EINVAL;
+			}
+			cli->tasks[cli->nr_tasks++] = optarg;
+			break;
+		case 'q': quiet = true; break;
+		case O_FORCE: cli->force = true; break;
 		case O_HEAT: cli->heatmaps = true; break;
 		case 'f':
 			if (parse_ms("--from", optarg, &cli->from_ns))
@@ -229,8 +295,17 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		fprintf(stderr, "pwz-render: no capture file given (see 'pwz-render --help')\n");
 		return -EINVAL;
 	}
-	if (cli->json && !cli->list) {
-		fprintf(stderr, "pwz-render: --json goes with --list\n");
+	if (cli->nr_tasks) {
+		if (task_patterns_join(cli->tasks, cli->nr_tasks, cli->patterns,
+				       sizeof(cli->patterns))) {
+			fprintf(stderr, "pwz-render: -t: the patterns are too long together\n");
+			return -EINVAL;
+		}
+		cli->pattern = cli->patterns;
+	}
+	cli->progress = !quiet && isatty(STDERR_FILENO);
+	if (cli->json && !cli->list && !cli->successors_of) {
+		fprintf(stderr, "pwz-render: --json goes with --list or --successors-of\n");
 		return -EINVAL;
 	}
 	if (cli->heatmaps && argc - optind > 1) {
@@ -261,24 +336,31 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 	bool window = cli->from_ns > 0 || cli->cap_ns > 0;
 	struct trace_load_opts lo = { .streams = streams, .map = map };
 	char err[512], safe[4 * 4096];
-	struct trace *t = trace__load(path, &lo, err, sizeof(err));
+	struct trace *t;
 
+	progress(cli, "loading %s", path);
+	t = trace__load(path, &lo, err, sizeof(err));
 	if (!t) {
+		progress_done(cli);
 		print_err(err, "\n");
 		return NULL;
 	}
 	if (t->info.cut && !cli->partial) {
+		progress_done(cli);
 		fprintf(stderr,
 			"pwz-render: %s: cut short at offset %llu (the capture was killed or the file truncated); --partial shows its %llu whole chunks\n",
 			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset, t->info.chunks);
 		trace__free(t);
 		return NULL;
 	}
-	if (t->info.cut)
+	if (t->info.cut) {
+		progress_done(cli);
 		fprintf(stderr, "pwz-render: warning: %s: cut short at offset %llu, showing its whole chunks\n",
 			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset);
-	if (t->info.cut && !streams && !t->nr_cpu_aggs) {
-		/* the aggregates come at the end of a capture: a cut one has only its streams */
+	}
+	if (t->info.cut && !streams) {
+		/* the aggregates come at the end of a capture: a cut one has only its streams (and
+		 * at most part of its aggregates), which summary__new() folds */
 		trace__free(t);
 		lo.streams = true;
 		t = trace__load(path, &lo, err, sizeof(err));
@@ -341,6 +423,26 @@ static bool has_window(const struct cli *cli)
 	return cli->from_ns > 0 || cli->cap_ns > 0;
 }
 
+/* -t with --list: the rows that match moved to the front, in their order (the others after
+ * them, still owned by s); returns their number. */
+static size_t keep_matching(struct summary *s, const char *pattern)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		if (!task_pattern_match(pattern, s->tasks[i].name, s->tasks[i].tid))
+			continue;
+		if (i != k) {
+			struct task_summary tmp = s->tasks[k];
+
+			s->tasks[k] = s->tasks[i];
+			s->tasks[i] = tmp;
+		}
+		k++;
+	}
+	return k;
+}
+
 static int do_list(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
 {
 	struct jbuf out = { 0 };
@@ -354,19 +456,25 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 		struct trace *t = load(cli, files[i], map, has_window(cli) || cli->json);
 		struct summary_opts w;
 		struct summary *s;
+		size_t n;
 
 		if (!t) {
 			ret = 1;
 			break;
 		}
 		w = window_of(cli);
+		progress(cli, "summarising %s", files[i]);
 		s = summary__new(t, &w, err, sizeof(err));
+		progress_done(cli);
 		if (!s) {
 			print_err(err, "\n");
 			trace__free(t);
 			ret = 1;
 			break;
 		}
+		n = s->nr_tasks;
+		if (cli->pattern)
+			s->nr_tasks = keep_matching(s, cli->pattern);
 		if (cli->json) {
 			if (i > 0)
 				jbuf_puts(&out, ",\n");
@@ -374,6 +482,7 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 		} else {
 			list_plain(&out, t, s);
 		}
+		s->nr_tasks = n;	/* summary__free() frees every row */
 		summary__free(s);
 		trace__free(t);
 	}
@@ -395,22 +504,38 @@ static int do_successors(const struct cli *cli, char **files, int nfiles,
 			 const struct task_map *map)
 {
 	char err[512], name[TERMSAFE_NAME_MAX], path[4 * 4096];
-	int i;
+	struct jbuf out = { 0 };
+	int i, rc = 0;
 
+	if (cli->json && nfiles > 1)
+		jbuf_puts(&out, "[\n");
 	for (i = 0; i < nfiles; i++) {
 		struct trace *t = load(cli, files[i], map, true);
 		struct summary_opts w;
 		struct successors *s;
 		size_t k;
 
-		if (!t)
-			return 1;
+		if (!t) {
+			rc = 1;
+			break;
+		}
 		w = window_of(cli);
+		progress(cli, "successors of %s in %s", cli->successors_of, files[i]);
 		s = successors__new(t, cli->successors_of, &w, err, sizeof(err));
+		progress_done(cli);
 		if (!s) {
 			print_err(err, "\n");
 			trace__free(t);
-			return 1;
+			rc = 1;
+			break;
+		}
+		if (cli->json) {
+			if (i > 0)
+				jbuf_puts(&out, ",\n");
+			successors_json(&out, t->path, s);
+			successors__free(s);
+			trace__free(t);
+			continue;
 		}
 		printf("%s:\nSuccessors of %s (%llu switch-outs)\n",
 		       termsafe_str(path, sizeof(path), t->path),
@@ -423,7 +548,18 @@ static int do_successors(const struct cli *cli, char **files, int nfiles,
 		successors__free(s);
 		trace__free(t);
 	}
-	return 0;
+	if (cli->json && nfiles > 1)
+		jbuf_puts(&out, "\n]");
+	if (cli->json)
+		jbuf_puts(&out, "\n");
+	if (!rc && out.err) {
+		fprintf(stderr, "pwz-render: out of memory\n");
+		rc = 1;
+	}
+	if (!rc && cli->json && fwrite(out.buf, 1, out.len, stdout) != out.len)
+		rc = 1;
+	jbuf_free(&out);
+	return rc;
 }
 
 /* The file name without directory and without ".cdict". */
@@ -434,47 +570,132 @@ static void base_name(const char *path, char *out, size_t outlen)
 
 	b = b ? b + 1 : path;
 	n = strlen(b);
+	/* a killed capture's NAME.cdict.XXXXXX.part (outfile.h) is NAME */
+	if (n > 18 && !strcmp(b + n - 5, ".part") && !strncmp(b + n - 18, ".cdict.", 7))
+		n -= 18;
 	if (n > 6 && !strcmp(b + n - 6, ".cdict"))
 		n -= 6;
 	snprintf(out, outlen, "%.*s", (int)n, b);
 }
 
-/* perfmap's output name: DIR/<base>-<kind>[_<task>].html */
-static void output_path(const struct cli *cli, const char *first, bool diff, const char *kind,
+/* Appends src to out (at *k, below outlen) with what cannot be in a file name made '_'. */
+static void name_add(char *out, size_t outlen, size_t *k, const char *src)
+{
+	for (; *src && *k + 1 < outlen; src++)
+		out[(*k)++] = (*src == '/' || *src == '*' || *src == '?' || *src == ' ' ||
+			       *src == '\n' || (unsigned char)*src < 0x20) ? '_' : *src;
+	out[*k] = '\0';
+}
+
+/* A millisecond figure for a file name: "1000", "1.5". */
+static void ms_text(uint64_t ns, char *out, size_t outlen)
+{
+	if (ns % 1000000 == 0) {
+		snprintf(out, outlen, "%llu", (unsigned long long)(ns / 1000000));
+	} else {
+		size_t n;
+
+		snprintf(out, outlen, "%llu.%06llu", (unsigned long long)(ns / 1000000),
+			 (unsigned long long)(ns % 1000000));
+		n = strlen(out);
+		while (n && out[n - 1] == '0')
+			out[--n] = '\0';
+	}
+}
+
+/*
+ * perfmap's output name, made unique to what the page shows:
+ * DIR/<base>[-diff-<base2>...]-<kind>_<task>[_f<MS>ms][_c<MS>ms].html, or
+ * DIR/<label>-<kind>[_f..][_c..].html. <task> is the -t patterns without their leading '*' or
+ * ".*", joined with '+' ("all" without -t).
+ */
+static void output_name(const struct cli *cli, char **files, int nfiles, const char *kind,
 			char *out, size_t outlen)
 {
-	char dir[4096], base[512], task[256];
-	size_t i, k = 0;
+	char dir[4096], name[1024], ms[64];
+	size_t k = 0;
 
 	if (cli->output_dir) {
 		snprintf(dir, sizeof(dir), "%s", cli->output_dir);
 	} else {
 		char tmp[4096];
 
-		snprintf(tmp, sizeof(tmp), "%s", first);
+		snprintf(tmp, sizeof(tmp), "%s", files[0]);
 		snprintf(dir, sizeof(dir), "%s", dirname(tmp));
 	}
+	name[0] = '\0';
 	if (cli->label) {
-		snprintf(base, sizeof(base), "%s", cli->label);
-		for (i = 0; base[i]; i++)
-			if (base[i] == ' ' || base[i] == '/')
-				base[i] = '-';
-		snprintf(out, outlen, "%s/%s-%s.html", dir, base, kind);
-		return;
-	}
-	base_name(first, base, sizeof(base));
-	/* the pattern without its leading '*', made safe as a file name */
-	if (cli->pattern) {
-		const char *p = cli->pattern;
+		char lab[512];
 
-		while (*p == '*')
-			p++;
-		for (; *p && k + 1 < sizeof(task); p++)
-			task[k++] = (*p == '/' || *p == '*' || *p == '?' || *p == ' ') ? '_' : *p;
+		snprintf(lab, sizeof(lab), "%s", cli->label);
+		for (size_t i = 0; lab[i]; i++)
+			if (lab[i] == ' ')
+				lab[i] = '-';
+		name_add(name, sizeof(name), &k, lab);
+		name_add(name, sizeof(name), &k, "-");
+		name_add(name, sizeof(name), &k, kind);
+	} else {
+		for (int i = 0; i < nfiles; i++) {
+			char base[512];
+
+			base_name(files[i], base, sizeof(base));
+			if (i)
+				name_add(name, sizeof(name), &k, i == 1 ? "-diff-" : "-");
+			name_add(name, sizeof(name), &k, base);
+		}
+		name_add(name, sizeof(name), &k, "-");
+		name_add(name, sizeof(name), &k, kind);
+		name_add(name, sizeof(name), &k, "_");
+		for (size_t i = 0; i < cli->nr_tasks; i++) {
+			const char *p = cli->tasks[i];
+
+			while (*p == '*' || !strncmp(p, ".*", 2))
+				p += *p == '*' ? 1 : 2;
+			if (i)
+				name_add(name, sizeof(name), &k, "+");
+			name_add(name, sizeof(name), &k, *p ? p : "_");
+		}
+		if (!cli->nr_tasks)
+			name_add(name, sizeof(name), &k, "all");
 	}
-	task[k] = '\0';
-	snprintf(out, outlen, "%s/%s%s-%s_%s.html", dir, base, diff ? "-diff" : "", kind,
-		 k ? task : "all");
+	if (cli->from_ns) {
+		ms_text(cli->from_ns, ms, sizeof(ms));
+		name_add(name, sizeof(name), &k, "_f");
+		name_add(name, sizeof(name), &k, ms);
+		name_add(name, sizeof(name), &k, "ms");
+	}
+	if (cli->cap_ns) {
+		ms_text(cli->cap_ns, ms, sizeof(ms));
+		name_add(name, sizeof(name), &k, "_c");
+		name_add(name, sizeof(name), &k, ms);
+		name_add(name, sizeof(name), &k, "ms");
+	}
+	snprintf(out, outlen, "%s/%s.html", dir, name);
+}
+
+/* The page's path: output_name(), or, when a file is there already and no --force, the first
+ * free NAME-<n>.html (n from 2). Checked before writing: two renders racing for one name may
+ * still take the same one (the last rename wins, each page whole). */
+static int output_path(const struct cli *cli, char **files, int nfiles, const char *kind,
+		       char *out, size_t outlen)
+{
+	struct stat st;
+	char first[8192];
+	size_t n;
+
+	output_name(cli, files, nfiles, kind, first, sizeof(first));
+	snprintf(out, outlen, "%s", first);
+	if (cli->force || lstat(out, &st))
+		return 0;
+	n = strlen(first) - 5;	/* without ".html" */
+	for (unsigned int i = 2; i < 10000; i++) {
+		snprintf(out, outlen, "%.*s-%u.html", (int)n, first, i);
+		if (lstat(out, &st))
+			return 0;
+	}
+	fprintf(stderr, "pwz-render: %s and 9,998 numbered names exist: remove some or use --force\n",
+		first);
+	return -EEXIST;
 }
 
 /* Writes the page through a temporary of its own (outfile.h), renamed to path. */
@@ -585,11 +806,13 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 	/* one window for all runs */
 	o.window = window_of(cli);
 	o.max_points = cli->max_points;
+	progress(cli, "computing the %s of %d file%s", kind, nfiles, nfiles > 1 ? "s" : "");
 	if (cli->heatmaps) {
 		rc = dash_heatmaps_json(&json, &runs[0], &o, err, sizeof(err));
 	} else {
 		rc = dash_charts_json(&json, runs, (size_t)nfiles, &o, err, sizeof(err));
 	}
+	progress_done(cli);
 	if (rc) {
 		print_err(err, "");
 		if (rc == -ENOENT)
@@ -599,20 +822,32 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		rc = 1;
 		goto out;
 	}
-	snprintf(title, sizeof(title), "%s — %s%s%s", label,
-		 dash_title_kind(runs, (size_t)nfiles, cli->heatmaps),
-		 cli->pattern ? " — " : "", cli->pattern ? cli->pattern : "");
+	{
+		char shown[sizeof(cli->patterns) * 2] = "";
+		size_t k = 0;
+
+		for (size_t j = 0; j < cli->nr_tasks; j++)
+			k += (size_t)snprintf(shown + k, k < sizeof(shown) ? sizeof(shown) - k : 0,
+					      "%s%s", j ? ", " : "", cli->tasks[j]);
+		snprintf(title, sizeof(title), "%s — %s%s%s", label,
+			 dash_title_kind(runs, (size_t)nfiles, cli->heatmaps),
+			 cli->pattern ? " — " : "", shown);
+	}
+	progress(cli, "building the page");
 	rc = dash_html(&html, kind, title, &json, &o);
 	if (rc) {
 		fprintf(stderr, "pwz-render: cannot build the page: %s\n", strerror(-rc));
 		rc = 1;
 		goto out;
 	}
-	output_path(cli, files[0], nfiles > 1, kind, path, sizeof(path));
-	if (write_file(path, &html, cli->mode)) {
+	progress(cli, "writing the page");
+	if (output_path(cli, files, nfiles, kind, path, sizeof(path)) ||
+	    write_file(path, &html, cli->mode)) {
+		progress_done(cli);
 		rc = 1;
 		goto out;
 	}
+	progress_done(cli);
 	printf("%s\n", path);
 	fprintf(stderr, "pwz-render: wrote %s (%zu KiB, data %zu KiB)\n", path, html.len / 1024,
 		json.len / 1024);
@@ -649,9 +884,13 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 
 	for (int i = 0; i < nfiles; i++) {
 		struct perfetto_stats st;
+		int e;
 
 		perfetto_output_path(files[i], cli->output_dir, o.gzip, path, sizeof(path));
-		if (perfetto_export(files[i], path, &o, &st, err, sizeof(err))) {
+		progress(cli, "exporting %s", files[i]);
+		e = perfetto_export(files[i], path, &o, &st, err, sizeof(err));
+		progress_done(cli);
+		if (e) {
 			fprintf(stderr, "pwz-render: %s\n", err);
 			return 1;
 		}

@@ -221,3 +221,24 @@ nomem:
 	errno = ENOMEM;
 	return NULL;
 }
+
+void successors_json(struct jbuf *b, const char *path, const struct successors *s)
+{
+	jbuf_puts(b, "{\"file\":");
+	jbuf_json_str(b, path, strlen(path));
+	jbuf_puts(b, ",\"task\":");
+	jbuf_json_str(b, s->task, strnlen(s->task, sizeof(s->task)));
+	jbuf_puts(b, ",\"switch_outs\":");
+	jbuf_u64(b, s->total);
+	jbuf_puts(b, ",\"successors\":[");
+	for (size_t k = 0; k < s->nr; k++) {
+		jbuf_puts(b, k ? ",{\"name\":" : "{\"name\":");
+		jbuf_json_str(b, s->items[k].name, strnlen(s->items[k].name, sizeof(s->items[k].name)));
+		jbuf_puts(b, ",\"count\":");
+		jbuf_u64(b, s->items[k].count);
+		jbuf_puts(b, ",\"pct\":");
+		jbuf_double(b, s->items[k].pct);
+		jbuf_puts(b, "}");
+	}
+	jbuf_puts(b, "]}");
+}

@@ -31,6 +31,11 @@ struct successors {
 struct successors *successors__new(const struct trace *t, const char *who,
 				   const struct summary_opts *w, char *err, size_t errlen);
 
+/* s as one JSON object into b: {"file", "task", "switch_outs", "successors": [{"name",
+ * "count", "pct"}]} (--successors-of --json; path: the file it came from). */
+struct jbuf;
+void successors_json(struct jbuf *b, const char *path, const struct successors *s);
+
 /* NULL is a no-op. */
 void successors__free(struct successors *s);
 

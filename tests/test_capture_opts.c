@@ -159,6 +159,34 @@ static void test_bad_options(void **state)
 	}
 }
 
+/* Long options match exactly (getopt_long would take a prefix), perfcap's removed ones say what
+ * to use, -V and -q, --remap needs --map and nothing else. */
+static void test_exact_and_removed(void **state)
+{
+	struct capture_opts o;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--use-perf", "/usr/bin/perf", "x"), -EINVAL);
+	assert_non_null(strstr(err, "--use-perf-data FILE"));
+	assert_int_equal(PARSE(&o, err, "--slee", "2"), -EINVAL);
+	assert_non_null(strstr(err, "unknown option '--slee'"));
+	assert_int_equal(PARSE(&o, err, "--sleep=2", "-t", "--all", "x"), 0);
+	assert_true(o.sleep_s == 2.0 && !o.all);	/* "--all" is -t's value */
+	assert_string_equal(o.tasks[0], "--all");
+	assert_int_equal(PARSE(&o, err, "x", "--", "cmd", "--use-perf"), 0);	/* the command's */
+	assert_int_equal(PARSE(&o, err, "-V"), 0);
+	assert_true(o.version);
+	assert_int_equal(PARSE(&o, err, "-q", "-t", "a", "-t", ".*b"), 0);
+	assert_true(o.quiet);
+	assert_int_equal(o.nr_tasks, 2);
+	assert_int_equal(PARSE(&o, err, "--remap", "f.cdict"), -EINVAL);
+	assert_non_null(strstr(err, "--map CSV"));
+	assert_int_equal(PARSE(&o, err, "--remap", "f.cdict", "--map", "m.csv"), 0);
+	assert_string_equal(o.remap, "f.cdict");
+	assert_int_equal(PARSE(&o, err, "--remap", "f.cdict", "--map", "m.csv", "-s", "2"), -EINVAL);
+}
+
 static void test_usage(void **state)
 {
 	const char *u = capture_opts_usage();
@@ -187,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_issue_examples),
 		cmocka_unit_test(test_options_after_run_name),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_exact_and_removed),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_path_too_long),
 	};

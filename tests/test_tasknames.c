@@ -132,6 +132,31 @@ static void test_merge_and_match(void **state)
 	assert_true(task_pattern_match("20418", "anything", 20418));
 	assert_false(task_pattern_match("20418", "20418", 1));
 	assert_true(task_pattern_match("CPU ?/KVM", "CPU 1/KVM", 1));
+	/* perfwhiz's regexes: anchored at the start only (re.match) */
+	assert_true(task_pattern_is_regex(".*vcpu0"));
+	assert_false(task_pattern_is_regex("*vcpu0"));
+	assert_true(task_pattern_match(".*vcpu0", "Router.02.vcpu0", 5));
+	assert_true(task_pattern_match(".*vcpu0", "Router.02.vcpu01", 5));
+	assert_false(task_pattern_match("vcpu0.*", "Router.02.vcpu0", 5));
+	assert_true(task_pattern_match("^Router\\.0[0-9]", "Router.02.vcpu0", 5));
+	assert_true(task_pattern_match("kdamond.0", "kdamond.0", 5));
+	assert_true(task_pattern_match("(sd-pam)", "(sd-pam)", 5));	/* the glob reading */
+	assert_false(task_pattern_match("(sd-pam)", "x(sd-pam)", 5));
+	assert_false(task_pattern_match("a(", "b", 5));			/* no regex: glob only */
+	/* a set: the union */
+	{
+		const char *p[] = { "*vcpu0", "sh", "42" };
+		char set[64];
+
+		assert_int_equal(task_patterns_join(p, 3, set, sizeof(set)), 0);
+		assert_true(task_pattern_match(set, "Router.02.vcpu0", 5));
+		assert_true(task_pattern_match(set, "sh", 6));
+		assert_true(task_pattern_match(set, "x", 42));
+		assert_false(task_pattern_match(set, "bash", 7));
+		assert_int_equal(task_patterns_join(p, 3, set, 8), -ENAMETOOLONG);
+		p[1] = "";
+		assert_int_equal(task_patterns_join(p, 3, set, sizeof(set)), -EINVAL);
+	}
 	assert_true(task_is_tid("20418"));
 	assert_false(task_is_tid(""));
 	assert_false(task_is_tid("12a"));

@@ -164,6 +164,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 		return -errno;
 	s->rodata->filter_tids = cfg->filter ? 1 : 0;
 	s->rodata->filter_tgids = cfg->filter ? 1 : 0;
+	s->rodata->follow_names = cfg->filter && cfg->follow_names;
 	s->rodata->emit_streams = cfg->streams;
 	s->rodata->want_wait = cfg->sched && cfg->wait;
 	s->rodata->want_waker = cfg->sched && cfg->wait && cfg->streams;
@@ -186,8 +187,11 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);
 	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.kvm_state : 1);
-	bpf_map__set_max_entries(s->maps.sel_tids, cfg->nr_tids ? (__u32)cfg->nr_tids : 1);
-	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->nr_tgids ? (__u32)cfg->nr_tgids : 1);
+	/* room for the threads and processes selected during the capture (inherited, named) */
+	bpf_map__set_max_entries(s->maps.sel_tids, cfg->filter ?
+				 (__u32)cfg->nr_tids + PWZ_SEL_TIDS_MAX : 1);
+	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->filter ?
+				 (__u32)cfg->nr_tgids + PWZ_SEL_TGIDS_MAX : 1);
 	/* what this kernel's layout needs, over the choices above */
 	capture_compat__apply(&c->compat, s, cfg, raw, c->sizes.tid_entries);
 
@@ -215,6 +219,26 @@ static int fill_selection(struct capture *c, const struct capture_cfg *cfg)
 					 &one, sizeof(one), BPF_ANY))
 			return -errno;
 	return 0;
+}
+
+int capture__select_tid(struct capture *c, uint32_t tid)
+{
+	__u8 one = 1;
+
+	if (bpf_map__update_elem(c->skel->maps.sel_tids, &tid, sizeof(tid), &one, sizeof(one),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+bool capture__selected(const struct capture *c, uint32_t tid, uint32_t tgid)
+{
+	__u8 v;
+
+	if (!bpf_map__lookup_elem(c->skel->maps.sel_tids, &tid, sizeof(tid), &v, sizeof(v), 0))
+		return true;
+	return tgid && !bpf_map__lookup_elem(c->skel->maps.sel_tgids, &tgid, sizeof(tgid), &v,
+					     sizeof(v), 0);
 }
 
 struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t errlen)

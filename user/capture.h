@@ -25,6 +25,8 @@ struct capture_cfg {
 	size_t nr_tids;
 	const uint32_t *tgids;		/* selected process ids */
 	size_t nr_tgids;
+	bool follow_names;		/* task records for every new or renamed thread, so that the
+					 * caller can select them (capture__select_tid()) */
 };
 
 /*
@@ -64,6 +66,14 @@ const char *capture__attach_kind(const struct capture *c);
 
 /* The fallbacks this kernel needed (user/capture_compat.h), "none" or a list, in buf. */
 const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len);
+
+/* Adds tid to the selection (a thread named to match after the start). 0 or -errno (-E2BIG
+ * when the selection is full). */
+int capture__select_tid(struct capture *c, uint32_t tid);
+
+/* Whether the kernel's selection holds tid, or tgid (0: not asked), including what it
+ * inherited (the new threads of a selected thread, the children of a selected process). */
+bool capture__selected(const struct capture *c, uint32_t tid, uint32_t tgid);
 
 /* Sets the capture start t0 (CLOCK_MONOTONIC ns) and attaches. Records then flow to sink
  * through capture__poll(). Returns 0 or -errno with err filled. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture_opts.h"
+#include "cliopt.h"
 #include "numopt.h"
 #include "outfile.h"
 
@@ -28,21 +29,30 @@ static const char usage[] =
 "                          name and the host's command line; 0644 to share it)\n"
 "      --map CSV           annotate task names with a perfwhiz CSV map (tid,...,name)\n"
 "      --kvm               KVM exits only, no scheduler events\n"
-"  -p, --pid PID[,PID...]  only the threads of these processes\n"
-"  -t, --task GLOB         only the threads running at the start whose name matches GLOB\n"
-"                          (a number matches a tid); repeatable\n"
+"  -p, --pid PID[,PID...]  only the threads of these processes, and of the processes they\n"
+"                          start during the capture\n"
+"  -t, --task PATTERN      only the threads whose name matches PATTERN: a shell glob on the\n"
+"                          whole name ('*vcpu0'), or, with regex syntax (. ^ $ + ( | \\ {),\n"
+"                          a regex anchored at the start as perfwhiz read it ('.*vcpu0');\n"
+"                          a number matches a tid; repeatable (the union); threads named or\n"
+"                          renamed later are followed from then on (a VM started during the\n"
+"                          capture is caught), and may match nothing at the start\n"
 "      --legacy            write perfwhiz's cdict format instead of cdict v2\n"
 "      --aggregate-only    kernel aggregates only (no time-resolved records); they hold\n"
 "                          every tid below pid_max, up to 4,194,304 and 128 MiB of kernel\n"
 "                          memory (-v prints the size); threads beyond are counted map_full\n"
 "      --use-perf-data FILE  convert FILE (perf.data) instead of capturing\n"
+"      --remap FILE        rename the tasks of the capture FILE with --map CSV (FILE is\n"
+"                          rewritten through a temporary and renamed into place)\n"
 "      --ringbuf-mb N      ring buffer size in MiB, a power of two (default 16)\n"
 "      --raw-tp            attach with raw_tp even where tp_btf works\n"
 "  -v, --verbose           more messages (repeat for libbpf's)\n"
+"  -q, --quiet             no progress line (it is shown only when stderr is a terminal)\n"
 "  -h, --help              this help\n"
-"      --version           the version\n"
+"  -V, --version           the version\n"
 "\n"
-"Ctrl-C or SIGTERM ends the capture early; the file is still complete.\n"
+"Ctrl-C or SIGTERM ends the capture early; the file is still complete. With a COMMAND,\n"
+"pwz-bpf exits with the command's status (128 + N when a signal N ended it), as perf does.\n"
 "Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF (5.18 or later).\n"
 "\n"
 "Examples:\n"
@@ -59,7 +69,7 @@ const char *capture_opts_usage(void)
 
 enum {
 	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
-	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_VERSION, OPT_MODE,
+	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_MODE, OPT_REMAP,
 };
 
 static const struct option long_opts[] = {
@@ -76,12 +86,22 @@ static const struct option long_opts[] = {
 	{ "legacy", no_argument, NULL, OPT_LEGACY },
 	{ "aggregate-only", no_argument, NULL, OPT_AGGONLY },
 	{ "use-perf-data", required_argument, NULL, OPT_PERFDATA },
+	{ "remap", required_argument, NULL, OPT_REMAP },
 	{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF },
 	{ "raw-tp", no_argument, NULL, OPT_RAWTP },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
+};
+
+#define SHORT_OPTS ":s:p:t:vqhV"
+
+/* perfcap's options that pwz-bpf does not have, and what to use instead. */
+static const struct cliopt_removed removed_opts[] = {
+	{ "use-perf", "pwz-bpf captures with eBPF, not perf; to use perf, run perf record -e 'sched:*' -e 'kvm:*' and import its file with --use-perf-data FILE" },
+	{ NULL, NULL },
 };
 
 static int parse_sleep(struct capture_opts *o, const char *arg, char *err, size_t errlen)
@@ -165,9 +185,12 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		argc = dashdash;
 	}
 
+	rc = cliopt_check_exact(argc, argv, SHORT_OPTS, long_opts, removed_opts, err, errlen);
+	if (rc)
+		return rc;
 	optind = 0;	/* glibc: full reinitialisation, so that tests can parse repeatedly */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:p:t:vh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORT_OPTS, long_opts, NULL)) != -1) {
 		switch (c) {
 		case 's': rc = parse_sleep(o, optarg, err, errlen); break;
 		case 'p': rc = parse_pids(o, optarg, err, errlen); break;
@@ -183,6 +206,7 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 			o->tasks[o->nr_tasks++] = optarg;
 			break;
 		case 'v': o->verbose++; break;
+		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
 		case OPT_ALL: o->all = true; break;
 		case OPT_SWITCHES: o->switches = true; break;
@@ -208,7 +232,8 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		case OPT_PERFDATA: o->perf_data = optarg; break;
 		case OPT_RINGBUF: rc = parse_ringbuf(o, optarg, err, errlen); break;
 		case OPT_RAWTP: o->force_raw_tp = true; break;
-		case OPT_VERSION: o->version = true; break;
+		case 'V': o->version = true; break;
+		case OPT_REMAP: o->remap = optarg; break;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
 			return -EINVAL;
@@ -245,6 +270,16 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 	if (o->perf_data &&
 	    (o->command || o->sleep_given || o->nr_pids || o->nr_tasks || o->kvm_only)) {
 		snprintf(err, errlen, "--use-perf-data converts a file: it takes no -s, -p, -t, --kvm or command");
+		return -EINVAL;
+	}
+	if (o->remap && !o->map_path) {
+		snprintf(err, errlen, "--remap FILE rewrites the names of FILE with a map: give --map CSV");
+		return -EINVAL;
+	}
+	if (o->remap && (o->perf_data || o->command || o->sleep_given || o->nr_pids ||
+			 o->nr_tasks || o->kvm_only || o->stats || o->all || o->legacy ||
+			 o->no_streams || argc - first_pos)) {
+		snprintf(err, errlen, "--remap FILE --map CSV rewrites FILE: it takes no other option, run name or command");
 		return -EINVAL;
 	}
 	if (o->legacy && o->no_streams) {

@@ -24,16 +24,18 @@ struct capture_opts {
 	bool force_raw_tp;		/* --raw-tp: use raw_tp even where tp_btf exists */
 	int verbose;			/* -v, repeatable */
 	bool help;			/* --help: print usage, do nothing else */
-	bool version;			/* --version */
+	bool version;			/* -V, --version */
+	bool quiet;			/* -q: no progress line */
 	const char *dest_folder;	/* --dest-folder: default "." */
 	const char *map_path;		/* --map CSV, or NULL */
 	const char *perf_data;		/* --use-perf-data FILE, or NULL */
+	const char *remap;		/* --remap FILE (with --map): rename FILE's tasks, or NULL */
 	const char *run_name;		/* positional; default "perf" */
 	unsigned int ringbuf_mb;	/* --ringbuf-mb: ring size in MiB, a power of two; 16 */
 	mode_t mode;			/* --mode: the output files' mode; 0 = 0600 (outfile.h) */
 	uint32_t pids[CAPTURE_MAX_PIDS];	/* -p: process ids (tgids) */
 	size_t nr_pids;
-	const char *tasks[CAPTURE_MAX_TASKS];	/* -t: comm globs (or tids) */
+	const char *tasks[CAPTURE_MAX_TASKS];	/* -t: name patterns (task_pattern_match()) */
 	size_t nr_tasks;
 	char **command;			/* after "--": the command's argv (NULL-terminated),
 					 * pointing into the caller's argv; NULL when none */

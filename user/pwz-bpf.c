@@ -42,6 +42,7 @@
 #define KVM_EXIT_FORMAT TRACEFS "/events/kvm/kvm_exit/format"
 #define POLL_MS 100
 #define FLUSH_NS 1000000000ull
+#define PROGRESS_NS 500000000ull	/* the progress line's period */
 #define SEL_MAX_TASK_TIDS 16384		/* threads that -t patterns may select */
 /* An open-file soft limit below this is raised to the hard limit: libbpf holds one descriptor
  * per map, program, link and ring buffer (about 40 for pwz's programs). */
@@ -104,6 +105,7 @@ struct run {
 	struct capture *cap;		/* the BPF programs */
 	struct child child;
 	bool child_done;		/* the command ended and was reaped */
+	bool child_stopped;		/* pwz-bpf ended it (the -s deadline, a signal) */
 	int child_status;		/* its wait status */
 	char path[PATH_MAX];		/* the cdict's final name */
 	struct cdict_writer *w;		/* NULL with --stats only */
@@ -116,8 +118,13 @@ struct run {
 	int werr;			/* first writer error */
 	uint64_t slices, waits, exits;	/* records written, for the summary line */
 	bool filter;			/* -p or -t given */
+	bool progress;			/* a progress line: stderr is a terminal, no -q */
+	bool progress_shown;		/* one is on the screen (cleared before other lines) */
 	uint32_t *sel_tids, *sel_tgids;	/* the selection handed to the kernel */
 	size_t nr_sel_tids, nr_sel_tgids;
+	char patterns[CAPTURE_MAX_TASKS * 256];	/* the -t patterns as a set (tasknames.h) */
+	size_t followed;		/* threads selected during the capture by -t */
+	int follow_err;			/* the first failure to select one (-E2BIG: full) */
 	struct model_fold *fold;	/* the capture's one fold (capture__fold()) */
 	struct trace *st;		/* with --stats: the tasks and aggregates written */
 	struct cdict_visitor stv;	/* fills st */
@@ -192,31 +199,52 @@ static int sink_kvm_exit(void *ctx, const struct rec_kvm_exit *k)
 	return write_exit(r, &e);
 }
 
+static bool selected(const struct run *r, uint32_t tid);
+
+/* -t: a thread created or renamed during the capture whose name now matches joins the
+ * selection (from its next event on; the ones before it were not recorded). */
+static void follow_task(struct run *r, uint32_t tid, const char *comm)
+{
+	const char *name = task_table__name(r->tt, tid);
+	int e;
+
+	if (selected(r, tid))
+		return;
+	if (!task_pattern_match(r->patterns, comm, tid) &&
+	    !(name && task_pattern_match(r->patterns, name, tid)))
+		return;
+	e = capture__select_tid(r->cap, tid);
+	if (e) {
+		r->follow_err = e;
+		return;
+	}
+	r->followed++;
+	info(1, "following thread %u '%s' (it matches -t)", tid, name ? name : comm);
+}
+
 static int sink_task(void *ctx, const struct rec_task *k)
 {
 	struct run *r = ctx;
 	char comm[PWZ_COMM_LEN];
 	struct pwz_task task;
-	int e;
+	int named, e;
 
 	memcpy(comm, k->comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
-	e = task_table__event(r->tt, k->tid, k->tgid, comm, k->is_new, rel(r, k->time_ns), &task);
-	if (e < 0)
-		return wr(r, e);
+	named = task_table__event(r->tt, k->tid, k->tgid, comm, k->is_new, rel(r, k->time_ns),
+				  &task);
+	if (named < 0)
+		return wr(r, named);
 	/* model.h R8: the records of a new thread fold into its own instance */
 	if (k->is_new && (e = model_fold__born(capture__fold(r->cap), k->tid, rel(r, k->time_ns))))
 		return wr(r, e);
-	if (e > 0) {
-		return write_task(r, &task);
-	}
-	return 0;
+	if (r->o.nr_tasks)
+		follow_task(r, k->tid, comm);
+	return named > 0 ? write_task(r, &task) : 0;
 }
 
 /* The naming of a thread that exited before any record named it: written before the task
  * table forgets it (task_table__forget_gone()), when it is one of the selected threads. */
-static bool selected(const struct run *r, uint32_t tid);
-
 static int write_gone_task(void *ctx, const struct pwz_task *t)
 {
 	struct run *r = ctx;
@@ -268,7 +296,8 @@ static bool selected(const struct run *r, uint32_t tid)
 	for (size_t i = 0; tgid && i < r->nr_sel_tgids; i++)
 		if (r->sel_tgids[i] == tgid)
 			return true;
-	return false;
+	/* selected during the capture: named to match, or inherited in the kernel */
+	return r->cap && capture__selected(r->cap, tid, tgid);
 }
 
 struct open_ctx {
@@ -417,15 +446,21 @@ static int build_selection(struct run *r)
 		r->sel_tgids[r->nr_sel_tgids++] = o->pids[i];
 		r->sel_tids[r->nr_sel_tids++] = o->pids[i];	/* a tid given as -p works too */
 	}
+	if (o->nr_tasks && task_patterns_join(o->tasks, o->nr_tasks, r->patterns,
+					      sizeof(r->patterns))) {
+		msg("-t: the patterns are too long together (at most %zu bytes)",
+		    sizeof(r->patterns) - 1);
+		return -1;
+	}
 	for (size_t i = 0; i < o->nr_tasks; i++) {
 		size_t room = SEL_MAX_TASK_TIDS - (r->nr_sel_tids - o->nr_pids);
 		size_t n = task_table__match(r->tt, o->tasks[i], r->sel_tids + r->nr_sel_tids, room,
 					     names, sizeof(names));
 
-		if (!n) {
-			msg("-t '%s' matches no thread (some names: %s)", o->tasks[i], names);
-			return -1;
-		}
+		/* armed anyway: threads named to match later are followed (follow_task()) */
+		if (!n)
+			msg("-t '%s' matches no thread yet: waiting for one (some names now: %s)",
+			    o->tasks[i], names);
 		r->nr_sel_tids += n;
 	}
 	return 0;
@@ -624,6 +659,104 @@ out:
 	return rc;
 }
 
+/* --remap: a capture copied record by record, in file order, with the task names of --map. */
+struct remap {
+	const char *path;		/* the capture, rewritten in place */
+	const struct task_map *map;
+	struct cdict_writer_opts wo;
+	const struct cdict_read_info *info;	/* the reader's: the file's format is known first */
+	struct cdict_writer *w;		/* made at the metadata, the first thing read */
+	struct pwz_meta meta;		/* its copy, for the END record */
+	size_t renamed;			/* task records given a map name */
+	char err[512];
+};
+
+static int remap_meta(void *ctx, const struct pwz_meta *m)
+{
+	struct remap *x = ctx;
+
+	if (x->w)
+		return -EINVAL;
+	if (pwz_meta_copy(&x->meta, m))
+		return -ENOMEM;
+	x->wo.legacy = x->info->format == CDICT_FORMAT_LEGACY;
+	x->w = cdict_writer__new(x->path, m, &x->wo, x->err, sizeof(x->err));
+	return x->w ? 0 : (errno ? -errno : -EIO);
+}
+
+static int remap_task(void *ctx, const struct pwz_task *t)
+{
+	struct remap *x = ctx;
+	const char *name = task_map__name(x->map, t->tid);
+	struct pwz_task c = *t;
+
+	if (name) {
+		snprintf(c.name, sizeof(c.name), "%s", name);
+		x->renamed++;
+	}
+	return cdict_writer__task(x->w, &c);
+}
+
+#define REMAP_COPY(kind, type) \
+	static int remap_##kind(void *ctx, const type *r) \
+	{ \
+		return cdict_writer__##kind(((struct remap *)ctx)->w, r); \
+	}
+REMAP_COPY(slice, struct pwz_slice)
+REMAP_COPY(wakeup, struct pwz_wakeup)
+REMAP_COPY(kvm_exit, struct pwz_kvm_exit)
+REMAP_COPY(cpu_agg, struct pwz_cpu_agg)
+REMAP_COPY(kvm_agg, struct pwz_kvm_agg)
+REMAP_COPY(wait_agg, struct pwz_wait_agg)
+#undef REMAP_COPY
+
+/* --remap FILE --map CSV: FILE's tasks renamed, written through a temporary of its own in
+ * FILE's folder (outfile.h) and renamed over FILE, in FILE's format and mode (--mode: that
+ * one). A cut file is refused. Returns the exit status. */
+static int remap_capture(struct run *r)
+{
+	struct remap x = { .map = r->map };
+	struct cdict_visitor v = {
+		.ctx = &x, .meta = remap_meta, .task = remap_task, .slice = remap_slice,
+		.wakeup = remap_wakeup, .kvm_exit = remap_kvm_exit, .cpu_agg = remap_cpu_agg,
+		.kvm_agg = remap_kvm_agg, .wait_agg = remap_wait_agg,
+	};
+	struct cdict_read_info info = { 0 };
+	char *path = cdict_resolve_path(r->o.remap), err[512];
+	struct stat st;
+	int e, rc = 1;
+
+	if (!path || stat(path, &st)) {
+		msg("--remap %s: no such file (nor %s.cdict)", r->o.remap, r->o.remap);
+		free(path);
+		return 1;
+	}
+	x.path = path;
+	x.wo.mode = r->o.mode ? r->o.mode : (st.st_mode & 0777);
+	x.info = &info;
+	e = cdict_read(path, &v, &info, err, sizeof(err));
+	if (e && x.err[0]) {
+		msg("%s", x.err);
+	} else if (e > 0 || (e && !x.w)) {
+		msg("%s", err);
+	} else if (e) {
+		msg("--remap %s: cannot write the copy: %s", path, strerror(-e));
+	} else if (info.cut) {
+		msg("--remap %s: the file is cut short (a killed capture): only whole captures are rewritten; read it with pwz-render --partial --map %s",
+		    path, r->o.map_path);
+	} else if (cdict_writer__finish(x.w, &x.meta, err, sizeof(err))) {
+		msg("%s", err);
+	} else {
+		msg("renamed %zu of the task records of %s with %s (%zu names in the map)",
+		    x.renamed, path, r->o.map_path, task_map__count(r->map));
+		rc = 0;
+	}
+	cdict_writer__free(x.w);	/* an unfinished copy's temporary is removed */
+	pwz_meta_free(&x.meta);
+	free(path);
+	return rc;
+}
+
 /* Ignores SIGPIPE (a closed pipe on stderr, as in `pwz-bpf ... 2>&1 | true`, must not kill a
  * capture that holds BPF programs and a half-written file: the write fails instead, and a
  * message that cannot be written is not a failed capture) and raises the soft open-file limit
@@ -737,6 +870,7 @@ static int prepare(struct run *r)
 		.ringbuf_mb = r->o.ringbuf_mb, .filter = r->filter,
 		.tids = r->sel_tids, .nr_tids = r->nr_sel_tids,
 		.tgids = r->sel_tgids, .nr_tgids = r->nr_sel_tgids,
+		.follow_names = r->o.nr_tasks > 0,
 	};
 	r->cap = capture__new(&r->cfg, err, sizeof(err));
 	if (!r->cap) {
@@ -824,6 +958,10 @@ static int fail_capture(struct run *r, const char *what, int e)
 	unsigned long long chunks = r->w ? cdict_writer__chunks(r->w) : 0;
 	int kept = 0;
 
+	if (r->progress_shown)
+		fputs("\r\033[K", stderr);	/* the progress line gives way */
+	r->progress_shown = false;
+
 	if (r->w) {
 		snprintf(part, sizeof(part), "%s", cdict_writer__part_path(r->w) ?: "");
 		kept = cdict_writer__keep_partial(r->w);
@@ -855,11 +993,37 @@ static int fail_write(struct run *r)
 	return fail_capture(r, what, r->werr);
 }
 
+/* The progress line (a terminal only): elapsed / total, records read, the kernel's drops. */
+static void show_progress(struct run *r, uint64_t now, uint64_t deadline)
+{
+	uint64_t cnt[PWZ_CNT_MAX], drops = 0;
+	double el = (double)(now - r->t0) / 1e9;
+
+	if (!capture__counters(r->cap, cnt))
+		drops = cnt[CNT_DROP_SLICE] + cnt[CNT_DROP_KVM_EXIT] + cnt[CNT_DROP_TASK] +
+			cnt[CNT_MAP_FULL];
+	if (deadline)
+		fprintf(stderr, "\rpwz-bpf: %.1f / %.1f s", el, (double)(deadline - r->t0) / 1e9);
+	else
+		fprintf(stderr, "\rpwz-bpf: %.1f s (until the command ends)", el);
+	fprintf(stderr, ", %llu records, %llu dropped\033[K",
+		(unsigned long long)(r->slices + r->waits + r->exits), (unsigned long long)drops);
+	fflush(stderr);
+	r->progress_shown = true;
+}
+
+static void clear_progress(struct run *r)
+{
+	if (r->progress_shown)
+		fputs("\r\033[K", stderr);
+	r->progress_shown = false;
+}
+
 /* Drains the ring buffers until the deadline, the command's end or a signal. Returns 0 or -1
  * with a message. */
 static int capture_loop(struct run *r)
 {
-	uint64_t deadline = 0, last_flush = r->t0;
+	uint64_t deadline = 0, last_flush = r->t0, last_progress = r->t0;
 	int e;
 
 	if (!r->o.command || r->o.sleep_given)
@@ -892,12 +1056,17 @@ static int capture_loop(struct run *r)
 			return fail_write(r);
 		if (e < 0)
 			return fail_capture(r, "the task table", e);
+		if (r->progress && now - last_progress >= PROGRESS_NS) {
+			show_progress(r, now, deadline);
+			last_progress = now;
+		}
 		if (r->w && now - last_flush >= FLUSH_NS) {
 			if (wr(r, cdict_writer__flush(r->w)))
 				return fail_write(r);
 			last_flush = now;
 		}
 	}
+	clear_progress(r);
 	if (stop_signal)
 		info(1, "stopping on signal %d", (int)stop_signal);
 	return 0;
@@ -988,6 +1157,7 @@ static int finish(struct run *r)
 	if (e < 0)
 		return fail_capture(r, "reading the ring buffer failed", e);
 	if (r->child.pid > 0) {
+		r->child_stopped = true;
 		kill(r->child.pid, stop_signal ? stop_signal : SIGTERM);
 		if (waitpid(r->child.pid, &r->child_status, 0) == r->child.pid)
 			r->child_done = true;
@@ -1032,10 +1202,29 @@ static void print_summary(const struct run *r)
 	     task_table__count(r->tt), task_table__forgotten(r->tt));
 	if (r->w)
 		msg("wrote %s (%llu bytes)", r->path, (unsigned long long)cdict_writer__bytes(r->w));
+	if (r->followed)
+		msg("-t: %zu threads named to match during the capture were followed", r->followed);
+	if (r->follow_err)
+		msg("warning: -t: a thread that matched could not be followed: %s",
+		    strerror(-r->follow_err));
 	if (r->child_done && WIFEXITED(r->child_status) && WEXITSTATUS(r->child_status))
 		msg("the command exited with status %d", WEXITSTATUS(r->child_status));
 	else if (r->child_done && WIFSIGNALED(r->child_status))
-		msg("the command was killed by signal %d", WTERMSIG(r->child_status));
+		msg("the command was killed by signal %d%s", WTERMSIG(r->child_status),
+		    r->child_stopped ? " (by pwz-bpf, at the end of the capture)" : "");
+}
+
+/* The exit status of a capture that succeeded: the command's own, as perf record passes it
+ * on (its exit status, or 128 + the signal that killed it), unless pwz-bpf ended it. */
+static int command_status(const struct run *r)
+{
+	if (!r->child_done || r->child_stopped)
+		return 0;
+	if (WIFEXITED(r->child_status))
+		return WEXITSTATUS(r->child_status);
+	if (WIFSIGNALED(r->child_status))
+		return 128 + WTERMSIG(r->child_status);
+	return 0;
 }
 
 static void run_free(struct run *r)
@@ -1073,6 +1262,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	verbose = r->o.verbose;
+	r->progress = !r->o.quiet && isatty(STDERR_FILENO);
 	libbpf_set_print(libbpf_print);
 	if (r->o.help || r->o.version) {
 		if (r->o.help)
@@ -1099,10 +1289,14 @@ int main(int argc, char **argv)
 		rc = use_perf_data(r, r->cmdline);
 		goto out;
 	}
+	if (r->o.remap) {
+		rc = remap_capture(r);
+		goto out;
+	}
 	if (check_env(r) || prepare(r) || start(r) || capture_loop(r) || finish(r))
 		goto out;
 	print_summary(r);
-	rc = 0;
+	rc = command_status(r);
 out:
 	run_free(r);
 	return rc;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cdict v2 writer: records packed with msgpack-c into chunks, each one LZ4 frame. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <lz4frame.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,6 +372,7 @@ const char *cdict_writer__part_path(const struct cdict_writer *w)
 static int finish_legacy(struct cdict_writer *w)
 {
 	FILE *f = outfile_stream(&w->out);
+	struct stat st;
 	int ret;
 
 	if (!f)
@@ -378,6 +380,8 @@ static int finish_legacy(struct cdict_writer *w)
 	ret = legacy_writer__write(w->legacy, f);
 	if (fclose(f) && !ret)
 		ret = errno ? -errno : -EIO;
+	if (!ret && !fstat(w->out.fd, &st))
+		w->bytes = (unsigned long long)st.st_size;	/* written whole, at the end */
 	return ret;
 }
 

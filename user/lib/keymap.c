@@ -95,7 +95,7 @@ int array_reserve(void **arr, size_t *cap, size_t n, size_t elem)
 
 	if (n <= *cap)
 		return 0;
-	ncap = *cap ? *cap * 2 : 64;
+	ncap = *cap ? *cap * 2 : 8;	/* small first: many arrays hold one or two elements */
 	while (ncap < n)
 		ncap *= 2;
 	p = realloc(*arr, ncap * elem);

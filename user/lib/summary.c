@@ -373,7 +373,9 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 		ret = -EINVAL;
 		goto fail;
 	}
-	s->from_aggregates = t->info.has_aggregates || t->info.format == CDICT_FORMAT_LEGACY;
+	/* a cut file's aggregates (written at the end) may be partial: its streams are folded */
+	s->from_aggregates = (t->info.has_aggregates || t->info.format == CDICT_FORMAT_LEGACY) &&
+			     !t->info.cut;
 	if (s->window_start_ns > 0 || s->window_end_ns < end || !s->from_aggregates)
 		s->from_aggregates = false;
 	s->has_charged = t->meta.has_charged && s->from_aggregates;

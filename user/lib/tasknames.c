@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,11 +303,99 @@ bool task_is_tid(const char *s)
 	return parse_uint(s, UINT32_MAX, &v);
 }
 
-bool task_pattern_match(const char *pattern, const char *name, uint32_t tid)
+bool task_pattern_is_regex(const char *pattern)
+{
+	return strpbrk(pattern, ".^$+()|\\{") != NULL;
+}
+
+/* Compiles one pattern as perfwhiz's re.match read it: anchored at the start only. */
+static int regex_compile(regex_t *re, const char *pattern)
+{
+	size_t n = strlen(pattern);
+	char *anchored = malloc(n + 4);
+	int rc;
+
+	if (!anchored)
+		return REG_ESPACE;
+	snprintf(anchored, n + 4, "^(%s)", pattern);
+	rc = regcomp(re, anchored, REG_EXTENDED | REG_NOSUB);
+	free(anchored);
+	return rc;
+}
+
+static bool one_match(const char *pattern, const char *name, uint32_t tid)
 {
 	unsigned long long v;
+	regex_t re;
+	bool hit;
 
 	if (parse_uint(pattern, UINT32_MAX, &v))
 		return v == tid;
-	return fnmatch(pattern, name, 0) == 0;
+	if (fnmatch(pattern, name, 0) == 0)
+		return true;
+	if (!task_pattern_is_regex(pattern) || regex_compile(&re, pattern))
+		return false;
+	hit = regexec(&re, name, 0, NULL, 0) == 0;
+	regfree(&re);
+	return hit;
+}
+
+/* Calls fn on each pattern of set (a copy, NUL-terminated) until it returns true. */
+static bool each_pattern(const char *set, bool (*fn)(const char *, void *), void *ctx)
+{
+	char one[4096];
+
+	for (const char *p = set;;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), p);
+		if (fn(one, ctx))
+			return true;
+		if (!nl)
+			return false;
+		p = nl + 1;
+	}
+}
+
+struct match_ctx {
+	const char *name;
+	uint32_t tid;
+};
+
+static bool match_one(const char *pattern, void *ctx)
+{
+	struct match_ctx *m = ctx;
+
+	return one_match(pattern, m->name, m->tid);
+}
+
+bool task_pattern_match(const char *set, const char *name, uint32_t tid)
+{
+	struct match_ctx m = { .name = name, .tid = tid };
+
+	if (!strchr(set, '\n'))
+		return one_match(set, name, tid);
+	return each_pattern(set, match_one, &m);
+}
+
+int task_patterns_join(const char *const *patterns, size_t n, char *out, size_t outlen)
+{
+	size_t len = 0;
+
+	if (outlen)
+		out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t k = strlen(patterns[i]);
+
+		if (!k || strchr(patterns[i], '\n'))
+			return -EINVAL;
+		if (len + k + 2 > outlen)
+			return -ENAMETOOLONG;
+		if (i)
+			out[len++] = '\n';
+		memcpy(out + len, patterns[i], k + 1);
+		len += k;
+	}
+	return 0;
 }

@@ -60,8 +60,25 @@ void task_merge_sys_name(const char *name, char *out, size_t outlen);
 /* True when s is a thread id: decimal digits only, within 32 bits (as /proc's entries). */
 bool task_is_tid(const char *s);
 
-/* Shell glob match of pattern against the whole name (fnmatch without flags); a pattern
- * of digits only matches a tid instead. */
-bool task_pattern_match(const char *pattern, const char *name, uint32_t tid);
+/*
+ * -t patterns. One pattern is, by the first rule that applies:
+ *   - digits only: a tid;
+ *   - else a shell glob on the whole name (fnmatch without flags): "*vcpu0";
+ *   - and, when it has regex syntax (any of . ^ $ + ( ) | \ { ) and compiles as a POSIX
+ *     extended regex, also that regex anchored at the start of the name and not at its end,
+ *     as perfwhiz read it (Python's re.match): ".*vcpu0" matches "vm1.vcpu0" and
+ *     "vm1.vcpu01". Either reading matching is a match, so a name with a dot or parentheses
+ *     ("kdamond.0", "(sd-pam)") still matches itself.
+ * A pattern set is patterns separated by '\n' (task_patterns_join()); it matches when any of
+ * them does (the union of several -t).
+ */
+bool task_pattern_match(const char *set, const char *name, uint32_t tid);
+
+/* Whether pattern (one, not a set) is read as a regex by task_pattern_match(). */
+bool task_pattern_is_regex(const char *pattern);
+
+/* The set of n patterns (joined with '\n') into out. Returns 0, -EINVAL when a pattern holds a
+ * newline or is empty, or -ENAMETOOLONG. */
+int task_patterns_join(const char *const *patterns, size_t n, char *out, size_t outlen);
 
 #endif /* PWZ_TASKNAMES_H */

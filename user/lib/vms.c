@@ -349,6 +349,8 @@ static struct vms_exit *exit_row(struct vms_exit **rows, size_t *nr, size_t *cap
 
 static void exit_percentiles(struct vms_exit *e)
 {
+	if (!e->hist)
+		return;
 	e->p50_ns = pwz_lhist_quantile(e->hist, 0.50, e->max_ns);
 	e->p90_ns = pwz_lhist_quantile(e->hist, 0.90, e->max_ns);
 	e->p99_ns = pwz_lhist_quantile(e->hist, 0.99, e->max_ns);
@@ -441,6 +443,8 @@ static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const s
 		if (e->flags & PWZ_EXIT_UNPAIRED)
 			continue;
 		row = exit_row(rows, nr, cap, km, e->isa, e->reason);
+		if (row && !row->hist && !(row->hist = calloc(PWZ_LHIST_BUCKETS, sizeof(*row->hist))))
+			row = NULL;	/* a reason's histogram only once it has a paired exit */
 		if (!row) {
 			rc = -ENOMEM;
 			goto out;
@@ -462,7 +466,8 @@ out:
 	return rc;
 }
 
-static void vms_exit_add(struct vms_exit *dst, const struct vms_exit *src)
+/* Adds src into dst. Returns 0 or -ENOMEM. */
+static int vms_exit_add(struct vms_exit *dst, const struct vms_exit *src)
 {
 	if (!dst->name)
 		dst->name = src->name;
@@ -474,8 +479,20 @@ static void vms_exit_add(struct vms_exit *dst, const struct vms_exit *src)
 	dst->off_sleep_ns += src->off_sleep_ns;
 	if (src->max_ns > dst->max_ns)
 		dst->max_ns = src->max_ns;
+	if (!src->hist)
+		return 0;
+	if (!dst->hist && !(dst->hist = calloc(PWZ_LHIST_BUCKETS, sizeof(*dst->hist))))
+		return -ENOMEM;
 	for (uint32_t b = 0; b < PWZ_LHIST_BUCKETS; b++)
 		dst->hist[b] += src->hist[b];
+	return 0;
+}
+
+static void exit_rows_free(struct vms_exit *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].hist);
+	free(rows);
 }
 
 static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const struct trace *t,
@@ -728,11 +745,10 @@ static int vm_totals(struct vms_vm *vm)
 			struct vms_exit *row = exit_row(&vm->exits, &vm->nr_exits, &cap, &km,
 							vc->exits[k].isa, vc->exits[k].code);
 
-			if (!row) {
+			if (!row || vms_exit_add(row, &vc->exits[k])) {
 				keymap_free(&km);
 				return -ENOMEM;
 			}
-			vms_exit_add(row, &vc->exits[k]);
 		}
 	}
 	keymap_free(&km);
@@ -791,9 +807,9 @@ void vms__free(struct vms *v)
 		return;
 	for (i = 0; i < v->nr_vms; i++) {
 		for (k = 0; k < v->vms[i].nr_vcpus; k++)
-			free(v->vms[i].vcpus[k].exits);
+			exit_rows_free(v->vms[i].vcpus[k].exits, v->vms[i].vcpus[k].nr_exits);
 		free(v->vms[i].vcpus);
-		free(v->vms[i].exits);
+		exit_rows_free(v->vms[i].exits, v->vms[i].nr_exits);
 	}
 	free(v->vms);
 	free(v->waits);

@@ -50,7 +50,8 @@ struct vms_exit {
 	uint64_t off_ready_ns;		/* of which it waited runnable */
 	uint64_t off_sleep_ns;		/* of which it slept (blocked, halted) */
 	uint64_t p50_ns, p90_ns, p99_ns, max_ns;	/* of the paired exits' handling */
-	uint64_t hist[PWZ_LHIST_BUCKETS];		/* their handling times */
+	uint64_t *hist;					/* their handling times: PWZ_LHIST_BUCKETS
+						 * counters, NULL while none is paired */
 };
 
 /* A thread that ran instead of a waiting vCPU. */
