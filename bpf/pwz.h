@@ -41,6 +41,7 @@ enum rec_type {
 	REC_SLICE = 1,		/* struct rec_slice (with the run-queue wait before it) */
 	REC_KVM_EXIT = 3,	/* struct rec_kvm_exit */
 	REC_TASK = 4,		/* struct rec_task: a new thread or a rename */
+	REC_SLICE_BATCH = 5,	/* struct rec_batch: PWZ_BATCH slice records of one CPU */
 };
 
 /* How a slice ended (same values as enum pwz_slice_end). */
@@ -52,6 +53,8 @@ enum rec_slice_end {
 
 /* Flags of a slice record (same values as enum pwz_slice_flags). */
 #define REC_SLICE_UNSEEN_START 1
+#define REC_SLICE_CHARGED 2	/* charged_ns holds the kernel's charge of the slice */
+#define REC_SLICE_WAKER 4	/* waker_tid and waker_cpu name who woke the thread */
 
 /* What the wait before a slice began with. */
 enum rec_wait {
@@ -61,20 +64,48 @@ enum rec_wait {
 };
 
 /*
+ * prev_state as the sched_switch tracepoint reports it (its TP_printk field, what perf and
+ * Perfetto read): one bit of TASK_REPORT (S 0x1, D 0x2, T 0x4, t 0x8, X 0x10, Z 0x20, P 0x40),
+ * I 0x80 (TASK_REPORT_IDLE), R+ 0x100 (TASK_REPORT_MAX: preempted), R 0.
+ */
+#define REC_STATE_IDLE 0x80
+#define REC_STATE_PREEMPTED 0x100
+
+/*
  * One run slice, emitted at switch-out, carrying the run-queue wait that ended at its
- * switch-in (one record per switch, not two). 40 bytes.
+ * switch-in (one record per switch, not two). 56 bytes.
  */
 struct rec_slice {
 	__u32 type;		/* REC_SLICE */
 	__u32 tid;		/* thread that ran */
-	__u32 cpu;		/* CPU it ran on */
-	__u16 end;		/* enum rec_slice_end */
+	__u16 cpu;		/* CPU it ran on */
+	__u16 prev_state;	/* its prev_state at the switch-out, as reported (REC_STATE_*) */
+	__u8 end;		/* enum rec_slice_end */
 	__u8 wait;		/* enum rec_wait: whether wake_ns holds a wait start */
 	__u8 flags;		/* REC_SLICE_UNSEEN_START: switch-in not seen, start_ns is the
-				 * CPU's previous switch (user/lib/model.h R2) */
+				 * CPU's previous switch (user/lib/model.h R2); REC_SLICE_CHARGED,
+				 * REC_SLICE_WAKER: the fields below are known */
+	__u8 pad;		/* zero */
+	__u32 waker_tid;	/* with REC_SLICE_WAKER: the thread current at sched_waking */
+	__u32 waker_cpu;	/* with REC_SLICE_WAKER: the CPU it ran on */
 	__u64 start_ns;		/* switch-in; 0: already running at capture start */
 	__u64 end_ns;		/* switch-out */
 	__u64 wake_ns;		/* with wait: when it became runnable (wait = start - wake) */
+	__u64 charged_ns;	/* with REC_SLICE_CHARGED: se.sum_exec_runtime out minus in */
+};
+
+/*
+ * Slices are handed to the ring buffer PWZ_BATCH at a time, from a per-CPU array ("batch"):
+ * one reservation and commit per PWZ_BATCH switches instead of one per switch. A CPU's last
+ * partial batch is read from the map at the end of the capture. When a batch cannot be
+ * output (ring full), its slices are folded into cpu_aggs and counted in CNT_DROP_SLICE.
+ */
+#define PWZ_BATCH 16		/* a power of two */
+
+struct rec_batch {
+	__u32 type;			/* REC_SLICE_BATCH */
+	__u32 n;			/* slices in s[]: PWZ_BATCH in the ring, fewer in the map */
+	struct rec_slice s[PWZ_BATCH];	/* in the CPU's switch order, each typed REC_SLICE */
 };
 
 /* One KVM exit, emitted at the following kvm_entry of the same thread. 48 bytes. */
@@ -118,6 +149,8 @@ struct cpu_agg_val {
 	__u64 wait_max_ns;	/* the longest */
 	__u64 unseen;		/* of the switch-outs, those whose switch-in was unseen (R2) */
 	__u64 unseen_ns;	/* their slices' time, kept out of runtime_ns */
+	__u64 charged_ns;	/* the kernel's charge (se.sum_exec_runtime) of the slices ... */
+	__u64 charged_run_ns;	/* ... whose charge is known, and their runtime_ns */
 };
 
 /* Run-queue waits of one thread summed over CPUs (userspace view). */
@@ -160,16 +193,22 @@ struct cpu_state {
 	__u32 seen;		/* 1 once a sched_switch was seen on this CPU */
 	__u64 wake_ns;		/* start of the wait that ended at start_ns; 0 none */
 	__u32 wait;		/* enum rec_wait of that wait */
-	__u32 pad;		/* zero */
+	__u32 waker_known;	/* 1: waker_tid, waker_cpu name who woke it */
 	__u64 switches;		/* sched_switch events on this CPU */
 	__u64 unpaired;		/* switch-outs of a thread not seen switched in here */
+	__u64 sum_start;	/* the thread's se.sum_exec_runtime at start_ns; 0 unknown */
+	__u32 waker_tid;	/* who woke it (sched_waking's current) */
+	__u32 waker_cpu;	/* on which CPU */
 };
 
-/* Value of the hash "wait_start", keyed by tid: when the thread became runnable. */
+/* Value of task storage "wait_ts" (tp_btf) or the hash "wait_start" keyed by tid (raw_tp):
+ * when the thread became runnable, and who woke it. */
 struct wait_start {
 	__u64 ts;		/* wakeup or preemption time; 0 none pending */
-	__u32 preempted;	/* 1 preemption, 0 wakeup */
-	__u32 pad;		/* zero */
+	__u32 waker_tid;	/* with waker_known: the thread that woke it (sched_waking) */
+	__u16 waker_cpu;	/* and its CPU */
+	__u8 preempted;		/* 1 preemption, 0 wakeup */
+	__u8 waker_known;	/* 1: waker_* set by sched_waking for the wakeup to come */
 };
 
 /* Indexes of the per-CPU array "counters" (one entry of PWZ_CNT_MAX __u64). */

@@ -79,9 +79,9 @@ struct xwake {			/* a wakeup, in the list of the waker's CPU when known, else of
 	uint32_t tid;		/* woken (born) */
 	uint16_t target_cpu;	/* the CPU it then ran on */
 	uint16_t born;		/* 1: a task_newtask, the thread's birth (model.h R8) */
-	uint32_t waker;		/* waker tid; 0 = unknown (Perfetto then names the idle task);
-				 * for a birth, its process (the thread that forked is unknown) */
-	uint32_t pad2;
+	uint32_t waker;		/* waker tid (0: the idle task, or unknown); for a birth, its
+				 * process (the thread that forked is unknown) */
+	uint32_t waker_known;	/* 1: waker is known, written even when 0 */
 };
 
 struct cpu_stream {
@@ -441,23 +441,27 @@ static int on_task(void *ctx, const struct pwz_task *t)
 }
 
 /*
- * The two places that read the richer records of issue 14 (capture side) once they exist: the
- * slice's prev_state as the kernel reported it (D told from S), and the wakeup's waker (tid and
- * CPU at the wakeup). Until the records carry them, the fallbacks below.
+ * The two places that read the richer records of issue 14 (capture side): the slice's
+ * prev_state as the kernel reported it (D told from S), and the wakeup's waker (tid and CPU at
+ * sched_waking). Sources without them (imports without the field, legacy files) fall back to
+ * the end kind and to no waker.
  */
 static uint32_t slice_prev_state(const struct pwz_slice *s)
 {
-	/* with a reported state: return it when the record says it is known */
+	/* a reported R (0: switched out running without preemption, e.g. sched_yield()) is
+	 * runnable like R+ and, by model.h R3, a preemption: R+ keeps 0 for the cut at the end */
+	if (s->flags & PWZ_SLICE_STATE)
+		return s->prev_state || s->end == PWZ_END_OPEN ? s->prev_state :
+								    (uint32_t)KSTATE_PREEMPTED;
 	return (uint32_t)perfetto_prev_state(s->end);
 }
 
 /* True with *tid and *cpu set when the record names the waker. */
 static bool wakeup_waker(const struct pwz_wakeup *w, uint32_t *tid, uint32_t *cpu)
 {
-	(void)w;
-	*tid = 0;
-	*cpu = 0;
-	return false;
+	*tid = w->flags & PWZ_WAKEUP_WAKER ? w->waker_tid : 0;
+	*cpu = w->flags & PWZ_WAKEUP_WAKER ? w->waker_cpu : 0;
+	return w->flags & PWZ_WAKEUP_WAKER;
 }
 
 static int on_slice(void *ctx, const struct pwz_slice *s)
@@ -498,6 +502,7 @@ static int on_wakeup(void *ctx, const struct pwz_wakeup *w)
 	e->tid = w->tid;
 	e->target_cpu = (uint16_t)w->cpu;
 	e->waker = known ? waker : 0;
+	e->waker_known = known;
 	return 0;
 }
 
@@ -903,8 +908,8 @@ static void emit_waking(struct exporter *x, const struct xwake *w)
 	size_t a = pb_begin(&x->events, FEB_EVENT), b;
 
 	pb_uint(&x->events, FE_TIMESTAMP, x->base + w->time);
-	/* the common pid is the waker; left out (0) when unknown, as in today's records */
-	if (w->waker)
+	/* the common pid is the waker (the idle task's 0 too); left out when unknown */
+	if (w->waker_known)
 		pb_uint(&x->events, FE_PID, w->waker);
 	b = pb_begin(&x->events, FE_SCHED_WAKING);
 	/* prio and success are left out: Perfetto's thread states do not use them */

@@ -134,11 +134,31 @@ static void test_conv_slice(void **state)
 	r.wake_ns = t0 + 100;
 	r.flags = REC_SLICE_UNSEEN_START;
 	assert_false(capture_conv_slice(&r, t0, &s, &w));
-	assert_int_equal(s.flags, PWZ_SLICE_UNSEEN_START);
+	assert_int_equal(s.flags, PWZ_SLICE_UNSEEN_START | PWZ_SLICE_STATE);
 	assert_int_equal(s.dur_ns, 300);
 	r.flags = 0;
 	assert_true(capture_conv_slice(&r, t0, &s, &w));
-	assert_int_equal(s.flags, 0);
+	assert_int_equal(s.flags, PWZ_SLICE_STATE);
+	assert_int_equal(w.flags, PWZ_WAKEUP_WOKEN);
+	/* the reported state, the kernel's charge and the waker, when the record has them */
+	r.prev_state = PWZ_STATE_DISK;
+	r.flags = REC_SLICE_CHARGED | REC_SLICE_WAKER;
+	r.charged_ns = 250;
+	r.waker_tid = 77;
+	r.waker_cpu = 3;
+	assert_true(capture_conv_slice(&r, t0, &s, &w));
+	assert_int_equal(s.flags, PWZ_SLICE_STATE | PWZ_SLICE_CHARGED);
+	assert_int_equal(pwz_slice_state(&s), PWZ_STATE_DISK);
+	assert_int_equal(s.charged_ns, 250);
+	assert_int_equal(w.flags, PWZ_WAKEUP_WOKEN | PWZ_WAKEUP_WAKER);
+	assert_int_equal(w.waker_tid, 77);
+	assert_int_equal(w.waker_cpu, 3);
+	/* a wait begun by a preemption has no waker, whatever the record holds */
+	r.wait = REC_WAIT_PREEMPT;
+	assert_true(capture_conv_slice(&r, t0, &s, &w));
+	assert_int_equal(w.flags, PWZ_WAKEUP_PREEMPTED);
+	r.wait = REC_WAIT_WAKEUP;
+	r.flags = 0;
 	/* an end before the start (never from the kernel) gives 0, not a huge duration */
 	r.end_ns = t0 + 400;
 	capture_conv_slice(&r, t0, &s, &w);

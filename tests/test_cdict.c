@@ -102,7 +102,7 @@ static void assert_slice_eq(const struct pwz_slice *a, const struct pwz_slice *b
 static struct pwz_slice slice_i(uint32_t i)
 {
 	return (struct pwz_slice){ 1000 + i % 7, i % 3, 1000ull * i, 17 + i * 3ull, i % 4,
-				   i % 5 ? 0 : PWZ_SLICE_UNSEEN_START };
+				   i % 5 ? 0 : PWZ_SLICE_UNSEEN_START, 0, 0 };
 }
 
 static struct pwz_kvm_exit exit_i(uint32_t i)
@@ -127,7 +127,7 @@ static void write_file(const char *path, size_t chunk_bytes, struct pwz_meta *fi
 		struct pwz_task t = { .tid = 1000 + i, .tgid = 1000, .time_ns = i,
 				      .flags = i % 2 ? PWZ_TASK_BORN : 0 };
 		struct pwz_slice s = slice_i(i);
-		struct pwz_wakeup wk = { 1000 + i, i % 3, 10ull * i, 5ull + i };
+		struct pwz_wakeup wk = { 1000 + i, i % 3, 10ull * i, 5ull + i, 0, 0, 0 };
 		struct pwz_kvm_exit e = exit_i(i);
 		uint64_t since = i % 3 ? 40ull + i : 0;	/* instances (model.h R8) */
 		struct pwz_cpu_agg ca = { .tid = 1000 + i, .cpu = i % 3, .since_ns = since,
@@ -161,6 +161,74 @@ static void write_file(const char *path, size_t chunk_bytes, struct pwz_meta *fi
 	assert_int_equal(cdict_writer__finish(w, final, err, sizeof(err)), 0);
 	cdict_writer__free(w);
 	pwz_meta_free(&m);
+}
+
+/* The optional fields of issue 14 and 15: reported prev_state, waker, kernel charge. A file
+ * whose META says has_prev_state / has_waker reads absent elements as the defaults; one
+ * without reads them as unknown, as older files do. */
+static void test_optional_fields(void **state)
+{
+	static const uint32_t states[] = { PWZ_STATE_PREEMPTED, PWZ_STATE_SLEEPING,
+					   PWZ_STATE_DISK, PWZ_STATE_RUNNING, PWZ_STATE_IDLE };
+	struct cdict_writer_opts o = { .chunk_bytes = 256 };
+	char path[256], err[512];
+	struct pwz_meta m;
+	struct cdict_writer *w;
+	static struct seen s;
+
+	(void)state;
+	for (int known = 0; known < 2; known++) {
+		snprintf(path, sizeof(path), "%s/opt%d.cdict", dir, known);
+		make_meta(&m);
+		m.has_prev_state = m.has_waker = m.has_charged = known;
+		w = cdict_writer__new(path, &m, &o, err, sizeof(err));
+		assert_non_null(w);
+		for (uint32_t i = 0; i < 5; i++) {
+			struct pwz_slice sl = { .tid = 7, .cpu = 1, .start_ns = 10 * i, .dur_ns = 5,
+						.end = i == 0 || i == 3 ? PWZ_END_PREEMPTED :
+						       PWZ_END_SLEPT,
+						.flags = PWZ_SLICE_STATE | PWZ_SLICE_CHARGED,
+						.prev_state = states[i], .charged_ns = 4 };
+			struct pwz_wakeup wk = { .tid = 7, .cpu = 1, .wake_ns = i, .wait_ns = 1,
+						 .flags = i == 0 ? PWZ_WAKEUP_PREEMPTED :
+							  i == 1 ? PWZ_WAKEUP_WOKEN :
+							  PWZ_WAKEUP_WOKEN | PWZ_WAKEUP_WAKER,
+						 .waker_tid = 100 + i, .waker_cpu = i % 2 };
+
+			assert_int_equal(cdict_writer__slice(w, &sl), 0);
+			assert_int_equal(cdict_writer__wakeup(w, &wk), 0);
+		}
+		struct pwz_cpu_agg ca = { .tid = 7, .cpu = 1, .runtime_ns = 900, .switches = 5,
+					  .charged_ns = 700, .charged_run_ns = 800 };
+		assert_int_equal(cdict_writer__cpu_agg(w, &ca), 0);
+		assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+		cdict_writer__free(w);
+		pwz_meta_free(&m);
+
+		assert_int_equal(read_all(path, &s, NULL, err), 0);
+		assert_int_equal(s.meta.has_prev_state, known);
+		assert_int_equal(s.meta.has_waker, known);
+		assert_int_equal(s.ns, 5);
+		for (uint32_t i = 0; i < 5; i++) {
+			/* R+ of a preemption and S of a sleep are implied, D, R and I stored */
+			bool stored = i >= 2;
+
+			assert_int_equal(!!(s.slices[i].flags & PWZ_SLICE_STATE), known || stored);
+			assert_int_equal(pwz_slice_state(&s.slices[i]), states[i]);
+			/* the charge is aggregate-only in the file */
+			assert_false(s.slices[i].flags & PWZ_SLICE_CHARGED);
+		}
+		assert_int_equal(s.wakeups[0].flags, known ? PWZ_WAKEUP_PREEMPTED : 0);
+		assert_int_equal(s.wakeups[1].flags, PWZ_WAKEUP_WOKEN);
+		assert_int_equal(s.wakeups[1].waker_cpu, 0);
+		assert_int_equal(s.wakeups[3].flags, PWZ_WAKEUP_WOKEN | PWZ_WAKEUP_WAKER);
+		assert_int_equal(s.wakeups[3].waker_tid, 103);
+		assert_int_equal(s.wakeups[3].waker_cpu, 1);
+		assert_int_equal(s.nc, 1);
+		assert_int_equal(s.cpu[0].charged_ns, 700);
+		assert_int_equal(s.cpu[0].charged_run_ns, 800);
+		assert_int_equal(s.cpu[0].runtime_ns, 900);
+	}
 }
 
 static void test_round_trip(void **state)
@@ -655,6 +723,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_trigger_meta),
+		cmocka_unit_test(test_optional_fields),
 		cmocka_unit_test(test_cut_at_every_chunk),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_writer_errors),

@@ -29,8 +29,10 @@ static void test_wait_trigger_once(void **state)
 	struct flight *f = flight__new(&cfg);
 	struct pwz_task t = { .tid = 7, .tgid = 7, .name = "victim" };
 	struct pwz_slice s = { .tid = 7, .cpu = 1, .start_ns = 3 * S, .dur_ns = 1000 };
-	struct pwz_wakeup short_w = { 7, 1, 3 * S - 19000000, 19000000 };
-	struct pwz_wakeup long_w = { 7, 1, 3 * S - 25000000, 25000000 };
+	struct pwz_wakeup short_w = { .tid = 7, .cpu = 1, .wake_ns = 3 * S - 19000000,
+				      .wait_ns = 19000000 };
+	struct pwz_wakeup long_w = { .tid = 7, .cpu = 1, .wake_ns = 3 * S - 25000000,
+				     .wait_ns = 25000000 };
 
 	(void)state;
 	assert_non_null(f);
@@ -76,7 +78,7 @@ static void test_evict_window(void **state)
 	/* much later every chunk but the newest is gone (it takes the next records) */
 	flight__evict(f, 100 * S);
 	assert_int_equal(flight__bytes(f), one);
-	assert_int_equal(flight__stored(f), 3ull * FLIGHT_CHUNK_ENTRIES * 56);
+	assert_int_equal(flight__stored(f), 3ull * FLIGHT_CHUNK_ENTRIES * FLIGHT_ENTRY_BYTES);
 	flight__free(f);
 }
 
@@ -108,9 +110,9 @@ static void test_budget(void **state)
 	add_slices(f, FLIGHT_CHUNK_ENTRIES, 1 * S);
 	one = flight__bytes(f);
 	/* sized from the first second: twice the window and its slack (60.1 s) at 4096 records
-	 * of 56 bytes a second, 27.6 MB: above the 16 MiB floor */
+	 * of FLIGHT_ENTRY_BYTES a second, 27.6 MB: above the 16 MiB floor */
 	b = flight__size_budget(f, 1 * S);
-	assert_int_equal(b, (uint64_t)(2.0 * FLIGHT_CHUNK_ENTRIES * 56 * 60.1));
+	assert_int_equal(b, (uint64_t)(2.0 * FLIGHT_CHUNK_ENTRIES * FLIGHT_ENTRY_BYTES * 60.1));
 	assert_int_equal(flight__size_budget(f, 2 * S), b);	/* sized once */
 	flight__free(f);
 

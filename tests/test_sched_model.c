@@ -162,15 +162,18 @@ static void test_unseen_switch_in(void **state)
 	assert_int_equal(a->runtime_ns, 0);
 	assert_int_equal(a->unseen, 1);
 	assert_int_equal(a->unseen_ns, 250);
-	assert_int_equal(g.slices[1].flags, PWZ_SLICE_UNSEEN_START);
+	assert_int_equal(g.slices[1].flags & ~(uint32_t)PWZ_SLICE_STATE, PWZ_SLICE_UNSEEN_START);
 	assert_int_equal(g.slices[1].start_ns, 50);
 	for (int i = 0; i < g.ns; i++) {
 		if (g.slices[i].cpu == 1)
 			cpu1 += g.slices[i].dur_ns;
 		if (i != 1)
-			assert_int_equal(g.slices[i].flags, 0);
+			assert_int_equal(g.slices[i].flags & PWZ_SLICE_UNSEEN_START, 0);
 	}
 	assert_int_equal(cpu1, 400);	/* 0-50 idle, 50-300 unseen, 300-350 idle, 350-400 30 */
+	/* the switch-out's prev_state as the event reported it (40 went to sleep: S) */
+	assert_int_equal(pwz_slice_state(&g.slices[1]), PWZ_STATE_SLEEPING);
+	assert_true(g.slices[1].flags & PWZ_SLICE_STATE);
 	assert_int_equal(g.nw, 1);
 	assert_int_equal(g.wakeups[0].wait_ns, 40);
 	a = cpu_agg(&g, 30, 1);

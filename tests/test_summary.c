@@ -23,11 +23,11 @@
 static struct trace *hand_built(void)
 {
 	static struct pwz_slice slices[] = {
-		{ 10, 0, 0, 30 * MS, PWZ_END_SLEPT, 0 },
-		{ 11, 0, 30 * MS, 20 * MS, PWZ_END_PREEMPTED, 0 },
-		{ 10, 1, 50 * MS, 20 * MS, PWZ_END_OPEN, 0 },
+		{ 10, 0, 0, 30 * MS, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 11, 0, 30 * MS, 20 * MS, PWZ_END_PREEMPTED, 0, 0, 0 },
+		{ 10, 1, 50 * MS, 20 * MS, PWZ_END_OPEN, 0, 0, 0 },
 	};
-	static struct pwz_wakeup wakeups[] = { { 10, 1, 45 * MS, 5 * MS } };
+	static struct pwz_wakeup wakeups[] = { { 10, 1, 45 * MS, 5 * MS, 0, 0, 0 } };
 	static struct pwz_kvm_exit exits[] = {
 		{ 10, 0, 10 * MS, PWZ_ISA_SVM, 0x7b, 1000, 2000, 0 },
 		{ 10, 0, 60 * MS, PWZ_ISA_SVM, 0x7b, 1000, 4000, 0 },
@@ -242,8 +242,10 @@ static void test_sparse_cpus(void **state)
 	t->info.format = CDICT_FORMAT_V2;
 	t->slices = calloc(N + 1, sizeof(*t->slices));
 	for (uint32_t i = 0; i < N; i++)
-		t->slices[i] = (struct pwz_slice){ 100 + i, HIGH, i * 1000, 500, PWZ_END_SLEPT, 0 };
-	t->slices[N] = (struct pwz_slice){ 100, 1, 50 * MS, 1000, PWZ_END_SLEPT, 0 };
+		t->slices[i] = (struct pwz_slice){ .tid = 100 + i, .cpu = HIGH, .start_ns = i * 1000,
+						   .dur_ns = 500, .end = PWZ_END_SLEPT };
+	t->slices[N] = (struct pwz_slice){ .tid = 100, .cpu = 1, .start_ns = 50 * MS, .dur_ns = 1000,
+					   .end = PWZ_END_SLEPT };
 	t->nr_slices = N + 1;
 	s = summary__new(t, NULL, err, sizeof(err));
 	assert_non_null(s);
@@ -275,8 +277,8 @@ static void test_idle_per_cpu(void **state)
 	struct summary_opts o = { .merge_sys = true };
 	char err[256];
 	struct summary *s;
-	const struct pwz_slice idle[] = { { 0, 0, 70 * MS, 30 * MS, PWZ_END_PREEMPTED, 0 },
-					  { 0, 1, 0, 50 * MS, PWZ_END_PREEMPTED, 0 } };
+	const struct pwz_slice idle[] = { { 0, 0, 70 * MS, 30 * MS, PWZ_END_PREEMPTED, 0, 0, 0 },
+					  { 0, 1, 0, 50 * MS, PWZ_END_PREEMPTED, 0, 0, 0 } };
 
 	(void)state;
 	t->slices = realloc(t->slices, 5 * sizeof(*t->slices));
@@ -447,11 +449,11 @@ static void test_reused_tid(void **state)
 		{ .tid = 20, .tgid = 20, .time_ns = 10 * MS, .comm = "old2", .name = "old2" },
 	};
 	struct pwz_slice slices[] = {
-		{ 20, 0, 0, 30 * MS, PWZ_END_EXITED, 0 },
-		{ 20, 1, 45 * MS, 25 * MS, PWZ_END_SLEPT, 0 },
-		{ 0, 0, 30 * MS, 70 * MS, PWZ_END_OPEN, 0 },
+		{ 20, 0, 0, 30 * MS, PWZ_END_EXITED, 0, 0, 0 },
+		{ 20, 1, 45 * MS, 25 * MS, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 0, 0, 30 * MS, 70 * MS, PWZ_END_OPEN, 0, 0, 0 },
 	};
-	struct pwz_wakeup wk = { 20, 1, 42 * MS, 3 * MS };
+	struct pwz_wakeup wk = { 20, 1, 42 * MS, 3 * MS, 0, 0, 0 };
 	struct pwz_kvm_exit ex = { 20, 0, 50 * MS, PWZ_ISA_VMX, 12, 100, 200, 0 };
 	struct pwz_meta m = { .duration_ns = 100 * MS, .nr_cpus = 2, .has_switch_kind = true,
 			      .has_wait = true };

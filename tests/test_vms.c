@@ -29,23 +29,23 @@
  *   exit of 301: io at 50 for 40 (on 40).
  */
 static const struct pwz_slice slices[] = {
-	{ 0, 0, 0, 100 * US, PWZ_END_PREEMPTED, 0 },
-	{ 101, 0, 100 * US, 200 * US, PWZ_END_PREEMPTED, 0 },
-	{ 200, 0, 300 * US, 200 * US, PWZ_END_PREEMPTED, 0 },
-	{ 101, 0, 500 * US, 100 * US, PWZ_END_SLEPT, 0 },
-	{ 102, 0, 600 * US, 100 * US, PWZ_END_SLEPT, 0 },
-	{ 0, 0, 700 * US, 300 * US, PWZ_END_OPEN, 0 },
-	{ 301, 1, 0, 200 * US, PWZ_END_SLEPT, 0 },
-	{ 0, 1, 200 * US, 600 * US, PWZ_END_PREEMPTED, 0 },
-	{ 101, 1, 800 * US, 100 * US, PWZ_END_SLEPT, 0 },
-	{ 401, 1, 900 * US, 50 * US, PWZ_END_SLEPT, 0 },
-	{ 0, 1, 950 * US, 50 * US, PWZ_END_OPEN, 0 },
+	{ 0, 0, 0, 100 * US, PWZ_END_PREEMPTED, 0, 0, 0 },
+	{ 101, 0, 100 * US, 200 * US, PWZ_END_PREEMPTED, 0, 0, 0 },
+	{ 200, 0, 300 * US, 200 * US, PWZ_END_PREEMPTED, 0, 0, 0 },
+	{ 101, 0, 500 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	{ 102, 0, 600 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	{ 0, 0, 700 * US, 300 * US, PWZ_END_OPEN, 0, 0, 0 },
+	{ 301, 1, 0, 200 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	{ 0, 1, 200 * US, 600 * US, PWZ_END_PREEMPTED, 0, 0, 0 },
+	{ 101, 1, 800 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	{ 401, 1, 900 * US, 50 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	{ 0, 1, 950 * US, 50 * US, PWZ_END_OPEN, 0, 0, 0 },
 };
 
 static const struct pwz_wakeup waits[] = {
-	{ 200, 0, 100 * US, 200 * US },
-	{ 101, 0, 300 * US, 200 * US },
-	{ 101, 1, 780 * US, 20 * US },
+	{ 200, 0, 100 * US, 200 * US, 0, 0, 0 },
+	{ 101, 0, 300 * US, 200 * US, 0, 0, 0 },
+	{ 101, 1, 780 * US, 20 * US, 0, 0, 0 },
 };
 
 static const struct pwz_kvm_exit exits[] = {
@@ -269,11 +269,11 @@ static void test_no_streams(void **state)
 
 static void test_split_interval(void **state)
 {
-	const struct pwz_slice s1 = { 1, 0, 100, 50, PWZ_END_PREEMPTED, 0 };
-	const struct pwz_slice s2 = { 1, 1, 300, 100, PWZ_END_SLEPT, PWZ_SLICE_UNSEEN_START };
-	const struct pwz_slice s3 = { 1, 1, 500, 100, PWZ_END_SLEPT, 0 };
+	const struct pwz_slice s1 = { 1, 0, 100, 50, PWZ_END_PREEMPTED, 0, 0, 0 };
+	const struct pwz_slice s2 = { 1, 1, 300, 100, PWZ_END_SLEPT, PWZ_SLICE_UNSEEN_START, 0, 0 };
+	const struct pwz_slice s3 = { 1, 1, 500, 100, PWZ_END_SLEPT, 0, 0, 0 };
 	const struct pwz_slice *sl[] = { &s1, &s2, &s3 };
-	const struct pwz_wakeup w1 = { 1, 0, 150, 30 };
+	const struct pwz_wakeup w1 = { 1, 0, 150, 30, 0, 0, 0 };
 	const struct pwz_wakeup *wk[] = { &w1 };
 	uint64_t on, rd, sp;
 
@@ -302,11 +302,11 @@ static void test_instances(void **state)
 	const struct pwz_task second = { .tid = 500, .tgid = 500, .time_ns = 700 * US,
 					 .flags = PWZ_TASK_BORN, .comm = "w2", .name = "w2" };
 	const struct pwz_slice sl[] = {
-		{ 500, 0, 100 * US, 100 * US, PWZ_END_SLEPT, 0 },
-		{ 500, 0, 300 * US, 100 * US, PWZ_END_SLEPT, 0 },
-		{ 500, 1, 750 * US, 100 * US, PWZ_END_SLEPT, 0 },
+		{ 500, 0, 100 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 500, 0, 300 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 500, 1, 750 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
 	};
-	const struct pwz_wakeup wk[] = { { 500, 0, 250 * US, 50 * US }, { 500, 1, 720 * US, 30 * US } };
+	const struct pwz_wakeup wk[] = { { 500, 0, 250 * US, 50 * US, 0, 0, 0 }, { 500, 1, 720 * US, 30 * US, 0, 0, 0 } };
 	struct pwz_meta m = { .nr_cpus = 2, .duration_ns = 1000 * US, .has_wait = true };
 	const struct vms_wait_pct *p;
 	struct cdict_visitor v;

@@ -2,6 +2,7 @@
 /* The live capture engine: loads and attaches bpf/pwz.bpf.c, drains its ring buffers and maps. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,8 @@
 
 struct capture {
 	struct pwz_bpf *skel;
-	struct ring_buffer *rb;
+	struct ring_buffer *rb;		/* the slice and exit ring */
+	struct ring_buffer *rb_task;	/* the task ring, drained before each slice batch */
 	struct capture_sink sink;
 	struct model_fold *fold;	/* the slice records read, folded (model.h R7) */
 	uint64_t t0;
@@ -177,6 +179,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	s->rodata->follow_names = cfg->filter && cfg->follow_names;
 	s->rodata->emit_streams = cfg->streams;
 	s->rodata->want_wait = cfg->sched && cfg->wait;
+	s->rodata->want_waker = cfg->sched && cfg->wait && cfg->streams;
 	s->rodata->wakeup_bytes = ((__u64)cfg->ringbuf_mb << 20) / 4;
 
 	bpf_program__set_autoload(s->progs.switch_btf, cfg->sched && !raw);
@@ -185,6 +188,9 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_program__set_autoload(s->progs.switch_raw, cfg->sched && raw);
 	bpf_program__set_autoload(s->progs.wakeup_raw, cfg->sched && cfg->wait && raw);
 	bpf_program__set_autoload(s->progs.wakeup_new_raw, cfg->sched && cfg->wait && raw);
+	/* the waker rides in the slice records only: not needed for aggregates */
+	bpf_program__set_autoload(s->progs.waking_btf, cfg->sched && cfg->wait && cfg->streams && !raw);
+	bpf_program__set_autoload(s->progs.waking_raw, cfg->sched && cfg->wait && cfg->streams && raw);
 	bpf_program__set_autoload(s->progs.kvm_exit, cfg->kvm);
 	bpf_program__set_autoload(s->progs.kvm_entry, cfg->kvm);
 	bpf_map__set_max_entries(s->maps.rb, cfg->ringbuf_mb << 20);
@@ -334,9 +340,10 @@ static int take_gone(struct capture *c)
 	return 0;
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+/* One record: every slice record read is folded here (the kernel aggregates only the dropped
+ * ones), whatever the sink does with it, then handed to the sink. */
+static int one_record(struct capture *c, const void *data, size_t size)
 {
-	struct capture *c = ctx;
 	__u32 type = 0;
 	int e;
 
@@ -365,9 +372,44 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (e)
 			return e;
 	}
-	e = capture_dispatch(data, size, &c->sink);
+	return capture_dispatch(data, size, &c->sink);
+}
 
-	/* libbpf has consumed this record whatever we return: yielding loses nothing */
+/* The slices of a batch (struct rec_batch: n of them, at most what size holds), in order. */
+static int batch_records(struct capture *c, const void *data, size_t size)
+{
+	size_t off = offsetof(struct rec_batch, s), n;
+	__u32 hdr_n;
+	int e = 0;
+
+	if (size < off)
+		return 0;
+	/* births and renames submitted before this batch first (model.h R8) */
+	if (c->rb_task && (e = ring_buffer__consume(c->rb_task)) < 0)
+		return e;
+	e = 0;
+	memcpy(&hdr_n, (const char *)data + offsetof(struct rec_batch, n), sizeof(hdr_n));
+	n = (size - off) / sizeof(struct rec_slice);
+	if (hdr_n < n)
+		n = hdr_n;
+	for (size_t i = 0; i < n && !e; i++)
+		e = one_record(c, (const char *)data + off + i * sizeof(struct rec_slice),
+			       sizeof(struct rec_slice));
+	return e;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct capture *c = ctx;
+	__u32 type = 0;
+	int e;
+
+	if (size >= sizeof(type))
+		memcpy(&type, data, sizeof(type));
+	e = type == REC_SLICE_BATCH ? batch_records(c, data, size) : one_record(c, data, size);
+
+	/* libbpf has consumed this record whatever we return: yielding (after the whole
+	 * record) loses nothing */
 	if (!e && ++c->since_check >= POLL_CHECK_EVERY) {
 		c->since_check = 0;
 		if (c->poll_deadline && mono_ns() >= c->poll_deadline)
@@ -382,9 +424,12 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
 	int e;
 
 	c->sink = *sink;
-	/* task events first, so that a thread's naming tends to precede its slices */
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.rb_task), on_record, c, NULL);
-	if (!c->rb || ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.rb), on_record, c)) {
+	/* two ring_buffer objects, so that the task ring can be drained before each batch of
+	 * slices: a thread's birth (model.h R8) is then folded before the slices it governs */
+	c->rb_task = ring_buffer__new(bpf_map__fd(c->skel->maps.rb_task), on_record, c, NULL);
+	c->rb = c->rb_task ? ring_buffer__new(bpf_map__fd(c->skel->maps.rb), on_record, c, NULL) :
+			     NULL;
+	if (!c->rb) {
 		char hint[256];
 
 		e = -errno;
@@ -415,8 +460,12 @@ int capture__poll(struct capture *c, int timeout_ms)
 	/* the task ring never wakes the reader (its records are submitted without wakeup):
 	 * drain every ring on each round, or it fills up in a busy capture */
 	if (e >= 0) {
-		int n = ring_buffer__consume(c->rb);
+		int n = ring_buffer__consume(c->rb_task);
 
+		if (n >= 0) {
+			e += n;
+			n = ring_buffer__consume(c->rb);
+		}
 		e = n < 0 ? n : e + n;
 	}
 	c->poll_deadline = 0;
@@ -442,14 +491,77 @@ uint64_t capture__exited_written(const struct capture *c)
 	return c->taken;
 }
 
+static void *destroy_link(void *arg)
+{
+	bpf_link__destroy(arg);
+	return NULL;
+}
+
+/*
+ * Detaches every program. Each tracepoint link's release waits for the tracepoint's
+ * unregistration (RCU grace periods, static-key patching: 50-200 ms each measured here);
+ * released one after the other, they cost a short capture half a second. Released from
+ * threads at once, they overlap.
+ */
+static void detach_all(struct pwz_bpf *s)
+{
+	struct bpf_link **links = (struct bpf_link **)&s->links;
+	size_t n = sizeof(s->links) / sizeof(*links);
+	pthread_t th[sizeof(s->links) / sizeof(struct bpf_link *)];
+	bool started[sizeof(s->links) / sizeof(struct bpf_link *)] = { 0 };
+
+	for (size_t i = 0; i < n; i++)
+		if (links[i])
+			started[i] = !pthread_create(&th[i], NULL, destroy_link, links[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else if (links[i])
+			bpf_link__destroy(links[i]);
+		links[i] = NULL;
+	}
+}
+
+static int partial_batches(struct capture *c);
+
 int capture__stop(struct capture *c, uint64_t *detached_ns)
 {
+	int n, e;
+
 	if (c->attached) {
-		pwz_bpf__detach(c->skel);
+		detach_all(c->skel);
 		c->attached = false;
 	}
 	*detached_ns = mono_ns();
-	return c->rb ? ring_buffer__consume(c->rb) : 0;
+	n = c->rb_task ? ring_buffer__consume(c->rb_task) : 0;
+	if (n >= 0 && c->rb)
+		n = ring_buffer__consume(c->rb);
+	if (n < 0)
+		return n;
+	/* after the ring's batches, each CPU's last, partial one */
+	e = partial_batches(c);
+	return e ? e : n;
+}
+
+static int percpu_lookup(struct capture *c, struct bpf_map *map, const void *key, void *buf,
+			 size_t size);
+static int batch_records(struct capture *c, const void *data, size_t size);
+
+/* Hands the slices of every CPU's last batch (not full: still in the map) to on_record's path. */
+static int partial_batches(struct capture *c)
+{
+	struct rec_batch *b = calloc(c->nr_cpus, sizeof(*b));
+	__u32 key = 0;
+	int e;
+
+	if (!b)
+		return -ENOMEM;
+	e = percpu_lookup(c, c->skel->maps.batch, &key, b, sizeof(*b));
+	for (int cpu = 0; !e && cpu < c->nr_cpus; cpu++)
+		if (b[cpu].n && b[cpu].n < PWZ_BATCH)
+			e = batch_records(c, &b[cpu], sizeof(b[cpu]));
+	free(b);
+	return e;
 }
 
 /* Reads the per-CPU value of key in map into buf (nr_cpus slots of size). */
@@ -652,6 +764,7 @@ void capture__free(struct capture *c)
 	if (!c)
 		return;
 	ring_buffer__free(c->rb);
+	ring_buffer__free(c->rb_task);
 	pwz_bpf__destroy(c->skel);
 	model_fold__free(c->fold);
 	keymap_free(&c->gone);

@@ -88,7 +88,8 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
 int capture__poll(struct capture *c, int timeout_ms);
 
 /* Detaches every program (no more events), writes the CLOCK_MONOTONIC time just after into
- * *detached_ns (the capture's end: no switch comes after it), then drains what is left.
+ * *detached_ns (the capture's end: no switch comes after it), then drains what is left,
+ * each CPU's last partial batch of slices (bpf/pwz.h PWZ_BATCH) included.
  * Returns as poll. */
 int capture__stop(struct capture *c, uint64_t *detached_ns);
 

@@ -20,17 +20,19 @@ _Static_assert((int)REC_END_PREEMPTED == (int)PWZ_END_PREEMPTED &&
 	       (int)REC_END_SLEPT == (int)PWZ_END_SLEPT &&
 	       (int)REC_END_EXITED == (int)PWZ_END_EXITED,
 	       "enum rec_slice_end and enum pwz_slice_end differ");
-_Static_assert(sizeof(struct rec_slice) == 40, "struct rec_slice is 40 bytes");
+_Static_assert(sizeof(struct rec_slice) == 56, "struct rec_slice is 56 bytes");
 _Static_assert(sizeof(struct rec_kvm_exit) == 48, "struct rec_kvm_exit is 48 bytes");
 _Static_assert(sizeof(struct rec_task) == 40, "struct rec_task is 40 bytes");
-_Static_assert(sizeof(struct cpu_agg_val) == 9 * 8, "struct cpu_agg_val is 9 counters");
+_Static_assert(sizeof(struct cpu_agg_val) == 11 * 8, "struct cpu_agg_val is 11 counters");
+_Static_assert(REC_STATE_IDLE == PWZ_STATE_IDLE && REC_STATE_PREEMPTED == PWZ_STATE_PREEMPTED,
+	       "the reported prev_state values of rec_slice and pwz_slice differ");
 _Static_assert((int)REC_SLICE_UNSEEN_START == (int)PWZ_SLICE_UNSEEN_START,
 	       "the unseen-start flags of rec_slice and pwz_slice differ");
 _Static_assert(sizeof(struct kvm_agg_val) == (2 + PWZ_BPF_HIST) * 8,
 	       "struct kvm_agg_val is count, total and the histogram");
 _Static_assert(sizeof(struct kvm_agg_key) == 16, "struct kvm_agg_key is 16 bytes");
 _Static_assert(sizeof(struct kvm_state) == 40, "struct kvm_state is 40 bytes");
-_Static_assert(sizeof(struct cpu_state) == 48, "struct cpu_state is 48 bytes");
+_Static_assert(sizeof(struct cpu_state) == 64, "struct cpu_state is 64 bytes");
 _Static_assert(sizeof(struct wait_start) == 16, "struct wait_start is 16 bytes");
 _Static_assert(CNT_UNPAIRED < PWZ_CNT_MAX, "enum pwz_cnt overflows the counters");
 _Static_assert(PWZ_SEL_TIDS_MAX <= PWZ_TID_MAP_MAX && PWZ_TID_MAP_DEFAULT <= PWZ_TID_MAP_MAX &&
@@ -91,14 +93,30 @@ bool capture_conv_slice(const struct rec_slice *r, uint64_t t0, struct pwz_slice
 	s->dur_ns = end > start ? end - start : 0;
 	s->end = r->end <= REC_END_EXITED ? r->end : PWZ_END_UNKNOWN;
 	s->flags = r->flags & REC_SLICE_UNSEEN_START ? PWZ_SLICE_UNSEEN_START : 0;
+	s->prev_state = r->prev_state;
+	s->flags |= PWZ_SLICE_STATE;
+	if (r->flags & REC_SLICE_CHARGED) {
+		s->flags |= PWZ_SLICE_CHARGED;
+		s->charged_ns = r->charged_ns;
+	}
 	if (r->wait == REC_WAIT_NONE || !r->start_ns || r->wake_ns > r->start_ns ||
-	    s->flags)
+	    (s->flags & PWZ_SLICE_UNSEEN_START))
 		return false;
 	memset(w, 0, sizeof(*w));
 	w->tid = r->tid;
 	w->cpu = r->cpu;
 	w->wake_ns = rel(r->wake_ns, t0);
 	w->wait_ns = r->start_ns - r->wake_ns;
+	if (r->wait == REC_WAIT_PREEMPT) {
+		w->flags = PWZ_WAKEUP_PREEMPTED;
+	} else {
+		w->flags = PWZ_WAKEUP_WOKEN;
+		if (r->flags & REC_SLICE_WAKER) {
+			w->flags |= PWZ_WAKEUP_WAKER;
+			w->waker_tid = r->waker_tid;
+			w->waker_cpu = r->waker_cpu;
+		}
+	}
 	return true;
 }
 
@@ -106,13 +124,17 @@ bool capture_conv_open(const struct cpu_state *st, uint32_t cpu, uint64_t t0, ui
 		       struct pwz_slice *s, struct pwz_wakeup *w)
 {
 	struct rec_slice r = {
-		.type = REC_SLICE, .tid = st->tid, .cpu = cpu, .end = REC_END_PREEMPTED,
+		.type = REC_SLICE, .tid = st->tid, .cpu = (__u16)cpu, .end = REC_END_PREEMPTED,
 		.wait = (__u8)st->wait, .start_ns = st->start_ns, .end_ns = t_end,
-		.wake_ns = st->wake_ns,
+		.wake_ns = st->wake_ns, .waker_tid = st->waker_tid, .waker_cpu = st->waker_cpu,
+		.flags = st->waker_known ? REC_SLICE_WAKER : 0,
 	};
 	bool waited = capture_conv_slice(&r, t0, s, w);
 
+	/* still running: no switch-out, so no prev_state and no charge */
 	s->end = PWZ_END_OPEN;
+	s->flags &= ~(uint32_t)(PWZ_SLICE_STATE | PWZ_SLICE_CHARGED);
+	s->prev_state = 0;
 	return waited;
 }
 
@@ -145,7 +167,8 @@ void capture_conv_cpu_agg(uint32_t tid, uint32_t cpu, const struct cpu_agg_val *
 	*a = (struct pwz_cpu_agg){
 		.tid = tid, .cpu = cpu, .runtime_ns = v->runtime_ns, .switches = v->switches,
 		.voluntary = v->voluntary, .involuntary = v->involuntary, .unseen = v->unseen,
-		.unseen_ns = v->unseen_ns,
+		.unseen_ns = v->unseen_ns, .charged_ns = v->charged_ns,
+		.charged_run_ns = v->charged_run_ns,
 	};
 	*w = (struct pwz_wait_agg){
 		.tid = tid, .count = v->wait_count, .wait_ns = v->wait_ns, .max_ns = v->wait_max_ns,

@@ -19,7 +19,8 @@
 
 enum { ENT_SLICE = 1, ENT_EXIT = 2 };
 
-/* One stored record: 56 bytes. */
+/* One stored record: 64 bytes (a slice with its reported state and charge, and its wait's
+ * start; the waker is not kept). */
 struct entry {
 	uint32_t type;			/* ENT_SLICE or ENT_EXIT */
 	uint32_t has_wait;		/* slice: wake_ns holds the wait's start */
@@ -32,7 +33,7 @@ struct entry {
 	};
 };
 
-_Static_assert(sizeof(struct entry) == 56, "flight entry size is part of the budget's arithmetic");
+_Static_assert(sizeof(struct entry) == FLIGHT_ENTRY_BYTES, "flight entry size is part of the budget's arithmetic");
 
 struct chunk {
 	struct chunk *next;
@@ -419,8 +420,10 @@ static int dump_records(struct dump *d)
 			const struct entry *x = &c->e[i];
 
 			if (x->type == ENT_SLICE) {
-				struct pwz_wakeup w = { x->sl.s.tid, x->sl.s.cpu, x->sl.wake_ns,
-							x->sl.s.start_ns - x->sl.wake_ns };
+				struct pwz_wakeup w = {
+					.tid = x->sl.s.tid, .cpu = x->sl.s.cpu, .wake_ns = x->sl.wake_ns,
+					.wait_ns = x->sl.s.start_ns - x->sl.wake_ns,
+				};
 
 				open_seen(d, &x->sl.s);
 				e = dump_slice(d, &x->sl.s, x->has_wait ? &w : NULL);

@@ -22,13 +22,14 @@
  * whole records, so they are exact for it (R7), except for slices the kernel dropped (ring
  * full), which the metadata's drop counters then count since the start.
  *
- * Memory: records are kept in chunks of FLIGHT_CHUNK_ENTRIES entries of 56 bytes; a chunk
+ * Memory: records are kept in chunks of FLIGHT_CHUNK_ENTRIES entries of 64 bytes; a chunk
  * whose every record ended before the window (with a slack for the ring buffer's small
  * reordering across CPUs) is freed. Past the budget the oldest chunk goes even if it is in
  * the window: the window then starts later, and the dump says so ("flight_budget" drop
  * counter, the records evicted early). Thread names: one entry per thread seen.
  */
 #define FLIGHT_CHUNK_ENTRIES 4096
+#define FLIGHT_ENTRY_BYTES 64	/* one stored record (asserted in flight.c) */
 #define FLIGHT_SLACK_NS 100000000ull	/* records kept this long past the window's start */
 #define FLIGHT_MIN_MB 16		/* the smallest budget sized at start */
 

@@ -831,6 +831,9 @@ static int fill_meta(struct run *r)
 	r->meta.clock_id = CLOCK_MONOTONIC;
 	r->meta.has_switch_kind = r->cfg.sched;
 	r->meta.has_wait = r->cfg.sched && r->cfg.wait;
+	r->meta.has_prev_state = r->cfg.sched && r->cfg.streams;
+	r->meta.has_waker = r->cfg.sched && r->cfg.wait && r->cfg.streams;
+	r->meta.has_charged = r->cfg.sched;
 	r->meta.has_kvm = r->kvm_ok;
 	r->meta.threads = r->filter || r->o.kvm_only ? PWZ_THREADS_SELECTED : PWZ_THREADS_ALL;
 	capture_opts_describe(&r->o, opts_text, sizeof(opts_text));
@@ -1057,9 +1060,13 @@ static int capture_loop(struct run *r)
 		deadline = r->t0 + (uint64_t)(r->o.sleep_s * 1e9);
 	info(1, "capturing%s", r->o.command ? " until the command ends" : "");
 	while (!stop_signal) {
-		uint64_t now;
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		int ms = POLL_MS;
 
-		e = capture__poll(r->cap, POLL_MS);
+		/* the last poll ends at the deadline, not up to POLL_MS past it */
+		if (deadline && (deadline <= now || (deadline - now) / 1000000 + 1 < (uint64_t)ms))
+			ms = deadline <= now ? 0 : (int)((deadline - now) / 1000000 + 1);
+		e = capture__poll(r->cap, ms);
 		if (e < 0 && e != -EINTR) {
 			if (r->werr)
 				return fail_write(r);

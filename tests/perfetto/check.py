@@ -181,7 +181,8 @@ for cpu, bl in sorted(bundles.items()):
 check(first_ok == len(bundles), "every CPU's first switch is to idle (%d of %d CPUs)" %
       (first_ok, len(bundles)))
 check(bad_order == 0, "switch timestamps ascend per CPU, wakings on their target CPU")
-check(states <= {0, 1, 0x10, 0x100}, "prev_state values are kernel bits R+/S/X/R: %s" %
+check(states <= {0, 1, 2, 4, 8, 0x10, 0x20, 0x40, 0x80, 0x100},
+      "prev_state values are the kernel's reported bits (R, S, D, T, t, X, Z, P, I, R+): %s" %
       sorted(states))
 drops = cap["drops_total"]
 check((lost > 0) == (drops > 0), "lost_events on %d bundles, capture drops %d" % (lost, drops))

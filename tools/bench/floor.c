@@ -14,9 +14,9 @@
 #include "empty.skel.h"
 
 static const char usage[] =
-	"Usage: pwz-bench-floor [--raw-tp] [--obj FILE.bpf.o] -- COMMAND [ARGS...]\n"
+	"Usage: pwz-bench-floor [--raw-tp] [--two-hook] [--obj FILE.bpf.o] -- COMMAND [ARGS...]\n"
 	"Attaches a BPF program that does nothing to sched_switch (tp_btf, or raw_tp with\n"
-	"--raw-tp), runs COMMAND, detaches, and exits with COMMAND's status: the floor of what\n"
+	"--raw-tp; with --two-hook, one to sched_wakeup as well), runs COMMAND, detaches, and exits with COMMAND's status: the floor of what\n"
 	"any BPF tracer on sched_switch costs. With --obj, loads FILE instead and attaches all\n"
 	"its tp_btf (or, with --raw-tp, raw_tp) and tracepoint programs with their defaults,\n"
 	"draining its ring buffers without reading them: the price of a candidate program.\n"
@@ -56,9 +56,12 @@ static void *drain(void *arg)
 	return NULL;
 }
 
-/* Whether a program of this section is wanted: one kind of raw tracepoint, and tracepoints. */
-static bool wanted(const char *sec, bool raw)
+/* Whether a program of this section is wanted: one kind of raw tracepoint, and tracepoints;
+ * of the empty object, the sched_wakeup ones only with two. */
+static bool wanted(const char *sec, bool raw, bool empty, bool two)
 {
+	if (empty && strstr(sec, "sched_wakeup") && !two)
+		return false;
 	if (!strncmp(sec, "tp_btf/", 7))
 		return !raw;
 	if (!strncmp(sec, "raw_tp/", 7) || !strncmp(sec, "raw_tracepoint/", 15))
@@ -76,13 +79,15 @@ int main(int argc, char **argv)
 	struct bpf_map *map;
 	const char *path = NULL;
 	int i = 1, nlinks = 0, status, err = 0, code = 1;
-	bool raw = false, drainer = false;
+	bool raw = false, drainer = false, two = false;
 	pthread_t th;
 	pid_t pid;
 
 	for (; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--raw-tp")) {
 			raw = true;
+		} else if (!strcmp(argv[i], "--two-hook")) {
+			two = true;
 		} else if (!strcmp(argv[i], "--obj") && i + 1 < argc) {
 			path = argv[++i];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -110,7 +115,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bpf_object__for_each_program(prog, obj)
-		bpf_program__set_autoload(prog, wanted(bpf_program__section_name(prog), raw));
+		bpf_program__set_autoload(prog, wanted(bpf_program__section_name(prog), raw,
+								      !path, two));
 	err = bpf_object__load(obj);
 	if (err) {
 		fprintf(stderr, "pwz-bench-floor: cannot load %s: %s (run as root)\n",

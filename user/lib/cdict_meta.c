@@ -45,7 +45,7 @@ static void pack_bool(msgpack_packer *pk, const char *key, bool v)
 		msgpack_pack_false(pk);
 }
 
-#define META_KEYS 23	/* and 2 more when the steal time is known */
+#define META_KEYS 26	/* and 2 more when the steal time is known */
 
 int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 {
@@ -83,6 +83,9 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	pack_bool(pk, "has_switch_kind", m->has_switch_kind);
 	pack_bool(pk, "has_wait", m->has_wait);
 	pack_bool(pk, "has_kvm", m->has_kvm);
+	pack_bool(pk, "has_prev_state", m->has_prev_state);
+	pack_bool(pk, "has_waker", m->has_waker);
+	pack_bool(pk, "has_charged", m->has_charged);
 	if (m->has_steal) {
 		pack_u64(pk, "steal_ns", m->steal_ns);
 		pack_u64(pk, "cpu_time_ns", m->cpu_time_ns);
@@ -291,6 +294,12 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			m->has_wait = mp_read_bool(c);
 		else if (!strcmp(key, "has_kvm"))
 			m->has_kvm = mp_read_bool(c);
+		else if (!strcmp(key, "has_prev_state"))
+			m->has_prev_state = mp_read_bool(c);
+		else if (!strcmp(key, "has_waker"))
+			m->has_waker = mp_read_bool(c);
+		else if (!strcmp(key, "has_charged"))
+			m->has_charged = mp_read_bool(c);
 		else if (!strcmp(key, "steal_ns")) {
 			m->steal_ns = mp_read_uint(c);
 			m->has_steal = true;

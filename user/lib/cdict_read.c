@@ -22,6 +22,8 @@ struct reader {
 	LZ4F_dctx *dctx;
 	char *err;
 	size_t errlen;
+	bool has_prev_state;		/* META: SLICE records without element 8 imply it */
+	bool has_waker;			/* META: WAKEUP records without waker began preempted */
 };
 
 #define FAIL(r, off, ...)                                                                  \
@@ -160,8 +162,18 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			s.start_ns = mp_read_uint(&c);
 			s.dur_ns = mp_read_uint(&c);
 			s.end = (uint32_t)mp_read_uint(&c);
-			s.flags = n > used ? (uint32_t)mp_read_uint(&c) : 0;
+			s.flags = n > used ? (uint32_t)mp_read_uint(&c) & PWZ_SLICE_UNSEEN_START : 0;
 			used += n > used;
+			s.prev_state = 0;
+			s.charged_ns = 0;
+			if (n > used) {
+				s.prev_state = (uint32_t)mp_read_uint(&c);
+				s.flags |= PWZ_SLICE_STATE;
+				used++;
+			} else if (r->has_prev_state && s.end <= PWZ_END_EXITED) {
+				s.prev_state = pwz_state_of_end(s.end);
+				s.flags |= PWZ_SLICE_STATE;
+			}
 			skip_rest(&c, n, used);
 			if (!c.err && v->slice)
 				ret = v->slice(v->ctx, &s);
@@ -176,6 +188,20 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			wk.cpu = (uint32_t)mp_read_uint(&c);
 			wk.wake_ns = mp_read_uint(&c);
 			wk.wait_ns = mp_read_uint(&c);
+			wk.flags = 0;
+			wk.waker_tid = wk.waker_cpu = 0;
+			if (n >= used + 2) {
+				wk.waker_tid = (uint32_t)mp_read_uint(&c);
+				wk.waker_cpu = (uint32_t)mp_read_uint(&c);
+				wk.flags = PWZ_WAKEUP_WOKEN;
+				if (wk.waker_cpu != PWZ_WAKER_CPU_UNKNOWN)
+					wk.flags |= PWZ_WAKEUP_WAKER;
+				else
+					wk.waker_tid = wk.waker_cpu = 0;
+				used += 2;
+			} else if (r->has_waker) {
+				wk.flags = PWZ_WAKEUP_PREEMPTED;
+			}
 			skip_rest(&c, n, used);
 			if (!c.err && v->wakeup)
 				ret = v->wakeup(v->ctx, &wk);
@@ -219,6 +245,12 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			used += n > used;
 			a.since_ns = n > used ? mp_read_uint(&c) : 0;
 			used += n > used;
+			a.charged_ns = a.charged_run_ns = 0;
+			if (n >= used + 2) {
+				a.charged_ns = mp_read_uint(&c);
+				a.charged_run_ns = mp_read_uint(&c);
+				used += 2;
+			}
 			skip_rest(&c, n, used);
 			info->has_aggregates = true;
 			if (!c.err && v->cpu_agg)
@@ -373,6 +405,8 @@ static int read_v2(struct reader *r, const unsigned char *hdr, const struct cdic
 	ret = read_meta(r, &meta, info);
 	if (ret)
 		return ret;
+	r->has_prev_state = meta.has_prev_state;
+	r->has_waker = meta.has_waker;
 	if (v->meta)
 		ret = v->meta(v->ctx, &meta);
 	pwz_meta_free(&meta);

@@ -218,15 +218,23 @@ int cdict_writer__slice(struct cdict_writer *w, const struct pwz_slice *s)
 		return w->error;
 	if (w->legacy)
 		return legacy_writer__slice(w->legacy, s);
-	/* flags only when set: most slices have none, and readers take 6 fields as flags 0 */
-	pack_head(w, s->flags ? 7 : 6, CDICT_REC_SLICE);
+	uint32_t flags = s->flags & PWZ_SLICE_UNSEEN_START;
+	/* the reported prev_state only when it is not what the end kind implies (R+ preempted,
+	 * S slept, X exited): a file whose META says has_prev_state implies it otherwise */
+	bool state = (s->flags & PWZ_SLICE_STATE) && s->prev_state != pwz_state_of_end(s->end);
+
+	/* flags only when set or followed by the state: most slices have neither, and readers
+	 * take 6 fields as flags 0 */
+	pack_head(w, state ? 8 : flags ? 7 : 6, CDICT_REC_SLICE);
 	msgpack_pack_uint32(&w->pk, s->tid);
 	msgpack_pack_uint32(&w->pk, s->cpu);
 	msgpack_pack_uint64(&w->pk, s->start_ns);
 	msgpack_pack_uint64(&w->pk, s->dur_ns);
 	msgpack_pack_uint32(&w->pk, s->end);
-	if (s->flags)
-		msgpack_pack_uint32(&w->pk, s->flags);
+	if (flags || state)
+		msgpack_pack_uint32(&w->pk, flags);
+	if (state)
+		msgpack_pack_uint32(&w->pk, s->prev_state);
 	return record_done(w);
 }
 
@@ -236,11 +244,22 @@ int cdict_writer__wakeup(struct cdict_writer *w, const struct pwz_wakeup *wk)
 		return w->error;
 	if (w->legacy)
 		return 0;
-	pack_head(w, 5, CDICT_REC_WAKEUP);
+	/* the waker of a wakeup (CPU PWZ_WAKER_CPU_UNKNOWN when unknown); neither element for
+	 * a wait begun by a preemption, which a file whose META says has_waker reads so */
+	bool woken = wk->flags & (PWZ_WAKEUP_WAKER | PWZ_WAKEUP_WOKEN);
+
+	pack_head(w, woken ? 7 : 5, CDICT_REC_WAKEUP);
 	msgpack_pack_uint32(&w->pk, wk->tid);
 	msgpack_pack_uint32(&w->pk, wk->cpu);
 	msgpack_pack_uint64(&w->pk, wk->wake_ns);
 	msgpack_pack_uint64(&w->pk, wk->wait_ns);
+	if (wk->flags & PWZ_WAKEUP_WAKER) {
+		msgpack_pack_uint32(&w->pk, wk->waker_tid);
+		msgpack_pack_uint32(&w->pk, wk->waker_cpu);
+	} else if (woken) {
+		msgpack_pack_uint32(&w->pk, 0);
+		msgpack_pack_uint32(&w->pk, PWZ_WAKER_CPU_UNKNOWN);
+	}
 	return record_done(w);
 }
 
@@ -268,8 +287,11 @@ int cdict_writer__cpu_agg(struct cdict_writer *w, const struct pwz_cpu_agg *a)
 		return w->error;
 	if (w->legacy)
 		return 0;
-	/* since_ns only when not 0: most threads were there at the start */
-	pack_head(w, a->since_ns ? 10 : 9, CDICT_REC_CPU_AGG);
+	bool charged = a->charged_ns || a->charged_run_ns;
+
+	/* since_ns only when not 0 (most threads were there at the start) or followed by the
+	 * kernel's charge */
+	pack_head(w, charged ? 12 : a->since_ns ? 10 : 9, CDICT_REC_CPU_AGG);
 	msgpack_pack_uint32(&w->pk, a->tid);
 	msgpack_pack_uint32(&w->pk, a->cpu);
 	msgpack_pack_uint64(&w->pk, a->runtime_ns);
@@ -278,8 +300,12 @@ int cdict_writer__cpu_agg(struct cdict_writer *w, const struct pwz_cpu_agg *a)
 	msgpack_pack_uint64(&w->pk, a->involuntary);
 	msgpack_pack_uint64(&w->pk, a->unseen);
 	msgpack_pack_uint64(&w->pk, a->unseen_ns);
-	if (a->since_ns)
+	if (a->since_ns || charged)
 		msgpack_pack_uint64(&w->pk, a->since_ns);
+	if (charged) {
+		msgpack_pack_uint64(&w->pk, a->charged_ns);
+		msgpack_pack_uint64(&w->pk, a->charged_run_ns);
+	}
 	return record_done(w);
 }
 

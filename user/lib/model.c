@@ -353,6 +353,12 @@ int model_fold__slice(struct model_fold *f, const struct pwz_slice *s)
 		a->unseen_ns += run;
 	else
 		a->runtime_ns += run;
+	/* the kernel's charge is per whole slice: only a slice wholly inside the window adds it */
+	if ((s->flags & PWZ_SLICE_CHARGED) && !(s->flags & PWZ_SLICE_UNSEEN_START) &&
+	    run == s->dur_ns) {
+		a->charged_ns += s->charged_ns;
+		a->charged_run_ns += run;
+	}
 	if (!out)
 		return 0;
 	a->switches++;
@@ -410,6 +416,8 @@ int model_fold__cpu_agg(struct model_fold *f, const struct pwz_cpu_agg *x)
 	a->involuntary += x->involuntary;
 	a->unseen += x->unseen;
 	a->unseen_ns += x->unseen_ns;
+	a->charged_ns += x->charged_ns;
+	a->charged_run_ns += x->charged_run_ns;
 	return 0;
 }
 

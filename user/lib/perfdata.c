@@ -1172,6 +1172,7 @@ static int start(struct imp *im, uint64_t ts)
 	}
 	im->meta.has_switch_kind = true;
 	im->meta.has_wait = im->has_wakeup_attr;
+	im->meta.has_prev_state = im->has_switch_attr;
 	im->meta.has_kvm = im->has_kvm_attr;
 	if (im->has_kvm_attr && !im->meta.nr_exit_names && exitnames_add_builtin(&im->meta) < 0)
 		return -ENOMEM;

@@ -180,6 +180,25 @@ const char *pwz_source_name(uint32_t source)
 	return "unknown";
 }
 
+uint32_t pwz_state_of_end(uint32_t end)
+{
+	switch (end) {
+	case PWZ_END_PREEMPTED:
+		return PWZ_STATE_PREEMPTED;
+	case PWZ_END_SLEPT:
+		return PWZ_STATE_SLEEPING;
+	case PWZ_END_EXITED:
+		return PWZ_STATE_DEAD;
+	default:
+		return PWZ_STATE_RUNNING;
+	}
+}
+
+uint32_t pwz_slice_state(const struct pwz_slice *s)
+{
+	return s->flags & PWZ_SLICE_STATE ? s->prev_state : pwz_state_of_end(s->end);
+}
+
 unsigned int pwz_hist_bucket(uint64_t v)
 {
 	unsigned int b;

@@ -38,11 +38,36 @@ enum pwz_isa {
 	PWZ_ISA_SVM = 2,
 };
 
-/* Flags of a slice (user/lib/model.h, rule R2). */
+/* Flags of a slice (user/lib/model.h, rule R2). Only PWZ_SLICE_UNSEEN_START is stored as
+ * such in a cdict SLICE record; the others say which optional fields are known. */
 enum pwz_slice_flags {
 	PWZ_SLICE_UNSEEN_START = 1,	/* switch-in not seen: start_ns is the last event known on
 					 * the CPU, and the time may belong partly to other threads */
+	PWZ_SLICE_CHARGED = 2,		/* charged_ns is known (live captures; not stored per slice) */
+	PWZ_SLICE_STATE = 4,		/* prev_state is as the kernel reported it, not derived
+					 * from end */
 };
+
+/*
+ * prev_state of a switch-out as the sched_switch tracepoint reports it (its format field, what
+ * perf and Perfetto read): R 0, one TASK_REPORT bit (S 0x1, D 0x2, T 0x4, t 0x8, X 0x10,
+ * Z 0x20, P 0x40), I 0x80, R+ (preempted) 0x100.
+ */
+#define PWZ_STATE_RUNNING 0x0
+#define PWZ_STATE_SLEEPING 0x1		/* S */
+#define PWZ_STATE_DISK 0x2		/* D: uninterruptible */
+#define PWZ_STATE_DEAD 0x10		/* X */
+#define PWZ_STATE_ZOMBIE 0x20		/* Z */
+#define PWZ_STATE_IDLE 0x80		/* I: TASK_IDLE, uninterruptible without load */
+#define PWZ_STATE_PREEMPTED 0x100	/* R+ */
+
+/* The prev_state an end kind implies when the source does not report one (R+, S, X; R for
+ * the rest). */
+uint32_t pwz_state_of_end(uint32_t end);
+
+struct pwz_slice;
+/* The slice's prev_state: as reported (PWZ_SLICE_STATE), else implied by its end kind. */
+uint32_t pwz_slice_state(const struct pwz_slice *s);
 
 /* One stretch of time a thread ran on one CPU, from switch-in to switch-out (model.h R1). */
 struct pwz_slice {
@@ -52,7 +77,19 @@ struct pwz_slice {
 	uint64_t dur_ns;	/* switch-out minus switch-in */
 	uint32_t end;		/* enum pwz_slice_end */
 	uint32_t flags;		/* enum pwz_slice_flags */
+	uint32_t prev_state;	/* PWZ_STATE_*, with PWZ_SLICE_STATE only (else read
+				 * pwz_slice_state()) */
+	uint64_t charged_ns;	/* with PWZ_SLICE_CHARGED: what the kernel charged the thread for
+				 * this slice (se.sum_exec_runtime delta) */
 };
+
+/* Flags of a wait. */
+enum pwz_wakeup_flags {
+	PWZ_WAKEUP_WAKER = 1,		/* waker_tid, waker_cpu are known */
+	PWZ_WAKEUP_PREEMPTED = 2,	/* the wait began with a preemption (no waker) */
+	PWZ_WAKEUP_WOKEN = 4,		/* the wait began with a wakeup (its waker maybe unknown) */
+};
+#define PWZ_WAKER_CPU_UNKNOWN UINT32_MAX	/* in a cdict WAKEUP: woken, waker unknown */
 
 /* The time a thread waited runnable: from its wakeup or preemption to its next switch-in
  * (model.h R4). */
@@ -61,6 +98,11 @@ struct pwz_wakeup {
 	uint32_t cpu;		/* CPU it was switched in on */
 	uint64_t wake_ns;	/* when it became runnable (woken or preempted), from capture start */
 	uint64_t wait_ns;	/* switch-in minus wake_ns */
+	uint32_t flags;		/* enum pwz_wakeup_flags; 0: how the wait began is unknown */
+	uint32_t waker_tid;	/* with PWZ_WAKEUP_WAKER: the thread that woke it (current at
+				 * sched_waking; 0 the idle task, e.g. a wakeup from an interrupt
+				 * of an idle CPU) */
+	uint32_t waker_cpu;	/* with PWZ_WAKEUP_WAKER: the CPU it ran on */
 };
 
 /* Flags of a KVM exit (user/lib/model.h, rule R5). */
@@ -114,6 +156,10 @@ struct pwz_cpu_agg {
 	uint64_t involuntary;	/* of which preempted */
 	uint64_t unseen;	/* of which closed slices whose switch-in was not seen (R2) */
 	uint64_t unseen_ns;	/* the time of those slices: this thread's or the ones before it */
+	uint64_t charged_ns;	/* the kernel's charge (se.sum_exec_runtime) of the slices whose
+				 * charge is known (live captures: all but each CPU's first and last) */
+	uint64_t charged_run_ns;	/* runtime_ns of those same slices: charged_run_ns - charged_ns is
+				 * time the kernel did not charge (steal, IRQ); both 0 unknown */
 };
 
 /* Kernel aggregate: the exits of one thread for one (isa, reason). */
@@ -196,6 +242,9 @@ struct pwz_meta {
 	bool has_switch_kind;		/* voluntary/involuntary known (not for legacy) */
 	bool has_wait;			/* run-queue wait measured */
 	bool has_kvm;			/* the KVM tracepoints were attached or present */
+	bool has_prev_state;		/* slices' prev_state as reported (SLICE element 8) */
+	bool has_waker;			/* waits name their waker, or say they began preempted */
+	bool has_charged;		/* CPU_AGG carries the kernel's charge (elements 9, 10) */
 	uint32_t threads;		/* enum pwz_threads */
 	uint32_t nr_exit_names;
 	struct pwz_exit_name *exit_names;

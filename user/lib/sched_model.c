@@ -47,6 +47,8 @@ struct sched_model {
 	struct model_fold *fold;	/* the aggregates (model.h R7) */
 	struct thread_cache_ent thread_cache[THREAD_CACHE];
 	bool finished;
+	bool have_state;		/* the switch being emitted has state (reported) */
+	uint32_t state;
 };
 
 enum pwz_slice_end sched_model_end_kind(uint64_t prev_state, uint64_t preempt_bit)
@@ -162,12 +164,25 @@ static struct thread_state *thread_find(struct sched_model *m, uint32_t tid)
 	return &m->threads[i];
 }
 
+/* The traced kernel's prev_state as records.h's PWZ_STATE_* (R+ is its preempt bit). */
+static uint32_t reported_state(uint64_t prev_state, uint64_t preempt_bit)
+{
+	if (preempt_bit && (prev_state & preempt_bit))
+		return PWZ_STATE_PREEMPTED;
+	return (uint32_t)(prev_state & (preempt_bit ? preempt_bit - 1 : 0xff));
+}
+
 /* Emits a slice of tid on cpu (R1-R3) and folds it. */
 static int emit_slice(struct sched_model *m, uint32_t tid, uint32_t cpu, uint64_t start,
 		      uint64_t end, uint32_t kind, uint32_t flags)
 {
 	struct pwz_slice s = { .tid = tid, .cpu = cpu, .start_ns = start,
 			       .dur_ns = end > start ? end - start : 0, .end = kind, .flags = flags };
+
+	if (m->have_state) {
+		s.prev_state = m->state;
+		s.flags |= PWZ_SLICE_STATE;
+	}
 
 	m->stats.slices++;
 	if (model_fold__slice(m->fold, &s))
@@ -272,6 +287,8 @@ int sched_model__switch(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_
 	if (!c)
 		return cpu >= PWZ_MAX_CPUS ? -EINVAL : -ENOMEM;
 	m->stats.switches++;
+	m->have_state = true;
+	m->state = reported_state(prev_state, m->opts.preempt_bit);
 	if (!c->seen) {
 		m->stats.first_slices++;
 		err = emit_slice(m, prev_tid, cpu, 0, t, kind, 0);
@@ -286,6 +303,7 @@ int sched_model__switch(struct sched_model *m, uint64_t t, uint32_t cpu, uint32_
 		m->stats.unseen++;
 		err = emit_slice(m, prev_tid, cpu, c->start_ns, t, kind, PWZ_SLICE_UNSEEN_START);
 	}
+	m->have_state = false;
 	if (!err)
 		err = switch_out(m, t, prev_tid, kind);
 	if (err)

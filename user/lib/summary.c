@@ -181,6 +181,8 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 		ts->involuntary += a->involuntary;
 		ts->unseen += a->unseen;
 		ts->unseen_ns += a->unseen_ns;
+		ts->charged_ns += a->charged_ns;
+		ts->charged_run_ns += a->charged_run_ns;
 		if (a->cpu < s->nr_cpus) {
 			if (add_cpu(ts, a->cpu, a->runtime_ns, a->switches))
 				return -ENOMEM;
@@ -292,6 +294,8 @@ static int add_into(struct task_summary *dst, const struct task_summary *src, co
 	dst->involuntary += src->involuntary;
 	dst->unseen += src->unseen;
 	dst->unseen_ns += src->unseen_ns;
+	dst->charged_ns += src->charged_ns;
+	dst->charged_run_ns += src->charged_run_ns;
 	dst->wait_ns += src->wait_ns;
 	dst->wait_count += src->wait_count;
 	if (src->wait_max_ns > dst->wait_max_ns)
@@ -424,6 +428,7 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 			     !t->info.cut;
 	if (s->window_start_ns > 0 || s->window_end_ns < end || !s->from_aggregates)
 		s->from_aggregates = false;
+	s->has_charged = t->meta.has_charged && s->from_aggregates;
 	ret = build(&b);
 	if (ret)
 		goto fail;

@@ -41,6 +41,12 @@ struct task_summary {
 	uint64_t unseen;			/* switch-outs whose switch-in was unseen (model.h R2) */
 	uint64_t unseen_ns;			/* their slices' time: not in runtime_ns, may be partly
 						 * another thread's */
+	uint64_t charged_ns;			/* the kernel's charge (se.sum_exec_runtime) of
+						 * the slices whose charge is known; only with
+						 * has_charged */
+	uint64_t charged_run_ns;		/* runtime_ns of those slices: charged_run_ns -
+						 * charged_ns is what the kernel did not charge
+						 * (steal, IRQ time) */
 	struct summary_task_cpu *cpus;		/* the CPUs it ran on, sorted by cpu, each once:
 						 * sparse, so that a file of many tasks and a high
 						 * CPU number costs its records, not tasks x CPUs */
@@ -78,6 +84,8 @@ struct summary {
 	uint64_t window_end_ns;
 	bool has_switch_kind;
 	bool has_wait;
+	bool has_charged;		/* charged_ns known: a live capture's whole-capture
+					 * aggregates (not a window, import or legacy file) */
 	bool from_aggregates;		/* the file's aggregates (whole capture; exact under drops
 					 * for live captures) vs. folded from the streams */
 	struct summary_cpu *cpus;	/* nr_cpus entries */
