@@ -130,6 +130,12 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	u64_or_null(b, ts->pid, ts->pid != 0 || ts->tid == 0);
 	key(b, "born_ns", false);
 	u64_or_null(b, ts->since_ns, ts->since_ns != 0);
+	key(b, "charged_ns", false);
+	u64_or_null(b, ts->charged_ns, s->has_charged);
+	key(b, "charged_run_ns", false);
+	u64_or_null(b, ts->charged_run_ns, s->has_charged);
+	key(b, "uncharged_ns", false);
+	u64_or_null(b, summary_uncharged_ns(ts), s->has_charged);
 	key(b, "name", false);
 	jbuf_json_str(b, ts->name, (size_t)-1);
 	key(b, "comm", false);

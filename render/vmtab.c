@@ -114,6 +114,7 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 	jbuf_double(b, span ? 100.0 * (double)vc->ready_ns / (double)span : 0.0);
 	kv_u64(b, "sleep_ns", vc->sleep_ns);
 	kv_u64(b, "unseen_ns", vc->unseen_ns);
+	kv_opt(b, "uncharged_ns", vc->uncharged_ns, vc->has_uncharged);
 	kv_u64(b, "waits", vc->waits);
 	kv_opt(b, "migrations", vc->migrations, st);
 	key(b, "wait_pct", false);

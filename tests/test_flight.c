@@ -110,7 +110,7 @@ static void test_budget(void **state)
 	add_slices(f, FLIGHT_CHUNK_ENTRIES, 1 * S);
 	one = flight__bytes(f);
 	/* sized from the first second: twice the window and its slack (60.1 s) at 4096 records
-	 * of FLIGHT_ENTRY_BYTES a second, 27.6 MB: above the 16 MiB floor */
+	 * of FLIGHT_ENTRY_BYTES a second, 31.5 MB: above the 16 MiB floor */
 	b = flight__size_budget(f, 1 * S);
 	assert_int_equal(b, (uint64_t)(2.0 * FLIGHT_CHUNK_ENTRIES * FLIGHT_ENTRY_BYTES * 60.1));
 	assert_int_equal(flight__size_budget(f, 2 * S), b);	/* sized once */

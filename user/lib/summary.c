@@ -491,6 +491,11 @@ const struct summary_task_cpu *summary_task_cpu(const struct task_summary *ts, u
 	return NULL;
 }
 
+uint64_t summary_uncharged_ns(const struct task_summary *ts)
+{
+	return ts->charged_run_ns > ts->charged_ns ? ts->charged_run_ns - ts->charged_ns : 0;
+}
+
 double summary_cpu_pct(const struct summary *s, const struct task_summary *ts)
 {
 	uint64_t span = s->window_end_ns - s->window_start_ns;

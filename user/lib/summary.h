@@ -108,6 +108,11 @@ void summary__free(struct summary *s);
 /* The figures of ts on cpu (binary search), NULL if it never ran there. */
 const struct summary_task_cpu *summary_task_cpu(const struct task_summary *ts, uint32_t cpu);
 
+/* Of ts's runtime, the part the kernel did not charge it (steal, IRQ time): charged_run_ns -
+ * charged_ns, 0 when the charge came out higher (clock granularity). Meaningful only with
+ * has_charged. */
+uint64_t summary_uncharged_ns(const struct task_summary *ts);
+
 /* CPU use of a task in % of one core over the window. */
 double summary_cpu_pct(const struct summary *s, const struct task_summary *ts);
 

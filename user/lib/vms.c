@@ -528,6 +528,8 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 	vc->running_ns = ts->runtime_ns;
 	vc->ready_ns = ts->wait_ns;
 	vc->unseen_ns = ts->unseen_ns;
+	vc->has_uncharged = s->has_charged;
+	vc->uncharged_ns = summary_uncharged_ns(ts);
 	vc->waits = ts->wait_count;
 	used = vc->running_ns + vc->ready_ns + vc->unseen_ns;
 	vc->sleep_ns = span > used ? span - used : 0;

@@ -87,6 +87,10 @@ struct vms_vcpu {
 	uint64_t ready_ns;
 	uint64_t sleep_ns;
 	uint64_t unseen_ns;		/* R2 time of its switch-outs: in none of the three */
+	bool has_uncharged;		/* the capture read the kernel's charge (summary has_charged) */
+	uint64_t uncharged_ns;		/* of running_ns, what the kernel did not charge the thread
+					 * (steal by the hypervisor, IRQ time): charged_run_ns -
+					 * charged_ns of its task row */
 	uint64_t waits;			/* run-queue waits counted */
 	uint64_t migrations;		/* streams only */
 	struct vms_wait_pct wait;	/* streams only */
@@ -110,8 +114,6 @@ struct vms_vm {
 	size_t nr_exits;
 };
 
-/* Where stolen / IRQ time will go: the kernel-charged runtime per task is another module's
- * (charged_ns of struct task_summary); it is joined to these rows there. */
 
 struct vms {
 	uint64_t window_start_ns, window_end_ns;
