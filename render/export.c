@@ -10,6 +10,8 @@
 #include "keymap.h"
 #include "model.h"
 #include "parquet.h"
+#include "trace.h"
+#include "vms.h"
 
 #define I32 PARQUET_INT32
 #define I64 PARQUET_INT64
@@ -45,6 +47,12 @@ static const struct parquet_column cpu_residency_cols[] = {
 	{ "voluntary", I64, true }, { "involuntary", I64, true }, { "unseen", I64, false },
 	{ "unseen_ns", I64, false },
 };
+static const struct parquet_column vcpu_cols[] = {
+	COMMON, { "vm", STR, true }, { "pid", I32, true }, { "tid", I32, false }, { "utid", I32, false },
+	{ "vcpu", I32, true }, { "window_ns", I64, false }, { "running_ns", I64, false },
+	{ "ready_ns", I64, false }, { "sleep_ns", I64, false }, { "unseen_ns", I64, false },
+	{ "waits", I64, false }, { "exits", I64, false }, { "uncharged_ns", I64, true },
+};
 static const struct parquet_column capture_cols[] = {
 	COMMON, { "boot_id", STR, true }, { "kernel", STR, true }, { "nr_cpus", I32, true },
 	{ "start_wall_ns", I64, true }, { "dur", I64, false }, { "drops", I64, false }, { "source", STR, false },
@@ -63,6 +71,7 @@ static const struct {
 	T(EXPORT_PROCESS, "process", process_cols),
 	T(EXPORT_KVM_EXIT, "kvm_exit", kvm_exit_cols),
 	T(EXPORT_CPU_RESIDENCY, "cpu_residency", cpu_residency_cols),
+	T(EXPORT_VCPU, "vcpu", vcpu_cols),
 	T(EXPORT_CAPTURE, "capture", capture_cols),
 #undef T
 };
@@ -504,11 +513,61 @@ static int write_capture(struct xp *x, const struct cdict_read_info *info)
 		       v_clean(m->tool_version, b2, sizeof(b2)), V_I(info->cut));
 }
 
+/*
+ * vcpu: one row per vCPU thread of each VM over the whole capture (user/lib/vms.h), from the
+ * file's aggregates (exact under drops, and cheap: the streams are not loaded again). The
+ * streams' figures (migrations, who ran while ready, the exits' on/off-CPU split) are in
+ * `pwz-render --list --json`.
+ */
+static int write_vcpus(struct xp *x)
+{
+	struct trace_load_opts lo = { .streams = false };
+	char err[512], b1[PWZ_NAME_MAX * 3];
+	struct summary *s = NULL;
+	struct vms *v = NULL;
+	struct trace *t;
+	int ret = 0;
+
+	if (!x->meta.has_kvm)
+		return 0;
+	t = trace__load(x->path, &lo, err, sizeof(err));
+	if (t)
+		s = summary__new(t, NULL, err, sizeof(err));
+	if (s)
+		v = vms__new(t, s, err, sizeof(err));
+	if (!v)
+		ret = errno ? -errno : -ENOMEM;
+	for (size_t i = 0; v && i < v->nr_vms && !ret; i++) {
+		const struct vms_vm *vm = &v->vms[i];
+
+		for (size_t k = 0; k < vm->nr_vcpus && !ret; k++) {
+			const struct vms_vcpu *vc = &vm->vcpus[k];
+			struct thr *th = thr_of(x, vc->tid, vc->since_ns);
+
+			if (!th) {
+				ret = -ENOMEM;
+				break;
+			}
+			ret = PUT_ROW(x, EXPORT_VCPU, v_clean(vm->name, b1, sizeof(b1)),
+				      V_IN(vm->pid, th->task.tgid != 0),
+				      V_I(vc->tid), V_I(th->utid), V_IN(vc->vcpu, vc->vcpu >= 0),
+				      V_I(v->window_end_ns - v->window_start_ns), V_I(vc->running_ns),
+				      V_I(vc->ready_ns), V_I(vc->sleep_ns), V_I(vc->unseen_ns),
+				      V_I(vc->waits), V_I(vc->exits_total),
+				      V_IN(vc->uncharged_ns, vc->has_uncharged));
+		}
+	}
+	vms__free(v);
+	summary__free(s);
+	trace__free(t);
+	return ret;
+}
+
 static int finish(struct xp *x, const struct cdict_read_info *info)
 {
 	int ret;
 
-	if ((ret = write_threads(x)) || (ret = write_capture(x, info))) {
+	if ((ret = write_vcpus(x)) || (ret = write_threads(x)) || (ret = write_capture(x, info))) {
 		snprintf(x->err, x->errlen, "%s: cannot write the tables: %s", x->path, strerror(-ret));
 		return ret;
 	}

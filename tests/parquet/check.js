@@ -168,6 +168,19 @@ async function perCapture(c) {
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: kvm_exit count per thread = --list exits_total`, d);
 
+	// vcpu: one row per vCPU of --list's vms, with its figures (the whole capture's)
+	want = new Map();
+	for (const vm of list.vms || [])
+		for (const vc of vm.vcpus)
+			want.set(`${vc.tid}`, { vm: vm.name, running: vc.running_ns, ready: vc.ready_ns,
+				sleep: vc.sleep_ns, unseen: vc.unseen_ns, waits: vc.waits, exits: vc.exits_total,
+				uncharged: vc.uncharged_ns, win: cap.window_end_ns - cap.window_start_ns });
+	rows = await q(`select tid::varchar k, vm, running_ns running, ready_ns ready, sleep_ns sleep,
+		unseen_ns unseen, waits, exits, uncharged_ns uncharged, window_ns win
+		from ${glob('vcpu')} where ${where}`);
+	d = diff(want, new Map(rows.map((r) => [r.k, r])));
+	check(!d && rows.length === want.size, `${label}: vcpu: one row per vCPU of --list vms, running/ready/sleep/exits equal (${want.size} vCPUs)`, d || `${rows.length} rows`);
+
 	// capture: one row, its figures
 	rows = await q(`select * from ${glob('capture')} where ${where}`);
 	const r = rows[0] || {};
@@ -181,7 +194,8 @@ async function perCapture(c) {
 		`${rows.length} rows; ${bad.map((k) => `${k}: ${s(r[k])} vs ${s(wantCap[k])}`).join(', ')}`);
 
 	// every row of every table carries this trace_id and the capture's host
-	const tables = ['sched_slice', 'thread_state', 'thread', 'process', 'kvm_exit', 'cpu_residency', 'capture'];
+	const tables = ['sched_slice', 'thread_state', 'thread', 'process', 'kvm_exit', 'cpu_residency', 'capture',
+		'vcpu'];
 	let wrong = [];
 	for (const t of tables) {
 		const [x] = await q(`select count(*) n, count(*) filter (where host is not distinct from
@@ -191,7 +205,7 @@ async function perCapture(c) {
 		if (x.n !== x.h || x.n !== y.n)
 			wrong.push(`${t}: ${x.n} rows, ${x.h} with the host, ${y.n} with the trace_id`);
 	}
-	check(!wrong.length, `${label}: every row of the 7 files has trace_id ${id} and host ${cap.host}`, wrong.join('; '));
+	check(!wrong.length, `${label}: every row of the 8 files has trace_id ${id} and host ${cap.host}`, wrong.join('; '));
 }
 
 // docs/fleet.md: "### <table>" then "| column | type | null | ... |" rows.
@@ -216,7 +230,7 @@ async function schemas() {
 	const docs = docSchemas();
 	const phys = { INT32: 'INT32', INT64: 'INT64', STRING: 'BYTE_ARRAY' };
 	const duck = { INT32: 'INTEGER', INT64: 'BIGINT', STRING: 'VARCHAR' };
-	check(docs.size === 7, `docs/fleet.md documents 7 tables (${[...docs.keys()].join(', ')})`);
+	check(docs.size === 8, `docs/fleet.md documents 8 tables (${[...docs.keys()].join(', ')})`);
 	for (const [table, cols] of docs) {
 		const file = `${fleet}/${table}/${caps[0].id}.parquet`;
 		const rows = await q(`select name, type, repetition_type rep, converted_type conv, duckdb_type dt
