@@ -326,14 +326,25 @@ static int on_task(void *ctx, const struct pwz_task *t)
 	return 0;
 }
 
-static const char *end_state(uint32_t end)
+/*
+ * How slice s ended, as the letter of the state the kernel reported (Perfetto's letters): R
+ * preempted (R or R+), S, D, T, t, X, Z, P, I; without a reported state the letter its end
+ * kind implies (R, S, X). NULL for a slice open at the end of the capture or of unknown end.
+ */
+static const char *end_state(const struct pwz_slice *s)
 {
-	switch (end) {
-	case PWZ_END_PREEMPTED: return "R";
-	case PWZ_END_SLEPT: return "S";
-	case PWZ_END_EXITED: return "X";
-	default: return NULL;	/* open at the end of the capture, or not known */
-	}
+	static const char *const letter[] = { "S", "D", "T", "t", "X", "Z", "P", "I" };	/* 0x1 .. */
+	uint32_t st;
+
+	if (s->end == PWZ_END_OPEN || s->end == PWZ_END_UNKNOWN)
+		return NULL;
+	st = pwz_slice_state(s) & 0xff;
+	if (s->end == PWZ_END_PREEMPTED || !st)
+		return "R";
+	for (int b = 0; b < 8; b++)
+		if (st & (1u << b))
+			return letter[b];
+	return "S";
 }
 
 static int on_slice(void *ctx, const struct pwz_slice *s)
@@ -345,7 +356,7 @@ static int on_slice(void *ctx, const struct pwz_slice *s)
 		return -ENOMEM;
 	saw(x, s->start_ns + s->dur_ns, s->cpu);
 	return PUT_ROW(x, EXPORT_SCHED_SLICE, V_I(s->start_ns), V_I(s->dur_ns), V_I(s->cpu),
-		       V_I(s->tid), V_I(th->utid), v_str(end_state(s->end)),
+		       V_I(s->tid), V_I(th->utid), v_str(end_state(s)),
 		       V_I(s->flags & PWZ_SLICE_UNSEEN_START ? 1 : 0));
 }
 

@@ -106,11 +106,18 @@ async function perCapture(c) {
 	const ended = cap.format === 'legacy' ? 'true' : 'end_state is not null';
 	rows = await q(`select ${tableKey} k, coalesce(sum(dur) filter (where unseen_start = 0), 0) runtime,
 		count(*) filter (where ${ended}) switches,
-		${kinds ? "count(*) filter (where end_state in ('S', 'X'))" : 'null'} vol,
+		${kinds ? "count(*) filter (where end_state is not null and end_state <> 'R')" : 'null'} vol,
 		${kinds ? "count(*) filter (where end_state = 'R')" : 'null'} invol
 		from ${inst('sched_slice')} where ${where} group by k`);
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
-	check(!d, `${label}: sched_slice per thread: sum(dur) of the seen slices, switch-outs, end_state R / S+X = --list`, d);
+	check(!d, `${label}: sched_slice per thread: sum(dur) of the seen slices, switch-outs, end_state R / the others = --list`, d);
+
+	// end_state: the kernel's state letters (docs/fleet.md), R exactly for the preempted
+	rows = await q(`select coalesce(end_state, 'null') st, count(*) n from ${glob('sched_slice')}
+		where ${where} group by st order by st`);
+	const letters = rows.map((r) => r.st);
+	check(letters.every((l) => ['R', 'S', 'D', 'T', 't', 'X', 'Z', 'P', 'I', 'null'].includes(l)),
+		`${label}: sched_slice.end_state letters are the documented ones (${rows.map((r) => `${r.st} ${r.n}`).join(', ')})`);
 
 	// thread_state (waits) and the thread table's wait aggregates
 	if (cap.has_wait) {
