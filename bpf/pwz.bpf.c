@@ -51,6 +51,8 @@ const volatile __u32 filter_tids = 0;	/* 1: only threads in sel_tids (or sel_tgi
 const volatile __u32 filter_tgids = 0;	/* 1: only threads whose process is in sel_tgids */
 const volatile __u32 follow_names = 0;	/* 1: task records of every new or renamed thread (-t) */
 const volatile __u32 emit_streams = 1;	/* 0: aggregates only, no ring-buffer records */
+const volatile __u32 batch_max = PWZ_BATCH;	/* slices per ring record, 1..PWZ_BATCH (1: each slice
+						 * at once, for the flight recorder) */
 const volatile __u32 want_wait = 1;	/* 0: no run-queue wait measurement */
 const volatile __u32 want_waker = 1;	/* 0: no waker (sched_waking not attached) */
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader once this much is queued */
@@ -269,6 +271,9 @@ static __noinline void fold_batch(struct rec_batch *b)
 
 	for (__u32 i = 0; i < PWZ_BATCH; i++) {
 		struct rec_slice *r = &b->s[i];
+
+		if (i >= b->n)
+			break;
 		struct cpu_agg_val *agg;
 		__u32 tid = r->tid;
 
@@ -390,10 +395,16 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 			r->wake_ns = wake;
 			r->charged_ns = charge;
 			b->n = i + 1;
-			if (b->n == PWZ_BATCH) {
+			if (b->n >= batch_max || b->n == PWZ_BATCH) {
+				__u32 n = b->n;
+				__u64 size = offsetof(struct rec_batch, s) +
+					     (__u64)(n & (2 * PWZ_BATCH - 1)) * sizeof(struct rec_slice);
+
 				b->type = REC_SLICE_BATCH;
-				if (bpf_ringbuf_output(&rb, b, sizeof(*b), rb_flags(&rb))) {
-					cnt_add(CNT_DROP_SLICE, PWZ_BATCH);
+				if (size > sizeof(*b))
+					size = sizeof(*b);
+				if (bpf_ringbuf_output(&rb, b, size, rb_flags(&rb))) {
+					cnt_add(CNT_DROP_SLICE, n);
 					fold_batch(b);
 				}
 				b->n = 0;

@@ -88,6 +88,7 @@ static void test_roundtrip(void **state)
 		w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
 		assert_non_null(w);
 		assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+		cdict_writer__free(w);
 		t = trace__load(path, NULL, err, sizeof(err));
 		assert_non_null(t);
 		assert_int_equal(t->meta.has_steal, with);

@@ -228,6 +228,7 @@ static void test_optional_fields(void **state)
 		assert_int_equal(s.cpu[0].charged_ns, 700);
 		assert_int_equal(s.cpu[0].charged_run_ns, 800);
 		assert_int_equal(s.cpu[0].runtime_ns, 900);
+		pwz_meta_free(&s.meta);
 	}
 }
 

@@ -19,6 +19,8 @@ struct capture_cfg {
 	bool wait;			/* measure run-queue wait (needs sched) */
 	bool kvm;			/* attach kvm_exit and kvm_entry (caller checked they exist) */
 	bool streams;			/* per-event records (else aggregates only) */
+	bool prompt;			/* each slice record at once, not batched (the flight
+					 * recorder's dump must hold every slice up to its moment) */
 	bool force_raw_tp;		/* skip tp_btf */
 	unsigned int ringbuf_mb;	/* ring buffer size, a power of two */
 	bool filter;			/* only the threads below (empty: nothing selected) */

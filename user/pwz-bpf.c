@@ -875,7 +875,8 @@ static int prepare(struct run *r)
 
 	r->cfg = (struct capture_cfg){
 		.sched = !r->o.kvm_only || r->o.live, .wait = true, .kvm = r->kvm_ok,
-		.streams = !r->o.no_streams && !r->o.live,	/* --live: the aggregates only */ .force_raw_tp = r->o.force_raw_tp,
+		.streams = !r->o.no_streams && !r->o.live,	/* --live: the aggregates only */
+		.prompt = r->o.flight_s > 0, .force_raw_tp = r->o.force_raw_tp,
 		.ringbuf_mb = r->o.ringbuf_mb, .filter = r->filter,
 		.tids = r->sel_tids, .nr_tids = r->nr_sel_tids,
 		.tgids = r->sel_tgids, .nr_tgids = r->nr_sel_tgids,
