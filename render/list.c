@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `pwz-render --list`: what is inside a capture, as a table or as one JSON document. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "list.h"
 #include "termsafe.h"
@@ -120,6 +121,25 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, "]}");
 }
 
+/* The wait percentiles of ts from its histogram: "wait_p50": {"lo_ns", "hi_ns"} (the closed
+ * range of the bucket holding it, cut to the longest wait), p90, p99; null without one. */
+static void wait_ranges_json(struct jbuf *b, const struct task_summary *ts)
+{
+	static const double qs[] = { 0.50, 0.90, 0.99 };
+	static const char *const names[] = { "wait_p50", "wait_p90", "wait_p99" };
+	uint64_t lo, hi;
+
+	for (int i = 0; i < 3; i++) {
+		key(b, names[i], false);
+		if (!summary_wait_range(ts, qs[i], &lo, &hi)) {
+			jbuf_puts(b, "null");
+			continue;
+		}
+		jbuf_printf(b, "{\"lo_ns\":%llu,\"hi_ns\":%llu}", (unsigned long long)lo,
+			    (unsigned long long)hi);
+	}
+}
+
 static void task_json(struct jbuf *b, const struct summary *s, const struct task_summary *ts,
 		      const struct vms *v)
 {
@@ -169,6 +189,7 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	u64_or_null(b, ts->wait_count, s->has_wait);
 	key(b, "wait_max_ns", false);
 	u64_or_null(b, ts->wait_max_ns, s->has_wait);
+	wait_ranges_json(b, ts);
 	key(b, "wait_pct", false);
 	vms_wait_json(b, v ? vms__wait_pct(v, ts->tid, ts->since_ns) : NULL);
 	{
@@ -262,16 +283,22 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
 	}
 	if (t->info.cut)
 		jbuf_puts(b, ", WARNING: file cut short");
-	jbuf_printf(b, "\n%8s  %-32s %12s %7s %9s %9s\n", "TID", "NAME", "RUNTIME_MS", "CPU%",
-		    "SWITCHES", "EXITS");
+	jbuf_printf(b, "\n%8s  %-32s %12s %7s %9s %9s %19s\n", "TID", "NAME", "RUNTIME_MS", "CPU%",
+		    "SWITCHES", "EXITS", "WAIT_P99_US");
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *ts = &s->tasks[i];
-		char name[TERMSAFE_NAME_MAX];
+		char name[TERMSAFE_NAME_MAX], p99[32];
+		uint64_t lo, hi;
 
+		/* the bucket holding the p99 (render/list.h); "-" no wait, "n/a" no histogram */
+		if (summary_wait_range(ts, 0.99, &lo, &hi))
+			snprintf(p99, sizeof(p99), "%.1f-%.1f", (double)lo / 1e3, (double)hi / 1e3);
+		else
+			snprintf(p99, sizeof(p99), "%s", s->has_wait && ts->wait_count ? "n/a" : "-");
 		/* names come from the traced system */
-		jbuf_printf(b, "%8u  %-32s %12.3f %7.2f %9llu %9llu\n", ts->tid,
+		jbuf_printf(b, "%8u  %-32s %12.3f %7.2f %9llu %9llu %19s\n", ts->tid,
 			    termsafe_str(name, sizeof(name), ts->name),
 			    (double)ts->runtime_ns / 1e6, summary_cpu_pct(s, ts),
-			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total);
+			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total, p99);
 	}
 }

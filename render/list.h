@@ -13,16 +13,23 @@
  *    tracer_cpu_ns, has_switch_kind, has_wait, has_kvm},
  *    "tasks": [{tid, pid, name, comm, runtime_ns, cpu_pct, switches, voluntary, involuntary,
  *    cpus: [{cpu, runtime_ns, switches}] (the CPUs it ran on), wait_ns, wait_count,
- *    wait_max_ns, wait_pct, migrations, exits_total, kvm_exits: [{isa, code, name, count, handling_ns}]}],
+ *    wait_max_ns, wait_p50, wait_p90, wait_p99, wait_pct, migrations, exits_total,
+ *    kvm_exits: [{isa, code, name, count, handling_ns}]}],
  *    "vm_figures", "vms": render/vmtab.h's array}
+ * wait_p50/p90/p99 are {lo_ns, hi_ns}: the closed range of the wait histogram's bucket
+ * (bpf/whist.h) that holds the percentile, its top cut to wait_max_ns; they come with the
+ * aggregates (or the window's fold), so every capture with waits has them, exact under drops.
+ * wait_pct (render/vmtab.h) is the streams' finer estimate, when the streams are loaded.
  * Figures a capture cannot provide are null (voluntary/involuntary and wait_* of a legacy
- * file, pid when unknown, an exit name the capture does not know). Documented in
+ * file, pid when unknown, an exit name the capture does not know, wait_p* of a file written
+ * before the histogram). Documented in
  * docs/cdict.md; scripts depend on these names.
  */
 void list_json(struct jbuf *b, const struct trace *t, const struct summary *s);
 
 /* Appends the plain table of one capture to b: a header line, then one line per task
- * (tid, name, runtime, CPU %, switches, exits), sorted by runtime. */
+ * (tid, name, runtime, CPU %, switches, exits, the wait p99's bucket as "lo-hi" us: "-" no
+ * wait, "n/a" no histogram), sorted by runtime. */
 void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s);
 
 #endif /* PWZ_LIST_H */

@@ -71,6 +71,7 @@ static void test_report(void **state)
 	struct pwz_wait_agg wait[] = {
 		{ .tid = 10, .count = 4, .wait_ns = 2000000, .max_ns = 1000000 },
 	};
+	char p50[32], p99[32];
 	struct pwz_kvm_agg kvm[2];
 	char *text, name[64];
 	const char *l10, *l20, *l30, *lio, *lunk, *lcpu;
@@ -89,6 +90,10 @@ static void test_report(void **state)
 	kvm[0].hist[pwz_hist_bucket(10000)] = 700;
 	kvm[1] = (struct pwz_kvm_agg){ .tid = 10, .isa = PWZ_ISA_SVM, .reason = 0x999, .count = 300 };
 
+	/* three waits of 333.3 us, one of 1 ms: p50 in [327.68, 393.216) us, p99 in the bucket
+	 * [917.504, 1048.576) us, cut to the longest wait */
+	wait[0].hist[pwz_whist_bucket(333333)] = 3;
+	wait[0].hist[pwz_whist_bucket(1000000)] = 1;
 	text = report(&m, cpu, 5, wait, 1, kvm, 2);
 
 	l10 = line_of(text, "vm1.vcpu0 ");
@@ -98,7 +103,8 @@ static void test_report(void **state)
 	assert_non_null(l20);
 	assert_non_null(l30);
 	assert_true(l10 < l20 && l20 < l30);	/* by runtime */
-	assert_non_null(strstr(l30, " 4.000\n"));	/* its unseen time, kept out of runtime */
+	/* its unseen time, kept out of runtime; no waits: no percentiles */
+	assert_non_null(strstr(l30, " 4.000                   -                   -\n"));
 	/* CPU 1: threads 200 + 1 + 700 ms, 4 unseen, the rest of the 1000 ms unaccounted */
 	lcpu = line_of(text, "1      ");
 	assert_non_null(lcpu);
@@ -111,8 +117,11 @@ static void test_report(void **state)
 	assert_int_equal(sscanf(lcpu, "%u %lf %lf %lf", &tid, &rt, &hms, &avg), 4);
 	assert_true(rt > 399.999 && rt < 400.001);
 	assert_true(avg > 599.999 && avg < 600.001);
-	assert_int_equal(sscanf(l10, "%63s %u %lf %lf %llu %llu %llu %llu %lf %lf", name, &tid, &rt, &pct,
-				&sw, &vol, &invol, &waits, &avgw, &maxw), 10);
+	assert_int_equal(sscanf(l10, "%63s %u %lf %lf %llu %llu %llu %llu %lf %lf %lf %31s %31s", name,
+				&tid, &rt, &pct, &sw, &vol, &invol, &waits, &avgw, &maxw, &hms, p50, p99),
+			 13);
+	assert_string_equal(p50, "327.7-393.2");
+	assert_string_equal(p99, "917.5-1000.0");
 	assert_int_equal(tid, 10);
 	assert_true(rt > 499.999 && rt < 500.001);	/* both CPUs */
 	assert_true(pct > 49.99 && pct < 50.01);

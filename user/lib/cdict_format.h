@@ -27,7 +27,7 @@ enum cdict_rec {
 	CDICT_REC_KVM_EXIT = 5,	/* [5, tid, vcpu, time_ns, isa, reason, guest_ns, handling_ns] */
 	CDICT_REC_CPU_AGG = 6,	/* [6, tid, cpu, runtime_ns, switches, voluntary, involuntary] */
 	CDICT_REC_KVM_AGG = 7,	/* [7, tid, isa, reason, count, handling_ns, [hist...]] */
-	CDICT_REC_WAIT_AGG = 8,	/* [8, tid, count, wait_ns, max_ns] */
+	CDICT_REC_WAIT_AGG = 8,	/* [8, tid, count, wait_ns, max_ns, [since_ns], [hist]] */
 	CDICT_REC_END = 9,	/* [9, {final meta map}] */
 };
 

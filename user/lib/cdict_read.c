@@ -287,12 +287,24 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 
 			if ((ret = check_fields(&c, n, used = 5)))
 				break;
+			memset(&a, 0, sizeof(a));
 			a.tid = (uint32_t)mp_read_uint(&c);
 			a.count = mp_read_uint(&c);
 			a.wait_ns = mp_read_uint(&c);
 			a.max_ns = mp_read_uint(&c);
 			a.since_ns = n > used ? mp_read_uint(&c) : 0;
 			used += n > used;
+			if (n > used) {
+				/* the wait histogram (element 7): files without it have none */
+				uint32_t nh = mp_read_array(&c);
+
+				for (uint32_t i = 0; i < nh && !c.err; i++) {
+					uint64_t x = mp_read_uint(&c);
+
+					a.hist[i < PWZ_WHIST_BUCKETS ? i : PWZ_WHIST_BUCKETS - 1] += x;
+				}
+				used++;
+			}
 			skip_rest(&c, n, used);
 			if (!c.err && v->wait_agg)
 				ret = v->wait_agg(v->ctx, &a);

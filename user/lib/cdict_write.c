@@ -335,17 +335,27 @@ int cdict_writer__kvm_agg(struct cdict_writer *w, const struct pwz_kvm_agg *a)
 
 int cdict_writer__wait_agg(struct cdict_writer *w, const struct pwz_wait_agg *a)
 {
+	int n = PWZ_WHIST_BUCKETS;
+
 	if (w->error)
 		return w->error;
 	if (w->legacy)
 		return 0;
-	pack_head(w, a->since_ns ? 6 : 5, CDICT_REC_WAIT_AGG);
+	while (n > 0 && !a->hist[n - 1])
+		n--;
+	pack_head(w, n ? 7 : a->since_ns ? 6 : 5, CDICT_REC_WAIT_AGG);
 	msgpack_pack_uint32(&w->pk, a->tid);
 	msgpack_pack_uint64(&w->pk, a->count);
 	msgpack_pack_uint64(&w->pk, a->wait_ns);
 	msgpack_pack_uint64(&w->pk, a->max_ns);
-	if (a->since_ns)
+	if (a->since_ns || n)
 		msgpack_pack_uint64(&w->pk, a->since_ns);
+	if (n) {
+		/* the wait histogram (bpf/whist.h), trailing zeros trimmed */
+		msgpack_pack_array(&w->pk, (size_t)n);
+		for (int i = 0; i < n; i++)
+			msgpack_pack_uint64(&w->pk, a->hist[i]);
+	}
 	return record_done(w);
 }
 

@@ -384,6 +384,7 @@ int model_fold__wait(struct model_fold *f, const struct pwz_wakeup *wk)
 	a->wait_ns += wk->wait_ns;
 	if (wk->wait_ns > a->max_ns)
 		a->max_ns = wk->wait_ns;
+	a->hist[pwz_whist_bucket(wk->wait_ns)]++;	/* R7: as fold_dropped() counts it */
 	return 0;
 }
 
@@ -431,6 +432,8 @@ int model_fold__wait_agg(struct model_fold *f, const struct pwz_wait_agg *x)
 	a->wait_ns += x->wait_ns;
 	if (x->max_ns > a->max_ns)
 		a->max_ns = x->max_ns;
+	for (int i = 0; i < PWZ_WHIST_BUCKETS; i++)
+		a->hist[i] += x->hist[i];
 	return 0;
 }
 

@@ -54,7 +54,11 @@
  *    whole, in the window that holds its end (the switch-in); an exit in the window that
  *    holds its kvm_exit time. The whole capture is the window [0, UINT64_MAX).
  * R7 Aggregates. Per (thread instance, cpu): runtime, switch-outs, voluntary, involuntary,
- *    unseen time and unseen switch-ins (R2). Per instance: wait count, total, maximum. Per
+ *    unseen time and unseen switch-ins (R2). Per instance: wait count, total, maximum, and the
+ *    waits' histogram, each wait in the bucket pwz_whist_bucket() of bpf/whist.h gives it
+ *    (the kernel's fold and this one count the same buckets; a percentile is read as the range
+ *    of its bucket, pwz_whist_quantile(); an aggregate whose histogram does not hold all its
+ *    waits, from a file written before it, has none: pwz_wait_agg_has_hist()). Per
  *    (instance, isa, reason): exits, handling total, log2 histogram of handling (paired exits
  *    only). A live capture's are exact under ring-buffer drops: the kernel folds by these rules
  *    the records it could not send, the reader folds the ones it read, and the two are added.

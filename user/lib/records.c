@@ -235,3 +235,43 @@ uint64_t pwz_hist_quantile(const uint64_t hist[PWZ_HIST_BUCKETS], double q)
 	}
 	return 0;
 }
+
+bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < PWZ_WHIST_BUCKETS; i++)
+		n += a->hist[i];
+	return n > 0;
+}
+
+bool pwz_whist_quantile(const uint64_t h[PWZ_WHIST_BUCKETS], double q, uint64_t max_ns,
+			uint64_t *lo, uint64_t *hi)
+{
+	uint64_t total = 0, seen = 0, rank, top;
+	uint32_t b;
+
+	*lo = *hi = 0;
+	for (b = 0; b < PWZ_WHIST_BUCKETS; b++)
+		total += h[b];
+	if (!total)
+		return false;
+	rank = (uint64_t)ceil(q * (double)total);
+	if (rank < 1)
+		rank = 1;
+	if (rank > total)
+		rank = total;
+	for (b = 0; b < PWZ_WHIST_BUCKETS - 1; b++) {
+		seen += h[b];
+		if (seen >= rank)
+			break;
+	}
+	*lo = pwz_whist_lower(b);
+	top = pwz_whist_upper(b);
+	*hi = top ? top - 1 : UINT64_MAX;
+	if (*hi > max_ns)
+		*hi = max_ns;
+	if (*lo > *hi)		/* a max below its bucket: the histogram and max disagree */
+		*lo = *hi;
+	return true;
+}

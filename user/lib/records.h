@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "../../bpf/whist.h"	/* PWZ_WHIST_BUCKETS: the kernel's wait histogram layout */
 
 /*
  * Conventions:
@@ -173,14 +174,21 @@ struct pwz_kvm_agg {
 	uint64_t hist[PWZ_HIST_BUCKETS];	/* log2 histogram of handling_ns per exit */
 };
 
-/* Aggregate: run-queue wait of one thread (model.h R4). */
+/* Aggregate: run-queue wait of one thread (model.h R4, R7). */
 struct pwz_wait_agg {
 	uint32_t tid;
 	uint64_t since_ns;	/* birth of the thread instance (R8) */
 	uint64_t count;		/* waits measured */
 	uint64_t wait_ns;	/* their total */
 	uint64_t max_ns;	/* the longest */
+	uint64_t hist[PWZ_WHIST_BUCKETS];	/* the waits by bucket (bpf/whist.h), summing to
+					 * count; all 0 in files written before it (no histogram:
+					 * pwz_wait_agg_has_hist()) */
 };
+
+/* Whether a carries a wait histogram (any bucket counted), so percentiles can be read. A live
+ * view's read of a running kernel may hold a wait in count and not yet in its bucket. */
+bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a);
 
 /* A named KVM exit code, from the recording kernel's kvm_exit format or a built-in table. */
 struct pwz_exit_name {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The --stats report: a capture's summary as a text table. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
@@ -21,20 +22,29 @@ static int by_count(const void *a, const void *b)
 
 static void write_tasks(FILE *f, const struct summary *s, double span_s)
 {
-	fprintf(f, "%-28s %8s %12s %7s %9s %9s %9s %9s %11s %11s %10s\n", "Task", "TID",
+	fprintf(f, "%-28s %8s %12s %7s %9s %9s %9s %9s %11s %11s %10s %19s %19s\n", "Task", "TID",
 		"Runtime ms", "CPU %", "Switches", "Volunt.", "Involunt.", "Waits", "Avg wait ms",
-		"Max wait ms", "Unseen ms");
+		"Max wait ms", "Unseen ms", "Wait p50 us", "Wait p99 us");
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *t = &s->tasks[i];
-		char name[TERMSAFE_NAME_MAX];
+		char name[TERMSAFE_NAME_MAX], pq[2][32];
+		static const double qs[] = { 0.50, 0.99 };
+		uint64_t lo, hi;
 
-		fprintf(f, "%-28s %8u %12.3f %7.2f %9llu %9llu %9llu %9llu %11.3f %11.3f %10.3f\n",
+		/* the bucket of the wait histogram holding each percentile (summary_wait_range()) */
+		for (int q = 0; q < 2; q++) {
+			if (summary_wait_range(t, qs[q], &lo, &hi))
+				snprintf(pq[q], sizeof(pq[q]), "%.1f-%.1f", lo / 1e3, hi / 1e3);
+			else
+				snprintf(pq[q], sizeof(pq[q]), "%s", t->wait_count ? "n/a" : "-");
+		}
+		fprintf(f, "%-28s %8u %12.3f %7.2f %9llu %9llu %9llu %9llu %11.3f %11.3f %10.3f %19s %19s\n",
 			termsafe_str(name, sizeof(name), t->name), t->tid, t->runtime_ns / 1e6,
 			span_s > 0 ? t->runtime_ns / 1e7 / span_s : 0.0,
 			(unsigned long long)t->switches, (unsigned long long)t->voluntary,
 			(unsigned long long)t->involuntary, (unsigned long long)t->wait_count,
 			t->wait_count ? t->wait_ns / 1e6 / t->wait_count : 0.0, t->wait_max_ns / 1e6,
-			t->unseen_ns / 1e6);
+			t->unseen_ns / 1e6, pq[0], pq[1]);
 	}
 }
 

@@ -215,6 +215,8 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 		ts->wait_count += a->count;
 		if (a->max_ns > ts->wait_max_ns)
 			ts->wait_max_ns = a->max_ns;
+		for (int k = 0; k < PWZ_WHIST_BUCKETS; k++)
+			ts->wait_hist[k] += a->hist[k];
 	}
 	/* every thread captured: the file says so, or (older files) the idle task is there, which
 	 * is captured only when every thread is (no -t, -p); a CPU busy all along has no idle */
@@ -300,6 +302,8 @@ static int add_into(struct task_summary *dst, const struct task_summary *src, co
 	dst->wait_count += src->wait_count;
 	if (src->wait_max_ns > dst->wait_max_ns)
 		dst->wait_max_ns = src->wait_max_ns;
+	for (int k = 0; k < PWZ_WHIST_BUCKETS; k++)
+		dst->wait_hist[k] += src->wait_hist[k];
 	for (size_t i = 0; i < src->nr_cpus; i++) {
 		const struct summary_task_cpu *c = &src->cpus[i];
 
@@ -501,4 +505,9 @@ double summary_cpu_pct(const struct summary *s, const struct task_summary *ts)
 	uint64_t span = s->window_end_ns - s->window_start_ns;
 
 	return span ? 100.0 * (double)ts->runtime_ns / (double)span : 0.0;
+}
+
+bool summary_wait_range(const struct task_summary *ts, double q, uint64_t *lo, uint64_t *hi)
+{
+	return pwz_whist_quantile(ts->wait_hist, q, ts->wait_max_ns, lo, hi);
 }

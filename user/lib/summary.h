@@ -55,6 +55,8 @@ struct task_summary {
 	uint64_t wait_ns;			/* run-queue wait; meaningful only with has_wait */
 	uint64_t wait_count;
 	uint64_t wait_max_ns;
+	uint64_t wait_hist[PWZ_WHIST_BUCKETS];	/* the waits by bucket (bpf/whist.h); all 0: the
+						 * file has no histogram (summary_wait_range()) */
 	struct summary_exit *exits;		/* sorted by (isa, code) */
 	size_t nr_exits;
 	struct keymap exit_idx;			/* (isa, code) -> exits[] while summing; empty after */
@@ -112,6 +114,13 @@ const struct summary_task_cpu *summary_task_cpu(const struct task_summary *ts, u
  * charged_ns, 0 when the charge came out higher (clock granularity). Meaningful only with
  * has_charged. */
 uint64_t summary_uncharged_ns(const struct task_summary *ts);
+
+/*
+ * The q-quantile (0 < q <= 1) of ts's run-queue waits as the closed range [*lo, *hi] ns of
+ * the histogram bucket that holds it, cut to wait_max_ns (pwz_whist_quantile()). false, with
+ * *lo = *hi = 0, when ts has no wait histogram (no waits, or a file written before it).
+ */
+bool summary_wait_range(const struct task_summary *ts, double q, uint64_t *lo, uint64_t *hi);
 
 /* CPU use of a task in % of one core over the window. */
 double summary_cpu_pct(const struct summary *s, const struct task_summary *ts);
