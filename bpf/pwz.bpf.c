@@ -106,15 +106,6 @@ struct {
 	__type(value, struct cpu_agg_val);
 } cpu_aggs SEC(".maps");
 
-/* The wait histograms of the waits folded into cpu_aggs (struct wait_hist_val), preallocated
- * for the same reason. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PWZ_TID_MAP_DEFAULT);	/* sized for the host by userspace */
-	__type(key, __u32);
-	__type(value, struct wait_hist_val);
-} wait_hists SEC(".maps");
-
 /* When each thread became runnable: task storage with tp_btf, a hash keyed by tid with raw_tp. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -242,15 +233,12 @@ static __always_inline struct wait_start *ws_get(bool btf, struct task_struct *t
 	return bpf_map_lookup_elem(&wait_start, &tid);
 }
 
-static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u32 tid, __u64 start,
-					 __u64 now, __u32 end, bool known, __u32 wait, __u64 wake,
+static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u64 start, __u64 now,
+					 __u32 end, bool known, __u32 wait, __u64 wake,
 					 bool charged, __u64 charge)
 {
-	static const struct wait_hist_val zero_hist;
-	struct wait_hist_val *h;
-	__u32 b;
-
 	__u64 from = start ? start : t0, run = now > from ? now - from : 0;
+	__u32 b;
 
 	agg->switches++;
 	if (end == REC_END_PREEMPTED)
@@ -274,11 +262,12 @@ static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u32 tid, __u
 		agg->wait_ns += w;
 		if (w > agg->wait_max_ns)
 			agg->wait_max_ns = w;
-		/* R7: its bucket, as model_fold counts it (pwz_whist_bucket of pwz.h) */
-		h = lookup_or_init(&wait_hists, &tid, &zero_hist);
+		/* R7: its bucket, as model_fold counts it (pwz_whist_bucket() of whist.h); the
+		 * barrier keeps the bound check on the register the verifier tracks */
 		b = pwz_whist_bucket(w);
-		if (h && b < PWZ_WHIST_BUCKETS)
-			__sync_fetch_and_add(&h->b[b], 1);
+		asm volatile("" : "+r"(b));
+		if (b < PWZ_WHIST_BUCKETS)
+			agg->wait_hist[b]++;
 	}
 }
 
@@ -297,7 +286,7 @@ static __noinline void fold_batch(struct rec_batch *b)
 
 		agg = lookup_or_init(&cpu_aggs, &tid, &zero);
 		if (agg)
-			fold_dropped(agg, tid, r->start_ns, r->end_ns, r->end,
+			fold_dropped(agg, r->start_ns, r->end_ns, r->end,
 				     !(r->flags & REC_SLICE_UNSEEN_START), r->wait, r->wake_ns,
 				     r->flags & REC_SLICE_CHARGED, r->charged_ns);
 	}
@@ -431,8 +420,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 			/* R7: without streams, the kernel folds every slice */
 			agg = lookup_or_init(&cpu_aggs, &prev_pid, &zero);
 			if (agg)
-				fold_dropped(agg, prev_pid, start, now, end, known, wait, wake, charged,
-					     charge);
+				fold_dropped(agg, start, now, end, known, wait, wake, charged, charge);
 		}
 	}
 	/* R4: a preempted thread waits from now; a sleeping one has nothing pending (its switch-in

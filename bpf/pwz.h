@@ -9,9 +9,9 @@
  * "ns since capture start". A time of 0 means "before the capture began / unknown".
  */
 
-#define PWZ_BPF_COMM_LEN 16	/* TASK_COMM_LEN; == PWZ_COMM_LEN (asserted in capture_records.c) */
 #include "whist.h"	/* the run-queue wait histogram's buckets (PWZ_WHIST_BUCKETS) */
 
+#define PWZ_BPF_COMM_LEN 16	/* TASK_COMM_LEN; == PWZ_COMM_LEN (asserted in capture_records.c) */
 #define PWZ_BPF_HIST 40		/* == PWZ_HIST_BUCKETS of user/lib/records.h (asserted there too) */
 
 /*
@@ -21,19 +21,17 @@
 #define PWZ_RB_BYTES_DEFAULT (8u << 20)	/* rb: as compiled; --ringbuf-mb sets it at load */
 #define PWZ_RB_TASK_BYTES (256u << 10)	/* rb_task: task records are rare (new, rename) */
 /*
- * The per-thread maps keyed by tid (cpu_aggs, wait_hists, wait_start, kvm_state) are compiled with
+ * The per-thread maps keyed by tid (cpu_aggs, wait_start, kvm_state) are compiled with
  * PWZ_TID_MAP_DEFAULT entries and sized at load time for the host: pid_max (every tid the
  * kernel can hand out, so a long capture never fills them), within
  * [PWZ_TID_MAP_DEFAULT, PWZ_TID_MAP_MAX]; cpu_aggs, whose entries are per CPU, also within
- * PWZ_CPU_AGGS_BUDGET bytes, wait_hists within PWZ_WAIT_HISTS_BUDGET, kvm_state (vCPU threads
- * only) within PWZ_KVM_STATE_HOST_MAX.
+ * PWZ_CPU_AGGS_BUDGET bytes, kvm_state (vCPU threads only) within PWZ_KVM_STATE_HOST_MAX.
  * A map a capture does not use gets one entry (they are preallocated). Past these sizes,
  * insertions are refused and counted in CNT_MAP_FULL.
  */
 #define PWZ_TID_MAP_DEFAULT 32768	/* the kernel's default pid_max */
 #define PWZ_TID_MAP_MAX (1u << 22)	/* PID_MAX_LIMIT on 64-bit */
 #define PWZ_CPU_AGGS_BUDGET (128ull << 20)	/* bytes of kernel memory for cpu_aggs */
-#define PWZ_WAIT_HISTS_BUDGET (64ull << 20)	/* and for wait_hists (sized like cpu_aggs) */
 #define PWZ_KVM_STATE_MAX 4096		/* kvm_state as compiled: vCPU threads (resized too) */
 #define PWZ_KVM_STATE_HOST_MAX 65536	/* kvm_state at most: 112 bytes each, 7 MiB */
 #define PWZ_KVM_AGGS_MAX 8192		/* kvm_aggs: (vCPU thread, isa, reason) triples */
@@ -155,17 +153,10 @@ struct cpu_agg_val {
 	__u64 unseen_ns;	/* their slices' time, kept out of runtime_ns */
 	__u64 charged_ns;	/* the kernel's charge (se.sum_exec_runtime) of the slices ... */
 	__u64 charged_run_ns;	/* ... whose charge is known, and their runtime_ns */
-};
-
-/*
- * Value of the hash "wait_hists", keyed by tid (__u32): the wait histogram of the waits the
- * kernel folded into cpu_aggs (wait_count there, summed over CPUs, is its total). One
- * histogram per thread, not per CPU: a wait is a thread's, not a CPU's (R7), and a per-CPU
- * slot would cost 408 bytes per thread per CPU. Counters are added with atomic adds (two CPUs
- * may fold dropped batches holding the same thread at once).
- */
-struct wait_hist_val {
-	__u32 b[PWZ_WHIST_BUCKETS];	/* waits per bucket */
+	__u32 wait_hist[PWZ_WHIST_BUCKETS];	/* the waits of wait_count by bucket
+					 * (pwz_whist_bucket() of whist.h, as model_fold counts
+					 * them): 408 of the value's 496 bytes, per CPU (the
+					 * measured trade-off: docs/performance.md) */
 };
 
 /* Run-queue waits of one thread summed over CPUs (userspace view). */

@@ -177,6 +177,13 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	jbuf_add(b, ",", 1);
 	kv_bool(b, "has_switch_kind", s->has_switch_kind);
 	kv_bool(b, "has_wait", s->has_wait);
+	/* the wait histogram's bucket bottoms (bpf/whist.h), for the tasks' "wait_hist" */
+	key(b, "wait_bucket_lo");
+	jbuf_add(b, "[", 1);
+	for (i = 0; i < PWZ_WHIST_BUCKETS; i++)
+		jbuf_printf(b, "%llu,", (unsigned long long)pwz_whist_lower(i));
+	close_with(b, ']');
+	jbuf_add(b, ",", 1);
 }
 
 static bool task_selected(const struct dash_opts *o, const struct task_summary *ts)
@@ -245,6 +252,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	struct reason_acc *acc = NULL;
 	struct keymap acc_idx = { 0 };	/* (isa, code) -> acc[] */
 	size_t nr_acc = 0, acc_cap = 0, i, k, n;
+	uint64_t lo, hi;
 	int added;
 	uint32_t c;
 
@@ -276,6 +284,17 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		kv_u64(b, "wait_ns", ts->wait_ns);
 		kv_u64(b, "wait_count", ts->wait_count);
 		kv_u64(b, "wait_max_ns", ts->wait_max_ns);
+		/* the waits' histogram, sparse: [[bucket, count]...]; absent without one */
+		if (summary_wait_range(ts, 1.0, &lo, &hi)) {
+			key(b, "wait_hist");
+			jbuf_add(b, "[", 1);
+			for (k = 0; k < PWZ_WHIST_BUCKETS; k++)
+				if (ts->wait_hist[k])
+					jbuf_printf(b, "[%zu,%llu],", k,
+						    (unsigned long long)ts->wait_hist[k]);
+			close_with(b, ']');
+			jbuf_add(b, ",", 1);
+		}
 		kv_u64(b, "unseen_ns", ts->unseen_ns);
 		kv_u64(b, "exits_total", ts->exits_total);
 		key(b, "cpus");

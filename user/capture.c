@@ -164,9 +164,6 @@ void capture_map_sizes(uint32_t pid_max, int nr_cpus, struct capture_map_sizes *
 	out->kvm_state = tids < PWZ_KVM_STATE_HOST_MAX ? tids : PWZ_KVM_STATE_HOST_MAX;
 	out->cpu_aggs = clamp_u32(PWZ_CPU_AGGS_BUDGET / per, PWZ_TID_MAP_DEFAULT, tids);
 	out->cpu_aggs_bytes = per * out->cpu_aggs;
-	per = CAPTURE_HASH_ELEM_BYTES + sizeof(struct wait_hist_val);
-	out->wait_hists = clamp_u32(PWZ_WAIT_HISTS_BUDGET / per, PWZ_TID_MAP_DEFAULT, tids);
-	out->wait_hists_bytes = per * out->wait_hists;
 }
 
 /* Opens, configures and loads the skeleton; raw selects raw_tp. Returns 0 or -errno. */
@@ -200,8 +197,6 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_map__set_max_entries(s->maps.rb, cfg->ringbuf_mb << 20);
 	/* per-thread maps for every tid of the host (they are preallocated: unused ones get 1) */
 	bpf_map__set_max_entries(s->maps.cpu_aggs, c->sizes.cpu_aggs);
-	bpf_map__set_max_entries(s->maps.wait_hists, cfg->sched && cfg->wait ?
-				 c->sizes.wait_hists : 1);
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);
 	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.kvm_state : 1);
@@ -575,12 +570,8 @@ static int percpu_lookup(struct capture *c, struct bpf_map *map, const void *key
 			 size_t size)
 {
 	size_t vs = (size + 7) & ~(size_t)7;
-	enum bpf_map_type t = bpf_map__type(map);
-	bool per_cpu = t == BPF_MAP_TYPE_PERCPU_HASH || t == BPF_MAP_TYPE_PERCPU_ARRAY ||
-		       t == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 
-	if (bpf_map__lookup_elem(map, key, bpf_map__key_size(map), buf,
-				 per_cpu ? vs * c->nr_cpus : size, 0))
+	if (bpf_map__lookup_elem(map, key, bpf_map__key_size(map), buf, vs * c->nr_cpus, 0))
 		return -errno;
 	return 0;
 }
@@ -672,27 +663,6 @@ static int cpu_agg_fn(struct capture *c, const void *key, const void *vals, void
 	return e;
 }
 
-/* Adds one thread's wait histogram (the waits cpu_aggs counted, R7) into the fold arg. */
-static int wait_hist_fn(struct capture *c, const void *key, const void *val, void *arg)
-{
-	const struct wait_hist_val *h = val;
-	struct pwz_wait_agg w = { 0 };
-	bool any = false;
-	__u32 tid;
-
-	(void)c;
-	memcpy(&tid, key, sizeof(tid));
-	for (int b = 0; b < PWZ_WHIST_BUCKETS; b++) {
-		w.hist[b] = h->b[b];
-		any |= h->b[b] != 0;
-	}
-	if (!any)
-		return 0;
-	w.tid = tid;
-	w.since_ns = model_fold__instance(arg, tid, UINT64_MAX);
-	return model_fold__wait_agg(arg, &w);
-}
-
 static int kvm_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
 {
 	struct kvm_agg_val sum;
@@ -722,9 +692,6 @@ int capture__read_kernel_aggs(struct capture *c, struct model_fold *into)
 {
 	int e = walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), cpu_agg_fn, into);
 
-	if (!e)
-		e = walk(c, c->skel->maps.wait_hists, sizeof(struct wait_hist_val), wait_hist_fn,
-			 into);
 	if (!e)
 		e = walk(c, c->skel->maps.kvm_aggs, sizeof(struct kvm_agg_val), kvm_agg_fn, into);
 	return e;

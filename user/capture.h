@@ -36,8 +36,7 @@ struct capture_cfg {
  * Sizes of the per-thread maps keyed by tid (bpf/pwz.h): every tid below pid_max, so that a
  * long capture (tids recycled, threads created without end) never fills them, within
  * [PWZ_TID_MAP_DEFAULT, PWZ_TID_MAP_MAX]; cpu_aggs, which holds one value per possible CPU
- * and is preallocated, also within PWZ_CPU_AGGS_BUDGET bytes, and wait_hists (one histogram
- * per thread) within PWZ_WAIT_HISTS_BUDGET. Past these, the kernel refuses
+ * and is preallocated, also within PWZ_CPU_AGGS_BUDGET bytes. Past these, the kernel refuses
  * new threads and counts them in CNT_MAP_FULL ("map_full" in the file and the summary line).
  */
 struct capture_map_sizes {
@@ -45,17 +44,12 @@ struct capture_map_sizes {
 	uint32_t kvm_state;		/* kvm_state: the same, within PWZ_KVM_STATE_HOST_MAX */
 	uint32_t cpu_aggs;		/* cpu_aggs: threads aggregated per CPU */
 	uint64_t cpu_aggs_bytes;	/* its kernel memory, estimated */
-	uint32_t wait_hists;		/* wait_hists: threads with a wait histogram */
-	uint64_t wait_hists_bytes;	/* its kernel memory, estimated */
 };
 
 /* Kernel memory of one preallocated per-CPU hash element beside its values (struct htab_elem,
  * the key, the per-CPU pointer): what bpftool's memlock shows for cpu_aggs on 6.18, 192 bytes
  * an entry on 2 CPUs (80 + 2 x 56). The estimate of cpu_aggs_bytes. */
 #define CAPTURE_HTAB_ELEM_BYTES 80
-/* The same for a preallocated hash that is not per CPU (wait_hists): struct htab_elem with the
- * key, the value beside it (bpftool's memlock for wait_hists on 6.18: 464 bytes an entry). */
-#define CAPTURE_HASH_ELEM_BYTES 56
 
 /* The sizes for a host with pid_max (0: unknown) and nr_cpus possible CPUs. */
 void capture_map_sizes(uint32_t pid_max, int nr_cpus, struct capture_map_sizes *out);

@@ -55,20 +55,29 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The entry of tid in r (sorted), appended when new (the caller keeps the order). */
-static struct live_task *reading_task(struct reading *r, uint32_t tid)
+size_t live_task_find(const struct live_task *tasks, size_t n, uint32_t tid, bool *found)
 {
-	size_t lo = 0, hi = r->nr_tasks;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (r->tasks[mid].tid < tid)
+		if (tasks[mid].tid < tid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < r->nr_tasks && r->tasks[lo].tid == tid)
+	*found = lo < n && tasks[lo].tid == tid;
+	return lo;
+}
+
+/* The entry of tid in r (sorted), inserted when new. */
+static struct live_task *reading_task(struct reading *r, uint32_t tid)
+{
+	bool found;
+	size_t lo = live_task_find(r->tasks, r->nr_tasks, tid, &found);
+
+	if (found)
 		return &r->tasks[lo];
 	if (r->nr_tasks == r->cap_tasks) {
 		size_t n = r->cap_tasks ? 2 * r->cap_tasks : 256;
@@ -150,6 +159,10 @@ static int read_totals(struct live *l, struct reading *r)
 		}
 		t->waits += wa[i].count;
 		t->wait_ns += wa[i].wait_ns;
+		if (wa[i].max_ns > t->wait_max_ns)
+			t->wait_max_ns = wa[i].max_ns;
+		for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
+			t->wait_hist[b] += (uint32_t)wa[i].hist[b];
 	}
 	n = model_fold__kvm_aggs(f, &ka);
 	free(r->exits);
@@ -196,6 +209,17 @@ static int exit_cmp(const struct live_exit *a, const struct live_exit *b)
 	return a->reason < b->reason ? -1 : a->reason > b->reason;
 }
 
+/* The run-queue wait p99 of t's interval from its histogram's difference (model.h R7). */
+static void wait_p99(struct live_task *t)
+{
+	uint64_t h[PWZ_WHIST_BUCKETS];
+
+	for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
+		h[b] = t->wait_hist[b];
+	t->has_wait_p99 = pwz_whist_quantile(h, 0.99, t->wait_max_ns, &t->wait_p99_lo_ns,
+					     &t->wait_p99_hi_ns);
+}
+
 /* frame = cur - prev, threads without activity left out. */
 static int make_frame(struct live *l)
 {
@@ -238,10 +262,14 @@ static int make_frame(struct live *l)
 			d.involuntary = sub(ct->involuntary, pt->involuntary);
 			d.waits = sub(ct->waits, pt->waits);
 			d.wait_ns = sub(ct->wait_ns, pt->wait_ns);
+			d.wait_max_ns = ct->wait_max_ns;
+			for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
+				d.wait_hist[b] = ct->wait_hist[b] - pt->wait_hist[b];
 			d.exits = sub(ct->exits, pt->exits);
 		} else {
 			d = *ct;
 		}
+		wait_p99(&d);
 		if (d.tid == 0) {
 			f->idle_ns = d.run_ns;
 			continue;

@@ -24,8 +24,19 @@ struct live_task {
 	uint64_t involuntary;		/* of which preempted */
 	uint64_t waits;			/* run-queue waits that ended in the interval */
 	uint64_t wait_ns;		/* their total */
+	uint64_t wait_max_ns;		/* the longest wait since the start (a reading's) */
+	uint32_t wait_hist[PWZ_WHIST_BUCKETS];	/* the waits by bucket (bpf/whist.h), as the
+					 * kernel counts them: a reading's totals, a frame's
+					 * differences (modulo 2^32, as the kernel's counters wrap) */
+	bool has_wait_p99;		/* a frame's: the interval's waits had a histogram */
+	uint64_t wait_p99_lo_ns;	/* then the bucket [lo, hi] holding their p99 (hi cut to
+					 * wait_max_ns: the interval's longest is no longer) */
+	uint64_t wait_p99_hi_ns;
 	uint64_t exits;			/* KVM exits */
 };
+
+/* The index of tid in tasks[0 .. n) (sorted by tid), with *found, or where it would go. */
+size_t live_task_find(const struct live_task *tasks, size_t n, uint32_t tid, bool *found);
 
 /* One (vCPU thread, exit reason) over one interval. */
 struct live_exit {

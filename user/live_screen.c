@@ -227,37 +227,37 @@ static void header_line(char *b, size_t n, const struct live_frame *f)
 }
 
 static const char task_cols[] =
-	"    TID     PID   CPU%   SW/s  VOL/s  INV/s  WAIT_AVG  READY%  EXITS/s  NAME";
+	"    TID     PID   CPU%   SW/s  VOL/s  INV/s  WAIT_AVG        WAIT_P99  READY%  EXITS/s  NAME";
 static const char kvm_cols[] =
 	"    TID     PID  EXITS/s  HANDLE_AVG  HANDLE%  EXIT                       NAME";
 
 static void task_line(char *b, size_t n, const struct live_task *t, const struct live_frame *f)
 {
-	char wavg[32], name[TERMSAFE_NAME_MAX];
+	char wavg[32], p99[48], lo[16], hi[16], name[TERMSAFE_NAME_MAX];
 
 	if (t->waits)
 		fmt_dur(wavg, sizeof(wavg), (double)t->wait_ns / t->waits);
 	else
 		snprintf(wavg, sizeof(wavg), "-");
+	/* the histogram bucket holding the interval's p99, lo-hi */
+	if (t->has_wait_p99)
+		snprintf(p99, sizeof(p99), "%s-%s",
+			 fmt_dur(lo, sizeof(lo), (double)t->wait_p99_lo_ns),
+			 fmt_dur(hi, sizeof(hi), (double)t->wait_p99_hi_ns));
+	else
+		snprintf(p99, sizeof(p99), "-");
 	termsafe_str(name, sizeof(name), t->name);
-	snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %9s %7.1f %8.0f  %s", t->tid, t->tgid,
+	snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %9s %15s %7.1f %8.0f  %s", t->tid, t->tgid,
 		 pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
-		 per_s(t->involuntary, f), wavg, pct(t->wait_ns, f), per_s(t->exits, f), name);
+		 per_s(t->involuntary, f), wavg, p99, pct(t->wait_ns, f), per_s(t->exits, f), name);
 }
 
 static const struct live_task *find_task(const struct live_frame *f, uint32_t tid)
 {
-	size_t lo = 0, hi = f->nr_tasks;
+	bool found;
+	size_t i = live_task_find(f->tasks, f->nr_tasks, tid, &found);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (f->tasks[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < f->nr_tasks && f->tasks[lo].tid == tid ? &f->tasks[lo] : NULL;
+	return found ? &f->tasks[i] : NULL;
 }
 
 static const char *exit_name(char *b, size_t n, const struct pwz_meta *meta,
@@ -415,12 +415,19 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 		json_str(out, t->name);
 		fprintf(out, ",\"runtime_ns\":%llu,\"cpu_pct\":%.3f,\"switches\":%llu,\"voluntary\":%llu,"
 			"\"involuntary\":%llu,\"waits\":%llu,\"wait_ns\":%llu,\"ready_pct\":%.3f,"
-			"\"exits\":%llu}",
+			"\"exits\":%llu,\"wait_p99\":",
 			(unsigned long long)t->run_ns, pct(t->run_ns, f),
 			(unsigned long long)t->switches, (unsigned long long)t->voluntary,
 			(unsigned long long)t->involuntary, (unsigned long long)t->waits,
 			(unsigned long long)t->wait_ns, pct(t->wait_ns, f),
 			(unsigned long long)t->exits);
+		/* the bucket holding the interval's p99 (as --list --json's wait_p99) */
+		if (t->has_wait_p99)
+			fprintf(out, "{\"lo_ns\":%llu,\"hi_ns\":%llu}}",
+				(unsigned long long)t->wait_p99_lo_ns,
+				(unsigned long long)t->wait_p99_hi_ns);
+		else
+			fputs("null}", out);
 	}
 	fputs("],\"kvm\":[", out);
 	for (size_t i = 0; i < f->nr_exits; i++) {

@@ -353,13 +353,46 @@ function groupCpu(g) {
 	return g.cpu;
 }
 
-// Run-queue wait percentiles of a group: a single thread's wait_p50_ns / wait_p99_ns when the
-// data carries them (per-thread wait histograms), else null ("n/a"): count, total and max are
-// all the page can sum exactly.
+// The sum of a group's wait histograms (render/dash.c: each thread's sparse "wait_hist", the
+// buckets of bpf/whist.h whose bottoms the run gives in "wait_bucket_lo"), null when none of
+// its threads has one; computed once per group.
+function waitHist(g) {
+	if (g.whist !== undefined)
+		return g.whist;
+	let h = null;
+	for (const t of g.tasks)
+		if (t.wait_hist) {
+			h = h || new Float64Array(g.r.wait_bucket_lo.length);
+			for (const [b, n] of t.wait_hist)
+				h[b] += n;
+		}
+	g.whist = h;
+	return h;
+}
+
+// Run-queue wait percentile q of a group: the bucket that holds it, [lo, hi] ns, its top cut
+// to the group's longest wait (as pwz_whist_quantile() reads it for --list), from the summed
+// histograms; else a single thread's stream estimate (wait_p50_ns / wait_p99_ns) as [v, v];
+// else null ("n/a").
 function waitQuantile(g, q) {
+	const h = waitHist(g), lo = g.r.wait_bucket_lo;
+	if (h) {
+		let total = 0, seen = 0, b = 0;
+		for (const n of h)
+			total += n;
+		const rank = Math.max(1, Math.ceil(q * total));
+		for (; b < h.length - 1; b++) {
+			seen += h[b];
+			if (seen >= rank)
+				break;
+		}
+		const top = b + 1 < lo.length ? lo[b + 1] - 1 : g.wait_max_ns;
+		const hi = Math.min(top, g.wait_max_ns);
+		return [Math.min(lo[b], hi), hi];
+	}
 	const f = q === 0.5 ? "wait_p50_ns" : "wait_p99_ns";
 	if (g.tasks.length === 1 && typeof g.tasks[0][f] === "number")
-		return g.tasks[0][f];
+		return [g.tasks[0][f], g.tasks[0][f]];
 	return null;
 }
 
@@ -521,7 +554,12 @@ function windowText(r) {
 		fmtMs(r.window[1]) + " from the capture start, " + fmtNs(r.window[1] - r.window[0]);
 }
 
-function fmtWaitQ(v) { return v === null ? "n/a" : fmtNs(v); }
+// A wait percentile's [lo, hi] ns (the bucket that holds it) as text; one value when exact.
+function fmtWaitQ(r) {
+	if (!r)
+		return "n/a";
+	return r[0] === r[1] ? fmtNs(r[0]) : fmtRange([r[0], r[1] + 1]);
+}
 
 // The CPU tab's columns: [title, value(row), class, format, first click sorts ascending]
 function cpuCols(data) {
@@ -541,8 +579,10 @@ function cpuCols(data) {
 			["wait total", (x) => x.wait_ns, null, fmtNs],
 			["wait mean", (x) => x.wait_count ? x.wait_ns / x.wait_count : 0, null,
 				(v) => fmtNs(Math.round(v))],
-			["wait p50", (x) => waitQuantile(x, 0.5), null, fmtWaitQ],
-			["wait p99", (x) => waitQuantile(x, 0.99), null, fmtWaitQ],
+			["wait p50", (x) => { const r = waitQuantile(x, 0.5); return r ? r[0] : null; },
+				null, (v, x) => fmtWaitQ(waitQuantile(x, 0.5))],
+			["wait p99", (x) => { const r = waitQuantile(x, 0.99); return r ? r[0] : null; },
+				null, (v, x) => fmtWaitQ(waitQuantile(x, 0.99))],
 			["wait max", (x) => x.wait_max_ns, null, fmtNs]);
 	if (data.runs.some((r) => r.tasks.some((t) => t.unseen_ns > 0)))
 		cols.push(["unseen", (x) => x.unseen_ns, null, fmtNs]);
