@@ -144,6 +144,12 @@ static void write_file(const char *path, size_t chunk_bytes, struct pwz_meta *fi
 		/* hostile bytes survive as they are */
 		snprintf(t.name, sizeof(t.name), "n\"%u</script>\xff\xfe", i);
 		ka.hist[i % PWZ_HIST_BUCKETS] = i + 1;
+		/* half the wait aggregates carry a histogram (element 7: since is then written
+		 * even when 0), the others none, as older files */
+		if (i % 2) {
+			wa.hist[i % PWZ_WHIST_BUCKETS] = i - 1;
+			wa.hist[PWZ_WHIST_BUCKETS - 1 - i % 7] += 1;
+		}
 		assert_int_equal(cdict_writer__task(w, &t), 0);
 		assert_int_equal(cdict_writer__slice(w, &s), 0);
 		assert_int_equal(cdict_writer__wakeup(w, &wk), 0);
@@ -301,6 +307,16 @@ static void test_round_trip(void **state)
 		assert_int_equal(s.cpu[i].since_ns, i % 3 ? 40ull + i : 0);
 		assert_int_equal(s.kvm[i].since_ns, i % 3 ? 40ull + i : 0);
 		assert_int_equal(s.wait[i].since_ns, i % 3 ? 40ull + i : 0);
+		{
+			struct pwz_wait_agg want = { 0 };
+
+			if (i % 2) {
+				want.hist[i % PWZ_WHIST_BUCKETS] = i - 1;
+				want.hist[PWZ_WHIST_BUCKETS - 1 - i % 7] += 1;
+			}
+			assert_memory_equal(s.wait[i].hist, want.hist, sizeof(want.hist));
+			assert_int_equal(pwz_wait_agg_has_hist(&s.wait[i]), i % 2 == 1);
+		}
 	}
 	pwz_meta_free(&s.meta);
 	pwz_meta_free(&final);

@@ -109,6 +109,15 @@ static void test_whole_capture(void **state)
 	assert_int_equal(sw_on(b, 0), 1);
 	assert_true(summary_cpu_pct(s, a) > 49.999 && summary_cpu_pct(s, a) < 50.001);
 	assert_int_equal(a->wait_ns, 5 * MS);
+	{
+		uint64_t lo, hi;
+
+		/* one wait of 5 ms: its bucket [4.194, 5.243) ms, cut to 5 ms; 11 has none */
+		assert_true(summary_wait_range(a, 0.99, &lo, &hi));
+		assert_int_equal(lo, 4194304);
+		assert_int_equal(hi, 5 * MS);
+		assert_false(summary_wait_range(b, 0.5, &lo, &hi));
+	}
 	assert_int_equal(a->exits_total, 3);
 	assert_int_equal(a->nr_exits, 2);
 	assert_int_equal(a->exits[0].code, 0x72);	/* sorted by code */
@@ -176,10 +185,25 @@ static void test_merge_append(void **state)
 	summary__free(s);
 	o.append_tid = false;
 	o.merge_sys = true;
+	/* 11 waited 2 ms before its slice at 30 ms: the merged row holds both waits' buckets */
+	t->wakeups = realloc(t->wakeups, 2 * sizeof(*t->wakeups));
+	t->wakeups[1] = (struct pwz_wakeup){ 11, 0, 28 * MS, 2 * MS, 0, 0, 0 };
+	t->nr_wakeups = 2;
 	s = summary__new(t, &o, err, sizeof(err));
 	assert_int_equal(s->nr_tasks, 1);
 	assert_string_equal(s->tasks[0].name, "swapper");
 	assert_int_equal(s->tasks[0].runtime_ns, 70 * MS);
+	{
+		uint64_t lo, hi;
+
+		assert_int_equal(s->tasks[0].wait_count, 2);
+		assert_true(summary_wait_range(&s->tasks[0], 0.5, &lo, &hi));
+		assert_int_equal(lo, 1835008);		/* 2 ms: [1.835, 2.097) ms */
+		assert_int_equal(hi, 2097151);
+		assert_true(summary_wait_range(&s->tasks[0], 0.99, &lo, &hi));
+		assert_int_equal(lo, 4194304);
+		assert_int_equal(hi, 5 * MS);
+	}
 	/* the merged row's CPUs: 10's (cpu0, cpu1) then 11's cpu0, summed and in CPU order */
 	assert_int_equal(s->tasks[0].nr_cpus, 2);
 	assert_int_equal(s->tasks[0].cpus[0].cpu, 0);
