@@ -52,7 +52,7 @@ static const char usage[] =
 "Live view (nothing written; as cheap as --aggregate-only):\n"
 "      --live              a full-screen view of the interval just ended, per task: CPU %,\n"
 "                          switches/s (voluntary, involuntary), run-queue wait (average,\n"
-"                          ready %), KVM exits/s; keys: c w s r n sort, / filter, k KVM\n"
+"                          p99, ready %), KVM exits/s; keys: c w s r n sort, / filter, k KVM\n"
 "                          view, space pause, q quit\n"
 "  -i, --interval SECONDS  refresh period (default 1)\n"
 "  -n, --count N           stop after N intervals\n"
