@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `pwz-render --perfetto`: any capture as a Perfetto trace (perfetto.protos.Trace, protobuf). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,8 @@ enum {
 	THR_TID = 1, THR_NAME = 2, THR_TGID = 3,
 	/* ClockSnapshot */
 	CSN_CLOCKS = 1, CSN_PRIMARY_TRACE_CLOCK = 2, CLK_CLOCK_ID = 1, CLK_TIMESTAMP = 2,
-	CLK_IS_INCREMENTAL = 3, CLOCK_REALTIME = 1, CLOCK_MONOTONIC = 3, CLOCK_BOOTTIME = 6,
-	CLOCK_INCREMENTAL = 64,		/* sequence-scoped clocks are 64..127 */
+	CLK_IS_INCREMENTAL = 3, PF_CLOCK_REALTIME = 1, PF_CLOCK_MONOTONIC = 3, PF_CLOCK_BOOTTIME = 6,
+	PF_CLOCK_INCREMENTAL = 64,		/* sequence-scoped clocks are 64..127 */
 	/* SystemInfo, Utsname */
 	SI_UTSNAME = 1, SI_NUM_CPUS = 8, UTS_SYSNAME = 1, UTS_RELEASE = 3,
 	/* TrackEvent, DebugAnnotation, TrackDescriptor, ThreadDescriptor */
@@ -78,7 +79,8 @@ _Static_assert(TAG_TRACK_EVENT < 0x80 && TAG_SEQUENCE_FLAGS < 0x80, "one-byte ke
 #define KSTATE_PREEMPTED 0x100	/* TASK_REPORT_MAX: "R+" */
 
 #define BUNDLE_EVENTS 4096	/* switches + wakings per bundle */
-#define OUT_CHUNK (1 << 20)	/* bytes handed to stdio or zlib at once */
+#define OUT_CHUNK (1 << 20)	/* bytes handed to the writer (stdio or zlib) at once */
+#define OUT_SLOTS 4		/* buffers the writer holds at most */
 #define TCACHE 4096		/* tid -> thread cache entries, a power of two */
 #define PRIO_DEFAULT 120	/* the records do not carry the priority */
 #define SEQ_ID 1		/* the header's packet sequence (and the trigger's track) */
@@ -152,6 +154,19 @@ struct exit_iid {			/* an (isa, reason) -> interned name cache entry */
 	uint32_t iid;			/* 0: empty */
 };
 
+struct writer {
+	pthread_t thread;
+	pthread_mutex_t lock;		/* guards the ring, stop and err */
+	pthread_cond_t cond;		/* a slot filled or freed, or stop */
+	struct pb_buf slot[OUT_SLOTS];	/* the ring: count full ones from head, the rest empty */
+	unsigned int head, count;
+	bool started;			/* the thread runs */
+	bool stop;			/* no more buffers: write what is left and end */
+	bool err;			/* a write failed */
+	FILE *f;			/* the trace, or */
+	gzFile gz;			/* its gzip stream */
+};
+
 struct exporter {
 	const struct perfetto_opts *o;
 	struct outfile of;		/* the trace's temporary, renamed into place (outfile.h) */
@@ -175,8 +190,7 @@ struct exporter {
 	bool trigger_written;	/* the flight recorder's trigger mark */
 	bool threads_built;
 	/* output */
-	FILE *f;
-	gzFile gz;
+	struct writer w;
 	bool werr;
 	struct pb_buf pkt;		/* the packet being built */
 	struct pb_buf out;		/* packets waiting to be written (up to OUT_CHUNK) */
@@ -225,22 +239,99 @@ void perfetto_output_path(const char *in_path, const char *out_dir, bool gzip, c
 
 /* ---- output ---- */
 
+/* Writes n bytes to the file or through zlib; false on a write error. */
+static bool out_write(FILE *f, gzFile gz, const uint8_t *p, size_t n)
+{
+	if (!n)
+		return true;
+	if (gz)
+		return gzwrite(gz, p, (unsigned int)n) == (int)n;
+	return fwrite(p, 1, n, f) == n;
+}
+
+/*
+ * The writer thread: the encoder hands it each full output buffer and goes on with the next
+ * (the write, and gzip's compression, overlap the encoding), through a ring of OUT_SLOTS
+ * buffers. Without the thread (pthread_create failed) the encoder writes them itself.
+ */
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct pb_buf *b;
+		bool ok;
+
+		while (!w->count && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->count)
+			break;
+		b = &w->slot[w->head];
+		pthread_mutex_unlock(&w->lock);
+		ok = w->err || out_write(w->f, w->gz, b->data, b->len);
+		pthread_mutex_lock(&w->lock);
+		if (!ok)
+			w->err = true;
+		pb_reset(b);
+		w->head = (w->head + 1) % OUT_SLOTS;
+		w->count--;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
 static void out_drain(struct exporter *x)
 {
-	const uint8_t *p = x->out.data;
-	size_t n = x->out.len;
+	struct writer *w = &x->w;
+	struct pb_buf tmp;
 
 	if (x->out.err)
 		x->werr = true;
-	if (!x->werr && n) {
-		if (x->gz) {
-			if (gzwrite(x->gz, p, (unsigned int)n) != (int)n)
-				x->werr = true;
-		} else if (fwrite(p, 1, n, x->f) != n) {
-			x->werr = true;
-		}
+	if (x->werr || !x->out.len) {
+		pb_reset(&x->out);
+		return;
 	}
-	pb_reset(&x->out);
+	if (!w->started) {
+		if (!out_write(w->f, w->gz, x->out.data, x->out.len))
+			x->werr = true;
+		pb_reset(&x->out);
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (w->count == OUT_SLOTS)
+		pthread_cond_wait(&w->cond, &w->lock);
+	/* the free slot's (empty) storage becomes the next output buffer */
+	tmp = w->slot[(w->head + w->count) % OUT_SLOTS];
+	w->slot[(w->head + w->count) % OUT_SLOTS] = x->out;
+	x->out = tmp;
+	w->count++;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void writer_start(struct writer *w)
+{
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	w->started = !pthread_create(&w->thread, NULL, writer_main, w);
+}
+
+/* Waits for the writer to write what it holds and ends it; false if a write failed. */
+static bool writer_stop(struct writer *w)
+{
+	if (w->started) {
+		pthread_mutex_lock(&w->lock);
+		w->stop = true;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+		w->started = false;
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+	}
+	return !w->err;
 }
 
 /* Appends x->pkt as one Trace.packet to the output and empties it; returns its bytes. */
@@ -551,9 +642,9 @@ static int on_wakeup(void *ctx, const struct pwz_wakeup *w)
  * Perfetto SDK thread writes its events (trace_packet.proto, trace_packet_defaults.proto,
  * clock_snapshot.proto):
  * - its first packet sets SEQ_INCREMENTAL_STATE_CLEARED and first_packet_on_sequence, the
- *   TracePacketDefaults (timestamp_clock_id = CLOCK_INCREMENTAL, track_event_defaults.track_uuid
+ *   TracePacketDefaults (timestamp_clock_id = PF_CLOCK_INCREMENTAL, track_event_defaults.track_uuid
  *   = the vCPU's track), the interned annotation names, and a ClockSnapshot that sets the
- *   sequence-scoped CLOCK_INCREMENTAL (is_incremental, nanoseconds) equal to BOOTTIME at the
+ *   sequence-scoped PF_CLOCK_INCREMENTAL (is_incremental, nanoseconds) equal to BOOTTIME at the
  *   vCPU's first exit;
  * - then its TrackDescriptor (the thread track, named "KVM exits (vmx)": the ISA of its exits);
  * - then, per exit, a SLICE_BEGIN and a SLICE_END (or an INSTANT) whose timestamps are deltas
@@ -621,7 +712,7 @@ static void write_track(struct exporter *x, struct thread *th, const struct pwz_
 	pb_uint(&x->pkt, TP_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	pb_uint(&x->pkt, TP_FIRST_PACKET_ON_SEQUENCE, 1);
 	m = pb_begin(&x->pkt, TP_TRACE_PACKET_DEFAULTS);
-	pb_uint(&x->pkt, TPD_TIMESTAMP_CLOCK_ID, CLOCK_INCREMENTAL);
+	pb_uint(&x->pkt, TPD_TIMESTAMP_CLOCK_ID, PF_CLOCK_INCREMENTAL);
 	m2 = pb_begin(&x->pkt, TPD_TRACK_EVENT_DEFAULTS);
 	pb_uint(&x->pkt, TE_TRACK_UUID, UUID_BASE + th->tid);
 	pb_end(&x->pkt, m2);
@@ -633,11 +724,11 @@ static void write_track(struct exporter *x, struct thread *th, const struct pwz_
 	pb_end(&x->pkt, m);
 	m = pb_begin(&x->pkt, TP_CLOCK_SNAPSHOT);
 	m2 = pb_begin(&x->pkt, CSN_CLOCKS);
-	pb_uint(&x->pkt, CLK_CLOCK_ID, CLOCK_BOOTTIME);
+	pb_uint(&x->pkt, CLK_CLOCK_ID, PF_CLOCK_BOOTTIME);
 	pb_uint(&x->pkt, CLK_TIMESTAMP, t0);
 	pb_end(&x->pkt, m2);
 	m2 = pb_begin(&x->pkt, CSN_CLOCKS);
-	pb_uint(&x->pkt, CLK_CLOCK_ID, CLOCK_INCREMENTAL);
+	pb_uint(&x->pkt, CLK_CLOCK_ID, PF_CLOCK_INCREMENTAL);
 	pb_uint(&x->pkt, CLK_TIMESTAMP, t0);
 	pb_uint(&x->pkt, CLK_IS_INCREMENTAL, 1);
 	pb_end(&x->pkt, m2);
@@ -724,7 +815,7 @@ static uint8_t *put_ts(uint8_t *p, struct thread *th, uint64_t ts)
 	}
 	p = pb_put_varint(p, ts);
 	p = pb_put_varint(p, (uint64_t)TP_TIMESTAMP_CLOCK_ID << 3 | PB_VARINT);
-	return pb_put_varint(p, CLOCK_BOOTTIME);
+	return pb_put_varint(p, PF_CLOCK_BOOTTIME);
 }
 
 /* One debug annotation (interned name, uint value) at p. */
@@ -897,20 +988,20 @@ static void write_header(struct exporter *x)
 	pb_uint(&x->pkt, TP_FIRST_PACKET_ON_SEQUENCE, 1);
 	a = pb_begin(&x->pkt, TP_CLOCK_SNAPSHOT);
 	b = pb_begin(&x->pkt, CSN_CLOCKS);
-	pb_uint(&x->pkt, CLK_CLOCK_ID, CLOCK_BOOTTIME);
+	pb_uint(&x->pkt, CLK_CLOCK_ID, PF_CLOCK_BOOTTIME);
 	pb_uint(&x->pkt, CLK_TIMESTAMP, x->base);
 	pb_end(&x->pkt, b);
 	b = pb_begin(&x->pkt, CSN_CLOCKS);
-	pb_uint(&x->pkt, CLK_CLOCK_ID, CLOCK_MONOTONIC);
+	pb_uint(&x->pkt, CLK_CLOCK_ID, PF_CLOCK_MONOTONIC);
 	pb_uint(&x->pkt, CLK_TIMESTAMP, x->base);
 	pb_end(&x->pkt, b);
 	if (m->start_wall_ns) {
 		b = pb_begin(&x->pkt, CSN_CLOCKS);
-		pb_uint(&x->pkt, CLK_CLOCK_ID, CLOCK_REALTIME);
+		pb_uint(&x->pkt, CLK_CLOCK_ID, PF_CLOCK_REALTIME);
 		pb_uint(&x->pkt, CLK_TIMESTAMP, m->start_wall_ns);
 		pb_end(&x->pkt, b);
 	}
-	pb_uint(&x->pkt, CSN_PRIMARY_TRACE_CLOCK, CLOCK_BOOTTIME);
+	pb_uint(&x->pkt, CSN_PRIMARY_TRACE_CLOCK, PF_CLOCK_BOOTTIME);
 	pb_end(&x->pkt, a);
 	flush_packet(x);
 
@@ -1398,6 +1489,8 @@ static void free_exporter(struct exporter *x)
 	pwz_meta_free(&x->meta);
 	pb_free(&x->pkt);
 	pb_free(&x->out);
+	for (int i = 0; i < OUT_SLOTS; i++)
+		pb_free(&x->w.slot[i]);
 	pb_free(&x->col_ts);
 	pb_free(&x->col_state);
 	pb_free(&x->col_pid);
@@ -1418,18 +1511,19 @@ static int open_out(struct exporter *x, const char *out_path)
 
 		if (fd < 0)
 			return -errno;
-		x->gz = gzdopen(fd, "wb1");	/* level 1: 5 times faster than 6, 10% larger */
-		if (!x->gz) {
+		x->w.gz = gzdopen(fd, "wb1");	/* level 1: 5 times faster than 6, 10% larger */
+		if (!x->w.gz) {
 			close(fd);
 			return -ENOMEM;
 		}
-		gzbuffer(x->gz, 1 << 20);
+		gzbuffer(x->w.gz, 1 << 20);
 	} else {
-		x->f = outfile_stream(&x->of);
-		if (!x->f)
+		x->w.f = outfile_stream(&x->of);
+		if (!x->w.f)
 			return -errno;
-		setvbuf(x->f, NULL, _IOFBF, 1 << 20);
+		setvbuf(x->w.f, NULL, _IOFBF, 1 << 20);
 	}
+	writer_start(&x->w);
 	return 0;
 }
 
@@ -1438,14 +1532,13 @@ static int close_out(struct exporter *x)
 	int bad;
 
 	out_drain(x);
-	bad = x->werr;
-
-	if (x->gz)
-		bad |= gzclose(x->gz) != Z_OK;
-	else if (x->f)
-		bad |= fclose(x->f) != 0;
-	x->gz = NULL;
-	x->f = NULL;
+	bad = !writer_stop(&x->w) || x->werr;
+	if (x->w.gz)
+		bad |= gzclose(x->w.gz) != Z_OK;
+	else if (x->w.f)
+		bad |= fclose(x->w.f) != 0;
+	x->w.gz = NULL;
+	x->w.f = NULL;
 	return bad ? -EIO : 0;
 }
 

@@ -297,7 +297,15 @@ static void decode(const char *path, struct decoded *d)
 
 #define BASE 1000000	/* start_mono_ns */
 
-static void write_capture(const char *path)
+/* The exits of tid 10 (a vCPU) in the capture, in file order. */
+static const struct pwz_kvm_exit exits_in_order[] = {
+	{ .tid = 10, .time_ns = 120, .isa = PWZ_ISA_VMX, .reason = 12, .guest_ns = 5,
+	  .handling_ns = 20 },
+	{ .tid = 10, .time_ns = 410, .isa = PWZ_ISA_VMX, .reason = 12, .guest_ns = 260,
+	  .handling_ns = 10 },
+};
+
+static void write_capture(const char *path, const struct pwz_kvm_exit *ex, size_t nex)
 {
 	struct pwz_meta m = { .source = PWZ_SOURCE_SYNTHETIC, .nr_cpus = 2, .clock_id = 1,
 			      .start_mono_ns = BASE, .duration_ns = 1000, .has_switch_kind = true,
@@ -312,10 +320,6 @@ static void write_capture(const char *path)
 		{ .tid = 11, .cpu = 1, .start_ns = 0, .dur_ns = 1000, .end = PWZ_END_OPEN },
 	};
 	struct pwz_wakeup wk = { .tid = 11, .cpu = 0, .wake_ns = 150, .wait_ns = 50 };
-	struct pwz_kvm_exit ex = { .tid = 10, .vcpu = 0, .time_ns = 120, .isa = PWZ_ISA_VMX,
-				   .reason = 12, .guest_ns = 5, .handling_ns = 20 };
-	struct pwz_kvm_exit ex2 = { .tid = 10, .vcpu = 0, .time_ns = 410, .isa = PWZ_ISA_VMX,
-				    .reason = 12, .guest_ns = 260, .handling_ns = 10 };
 	struct cdict_writer *w;
 	char err[256];
 
@@ -328,8 +332,8 @@ static void write_capture(const char *path)
 	for (size_t i = 0; i < sizeof(sl) / sizeof(sl[0]); i++)
 		assert_int_equal(cdict_writer__slice(w, &sl[i]), 0);
 	assert_int_equal(cdict_writer__wakeup(w, &wk), 0);
-	assert_int_equal(cdict_writer__kvm_exit(w, &ex), 0);
-	assert_int_equal(cdict_writer__kvm_exit(w, &ex2), 0);
+	for (size_t i = 0; i < nex; i++)
+		assert_int_equal(cdict_writer__kvm_exit(w, &ex[i]), 0);
 	assert_int_equal(cdict_writer__task(w, &b2), 0);
 	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
 	cdict_writer__free(w);
@@ -347,7 +351,7 @@ static void test_switch_stream(void **state)
 	(void)state;
 	snprintf(in, sizeof(in), "%s/small.cdict", dir);
 	snprintf(out, sizeof(out), "%s/small.pftrace", dir);
-	write_capture(in);
+	write_capture(in, exits_in_order, 2);
 	assert_int_equal(perfetto_export(in, out, &o, &st, err, sizeof(err)), 0);
 	decode(out, &d);
 	assert_string_equal(d.release, "6.1.0-test");
@@ -467,6 +471,36 @@ static void test_pattern(void **state)
 	assert_int_equal(d.begins, 0);
 }
 
+/*
+ * Exits read out of order (the later one first): the earlier one's packets would go back on
+ * the sequence's incremental clock, so they are written absolute, on BOOTTIME, and the clock
+ * stays where the later exit left it.
+ */
+static void test_exits_out_of_order(void **state)
+{
+	const struct pwz_kvm_exit rev[] = { exits_in_order[1], exits_in_order[0] };
+	struct perfetto_opts o = { 0 };
+	char in[128], out[160], err[512];
+	static struct decoded d;
+
+	(void)state;
+	snprintf(in, sizeof(in), "%s/rev.cdict", dir);
+	snprintf(out, sizeof(out), "%s/rev.pftrace", dir);
+	write_capture(in, rev, 2);
+	assert_int_equal(perfetto_export(in, out, &o, NULL, err, sizeof(err)), 0);
+	decode(out, &d);
+	assert_int_equal(d.begins, 2);
+	assert_int_equal(d.ends, 2);
+	assert_int_equal(d.begin_ts[0], BASE + 410);
+	assert_int_equal(d.end_ts[0], BASE + 420);
+	assert_int_equal(d.begin_ts[1], BASE + 120);
+	assert_int_equal(d.end_ts[1], BASE + 140);
+	/* the end at 140: timestamp BASE + 140 = 1000140 (0xcc 0x85 0x3d), clock 6 (BOOTTIME) */
+	static const uint8_t end[] = { 0x0a, 0x0f, 0x40, 0xcc, 0x85, 0x3d, 0xd0, 0x03, 6,
+				       0x50, 2, 0x68, 2, 0x5a, 2, 0x48, 2 };
+	assert_non_null(memmem(d.raw, d.bytes, end, sizeof(end)));
+}
+
 static void test_errors_and_names(void **state)
 {
 	struct perfetto_opts o = { 0 };
@@ -515,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_switch_stream),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_pattern),
+		cmocka_unit_test(test_exits_out_of_order),
 		cmocka_unit_test(test_errors_and_names),
 	};
 
