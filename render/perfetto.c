@@ -163,6 +163,7 @@ struct writer {
 	bool started;			/* the thread runs */
 	bool stop;			/* no more buffers: write what is left and end */
 	bool err;			/* a write failed */
+	int errnum;			/* its errno */
 	FILE *f;			/* the trace, or */
 	gzFile gz;			/* its gzip stream */
 };
@@ -271,8 +272,10 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		ok = w->err || out_write(w->f, w->gz, b->data, b->len);
 		pthread_mutex_lock(&w->lock);
-		if (!ok)
+		if (!ok && !w->err) {
 			w->err = true;
+			w->errnum = errno ? errno : EIO;
+		}
 		pb_reset(b);
 		w->head = (w->head + 1) % OUT_SLOTS;
 		w->count--;
@@ -294,8 +297,10 @@ static void out_drain(struct exporter *x)
 		return;
 	}
 	if (!w->started) {
-		if (!out_write(w->f, w->gz, x->out.data, x->out.len))
-			x->werr = true;
+		if (!w->err && !out_write(w->f, w->gz, x->out.data, x->out.len)) {
+			w->err = true;
+			w->errnum = errno ? errno : EIO;
+		}
 		pb_reset(&x->out);
 		return;
 	}
@@ -1127,7 +1132,8 @@ static uint8_t *put_len_key(uint8_t *p, uint32_t field, size_t n)
 
 static uint8_t *put_bytes(uint8_t *p, const void *src, size_t n)
 {
-	memcpy(p, src, n);
+	if (n)		/* src is NULL when empty */
+		memcpy(p, src, n);
 	return p + n;
 }
 
@@ -1533,13 +1539,16 @@ static int close_out(struct exporter *x)
 
 	out_drain(x);
 	bad = !writer_stop(&x->w) || x->werr;
+	errno = x->w.errnum;
 	if (x->w.gz)
 		bad |= gzclose(x->w.gz) != Z_OK;
 	else if (x->w.f)
 		bad |= fclose(x->w.f) != 0;
 	x->w.gz = NULL;
 	x->w.f = NULL;
-	return bad ? -EIO : 0;
+	if (!bad)
+		return 0;
+	return -(x->w.errnum ? x->w.errnum : errno ? errno : EIO);
 }
 
 static int finish_exits(struct exporter *x)
@@ -1601,7 +1610,7 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 		.wakeup = on_wakeup, .kvm_exit = on_kvm_exit,
 	};
 	struct cdict_read_info info = { 0 };
-	int ret;
+	int ret, e;
 
 	if (errlen)
 		err[0] = '\0';
@@ -1642,9 +1651,9 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 		if (ret)
 			snprintf(err, errlen, "out of memory");
 	}
-	if (close_out(&x) && !ret) {
-		snprintf(err, errlen, "cannot write %s: %s", x.of.tmp, strerror(errno ? errno : EIO));
-		ret = -EIO;
+	if ((e = close_out(&x)) && !ret) {
+		snprintf(err, errlen, "cannot write %s: %s", x.of.tmp, strerror(-e));
+		ret = e;
 	}
 	if (!ret && (ret = outfile_commit(&x.of)))
 		snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(-ret));
