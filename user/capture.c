@@ -829,10 +829,14 @@ int capture__counters(struct capture *c, uint64_t out[PWZ_CNT_MAX])
 	return e;
 }
 
-/* Walks the keys of map: fn(key, per-CPU values). */
-static int walk(struct capture *c, struct bpf_map *map, size_t vsize,
-		int (*fn)(struct capture *c, const void *key, const void *vals, void *arg),
-		void *arg)
+typedef int (*walk_fn)(struct capture *c, const void *key, const void *vals, void *arg);
+
+/* Keys (and their per-CPU values) one batched lookup reads. */
+#define WALK_BATCH 1024
+
+/* Walks the keys of map key by key: fn(key, per-CPU values). */
+static int walk_keys(struct capture *c, struct bpf_map *map, size_t vsize, walk_fn fn,
+		     void *arg)
 {
 	size_t ks = bpf_map__key_size(map);
 	char key[64], next[64];
@@ -853,6 +857,46 @@ static int walk(struct capture *c, struct bpf_map *map, size_t vsize,
 		if (e)
 			break;
 	}
+	free(vals);
+	return e;
+}
+
+/*
+ * Walks the keys of map: fn(key, per-CPU values), WALK_BATCH keys a system call
+ * (bpf_map_lookup_batch(), Linux 5.6), or key by key where the kernel has no batched lookup
+ * for the map. Returns 0, fn's non-zero value or -errno.
+ */
+static int walk(struct capture *c, struct bpf_map *map, size_t vsize, walk_fn fn, void *arg)
+{
+	size_t ks = bpf_map__key_size(map), vs = (size_t)c->nr_cpus * ((vsize + 7) & ~(size_t)7);
+	char *keys = malloc(WALK_BATCH * ks), *vals = malloc(WALK_BATCH * vs);
+	__u64 token[8];		/* the kernel's position: a bucket for a hash, a key for others */
+	bool first = true;
+	int e = 0;
+
+	if (!keys || !vals || ks > sizeof(token)) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	while (!e) {
+		__u32 n = WALK_BATCH;
+		int r = bpf_map_lookup_batch(bpf_map__fd(map), first ? NULL : token, token, keys,
+					     vals, &n, NULL);
+
+		r = r ? -errno : 0;
+		if (r && r != -ENOENT) {
+			/* no batched lookup here (EINVAL, ENOTSUPP): key by key */
+			e = first ? walk_keys(c, map, vsize, fn, arg) : r;
+			break;
+		}
+		for (__u32 i = 0; i < n && !e; i++)
+			e = fn(c, keys + i * ks, vals + i * vs, arg);
+		if (r == -ENOENT)
+			break;	/* that was the last batch */
+		first = false;
+	}
+	free(keys);
 	free(vals);
 	return e;
 }
