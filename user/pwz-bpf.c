@@ -510,10 +510,12 @@ static int child_spawn(struct child *c, char **argv, const struct rlimit *nofile
 
 		close(go[1]);
 		close(er[0]);
-		if (read(go[0], &b, 1) != 1)
-			_exit(127);
+		/* pwz-bpf's handlers are not the command's (they would also break the wait) */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
 		/* the command runs with the limit it was given, not the one raised for libbpf */
 		setrlimit(RLIMIT_NOFILE, nofile);
@@ -867,12 +869,28 @@ static int fill_meta(struct run *r)
 	return 0;
 }
 
+/* SIGINT, SIGTERM and SIGHUP end the capture (stop_signal), from the start on: one that comes
+ * while the programs load ends it at once, with a whole file. */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 /* The task table, the selection, the BPF programs loaded (not attached), the metadata.
  * Returns 0 or -1 with a message. */
 static int prepare(struct run *r)
 {
 	char err[512];
 	int n;
+
+	catch_signals();
 
 	r->tt = task_table__new("/proc", r->map);
 	if (!r->tt) {
@@ -944,7 +962,6 @@ static int prepare(struct run *r)
 static int start(struct run *r)
 {
 	struct capture_sink sink = { r, sink_slice, sink_kvm_exit, sink_task };
-	struct sigaction sa;
 	char err[512];
 	int e;
 
@@ -955,13 +972,6 @@ static int start(struct run *r)
 			return -1;
 		}
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
 	capture_meta_read_stat("/proc/stat", &r->stat0);
 	r->t0 = now_ns(CLOCK_MONOTONIC);
 	r->meta.start_mono_ns = r->t0;
