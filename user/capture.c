@@ -1072,6 +1072,7 @@ static void hold_past_exit(const int *fds, int n)
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
 	close_all_but(fds, n);
+	prctl(PR_SET_NAME, "pwz-release");	/* not taken for a capture in ps or pgrep */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(0);
 	for (;;)
