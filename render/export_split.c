@@ -31,7 +31,9 @@ struct export_split {
 	void *ctx;
 	struct sthr *th;		/* [utid - 1] */
 	size_t nr_th;
-	uint64_t held;			/* pending exits, slices and waits held, over all threads */
+	uint64_t held;			/* records held by the threads with pending exits: those
+					 * exits, their slices and waits (the others hold at most
+					 * 2 * EXPORT_SPLIT_KEEP of each) */
 	uint64_t overflowed;
 	uint64_t cpu_end[PWZ_MAX_CPUS];	/* latest slice end read per CPU (live: the watermark) */
 	bool cpu_seen[PWZ_MAX_CPUS];
@@ -97,6 +99,12 @@ static struct sthr *sthr_of(struct export_split *xs, uint32_t utid)
 	return &xs->th[utid - 1];
 }
 
+/* What th counts in export_split.held. */
+static uint64_t held_by(const struct sthr *th)
+{
+	return th->nr_pend ? th->nr_pend + th->nr_sl + th->nr_wk : 0;
+}
+
 static uint64_t slice_end(const struct pwz_slice *s)
 {
 	return s->start_ns + s->dur_ns;
@@ -157,7 +165,7 @@ static const struct pwz_slice *containing(const struct sthr *th, uint64_t from, 
 }
 
 /* Lets go of what no held exit and no later exit of the thread can overlap. */
-static void prune(struct export_split *xs, struct sthr *th)
+static void prune(struct sthr *th)
 {
 	uint64_t horizon = th->last_t1;
 	size_t i, n;
@@ -168,12 +176,10 @@ static void prune(struct export_split *xs, struct sthr *th)
 	for (i = n = 0; i < th->nr_sl; i++)
 		if (slice_end(&th->sl[i]) > horizon)
 			th->sl[n++] = th->sl[i];
-	xs->held -= th->nr_sl - n;
 	th->nr_sl = n;
 	for (i = n = 0; i < th->nr_wk; i++)
 		if (wait_end(&th->wk[i]) > horizon)
 			th->wk[n++] = th->wk[i];
-	xs->held -= th->nr_wk - n;
 	th->nr_wk = n;
 	if (th->nr_pend)
 		return;
@@ -185,7 +191,6 @@ static void prune(struct export_split *xs, struct sthr *th)
 				th->dropped_end = slice_end(&th->sl[i]);
 		memmove(th->sl, th->sl + n, EXPORT_SPLIT_KEEP * sizeof(*th->sl));
 		th->nr_sl = EXPORT_SPLIT_KEEP;
-		xs->held -= n;
 	}
 	if (th->nr_wk > EXPORT_SPLIT_KEEP) {
 		n = th->nr_wk - EXPORT_SPLIT_KEEP;
@@ -194,7 +199,6 @@ static void prune(struct export_split *xs, struct sthr *th)
 				th->dropped_end = wait_end(&th->wk[i]);
 		memmove(th->wk, th->wk + n, EXPORT_SPLIT_KEEP * sizeof(*th->wk));
 		th->nr_wk = EXPORT_SPLIT_KEEP;
-		xs->held -= n;
 	}
 }
 
@@ -207,6 +211,7 @@ static int settle(struct export_split *xs, uint32_t utid, bool at_end)
 	size_t i, n;
 	int ret = 0;
 
+	xs->held -= held_by(th);
 	for (i = n = 0; i < th->nr_pend; i++) {
 		const struct pwz_kvm_exit *e = &th->pend[i];
 		uint64_t t0 = e->time_ns, t1 = e->time_ns + e->handling_ns;
@@ -236,9 +241,9 @@ static int settle(struct export_split *xs, uint32_t utid, bool at_end)
 		else
 			th->pend[n++] = *e;
 	}
-	xs->held -= th->nr_pend - n;
 	th->nr_pend = n;
-	prune(xs, th);
+	prune(th);
+	xs->held += held_by(th);
 	return ret;
 }
 
@@ -255,14 +260,15 @@ static int overflow(struct export_split *xs)
 			big = &xs->th[k];
 	if (!big || !big->nr_pend)
 		return 1;
+	xs->held -= held_by(big);
 	k = (big->nr_pend + 1) / 2;
 	for (i = 0; i < k && !ret; i++)
 		ret = xs->emit(xs->ctx, &big->pend[i], (uint32_t)(big - xs->th) + 1, false, 0, 0, 0);
 	memmove(big->pend, big->pend + k, (big->nr_pend - k) * sizeof(*big->pend));
 	big->nr_pend -= k;
-	xs->held -= k;
 	xs->overflowed += k;
-	prune(xs, big);
+	prune(big);
+	xs->held += held_by(big);
 	return ret;
 }
 
@@ -311,15 +317,16 @@ int export_split__slice(struct export_split *xs, uint32_t utid, const struct pwz
 		th->sl[i] = th->sl[i - 1];
 	th->sl[i] = *s;
 	th->nr_sl++;
-	xs->held++;
+	if (th->nr_pend)
+		xs->held++;
 	/* pending exits are in time order: none is decided before a slice reaches its entry */
 	if (th->nr_pend && th->max_end >= th->pend[0].time_ns + th->pend[0].handling_ns) {
 		int ret = settle(xs, utid, false);
 
 		if (ret)
 			return ret;
-	} else if (th->nr_sl > 2 * EXPORT_SPLIT_KEEP) {
-		prune(xs, th);
+	} else if (!th->nr_pend && th->nr_sl > 2 * EXPORT_SPLIT_KEEP) {
+		prune(th);
 	}
 	if (!xs->ordered && xs->nr_busy && ++xs->since_retry >= 4096) {
 		xs->since_retry = 0;
@@ -341,9 +348,10 @@ int export_split__wait(struct export_split *xs, uint32_t utid, const struct pwz_
 		th->wk[i] = th->wk[i - 1];
 	th->wk[i] = *wk;
 	th->nr_wk++;
-	xs->held++;
+	if (th->nr_pend)
+		xs->held++;
 	if (!th->nr_pend && th->nr_wk > 2 * EXPORT_SPLIT_KEEP)
-		prune(xs, th);
+		prune(th);
 	return 0;
 }
 
@@ -365,8 +373,8 @@ int export_split__exit(struct export_split *xs, uint32_t utid, const struct pwz_
 	}
 	if (grow((void **)&th->pend, &th->cap_pend, th->nr_pend + 1, sizeof(*th->pend)))
 		return -ENOMEM;
+	xs->held += th->nr_pend ? 1 : 1 + th->nr_sl + th->nr_wk;
 	th->pend[th->nr_pend++] = *e;
-	xs->held++;
 	ret = th->max_end >= e->time_ns + e->handling_ns ? settle(xs, utid, false) : 0;
 	if (!ret && th->nr_pend && !th->listed) {
 		if (grow((void **)&xs->busy, &xs->cap_busy, xs->nr_busy + 1, sizeof(*xs->busy)))

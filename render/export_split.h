@@ -28,10 +28,11 @@
  *
  * Memory: the exits waiting for their slice (those of each vCPU's current slice) and the
  * slices and waits they may need. A thread without pending exits keeps at most its last
- * EXPORT_SPLIT_KEEP slices and waits. Past EXPORT_SPLIT_MAX_PENDING pending exits in all (a
- * vCPU that was never switched out, a capture without slices), the oldest half of the largest
- * thread's pending exits are emitted with the split unknown, so memory stays bounded
- * (about 64 bytes a pending exit).
+ * 2 * EXPORT_SPLIT_KEEP slices and waits (an exit that reaches back before what it kept gets the
+ * split unknown). Past EXPORT_SPLIT_MAX_PENDING records held by the threads with pending exits
+ * (a vCPU that was never switched out, a capture without slices, a live capture's CPU whose
+ * slices do not come), the oldest half of the largest thread's pending exits are emitted with the
+ * split unknown, so memory stays bounded (about 48 bytes a record: some 50 MB).
  */
 
 #define EXPORT_SPLIT_KEEP 16
@@ -59,7 +60,7 @@ int export_split__exit(struct export_split *xs, uint32_t utid, const struct pwz_
 /* End of the file: every held exit is emitted with what was read. Returns 0 or -errno. */
 int export_split__finish(struct export_split *xs);
 
-/* Exits emitted with the split unknown because they were no longer held (memory bound). */
+/* Exits emitted with the split unknown because of the memory bound (the two cases above). */
 uint64_t export_split__overflowed(const struct export_split *xs);
 
 /* NULL is a no-op. */
