@@ -568,8 +568,8 @@ static int write_capture(struct xp *x, const struct cdict_read_info *info)
 /*
  * vcpu: one row per vCPU thread of each VM over the whole capture (user/lib/vms.h), from the
  * file's aggregates (exact under drops, and cheap: the streams are not loaded again). The
- * streams' figures (migrations, who ran while ready, the exits' on/off-CPU split) are in
- * `pwz-render --list --json`.
+ * streams' figures (migrations, who ran while ready) are in `pwz-render --list --json`; the
+ * exits' on/off-CPU split is in the kvm_exit rows.
  */
 static int write_vcpus(struct xp *x)
 {
