@@ -615,11 +615,36 @@ static int write_vcpus(struct xp *x)
 	return ret;
 }
 
+static int on_replay_exit(void *ctx, const struct pwz_kvm_exit *e)
+{
+	struct xp *x = ctx;
+	struct thr *th = thr_at(x, e->tid, e->time_ns);
+
+	return th ? export_split__replay_exit(x->split, th->utid, e) : -ENOMEM;
+}
+
+/* The exits' split: what is still held, then, when exits were let go of for the memory bound
+ * (export_split.h), the file's exits read again for them. */
+static int finish_split(struct xp *x)
+{
+	struct cdict_visitor v = { .ctx = x, .kvm_exit = on_replay_exit };
+	struct cdict_read_info info = { 0 };
+	int ret;
+
+	if (!x->split)
+		return 0;
+	ret = export_split__finish(x->split);
+	if (ret || !export_split__needs_replay(x->split))
+		return ret;
+	ret = cdict_read(x->path, &v, &info, x->err, x->errlen);
+	return ret > 0 ? -EIO : ret;
+}
+
 static int finish(struct xp *x, const struct cdict_read_info *info)
 {
 	int ret;
 
-	if ((x->split && (ret = export_split__finish(x->split))) || (ret = write_vcpus(x)) || (ret = write_threads(x)) || (ret = write_capture(x, info))) {
+	if ((ret = finish_split(x)) || (ret = write_vcpus(x)) || (ret = write_threads(x)) || (ret = write_capture(x, info))) {
 		snprintf(x->err, x->errlen, "%s: cannot write the tables: %s", x->path, strerror(-ret));
 		return ret;
 	}

@@ -7,10 +7,27 @@
 #include "trace.h"
 #include "vms.h"
 
+/* An exit whose split is not decided yet. */
+struct pend {
+	struct pwz_kvm_exit e;
+	uint64_t idx;			/* its place among its thread's exits in the file (0, 1, ...) */
+};
+
+/* Exits let go of for the memory bound: the thread's exits idx first..last (one run of its
+ * exits, all pending then), over [t0, t1). They are read again by export_split__replay_exit(). */
+struct evicted {
+	uint64_t first, last;
+	uint64_t t0, t1;
+};
+
 /* What is held of one thread instance. Its slices and waits are sorted by start. */
 struct sthr {
-	struct pwz_kvm_exit *pend;	/* exits whose split is not decided, in time order */
+	struct pend *pend;		/* exits whose split is not decided, in time order */
 	size_t nr_pend, cap_pend;
+	struct evicted *ev;		/* in time order */
+	size_t nr_ev, cap_ev;
+	uint64_t nr_exits;		/* its exits read (the next one's idx) */
+	uint64_t replayed;		/* its exits read again by the replay */
 	struct pwz_slice *sl;		/* slices that a held or a later exit may overlap */
 	size_t nr_sl, cap_sl;
 	struct pwz_wakeup *wk;		/* waits, likewise */
@@ -34,7 +51,8 @@ struct export_split {
 	uint64_t held;			/* records held by the threads with pending exits: those
 					 * exits, their slices and waits (the others hold at most
 					 * 2 * EXPORT_SPLIT_KEEP of each) */
-	uint64_t overflowed;
+	uint64_t overflowed;		/* exits whose records were let go: split unknown */
+	uint64_t evicted;		/* exits let go of, to be read again */
 	uint64_t cpu_end[PWZ_MAX_CPUS];	/* latest slice end read per CPU (live: the watermark) */
 	bool cpu_seen[PWZ_MAX_CPUS];
 	uint32_t max_cpu1;
@@ -102,7 +120,7 @@ static struct sthr *sthr_of(struct export_split *xs, uint32_t utid)
 /* What th counts in export_split.held. */
 static uint64_t held_by(const struct sthr *th)
 {
-	return th->nr_pend ? th->nr_pend + th->nr_sl + th->nr_wk : 0;
+	return th->nr_pend || th->nr_ev ? th->nr_pend + th->nr_sl + th->nr_wk : 0;
 }
 
 static uint64_t slice_end(const struct pwz_slice *s)
@@ -164,42 +182,72 @@ static const struct pwz_slice *containing(const struct sthr *th, uint64_t from, 
 	return NULL;
 }
 
-/* Lets go of what no held exit and no later exit of the thread can overlap. */
+/* [from, to) overlaps an evicted run of the thread: the replay needs it. */
+static bool for_evicted(const struct sthr *th, uint64_t from, uint64_t to)
+{
+	size_t a = 0, b = th->nr_ev;
+
+	while (a < b) {		/* the first run ending after from */
+		size_t m = a + (b - a) / 2;
+
+		if (th->ev[m].t1 <= from)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < th->nr_ev && th->ev[a].t0 < to;
+}
+
+/*
+ * Lets go of what no held exit, no evicted one and no later exit of the thread can overlap; with
+ * no pending exit, of all but the last EXPORT_SPLIT_KEEP (a thread without exits, or between two
+ * exits), noting the latest end let go (dropped_end).
+ */
 static void prune(struct sthr *th)
 {
 	uint64_t horizon = th->last_t1;
-	size_t i, n;
+	size_t i, n, live, over;
 
 	for (i = 0; i < th->nr_pend; i++)
-		if (th->pend[i].time_ns < horizon)
-			horizon = th->pend[i].time_ns;
-	for (i = n = 0; i < th->nr_sl; i++)
-		if (slice_end(&th->sl[i]) > horizon)
-			th->sl[n++] = th->sl[i];
+		if (th->pend[i].e.time_ns < horizon)
+			horizon = th->pend[i].e.time_ns;
+	/* slices: first those past the horizon (not for an evicted run), then the others kept */
+	for (i = live = 0; i < th->nr_sl; i++)
+		live += slice_end(&th->sl[i]) > horizon;
+	over = !th->nr_pend && live > EXPORT_SPLIT_KEEP ? live - EXPORT_SPLIT_KEEP : 0;
+	for (i = n = 0; i < th->nr_sl; i++) {
+		const struct pwz_slice *x = &th->sl[i];
+		bool ev = th->nr_ev && for_evicted(th, x->start_ns, slice_end(x));
+		bool keep = slice_end(x) > horizon;
+
+		if (keep && over) {
+			over--;
+			keep = false;
+			if (!ev && slice_end(x) > th->dropped_end)
+				th->dropped_end = slice_end(x);
+		}
+		if (keep || ev)
+			th->sl[n++] = *x;
+	}
 	th->nr_sl = n;
-	for (i = n = 0; i < th->nr_wk; i++)
-		if (wait_end(&th->wk[i]) > horizon)
-			th->wk[n++] = th->wk[i];
+	for (i = live = 0; i < th->nr_wk; i++)
+		live += wait_end(&th->wk[i]) > horizon;
+	over = !th->nr_pend && live > EXPORT_SPLIT_KEEP ? live - EXPORT_SPLIT_KEEP : 0;
+	for (i = n = 0; i < th->nr_wk; i++) {
+		const struct pwz_wakeup *x = &th->wk[i];
+		bool ev = th->nr_ev && for_evicted(th, x->wake_ns, wait_end(x));
+		bool keep = wait_end(x) > horizon;
+
+		if (keep && over) {
+			over--;
+			keep = false;
+			if (!ev && wait_end(x) > th->dropped_end)
+				th->dropped_end = wait_end(x);
+		}
+		if (keep || ev)
+			th->wk[n++] = *x;
+	}
 	th->nr_wk = n;
-	if (th->nr_pend)
-		return;
-	/* no pending exit: the last few only (a thread without exits, or between two exits) */
-	if (th->nr_sl > EXPORT_SPLIT_KEEP) {
-		n = th->nr_sl - EXPORT_SPLIT_KEEP;
-		for (i = 0; i < n; i++)
-			if (slice_end(&th->sl[i]) > th->dropped_end)
-				th->dropped_end = slice_end(&th->sl[i]);
-		memmove(th->sl, th->sl + n, EXPORT_SPLIT_KEEP * sizeof(*th->sl));
-		th->nr_sl = EXPORT_SPLIT_KEEP;
-	}
-	if (th->nr_wk > EXPORT_SPLIT_KEEP) {
-		n = th->nr_wk - EXPORT_SPLIT_KEEP;
-		for (i = 0; i < n; i++)
-			if (wait_end(&th->wk[i]) > th->dropped_end)
-				th->dropped_end = wait_end(&th->wk[i]);
-		memmove(th->wk, th->wk + n, EXPORT_SPLIT_KEEP * sizeof(*th->wk));
-		th->nr_wk = EXPORT_SPLIT_KEEP;
-	}
 }
 
 /* Decides what can be of the thread's pending exits (at_end: with what was read). */
@@ -213,12 +261,12 @@ static int settle(struct export_split *xs, uint32_t utid, bool at_end)
 
 	xs->held -= held_by(th);
 	for (i = n = 0; i < th->nr_pend; i++) {
-		const struct pwz_kvm_exit *e = &th->pend[i];
+		const struct pwz_kvm_exit *e = &th->pend[i].e;
 		uint64_t t0 = e->time_ns, t1 = e->time_ns + e->handling_ns;
 		bool ready = at_end;
 
 		if (ret) {
-			th->pend[n++] = *e;
+			th->pend[n++] = th->pend[i];
 			continue;
 		}
 		if (!th->any_slice && at_end) {
@@ -239,7 +287,7 @@ static int settle(struct export_split *xs, uint32_t utid, bool at_end)
 		if (ready)
 			ret = emit_known(xs, th, utid, e);
 		else
-			th->pend[n++] = *e;
+			th->pend[n++] = th->pend[i];
 	}
 	th->nr_pend = n;
 	prune(th);
@@ -247,29 +295,44 @@ static int settle(struct export_split *xs, uint32_t utid, bool at_end)
 	return ret;
 }
 
-/* Past the bound: the oldest half of the largest thread's pending exits, split unknown. Returns
- * 0, 1 when no exit is pending, or -errno. */
+/* Past the bound: lets go of the oldest half of the largest thread's pending exits (at most one
+ * run of consecutive ones), to be read again at the end. Returns 0, 1 when no exit is pending,
+ * or -errno. */
 static int overflow(struct export_split *xs)
 {
 	struct sthr *big = NULL;
+	struct evicted *last;
+	uint64_t t1 = 0;
 	size_t k, i;
-	int ret = 0;
 
 	for (k = 0; k < xs->nr_th; k++)
 		if (!big || xs->th[k].nr_pend > big->nr_pend)
 			big = &xs->th[k];
 	if (!big || !big->nr_pend)
 		return 1;
+	for (k = 1; k < (big->nr_pend + 1) / 2 && big->pend[k].idx == big->pend[0].idx + k; k++)
+		;
+	for (i = 0; i < k; i++)
+		if (big->pend[i].e.time_ns + big->pend[i].e.handling_ns > t1)
+			t1 = big->pend[i].e.time_ns + big->pend[i].e.handling_ns;
+	last = big->nr_ev ? &big->ev[big->nr_ev - 1] : NULL;
+	if (last && last->last + 1 == big->pend[0].idx) {
+		last->last = big->pend[k - 1].idx;
+		if (t1 > last->t1)
+			last->t1 = t1;
+	} else {
+		if (grow((void **)&big->ev, &big->cap_ev, big->nr_ev + 1, sizeof(*big->ev)))
+			return -ENOMEM;
+		big->ev[big->nr_ev++] = (struct evicted){ big->pend[0].idx, big->pend[k - 1].idx,
+							  big->pend[0].e.time_ns, t1 };
+	}
 	xs->held -= held_by(big);
-	k = (big->nr_pend + 1) / 2;
-	for (i = 0; i < k && !ret; i++)
-		ret = xs->emit(xs->ctx, &big->pend[i], (uint32_t)(big - xs->th) + 1, false, 0, 0, 0);
 	memmove(big->pend, big->pend + k, (big->nr_pend - k) * sizeof(*big->pend));
 	big->nr_pend -= k;
-	xs->overflowed += k;
+	xs->evicted += k;
 	prune(big);
 	xs->held += held_by(big);
-	return ret;
+	return 0;
 }
 
 /* Retries the threads with pending exits (the watermark may have passed their entries). */
@@ -317,10 +380,10 @@ int export_split__slice(struct export_split *xs, uint32_t utid, const struct pwz
 		th->sl[i] = th->sl[i - 1];
 	th->sl[i] = *s;
 	th->nr_sl++;
-	if (th->nr_pend)
+	if (th->nr_pend || th->nr_ev)
 		xs->held++;
 	/* pending exits are in time order: none is decided before a slice reaches its entry */
-	if (th->nr_pend && th->max_end >= th->pend[0].time_ns + th->pend[0].handling_ns) {
+	if (th->nr_pend && th->max_end >= th->pend[0].e.time_ns + th->pend[0].e.handling_ns) {
 		int ret = settle(xs, utid, false);
 
 		if (ret)
@@ -348,7 +411,7 @@ int export_split__wait(struct export_split *xs, uint32_t utid, const struct pwz_
 		th->wk[i] = th->wk[i - 1];
 	th->wk[i] = *wk;
 	th->nr_wk++;
-	if (th->nr_pend)
+	if (th->nr_pend || th->nr_ev)
 		xs->held++;
 	if (!th->nr_pend && th->nr_wk > 2 * EXPORT_SPLIT_KEEP)
 		prune(th);
@@ -358,10 +421,12 @@ int export_split__wait(struct export_split *xs, uint32_t utid, const struct pwz_
 int export_split__exit(struct export_split *xs, uint32_t utid, const struct pwz_kvm_exit *e)
 {
 	struct sthr *th = sthr_of(xs, utid);
+	uint64_t idx;
 	int ret;
 
 	if (!th)
 		return -ENOMEM;
+	idx = th->nr_exits++;
 	if (xs->no_slices || (e->flags & PWZ_EXIT_UNPAIRED))
 		return xs->emit(xs->ctx, e, utid, false, 0, 0, 0);
 	if (e->time_ns + e->handling_ns > th->last_t1)
@@ -373,8 +438,8 @@ int export_split__exit(struct export_split *xs, uint32_t utid, const struct pwz_
 	}
 	if (grow((void **)&th->pend, &th->cap_pend, th->nr_pend + 1, sizeof(*th->pend)))
 		return -ENOMEM;
-	xs->held += th->nr_pend ? 1 : 1 + th->nr_sl + th->nr_wk;
-	th->pend[th->nr_pend++] = *e;
+	xs->held += th->nr_pend || th->nr_ev ? 1 : 1 + th->nr_sl + th->nr_wk;
+	th->pend[th->nr_pend++] = (struct pend){ *e, idx };
 	ret = th->max_end >= e->time_ns + e->handling_ns ? settle(xs, utid, false) : 0;
 	if (!ret && th->nr_pend && !th->listed) {
 		if (grow((void **)&xs->busy, &xs->cap_busy, xs->nr_busy + 1, sizeof(*xs->busy)))
@@ -398,9 +463,46 @@ int export_split__finish(struct export_split *xs)
 	return ret;
 }
 
+bool export_split__needs_replay(const struct export_split *xs)
+{
+	return xs && xs->evicted;
+}
+
+int export_split__replay_exit(struct export_split *xs, uint32_t utid, const struct pwz_kvm_exit *e)
+{
+	struct sthr *th = utid && utid <= xs->nr_th ? &xs->th[utid - 1] : NULL;
+	size_t a = 0, b;
+	uint64_t idx;
+
+	if (!th)
+		return 0;
+	idx = th->replayed++;
+	b = th->nr_ev;
+	while (a < b) {		/* the first run ending at or after idx */
+		size_t m = a + (b - a) / 2;
+
+		if (th->ev[m].last < idx)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a == th->nr_ev || th->ev[a].first > idx)
+		return 0;	/* emitted in the first pass */
+	if (!th->any_slice)
+		return xs->emit(xs->ctx, e, utid, false, 0, 0, 0);
+	if (containing(th, e->time_ns, e->time_ns + e->handling_ns))
+		return xs->emit(xs->ctx, e, utid, true, e->handling_ns, 0, 0);
+	return emit_known(xs, th, utid, e);
+}
+
 uint64_t export_split__overflowed(const struct export_split *xs)
 {
 	return xs ? xs->overflowed : 0;
+}
+
+uint64_t export_split__evicted(const struct export_split *xs)
+{
+	return xs ? xs->evicted : 0;
 }
 
 void export_split__free(struct export_split *xs)
@@ -409,6 +511,7 @@ void export_split__free(struct export_split *xs)
 		return;
 	for (size_t k = 0; k < xs->nr_th; k++) {
 		free(xs->th[k].pend);
+		free(xs->th[k].ev);
 		free(xs->th[k].sl);
 		free(xs->th[k].wk);
 	}

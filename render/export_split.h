@@ -23,16 +23,17 @@
  *   come out of order); perf.data imports, synthetic and legacy files are in time order per
  *   thread.
  * The split is unknown (the emit callback's known = false) for an unpaired exit, for a thread
- * without any slice in the file (a `--kvm` capture records no slices), and for an exit whose
- * records were no longer held (see below).
+ * without any slice in the file (a `--kvm` capture records no slices), and for an exit that
+ * reaches back before the slices its thread still held when it was read (below).
  *
  * Memory: the exits waiting for their slice (those of each vCPU's current slice) and the
  * slices and waits they may need. A thread without pending exits keeps at most its last
- * 2 * EXPORT_SPLIT_KEEP slices and waits (an exit that reaches back before what it kept gets the
- * split unknown). Past EXPORT_SPLIT_MAX_PENDING records held by the threads with pending exits
- * (a vCPU that was never switched out, a capture without slices, a live capture's CPU whose
- * slices do not come), the oldest half of the largest thread's pending exits are emitted with the
- * split unknown, so memory stays bounded (about 48 bytes a record: some 50 MB).
+ * 2 * EXPORT_SPLIT_KEEP slices and waits. Past EXPORT_SPLIT_MAX_PENDING records held by the
+ * threads with pending exits (a vCPU that was never switched out, a capture without slices, a
+ * live capture's CPU whose slices do not come), the oldest half of the largest thread's pending
+ * exits are let go of (about 48 bytes a record: some 50 MB at most), and their thread keeps
+ * the slices and waits that overlap them; after the file, the caller reads its exits again
+ * (export_split__needs_replay(), export_split__replay_exit()), and those are emitted then.
  */
 
 #define EXPORT_SPLIT_KEEP 16
@@ -60,8 +61,18 @@ int export_split__exit(struct export_split *xs, uint32_t utid, const struct pwz_
 /* End of the file: every held exit is emitted with what was read. Returns 0 or -errno. */
 int export_split__finish(struct export_split *xs);
 
-/* Exits emitted with the split unknown because of the memory bound (the two cases above). */
+/* After export_split__finish(): whether exits were let go of, so that the caller must read the
+ * file's exits again, in the same order, through export_split__replay_exit(). */
+bool export_split__needs_replay(const struct export_split *xs);
+
+/* The replay: every exit of the file again (as export_split__exit() had them); those let go of
+ * are emitted now, with the split of what was read. Returns 0 or -errno. */
+int export_split__replay_exit(struct export_split *xs, uint32_t utid, const struct pwz_kvm_exit *e);
+
+/* Exits emitted with the split unknown because they reached back before the records their
+ * thread held; exits let go of and replayed. */
 uint64_t export_split__overflowed(const struct export_split *xs);
+uint64_t export_split__evicted(const struct export_split *xs);
 
 /* NULL is a no-op. */
 void export_split__free(struct export_split *xs);

@@ -128,8 +128,9 @@ static void test_no_slices(void **state)
 	export_split__free(xs);
 }
 
-/* Held records are bounded: past the bound the oldest pending exits go out unknown; a thread
- * with no pending exit keeps its last slices only, and an exit reaching before them is unknown. */
+/* Held records are bounded: past the bound the oldest pending exits are let go of and replayed;
+ * a thread with no pending exit keeps its last slices only, and an exit reaching before them is
+ * unknown. */
 static void test_bounds(void **state)
 {
 	struct got g = { 0 };
@@ -139,15 +140,29 @@ static void test_bounds(void **state)
 	struct pwz_slice s;
 
 	(void)state;
+	/* a vCPU never switched out: its exits wait for its one slice, past the bound */
 	for (i = 0; i < n; i++) {
 		e = ex(1000 + 10 * i, 5);
 		assert_int_equal(export_split__exit(xs, 1, &e), 0);
 	}
-	assert_true(g.total > 0 && g.total < n);
-	assert_int_equal(export_split__overflowed(xs), g.total);
-	assert_false(g.r[0].known);
+	assert_int_equal(g.total, 0);
+	assert_true(export_split__evicted(xs) > 0 && export_split__evicted(xs) < n);
+	s = sl(0, 500, 1000 + 10 * n);
+	assert_int_equal(export_split__slice(xs, 1, &s), 0);
+	assert_int_equal(g.total, n - export_split__evicted(xs));	/* those held: at once */
+	assert_true(g.r[0].known);
 	assert_int_equal(export_split__finish(xs), 0);
-	assert_int_equal(g.total, n);
+	assert_true(export_split__needs_replay(xs));
+	/* the file's exits again: the ones let go of come out, all on-CPU */
+	memset(&g, 0, sizeof(g));
+	for (i = 0; i < n; i++) {
+		e = ex(1000 + 10 * i, 5);
+		assert_int_equal(export_split__replay_exit(xs, 1, &e), 0);
+	}
+	assert_int_equal(g.total, export_split__evicted(xs));
+	expect(&g, 0, 1000, true, 5, 0, 0);
+	expect(&g, 63, 1000 + 10 * 63, true, 5, 0, 0);
+	assert_int_equal(export_split__overflowed(xs), 0);
 	export_split__free(xs);
 
 	memset(&g, 0, sizeof(g));
