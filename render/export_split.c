@@ -53,6 +53,7 @@ struct export_split {
 					 * 2 * EXPORT_SPLIT_KEEP of each) */
 	uint64_t overflowed;		/* exits whose records were let go: split unknown */
 	uint64_t evicted;		/* exits let go of, to be read again */
+	uint64_t forced;		/* live: exits decided before every CPU's slices were read */
 	uint64_t cpu_end[PWZ_MAX_CPUS];	/* latest slice end read per CPU (live: the watermark) */
 	bool cpu_seen[PWZ_MAX_CPUS];
 	uint32_t max_cpu1;
@@ -145,20 +146,44 @@ static uint64_t watermark(const struct export_split *xs)
 	return w;
 }
 
+/* out = the first index in [0, n) where BEFORE (of m_) is false; BEFORE is monotonic. */
+#define BSEARCH(out, n, BEFORE)							\
+	do {									\
+		size_t a_ = 0, b_ = (n);					\
+		while (a_ < b_) {						\
+			size_t m_ = a_ + (b_ - a_) / 2;				\
+			if (BEFORE)						\
+				a_ = m_ + 1;					\
+			else							\
+				b_ = m_;					\
+		}								\
+		(out) = a_;							\
+	} while (0)
+
 static int emit_known(struct export_split *xs, struct sthr *th, uint32_t utid,
 		      const struct pwz_kvm_exit *e)
 {
 	uint64_t from = e->time_ns, to = e->time_ns + e->handling_ns, on, rd, sl;
-	size_t i;
+	size_t s0, s1, w0, w1, i;
 
-	if (grow((void **)&xs->slp, &xs->cap_slp, th->nr_sl + 1, sizeof(*xs->slp)) ||
-	    grow((void **)&xs->wkp, &xs->cap_wkp, th->nr_wk + 1, sizeof(*xs->wkp)))
+	/* those the rule looks at (vms.c: from the first ending after from, by a binary search, to
+	 * the first starting at or after to), so that its result is the same as on all of them */
+	BSEARCH(s0, th->nr_sl, slice_end(&th->sl[m_]) <= from);
+	BSEARCH(s1, th->nr_sl, th->sl[m_].start_ns < to);
+	BSEARCH(w0, th->nr_wk, wait_end(&th->wk[m_]) <= from);
+	BSEARCH(w1, th->nr_wk, th->wk[m_].wake_ns < to);
+	if (s1 < s0)
+		s1 = s0;
+	if (w1 < w0)
+		w1 = w0;
+	if (grow((void **)&xs->slp, &xs->cap_slp, s1 - s0 + 1, sizeof(*xs->slp)) ||
+	    grow((void **)&xs->wkp, &xs->cap_wkp, w1 - w0 + 1, sizeof(*xs->wkp)))
 		return -ENOMEM;
-	for (i = 0; i < th->nr_sl; i++)
-		xs->slp[i] = &th->sl[i];
-	for (i = 0; i < th->nr_wk; i++)
-		xs->wkp[i] = &th->wk[i];
-	vms_split_interval(xs->slp, th->nr_sl, xs->wkp, th->nr_wk, from, to, &on, &rd, &sl);
+	for (i = s0; i < s1; i++)
+		xs->slp[i - s0] = &th->sl[i];
+	for (i = w0; i < w1; i++)
+		xs->wkp[i - w0] = &th->wk[i];
+	vms_split_interval(xs->slp, s1 - s0, xs->wkp, w1 - w0, from, to, &on, &rd, &sl);
 	return xs->emit(xs->ctx, e, utid, true, on, rd, sl);
 }
 
@@ -208,9 +233,26 @@ static void prune(struct sthr *th)
 	uint64_t horizon = th->last_t1;
 	size_t i, n, live, over;
 
-	for (i = 0; i < th->nr_pend; i++)
-		if (th->pend[i].e.time_ns < horizon)
-			horizon = th->pend[i].e.time_ns;
+	if (th->nr_pend) {
+		/* the oldest pending exit's start: the leading slices and waits that end before it
+		 * (and serve no evicted run) go; cheap, as it runs at each record of a busy thread */
+		horizon = th->pend[0].e.time_ns;
+		for (i = 0; i < th->nr_sl && slice_end(&th->sl[i]) <= horizon &&
+		     !(th->nr_ev && for_evicted(th, th->sl[i].start_ns, slice_end(&th->sl[i]))); i++)
+			;
+		if (i) {
+			memmove(th->sl, th->sl + i, (th->nr_sl - i) * sizeof(*th->sl));
+			th->nr_sl -= i;
+		}
+		for (i = 0; i < th->nr_wk && wait_end(&th->wk[i]) <= horizon &&
+		     !(th->nr_ev && for_evicted(th, th->wk[i].wake_ns, wait_end(&th->wk[i]))); i++)
+			;
+		if (i) {
+			memmove(th->wk, th->wk + i, (th->nr_wk - i) * sizeof(*th->wk));
+			th->nr_wk -= i;
+		}
+		return;
+	}
 	/* slices: first those past the horizon (not for an evicted run), then the others kept */
 	for (i = live = 0; i < th->nr_sl; i++)
 		live += slice_end(&th->sl[i]) > horizon;
@@ -250,66 +292,105 @@ static void prune(struct sthr *th)
 	th->nr_wk = n;
 }
 
-/* Decides what can be of the thread's pending exits (at_end: with what was read). */
-static int settle(struct export_split *xs, uint32_t utid, bool at_end)
+/*
+ * Decides the thread's pending exits that can be: those whose entry is at or before limit (the
+ * slices that decide them are read), then those that the new slice news (NULL none) contains.
+ * Pending exits are in time order, so the first ones are a prefix.
+ */
+static int settle_upto(struct export_split *xs, uint32_t utid, uint64_t limit,
+		       const struct pwz_slice *news)
 {
 	struct sthr *th = &xs->th[utid - 1];
-	uint64_t wm = 0;
-	bool have_wm = false;
-	size_t i, n;
+	size_t k, i, n;
 	int ret = 0;
 
 	xs->held -= held_by(th);
-	for (i = n = 0; i < th->nr_pend; i++) {
-		const struct pwz_kvm_exit *e = &th->pend[i].e;
-		uint64_t t0 = e->time_ns, t1 = e->time_ns + e->handling_ns;
-		bool ready = at_end;
+	for (k = 0; k < th->nr_pend && !ret; k++) {
+		const struct pwz_kvm_exit *e = &th->pend[k].e;
 
-		if (ret) {
-			th->pend[n++] = th->pend[i];
-			continue;
-		}
-		if (!th->any_slice && at_end) {
+		if (e->time_ns + e->handling_ns > limit)
+			break;
+		if (!th->any_slice)
 			ret = xs->emit(xs->ctx, e, utid, false, 0, 0, 0);
-			continue;
-		}
-		if (containing(th, t0, t1)) {
+		else if (containing(th, e->time_ns, e->time_ns + e->handling_ns))
 			ret = xs->emit(xs->ctx, e, utid, true, e->handling_ns, 0, 0);
-			continue;
-		}
-		if (!ready && th->max_end >= t1) {
-			if (!xs->ordered && !have_wm) {
-				wm = watermark(xs);
-				have_wm = true;
-			}
-			ready = xs->ordered || wm >= t1;
-		}
-		if (ready)
-			ret = emit_known(xs, th, utid, e);
 		else
-			th->pend[n++] = th->pend[i];
+			ret = emit_known(xs, th, utid, e);
 	}
-	th->nr_pend = n;
+	if (k) {
+		memmove(th->pend, th->pend + k, (th->nr_pend - k) * sizeof(*th->pend));
+		th->nr_pend -= k;
+	}
+	if (news && !ret && !(news->flags & PWZ_SLICE_UNSEEN_START)) {
+		size_t a = 0, b = th->nr_pend;
+
+		while (a < b) {		/* the first pending exit from the slice's start on */
+			size_t m = a + (b - a) / 2;
+
+			if (th->pend[m].e.time_ns < news->start_ns)
+				a = m + 1;
+			else
+				b = m;
+		}
+		for (i = n = a; i < th->nr_pend && th->pend[i].e.time_ns < slice_end(news); i++) {
+			const struct pwz_kvm_exit *e = &th->pend[i].e;
+
+			if (!ret && e->time_ns + e->handling_ns <= slice_end(news))
+				ret = xs->emit(xs->ctx, e, utid, true, e->handling_ns, 0, 0);
+			else
+				th->pend[n++] = th->pend[i];
+		}
+		if (n < i) {
+			memmove(th->pend + n, th->pend + i, (th->nr_pend - i) * sizeof(*th->pend));
+			th->nr_pend -= i - n;
+		}
+	}
 	prune(th);
 	xs->held += held_by(th);
 	return ret;
 }
 
-/* Past the bound: lets go of the oldest half of the largest thread's pending exits (at most one
- * run of consecutive ones), to be read again at the end. Returns 0, 1 when no exit is pending,
- * or -errno. */
+/* settle_upto() as far as the records read allow (at_end: all of them). */
+static int settle(struct export_split *xs, uint32_t utid, bool at_end, const struct pwz_slice *news)
+{
+	struct sthr *th = &xs->th[utid - 1];
+	uint64_t limit = at_end ? UINT64_MAX : th->max_end;
+
+	if (!at_end && !xs->ordered && th->nr_pend &&
+	    th->pend[0].e.time_ns + th->pend[0].e.handling_ns <= limit) {
+		uint64_t wm = watermark(xs);
+
+		if (wm < limit)
+			limit = wm;
+	}
+	return settle_upto(xs, utid, limit, news);
+}
+
+/*
+ * Past the bound, in the largest thread: its oldest pending exits that wait only for the other
+ * CPUs' slices (live) are decided with what was read; if none, the oldest half of its pending
+ * exits (at most one run of consecutive ones) are let go of, to be read again at the end.
+ * Returns 0, 1 when no exit is pending, or -errno.
+ */
 static int overflow(struct export_split *xs)
 {
 	struct sthr *big = NULL;
 	struct evicted *last;
 	uint64_t t1 = 0;
 	size_t k, i;
+	int ret = 0;
 
 	for (k = 0; k < xs->nr_th; k++)
 		if (!big || xs->th[k].nr_pend > big->nr_pend)
 			big = &xs->th[k];
 	if (!big || !big->nr_pend)
 		return 1;
+	k = big->nr_pend;
+	ret = settle_upto(xs, (uint32_t)(big - xs->th) + 1, big->max_end, NULL);
+	if (ret || big->nr_pend < k) {
+		xs->forced += k - big->nr_pend;
+		return ret;
+	}
 	for (k = 1; k < (big->nr_pend + 1) / 2 && big->pend[k].idx == big->pend[0].idx + k; k++)
 		;
 	for (i = 0; i < k; i++)
@@ -346,7 +427,7 @@ static int retry_busy(struct export_split *xs)
 		struct sthr *th = &xs->th[utid - 1];
 
 		if (!ret && th->nr_pend)
-			ret = settle(xs, utid, false);
+			ret = settle(xs, utid, false, NULL);
 		if (th->nr_pend)
 			xs->busy[n++] = utid;
 		else
@@ -383,8 +464,8 @@ int export_split__slice(struct export_split *xs, uint32_t utid, const struct pwz
 	if (th->nr_pend || th->nr_ev)
 		xs->held++;
 	/* pending exits are in time order: none is decided before a slice reaches its entry */
-	if (th->nr_pend && th->max_end >= th->pend[0].e.time_ns + th->pend[0].e.handling_ns) {
-		int ret = settle(xs, utid, false);
+	if (th->nr_pend) {
+		int ret = settle(xs, utid, false, s);
 
 		if (ret)
 			return ret;
@@ -436,11 +517,13 @@ int export_split__exit(struct export_split *xs, uint32_t utid, const struct pwz_
 		xs->overflowed++;
 		return xs->emit(xs->ctx, e, utid, false, 0, 0, 0);
 	}
+	if (containing(th, e->time_ns, e->time_ns + e->handling_ns))
+		return xs->emit(xs->ctx, e, utid, true, e->handling_ns, 0, 0);
 	if (grow((void **)&th->pend, &th->cap_pend, th->nr_pend + 1, sizeof(*th->pend)))
 		return -ENOMEM;
 	xs->held += th->nr_pend || th->nr_ev ? 1 : 1 + th->nr_sl + th->nr_wk;
 	th->pend[th->nr_pend++] = (struct pend){ *e, idx };
-	ret = th->max_end >= e->time_ns + e->handling_ns ? settle(xs, utid, false) : 0;
+	ret = th->max_end >= e->time_ns + e->handling_ns ? settle(xs, utid, false, NULL) : 0;
 	if (!ret && th->nr_pend && !th->listed) {
 		if (grow((void **)&xs->busy, &xs->cap_busy, xs->nr_busy + 1, sizeof(*xs->busy)))
 			return -ENOMEM;
@@ -458,7 +541,7 @@ int export_split__finish(struct export_split *xs)
 
 	for (size_t k = 0; k < xs->nr_th && !ret; k++)
 		if (xs->th[k].nr_pend)
-			ret = settle(xs, (uint32_t)k + 1, true);
+			ret = settle(xs, (uint32_t)k + 1, true, NULL);
 	xs->nr_busy = 0;
 	return ret;
 }
@@ -503,6 +586,11 @@ uint64_t export_split__overflowed(const struct export_split *xs)
 uint64_t export_split__evicted(const struct export_split *xs)
 {
 	return xs ? xs->evicted : 0;
+}
+
+uint64_t export_split__forced(const struct export_split *xs)
+{
+	return xs ? xs->forced : 0;
 }
 
 void export_split__free(struct export_split *xs)

@@ -29,11 +29,16 @@
  * Memory: the exits waiting for their slice (those of each vCPU's current slice) and the
  * slices and waits they may need. A thread without pending exits keeps at most its last
  * 2 * EXPORT_SPLIT_KEEP slices and waits. Past EXPORT_SPLIT_MAX_PENDING records held by the
- * threads with pending exits (a vCPU that was never switched out, a capture without slices, a
- * live capture's CPU whose slices do not come), the oldest half of the largest thread's pending
- * exits are let go of (about 48 bytes a record: some 50 MB at most), and their thread keeps
- * the slices and waits that overlap them; after the file, the caller reads its exits again
- * (export_split__needs_replay(), export_split__replay_exit()), and those are emitted then.
+ * threads with pending exits (about 48 bytes a record: some 50 MB), the largest thread's
+ * oldest pending exits are dealt with:
+ * - those that wait only for the other CPUs' slices (a live capture with a CPU whose batch of
+ *   slices does not come: an idle CPU, or one that runs none of the selected threads) are
+ *   decided with what was read (export_split__forced(): they may miss a slice of their thread
+ *   that the batch holds);
+ * - else (a vCPU that was never switched out, a capture without slices) the oldest half are let
+ *   go of, and their thread keeps the slices and waits that overlap them; after the file, the
+ *   caller reads its exits again (export_split__needs_replay(), export_split__replay_exit()),
+ *   and those are emitted then, exact.
  */
 
 #define EXPORT_SPLIT_KEEP 16
@@ -73,6 +78,7 @@ int export_split__replay_exit(struct export_split *xs, uint32_t utid, const stru
  * thread held; exits let go of and replayed. */
 uint64_t export_split__overflowed(const struct export_split *xs);
 uint64_t export_split__evicted(const struct export_split *xs);
+uint64_t export_split__forced(const struct export_split *xs);
 
 /* NULL is a no-op. */
 void export_split__free(struct export_split *xs);

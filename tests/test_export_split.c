@@ -181,6 +181,31 @@ static void test_bounds(void **state)
 	export_split__free(xs);
 }
 
+/* Live, a CPU without slices holds the watermark: past the bound, the exits that wait only for
+ * it are decided with what was read. */
+static void test_live_forced(void **state)
+{
+	struct got g = { 0 };
+	struct export_split *xs = export_split__new(false, false, 2, emit, &g);
+	size_t n = EXPORT_SPLIT_MAX_PENDING / 2 + 100, i;
+	struct pwz_kvm_exit e;
+	struct pwz_slice s;
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		s = sl(1, 100 * i, 50);
+		assert_int_equal(export_split__slice(xs, 1, &s), 0);
+		e = ex(100 * i + 40, 70);	/* on 10, asleep 50, on 10 */
+		assert_int_equal(export_split__exit(xs, 1, &e), 0);
+	}
+	assert_true(export_split__forced(xs) > 0);
+	assert_int_equal(g.total, export_split__forced(xs));
+	expect(&g, 0, 40, true, 20, 0, 50);
+	expect(&g, 63, 100 * 63 + 40, true, 20, 0, 50);
+	assert_int_equal(export_split__evicted(xs), 0);
+	export_split__free(xs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_live_watermark),
 		cmocka_unit_test(test_no_slices),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_live_forced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
