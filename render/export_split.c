@@ -512,13 +512,14 @@ int export_split__exit(struct export_split *xs, uint32_t utid, const struct pwz_
 		return xs->emit(xs->ctx, e, utid, false, 0, 0, 0);
 	if (e->time_ns + e->handling_ns > th->last_t1)
 		th->last_t1 = e->time_ns + e->handling_ns;
+	/* inside a slice read: nothing else of the thread can overlap it */
+	if (containing(th, e->time_ns, e->time_ns + e->handling_ns))
+		return xs->emit(xs->ctx, e, utid, true, e->handling_ns, 0, 0);
 	if (th->dropped_end > e->time_ns) {
 		/* slices or waits it overlaps were let go before it was read */
 		xs->overflowed++;
 		return xs->emit(xs->ctx, e, utid, false, 0, 0, 0);
 	}
-	if (containing(th, e->time_ns, e->time_ns + e->handling_ns))
-		return xs->emit(xs->ctx, e, utid, true, e->handling_ns, 0, 0);
 	if (grow((void **)&th->pend, &th->cap_pend, th->nr_pend + 1, sizeof(*th->pend)))
 		return -ENOMEM;
 	xs->held += th->nr_pend || th->nr_ev ? 1 : 1 + th->nr_sl + th->nr_wk;
