@@ -592,17 +592,23 @@ function drawCpu(data, panel) {
 	refresh();
 }
 
-// The bar chart canvas of holder, kept while its height stays (a new canvas costs more than
-// drawing); c.onmove is its current hover handler.
+// The bar chart canvas of holder, kept while it is tall enough (a new canvas costs more than
+// drawing: its buffer is allocated again): a taller one is cut to height by its wrapper, so
+// that going from top 50 to 1000 and back allocates once. c.onmove is its hover handler.
 function chartCanvas(holder, height) {
 	let c = holder.pwzChart;
-	if (c && c.height === height) {
+	if (c && c.alloc >= height) {
+		c.height = height;
+		c.cv.parentNode.style.height = height + "px";
 		c.ctx.setTransform(c.dpr, 0, 0, c.dpr, 0, 0);
-		c.ctx.clearRect(0, 0, c.width, c.height);
+		c.ctx.clearRect(0, 0, c.width, height);
 		return c;
 	}
 	holder.textContent = "";
 	c = makeCanvas(holder, height);
+	c.alloc = height;
+	c.cv.parentNode.style.height = height + "px";
+	c.cv.parentNode.style.overflow = "hidden";
 	c.cv.addEventListener("mousemove", (ev) => c.onmove && c.onmove(ev));
 	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
 	holder.pwzChart = c;
@@ -715,10 +721,16 @@ function cpuChart(holder, rows) {
 	};
 }
 
-// A sortable table of the given rows; cols = [title, value(row), class, format, asc first].
-// Cells carry data-v = the raw value. A header click sorts through sort = {i, asc} and
-// onsort() (which redraws, so that top N follows the sort); without onsort it sorts the rows
-// it was given.
+// A sortable table of the given rows; cols = [title, value(row), class, format, asc first,
+// cell class(value, row)]. Cells carry data-v = the raw value. A header click sorts through
+// sort = {i, asc} and onsort() (which redraws, so that top N follows the sort); without onsort
+// it sorts the rows it was given.
+// More than VIRTUAL_MIN rows: a virtual table (class "virtual"): rows of fixed height
+// (VIRTUAL_ROW_H px, text on one line, cut with an ellipsis), only those in view in the
+// scroll box and VIRTUAL_MARGIN rows either side are elements, spacer rows stand for the
+// rest; sorting covers every row, scrolling (wheel, keys on the focused box) brings rows in.
+// The table's data-rows, data-first, data-last say which rows are elements (for tests).
+const VIRTUAL_MIN = 100, VIRTUAL_ROW_H = 24, VIRTUAL_MARGIN = 30;
 function table(id, cols, rows, attrs, sort, onsort) {
 	const t = el("table", { class: "data", id: "table-" + id });
 	const thead = el("thead"), tb = el("tbody");
@@ -729,25 +741,65 @@ function table(id, cols, rows, attrs, sort, onsort) {
 		text: c[0] + (sort.i === i ? (sort.asc ? " ▲" : " ▼") : ""), title: "sort",
 		onclick: () => sortBy(i) })));
 	thead.appendChild(hr);
-	function fill(list) {
-		const frag = document.createDocumentFragment();
-		for (const r of list) {
-			const tr = el("tr", attrs ? attrs(r) : null);
-			for (const c of cols) {
-				const v = c[1](r);
-				const td = document.createElement("td");
-				if (c[2])
-					td.className = c[2];
-				td.setAttribute("data-col", c[0]);
-				if (v !== null && v !== undefined)
-					td.setAttribute("data-v", v);
-				td.textContent = c[3] ? c[3](v, r) : String(v);
-				tr.appendChild(td);
+	const virtual = rows.length > VIRTUAL_MIN;
+	const box = el("div", { class: "scroll" }, t);
+	let list = rows, first = 0, last = 0;
+	function rowEl(r, i) {
+		const tr = el("tr", attrs ? attrs(r) : null);
+		tr.setAttribute("aria-rowindex", String(i + 2));
+		for (const c of cols) {
+			const v = c[1](r);
+			const td = document.createElement("td");
+			if (c[2])
+				td.className = c[2];
+			if (c[5]) {
+				const k = c[5](v, r);
+				if (k)
+					td.classList.add(k);
 			}
-			frag.appendChild(tr);
+			td.setAttribute("data-col", c[0]);
+			if (v !== null && v !== undefined)
+				td.setAttribute("data-v", v);
+			td.textContent = c[3] ? c[3](v, r) : String(v);
+			tr.appendChild(td);
 		}
+		return tr;
+	}
+	const spacer = (h) => {
+		const td = el("td", { class: "spacer", colspan: cols.length, "aria-hidden": "true",
+			style: "height:" + h + "px" });
+		return el("tr", { class: "spacer" }, td);
+	};
+	// rows [a, b) as elements, spacers for the others
+	function fill(a, b) {
+		const frag = document.createDocumentFragment();
+		if (a > 0)
+			frag.appendChild(spacer(a * VIRTUAL_ROW_H));
+		for (let i = a; i < b; i++)
+			frag.appendChild(rowEl(list[i], i));
+		if (b < list.length)
+			frag.appendChild(spacer((list.length - b) * VIRTUAL_ROW_H));
 		tb.textContent = "";
 		tb.appendChild(frag);
+		first = a;
+		last = b;
+		t.dataset.first = String(a);
+		t.dataset.last = String(b);
+	}
+	// the rows in view (the header counted as one row), from the box's scroll position
+	function inView() {
+		const h = box.clientHeight || Math.round((window.innerHeight || 800) * 0.7);
+		const v0 = Math.max(0, Math.floor(box.scrollTop / VIRTUAL_ROW_H) - 1);
+		return [v0, Math.min(list.length, Math.ceil((box.scrollTop + h) / VIRTUAL_ROW_H))];
+	}
+	function update(force) {
+		if (!virtual)
+			return fill(0, list.length);
+		const [v0, v1] = inView(), n = list.length, m = VIRTUAL_MARGIN;
+		if (!force && v0 >= first && v1 <= last && (first === 0 || v0 - first >= m / 2) &&
+			(last === n || last - v1 >= m / 2))
+			return;
+		fill(Math.max(0, v0 - m), Math.min(n, v1 + m));
 	}
 	function sortBy(i) {
 		sort.asc = sort.i === i ? !sort.asc : !!cols[i][4];
@@ -755,19 +807,49 @@ function table(id, cols, rows, attrs, sort, onsort) {
 		if (onsort)
 			return onsort();
 		const f = cols[i][1];
-		const list = rows.slice().sort((a, b) => {
+		list = rows.slice().sort((a, b) => {
 			const x = f(a), y = f(b);
 			return (x < y ? -1 : x > y ? 1 : 0) * (sort.asc ? 1 : -1);
 		});
 		hr.querySelectorAll("th").forEach((th, j) => {
 			th.textContent = cols[j][0] + (j === i ? (sort.asc ? " ▲" : " ▼") : "");
 		});
-		fill(list);
+		box.scrollTop = 0;
+		update(true);
 	}
-	fill(rows);
 	t.appendChild(thead);
 	t.appendChild(tb);
-	return el("div", { class: "scroll" }, t);
+	t.dataset.rows = String(rows.length);
+	if (virtual) {
+		t.classList.add("virtual");
+		t.setAttribute("aria-rowcount", String(rows.length + 1));
+		// columns as wide as their widest cell, so that they keep their width while scrolling
+		cols.forEach((c, i) => {
+			let w = 0;
+			for (const r of rows) {
+				const v = c[1](r), s = c[3] ? c[3](v, r) : String(v);
+				if (s.length > w)
+					w = s.length;
+			}
+			hr.children[i].style.minWidth = Math.min(w, c[2] === "name" ? 36 : 24) + "ch";
+		});
+		box.tabIndex = 0;
+		box.setAttribute("aria-label", "table of " + rows.length + " rows: scroll or use the keys");
+		box.addEventListener("scroll", () => update(false), { passive: true });
+		box.addEventListener("keydown", (ev) => {
+			const page = Math.max(1, box.clientHeight - 2 * VIRTUAL_ROW_H);
+			const to = { ArrowDown: box.scrollTop + VIRTUAL_ROW_H, ArrowUp: box.scrollTop -
+				VIRTUAL_ROW_H, PageDown: box.scrollTop + page, PageUp: box.scrollTop - page,
+				Home: 0, End: box.scrollHeight }[ev.key];
+			if (to === undefined || ev.altKey || ev.ctrlKey || ev.metaKey)
+				return;
+			ev.preventDefault();
+			box.scrollTop = to;
+			update(false);
+		});
+	}
+	update(true);
+	return box;
 }
 
 // A log2 histogram bucket [lo, hi) in ns as text: the precision its percentile has.
@@ -1137,16 +1219,17 @@ function drawDelta(data, panel) {
 	if (d.reasons.length)
 		qty.push(["exits", (c) => c.exits_total, count0, count0]);
 	const cols = [["task", (x) => x.name, "name", null, true]];
+	const absentCls = (v) => v === null ? "absent" : null;
 	for (const [q, f, fmt] of qty)
-		cols.push([q + " " + A, (x) => val(x, 0, f), null, plain(fmt)]);
+		cols.push([q + " " + A, (x) => val(x, 0, f), null, plain(fmt), false, absentCls]);
 	for (let k = 1; k < data.runs.length; k++) {
 		const B = data.runs[k].short;
 		for (const [q, f, fmt, dfmt] of qty)
-			cols.push([q + " " + B, (x) => val(x, k, f), null, plain(fmt)],
-				["Δ " + q + " " + B, (x) => delta(x, k, f), null, signed(dfmt)],
+			cols.push([q + " " + B, (x) => val(x, k, f), null, plain(fmt), false, absentCls],
+				["Δ " + q + " " + B, (x) => delta(x, k, f), null, signed(dfmt), false, absentCls],
 				["Δ% " + q + " " + B, (x) => pct(x, k, f), null, pctFmt(k)]);
 		d.reasons.forEach((r, i) => cols.push(["Δ " + reasonName(r) + " " + B,
-			(x) => delta(x, k, (c) => c.exits[i] || 0), null, signed(count0)]));
+			(x) => delta(x, k, (c) => c.exits[i] || 0), null, signed(count0), false, absentCls]));
 	}
 	// largest change of CPU first
 	const sort = { i: cols.findIndex((c) => c[0].startsWith("Δ CPU %")), asc: false };
@@ -1171,10 +1254,6 @@ function drawDelta(data, panel) {
 		holder.appendChild(table("delta", cols, shown, (x) => ({ "data-name": x.name,
 			"data-absent": data.runs.map((r, k) => absent(x.cells[k]) ? r.short : "")
 				.filter(Boolean).join(" ") || null }), sort, refresh));
-		holder.querySelectorAll("td").forEach((td) => {
-			if (td.textContent === "absent")
-				td.classList.add("absent");
-		});
 	}
 	refresh();
 }
