@@ -302,7 +302,8 @@ function hasVms(data) {
 function newGroup(key, label, ri, r) {
 	return { key, label, run: ri, r, tasks: [], tids: [], cpu_pct: 0, runtime_ns: 0,
 		switches: 0, voluntary: 0, involuntary: 0, wait_ns: 0, wait_count: 0,
-		wait_max_ns: 0, unseen_ns: 0, exits_total: 0, exits: new Map(), cpu: null };
+		wait_max_ns: 0, unseen_ns: 0, exits_total: 0, exits: new Map(), cpu: null,
+		sleep: [0, 0, 0, 0, 0, 0] };
 }
 
 function addTask(g, t) {
@@ -318,6 +319,9 @@ function addTask(g, t) {
 	g.wait_max_ns = Math.max(g.wait_max_ns, t.wait_max_ns);
 	g.unseen_ns += t.unseen_ns;
 	g.exits_total += t.exits_total;
+	if (t.sleep)	// [S, D, other sleeps, then their ns] (render/sleeps.h)
+		for (let i = 0; i < 6; i++)
+			g.sleep[i] += t.sleep[i];
 	for (const e of t.exits) {
 		const k = reasonKey(e[0], e[1]);
 		g.exits.set(k, (g.exits.get(k) || 0) + e[2]);
@@ -334,6 +338,8 @@ function addGroup(o, g) {
 		"wait_count", "unseen_ns", "exits_total"])
 		o[k] += g[k];
 	o.wait_max_ns = Math.max(o.wait_max_ns, g.wait_max_ns);
+	for (let i = 0; i < 6; i++)
+		o.sleep[i] += g.sleep[i];
 	for (const [k, n] of g.exits)
 		o.exits.set(k, (o.exits.get(k) || 0) + n);
 }
@@ -546,6 +552,13 @@ function cpuCols(data) {
 			["wait max", (x) => x.wait_max_ns, null, fmtNs]);
 	if (data.runs.some((r) => r.tasks.some((t) => t.unseen_ns > 0)))
 		cols.push(["unseen", (x) => x.unseen_ns, null, fmtNs]);
+	// sleeps by the state slept in: S interruptible, D uninterruptible, other (I, T, P ...)
+	if (data.runs.some((r) => r.has_sleep_states)) {
+		const sl = (i) => (x) => x.r.has_sleep_states ? x.sleep[i] : null;
+		const na = (f) => (v) => v === null ? "n/a" : f(v);
+		cols.push(["sleep S", sl(3), null, na(fmtNs)], ["sleep D", sl(4), null, na(fmtNs)],
+			["sleep other", sl(5), null, na(fmtNs)], ["D sleeps", sl(1), null, na(fmtInt)]);
+	}
 	return cols;
 }
 
@@ -559,7 +572,13 @@ function rowAttrs(x) {
 function drawCpu(data, panel) {
 	const anyKind = data.runs.some((r) => r.has_switch_kind);
 	panel.appendChild(el("p", { class: "note", text: CPU_UNIT + " Window: " +
-		data.runs.map(windowText).join("; ") + ". Rows sorted by CPU; click a column to sort." }));
+		data.runs.map(windowText).join("; ") + ". Rows sorted by CPU; click a column to sort." +
+		(data.runs.some((r) => r.has_sleep_states) ? " Sleeps by the state the thread slept " +
+		"in (its switch-out's prev_state): sleep S = interruptible, sleep D = uninterruptible " +
+		"(I/O, locks), other = I, T, P...; the time in the window from each voluntary switch-out " +
+		"to the thread's next switch-in, and the count of D sleeps begun in it (recorded slices)." +
+		(data.runs.some((r) => !r.has_sleep_states) ? " n/a: the capture does not report the " +
+		"state." : "") : "") }));
 	const counter = controlBar(data, panel, "cpu");
 	const lg = el("div", { class: "legend", id: "cpu-legend" });
 	if (data.runs.length > 1)
@@ -1600,6 +1619,16 @@ function legendToggles(parent, id, series, onchange) {
 // A series embedded whole ({n, t: [delta], f...}) or as grid cells ({n, bins_f: {k, c}}).
 function series(x, fields, grid) {
 	const out = { n: x.n };
+	if (!x.t && x.by_reason) {	// exits as one grid per reason (-1: the other reasons)
+		out.by_reason = x.by_reason.map((z) => {
+			const o = { r: z.r, n: z.n };
+			for (const f of fields)
+				if (z["bins_" + f])
+					o["bins_" + f] = { k: undelta(z["bins_" + f].k), c: z["bins_" + f].c };
+			return o;
+		});
+		return out;
+	}
 	if (x.t) {
 		out.t = undelta(x.t);
 		for (const f of fields)
@@ -1645,6 +1674,8 @@ function heatmaps(data) {
 		slices: series(t.slices, ["d", "c", "e", "p"], grid),
 		waits: series(t.waits, ["d", "c", "p"], grid),
 		sleeps: series(t.sleeps, ["d"], grid),
+		sleeps_d: t.sleeps_d ? series(t.sleeps_d, ["d"], grid) : null,
+		sleeps_o: t.sleeps_o ? series(t.sleeps_o, ["d"], grid) : null,
 		exits: series(t.exits, ["g", "h", "r"], grid) }));
 	tasks.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 	// timeline colours: the 19 tasks with the most run time get their own, the rest OTHER_SEL
@@ -1678,8 +1709,9 @@ function heatmaps(data) {
 		panel.appendChild(el("p", { class: "note", text: "Every run slice of the task: when it " +
 			"started (x) and how long it ran (y, log). Run-queue waits (wakeup to switch-in) and " +
 			"sleeps (switch-out to the next switch-in, after a voluntary switch) are derived from " +
-			"the switch stream. \"only\" in the legend isolates a series; hover a point for its " +
-			"thread and CPU." }));
+			"the switch stream" + (data.sleep_states ? "; sleeps are split by the state the thread " +
+			"slept in: S interruptible, D uninterruptible (I/O, locks), other (I, T, P ...)" : "") +
+			". \"only\" in the legend isolates a series; hover a point for its thread and CPU." }));
 		const holder = el("div");
 		const list = taskSelector(panel, "switch-task", (t) => show(t));
 		panel.appendChild(holder);
@@ -1690,12 +1722,20 @@ function heatmaps(data) {
 					bins: t.slices.bins_d, color: "#1f77b4", on: true, task: t, src: t.slices },
 				{ name: "run-queue waits", n: t.waits.n, t: t.waits.t, v: t.waits.d,
 					bins: t.waits.bins_d, color: "#ff7f0e", on: true, task: t, src: t.waits },
-				{ name: "sleeps", n: t.sleeps.n, t: t.sleeps.t, v: t.sleeps.d,
-					bins: t.sleeps.bins_d, color: "#2ca02c", on: true, task: t },
 			];
+			// sleeps by the state slept in when the capture reports it (render/sleeps.h)
+			const sleep = (name, tipName, x, colour) => ({ name, tipName, n: x.n, t: x.t, v: x.d,
+				bins: x.bins_d, color: colour, on: true, task: t });
+			if (data.sleep_states)
+				series.push(sleep("sleeps S", "interruptible sleep (S)", t.sleeps, "#2ca02c"),
+					sleep("sleeps D", "uninterruptible sleep (D)", t.sleeps_d, "#9467bd"),
+					sleep("sleeps other", "sleep (I, T, P ...)", t.sleeps_o, "#8c564b"));
+			else
+				series.push(sleep("sleeps", "sleep", t.sleeps, "#2ca02c"));
 			logScatter(holder, "switch-legend", series, null, "duration", (h) => {
 				const s = h.s, i = h.i, tid = threadOf(t, s.src || {}, i);
-				let text = s.name.replace(/s$/, "") + " at " + fmtMs(s.t[i]) + ": " + fmtNs(s.v[i]);
+				let text = (s.tipName || s.name.replace(/s$/, "")) + " at " + fmtMs(s.t[i]) + ": " +
+					fmtNs(s.v[i]);
 				if (s.src)
 					text += "\nCPU " + s.src.c[i] + ", thread " + (tid === null ? "?" : tid);
 				else
@@ -1765,11 +1805,18 @@ function heatmaps(data) {
 				series = t.exit_reasons.map(([r, n], k) => ({ name: reasonName(data.reasons[r]),
 					n, t: Float64Array.from(parts[k].t), v: Float64Array.from(parts[k].v),
 					color: color(r), on: true }));
+			} else if (x.by_reason) {
+				// a grid per reason: the most frequent reasons of the task, then the rest
+				series = x.by_reason.map((z) => ({ name: z.r < 0 ? "other reasons" :
+					reasonName(data.reasons[z.r]), n: z.n, bins: y === "h" ? z.bins_h : z.bins_g,
+					color: z.r < 0 ? OTHER_SEL : color(z.r), on: true, reason: z.r }));
+				if (x.by_reason.some((z) => z.r < 0))
+					note = el("p", { class: "note", text: "The exits are grids, one per " +
+						"reason: the " + (x.by_reason.length - 1) + " most frequent reasons " +
+						"of the task have their own, \"other reasons\" holds the rest." });
 			} else {
 				series = [{ name: y === "h" ? "exit handling time" : "guest time before exit",
 					n: x.n, bins: y === "h" ? x.bins_h : x.bins_g, color: "#d62728", on: true }];
-				note = el("p", { class: "note", text: "The exits are a grid: colours by " +
-					"reason need a narrower window or a larger --max-points." });
 			}
 			logScatter(holder, "exit-legend", series, el("div", null, byReason, note), y === "h" ? "handling time" :
 				"guest time", (h) => h.s.name + " at " + fmtMs(h.s.t[h.i]) + ": " +
