@@ -748,7 +748,7 @@ function cpuChart(holder, rows) {
 // (VIRTUAL_ROW_H px, text on one line, cut with an ellipsis), only those in view in the
 // scroll box and VIRTUAL_MARGIN rows either side are elements, spacer rows stand for the
 // rest; sorting covers every row, scrolling (wheel, keys on the focused box) brings rows in.
-// The table's data-rows, data-first, data-last say which rows are elements (for tests).
+// A virtual table's data-rows, data-first, data-last say which rows are elements (for tests).
 const VIRTUAL_MIN = 100, VIRTUAL_ROW_H = 24, VIRTUAL_MARGIN = 30;
 function table(id, cols, rows, attrs, sort, onsort) {
 	const t = el("table", { class: "data", id: "table-" + id });
@@ -765,7 +765,8 @@ function table(id, cols, rows, attrs, sort, onsort) {
 	let list = rows, first = 0, last = 0;
 	function rowEl(r, i) {
 		const tr = el("tr", attrs ? attrs(r) : null);
-		tr.setAttribute("aria-rowindex", String(i + 2));
+		if (virtual)
+			tr.setAttribute("aria-rowindex", String(i + 2));
 		for (const c of cols) {
 			const v = c[1](r);
 			const td = document.createElement("td");
@@ -802,8 +803,10 @@ function table(id, cols, rows, attrs, sort, onsort) {
 		tb.appendChild(frag);
 		first = a;
 		last = b;
-		t.dataset.first = String(a);
-		t.dataset.last = String(b);
+		if (virtual) {
+			t.dataset.first = String(a);
+			t.dataset.last = String(b);
+		}
 	}
 	// the rows in view (the header counted as one row), from the box's scroll position
 	function inView() {
@@ -838,8 +841,8 @@ function table(id, cols, rows, attrs, sort, onsort) {
 	}
 	t.appendChild(thead);
 	t.appendChild(tb);
-	t.dataset.rows = String(rows.length);
 	if (virtual) {
+		t.dataset.rows = String(rows.length);
 		t.classList.add("virtual");
 		t.setAttribute("aria-rowcount", String(rows.length + 1));
 		// columns as wide as their widest cell, so that they keep their width while scrolling
