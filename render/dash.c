@@ -593,21 +593,52 @@ static uint32_t hm_cell(const struct hm_ctx *h, uint64_t t, uint64_t v)
 	return (uint32_t)col * HM_GRID_ROWS + (uint32_t)row;
 }
 
-/*
- * "name":{"k":[cell keys, delta-encoded],"c":[points in the cell]}, from n unsorted keys;
- * cnt is HM_GRID_COLS * HM_GRID_ROWS zeroed counters, left zeroed.
- */
-static void emit_bins(struct jbuf *b, const char *name, const uint32_t *keys, size_t n,
-		      uint32_t *cnt)
+static int cmp_u32(const void *a, const void *b)
 {
-	const uint32_t ncell = HM_GRID_COLS * HM_GRID_ROWS;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * "name":{"k":[cell keys, delta-encoded],"c":[points in the cell]}, from n unsorted keys (keys
+ * is scratch: overwritten); cnt is HM_GRID_COLS * HM_GRID_ROWS zeroed counters, left zeroed.
+ * Few keys (a reason's exits, a sparse series) are sorted rather than every cell scanned.
+ */
+static void emit_bins(struct jbuf *b, const char *name, uint32_t *keys, size_t n, uint32_t *cnt)
+{
+	const uint32_t ncell = HM_GRID_COLS * HM_GRID_ROWS, seen = 0x80000000u;
 	uint32_t prev = 0, c;
-	size_t i;
+	size_t i, d = 0;
 
 	for (i = 0; i < n; i++)
 		cnt[keys[i]]++;
 	key(b, name);
 	jbuf_puts(b, "{\"k\":[");
+	if (n < ncell / 8) {
+		/* the distinct cells, each once (marked in cnt's top bit), in order */
+		for (i = 0; i < n; i++)
+			if (!(cnt[keys[i]] & seen)) {
+				cnt[keys[i]] |= seen;
+				keys[d++] = keys[i];
+			}
+		qsort(keys, d, sizeof(*keys), cmp_u32);
+		for (i = 0; i < d; i++) {
+			jbuf_u64(b, keys[i] - prev);
+			jbuf_add(b, ",", 1);
+			prev = keys[i];
+		}
+		close_with(b, ']');
+		jbuf_puts(b, ",\"c\":[");
+		for (i = 0; i < d; i++) {
+			jbuf_u64(b, cnt[keys[i]] & ~seen);
+			jbuf_add(b, ",", 1);
+			cnt[keys[i]] = 0;
+		}
+		close_with(b, ']');
+		jbuf_puts(b, "},");
+		return;
+	}
 	for (c = 0; c < ncell; c++)
 		if (cnt[c]) {
 			jbuf_u64(b, c - prev);
@@ -951,13 +982,6 @@ static int hm_make_groups(struct hm_ctx *h, const struct dash_opts *o)
 	free(names);
 	free(v);
 	return 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* The task indices of each group: (*idx)[(*first)[g] .. (*first)[g + 1]), in task order. */
