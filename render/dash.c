@@ -571,6 +571,30 @@ struct hm_pt {
 	uint64_t v[4];
 };
 
+/* Groups n points by their class in v[1] (0, 1, 2: SLEEP_NR classes), in place and in one
+ * pass (the order within a class is not kept: each series is sorted when emitted); end[k]
+ * is where class k ends. */
+static void hm_partition3(struct hm_pt *pt, size_t n, size_t end[SLEEP_NR])
+{
+	size_t lo = 0, mid = 0, hi = n;
+
+	_Static_assert(SLEEP_NR == 3, "three sleep classes");
+	while (mid < hi) {
+		struct hm_pt tmp;
+
+		if (pt[mid].v[1] == 0) {
+			tmp = pt[lo], pt[lo] = pt[mid], pt[mid] = tmp;
+			lo++, mid++;
+		} else if (pt[mid].v[1] == 1) {
+			mid++;
+		} else {
+			hi--;
+			tmp = pt[hi], pt[hi] = pt[mid], pt[mid] = tmp;
+		}
+	}
+	end[0] = lo, end[1] = mid, end[2] = n;
+}
+
 static int cmp_pt(const void *a, const void *b)
 {
 	const struct hm_pt *x = a, *y = b;
@@ -1247,6 +1271,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		uint32_t *idx = bs.idx + bs.first[g];
 		size_t n = bs.first[g + 1] - bs.first[g], np = 0;
 		uint64_t ns = 0, uns;
+		struct trace_task_cache tc = { 0 };
 
 		jbuf_add(out, "{", 1);
 		kv_str(out, "name", h.groups[g]);
@@ -1260,24 +1285,29 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		/* sleeps: the gap after a slice that ended voluntarily (or unknown, legacy); with
 		 * prev_state reported, one series per state class (sleeps.h): S, D, other */
 		hm_sort_by_tid(t, idx, n);
+		for (i = 0, np = 0; i + 1 < n; i++) {
+			const struct pwz_slice *a = &t->slices[idx[i]], *b = &t->slices[idx[i + 1]];
+			uint64_t end = a->start_ns + a->dur_ns;
+
+			if (a->tid != b->tid)
+				continue;
+			if (a->end != PWZ_END_SLEPT && a->end != PWZ_END_UNKNOWN)
+				continue;
+			if (b->start_ns < end || end < ws || end >= we)
+				continue;
+			pt[np++] = (struct hm_pt){ .t = end, .v = { b->start_ns - end,
+				states ? (uint64_t)sleep_class_of(pwz_slice_state(a)) : 0 } };
+		}
+		/* one pass over the slices, then the points grouped by class in place */
+		size_t cls_end[SLEEP_NR];
+
+		hm_partition3(pt, np, cls_end);
 		for (k = 0; k < (states ? SLEEP_NR : 1); k++) {
 			static const char *const sname[SLEEP_NR] = { "sleeps", "sleeps_d", "sleeps_o" };
+			size_t from = k ? cls_end[k - 1] : 0;
 
-			for (i = 0, np = 0; i + 1 < n; i++) {
-				const struct pwz_slice *a = &t->slices[idx[i]], *b = &t->slices[idx[i + 1]];
-				uint64_t end = a->start_ns + a->dur_ns;
-
-				if (a->tid != b->tid)
-					continue;
-				if (a->end != PWZ_END_SLEPT && a->end != PWZ_END_UNKNOWN)
-					continue;
-				if (b->start_ns < end || end < ws || end >= we)
-					continue;
-				if (states && sleep_class_of(pwz_slice_state(a)) != k)
-					continue;
-				pt[np++] = (struct hm_pt){ .t = end, .v = { b->start_ns - end } };
-			}
-			if (emit_hm_series(out, &h, sname[k], pt, np, wt_f, 1, wt_b, keys, cnt))
+			if (emit_hm_series(out, &h, sname[k], pt + from, cls_end[k] - from, wt_f, 1, wt_b,
+					   keys, cnt))
 				break;
 		}
 		if (out->err)
@@ -1294,7 +1324,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 				continue;
 			a = x->start_ns < ws ? ws : x->start_ns;
 			z = a + in;
-			who = trace__task_at(t, x->tid, x->start_ns + x->dur_ns);
+			who = trace__task_at_cached(t, &tc, x->tid, x->start_ns + x->dur_ns);
 			pt[np++] = (struct hm_pt){ .t = a, .v = { z - a, x->cpu, x->end,
 							 who ? tpos[who - t->tasks] : 0 } };
 			if (x->flags & PWZ_SLICE_UNSEEN_START)
@@ -1316,7 +1346,8 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		n = bw.first[g + 1] - bw.first[g];
 		for (i = 0; i < n; i++) {
 			const struct pwz_wakeup *x = &t->wakeups[bw.idx[bw.first[g] + i]];
-			const struct pwz_task *who = trace__task_at(t, x->tid, x->wake_ns + x->wait_ns);
+			const struct pwz_task *who = trace__task_at_cached(t, &tc, x->tid,
+									   x->wake_ns + x->wait_ns);
 
 			pt[i] = (struct hm_pt){ .t = x->wake_ns, .v = { x->wait_ns, x->cpu,
 								   who ? tpos[who - t->tasks] : 0 } };

@@ -287,6 +287,22 @@ const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint6
 	return found;
 }
 
+const struct pwz_task *trace__task_at_cached(const struct trace *t, struct trace_task_cache *c,
+					     uint32_t tid, uint64_t time_ns)
+{
+	size_t i;
+
+	if (c->only && c->tid == tid)
+		return c->only;
+	i = first_of(t, tid);
+	c->tid = tid;
+	c->only = NULL;
+	if (i < t->nr_tasks && t->tasks[i].tid == tid &&
+	    (i + 1 == t->nr_tasks || t->tasks[i + 1].tid != tid))
+		return c->only = &t->tasks[i];
+	return trace__task_at(t, tid, time_ns);
+}
+
 const struct pwz_task *trace__task(const struct trace *t, uint32_t tid)
 {
 	return trace__task_at(t, tid, UINT64_MAX);

@@ -66,6 +66,15 @@ const struct pwz_task *trace__task(const struct trace *t, uint32_t tid);
  * since_ns) finds the instance of an aggregate. */
 const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint64_t time_ns);
 
+/* trace__task_at() for a run of lookups that mostly repeat a tid (the slices of one thread):
+ * a tid with a single instance is answered from the cache. Zero the cache before the run. */
+struct trace_task_cache {
+	uint32_t tid;
+	const struct pwz_task *only;	/* tid's one instance; NULL: not cached */
+};
+const struct pwz_task *trace__task_at_cached(const struct trace *t, struct trace_task_cache *c,
+					     uint32_t tid, uint64_t time_ns);
+
 /* NULL is a no-op. */
 void trace__free(struct trace *t);
 
