@@ -293,6 +293,12 @@ static int out_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
 	return r->w ? wr(r, cdict_writer__kvm_agg(r->w, a)) : 0;
 }
 
+/* The kernel's --irq keys and the records agree (bpf/pwz.h, user/lib/records.h). */
+_Static_assert(PWZ_IRQ_HARD == PWZ_IRQ_KIND_HARD && PWZ_IRQ_SOFT == PWZ_IRQ_KIND_SOFT,
+	       "IRQ kinds differ between bpf/pwz.h and records.h");
+_Static_assert(PWZ_IRQ_TID_OTHER == PWZ_IRQ_OTHER_TID, "the unselected threads' tid differs");
+_Static_assert(PWZ_IRQ_NAME_LEN == PWZ_IRQ_NAME_MAX, "IRQ name lengths differ");
+
 /* One --irq row of the kernel (bpf/pwz.h irq_agg_*) as an IRQ_AGG record, after its task. */
 static int out_irq_agg(void *ctx, uint32_t cpu, const struct irq_agg_key *k,
 		       const struct irq_agg_val *v, const char *name)
