@@ -205,8 +205,10 @@ def check_page(path, guest):
 # the same on the host, tighter). Counts, for every thread: exact but for the exit's switch-out
 # (in the expectation) and preemptions between the thread's last getrusage and its exit, more
 # of them under TCG and host load (up to 4 seen): 5 + 0.5 %. Times: the thread clock and
-# run_delay are the rq clock (under TCG the TSC, marked unstable and filtered per CPU between
-# ticks) and the capture's bpf_ktime_get_ns() the clocksource (HPET); where a CPU idles, the rq clock update skipped at a
+# run_delay are the rq clock and the capture's bpf_ktime_get_ns() the clocksource, both the TSC
+# (tools/vmtest boots with tsc=reliable; before, the TSC was marked unstable and filtered per CPU
+# between ticks against an HPET clocksource, and a hog's runtime was seen 10.5 % low at host
+# load 5); where a CPU idles, the rq clock update skipped at a
 # wakeup from idle (tests/agree/run) grows with the emulator's slow idle exits and with the
 # host's load: measured on threads that sleep, waits -10 % to -22 % on a quiet host and to -54 %
 # at load 9, so those times are printed, not held. The hogs (always runnable on a CPU that never
