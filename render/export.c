@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "cdict.h"
 #include "export.h"
+#include "export_split.h"
 #include "keymap.h"
 #include "model.h"
 #include "parquet.h"
@@ -39,7 +40,8 @@ static const struct parquet_column kvm_exit_cols[] = {
 	COMMON, { "ts", I64, false }, { "dur", I64, true }, { "tid", I32, false }, { "utid", I32, false },
 	{ "vcpu", I32, false },
 	{ "isa", STR, true }, { "reason", I32, false }, { "reason_name", STR, true },
-	{ "guest_ns", I64, true },
+	{ "guest_ns", I64, true }, { "on_cpu_ns", I64, true }, { "off_cpu_sleep_ns", I64, true },
+	{ "off_cpu_ready_ns", I64, true },
 };
 static const struct parquet_column cpu_residency_cols[] = {
 	COMMON, { "tid", I32, false }, { "utid", I32, false }, { "cpu", I32, false },
@@ -108,6 +110,7 @@ struct xp {
 	uint64_t end_ns;		/* end of the last record, for a cut file's length */
 	uint32_t max_cpu1;		/* highest CPU seen + 1 */
 	struct parquet_value exit_name[2][256];	/* [vmx, svm][reason] of the reasons below 256 */
+	struct export_split *split;	/* the exits' on/off-CPU split (KVM captures); NULL none */
 	char *err;
 	size_t errlen;
 };
@@ -252,6 +255,36 @@ static int open_tables(struct xp *x)
 	return 0;
 }
 
+/* A kvm_exit row; the split known or NULL (export_split.h). */
+static int write_exit(void *ctx, const struct pwz_kvm_exit *e, uint32_t utid, bool known,
+		      uint64_t on, uint64_t ready, uint64_t sleep)
+{
+	struct xp *x = ctx;
+	const char *isa = e->isa == PWZ_ISA_VMX ? "vmx" : e->isa == PWZ_ISA_SVM ? "svm" : NULL;
+	bool cached = (e->isa == PWZ_ISA_VMX || e->isa == PWZ_ISA_SVM) && e->reason < 256;
+
+	return PUT_ROW(x, EXPORT_KVM_EXIT, V_I(e->time_ns),
+		       V_IN(e->handling_ns, !(e->flags & PWZ_EXIT_UNPAIRED)), V_I(e->tid), V_I(utid), V_I(e->vcpu), v_str(isa), V_I(e->reason),
+		       cached ? x->exit_name[e->isa - 1][e->reason] :
+				v_str(pwz_meta_exit_name(&x->meta, e->isa, e->reason)),
+		       V_IN(e->guest_ns, e->guest_ns), V_IN(on, known), V_IN(sleep, known),
+		       V_IN(ready, known));
+}
+
+/* A live capture of KVM exits only (pwz-bpf --kvm): no slices to split the exits by. */
+static bool kvm_only(const struct pwz_meta *m)
+{
+	const char *o = m->options;
+	size_t n = strlen(" kvm-only");
+
+	if (m->source != PWZ_SOURCE_LIVE || !o)
+		return false;
+	for (o = strstr(o, " kvm-only"); o; o = strstr(o + 1, " kvm-only"))
+		if (o[n] == ' ' || o[n] == '\0')
+			return true;
+	return false;
+}
+
 static int on_meta(void *ctx, const struct pwz_meta *m)
 {
 	struct xp *x = ctx;
@@ -276,6 +309,12 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 			x->exit_name[isa - 1][r] = v_str(pwz_meta_exit_name(&x->meta, isa, r));
 	}
 	trace_id(x->path, m, x->res->trace_id);
+	if (m->has_kvm) {
+		x->split = export_split__new(m->source != PWZ_SOURCE_LIVE, kvm_only(m), m->nr_cpus,
+					      write_exit, x);
+		if (!x->split)
+			return -ENOMEM;
+	}
 	return open_tables(x);
 }
 
@@ -351,10 +390,13 @@ static int on_slice(void *ctx, const struct pwz_slice *s)
 {
 	struct xp *x = ctx;
 	struct thr *th = thr_at(x, s->tid, s->start_ns + s->dur_ns);
+	int ret;
 
 	if (!th)
 		return -ENOMEM;
 	saw(x, s->start_ns + s->dur_ns, s->cpu);
+	if (x->split && (ret = export_split__slice(x->split, th->utid, s)))
+		return ret;
 	return PUT_ROW(x, EXPORT_SCHED_SLICE, V_I(s->start_ns), V_I(s->dur_ns), V_I(s->cpu),
 		       V_I(s->tid), V_I(th->utid), v_str(end_state(s)),
 		       V_I(s->flags & PWZ_SLICE_UNSEEN_START ? 1 : 0));
@@ -364,10 +406,13 @@ static int on_wakeup(void *ctx, const struct pwz_wakeup *wk)
 {
 	struct xp *x = ctx;
 	struct thr *th = thr_at(x, wk->tid, wk->wake_ns + wk->wait_ns);
+	int ret;
 
 	if (!th)
 		return -ENOMEM;
 	saw(x, wk->wake_ns + wk->wait_ns, wk->cpu);
+	if (x->split && (ret = export_split__wait(x->split, th->utid, wk)))
+		return ret;
 	return PUT_ROW(x, EXPORT_THREAD_STATE, V_I(wk->wake_ns), V_I(wk->wait_ns), V_I(wk->cpu),
 		       V_I(wk->tid), V_I(th->utid), v_str("R"));
 }
@@ -375,18 +420,14 @@ static int on_wakeup(void *ctx, const struct pwz_wakeup *wk)
 static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
 {
 	struct xp *x = ctx;
-	const char *isa = e->isa == PWZ_ISA_VMX ? "vmx" : e->isa == PWZ_ISA_SVM ? "svm" : NULL;
-	bool cached = (e->isa == PWZ_ISA_VMX || e->isa == PWZ_ISA_SVM) && e->reason < 256;
 	struct thr *th = thr_at(x, e->tid, e->time_ns);
 
 	if (!th)
 		return -ENOMEM;
 	saw(x, e->time_ns + e->handling_ns, 0);
-	return PUT_ROW(x, EXPORT_KVM_EXIT, V_I(e->time_ns), V_IN(e->handling_ns, e->handling_ns),
-		       V_I(e->tid), V_I(th->utid), V_I(e->vcpu), v_str(isa), V_I(e->reason),
-		       cached ? x->exit_name[e->isa - 1][e->reason] :
-				v_str(pwz_meta_exit_name(&x->meta, e->isa, e->reason)),
-		       V_IN(e->guest_ns, e->guest_ns));
+	if (x->split)
+		return export_split__exit(x->split, th->utid, e);
+	return write_exit(x, e, th->utid, false, 0, 0, 0);
 }
 
 static int on_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
@@ -527,8 +568,8 @@ static int write_capture(struct xp *x, const struct cdict_read_info *info)
 /*
  * vcpu: one row per vCPU thread of each VM over the whole capture (user/lib/vms.h), from the
  * file's aggregates (exact under drops, and cheap: the streams are not loaded again). The
- * streams' figures (migrations, who ran while ready, the exits' on/off-CPU split) are in
- * `pwz-render --list --json`.
+ * streams' figures (migrations, who ran while ready) are in `pwz-render --list --json`; the
+ * exits' on/off-CPU split is in the kvm_exit rows.
  */
 static int write_vcpus(struct xp *x)
 {
@@ -574,11 +615,36 @@ static int write_vcpus(struct xp *x)
 	return ret;
 }
 
+static int on_replay_exit(void *ctx, const struct pwz_kvm_exit *e)
+{
+	struct xp *x = ctx;
+	struct thr *th = thr_at(x, e->tid, e->time_ns);
+
+	return th ? export_split__replay_exit(x->split, th->utid, e) : -ENOMEM;
+}
+
+/* The exits' split: what is still held, then, when exits were let go of for the memory bound
+ * (export_split.h), the file's exits read again for them. */
+static int finish_split(struct xp *x)
+{
+	struct cdict_visitor v = { .ctx = x, .kvm_exit = on_replay_exit };
+	struct cdict_read_info info = { 0 };
+	int ret;
+
+	if (!x->split)
+		return 0;
+	ret = export_split__finish(x->split);
+	if (ret || !export_split__needs_replay(x->split))
+		return ret;
+	ret = cdict_read(x->path, &v, &info, x->err, x->errlen);
+	return ret > 0 ? -EIO : ret;
+}
+
 static int finish(struct xp *x, const struct cdict_read_info *info)
 {
 	int ret;
 
-	if ((ret = write_vcpus(x)) || (ret = write_threads(x)) || (ret = write_capture(x, info))) {
+	if ((ret = finish_split(x)) || (ret = write_vcpus(x)) || (ret = write_threads(x)) || (ret = write_capture(x, info))) {
 		snprintf(x->err, x->errlen, "%s: cannot write the tables: %s", x->path, strerror(-ret));
 		return ret;
 	}
@@ -634,6 +700,7 @@ int export_parquet(const char *path, const char *out_dir, const struct export_op
 		ret = finish(&x, &info);
 	for (int t = 0; t < EXPORT_NR_TABLES; t++)
 		parquet_writer__free(x.w[t]);
+	export_split__free(x.split);
 	keymap_free(&x.thr_idx);
 	model_fold__free(x.births);
 	free(x.thrs);

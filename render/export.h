@@ -19,7 +19,9 @@
  * exported twice gets the same id, two captures get different ones.
  *
  * The export streams: records go from the cdict reader to the table writers, whose row groups
- * are bounded (parquet.h); only the per-thread tables (thread, process) are held until the end.
+ * are bounded (parquet.h); only the per-thread tables (thread, process) are held until the end,
+ * and KVM exits until the slices that decide their on/off-CPU split are read (export_split.h,
+ * bounded too), so kvm_exit rows are in the order their split was decided.
  */
 
 enum export_table {

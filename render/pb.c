@@ -34,29 +34,6 @@ bool pb_grow(struct pb_buf *b, size_t n)
 	return true;
 }
 
-unsigned int pb_varint_len(uint64_t v)
-{
-	unsigned int n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 void pb_raw(struct pb_buf *b, const void *p, size_t n)
 {
 	if (!n || !pb_grow(b, n))
@@ -119,5 +96,5 @@ void pb_end(struct pb_buf *b, size_t mark)
 		memmove(b->data + mark + extra, b->data + mark, n);
 		b->len += extra;
 	}
-	put_varint(b->data + mark - 1, n);
+	pb_put_varint(b->data + mark - 1, n);
 }

@@ -38,7 +38,28 @@ static inline void pb_reset(struct pb_buf *b)
 }
 
 /* Bytes a varint of v takes (1 to 10). */
-unsigned int pb_varint_len(uint64_t v);
+static inline unsigned int pb_varint_len(uint64_t v)
+{
+	unsigned int n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* Writes the varint of v at p, which has room for pb_varint_len(v) bytes (10 always do), and
+ * returns the byte after it. For callers that size a message first and write it in place. */
+static inline uint8_t *pb_put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
 
 /* Zigzag of v (for sint32/sint64): 0 -> 0, -1 -> 1, 1 -> 2, -2 -> 3, ... */
 static inline uint64_t pb_zigzag(int64_t v)
@@ -48,6 +69,20 @@ static inline uint64_t pb_zigzag(int64_t v)
 
 /* Makes room for n more bytes; false (b->err set) when it cannot. */
 bool pb_grow(struct pb_buf *b, size_t n);
+
+/* Room for n more bytes: a pointer to b->data + b->len, or NULL (b->err set). The caller
+ * writes at most n bytes there and then calls pb_commit() with the end of what it wrote. */
+static inline uint8_t *pb_room(struct pb_buf *b, size_t n)
+{
+	if ((b->err || b->len + n > b->cap) && !pb_grow(b, n))
+		return NULL;
+	return b->data + b->len;
+}
+
+static inline void pb_commit(struct pb_buf *b, const uint8_t *end)
+{
+	b->len = (size_t)(end - b->data);
+}
 
 /* Raw bytes. */
 void pb_raw(struct pb_buf *b, const void *p, size_t n);

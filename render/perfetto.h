@@ -26,9 +26,12 @@ struct task_map;
  *   on), so a wait shows as Runnable; the event's common pid is the waker and it sits in the
  *   waker CPU's bundle when the record names them; today's records do not, so the pid is 0
  *   (Perfetto shows the idle task as the waker) and the event sits on the target CPU;
- * - KVM exits as TrackEvent slices on the vCPU thread's track, named by the exit reason
- *   ("HLT", "io" ...; "exit N" when the capture has no name), from the exit to the next
- *   entry (an exit without entry is an instant), with code, isa and guest_ns annotations.
+ * - KVM exits as TrackEvent slices on the vCPU thread's track (named "KVM exits (vmx)", the
+ *   ISA of its exits), named by the exit reason ("HLT", "io" ...; "exit N" when the capture
+ *   has no name), from the exit to the next entry (an exit without entry is an instant), with
+ *   code and guest_ns annotations (and isa, for an exit whose ISA is not its track's); each
+ *   vCPU's exits are a packet sequence of their own with delta timestamps and interned names,
+ *   as Perfetto's SDK writes a thread's events (perfetto.c says how).
  */
 struct perfetto_opts {
 	const char *pattern;		/* -t: tasks whose wakeups and KVM exits are kept (CPU

@@ -898,12 +898,13 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 			fprintf(stderr, "pwz-render: warning: %s: cut short, exported its whole chunks\n",
 				files[i]);
 		printf("%s\n", path);
-		fprintf(stderr, "pwz-render: wrote %s (%llu KiB before compression: %llu switches, %llu wakeups, %llu KVM exits, %llu threads; scheduling bundles %.1f bytes per switch, %.1f without the wakeups)\n",
+		fprintf(stderr, "pwz-render: wrote %s (%llu KiB before compression: %llu switches, %llu wakeups, %llu KVM exits, %llu threads; scheduling bundles %.1f bytes per switch, %.1f without the wakeups; KVM exit slices %.1f bytes per exit)\n",
 			path, (unsigned long long)st.bytes / 1024, (unsigned long long)st.switches,
 			(unsigned long long)st.wakings, (unsigned long long)st.exits,
 			(unsigned long long)st.threads,
 			st.switches ? (double)st.sched_bytes / (double)st.switches : 0.0,
-			st.switches ? (double)(st.sched_bytes - st.waking_bytes) / (double)st.switches : 0.0);
+			st.switches ? (double)(st.sched_bytes - st.waking_bytes) / (double)st.switches : 0.0,
+			st.exits ? (double)st.exit_bytes / (double)st.exits : 0.0);
 		if (st.overlaps)
 			fprintf(stderr, "pwz-render: warning: %s: %llu run slices began before the previous one on their CPU ended; the earlier ones are cut there\n",
 				files[i], (unsigned long long)st.overlaps);

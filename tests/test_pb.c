@@ -194,6 +194,30 @@ static void test_growth(void **state)
 	pb_free(NULL);
 }
 
+/* pb_room/pb_put_varint/pb_commit: a message written in place, after what the buffer holds */
+static void test_in_place(void **state)
+{
+	struct pb_buf b = { 0 };
+	uint8_t *p;
+
+	(void)state;
+	pb_uint(&b, 1, 1);
+	p = pb_room(&b, 32);
+	assert_non_null(p);
+	assert_ptr_equal(p, b.data + 2);
+	*p++ = 0x40;			/* field 8, varint */
+	p = pb_put_varint(p, 300);	/* 0xac 0x02 */
+	*p++ = 0x50;			/* field 10, varint */
+	p = pb_put_varint(p, 0);
+	pb_commit(&b, p);
+	EXPECT(&b, 0x08, 0x01, 0x40, 0xac, 0x02, 0x50, 0x00);
+	/* the largest varint fits in the 10 bytes any caller reserves */
+	pb_reset(&b);
+	p = pb_room(&b, 10);
+	assert_ptr_equal(pb_put_varint(p, UINT64_MAX), p + 10);
+	pb_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_nested_long),
 		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_in_place),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The Perfetto export of a small capture, decoded here and held against values worked out by hand. */
+#define _GNU_SOURCE	/* memmem */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -150,14 +151,80 @@ struct decoded {
 	uint64_t name_ts[8];
 	size_t nnames;
 	int begins, ends;
-	uint64_t begin_ts, end_ts;
+	uint64_t begin_ts[4], end_ts[4];
 	char exit_name[32];
+	uint64_t bytes;			/* the trace's size */
+	const uint8_t *raw;		/* its bytes */
 };
+
+/*
+ * A packet's timestamp in trace time: on its timestamp_clock_id, else its sequence's default
+ * (TracePacketDefaults), else BOOTTIME; the sequence clock 64 is incremental from the value
+ * its ClockSnapshot gave it, which equals BOOTTIME there (as the exporter writes it).
+ */
+struct seq_clock {
+	uint32_t def_clock;		/* TracePacketDefaults.timestamp_clock_id */
+	uint64_t inc;			/* clock 64's last value */
+};
+
+static void read_clocks(struct rd pkt, struct seq_clock *sc, uint32_t *seq, uint64_t *ts,
+			uint32_t *clock, bool *has_ts)
+{
+	struct rd sub, s2, s3;
+	uint32_t fn, f2;
+	uint64_t v;
+
+	*seq = *clock = 0;
+	*has_ts = false;
+	while (rd_field(&pkt, &fn, &v, &sub)) {
+		if (fn == 8) {
+			*ts = v;
+			*has_ts = true;
+		}
+		if (fn == 10)
+			*seq = (uint32_t)v;
+		if (fn == 58)
+			*clock = (uint32_t)v;
+		if (fn == 59)	/* TracePacketDefaults.timestamp_clock_id */
+			while (rd_field(&sub, &f2, &v, &s2))
+				if (f2 == 58)
+					sc[*seq < 8 ? *seq : 0].def_clock = (uint32_t)v;
+		if (fn == 6) {	/* ClockSnapshot.clocks */
+			while (rd_field(&sub, &f2, &v, &s2)) {
+				uint64_t id = 0, cts = 0, inc = 0;
+
+				while (f2 == 1 && rd_field(&s2, &fn, &v, &s3)) {
+					if (fn == 1)
+						id = v;
+					if (fn == 2)
+						cts = v;
+					if (fn == 3)
+						inc = v;
+				}
+				if (id == 64) {
+					assert_int_equal(inc, 1);
+					sc[*seq < 8 ? *seq : 0].inc = cts;
+				}
+			}
+			fn = 6;
+		}
+	}
+	assert_true(*seq < 8);
+	if (!*clock)
+		*clock = sc[*seq].def_clock;
+	if (*has_ts && *clock == 64) {
+		sc[*seq].inc += *ts;
+		*ts = sc[*seq].inc;
+	} else if (*has_ts) {
+		assert_true(*clock == 0 || *clock == 6);
+	}
+}
 
 static void decode(const char *path, struct decoded *d)
 {
 	FILE *f = fopen(path, "rb");
 	static uint8_t buf[1 << 16];
+	struct seq_clock sc[8] = { { 0 } };
 	struct rd r, pkt, sub, s2, s3;
 	uint32_t fn;
 	uint64_t v;
@@ -167,16 +234,17 @@ static void decode(const char *path, struct decoded *d)
 	n = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
 	memset(d, 0, sizeof(*d));
+	d->bytes = n;
+	d->raw = buf;
 	r.p = buf;
 	r.end = buf + n;
 	while (rd_field(&r, &fn, &v, &pkt)) {
 		uint64_t ts = 0;
-		struct rd p2 = pkt;
+		uint32_t seq, clock;
+		bool has_ts;
 
 		assert_int_equal(fn, 1);
-		while (rd_field(&p2, &fn, &v, &sub))
-			if (fn == 8)
-				ts = v;
+		read_clocks(pkt, sc, &seq, &ts, &clock, &has_ts);
 		while (rd_field(&pkt, &fn, &v, &sub)) {
 			if (fn == 1)
 				read_bundle(sub, d->cpu, 2);
@@ -206,14 +274,10 @@ static void decode(const char *path, struct decoded *d)
 			}
 			if (fn == 11) {	/* TrackEvent */
 				while (rd_field(&sub, &fn, &v, &s2)) {
-					if (fn == 9 && v == 1) {
-						d->begins++;
-						d->begin_ts = ts;
-					}
-					if (fn == 9 && v == 2) {
-						d->ends++;
-						d->end_ts = ts;
-					}
+					if (fn == 9 && v == 1 && d->begins < 4)
+						d->begin_ts[d->begins++] = ts;
+					if (fn == 9 && v == 2 && d->ends < 4)
+						d->end_ts[d->ends++] = ts;
 				}
 			}
 			if (fn == 12) {	/* InternedData.event_names */
@@ -233,7 +297,15 @@ static void decode(const char *path, struct decoded *d)
 
 #define BASE 1000000	/* start_mono_ns */
 
-static void write_capture(const char *path)
+/* The exits of tid 10 (a vCPU) in the capture, in file order. */
+static const struct pwz_kvm_exit exits_in_order[] = {
+	{ .tid = 10, .time_ns = 120, .isa = PWZ_ISA_VMX, .reason = 12, .guest_ns = 5,
+	  .handling_ns = 20 },
+	{ .tid = 10, .time_ns = 410, .isa = PWZ_ISA_VMX, .reason = 12, .guest_ns = 260,
+	  .handling_ns = 10 },
+};
+
+static void write_capture(const char *path, const struct pwz_kvm_exit *ex, size_t nex)
 {
 	struct pwz_meta m = { .source = PWZ_SOURCE_SYNTHETIC, .nr_cpus = 2, .clock_id = 1,
 			      .start_mono_ns = BASE, .duration_ns = 1000, .has_switch_kind = true,
@@ -248,8 +320,6 @@ static void write_capture(const char *path)
 		{ .tid = 11, .cpu = 1, .start_ns = 0, .dur_ns = 1000, .end = PWZ_END_OPEN },
 	};
 	struct pwz_wakeup wk = { .tid = 11, .cpu = 0, .wake_ns = 150, .wait_ns = 50 };
-	struct pwz_kvm_exit ex = { .tid = 10, .vcpu = 0, .time_ns = 120, .isa = PWZ_ISA_VMX,
-				   .reason = 12, .guest_ns = 5, .handling_ns = 20 };
 	struct cdict_writer *w;
 	char err[256];
 
@@ -262,7 +332,8 @@ static void write_capture(const char *path)
 	for (size_t i = 0; i < sizeof(sl) / sizeof(sl[0]); i++)
 		assert_int_equal(cdict_writer__slice(w, &sl[i]), 0);
 	assert_int_equal(cdict_writer__wakeup(w, &wk), 0);
-	assert_int_equal(cdict_writer__kvm_exit(w, &ex), 0);
+	for (size_t i = 0; i < nex; i++)
+		assert_int_equal(cdict_writer__kvm_exit(w, &ex[i]), 0);
 	assert_int_equal(cdict_writer__task(w, &b2), 0);
 	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
 	cdict_writer__free(w);
@@ -280,7 +351,7 @@ static void test_switch_stream(void **state)
 	(void)state;
 	snprintf(in, sizeof(in), "%s/small.cdict", dir);
 	snprintf(out, sizeof(out), "%s/small.pftrace", dir);
-	write_capture(in);
+	write_capture(in, exits_in_order, 2);
 	assert_int_equal(perfetto_export(in, out, &o, &st, err, sizeof(err)), 0);
 	decode(out, &d);
 	assert_string_equal(d.release, "6.1.0-test");
@@ -317,16 +388,34 @@ static void test_switch_stream(void **state)
 	assert_int_equal(d.name_tid[2], 11);
 	assert_string_equal(d.names[2][0], "b2");
 	assert_int_equal(d.name_ts[2], BASE + 500);
-	/* the exit: HLT from 120 to 140 */
-	assert_int_equal(d.begins, 1);
-	assert_int_equal(d.ends, 1);
-	assert_int_equal(d.begin_ts, BASE + 120);
-	assert_int_equal(d.end_ts, BASE + 140);
+	/* the exits: HLT from 120 to 140 and from 410 to 420 */
+	assert_int_equal(d.begins, 2);
+	assert_int_equal(d.ends, 2);
+	assert_int_equal(d.begin_ts[0], BASE + 120);
+	assert_int_equal(d.end_ts[0], BASE + 140);
+	assert_int_equal(d.begin_ts[1], BASE + 410);
+	assert_int_equal(d.end_ts[1], BASE + 420);
 	assert_string_equal(d.exit_name, "HLT");
+	/* their packets, worked out by hand: on the vCPU's sequence 2, timestamps are deltas on
+	 * its incremental clock (the first exit, at the clock's start, is 0), the track is the
+	 * defaults' one, the name is iid 1 (interned with the first exit), code 12, guest_ns 260;
+	 * every one flagged SEQ_NEEDS_INCREMENTAL_STATE */
+	static const uint8_t end1[] = { 0x0a, 0x0a, 0x40, 20, 0x50, 2, 0x68, 2, 0x5a, 2, 0x48, 2 };
+	static const uint8_t begin2[] = {
+		0x0a, 0x1a, 0x40, 0x8e, 0x02,	/* packet; timestamp: 410 - 140 = 270 */
+		0x50, 2, 0x68, 2,		/* sequence 2; SEQ_NEEDS_INCREMENTAL_STATE */
+		0x5a, 0x11, 0x48, 1, 0x50, 1,	/* track event: SLICE_BEGIN, name_iid 1 */
+		0x22, 4, 0x08, 1, 0x18, 12,	/* annotation iid 1 (code): 12 */
+		0x22, 5, 0x08, 2, 0x18, 0x84, 0x02,	/* annotation iid 2 (guest_ns): 260 */
+	};
+	static const uint8_t end2[] = { 0x0a, 0x0a, 0x40, 10, 0x50, 2, 0x68, 2, 0x5a, 2, 0x48, 2 };
+	assert_non_null(memmem(d.raw, d.bytes, end1, sizeof(end1)));
+	assert_non_null(memmem(d.raw, d.bytes, begin2, sizeof(begin2)));
+	assert_non_null(memmem(d.raw, d.bytes, end2, sizeof(end2)));
 	assert_int_equal(st.switches, 9);
 	assert_int_equal(st.first_switches, 2);
 	assert_int_equal(st.wakings, 1);
-	assert_int_equal(st.exits, 1);
+	assert_int_equal(st.exits, 2);
 	assert_int_equal(st.renames, 1);
 	assert_int_equal(st.overlaps, 0);
 }
@@ -354,7 +443,9 @@ static void test_window(void **state)
 		assert_int_equal(c0->pid[i], pid0[i]);
 	}
 	assert_int_equal(c0->nw, 0);		/* the wakeup at 150 is outside */
-	assert_int_equal(d.begins, 0);		/* so is the exit */
+	assert_int_equal(d.begins, 1);		/* so is the exit at 120, not the one at 410 */
+	assert_int_equal(d.begin_ts[0], BASE + 410);
+	assert_int_equal(d.end_ts[0], BASE + 420);
 }
 
 /* -t keeps every switch but only the matching tasks' wakeups and exits. */
@@ -372,12 +463,42 @@ static void test_pattern(void **state)
 	decode(out, &d);
 	assert_int_equal(d.cpu[0].n + d.cpu[1].n, 9);
 	assert_int_equal(d.cpu[0].nw, 0);	/* 11's wakeup is dropped */
-	assert_int_equal(d.begins, 1);		/* 10's exit is kept */
+	assert_int_equal(d.begins, 2);		/* 10's exits are kept */
 	o.pattern = "b*";
 	assert_int_equal(perfetto_export(in, out, &o, &st, err, sizeof(err)), 0);
 	decode(out, &d);
 	assert_int_equal(d.cpu[0].nw, 1);
 	assert_int_equal(d.begins, 0);
+}
+
+/*
+ * Exits read out of order (the later one first): the earlier one's packets would go back on
+ * the sequence's incremental clock, so they are written absolute, on BOOTTIME, and the clock
+ * stays where the later exit left it.
+ */
+static void test_exits_out_of_order(void **state)
+{
+	const struct pwz_kvm_exit rev[] = { exits_in_order[1], exits_in_order[0] };
+	struct perfetto_opts o = { 0 };
+	char in[128], out[160], err[512];
+	static struct decoded d;
+
+	(void)state;
+	snprintf(in, sizeof(in), "%s/rev.cdict", dir);
+	snprintf(out, sizeof(out), "%s/rev.pftrace", dir);
+	write_capture(in, rev, 2);
+	assert_int_equal(perfetto_export(in, out, &o, NULL, err, sizeof(err)), 0);
+	decode(out, &d);
+	assert_int_equal(d.begins, 2);
+	assert_int_equal(d.ends, 2);
+	assert_int_equal(d.begin_ts[0], BASE + 410);
+	assert_int_equal(d.end_ts[0], BASE + 420);
+	assert_int_equal(d.begin_ts[1], BASE + 120);
+	assert_int_equal(d.end_ts[1], BASE + 140);
+	/* the end at 140: timestamp BASE + 140 = 1000140 (0xcc 0x85 0x3d), clock 6 (BOOTTIME) */
+	static const uint8_t end[] = { 0x0a, 0x0f, 0x40, 0xcc, 0x85, 0x3d, 0xd0, 0x03, 6,
+				       0x50, 2, 0x68, 2, 0x5a, 2, 0x48, 2 };
+	assert_non_null(memmem(d.raw, d.bytes, end, sizeof(end)));
 }
 
 static void test_errors_and_names(void **state)
@@ -428,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_switch_stream),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_pattern),
+		cmocka_unit_test(test_exits_out_of_order),
 		cmocka_unit_test(test_errors_and_names),
 	};
 

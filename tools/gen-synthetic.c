@@ -24,6 +24,10 @@ static const char usage[] =
 	"                       vm<i/4 mod N>.vcpu0), so that threads share names\n"
 	"      --reuse          halfway, every 4th task (from the third) exits and its tid is\n"
 	"                       taken by a new thread, named NAME-reborn (model.h R8)\n"
+	"      --exit-split[=live]  instead, a small fixed capture whose vCPU is preempted\n"
+	"                       during an IO exit and sleeps during a HLT exit (its splits are\n"
+	"                       in tests/parquet/run); live: as a live capture, with CPU 1's\n"
+	"                       slices written late (pwz-bpf's per-CPU batches)\n"
 	"Example: gen-synthetic -n 1M -t 64 -c 32 -o big.cdict\n";
 
 static uint64_t rng_state;
@@ -95,6 +99,125 @@ static int out_wait_agg(void *ctx, const struct pwz_wait_agg *a)
 	return cdict_writer__wait_agg(ctx, a);
 }
 
+/* One record of the --exit-split capture. */
+struct xrec {
+	char kind;		/* 's' slice, 'w' wait, 'e' exit */
+	struct pwz_slice s;
+	struct pwz_wakeup w;
+	struct pwz_kvm_exit e;
+};
+
+#define XS(tid_, cpu_, start_, dur_, end_) \
+	{ 's', .s = { .tid = tid_, .cpu = cpu_, .start_ns = start_, .dur_ns = dur_, .end = end_ } }
+#define XW(tid_, cpu_, wake_, wait_) \
+	{ 'w', .w = { .tid = tid_, .cpu = cpu_, .wake_ns = wake_, .wait_ns = wait_ } }
+#define XE(t0_, dur_, reason_, guest_) \
+	{ 'e', .e = { .tid = 2001, .time_ns = t0_, .isa = PWZ_ISA_VMX, .reason = reason_, \
+		      .guest_ns = guest_, .handling_ns = dur_, .flags = dur_ ? 0 : PWZ_EXIT_UNPAIRED } }
+
+/*
+ * --exit-split: vCPU thread 2001 ("splitvm.vcpu0") and a hog 3001, ns from the start. CPU 1:
+ * the vCPU [1000, 5000) preempted by the hog [5000, 8000); CPU 0: the vCPU [8000, 12000) halts,
+ * is woken at 20000 and runs [21000, 30000). Exits: EXTERNAL_INTERRUPT [2000, 2500) on-CPU;
+ * IO_INSTRUCTION [4000, 9000): 2000 on, 3000 ready, 0 asleep; HLT [11000, 22000): 2000 on,
+ * 1000 ready, 8000 asleep; EPT_VIOLATION [25000, 26000) on-CPU; one at 29000 with no entry.
+ * In time order of each record's end, as an import writes them; live: CPU 1's records after
+ * the HLT exit, as pwz-bpf's per-CPU batch of an idle CPU 1 would come.
+ */
+static int write_exit_split(const char *path, bool live)
+{
+	static const struct xrec recs[] = {
+		XS(0, 0, 0, 8000, PWZ_END_PREEMPTED),	/* CPU 0 idle */
+		XS(0, 1, 0, 1000, PWZ_END_PREEMPTED),	/* CPU 1 idle */
+		XE(2000, 500, 1, 0),
+		XW(3001, 1, 4900, 100),
+		XS(2001, 1, 1000, 4000, PWZ_END_PREEMPTED),
+		XW(2001, 0, 5000, 3000),
+		XS(3001, 1, 5000, 3000, PWZ_END_SLEPT),
+		XE(4000, 5000, 30, 1500),
+		XS(2001, 0, 8000, 4000, PWZ_END_SLEPT),
+		XW(2001, 0, 20000, 1000),
+		XS(0, 0, 12000, 9000, PWZ_END_PREEMPTED),
+		XE(11000, 11000, 12, 2000),
+		XE(25000, 1000, 48, 3000),
+		XE(29000, 0, 30, 3000),
+		XS(2001, 0, 21000, 9000, PWZ_END_OPEN),
+		XS(0, 1, 8000, 22000, PWZ_END_OPEN),
+	};
+	static const char *const names[] = { "EXTERNAL_INTERRUPT", "HLT", "IO_INSTRUCTION",
+					     "MSR_WRITE", "EPT_VIOLATION" };
+	struct pwz_task tasks[] = {
+		{ .tid = 2001, .tgid = 2000, .comm = "CPU 0/KVM", .proc_name = "qemu-system-x86",
+		  .name = "splitvm.vcpu0" },
+		{ .tid = 2000, .tgid = 2000, .comm = "qemu-system-x86", .proc_name = "qemu-system-x86",
+		  .name = "qemu-system-x86" },
+		{ .tid = 3001, .tgid = 3001, .comm = "hog", .proc_name = "hog", .name = "hog" },
+	};
+	size_t n = sizeof(recs) / sizeof(recs[0]), order[sizeof(recs) / sizeof(recs[0])], k = 0;
+	struct model_fold *fold = model_fold__new(NULL);
+	struct pwz_meta meta = { .source = live ? PWZ_SOURCE_LIVE : PWZ_SOURCE_SYNTHETIC,
+				 .nr_cpus = 2, .clock_id = 1, .has_switch_kind = true,
+				 .has_wait = true, .has_kvm = true, .threads = PWZ_THREADS_ALL,
+				 .duration_ns = 30000 };
+	struct cdict_writer *w = NULL;
+	struct cdict_visitor sink;
+	char err[512];
+	int rc = -ENOMEM;
+	size_t i, late;
+
+	/* live: CPU 1's records (slices, and waits ending in its switch-ins) after the HLT exit */
+	for (i = 0; i < n; i++)
+		if (!live || !((recs[i].kind == 's' && recs[i].s.cpu == 1) ||
+			       (recs[i].kind == 'w' && recs[i].w.cpu == 1)) || recs[i].s.end == PWZ_END_OPEN)
+			order[k++] = i;
+	for (i = 0, late = 0; live && i < n; i++)
+		if (((recs[i].kind == 's' && recs[i].s.cpu == 1) ||
+		     (recs[i].kind == 'w' && recs[i].w.cpu == 1)) && recs[i].s.end != PWZ_END_OPEN) {
+			/* after the HLT exit (the 8th record left), in CPU 1's order */
+			memmove(order + 8 + late + 1, order + 8 + late, (k - 8 - late) * sizeof(*order));
+			order[8 + late++] = i;
+			k++;
+		}
+	if (!fold || pwz_meta_set_str(&meta.host, "synthetic-split") ||
+	    pwz_meta_set_str(&meta.tool_version, "gen-synthetic"))
+		goto out;
+	for (i = 0; i < 5; i++)
+		if (pwz_meta_add_exit_name(&meta, PWZ_ISA_VMX, vmx_reasons[i], names[i]))
+			goto out;
+	w = cdict_writer__new(path, &meta, NULL, err, sizeof(err));
+	if (!w) {
+		fprintf(stderr, "gen-synthetic: %s\n", err);
+		rc = -errno;
+		goto out;
+	}
+	rc = -EIO;
+	for (i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++)
+		if (cdict_writer__task(w, &tasks[i]))
+			goto out;
+	for (i = 0; i < k; i++) {
+		const struct xrec *r = &recs[order[i]];
+
+		if ((r->kind == 's' && (cdict_writer__slice(w, &r->s) || model_fold__slice(fold, &r->s))) ||
+		    (r->kind == 'w' && (cdict_writer__wakeup(w, &r->w) || model_fold__wait(fold, &r->w))) ||
+		    (r->kind == 'e' && (cdict_writer__kvm_exit(w, &r->e) ||
+					model_fold__kvm_exit(fold, &r->e))))
+			goto out;
+	}
+	sink = (struct cdict_visitor){ .ctx = w, .cpu_agg = out_cpu_agg, .kvm_agg = out_kvm_agg,
+				       .wait_agg = out_wait_agg };
+	if (model_fold__emit(fold, &sink) || cdict_writer__finish(w, &meta, err, sizeof(err)))
+		goto out;
+	printf("%s: the exit-split capture%s\n", path, live ? " (live order)" : "");
+	rc = 0;
+out:
+	if (rc == -EIO)
+		fprintf(stderr, "gen-synthetic: %s: write failed\n", path);
+	cdict_writer__free(w);
+	model_fold__free(fold);
+	pwz_meta_free(&meta);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -107,6 +230,7 @@ int main(int argc, char **argv)
 		{ "drops", required_argument, NULL, 'D' },
 		{ "names", required_argument, NULL, 'N' },
 		{ "reuse", no_argument, NULL, 'R' },
+		{ "exit-split", optional_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -114,6 +238,7 @@ int main(int argc, char **argv)
 	uint64_t nnames = 0;	/* --names: 0 = every task its own name */
 	const char *path = NULL;
 	bool hostile_names = false, reuse = false, reborn = false;
+	int exit_split = 0;	/* 1 --exit-split, 2 --exit-split=live */
 	struct pwz_meta meta = { 0 };
 	struct cdict_writer *w = NULL;
 	struct model_fold *fold = model_fold__new(NULL);
@@ -140,6 +265,13 @@ int main(int argc, char **argv)
 		case 'D': drops = strtoull(optarg, NULL, 0); break;
 		case 'N': nnames = strtoull(optarg, NULL, 0); break;
 		case 'R': reuse = true; break;
+		case 'X':
+			if (optarg && strcmp(optarg, "live")) {
+				fprintf(stderr, "gen-synthetic: --exit-split takes =live or nothing\n");
+				return 2;
+			}
+			exit_split = optarg ? 2 : 1;
+			break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
 		}
@@ -152,6 +284,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen-synthetic: tasks must be 1..100000 and cpus 1..%d\n",
 			PWZ_MAX_CPUS);
 		return 2;
+	}
+	if (exit_split) {
+		model_fold__free(fold);
+		return write_exit_split(path, exit_split == 2) ? 1 : 0;
 	}
 	rng_state = seed ? seed * 0x9E3779B97F4A7C15ULL : 1;
 

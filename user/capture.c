@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The live capture engine: loads and attaches bpf/pwz.bpf.c, drains its ring buffers and maps. */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
@@ -16,6 +22,12 @@
 #include "keymap.h"
 #include "model.h"
 #include "pwz.skel.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+/* Programs on classic tracepoints ("tracepoint/CATEGORY/NAME") attached through our own perf
+ * events (tp_attach()); any beyond attach the usual way. */
+#define CAPTURE_MAX_TP 16
+#define CAPTURE_PRE_MAPS 4		/* maps made before the load: precreate() */
 
 struct capture {
 	struct pwz_bpf *skel;
@@ -37,6 +49,9 @@ struct capture {
 	struct keymap gone;		/* (tid, birth) of the thread instances whose exit slice
 					 * was read since their aggregates were last taken out */
 	uint64_t taken;			/* threads whose aggregates were written before the end */
+	int pre_fds[CAPTURE_PRE_MAPS];	/* maps made before the load (precreate()), or -1 */
+	int tp_fds[CAPTURE_MAX_TP];	/* our own descriptors of the tracepoints' perf events */
+	int nr_tp_fds;			/* (their release is slow: tp_attach(), capture__free()) */
 };
 
 /* Exited threads are taken out of the fold in batches: at least this many, and at least one
@@ -166,12 +181,79 @@ void capture_map_sizes(uint32_t pid_max, int nr_cpus, struct capture_map_sizes *
 	out->cpu_aggs_bytes = per * out->cpu_aggs;
 }
 
-/* Opens, configures and loads the skeleton; raw selects raw_tp. Returns 0 or -errno. */
-static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
+/* The sizes of the maps that do not depend on raw_tp or on the kernel's layout. */
+static void size_maps(const struct capture *c, struct pwz_bpf *s, const struct capture_cfg *cfg)
 {
-	struct pwz_bpf *s = pwz_bpf__open();
+	bpf_map__set_max_entries(s->maps.rb, cfg->ringbuf_mb << 20);
+	/* per-thread maps for every tid of the host (they are preallocated: unused ones get 1) */
+	bpf_map__set_max_entries(s->maps.cpu_aggs, c->sizes.cpu_aggs);
+	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.kvm_state : 1);
+}
+
+/* The maps made before the load (precreate()), in this order. */
+static struct bpf_map **big_map(struct pwz_bpf *s, int i)
+{
+	struct bpf_map **m[CAPTURE_PRE_MAPS] = {
+		&s->maps.cpu_aggs, &s->maps.kvm_aggs, &s->maps.kvm_state, &s->maps.rb,
+	};
+
+	return m[i];
+}
+
+/*
+ * Creates the big preallocated maps of s (sized) before the load: cpu_aggs alone takes 30-90
+ * ms here (one per-CPU allocation for each of its 32,768 entries), which then overlaps the
+ * compat probe's reading of the kernel's BTF (capture__new()). A map that cannot be made so
+ * is left to the load (which then reports why).
+ */
+static void precreate(struct capture *c, struct pwz_bpf *s)
+{
+	for (int i = 0; i < CAPTURE_PRE_MAPS; i++) {
+		const struct bpf_map *m = *big_map(s, i);
+		LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = bpf_map__map_flags(m));
+
+		c->pre_fds[i] = bpf_map_create(bpf_map__type(m), bpf_map__name(m),
+					       bpf_map__key_size(m), bpf_map__value_size(m),
+					       bpf_map__max_entries(m), &o);
+	}
+}
+
+/* Has s use the maps precreate() made where they are what s would create. */
+static void reuse_precreated(struct capture *c, struct pwz_bpf *s)
+{
+	for (int i = 0; i < CAPTURE_PRE_MAPS; i++) {
+		struct bpf_map *m = *big_map(s, i);
+		struct bpf_map_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (c->pre_fds[i] < 0 || bpf_obj_get_info_by_fd(c->pre_fds[i], &info, &len))
+			continue;
+		if (info.type == bpf_map__type(m) && info.key_size == bpf_map__key_size(m) &&
+		    info.value_size == bpf_map__value_size(m) &&
+		    info.max_entries == bpf_map__max_entries(m) &&
+		    info.map_flags == bpf_map__map_flags(m))
+			bpf_map__reuse_fd(m, c->pre_fds[i]);	/* on failure the load makes it */
+	}
+}
+
+static void close_precreated(struct capture *c)
+{
+	for (int i = 0; i < CAPTURE_PRE_MAPS; i++)
+		if (c->pre_fds[i] >= 0)
+			close(c->pre_fds[i]);
+	memset(c->pre_fds, -1, sizeof(c->pre_fds));
+}
+
+/* Configures and loads the skeleton s (opened here when NULL; freed on failure); raw selects
+ * raw_tp. Returns 0 or -errno. */
+static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
+		     struct pwz_bpf *s)
+{
 	int err;
 
+	if (!s)
+		s = pwz_bpf__open();
 	if (!s)
 		return -errno;
 	s->rodata->filter_tids = cfg->filter ? 1 : 0;
@@ -205,12 +287,9 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 	bpf_program__set_autoload(s->progs.softirq_exit_raw, cfg->irq && raw);
 	bpf_map__set_max_entries(s->maps.irq_aggs, cfg->irq ? PWZ_IRQ_AGGS_MAX : 1);
 	bpf_map__set_max_entries(s->maps.irq_names, cfg->irq ? PWZ_IRQ_NAMES_MAX : 1);
-	bpf_map__set_max_entries(s->maps.rb, cfg->ringbuf_mb << 20);
-	/* per-thread maps for every tid of the host (they are preallocated: unused ones get 1) */
-	bpf_map__set_max_entries(s->maps.cpu_aggs, c->sizes.cpu_aggs);
+	size_maps(c, s, cfg);
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);
-	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.kvm_state : 1);
 	/* room for the threads and processes selected during the capture (inherited, named) */
 	bpf_map__set_max_entries(s->maps.sel_tids, cfg->filter ?
 				 (__u32)cfg->nr_tids + PWZ_SEL_TIDS_MAX : 1);
@@ -218,6 +297,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw)
 				 (__u32)cfg->nr_tgids + PWZ_SEL_TGIDS_MAX : 1);
 	/* what this kernel's layout needs, over the choices above */
 	capture_compat__apply(&c->compat, s, cfg, raw, c->sizes.tid_entries);
+	reuse_precreated(c, s);
 
 	err = pwz_bpf__load(s);
 	if (err) {
@@ -265,9 +345,48 @@ bool capture__selected(const struct capture *c, uint32_t tid, uint32_t tgid)
 					     sizeof(v), 0);
 }
 
+struct probe_arg {
+	struct capture *c;
+	bool kvm;
+	int e;			/* capture_compat__probe()'s */
+	char err[512];
+};
+
+static void *probe_thread(void *arg)
+{
+	struct probe_arg *a = arg;
+
+	a->e = capture_compat__probe(&a->c->compat, TRACEFS, a->kvm, a->err, sizeof(a->err));
+	return NULL;
+}
+
+/* The compat probe (user/capture_compat.h), in a thread while this one makes the big maps of
+ * s (opened, NULL when that failed: then the load reports why). Returns the probe's 0 or
+ * -errno, with err filled. */
+static int probe_beside(struct capture *c, const struct capture_cfg *cfg, struct pwz_bpf *s,
+			char *err, size_t errlen)
+{
+	struct probe_arg a = { .c = c, .kvm = cfg->kvm };
+	pthread_t th;
+	bool threaded = s && !pthread_create(&th, NULL, probe_thread, &a);
+
+	if (s) {
+		size_maps(c, s, cfg);
+		precreate(c, s);
+	}
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		probe_thread(&a);
+	if (a.e)
+		snprintf(err, errlen, "%s", a.err);
+	return a.e;
+}
+
 struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t errlen)
 {
 	struct capture *c = calloc(1, sizeof(*c));
+	struct pwz_bpf *s;
 	int e;
 
 	if (!c) {
@@ -292,28 +411,38 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 		return NULL;
 	}
 	capture_map_sizes(read_pid_max(), c->nr_cpus, &c->sizes);
-	e = capture_compat__probe(&c->compat, "/sys/kernel/tracing", cfg->kvm, err, errlen);
+	memset(c->pre_fds, -1, sizeof(c->pre_fds));
+	s = pwz_bpf__open();
+	e = probe_beside(c, cfg, s, err, errlen);
 	if (e) {
+		pwz_bpf__destroy(s);
+		close_precreated(c);
 		model_fold__free(c->fold);
 		free(c);
 		errno = -e;
 		return NULL;
 	}
 	if (cfg->irq && (e = capture_compat__probe_irq(err, errlen))) {
+		pwz_bpf__destroy(s);
+		close_precreated(c);
 		model_fold__free(c->fold);
 		free(c);
 		errno = -e;
 		return NULL;
 	}
 	e = -EINVAL;
-	if (!cfg->force_raw_tp && cfg->sched && !capture_compat__raw_tp(&c->compat))
-		e = open_load(c, cfg, false);
+	if (!cfg->force_raw_tp && cfg->sched && !capture_compat__raw_tp(&c->compat)) {
+		e = open_load(c, cfg, false, s);
+		s = NULL;
+	}
+	pwz_bpf__destroy(s);	/* not used: raw_tp asked */
 	/* raw_tp is the fallback for a kernel without tp_btf, not for a lack of rights,
 	 * descriptors or memory (it would then fail for another reason and hide this one) */
 	if (e)
 		e = real_error(e);
 	if (e && e != -EPERM && e != -EACCES && e != -EMFILE && e != -ENFILE && e != -ENOMEM)
-		e = open_load(c, cfg, true);
+		e = open_load(c, cfg, true, NULL);
+	close_precreated(c);	/* the skeleton holds its own descriptors of those it uses */
 	if (e)
 		e = real_error(e);
 	if (e) {
@@ -436,6 +565,102 @@ static int on_record(void *ctx, void *data, size_t size)
 	return e;
 }
 
+static bool on_tracepoint(const struct bpf_program *p)
+{
+	return !strncmp(bpf_program__section_name(p), "tracepoint/", strlen("tracepoint/"));
+}
+
+/* The id of tracefs event "CATEGORY/NAME", or -errno. */
+static int tp_id(const char *event)
+{
+	char path[512];
+	int id = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/events/%s/id", TRACEFS, event);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", &id) != 1 || id < 0)
+		id = -EINVAL;
+	fclose(f);
+	return id;
+}
+
+/*
+ * Attaches a program on a classic tracepoint (the task and KVM events), which runs from a perf
+ * event. The kernel releases such an event when its last descriptor closes, after the
+ * tracepoint's unregistration, which waits for RCU grace periods under a global mutex: 40-50
+ * ms for each event here, one event after the other. Destroying a BPF link only takes the
+ * program off the event, at once, when something else still holds the event: so the capture
+ * keeps a descriptor of its own (c->tp_fds), and the slow release comes at capture__free()
+ * (or after the process, with capture__free_async()). Where the kernel has no perf-event BPF
+ * links (before 5.15), the program leaves its event only with the event: no descriptor is kept.
+ * Returns 0 or -errno, *link set.
+ */
+static int tp_attach(struct capture *c, struct bpf_program *prog, struct bpf_link **link)
+{
+	struct perf_event_attr attr;
+	int id, pfd, keep, e;
+
+	id = tp_id(bpf_program__section_name(prog) + strlen("tracepoint/"));
+	if (id < 0)
+		return id;
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.size = sizeof(attr);
+	attr.config = (__u64)id;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	pfd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	keep = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
+	if (keep < 0) {
+		e = -errno;
+		close(pfd);
+		return e;
+	}
+	*link = bpf_program__attach_perf_event(prog, pfd);	/* owns pfd once attached */
+	if (!*link) {
+		e = -errno;
+		close(pfd);
+		close(keep);
+		return e;
+	}
+	if (bpf_link__fd(*link) == pfd)
+		close(keep);	/* no BPF link: attached with an ioctl, to the event itself */
+	else
+		c->tp_fds[c->nr_tp_fds++] = keep;
+	return 0;
+}
+
+/* Attaches every program loaded: the skeleton's way, the classic tracepoints' through
+ * tp_attach() (libbpf's way where that fails). Returns 0 or -errno. */
+static int attach_all(struct capture *c)
+{
+	const struct bpf_object_skeleton *sk = c->skel->skeleton;
+	int e, i;
+
+	for (i = 0; i < sk->prog_cnt; i++)
+		if (on_tracepoint(*sk->progs[i].prog))
+			bpf_program__set_autoattach(*sk->progs[i].prog, false);
+	e = pwz_bpf__attach(c->skel);
+	for (i = 0; !e && i < sk->prog_cnt; i++) {
+		struct bpf_program *p = *sk->progs[i].prog;
+		struct bpf_link **link = sk->progs[i].link;
+
+		if (!on_tracepoint(p) || !bpf_program__autoload(p) || *link)
+			continue;
+		if (c->nr_tp_fds < CAPTURE_MAX_TP && !tp_attach(c, p, link))
+			continue;
+		*link = bpf_program__attach(p);
+		if (!*link)
+			e = -errno;
+	}
+	return e;
+}
+
 int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *sink, char *err,
 		   size_t errlen)
 {
@@ -457,7 +682,7 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
 	}
 	c->skel->bss->t0 = t0;
 	c->t0 = t0;
-	e = pwz_bpf__attach(c->skel);
+	e = attach_all(c);
 	if (e) {
 		char hint[256];
 
@@ -623,10 +848,14 @@ int capture__counters(struct capture *c, uint64_t out[PWZ_CNT_MAX])
 	return e;
 }
 
-/* Walks the keys of map: fn(key, per-CPU values). */
-static int walk(struct capture *c, struct bpf_map *map, size_t vsize,
-		int (*fn)(struct capture *c, const void *key, const void *vals, void *arg),
-		void *arg)
+typedef int (*walk_fn)(struct capture *c, const void *key, const void *vals, void *arg);
+
+/* Keys (and their per-CPU values) one batched lookup reads. */
+#define WALK_BATCH 1024
+
+/* Walks the keys of map key by key: fn(key, per-CPU values). */
+static int walk_keys(struct capture *c, struct bpf_map *map, size_t vsize, walk_fn fn,
+		     void *arg)
 {
 	size_t ks = bpf_map__key_size(map);
 	char key[64], next[64];
@@ -647,6 +876,46 @@ static int walk(struct capture *c, struct bpf_map *map, size_t vsize,
 		if (e)
 			break;
 	}
+	free(vals);
+	return e;
+}
+
+/*
+ * Walks the keys of map: fn(key, per-CPU values), WALK_BATCH keys a system call
+ * (bpf_map_lookup_batch(), Linux 5.6), or key by key where the kernel has no batched lookup
+ * for the map. Returns 0, fn's non-zero value or -errno.
+ */
+static int walk(struct capture *c, struct bpf_map *map, size_t vsize, walk_fn fn, void *arg)
+{
+	size_t ks = bpf_map__key_size(map), vs = (size_t)c->nr_cpus * ((vsize + 7) & ~(size_t)7);
+	char *keys = malloc(WALK_BATCH * ks), *vals = malloc(WALK_BATCH * vs);
+	__u64 token[8];		/* the kernel's position: a bucket for a hash, a key for others */
+	bool first = true;
+	int e = 0;
+
+	if (!keys || !vals || ks > sizeof(token)) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	while (!e) {
+		__u32 n = WALK_BATCH;
+		int r = bpf_map_lookup_batch(bpf_map__fd(map), first ? NULL : token, token, keys,
+					     vals, &n, NULL);
+
+		r = r ? -errno : 0;
+		if (r && r != -ENOENT) {
+			/* no batched lookup here (EINVAL, ENOTSUPP): key by key */
+			e = first ? walk_keys(c, map, vsize, fn, arg) : r;
+			break;
+		}
+		for (__u32 i = 0; i < n && !e; i++)
+			e = fn(c, keys + i * ks, vals + i * vs, arg);
+		if (r == -ENOENT)
+			break;	/* that was the last batch */
+		first = false;
+	}
+	free(keys);
 	free(vals);
 	return e;
 }
@@ -820,8 +1089,65 @@ void capture__free(struct capture *c)
 		return;
 	ring_buffer__free(c->rb);
 	ring_buffer__free(c->rb_task);
-	pwz_bpf__destroy(c->skel);
+	pwz_bpf__destroy(c->skel);	/* the links first: then each event below is ours alone */
+	for (int i = 0; i < c->nr_tp_fds; i++)
+		close(c->tp_fds[i]);
 	model_fold__free(c->fold);
 	keymap_free(&c->gone);
 	free(c);
+}
+
+/* Closes every descriptor of this process but the n in keep (in any order). */
+static void close_all_but(const int *keep, int n)
+{
+	unsigned int from = 0;
+
+	for (;;) {
+		unsigned int next = ~0u;
+
+		for (int i = 0; i < n; i++)
+			if ((unsigned int)keep[i] >= from && (unsigned int)keep[i] < next)
+				next = (unsigned int)keep[i];
+		if (next > from)
+			syscall(SYS_close_range, from, next == ~0u ? ~0u : next - 1, 0);
+		if (next == ~0u)
+			return;
+		from = next + 1;
+	}
+}
+
+/* A child that holds the n descriptors of fds until this process is gone, then exits (the
+ * kernel releases them at its exit). Returns without it when fork fails. */
+static void hold_past_exit(const int *fds, int n)
+{
+	pid_t parent = getpid();
+
+	if (fork() != 0)
+		return;
+	/* the child: only the events; no output, no other file, no terminal signal held off */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	close_all_but(fds, n);
+	prctl(PR_SET_NAME, "pwz-release");	/* not taken for a capture in ps or pgrep */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(0);
+	for (;;)
+		pause();
+}
+
+void capture__free_async(struct capture *c)
+{
+	if (!c)
+		return;
+	if (c->nr_tp_fds) {
+		/* no program attached and no ring buffer mapped in the child */
+		if (c->attached)
+			detach_all(c->skel);
+		c->attached = false;
+		ring_buffer__free(c->rb);
+		ring_buffer__free(c->rb_task);
+		c->rb = c->rb_task = NULL;
+		hold_past_exit(c->tp_fds, c->nr_tp_fds);
+	}
+	capture__free(c);
 }

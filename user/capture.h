@@ -163,4 +163,15 @@ int capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *run_cnt);
 /* Detaches and frees everything. NULL is a no-op. */
 void capture__free(struct capture *c);
 
+/*
+ * capture__free(), for a process about to exit: the kernel's release of the tracepoints' perf
+ * events (the task and KVM programs' hooks: RCU grace periods under a global mutex, 40-50 ms
+ * each, one after the other, 150-200 ms in all here; it would delay the process's exit by as
+ * much) is left to a child process, which holds them until this process has exited and then
+ * exits itself, with none of this process's other files (its output, pipes, terminal). The
+ * programs are detached before the child is made, and nothing of the capture is read after.
+ * When fork fails, the same as capture__free(). NULL is a no-op.
+ */
+void capture__free_async(struct capture *c);
+
 #endif /* PWZ_CAPTURE_H */

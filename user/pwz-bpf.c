@@ -53,6 +53,7 @@
 
 static int verbose;
 static volatile sig_atomic_t stop_signal;
+static uint64_t phase_start, phase_last;	/* CLOCK_MONOTONIC ns: main()'s start, the last phase */
 
 /* One line on stderr, "pwz-bpf: " first. Messages quote thread names, event names from
  * perf.data files and paths: the whole line goes through termsafe(). A failed write (a closed
@@ -76,6 +77,19 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (verbose < 2 || (level == LIBBPF_DEBUG && verbose < 3))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
+}
+
+static uint64_t now_ns(clockid_t clk);
+
+/* -vv: how long the phase just ended took, and when it ended (ms from main()'s start). */
+static void phase(const char *what)
+{
+	uint64_t t = now_ns(CLOCK_MONOTONIC);
+
+	if (verbose >= 2)
+		msg("time: %s %.1f ms (at %.1f ms)", what, (t - phase_last) / 1e6,
+		    (t - phase_start) / 1e6);
+	phase_last = t;
 }
 
 static void on_signal(int sig)
@@ -116,6 +130,7 @@ struct run {
 	struct task_map *map;		/* --map, or NULL */
 	struct pwz_meta meta;		/* the META record; the END record at the end */
 	uint64_t t0;			/* CLOCK_MONOTONIC capture start */
+	uint64_t t_attached;		/* CLOCK_MONOTONIC when the programs were all attached */
 	uint64_t t_end;			/* CLOCK_MONOTONIC capture end */
 	uint64_t cnt[PWZ_CNT_MAX];	/* the kernel's counters, read at the end */
 	int werr;			/* first writer error */
@@ -528,10 +543,12 @@ static int child_spawn(struct child *c, char **argv, const struct rlimit *nofile
 
 		close(go[1]);
 		close(er[0]);
-		if (read(go[0], &b, 1) != 1)
-			_exit(127);
+		/* pwz-bpf's handlers are not the command's (they would also break the wait) */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
 		/* the command runs with the limit it was given, not the one raised for libbpf */
 		setrlimit(RLIMIT_NOFILE, nofile);
@@ -889,6 +906,20 @@ static int fill_meta(struct run *r)
 	return 0;
 }
 
+/* SIGINT, SIGTERM and SIGHUP end the capture (stop_signal), from the start on: one that comes
+ * while the programs load ends it at once, with a whole file. */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 /* The task table, the selection, the BPF programs loaded (not attached), the metadata.
  * Returns 0 or -1 with a message. */
 static int prepare(struct run *r)
@@ -896,12 +927,15 @@ static int prepare(struct run *r)
 	char err[512];
 	int n;
 
+	catch_signals();
+
 	r->tt = task_table__new("/proc", r->map);
 	if (!r->tt) {
 		msg("out of memory");
 		return -1;
 	}
 	n = task_table__scan(r->tt);
+	phase("/proc scan");
 	if (n < 0)
 		msg("warning: cannot read the running threads from /proc: %s (names come from the kernel's events only)",
 		    strerror(-n));
@@ -924,6 +958,7 @@ static int prepare(struct run *r)
 		msg("%s", err);
 		return -1;
 	}
+	phase("BPF probe, open and load");
 	info(1, "sched_switch attached with %s; fallbacks: %s", capture__attach_kind(r->cap),
 	     capture__fallbacks(r->cap, r->kvm_ok, err, sizeof(err)));
 	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_start %u (raw_tp only), kvm_state %u",
@@ -964,7 +999,6 @@ static int prepare(struct run *r)
 static int start(struct run *r)
 {
 	struct capture_sink sink = { r, sink_slice, sink_kvm_exit, sink_task };
-	struct sigaction sa;
 	char err[512];
 	int e;
 
@@ -975,13 +1009,6 @@ static int start(struct run *r)
 			return -1;
 		}
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
 	capture_meta_read_stat("/proc/stat", &r->stat0);
 	r->t0 = now_ns(CLOCK_MONOTONIC);
 	r->meta.start_mono_ns = r->t0;
@@ -999,10 +1026,13 @@ static int start(struct run *r)
 			return -1;
 		}
 	}
+	phase("metadata, output file");
 	if (capture__start(r->cap, r->t0, &sink, err, sizeof(err))) {
 		msg("%s", err);
 		return -1;
 	}
+	r->t_attached = now_ns(CLOCK_MONOTONIC);
+	phase("attach");
 	if (r->o.command) {
 		e = child_release(&r->child);
 		if (e) {
@@ -1094,8 +1124,9 @@ static int capture_loop(struct run *r)
 	uint64_t deadline = 0, last_flush = r->t0, last_progress = r->t0;
 	int e;
 
+	/* -s counts from the attach: the programs record for that long */
 	if (!r->o.command || r->o.sleep_given)
-		deadline = r->t0 + (uint64_t)(r->o.sleep_s * 1e9);
+		deadline = r->t_attached + (uint64_t)(r->o.sleep_s * 1e9);
 	info(1, "capturing%s", r->o.command ? " until the command ends" : "");
 	while (!stop_signal) {
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
@@ -1221,7 +1252,9 @@ static int finish(struct run *r)
 	int e;
 
 	/* the end is when the programs are detached: every CPU's slices tile [t0, t_end] (R1) */
+	phase("capture");
 	e = capture__stop(r->cap, &r->t_end);
+	phase("detach and drain");
 	if (e < 0 && r->werr)
 		return fail_write(r);
 	if (e < 0)
@@ -1235,7 +1268,9 @@ static int finish(struct run *r)
 	}
 	if (read_aggregates(r) || write_aggregates(r) || final_meta(r))
 		return -1;
+	phase("kernel maps, aggregates");
 	e = r->w ? cdict_writer__finish(r->w, &r->meta, err, sizeof(err)) : 0;
+	phase("file end, fsync, rename");
 	if (e) {
 		/* the END chunk or the rename failed: the whole chunks before it are kept */
 		r->werr = e;
@@ -1357,7 +1392,7 @@ static void run_free(struct run *r)
 		waitpid(r->child.pid, NULL, 0);
 	}
 	cdict_writer__free(r->w);	/* an unfinished writer removes its file unless kept */
-	capture__free(r->cap);
+	capture__free_async(r->cap);	/* the process ends before the kernel's slow releases */
 	task_table__free(r->tt);
 	task_map__free(r->map);
 	pwz_meta_free(&r->meta);
@@ -1373,6 +1408,7 @@ int main(int argc, char **argv)
 	char err[512];
 	int rc = 1;
 
+	phase_start = phase_last = now_ns(CLOCK_MONOTONIC);
 	setup_process(&r->nofile);
 	r->cmdline = join_argv(argc, argv);
 	if (!r->cmdline) {
@@ -1428,5 +1464,6 @@ int main(int argc, char **argv)
 	rc = command_status(r);
 out:
 	run_free(r);
+	phase("free");
 	return rc;
 }

@@ -5,8 +5,7 @@
 workload.py OUT SPIN_CPU IO_CPU SECONDS FILE
 
 Reads /proc/softirqs, /proc/interrupts and /proc/stat once the capture runs (pwz-bpf releases
-its command after attaching), then for SECONDS: a thread named irqspin busy-loops on SPIN_CPU
-at nice -20,
+its command after attaching), then for SECONDS: a thread named irqspin busy-loops on SPIN_CPU,
 and a process named irqio on IO_CPU reads FILE with O_DIRECT (4 KiB at random offsets: one
 disk interrupt each, and a BLOCK softirq on the CPU the disk's IRQ lands on) and sends UDP
 datagrams to itself over loopback (NET_RX softirqs on IO_CPU, run in irqio's own context).
@@ -37,12 +36,6 @@ def set_comm(name):
 
 def spinner(cpu, seconds, rfd):
     os.sched_setaffinity(0, {cpu})
-    # nice -20: on a shared host (others' builds) it keeps about 99 % of its CPU against a
-    # nice-0 thread, so most of that CPU's interrupts find it running
-    try:
-        os.setpriority(os.PRIO_PROCESS, 0, -20)
-    except OSError:
-        pass
     set_comm('irqspin')
     os.write(rfd, b'%d\n' % os.getpid())
     end = time.monotonic() + seconds

@@ -15,6 +15,17 @@ const caps = capArgs.map((a) => {
 	return { label, id, list: JSON.parse(text) };
 });
 let conn;
+// gen-synthetic --exit-split (tools/gen-synthetic.c says why): ts, dur, reason, on, ready, sleep.
+// IO: on [4000, 5000) and [8000, 9000), ready (preempted) [5000, 8000); HLT: on [11000, 12000)
+// and [21000, 22000), asleep [12000, 20000), ready (woken) [20000, 21000); the last: no entry.
+const handRows = [
+	[2000, 500, 'EXTERNAL_INTERRUPT', 500, 0, 0],
+	[4000, 5000, 'IO_INSTRUCTION', 2000, 3000, 0],
+	[11000, 11000, 'HLT', 2000, 1000, 8000],
+	[25000, 1000, 'EPT_VIOLATION', 1000, 0, 0],
+	[29000, null, 'IO_INSTRUCTION', null, null, null],
+];
+const hand = { exitsplit: handRows, exitsplit_live: handRows };
 
 function ok(m) { console.log(`ok: ${m}`); }
 function ko(m) { console.log(`FAIL: ${m}`); }
@@ -174,6 +185,44 @@ async function perCapture(c) {
 	rows = await q(`select ${rowKey} k, count(*) n from ${inst('kvm_exit')} where ${where} group by k`);
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: kvm_exit count per thread = --list exits_total`, d);
+
+	// kvm_exit on/off-CPU split: on + sleep + ready = dur for every exit that has it; all three
+	// null together, and null where dur is (no kvm_entry followed)
+	const [sp] = await q(`select count(*) n, count(on_cpu_ns) known,
+		count(*) filter (where on_cpu_ns + off_cpu_sleep_ns + off_cpu_ready_ns <> dur) bad,
+		count(*) filter (where (on_cpu_ns is null) <> (off_cpu_sleep_ns is null)
+			or (on_cpu_ns is null) <> (off_cpu_ready_ns is null)) mixed,
+		count(*) filter (where dur is null and on_cpu_ns is not null) nodur,
+		count(*) filter (where on_cpu_ns < 0 or off_cpu_sleep_ns < 0 or off_cpu_ready_ns < 0) neg
+		from ${glob('kvm_exit')} where ${where}`);
+	const streamExits = (list.vms || []).some((vm) => vm.vcpus.some((vc) => vc.exits.some((e) => e.paired > 0 && e.on_cpu_ns !== null)));
+	check(sp.bad === '0' && sp.mixed === '0' && sp.nodur === '0' && sp.neg === '0' && (!streamExits || Number(sp.known) > 0),
+		`${label}: kvm_exit: on_cpu_ns + off_cpu_sleep_ns + off_cpu_ready_ns = dur for each of the ${sp.known} exits with a split (of ${sp.n})`,
+		JSON.stringify(sp));
+	// ... and per vCPU and reason their sums are --list vms' split (user/lib/vms.h, one rule)
+	want = new Map();
+	for (const vm of list.vms || [])
+		for (const vc of vm.vcpus)
+			for (const e of vc.exits)
+				want.set(`${vc.tid}/${e.isa}/${e.code}`, { paired: e.paired, on: e.on_cpu_ns,
+					sleep: e.off_sleep_ns, ready: e.off_ready_ns });
+	rows = await q(`select e.tid || '/' || coalesce(e.isa, 'null') || '/' || e.reason k, count(e.dur) paired,
+		case when count(e.dur) = 0 then 0 else sum(e.on_cpu_ns) end "on",
+		case when count(e.dur) = 0 then 0 else sum(e.off_cpu_sleep_ns) end sleep,
+		case when count(e.dur) = 0 then 0 else sum(e.off_cpu_ready_ns) end ready
+		from ${glob('kvm_exit')} e where e.${where}
+		and e.utid in (select utid from ${glob('vcpu')} where ${where}) group by k`);
+	d = diff(want, new Map(rows.map((r) => [r.k, r])));
+	check(!d, `${label}: kvm_exit split per vCPU and reason: sum(on_cpu_ns), sum(off_cpu_sleep_ns), sum(off_cpu_ready_ns) = --list vms (${want.size} reasons)`, d);
+	if (hand[label]) {
+		rows = await q(`select ts, dur, reason_name, on_cpu_ns "on", off_cpu_ready_ns ready,
+			off_cpu_sleep_ns sleep from ${glob('kvm_exit')} where ${where} order by ts`);
+		const got = rows.map((r) => [r.ts, r.dur, r.reason_name, r.on, r.ready, r.sleep].map(s).join(' '));
+		const exp = hand[label].map((r) => r.map(s).join(' '));
+		check(JSON.stringify(got) === JSON.stringify(exp),
+			`${label}: the hand-checked exits (ts dur reason on ready sleep): ${exp.join('; ')}`,
+			`got ${got.join('; ')}`);
+	}
 
 	// vcpu: one row per vCPU of --list's vms, with its figures (the whole capture's)
 	want = new Map();

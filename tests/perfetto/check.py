@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Holds a decoded pwz-render --perfetto trace against pwz-render --list --json of the same capture.
 
-Usage: check.py LABEL DECODED.txt LIST.json [--exits] [--window]
+Usage: check.py LABEL DECODED.txt LIST.json [--exits [--exact-dur]] [--window] ...
 DECODED.txt is `protoc --decode=perfetto.protos.Trace tests/perfetto/trace.proto` of the trace.
 Rebuilds, from the compact switch stream alone, per CPU and per thread the switch-outs and the
 on-CPU time, and compares them, the names, the wakeups and the KVM exits with --list. Prints
-ok/FAIL lines and "LABEL: N passed, N failed".
+ok/FAIL lines and "LABEL: N passed, N failed". --exact-dur: the exit slices last exactly
+--list's handling time (nothing cut). With dump_exits=FILE in the environment, writes every exit
+slice as decoded (vCPU, name, isa, ts, dur, code, guest_ns) to FILE, to compare two encodings.
 """
 import json
+import os
 import re
 import sys
 from collections import defaultdict
@@ -78,9 +81,14 @@ packets = trace["packet"]
 check(len(packets) > 0, "%d packets decoded" % len(packets))
 
 # ---- header ----
+# one trace-wide snapshot (the primary clock BOOTTIME, MONOTONIC); the others set a vCPU
+# sequence's own clock (64..127) against BOOTTIME
 clocks = [p for p in packets if "clock_snapshot" in p]
-check(len(clocks) == 1 and {c["clock_id"][0] for c in clocks[0]["clock_snapshot"][0]["clock"
-      "s"]} >= {3, 6}, "one ClockSnapshot with BOOTTIME and MONOTONIC")
+ids = [{c["clock_id"][0] for c in p["clock_snapshot"][0]["clocks"]} for p in clocks]
+glob = [i for p, i in zip(clocks, ids) if "primary_trace_clock" in p["clock_snapshot"][0]]
+check(len(glob) == 1 and glob[0] >= {3, 6} and
+      all(i == glob[0] or (6 in i and len(i) == 2 and max(i) in range(64, 128)) for i in ids),
+      "one ClockSnapshot with BOOTTIME and MONOTONIC, %d of sequence clocks" % (len(clocks) - 1))
 si = [p for p in packets if "system_info" in p]
 rel = si[0]["system_info"][0]["utsname"][0]["release"][0] if si else None
 want_rel = cap["kernel"] or "6.0.0-unknown"
@@ -254,52 +262,193 @@ if "window" not in flags:
           "rows born then (%s)" % (len(want_b), bad_b[:3]))
 
 # ---- KVM exits ----
-if "exits" in flags:
-    uuid_tid = {}
+# The track events are read as trace_processor reads a trace (trace_packet.proto,
+# trace_packet_defaults.proto, clock_snapshot.proto): per trusted_packet_sequence_id, the
+# incremental state (interned names, TracePacketDefaults, sequence-scoped clocks) starts valid
+# at a packet flagged SEQ_INCREMENTAL_STATE_CLEARED and is cleared there; a packet flagged
+# SEQ_NEEDS_INCREMENTAL_STATE on a sequence without it would be skipped; a timestamp is on the
+# packet's timestamp_clock_id, else the defaults', else BOOTTIME (the trace clock here); an
+# incremental clock adds each timestamp to its previous value, starting from its snapshot's;
+# a track event without track_uuid is on the defaults' track.
+SEQ_CLEARED, SEQ_NEEDS = 1, 2
+BOOTTIME = 6
+
+
+class Sequence:
+    def __init__(self):
+        self.valid = False
+        self.clear()
+
+    def clear(self):
+        self.ev_names, self.da_names = {}, {}
+        self.defaults = {}
+        self.clocks = {}        # clock id -> [value, incremental, offset to BOOTTIME]
+        self.npackets = 0
+
+
+def read_track_events(packets):
+    """Returns (events, tracks, problems): events as dicts in file order with ts (trace time),
+    uuid, type, name, annotations; tracks: uuid -> track descriptor; problems: messages."""
+    seqs = defaultdict(Sequence)
+    events, tracks, problems = [], {}, []
     for p in packets:
-        for td in p.get("track_descriptor", []):
-            uuid_tid[td["uuid"][0]] = td["thread"][0]["tid"][0]
-    got = defaultdict(int)
-    depth = defaultdict(int)
-    unbalanced = 0
-    # interned names: valid from the packet that defines them on (one sequence here)
-    ev_names, da_names, bad_iid, bad_da = {}, {}, 0, 0
-    for p in packets:
+        sid = p.get("trusted_packet_sequence_id", [0])[0]
+        sq = seqs[sid]
+        flags = p.get("sequence_flags", [0])[0]
+        sq.npackets += 1
+        first = sq.npackets == 1
+        if flags & SEQ_CLEARED:
+            if not sid:
+                problems.append("SEQ_INCREMENTAL_STATE_CLEARED on sequence 0")
+            sq.clear()
+            sq.npackets = 1
+            sq.valid = True
+        uses_state = False
+        for d in p.get("trace_packet_defaults", []):
+            sq.defaults = {"clock": d.get("timestamp_clock_id", [0])[0],
+                           "uuid": [t.get("track_uuid", [0])[0]
+                                    for t in d.get("track_event_defaults", [])] or [0]}
+            sq.defaults["uuid"] = sq.defaults["uuid"][0]
         for d in p.get("interned_data", []):
+            if not sq.valid:
+                problems.append("interned data on sequence %d before its state is cleared" % sid)
             for n in d.get("event_names", []):
-                ev_names[n["iid"][0]] = n["name"][0]
+                sq.ev_names[n["iid"][0]] = n["name"][0]
             for n in d.get("debug_annotation_names", []):
-                da_names[n["iid"][0]] = n["name"][0]
+                sq.da_names[n["iid"][0]] = n["name"][0]
+        if "clock_snapshot" in p:
+            snap = p["clock_snapshot"][0]["clocks"]
+            boot = [c["timestamp"][0] for c in snap if c["clock_id"][0] == BOOTTIME]
+            for c in snap:
+                cid = c["clock_id"][0]
+                if 64 <= cid < 128:
+                    if not sid or not boot:
+                        problems.append("sequence clock %d without a sequence or BOOTTIME" % cid)
+                        continue
+                    inc = c.get("is_incremental", ["false"])[0] in (1, "true")
+                    sq.clocks[cid] = [c["timestamp"][0], inc, boot[0] - c["timestamp"][0]]
+            continue    # trace_processor reads nothing else of a clock snapshot packet
+        if flags & SEQ_NEEDS and not sq.valid:
+            problems.append("a packet of sequence %d needs incremental state it does not have" % sid)
+            continue
+        ts = None
+        if "timestamp" in p:
+            cid = p.get("timestamp_clock_id", [0])[0]
+            if not cid and sq.defaults.get("clock"):
+                cid = sq.defaults["clock"]
+                uses_state = True
+            ts = p["timestamp"][0]
+            if 64 <= cid < 128:
+                clk = sq.clocks.get(cid)
+                if clk is None:
+                    problems.append("timestamp on clock %d, which sequence %d never defined" % (cid, sid))
+                    continue
+                if clk[1]:
+                    clk[0] += ts
+                    ts = clk[0]
+                ts += clk[2]
+            elif cid not in (0, BOOTTIME):
+                problems.append("timestamp on clock %d" % cid)
+        for td in p.get("track_descriptor", []):
+            tracks[td["uuid"][0]] = td
         for te in p.get("track_event", []):
-            if "name_iid" in te and te["name_iid"][0] not in ev_names:
-                bad_iid += 1
-            got_da = {da_names.get(a["name_iid"][0]) for a in te.get("debug_annotations", [])}
-            if te["type"][0] != "TYPE_SLICE_END" and got_da != {"code", "isa", "guest_ns"}:
-                bad_da += 1
-    check(bad_iid == 0, "every exit's name iid is interned before it is used")
-    check(bad_da == 0, "every exit carries code, isa and guest_ns annotations")
-    for p in sorted((p for p in packets if "track_event" in p), key=lambda p: p["timestamp"][0]):
-        te = p["track_event"][0]
-        tid = uuid_tid.get(te["track_uuid"][0])
-        typ = te["type"][0]
-        if typ in ("TYPE_SLICE_BEGIN", "TYPE_INSTANT"):
-            got[(tid, ev_names.get(te["name_iid"][0]))] += 1
-            if typ == "TYPE_SLICE_BEGIN":
-                depth[tid] += 1
-                if depth[tid] > 1:
+            uuid = te.get("track_uuid", [None])[0]
+            if uuid is None:
+                uuid = sq.defaults.get("uuid", 0)
+                uses_state = True
+            name = te.get("name", [None])[0]
+            if "name_iid" in te:
+                uses_state = True
+                name = sq.ev_names.get(te["name_iid"][0])
+                if name is None:
+                    problems.append("name iid %d not interned on sequence %d" % (te["name_iid"][0], sid))
+            ann = {}
+            for a in te.get("debug_annotations", []):
+                an = sq.da_names.get(a["name_iid"][0]) if "name_iid" in a else a.get("name", [None])[0]
+                if "name_iid" in a:
+                    uses_state = True
+                ann[an] = a.get("uint_value", a.get("string_value", [None]))[0]
+            if uses_state and not flags & SEQ_NEEDS:
+                problems.append("a track event uses incremental state without SEQ_NEEDS_INCREMENTAL_STATE")
+            if ts is None:
+                problems.append("a track event without timestamp")
+                continue
+            events.append({"ts": ts, "uuid": uuid, "type": te["type"][0], "name": name,
+                           "ann": ann, "seq": sid, "first": first})
+    return events, tracks, problems, seqs
+
+
+def exit_slices(events, tracks):
+    """The exit slices: (tid, name, isa, ts, dur or None, code, guest_ns) per begin/instant, and
+    the count of nesting or unmatched ends."""
+    open_, out, unbalanced = {}, [], 0
+    for ev in sorted(events, key=lambda e: e["ts"]):    # stable: file order at equal times
+        td = tracks.get(ev["uuid"])
+        if not td or "thread" not in td:
+            continue    # not a vCPU's track (the flight recorder's trigger)
+        tid = td["thread"][0]["tid"][0]
+        m = re.match(r"KVM exits \((\w+)\)$", td.get("name", [""])[0])
+        isa = ev["ann"].get("isa", m.group(1) if m else None)
+        if ev["type"] in ("TYPE_SLICE_BEGIN", "TYPE_INSTANT"):
+            rec = [tid, ev["name"], isa, ev["ts"], 0 if ev["type"] == "TYPE_INSTANT" else None,
+                   ev["ann"].get("code"), ev["ann"].get("guest_ns"), sorted(ev["ann"])]
+            out.append(rec)
+            if ev["type"] == "TYPE_SLICE_BEGIN":
+                if tid in open_:
                     unbalanced += 1
-        elif typ == "TYPE_SLICE_END":
-            depth[tid] -= 1
-            if depth[tid] < 0:
+                open_[tid] = rec
+        elif ev["type"] == "TYPE_SLICE_END":
+            rec = open_.pop(tid, None)
+            if rec is None:
                 unbalanced += 1
-    want = defaultdict(int)
+            else:
+                rec[4] = ev["ts"] - rec[3]
+    return out, unbalanced + len(open_)
+
+
+if "exits" in flags or "dump_exits" in os.environ:
+    events, tracks, problems, seqs = read_track_events(packets)
+    exits, unbalanced = exit_slices(events, tracks)
+    if "dump_exits" in os.environ:
+        with open(os.environ["dump_exits"], "w") as f:
+            for e in sorted(exits, key=lambda e: (e[0], e[3])):
+                f.write("%s\n" % e[:7])
+if "exits" in flags:
+    check(not problems, "the track events decode by the sequences' incremental state (%s)" % problems[:3])
+    # each vCPU's exits are on a sequence of its own that starts cleared, as a first packet
+    exit_seqs = {e["seq"] for e in events if e["uuid"] in tracks and "thread" in tracks[e["uuid"]]}
+    per_seq = defaultdict(set)
+    for e in events:
+        per_seq[e["seq"]].add(e["uuid"])
+    firsts = [p for p in packets if p.get("first_packet_on_sequence", ["false"])[0] in (1, "true")]
+    first_seqs = {p["trusted_packet_sequence_id"][0] for p in firsts
+                  if p.get("sequence_flags", [0])[0] & SEQ_CLEARED}
+    check(exit_seqs and all(len(per_seq[s]) == 1 for s in exit_seqs) and exit_seqs <= first_seqs,
+          "%d vCPU tracks, each on a sequence of its own whose first packet clears the "
+          "incremental state" % len(exit_seqs))
+    bad_da = [e for e in exits if not set(e[7]) >= {"code", "guest_ns"} or e[2] not in ("vmx", "svm", "unknown")]
+    check(not bad_da, "every exit carries code and guest_ns annotations and an ISA (its track's "
+          "or its own) (%s)" % bad_da[:2])
+    got, got_dur = defaultdict(int), defaultdict(int)
+    for e in exits:
+        got[(e[0], e[1], e[2], e[5])] += 1
+        got_dur[(e[0], e[1])] += e[4] or 0
+    want, want_dur = defaultdict(int), defaultdict(int)
     for t in lst["tasks"]:
         for e in t["kvm_exits"]:
-            want[(t["tid"], e["name"] or "exit %d" % e["code"])] += e["count"]
+            name = e["name"] or "exit %d" % e["code"]
+            want[(t["tid"], name, e["isa"], e["code"])] += e["count"]
+            want_dur[(t["tid"], name)] += e["handling_ns"]
     check(sum(want.values()) > 0, "the capture has %d KVM exits" % sum(want.values()))
-    check(dict(got) == dict(want), "KVM exit slices per (vCPU, name) equal --list: %s" %
+    check(dict(got) == dict(want), "KVM exit slices per (vCPU, name, isa, code) equal --list: %s" %
           sorted(want.items())[:6])
-    check(unbalanced == 0 and all(v == 0 for v in depth.values()),
-          "exit slices never nest and every begin has its end")
+    # a slice lasts from the exit to the next entry, cut at the vCPU's next exit and at the
+    # window's end: never longer than --list's handling time, equal when nothing was cut
+    longer = [(k, got_dur[k], v) for k, v in want_dur.items() if got_dur[k] > v]
+    check(not longer, "exit slice durations per (vCPU, name) at most --list handling_ns (%s)" % longer[:3])
+    if "exact-dur" in flags:
+        diff = [(k, got_dur[k], v) for k, v in want_dur.items() if got_dur[k] != v]
+        check(not diff, "exit slice durations per (vCPU, name) equal --list handling_ns (%s)" % diff[:3])
+    check(unbalanced == 0, "exit slices never nest and every begin has its end")
 
 print("%s: %d passed, %d failed" % (label, passed, failed))
