@@ -9,6 +9,7 @@
 #include "dash.h"
 #include "irqtab.h"
 #include "vmtab.h"
+#include "sleeps.h"
 #include "diff.h"
 #include "keymap.h"
 #include "model.h"
@@ -249,13 +250,24 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	size_t nr_acc = 0, acc_cap = 0, i, k, n;
 	int added;
 	uint32_t c;
+	struct sleeps *sl = NULL;	/* sleeps by state (sleeps.h), when the capture has them */
 
+	if (sleeps_known(r->trace)) {
+		sl = sleeps__new(r->trace, s->window_start_ns, s->window_end_ns);
+		if (!sl)
+			return -ENOMEM;
+	}
 	jbuf_add(b, "{", 1);
 	emit_run_head(b, r, s);
-	if (vms_dash_json(b, r->trace, s, o->pattern))	/* the VMs tab, render/vmtab.h */
+	kv_bool(b, "has_sleep_states", sl != NULL);
+	if (vms_dash_json(b, r->trace, s, o->pattern)) {	/* the VMs tab, render/vmtab.h */
+		sleeps__free(sl);
 		return -ENOMEM;
-	if (irq_dash_json(b, r->trace, 10))	/* --irq, in the Capture tab: render/irqtab.h */
+	}
+	if (irq_dash_json(b, r->trace, 10)) {	/* --irq, in the Capture tab: render/irqtab.h */
+		sleeps__free(sl);
 		return -ENOMEM;
+	}
 	key(b, "tasks");
 	jbuf_add(b, "[", 1);
 	for (i = 0; i < s->nr_tasks; i++) {
@@ -282,6 +294,21 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		kv_u64(b, "wait_max_ns", ts->wait_max_ns);
 		kv_u64(b, "unseen_ns", ts->unseen_ns);
 		kv_u64(b, "exits_total", ts->exits_total);
+		/* [S, D, other sleeps begun in the window, then their ns in it], null: unknown */
+		key(b, "sleep");
+		if (sl) {
+			const struct sleep_row *sr = sleeps__of(sl, ts->tid, ts->since_ns);
+			static const struct sleep_row none;
+
+			if (!sr)
+				sr = &none;
+			jbuf_printf(b, "[%llu,%llu,%llu,%llu,%llu,%llu],",
+				    (unsigned long long)sr->count[0], (unsigned long long)sr->count[1],
+				    (unsigned long long)sr->count[2], (unsigned long long)sr->ns[0],
+				    (unsigned long long)sr->ns[1], (unsigned long long)sr->ns[2]);
+		} else {
+			jbuf_puts(b, "null,");
+		}
 		key(b, "cpus");
 		jbuf_add(b, "[", 1);
 		for (k = 0; k < ts->nr_cpus; k++)
@@ -301,6 +328,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 			if (at < 0 || array_reserve((void **)&acc, &acc_cap, nr_acc + 1, sizeof(*acc))) {
 				keymap_free(&acc_idx);
 				free(acc);
+				sleeps__free(sl);
 				return -ENOMEM;
 			}
 			n = (size_t)at;
@@ -346,6 +374,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	close_with(b, ']');
 	close_with(b, '}');
 	free(acc);
+	sleeps__free(sl);
 	return b->err;
 }
 
@@ -570,21 +599,52 @@ static uint32_t hm_cell(const struct hm_ctx *h, uint64_t t, uint64_t v)
 	return (uint32_t)col * HM_GRID_ROWS + (uint32_t)row;
 }
 
-/*
- * "name":{"k":[cell keys, delta-encoded],"c":[points in the cell]}, from n unsorted keys;
- * cnt is HM_GRID_COLS * HM_GRID_ROWS zeroed counters, left zeroed.
- */
-static void emit_bins(struct jbuf *b, const char *name, const uint32_t *keys, size_t n,
-		      uint32_t *cnt)
+static int cmp_u32(const void *a, const void *b)
 {
-	const uint32_t ncell = HM_GRID_COLS * HM_GRID_ROWS;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * "name":{"k":[cell keys, delta-encoded],"c":[points in the cell]}, from n unsorted keys (keys
+ * is scratch: overwritten); cnt is HM_GRID_COLS * HM_GRID_ROWS zeroed counters, left zeroed.
+ * Few keys (a reason's exits, a sparse series) are sorted rather than every cell scanned.
+ */
+static void emit_bins(struct jbuf *b, const char *name, uint32_t *keys, size_t n, uint32_t *cnt)
+{
+	const uint32_t ncell = HM_GRID_COLS * HM_GRID_ROWS, seen = 0x80000000u;
 	uint32_t prev = 0, c;
-	size_t i;
+	size_t i, d = 0;
 
 	for (i = 0; i < n; i++)
 		cnt[keys[i]]++;
 	key(b, name);
 	jbuf_puts(b, "{\"k\":[");
+	if (n < ncell / 8) {
+		/* the distinct cells, each once (marked in cnt's top bit), in order */
+		for (i = 0; i < n; i++)
+			if (!(cnt[keys[i]] & seen)) {
+				cnt[keys[i]] |= seen;
+				keys[d++] = keys[i];
+			}
+		qsort(keys, d, sizeof(*keys), cmp_u32);
+		for (i = 0; i < d; i++) {
+			jbuf_u64(b, keys[i] - prev);
+			jbuf_add(b, ",", 1);
+			prev = keys[i];
+		}
+		close_with(b, ']');
+		jbuf_puts(b, ",\"c\":[");
+		for (i = 0; i < d; i++) {
+			jbuf_u64(b, cnt[keys[i]] & ~seen);
+			jbuf_add(b, ",", 1);
+			cnt[keys[i]] = 0;
+		}
+		close_with(b, ']');
+		jbuf_puts(b, "},");
+		return;
+	}
 	for (c = 0; c < ncell; c++)
 		if (cnt[c]) {
 			jbuf_u64(b, c - prev);
@@ -930,13 +990,6 @@ static int hm_make_groups(struct hm_ctx *h, const struct dash_opts *o)
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The task indices of each group: (*idx)[(*first)[g] .. (*first)[g + 1]), in task order. */
 static int hm_tasks_by_group(const struct hm_ctx *h, size_t **first, size_t **idx)
 {
@@ -962,6 +1015,57 @@ static int hm_tasks_by_group(const struct hm_ctx *h, size_t **first, size_t **id
 	return 0;
 }
 
+/* Orders reason indices by their count (rcount[]), most first, then by index. */
+static int cmp_reason_count(const void *a, const void *b, void *arg)
+{
+	const uint32_t *rcount = arg, x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (rcount[x] != rcount[y])
+		return rcount[x] > rcount[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A group's exits as grids by reason: "exits":{"n":N,"by_reason":[{"r":reason index or -1 for
+ * the rest,"n":exits,"bins_g":{k,c},"bins_h":{k,c}}...]}. pt[i].v = {guest, handling, reason};
+ * rslot[reason] is its grid (0..nser-1, the last holding the rest when rest), rank[j] the
+ * reason of grid j, count[j] its exits.
+ */
+static int hm_emit_exit_grids(struct jbuf *b, const struct hm_ctx *h, const struct hm_pt *pt,
+			      size_t n, const uint32_t *rank, const uint32_t *rslot,
+			      const uint64_t *count, size_t nser, bool rest, uint32_t *keys,
+			      uint32_t *cnt)
+{
+	static const char *const bname[2] = { "bins_g", "bins_h" };
+	size_t i, j, m;
+	int f;
+
+	key(b, "exits");
+	jbuf_add(b, "{", 1);
+	kv_u64(b, "n", n);
+	key(b, "by_reason");
+	jbuf_add(b, "[", 1);
+	for (j = 0; j < nser; j++) {
+		if (rest && j == nser - 1)
+			jbuf_puts(b, "{\"r\":-1,");
+		else
+			jbuf_printf(b, "{\"r\":%u,", rank[j]);
+		kv_u64(b, "n", count[j]);
+		for (f = 0; f < 2; f++) {
+			for (i = 0, m = 0; i < n; i++)
+				if (rslot[pt[i].v[2]] == j)
+					keys[m++] = hm_cell(h, pt[i].t, pt[i].v[f]);
+			emit_bins(b, bname[f], keys, m, cnt);
+		}
+		close_with(b, '}');
+		jbuf_add(b, ",", 1);
+	}
+	close_with(b, ']');
+	close_with(b, '}');
+	jbuf_add(b, ",", 1);
+	return b->err;
+}
+
 int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struct dash_opts *o,
 		       char *err, size_t errlen)
 {
@@ -982,6 +1086,10 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	uint32_t *touched = NULL;	/* reasons of the current group */
 	uint32_t *tpos = NULL;		/* per trace->tasks entry: its index in its group's tids */
 	bool any_binned = false;
+	bool states = t->meta.has_prev_state;	/* sleeps told apart by state */
+	uint32_t *rank = NULL, *rslot = NULL;	/* a group's reasons by count; reason -> grid */
+	uint64_t sercount[HM_EXIT_REASONS + 1];	/* exits in each grid of a group */
+	size_t nser;
 	int rc = -ENOMEM;
 
 	if (!t->nr_slices && !t->nr_exits) {
@@ -1091,9 +1199,11 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	pt = malloc(nmax * sizeof(*pt));
 	keys = malloc(nmax * sizeof(*keys));
 	rcount = calloc(nrs + 1, sizeof(*rcount));
+	rank = calloc(nrs + 1, sizeof(*rank));
+	rslot = calloc(nrs + 1, sizeof(*rslot));
 	touched = malloc((nmax + 1) * sizeof(*touched));
 	cnt = calloc((size_t)HM_GRID_COLS * HM_GRID_ROWS, sizeof(*cnt));
-	if (!pt || !keys || !rcount || !cnt || !touched)
+	if (!pt || !keys || !rcount || !cnt || !touched || !rank || !rslot)
 		goto nomem;
 	if (any_binned) {
 		size_t cells;
@@ -1116,6 +1226,8 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	emit_run_head(out, run, s);
 	close_with(out, '}');
 	jbuf_add(out, ",", 1);
+	/* sleeps split by the state slept in (sleeps.h): "sleeps" (S), "sleeps_d", "sleeps_o" */
+	kv_bool(out, "sleep_states", states);
 	jbuf_printf(out, "\"max_points\":%zu,\"grid\":{\"cols\":%u,\"rpd\":%u,\"rows\":%u},",
 		    h.max_points, HM_GRID_COLS, HM_GRID_RPD, HM_GRID_ROWS);
 	key(out, "reasons");
@@ -1151,21 +1263,30 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		close_with(out, ']');
 		jbuf_add(out, ",", 1);
 
-		/* sleeps: the gap after a slice that ended voluntarily (or unknown, legacy) */
+		/* sleeps: the gap after a slice that ended voluntarily (or unknown, legacy); with
+		 * prev_state reported, one series per state class (sleeps.h): S, D, other */
 		hm_sort_by_tid(t, idx, n);
-		for (i = 0; i + 1 < n; i++) {
-			const struct pwz_slice *a = &t->slices[idx[i]], *b = &t->slices[idx[i + 1]];
-			uint64_t end = a->start_ns + a->dur_ns;
+		for (k = 0; k < (states ? SLEEP_NR : 1); k++) {
+			static const char *const sname[SLEEP_NR] = { "sleeps", "sleeps_d", "sleeps_o" };
 
-			if (a->tid != b->tid)
-				continue;
-			if (a->end != PWZ_END_SLEPT && a->end != PWZ_END_UNKNOWN)
-				continue;
-			if (b->start_ns < end || end < ws || end >= we)
-				continue;
-			pt[np++] = (struct hm_pt){ .t = end, .v = { b->start_ns - end } };
+			for (i = 0, np = 0; i + 1 < n; i++) {
+				const struct pwz_slice *a = &t->slices[idx[i]], *b = &t->slices[idx[i + 1]];
+				uint64_t end = a->start_ns + a->dur_ns;
+
+				if (a->tid != b->tid)
+					continue;
+				if (a->end != PWZ_END_SLEPT && a->end != PWZ_END_UNKNOWN)
+					continue;
+				if (b->start_ns < end || end < ws || end >= we)
+					continue;
+				if (states && sleep_class_of(pwz_slice_state(a)) != k)
+					continue;
+				pt[np++] = (struct hm_pt){ .t = end, .v = { b->start_ns - end } };
+			}
+			if (emit_hm_series(out, &h, sname[k], pt, np, wt_f, 1, wt_b, keys, cnt))
+				break;
 		}
-		if (emit_hm_series(out, &h, "sleeps", pt, np, wt_f, 1, wt_b, keys, cnt))
+		if (out->err)
 			break;
 
 		/* slices overlapping the window, clipped to it (model.h R6); the time of slices
@@ -1225,6 +1346,20 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		}
 		if (nt > 1)
 			qsort(touched, nt, sizeof(*touched), cmp_u32);
+		/* a grid: one per reason, the HM_EXIT_REASONS most frequent and the rest as one */
+		nser = 0;
+		if (n > h.max_points) {
+			memcpy(rank, touched, nt * sizeof(*rank));
+			qsort_r(rank, nt, sizeof(*rank), cmp_reason_count, rcount);
+			nser = nt <= HM_EXIT_REASONS + 1 ? nt : HM_EXIT_REASONS + 1;
+			memset(sercount, 0, sizeof(sercount));
+			for (i = 0; i < nt; i++) {
+				size_t j = i < nser ? i : nser - 1;
+
+				rslot[rank[i]] = (uint32_t)j;
+				sercount[j] += rcount[rank[i]];
+			}
+		}
 		key(out, "exit_reasons");
 		jbuf_add(out, "[", 1);
 		for (i = 0; i < nt; i++) {
@@ -1233,8 +1368,13 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		}
 		close_with(out, ']');
 		jbuf_add(out, ",", 1);
-		if (emit_hm_series(out, &h, "exits", pt, n, ex_f, 3, ex_b, keys, cnt))
+		if (nser) {
+			if (hm_emit_exit_grids(out, &h, pt, n, rank, rslot, sercount, nser,
+					       nt > nser, keys, cnt))
+				break;
+		} else if (emit_hm_series(out, &h, "exits", pt, n, ex_f, 3, ex_b, keys, cnt)) {
 			break;
+		}
 		close_with(out, '}');
 		jbuf_add(out, ",", 1);
 	}
@@ -1271,6 +1411,8 @@ out:
 	free(pt);
 	free(keys);
 	free(rcount);
+	free(rank);
+	free(rslot);
 	free(cnt);
 	free(grp);
 	free(lanes.busy); free(lanes.best); free(lanes.cur); free(lanes.bestg);
