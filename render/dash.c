@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dash.h"
+#include "irqtab.h"
 #include "vmtab.h"
 #include "sleeps.h"
 #include "diff.h"
@@ -132,6 +133,7 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	kv_bool(b, "has_switch_kind", m->has_switch_kind);
 	kv_bool(b, "has_wait", m->has_wait);
 	kv_bool(b, "has_kvm", m->has_kvm);
+	kv_bool(b, "has_irq", m->has_irq);
 	kv_str(b, "format", t->info.format == CDICT_FORMAT_LEGACY ? "legacy perfwhiz" : "cdict v2");
 	kv_bool(b, "cut", t->info.cut);
 	kv_u64(b, "cut_offset", t->info.cut_offset);
@@ -259,6 +261,10 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	emit_run_head(b, r, s);
 	kv_bool(b, "has_sleep_states", sl != NULL);
 	if (vms_dash_json(b, r->trace, s, o->pattern)) {	/* the VMs tab, render/vmtab.h */
+		sleeps__free(sl);
+		return -ENOMEM;
+	}
+	if (irq_dash_json(b, r->trace, 10)) {	/* --irq, in the Capture tab: render/irqtab.h */
 		sleeps__free(sl);
 		return -ENOMEM;
 	}

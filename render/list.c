@@ -2,6 +2,7 @@
 /* `pwz-render --list`: what is inside a capture, as a table or as one JSON document. */
 #include <errno.h>
 #include <string.h>
+#include "irqtab.h"
 #include "list.h"
 #include "sleeps.h"
 #include "termsafe.h"
@@ -97,6 +98,8 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, m->has_wait ? "true" : "false");
 	key(b, "has_kvm", false);
 	jbuf_puts(b, m->has_kvm ? "true" : "false");
+	key(b, "has_irq", false);
+	jbuf_puts(b, m->has_irq ? "true" : "false");
 	key(b, "threads", false);
 	jbuf_puts(b, m->threads == PWZ_THREADS_ALL ? "\"all\"" :
 		  m->threads == PWZ_THREADS_SELECTED ? "\"selected\"" : "null");
@@ -257,6 +260,8 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 		key(b, "vms", false);
 		vms_json_array(b, v);
 	}
+	jbuf_puts(b, ",\n");
+	irq_json_members(b, t);	/* --irq: render/irqtab.h */
 	jbuf_puts(b, "}");
 	vms__free(v);
 	sleeps__free(sl);
@@ -301,4 +306,5 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
 			    (double)ts->runtime_ns / 1e6, summary_cpu_pct(s, ts),
 			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total);
 	}
+	irq_plain(b, t, 10);	/* --irq: render/irqtab.h */
 }

@@ -1124,6 +1124,36 @@ function drawCoremap(data, panel) {
 	refresh();
 }
 
+// --irq (render/irqtab.c): per CPU and vector, then the threads interrupted the most.
+function drawIrq(panel, r) {
+	panel.appendChild(el("h2", { text: "Interrupts (--irq)" }));
+	panel.appendChild(el("p", { class: "note", text: "Hard IRQ handlers and softirq vectors per " +
+		"CPU over the whole capture, charged to the thread they interrupted; a hard IRQ that " +
+		"came during a softirq counts in the hard IRQ only." }));
+	if (!r.irq.length) {
+		panel.appendChild(el("p", { class: "note", text: "no interrupt counted" }));
+		return;
+	}
+	const t = el("table", { class: "data irq" });
+	t.appendChild(el("tr", {}, ...["CPU", "kind", "vector", "name", "count", "time", "max"]
+		.map((h) => el("th", { text: h }))));
+	for (const [cpu, kind, vec, name, count, ns, max] of r.irq)
+		t.appendChild(el("tr", { "data-cpu": cpu, "data-vector": vec },
+			el("td", { text: cpu }), el("td", { text: kind ? "soft" : "hard" }),
+			el("td", { text: vec }), el("td", { class: "name", text: name || "?" }),
+			el("td", { "data-v": count, text: fmtInt(count) }),
+			el("td", { "data-v": ns, text: fmtNs(ns) }), el("td", { "data-v": max, text: fmtNs(max) })));
+	panel.appendChild(t);
+	const th = el("table", { class: "data irq-threads" });
+	th.appendChild(el("tr", {}, ...["thread", "tid", "hard IRQ time", "softirq time"]
+		.map((h) => el("th", { text: h }))));
+	for (const [tid, name, hard, soft] of r.irq_threads)
+		th.appendChild(el("tr", { "data-tid": tid }, el("td", { class: "name", text: name || "?" }),
+			el("td", { text: tid < 0 ? "-" : tid }), el("td", { "data-v": hard, text: fmtNs(hard) }),
+			el("td", { "data-v": soft, text: fmtNs(soft) })));
+	panel.appendChild(th);
+}
+
 function drawCapture(data, panel) {
 	for (const r of data.runs) {
 		if (data.runs.length > 1)
@@ -1141,6 +1171,7 @@ function drawCapture(data, panel) {
 			["switch kinds", m.has_switch_kind ? "voluntary / involuntary known" : "unknown"],
 			["run-queue wait", m.has_wait ? "measured" : "not measured"],
 			["KVM", m.has_kvm ? "traced" : "not traced"],
+			["interrupts", m.has_irq ? "traced (--irq)" : "not traced (no --irq)"],
 			["figures from", r.from_aggregates ? "the capture's aggregates: exact runtime, " +
 				"switches, waits and exit counts (a live capture's include the records it " +
 				"dropped)" : "the recorded slices, waits and exits, clipped to the window " +
@@ -1177,6 +1208,8 @@ function drawCapture(data, panel) {
 					fmtNs(rest) }))));
 			panel.appendChild(c);
 		}
+		if (r.irq)
+			drawIrq(panel, r);
 		panel.appendChild(el("h2", { text: "Drops per stream" }));
 		if (!r.drops.length) {
 			panel.appendChild(el("p", { class: "note", text: "no drops recorded" }));

@@ -38,6 +38,9 @@ struct trace {
 	size_t nr_kvm_aggs;
 	struct pwz_wait_agg *wait_aggs;		/* one per tid, summed (max: the largest) */
 	size_t nr_wait_aggs;
+	struct pwz_irq_agg *irq_aggs;		/* --irq: one per (cpu, kind, vector, tid, since),
+						 * summed, in pwz_irq_merge()'s order (irq.h) */
+	size_t nr_irq_aggs;
 	struct trace_loader *loading;			/* while trace__new() fills it; NULL after settling */
 };
 
