@@ -757,3 +757,6 @@ int task_rename(struct trace_event_raw_task_rename *ctx)
 		emit_task(tid, tgid, 0, ctx->newcomm);
 	return 0;
 }
+
+/* ---- --irq: interference from hard and soft IRQs (optional, bpf/irq.bpf.h) ---- */
+#include "irq.bpf.h"

@@ -230,6 +230,50 @@ enum pwz_cnt {
 };
 
 /*
+ * --irq (bpf/irq.bpf.h): hard and soft IRQ time per CPU, per vector and per interrupted thread.
+ * Key of the per-CPU hash "irq_aggs" (the per-CPU slot is the CPU). The thread is the one
+ * current on the CPU when the interrupt came (the interrupted thread; ksoftirqd for the
+ * softirqs it runs); with a selection (-t, -p), threads outside it are PWZ_IRQ_TID_OTHER.
+ */
+#define PWZ_IRQ_HARD 0			/* irq_handler_entry/exit: vector = the irq number */
+#define PWZ_IRQ_SOFT 1			/* softirq_entry/exit: vector = the softirq vec_nr */
+#define PWZ_IRQ_TID_OTHER 0xffffffffu	/* threads outside the selection, together */
+#define PWZ_IRQ_AGGS_MAX 16384		/* irq_aggs: (thread, kind, vector) triples */
+#define PWZ_IRQ_NAMES_MAX 1024		/* irq_names: hard IRQs named */
+#define PWZ_IRQ_NAME_LEN 32		/* a handler's name (irqaction::name), NUL included */
+
+struct irq_agg_key {
+	__u32 tid;		/* the interrupted thread (0 idle), or PWZ_IRQ_TID_OTHER */
+	__u32 kind;		/* PWZ_IRQ_HARD, PWZ_IRQ_SOFT */
+	__u32 vector;		/* irq number, or softirq vector (0 HI ... 9 RCU) */
+	__u32 pad;		/* zero */
+};
+
+/* Value of "irq_aggs". A hard IRQ that came during a softirq is charged to the hard IRQ only:
+ * its time is taken out of the softirq's time_ns and noted in the softirq's nested_ns, so that
+ * the time_ns of all rows add up without counting any nanosecond twice. */
+struct irq_agg_val {
+	__u64 count;		/* handler runs (hard: one per irqaction called) */
+	__u64 time_ns;		/* their time, entry to exit, less nested hard IRQs (soft) */
+	__u64 max_ns;		/* the longest, by the same measure */
+	__u64 nested_ns;	/* softirq: hard IRQ time taken out of time_ns; hard: 0 */
+};
+
+/* Value of the per-CPU array "irq_cpu" (one entry): the interrupts running on this CPU. */
+struct irq_cpu_state {
+	__u64 hard_start;	/* irq_handler_entry time; 0 none running */
+	__u64 soft_start;	/* softirq_entry time; 0 none running */
+	__u64 nested_ns;	/* hard IRQ time inside the running softirq */
+	__u32 hard_irq;		/* the irq running */
+	__u32 soft_vec;		/* the softirq vector running */
+};
+
+/* Value of the hash "irq_names", keyed by irq number (__u32). */
+struct irq_name {
+	char name[PWZ_IRQ_NAME_LEN];	/* irqaction::name of its first handler seen */
+};
+
+/*
  * Log2 histogram bucket of v, as both sides count it: floor(log2(v)), 0 for v == 0, the last
  * bucket for anything larger (same as pwz_hist_bucket() of user/lib/records.h).
  */

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dash.h"
+#include "irqtab.h"
 #include "vmtab.h"
+#include "sleeps.h"
 #include "diff.h"
 #include "keymap.h"
 #include "model.h"
@@ -131,6 +133,7 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	kv_bool(b, "has_switch_kind", m->has_switch_kind);
 	kv_bool(b, "has_wait", m->has_wait);
 	kv_bool(b, "has_kvm", m->has_kvm);
+	kv_bool(b, "has_irq", m->has_irq);
 	kv_str(b, "format", t->info.format == CDICT_FORMAT_LEGACY ? "legacy perfwhiz" : "cdict v2");
 	kv_bool(b, "cut", t->info.cut);
 	kv_u64(b, "cut_offset", t->info.cut_offset);
@@ -255,11 +258,24 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	uint64_t lo, hi;
 	int added;
 	uint32_t c;
+	struct sleeps *sl = NULL;	/* sleeps by state (sleeps.h), when the capture has them */
 
+	if (sleeps_known(r->trace)) {
+		sl = sleeps__new(r->trace, s->window_start_ns, s->window_end_ns);
+		if (!sl)
+			return -ENOMEM;
+	}
 	jbuf_add(b, "{", 1);
 	emit_run_head(b, r, s);
-	if (vms_dash_json(b, r->trace, s, o->pattern))	/* the VMs tab, render/vmtab.h */
+	kv_bool(b, "has_sleep_states", sl != NULL);
+	if (vms_dash_json(b, r->trace, s, o->pattern)) {	/* the VMs tab, render/vmtab.h */
+		sleeps__free(sl);
 		return -ENOMEM;
+	}
+	if (irq_dash_json(b, r->trace, 10)) {	/* --irq, in the Capture tab: render/irqtab.h */
+		sleeps__free(sl);
+		return -ENOMEM;
+	}
 	key(b, "tasks");
 	jbuf_add(b, "[", 1);
 	for (i = 0; i < s->nr_tasks; i++) {
@@ -297,6 +313,21 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		}
 		kv_u64(b, "unseen_ns", ts->unseen_ns);
 		kv_u64(b, "exits_total", ts->exits_total);
+		/* [S, D, other sleeps begun in the window, then their ns in it], null: unknown */
+		key(b, "sleep");
+		if (sl) {
+			const struct sleep_row *sr = sleeps__of(sl, ts->tid, ts->since_ns);
+			static const struct sleep_row none;
+
+			if (!sr)
+				sr = &none;
+			jbuf_printf(b, "[%llu,%llu,%llu,%llu,%llu,%llu],",
+				    (unsigned long long)sr->count[0], (unsigned long long)sr->count[1],
+				    (unsigned long long)sr->count[2], (unsigned long long)sr->ns[0],
+				    (unsigned long long)sr->ns[1], (unsigned long long)sr->ns[2]);
+		} else {
+			jbuf_puts(b, "null,");
+		}
 		key(b, "cpus");
 		jbuf_add(b, "[", 1);
 		for (k = 0; k < ts->nr_cpus; k++)
@@ -316,6 +347,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 			if (at < 0 || array_reserve((void **)&acc, &acc_cap, nr_acc + 1, sizeof(*acc))) {
 				keymap_free(&acc_idx);
 				free(acc);
+				sleeps__free(sl);
 				return -ENOMEM;
 			}
 			n = (size_t)at;
@@ -361,6 +393,7 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	close_with(b, ']');
 	close_with(b, '}');
 	free(acc);
+	sleeps__free(sl);
 	return b->err;
 }
 
@@ -563,6 +596,30 @@ struct hm_pt {
 	uint64_t v[4];
 };
 
+/* Groups n points by their class in v[1] (0, 1, 2: SLEEP_NR classes), in place and in one
+ * pass (the order within a class is not kept: each series is sorted when emitted); end[k]
+ * is where class k ends. */
+static void hm_partition3(struct hm_pt *pt, size_t n, size_t end[SLEEP_NR])
+{
+	size_t lo = 0, mid = 0, hi = n;
+
+	_Static_assert(SLEEP_NR == 3, "three sleep classes");
+	while (mid < hi) {
+		struct hm_pt tmp;
+
+		if (pt[mid].v[1] == 0) {
+			tmp = pt[lo], pt[lo] = pt[mid], pt[mid] = tmp;
+			lo++, mid++;
+		} else if (pt[mid].v[1] == 1) {
+			mid++;
+		} else {
+			hi--;
+			tmp = pt[hi], pt[hi] = pt[mid], pt[mid] = tmp;
+		}
+	}
+	end[0] = lo, end[1] = mid, end[2] = n;
+}
+
 static int cmp_pt(const void *a, const void *b)
 {
 	const struct hm_pt *x = a, *y = b;
@@ -585,21 +642,52 @@ static uint32_t hm_cell(const struct hm_ctx *h, uint64_t t, uint64_t v)
 	return (uint32_t)col * HM_GRID_ROWS + (uint32_t)row;
 }
 
-/*
- * "name":{"k":[cell keys, delta-encoded],"c":[points in the cell]}, from n unsorted keys;
- * cnt is HM_GRID_COLS * HM_GRID_ROWS zeroed counters, left zeroed.
- */
-static void emit_bins(struct jbuf *b, const char *name, const uint32_t *keys, size_t n,
-		      uint32_t *cnt)
+static int cmp_u32(const void *a, const void *b)
 {
-	const uint32_t ncell = HM_GRID_COLS * HM_GRID_ROWS;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * "name":{"k":[cell keys, delta-encoded],"c":[points in the cell]}, from n unsorted keys (keys
+ * is scratch: overwritten); cnt is HM_GRID_COLS * HM_GRID_ROWS zeroed counters, left zeroed.
+ * Few keys (a reason's exits, a sparse series) are sorted rather than every cell scanned.
+ */
+static void emit_bins(struct jbuf *b, const char *name, uint32_t *keys, size_t n, uint32_t *cnt)
+{
+	const uint32_t ncell = HM_GRID_COLS * HM_GRID_ROWS, seen = 0x80000000u;
 	uint32_t prev = 0, c;
-	size_t i;
+	size_t i, d = 0;
 
 	for (i = 0; i < n; i++)
 		cnt[keys[i]]++;
 	key(b, name);
 	jbuf_puts(b, "{\"k\":[");
+	if (n < ncell / 8) {
+		/* the distinct cells, each once (marked in cnt's top bit), in order */
+		for (i = 0; i < n; i++)
+			if (!(cnt[keys[i]] & seen)) {
+				cnt[keys[i]] |= seen;
+				keys[d++] = keys[i];
+			}
+		qsort(keys, d, sizeof(*keys), cmp_u32);
+		for (i = 0; i < d; i++) {
+			jbuf_u64(b, keys[i] - prev);
+			jbuf_add(b, ",", 1);
+			prev = keys[i];
+		}
+		close_with(b, ']');
+		jbuf_puts(b, ",\"c\":[");
+		for (i = 0; i < d; i++) {
+			jbuf_u64(b, cnt[keys[i]] & ~seen);
+			jbuf_add(b, ",", 1);
+			cnt[keys[i]] = 0;
+		}
+		close_with(b, ']');
+		jbuf_puts(b, "},");
+		return;
+	}
 	for (c = 0; c < ncell; c++)
 		if (cnt[c]) {
 			jbuf_u64(b, c - prev);
@@ -945,13 +1033,6 @@ static int hm_make_groups(struct hm_ctx *h, const struct dash_opts *o)
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The task indices of each group: (*idx)[(*first)[g] .. (*first)[g + 1]), in task order. */
 static int hm_tasks_by_group(const struct hm_ctx *h, size_t **first, size_t **idx)
 {
@@ -977,6 +1058,57 @@ static int hm_tasks_by_group(const struct hm_ctx *h, size_t **first, size_t **id
 	return 0;
 }
 
+/* Orders reason indices by their count (rcount[]), most first, then by index. */
+static int cmp_reason_count(const void *a, const void *b, void *arg)
+{
+	const uint32_t *rcount = arg, x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (rcount[x] != rcount[y])
+		return rcount[x] > rcount[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A group's exits as grids by reason: "exits":{"n":N,"by_reason":[{"r":reason index or -1 for
+ * the rest,"n":exits,"bins_g":{k,c},"bins_h":{k,c}}...]}. pt[i].v = {guest, handling, reason};
+ * rslot[reason] is its grid (0..nser-1, the last holding the rest when rest), rank[j] the
+ * reason of grid j, count[j] its exits.
+ */
+static int hm_emit_exit_grids(struct jbuf *b, const struct hm_ctx *h, const struct hm_pt *pt,
+			      size_t n, const uint32_t *rank, const uint32_t *rslot,
+			      const uint64_t *count, size_t nser, bool rest, uint32_t *keys,
+			      uint32_t *cnt)
+{
+	static const char *const bname[2] = { "bins_g", "bins_h" };
+	size_t i, j, m;
+	int f;
+
+	key(b, "exits");
+	jbuf_add(b, "{", 1);
+	kv_u64(b, "n", n);
+	key(b, "by_reason");
+	jbuf_add(b, "[", 1);
+	for (j = 0; j < nser; j++) {
+		if (rest && j == nser - 1)
+			jbuf_puts(b, "{\"r\":-1,");
+		else
+			jbuf_printf(b, "{\"r\":%u,", rank[j]);
+		kv_u64(b, "n", count[j]);
+		for (f = 0; f < 2; f++) {
+			for (i = 0, m = 0; i < n; i++)
+				if (rslot[pt[i].v[2]] == j)
+					keys[m++] = hm_cell(h, pt[i].t, pt[i].v[f]);
+			emit_bins(b, bname[f], keys, m, cnt);
+		}
+		close_with(b, '}');
+		jbuf_add(b, ",", 1);
+	}
+	close_with(b, ']');
+	close_with(b, '}');
+	jbuf_add(b, ",", 1);
+	return b->err;
+}
+
 int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struct dash_opts *o,
 		       char *err, size_t errlen)
 {
@@ -997,6 +1129,10 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	uint32_t *touched = NULL;	/* reasons of the current group */
 	uint32_t *tpos = NULL;		/* per trace->tasks entry: its index in its group's tids */
 	bool any_binned = false;
+	bool states = t->meta.has_prev_state;	/* sleeps told apart by state */
+	uint32_t *rank = NULL, *rslot = NULL;	/* a group's reasons by count; reason -> grid */
+	uint64_t sercount[HM_EXIT_REASONS + 1];	/* exits in each grid of a group */
+	size_t nser;
 	int rc = -ENOMEM;
 
 	if (!t->nr_slices && !t->nr_exits) {
@@ -1106,9 +1242,11 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	pt = malloc(nmax * sizeof(*pt));
 	keys = malloc(nmax * sizeof(*keys));
 	rcount = calloc(nrs + 1, sizeof(*rcount));
+	rank = calloc(nrs + 1, sizeof(*rank));
+	rslot = calloc(nrs + 1, sizeof(*rslot));
 	touched = malloc((nmax + 1) * sizeof(*touched));
 	cnt = calloc((size_t)HM_GRID_COLS * HM_GRID_ROWS, sizeof(*cnt));
-	if (!pt || !keys || !rcount || !cnt || !touched)
+	if (!pt || !keys || !rcount || !cnt || !touched || !rank || !rslot)
 		goto nomem;
 	if (any_binned) {
 		size_t cells;
@@ -1131,6 +1269,8 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	emit_run_head(out, run, s);
 	close_with(out, '}');
 	jbuf_add(out, ",", 1);
+	/* sleeps split by the state slept in (sleeps.h): "sleeps" (S), "sleeps_d", "sleeps_o" */
+	kv_bool(out, "sleep_states", states);
 	jbuf_printf(out, "\"max_points\":%zu,\"grid\":{\"cols\":%u,\"rpd\":%u,\"rows\":%u},",
 		    h.max_points, HM_GRID_COLS, HM_GRID_RPD, HM_GRID_ROWS);
 	key(out, "reasons");
@@ -1156,6 +1296,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		uint32_t *idx = bs.idx + bs.first[g];
 		size_t n = bs.first[g + 1] - bs.first[g], np = 0;
 		uint64_t ns = 0, uns;
+		struct trace_task_cache tc = { 0 };
 
 		jbuf_add(out, "{", 1);
 		kv_str(out, "name", h.groups[g]);
@@ -1166,9 +1307,10 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		close_with(out, ']');
 		jbuf_add(out, ",", 1);
 
-		/* sleeps: the gap after a slice that ended voluntarily (or unknown, legacy) */
+		/* sleeps: the gap after a slice that ended voluntarily (or unknown, legacy); with
+		 * prev_state reported, one series per state class (sleeps.h): S, D, other */
 		hm_sort_by_tid(t, idx, n);
-		for (i = 0; i + 1 < n; i++) {
+		for (i = 0, np = 0; i + 1 < n; i++) {
 			const struct pwz_slice *a = &t->slices[idx[i]], *b = &t->slices[idx[i + 1]];
 			uint64_t end = a->start_ns + a->dur_ns;
 
@@ -1178,9 +1320,22 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 				continue;
 			if (b->start_ns < end || end < ws || end >= we)
 				continue;
-			pt[np++] = (struct hm_pt){ .t = end, .v = { b->start_ns - end } };
+			pt[np++] = (struct hm_pt){ .t = end, .v = { b->start_ns - end,
+				states ? (uint64_t)sleep_class_of(pwz_slice_state(a)) : 0 } };
 		}
-		if (emit_hm_series(out, &h, "sleeps", pt, np, wt_f, 1, wt_b, keys, cnt))
+		/* one pass over the slices, then the points grouped by class in place */
+		size_t cls_end[SLEEP_NR];
+
+		hm_partition3(pt, np, cls_end);
+		for (k = 0; k < (states ? SLEEP_NR : 1); k++) {
+			static const char *const sname[SLEEP_NR] = { "sleeps", "sleeps_d", "sleeps_o" };
+			size_t from = k ? cls_end[k - 1] : 0;
+
+			if (emit_hm_series(out, &h, sname[k], pt + from, cls_end[k] - from, wt_f, 1, wt_b,
+					   keys, cnt))
+				break;
+		}
+		if (out->err)
 			break;
 
 		/* slices overlapping the window, clipped to it (model.h R6); the time of slices
@@ -1194,7 +1349,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 				continue;
 			a = x->start_ns < ws ? ws : x->start_ns;
 			z = a + in;
-			who = trace__task_at(t, x->tid, x->start_ns + x->dur_ns);
+			who = trace__task_at_cached(t, &tc, x->tid, x->start_ns + x->dur_ns);
 			pt[np++] = (struct hm_pt){ .t = a, .v = { z - a, x->cpu, x->end,
 							 who ? tpos[who - t->tasks] : 0 } };
 			if (x->flags & PWZ_SLICE_UNSEEN_START)
@@ -1216,7 +1371,8 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		n = bw.first[g + 1] - bw.first[g];
 		for (i = 0; i < n; i++) {
 			const struct pwz_wakeup *x = &t->wakeups[bw.idx[bw.first[g] + i]];
-			const struct pwz_task *who = trace__task_at(t, x->tid, x->wake_ns + x->wait_ns);
+			const struct pwz_task *who = trace__task_at_cached(t, &tc, x->tid,
+									   x->wake_ns + x->wait_ns);
 
 			pt[i] = (struct hm_pt){ .t = x->wake_ns, .v = { x->wait_ns, x->cpu,
 								   who ? tpos[who - t->tasks] : 0 } };
@@ -1240,6 +1396,20 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		}
 		if (nt > 1)
 			qsort(touched, nt, sizeof(*touched), cmp_u32);
+		/* a grid: one per reason, the HM_EXIT_REASONS most frequent and the rest as one */
+		nser = 0;
+		if (n > h.max_points) {
+			memcpy(rank, touched, nt * sizeof(*rank));
+			qsort_r(rank, nt, sizeof(*rank), cmp_reason_count, rcount);
+			nser = nt <= HM_EXIT_REASONS + 1 ? nt : HM_EXIT_REASONS + 1;
+			memset(sercount, 0, sizeof(sercount));
+			for (i = 0; i < nt; i++) {
+				size_t j = i < nser ? i : nser - 1;
+
+				rslot[rank[i]] = (uint32_t)j;
+				sercount[j] += rcount[rank[i]];
+			}
+		}
 		key(out, "exit_reasons");
 		jbuf_add(out, "[", 1);
 		for (i = 0; i < nt; i++) {
@@ -1248,8 +1418,13 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		}
 		close_with(out, ']');
 		jbuf_add(out, ",", 1);
-		if (emit_hm_series(out, &h, "exits", pt, n, ex_f, 3, ex_b, keys, cnt))
+		if (nser) {
+			if (hm_emit_exit_grids(out, &h, pt, n, rank, rslot, sercount, nser,
+					       nt > nser, keys, cnt))
+				break;
+		} else if (emit_hm_series(out, &h, "exits", pt, n, ex_f, 3, ex_b, keys, cnt)) {
 			break;
+		}
 		close_with(out, '}');
 		jbuf_add(out, ",", 1);
 	}
@@ -1286,6 +1461,8 @@ out:
 	free(pt);
 	free(keys);
 	free(rcount);
+	free(rank);
+	free(rslot);
 	free(cnt);
 	free(grp);
 	free(lanes.busy); free(lanes.best); free(lanes.cur); free(lanes.bestg);

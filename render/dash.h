@@ -15,6 +15,8 @@
 					 * re-bins them to the zoom) */
 #define HM_GRID_RPD 20u			/* heatmap grid: rows per decade of nanoseconds */
 #define HM_GRID_ROWS (13u * HM_GRID_RPD)	/* 1 ns to 10^13 ns (2.8 hours) */
+#define HM_EXIT_REASONS 9u		/* exits as grids: one grid for each of this many most
+					 * frequent reasons of a task, one for the rest */
 #define HM_LANE_COLS 2048u		/* core locality columns when slices are a grid */
 
 struct dash_opts {

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "irqtab.h"
 #include "list.h"
+#include "sleeps.h"
 #include "termsafe.h"
 #include "vmtab.h"
 
@@ -97,6 +99,8 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, m->has_wait ? "true" : "false");
 	key(b, "has_kvm", false);
 	jbuf_puts(b, m->has_kvm ? "true" : "false");
+	key(b, "has_irq", false);
+	jbuf_puts(b, m->has_irq ? "true" : "false");
 	key(b, "threads", false);
 	jbuf_puts(b, m->threads == PWZ_THREADS_ALL ? "\"all\"" :
 		  m->threads == PWZ_THREADS_SELECTED ? "\"selected\"" : "null");
@@ -140,8 +144,30 @@ static void wait_ranges_json(struct jbuf *b, const struct task_summary *ts)
 	}
 }
 
+/* "sleep": {"S": {"count", "ns"}, "D": {...}, "other": {...}} (sleeps.h), null when the
+ * capture does not report prev_state (or its slices are not loaded). */
+static void sleep_json(struct jbuf *b, const struct sleeps *sl, const struct task_summary *ts)
+{
+	static const char *const names[SLEEP_NR] = { "S", "D", "other" };
+	const struct sleep_row *r = sl ? sleeps__of(sl, ts->tid, ts->since_ns) : NULL;
+
+	key(b, "sleep", false);
+	if (!sl) {
+		jbuf_puts(b, "null");
+		return;
+	}
+	jbuf_puts(b, "{");
+	for (int c = 0; c < SLEEP_NR; c++) {
+		key(b, names[c], c == 0);
+		jbuf_printf(b, "{\"count\":%llu,\"ns\":%llu}",
+			    (unsigned long long)(r ? r->count[c] : 0),
+			    (unsigned long long)(r ? r->ns[c] : 0));
+	}
+	jbuf_puts(b, "}");
+}
+
 static void task_json(struct jbuf *b, const struct summary *s, const struct task_summary *ts,
-		      const struct vms *v)
+		      const struct vms *v, const struct sleeps *sl)
 {
 	jbuf_puts(b, "{");
 	key(b, "tid", true);
@@ -199,6 +225,7 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 		key(b, "migrations", false);
 		u64_or_null(b, mig, known);
 	}
+	sleep_json(b, sl, ts);
 	key(b, "unseen_switch_ins", false);
 	jbuf_u64(b, ts->unseen);
 	key(b, "unseen_ns", false);
@@ -230,8 +257,10 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 {
 	char err[128];
 	struct vms *v = vms__new(t, s, err, sizeof(err));
+	struct sleeps *sl = sleeps_known(t) ? sleeps__new(t, s->window_start_ns, s->window_end_ns) :
+					      NULL;
 
-	if (!v && !b->err)
+	if ((!v || (!sl && sleeps_known(t))) && !b->err)
 		b->err = -ENOMEM;
 	jbuf_puts(b, "{");
 	key(b, "file", true);
@@ -243,7 +272,7 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		if (i)
 			jbuf_puts(b, ",\n");
-		task_json(b, s, &s->tasks[i], v);
+		task_json(b, s, &s->tasks[i], v, sl);
 	}
 	jbuf_puts(b, "\n]");
 	if (v) {
@@ -252,8 +281,11 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 		key(b, "vms", false);
 		vms_json_array(b, v);
 	}
+	jbuf_puts(b, ",\n");
+	irq_json_members(b, t);	/* --irq: render/irqtab.h */
 	jbuf_puts(b, "}");
 	vms__free(v);
+	sleeps__free(sl);
 }
 
 void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
@@ -301,4 +333,5 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
 			    (double)ts->runtime_ns / 1e6, summary_cpu_pct(s, ts),
 			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total, p99);
 	}
+	irq_plain(b, t, 10);	/* --irq: render/irqtab.h */
 }

@@ -221,7 +221,15 @@ void pq_rle_hybrid(struct pb_buf *b, const uint32_t *vals, size_t n, unsigned in
 #define PQ_DELTA_BLOCK 128	/* values per block */
 #define PQ_DELTA_MINI 4		/* miniblocks per block, of 32 values */
 
-/* count values of width bits (0..64) from v, least significant bit first. */
+/* Stores the 8 bytes of v at out, least significant first. */
+static void put_le64(uint8_t *out, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		out[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* count values of width bits (0..64) from v, least significant bit first (each value holds
+ * no bit above width), 64 bits at a time. */
 static void pack_bits(struct pb_buf *b, const uint64_t *v, size_t count, unsigned int width)
 {
 	unsigned __int128 acc = 0;
@@ -234,14 +242,18 @@ static void pack_bits(struct pb_buf *b, const uint64_t *v, size_t count, unsigne
 	for (size_t i = 0; i < count; i++) {
 		acc |= (unsigned __int128)v[i] << bits;
 		bits += width;
-		while (bits >= 8) {
-			*out++ = (uint8_t)acc;
-			acc >>= 8;
-			bits -= 8;
+		if (bits >= 64) {
+			put_le64(out, (uint64_t)acc);
+			out += 8;
+			acc >>= 64;
+			bits -= 64;
 		}
 	}
-	if (bits)
+	while (bits) {		/* the last bytes, the final one partial */
 		*out++ = (uint8_t)acc;
+		acc >>= 8;
+		bits = bits > 8 ? bits - 8 : 0;
+	}
 	b->len = (size_t)(out - b->data);
 }
 
@@ -273,10 +285,15 @@ void pq_delta_binary(struct pb_buf *b, const int64_t *vals, size_t n, unsigned i
 			if (sd < min)
 				min = sd;
 		}
-		for (size_t j = 0; j < PQ_DELTA_BLOCK; j++) {
-			d[j] = j < k ? (d[j] - (uint64_t)min) & mask : 0;
-			widths[j / 32] = (uint8_t)(width_of(d[j]) > widths[j / 32] ? width_of(d[j]) :
-						    widths[j / 32]);
+		/* a miniblock's width is that of the OR of its values (the same highest bit) */
+		for (size_t m = 0; m < PQ_DELTA_MINI; m++) {
+			uint64_t any = 0;
+
+			for (size_t j = m * 32; j < m * 32 + 32; j++) {
+				d[j] = j < k ? (d[j] - (uint64_t)min) & mask : 0;
+				any |= d[j];
+			}
+			widths[m] = (uint8_t)width_of(any);
 		}
 		pb_varint(b, zigzag(min));
 		pb_raw(b, widths, sizeof(widths));
@@ -450,7 +467,8 @@ static struct pq_col *cell(struct parquet_writer *w, size_t col, int type)
 }
 
 /* Records the definition level of the current row and makes room for one more value. */
-static int push(struct parquet_writer *w, struct pq_col *c, bool present)
+static inline __attribute__((always_inline)) int push(struct parquet_writer *w, struct pq_col *c,
+						   bool present)
 {
 	if (c->optional) {
 		if (w->rg_rows >= c->defs_cap &&

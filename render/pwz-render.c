@@ -773,8 +773,8 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		char base[512];
 
 		t[i] = load(cli, files[i], map, streams);
-		if (t[i] && !streams && t[i]->nr_kvm_aggs) {
-			/* the VMs tab needs a KVM capture's streams */
+		if (t[i] && !streams && (t[i]->nr_kvm_aggs || t[i]->meta.has_prev_state)) {
+			/* the VMs tab needs a KVM capture's streams, the sleeps by state the slices */
 			trace__free(t[i]);
 			t[i] = load(cli, files[i], map, true);
 		}

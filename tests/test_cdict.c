@@ -61,7 +61,7 @@ COLLECT(on_wait, struct pwz_wait_agg, wait, nwa)
 static int read_all(const char *path, struct seen *s, struct cdict_read_info *info, char *err)
 {
 	struct cdict_visitor v = { s, on_meta, on_task, on_slice, on_wakeup, on_exit_rec,
-				   on_cpu, on_kvm, on_wait };
+				   on_cpu, on_kvm, on_wait, NULL };
 
 	memset(s, 0, sizeof(*s));
 	return cdict_read(path, &v, info, err, 512);

@@ -14,6 +14,7 @@
 #include "dash.h"
 #include "diff.h"
 #include "json.h"
+#include "sleeps.h"
 #include "successors.h"
 #include "summary.h"
 #include "truth.h"
@@ -343,6 +344,116 @@ static void test_heatmaps_window(void **state)
 	jbuf_free(&b);
 }
 
+/*
+ * Sleeps by state (render/sleeps.h) and exits as grids by reason, on one thread (tid 20) that
+ * reports its prev_state: [0,10) S, [20,30) D, [45,50) I, [60,70) preempted, [70,80) D with no
+ * later slice; 12 exit reasons, code k with 13 - k exits.
+ */
+static struct pwz_task st_tasks[] = { { .tid = 20, .tgid = 20, .comm = "T", .name = "T" } };
+#define SL(a, z, e, st) { .tid = 20, .cpu = 0, .start_ns = (a) * MS, .dur_ns = ((z) - (a)) * MS, \
+			  .end = (e), .flags = PWZ_SLICE_STATE, .prev_state = (st) }
+static struct pwz_slice st_slices[] = {
+	SL(0, 10, PWZ_END_SLEPT, PWZ_STATE_SLEEPING), SL(20, 30, PWZ_END_SLEPT, PWZ_STATE_DISK),
+	SL(45, 50, PWZ_END_SLEPT, PWZ_STATE_IDLE), SL(60, 70, PWZ_END_PREEMPTED, PWZ_STATE_PREEMPTED),
+	SL(70, 80, PWZ_END_SLEPT, PWZ_STATE_DISK),
+};
+
+static void test_sleeps_and_exit_grids(void **state)
+{
+	struct pwz_kvm_exit ex[78];
+	struct trace t;
+	struct sleeps *sl;
+	const struct sleep_row *r;
+	struct dash_run run = { .trace = &t, .name = "st" };
+	struct dash_opts o = { .version = "test", .date = "today", .max_points = 1 };
+	struct jbuf b = { 0 };
+	char err[256];
+	const char *p;
+	size_t n = 0;
+
+	(void)state;
+	for (uint32_t k = 1; k <= 12; k++)
+		for (uint32_t i = 0; i < 13 - k; i++, n++)
+			ex[n] = (struct pwz_kvm_exit){ .tid = 20, .time_ns = n * MS, .isa = PWZ_ISA_VMX,
+						       .reason = k, .guest_ns = 1000, .handling_ns = 2000 };
+	memset(&t, 0, sizeof(t));
+	t.path = "st.cdict";
+	t.meta.source = PWZ_SOURCE_SYNTHETIC;
+	t.meta.nr_cpus = 1;
+	t.meta.duration_ns = 100 * MS;
+	t.meta.has_switch_kind = true;
+	t.meta.has_kvm = true;
+	t.info.format = CDICT_FORMAT_V2;
+	t.tasks = st_tasks;
+	t.nr_tasks = 1;
+	t.slices = st_slices;
+	t.nr_slices = 5;
+	t.exits = ex;
+	t.nr_exits = n;
+	assert_false(sleeps_known(&t));		/* no prev_state reported: unknown */
+	assert_null(sleeps__new(&t, 0, 100 * MS));
+	t.meta.has_prev_state = true;
+	assert_true(sleeps_known(&t));
+
+	/* the whole capture: S 10->20; D 30->45 and 80->the end (100); other (I) 50->60 */
+	sl = sleeps__new(&t, 0, 100 * MS);
+	assert_non_null(sl);
+	r = sleeps__of(sl, 20, 0);
+	assert_non_null(r);
+	assert_int_equal(r->count[SLEEP_S], 1);
+	assert_int_equal(r->ns[SLEEP_S], 10 * MS);
+	assert_int_equal(r->count[SLEEP_D], 2);
+	assert_int_equal(r->ns[SLEEP_D], 35 * MS);
+	assert_int_equal(r->count[SLEEP_OTHER], 1);
+	assert_int_equal(r->ns[SLEEP_OTHER], 10 * MS);
+	assert_null(sleeps__of(sl, 21, 0));
+	sleeps__free(sl);
+	/* [25, 75): sleeps begun in it counted, time clipped to it */
+	sl = sleeps__new(&t, 25 * MS, 75 * MS);
+	r = sleeps__of(sl, 20, 0);
+	assert_non_null(r);
+	assert_int_equal(r->count[SLEEP_S], 0);
+	assert_int_equal(r->ns[SLEEP_S], 0);
+	assert_int_equal(r->count[SLEEP_D], 1);
+	assert_int_equal(r->ns[SLEEP_D], 15 * MS);
+	assert_int_equal(r->count[SLEEP_OTHER], 1);
+	assert_int_equal(r->ns[SLEEP_OTHER], 10 * MS);
+	sleeps__free(sl);
+	sleeps__free(NULL);
+
+	/* heatmaps: one sleep series per state, the points that end at a switch-in; exits above
+	 * max_points as one grid for each of the 9 most frequent reasons (codes 1-9: indices 0-8),
+	 * then the rest (codes 10-12: 3 + 2 + 1) */
+	o.max_points = 100;
+	assert_int_equal(dash_heatmaps_json(&b, &run, &o, err, sizeof(err)), 0);
+	assert_non_null(strstr(b.buf, "\"sleep_states\":true"));
+	assert_non_null(strstr(b.buf, "\"sleeps\":{\"n\":1,\"t\":[10000000],\"d\":[10000000]}"));
+	assert_non_null(strstr(b.buf, "\"sleeps_d\":{\"n\":1,\"t\":[30000000],\"d\":[15000000]}"));
+	assert_non_null(strstr(b.buf, "\"sleeps_o\":{\"n\":1,\"t\":[50000000],\"d\":[10000000]}"));
+	assert_non_null(strstr(b.buf, "\"exits\":{\"n\":78,\"t\":["));	/* 78 <= 100: whole */
+	jbuf_free(&b);
+	o.max_points = 50;
+	assert_int_equal(dash_heatmaps_json(&b, &run, &o, err, sizeof(err)), 0);
+	assert_non_null(strstr(b.buf, "\"exits\":{\"n\":78,\"by_reason\":[{\"r\":0,\"n\":12,\"bins_g\":"));
+	assert_non_null(strstr(b.buf, "{\"r\":8,\"n\":4,\"bins_g\""));
+	assert_null(strstr(b.buf, "{\"r\":9,"));
+	p = strstr(b.buf, "{\"r\":-1,\"n\":6,\"bins_g\":{\"k\":[");
+	assert_non_null(p);
+	/* the rest's cells count its 6 exits (one a millisecond: one column each) */
+	p = strstr(p, "\"bins_h\":{\"k\":[");
+	assert_non_null(p);
+	p = strstr(p, "\"c\":[");
+	assert_non_null(p);
+	assert_int_equal(strncmp(p, "\"c\":[1,1,1,1,1,1]}", 18), 0);
+	jbuf_free(&b);
+
+	/* the basic dashboard: [S, D, other counts, then ns] per task */
+	assert_int_equal(dash_charts_json(&b, &run, 1, &o, err, sizeof(err)), 0);
+	assert_non_null(strstr(b.buf, "\"has_sleep_states\":true"));
+	assert_non_null(strstr(b.buf, "\"sleep\":[1,2,1,10000000,35000000,10000000]"));
+	jbuf_free(&b);
+}
+
 static void test_charts_json_and_html(void **state)
 {
 	struct trace t;
@@ -633,23 +744,29 @@ static void test_legacy_sample(void **state)
 	}
 	jbuf_free(&b);
 
-	/* the same as a grid: the cells' counts add up to every exit */
+	/* the same as grids, one per reason: the cells' counts add up to every exit */
 	o.max_points = 10;
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
 	{
-		const char *g = strstr(b.buf, "\"bins_h\":{\"k\":[");
+		const char *g = strstr(b.buf, "\"by_reason\":[");
 		unsigned long long sum = 0;
+		size_t grids = 0;
 
 		assert_non_null(g);
-		g = strstr(g, "\"c\":[");
-		assert_non_null(g);
-		for (g += 5; *g != ']'; ) {
-			char *e;
+		while ((g = strstr(g, "\"bins_h\":{\"k\":["))) {
+			g = strstr(g, "\"c\":[");
+			assert_non_null(g);
+			for (g += 5; *g != ']'; ) {
+				char *e;
 
-			sum += strtoull(g, &e, 10);
-			g = *e == ',' ? e + 1 : e;
+				sum += strtoull(g, &e, 10);
+				g = *e == ',' ? e + 1 : e;
+			}
+			grids++;
 		}
 		assert_int_equal(sum, ts->exits_total);
+		assert_int_equal(grids, ts->nr_exits < HM_EXIT_REASONS + 1 ? ts->nr_exits :
+					HM_EXIT_REASONS + 1);
 	}
 	o.max_points = 0;
 	jbuf_free(&b);
@@ -668,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_gzip_roundtrip),
 		cmocka_unit_test(test_window_clipping),
 		cmocka_unit_test(test_heatmaps_window),
+		cmocka_unit_test(test_sleeps_and_exit_grids),
 		cmocka_unit_test(test_charts_json_and_html),
 		cmocka_unit_test(test_assets),
 		cmocka_unit_test(test_diff_matching_and_scaling),

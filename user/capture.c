@@ -276,6 +276,17 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	bpf_program__set_autoload(s->progs.waking_raw, cfg->sched && cfg->wait && cfg->streams && raw);
 	bpf_program__set_autoload(s->progs.kvm_exit, cfg->kvm);
 	bpf_program__set_autoload(s->progs.kvm_entry, cfg->kvm);
+	/* --irq only (bpf/irq.bpf.h): off by default, nothing attached, nothing paid */
+	bpf_program__set_autoload(s->progs.irq_entry_btf, cfg->irq && !raw);
+	bpf_program__set_autoload(s->progs.irq_exit_btf, cfg->irq && !raw);
+	bpf_program__set_autoload(s->progs.softirq_entry_btf, cfg->irq && !raw);
+	bpf_program__set_autoload(s->progs.softirq_exit_btf, cfg->irq && !raw);
+	bpf_program__set_autoload(s->progs.irq_entry_raw, cfg->irq && raw);
+	bpf_program__set_autoload(s->progs.irq_exit_raw, cfg->irq && raw);
+	bpf_program__set_autoload(s->progs.softirq_entry_raw, cfg->irq && raw);
+	bpf_program__set_autoload(s->progs.softirq_exit_raw, cfg->irq && raw);
+	bpf_map__set_max_entries(s->maps.irq_aggs, cfg->irq ? PWZ_IRQ_AGGS_MAX : 1);
+	bpf_map__set_max_entries(s->maps.irq_names, cfg->irq ? PWZ_IRQ_NAMES_MAX : 1);
 	size_maps(c, s, cfg);
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);
@@ -404,6 +415,14 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 	s = pwz_bpf__open();
 	e = probe_beside(c, cfg, s, err, errlen);
 	if (e) {
+		pwz_bpf__destroy(s);
+		close_precreated(c);
+		model_fold__free(c->fold);
+		free(c);
+		errno = -e;
+		return NULL;
+	}
+	if (cfg->irq && (e = capture_compat__probe_irq(err, errlen))) {
 		pwz_bpf__destroy(s);
 		close_precreated(c);
 		model_fold__free(c->fold);
@@ -1004,6 +1023,43 @@ int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 			return e;
 	}
 	return 0;
+}
+
+struct irq_walk {
+	int (*cb)(void *ctx, uint32_t cpu, const struct irq_agg_key *k,
+		  const struct irq_agg_val *v, const char *name);
+	void *ctx;
+};
+
+static int irq_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
+{
+	const struct irq_agg_val *v = vals;
+	struct irq_walk *w = arg;
+	struct irq_agg_key k;
+	struct irq_name n = { { 0 } };
+	int e = 0;
+
+	memcpy(&k, key, sizeof(k));
+	if (k.kind == PWZ_IRQ_HARD &&
+	    bpf_map__lookup_elem(c->skel->maps.irq_names, &k.vector, sizeof(k.vector), &n,
+				 sizeof(n), 0))
+		n.name[0] = 0;
+	n.name[sizeof(n.name) - 1] = 0;
+	for (int cpu = 0; cpu < c->nr_cpus && !e; cpu++)
+		if (v[cpu].count)
+			e = w->cb(w->ctx, (uint32_t)cpu, &k, &v[cpu],
+				  k.kind == PWZ_IRQ_HARD ? n.name : NULL);
+	return e;
+}
+
+int capture__irq_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t cpu,
+						   const struct irq_agg_key *k,
+						   const struct irq_agg_val *v, const char *name),
+		      void *ctx)
+{
+	struct irq_walk w = { cb, ctx };
+
+	return walk(c, c->skel->maps.irq_aggs, sizeof(struct irq_agg_val), irq_agg_fn, &w);
 }
 
 int capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *run_cnt)

@@ -18,6 +18,7 @@ struct capture_cfg {
 	bool sched;			/* attach sched_switch and the wakeups */
 	bool wait;			/* measure run-queue wait (needs sched) */
 	bool kvm;			/* attach kvm_exit and kvm_entry (caller checked they exist) */
+	bool irq;			/* --irq: attach the irq and softirq programs (bpf/irq.bpf.h) */
 	bool streams;			/* per-event records (else aggregates only) */
 	bool prompt;			/* each slice record at once, not batched (the flight
 					 * recorder's dump must hold every slice up to its moment) */
@@ -146,6 +147,17 @@ int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 							const struct kvm_state *st), void *ctx);
 
 /* Run time and count of the programs, when kernel.bpf_stats_enabled was on. Returns 0. */
+/*
+ * --irq: calls cb for every (CPU, thread, kind, vector) row of the kernel's irq_aggs with a
+ * count (struct irq_agg_val of that CPU's slot), and name: the hard IRQ's handler name as the
+ * kernel gave it ("" unknown; NULL for softirqs). Returns 0, cb's non-zero value, or -errno.
+ * Without --irq the map is empty: no call.
+ */
+int capture__irq_aggs(struct capture *c, int (*cb)(void *ctx, uint32_t cpu,
+						   const struct irq_agg_key *k,
+						   const struct irq_agg_val *v, const char *name),
+		      void *ctx);
+
 int capture__prog_stats(struct capture *c, uint64_t *run_ns, uint64_t *run_cnt);
 
 /* Detaches and frees everything. NULL is a no-op. */

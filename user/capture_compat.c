@@ -29,6 +29,8 @@ static unsigned int forced_from_env(void)
 		f |= CAPTURE_COMPAT_KVM_FMT;
 	if (strstr(v, "no_task_storage"))
 		f |= CAPTURE_COMPAT_NO_STORAGE;
+	if (strstr(v, "no_irq"))
+		f |= CAPTURE_COMPAT_NO_IRQ;
 	return f;
 }
 
@@ -160,6 +162,33 @@ int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool k
 		}
 	}
 	return 0;
+}
+
+int capture_compat__probe_irq(char *err, size_t errlen)
+{
+	static const char *const tps[] = { "irq_handler_entry", "irq_handler_exit",
+					   "softirq_entry", "softirq_exit" };
+	struct btf *vml = btf__load_vmlinux_btf();
+	char name[64];
+	int e = 0;
+
+	if (!vml) {
+		e = -errno;
+		snprintf(err, errlen, "--irq: cannot read the kernel's BTF (%s): %s", VMLINUX_BTF,
+			 strerror(-e));
+		return e;
+	}
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]) && !e; i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", tps[i]);
+		if ((forced_from_env() & CAPTURE_COMPAT_NO_IRQ) ||
+		    btf__find_by_name_kind(vml, name, BTF_KIND_TYPEDEF) < 0) {
+			snprintf(err, errlen, "--irq: this kernel has no %s tracepoint (irq events need CONFIG_TRACING and CONFIG_DEBUG_INFO_BTF): capture without --irq",
+				 tps[i]);
+			e = -ENOENT;
+		}
+	}
+	btf__free(vml);
+	return e;
 }
 
 bool capture_compat__raw_tp(const struct capture_compat *cc)

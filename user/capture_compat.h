@@ -36,9 +36,10 @@ struct capture_compat {
 #define CAPTURE_COMPAT_TASK_STATE	0x2u	/* prev_state read from the task */
 #define CAPTURE_COMPAT_KVM_FMT		0x4u	/* kvm_exit fields at tracefs offsets */
 #define CAPTURE_COMPAT_NO_STORAGE	0x8u	/* wait starts in the tid hash, as without task storage */
+#define CAPTURE_COMPAT_NO_IRQ		0x10u	/* as a kernel without the irq tracepoints */
 
 /* The environment variable forcing fallbacks: a comma list of raw_tp, task_state, kvm_fmt,
- * no_task_storage. */
+ * no_task_storage, no_irq. */
 #define CAPTURE_COMPAT_ENV "PWZ_BPF_FALLBACK"
 
 /*
@@ -49,6 +50,13 @@ struct capture_compat {
  */
 int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool kvm, char *err,
 			  size_t errlen);
+
+/*
+ * --irq: whether the kernel has the irq_handler_entry/exit and softirq_entry/exit tracepoints
+ * (their btf_trace_ typedefs in vmlinux BTF, which tp_btf and raw_tp both attach by). Returns
+ * 0, or -ENOENT with err filled with one line naming the missing tracepoint.
+ */
+int capture_compat__probe_irq(char *err, size_t errlen);
 
 /* Sets cc's kvm_off_* from the text of kvm_exit's tracefs format (an absent field: 0).
  * Returns 0, or -ENOENT when it has no exit_reason field. */

@@ -46,6 +46,8 @@ static const char usage[] =
 "                          rewritten through a temporary and renamed into place)\n"
 "      --ringbuf-mb N      ring buffer size in MiB, a power of two (default 16)\n"
 "      --raw-tp            attach with raw_tp even where tp_btf works\n"
+"      --irq               also hard and soft IRQ time per CPU and vector, charged to the\n"
+"                          thread each interrupted (off by default: not attached, no cost)\n"
 "  -v, --verbose           more messages (repeat for libbpf's)\n"
 "  -q, --quiet             no progress line (it is shown only when stderr is a terminal)\n"
 "\n"
@@ -97,7 +99,7 @@ enum {
 	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
 	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_MODE, OPT_REMAP,
 	OPT_LIVE, OPT_BATCH, OPT_JSON, OPT_FLIGHT, OPT_FLIGHT_MB, OPT_TRIG_WAIT, OPT_TRIG_EXIT,
-	OPT_AFTER, OPT_ONCE,
+	OPT_AFTER, OPT_ONCE, OPT_IRQ,
 };
 
 static const struct option long_opts[] = {
@@ -117,6 +119,7 @@ static const struct option long_opts[] = {
 	{ "remap", required_argument, NULL, OPT_REMAP },
 	{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF },
 	{ "raw-tp", no_argument, NULL, OPT_RAWTP },
+	{ "irq", no_argument, NULL, OPT_IRQ },
 	{ "live", no_argument, NULL, OPT_LIVE },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "count", required_argument, NULL, 'n' },
@@ -325,6 +328,7 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		case OPT_PERFDATA: o->perf_data = optarg; break;
 		case OPT_RINGBUF: rc = parse_ringbuf(o, optarg, err, errlen); break;
 		case OPT_RAWTP: o->force_raw_tp = true; break;
+		case OPT_IRQ: o->irq = true; break;
 		case 'V': o->version = true; break;
 		case OPT_REMAP: o->remap = optarg; break;
 		case OPT_LIVE: o->live = true; break;
@@ -439,6 +443,12 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		snprintf(err, errlen, "--remap FILE --map CSV rewrites FILE: it takes no other option, run name or command");
 		return -EINVAL;
 	}
+	if (o->irq && (o->live || o->flight_s || o->legacy || o->perf_data)) {
+		snprintf(err, errlen, "--irq: its aggregates are written at the end of a capture in cdict v2: not with %s",
+			 o->live ? "--live" : o->flight_s ? "--flight" : o->legacy ? "--legacy" :
+			 "--use-perf-data");
+		return -EINVAL;
+	}
 	if (o->legacy && o->no_streams) {
 		snprintf(err, errlen, "--legacy stores events only: not with --aggregate-only");
 		return -EINVAL;
@@ -499,6 +509,8 @@ void capture_opts_describe(const struct capture_opts *o, char *out, size_t outle
 	ADD(" ringbuf-mb=%u", o->ringbuf_mb);
 	if (o->force_raw_tp)
 		ADD(" raw-tp");
+	if (o->irq)
+		ADD(" irq");
 	if (o->flight_s)
 		ADD(" flight=%g", o->flight_s);
 	if (o->flight_mb)

@@ -23,6 +23,7 @@
 #include "capture_opts.h"
 #include "capture_tasks.h"
 #include "flight.h"
+#include "irq.h"
 #include "live.h"
 #include "cdict.h"
 #include "model.h"
@@ -307,6 +308,38 @@ static int out_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
 	return r->w ? wr(r, cdict_writer__kvm_agg(r->w, a)) : 0;
 }
 
+/* The kernel's --irq keys and the records agree (bpf/pwz.h, user/lib/records.h). */
+_Static_assert(PWZ_IRQ_HARD == PWZ_IRQ_KIND_HARD && PWZ_IRQ_SOFT == PWZ_IRQ_KIND_SOFT,
+	       "IRQ kinds differ between bpf/pwz.h and records.h");
+_Static_assert(PWZ_IRQ_TID_OTHER == PWZ_IRQ_OTHER_TID, "the unselected threads' tid differs");
+_Static_assert(PWZ_IRQ_NAME_LEN == PWZ_IRQ_NAME_MAX, "IRQ name lengths differ");
+
+/* One --irq row of the kernel (bpf/pwz.h irq_agg_*) as an IRQ_AGG record, after its task. */
+static int out_irq_agg(void *ctx, uint32_t cpu, const struct irq_agg_key *k,
+		       const struct irq_agg_val *v, const char *name)
+{
+	struct run *r = ctx;
+	struct pwz_irq_agg a = {
+		.cpu = cpu, .tid = k->tid, .kind = k->kind, .vector = k->vector,
+		.count = v->count, .time_ns = v->time_ns, .max_ns = v->max_ns,
+		.nested_ns = v->nested_ns,
+	};
+	const char *n = name ? name : pwz_softirq_name(k->vector);
+
+	if (n)
+		snprintf(a.name, sizeof(a.name), "%s", n);
+	if (k->tid != PWZ_IRQ_OTHER_TID) {
+		/* model.h R8: the kernel keys by tid; a recycled tid's part goes to its last
+		 * instance, as for the other kernel aggregates */
+		a.since_ns = model_fold__instance(r->fold, k->tid, UINT64_MAX);
+		if (ensure_task(r, k->tid, 0))
+			return r->werr;
+	}
+	if (r->st && wr(r, r->stv.irq_agg(r->stv.ctx, &a)))
+		return r->werr;
+	return r->w ? wr(r, cdict_writer__irq_agg(r->w, &a)) : 0;
+}
+
 static bool selected(const struct run *r, uint32_t tid)
 {
 	uint32_t tgid;
@@ -585,6 +618,8 @@ static int write_stats_to(const char *path, mode_t mode, const struct trace *t)
 		e = report_write_stats(f, s, &t->meta);
 		if (!e)
 			e = v ? report_write_vms(f, s, &t->meta, v) : -ENOMEM;
+		if (!e)
+			e = irq_report_write(f, t, 0);
 		vms__free(v);
 		if (fclose(f) && !e)
 			e = errno ? -errno : -EIO;
@@ -734,6 +769,7 @@ REMAP_COPY(kvm_exit, struct pwz_kvm_exit)
 REMAP_COPY(cpu_agg, struct pwz_cpu_agg)
 REMAP_COPY(kvm_agg, struct pwz_kvm_agg)
 REMAP_COPY(wait_agg, struct pwz_wait_agg)
+REMAP_COPY(irq_agg, struct pwz_irq_agg)
 #undef REMAP_COPY
 
 /* --remap FILE --map CSV: FILE's tasks renamed, written through a temporary of its own in
@@ -745,7 +781,7 @@ static int remap_capture(struct run *r)
 	struct cdict_visitor v = {
 		.ctx = &x, .meta = remap_meta, .task = remap_task, .slice = remap_slice,
 		.wakeup = remap_wakeup, .kvm_exit = remap_kvm_exit, .cpu_agg = remap_cpu_agg,
-		.kvm_agg = remap_kvm_agg, .wait_agg = remap_wait_agg,
+		.kvm_agg = remap_kvm_agg, .wait_agg = remap_wait_agg, .irq_agg = remap_irq_agg,
 	};
 	struct cdict_read_info info = { 0 };
 	char *path = cdict_resolve_path(r->o.remap), err[512];
@@ -852,6 +888,7 @@ static int fill_meta(struct run *r)
 	r->meta.has_waker = r->cfg.sched && r->cfg.wait && r->cfg.streams;
 	r->meta.has_charged = r->cfg.sched;
 	r->meta.has_kvm = r->kvm_ok;
+	r->meta.has_irq = r->cfg.irq;
 	r->meta.threads = r->filter || r->o.kvm_only ? PWZ_THREADS_SELECTED : PWZ_THREADS_ALL;
 	capture_opts_describe(&r->o, opts_text, sizeof(opts_text));
 	ol = strlen(opts_text);
@@ -914,7 +951,7 @@ static int prepare(struct run *r)
 		.ringbuf_mb = r->o.ringbuf_mb, .filter = r->filter,
 		.tids = r->sel_tids, .nr_tids = r->nr_sel_tids,
 		.tgids = r->sel_tgids, .nr_tgids = r->nr_sel_tgids,
-		.follow_names = r->o.nr_tasks > 0,
+		.follow_names = r->o.nr_tasks > 0, .irq = r->o.irq,
 	};
 	r->cap = capture__new(&r->cfg, err, sizeof(err));
 	if (!r->cap) {
@@ -1161,6 +1198,8 @@ static int write_aggregates(struct run *r)
 				     .wait_agg = out_wait_agg };
 	int e = model_fold__emit(r->fold, &out);
 
+	if (!e && r->cfg.irq)
+		e = capture__irq_aggs(r->cap, out_irq_agg, r);
 	if (e && !r->werr)
 		r->werr = e;
 	return r->werr ? fail_write(r) : 0;

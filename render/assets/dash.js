@@ -302,7 +302,8 @@ function hasVms(data) {
 function newGroup(key, label, ri, r) {
 	return { key, label, run: ri, r, tasks: [], tids: [], cpu_pct: 0, runtime_ns: 0,
 		switches: 0, voluntary: 0, involuntary: 0, wait_ns: 0, wait_count: 0,
-		wait_max_ns: 0, unseen_ns: 0, exits_total: 0, exits: new Map(), cpu: null };
+		wait_max_ns: 0, unseen_ns: 0, exits_total: 0, exits: new Map(), cpu: null,
+		sleep: [0, 0, 0, 0, 0, 0] };
 }
 
 function addTask(g, t) {
@@ -318,6 +319,9 @@ function addTask(g, t) {
 	g.wait_max_ns = Math.max(g.wait_max_ns, t.wait_max_ns);
 	g.unseen_ns += t.unseen_ns;
 	g.exits_total += t.exits_total;
+	if (t.sleep)	// [S, D, other sleeps, then their ns] (render/sleeps.h)
+		for (let i = 0; i < 6; i++)
+			g.sleep[i] += t.sleep[i];
 	for (const e of t.exits) {
 		const k = reasonKey(e[0], e[1]);
 		g.exits.set(k, (g.exits.get(k) || 0) + e[2]);
@@ -334,6 +338,8 @@ function addGroup(o, g) {
 		"wait_count", "unseen_ns", "exits_total"])
 		o[k] += g[k];
 	o.wait_max_ns = Math.max(o.wait_max_ns, g.wait_max_ns);
+	for (let i = 0; i < 6; i++)
+		o.sleep[i] += g.sleep[i];
 	for (const [k, n] of g.exits)
 		o.exits.set(k, (o.exits.get(k) || 0) + n);
 }
@@ -586,6 +592,13 @@ function cpuCols(data) {
 			["wait max", (x) => x.wait_max_ns, null, fmtNs]);
 	if (data.runs.some((r) => r.tasks.some((t) => t.unseen_ns > 0)))
 		cols.push(["unseen", (x) => x.unseen_ns, null, fmtNs]);
+	// sleeps by the state slept in: S interruptible, D uninterruptible, other (I, T, P ...)
+	if (data.runs.some((r) => r.has_sleep_states)) {
+		const sl = (i) => (x) => x.r.has_sleep_states ? x.sleep[i] : null;
+		const na = (f) => (v) => v === null ? "n/a" : f(v);
+		cols.push(["sleep S", sl(3), null, na(fmtNs)], ["sleep D", sl(4), null, na(fmtNs)],
+			["sleep other", sl(5), null, na(fmtNs)], ["D sleeps", sl(1), null, na(fmtInt)]);
+	}
 	return cols;
 }
 
@@ -599,7 +612,13 @@ function rowAttrs(x) {
 function drawCpu(data, panel) {
 	const anyKind = data.runs.some((r) => r.has_switch_kind);
 	panel.appendChild(el("p", { class: "note", text: CPU_UNIT + " Window: " +
-		data.runs.map(windowText).join("; ") + ". Rows sorted by CPU; click a column to sort." }));
+		data.runs.map(windowText).join("; ") + ". Rows sorted by CPU; click a column to sort." +
+		(data.runs.some((r) => r.has_sleep_states) ? " Sleeps by the state the thread slept " +
+		"in (its switch-out's prev_state): sleep S = interruptible, sleep D = uninterruptible " +
+		"(I/O, locks), other = I, T, P...; the time in the window from each voluntary switch-out " +
+		"to the thread's next switch-in, and the count of D sleeps begun in it (recorded slices)." +
+		(data.runs.some((r) => !r.has_sleep_states) ? " n/a: the capture does not report the " +
+		"state." : "") : "") }));
 	const counter = controlBar(data, panel, "cpu");
 	const lg = el("div", { class: "legend", id: "cpu-legend" });
 	if (data.runs.length > 1)
@@ -632,17 +651,23 @@ function drawCpu(data, panel) {
 	refresh();
 }
 
-// The bar chart canvas of holder, kept while its height stays (a new canvas costs more than
-// drawing); c.onmove is its current hover handler.
+// The bar chart canvas of holder, kept while it is tall enough (a new canvas costs more than
+// drawing: its buffer is allocated again): a taller one is cut to height by its wrapper, so
+// that going from top 50 to 1000 and back allocates once. c.onmove is its hover handler.
 function chartCanvas(holder, height) {
 	let c = holder.pwzChart;
-	if (c && c.height === height) {
+	if (c && c.alloc >= height) {
+		c.height = height;
+		c.cv.parentNode.style.height = height + "px";
 		c.ctx.setTransform(c.dpr, 0, 0, c.dpr, 0, 0);
-		c.ctx.clearRect(0, 0, c.width, c.height);
+		c.ctx.clearRect(0, 0, c.width, height);
 		return c;
 	}
 	holder.textContent = "";
 	c = makeCanvas(holder, height);
+	c.alloc = height;
+	c.cv.parentNode.style.height = height + "px";
+	c.cv.parentNode.style.overflow = "hidden";
 	c.cv.addEventListener("mousemove", (ev) => c.onmove && c.onmove(ev));
 	c.cv.addEventListener("mouseleave", (ev) => tip(ev, null));
 	holder.pwzChart = c;
@@ -755,10 +780,16 @@ function cpuChart(holder, rows) {
 	};
 }
 
-// A sortable table of the given rows; cols = [title, value(row), class, format, asc first].
-// Cells carry data-v = the raw value. A header click sorts through sort = {i, asc} and
-// onsort() (which redraws, so that top N follows the sort); without onsort it sorts the rows
-// it was given.
+// A sortable table of the given rows; cols = [title, value(row), class, format, asc first,
+// cell class(value, row)]. Cells carry data-v = the raw value. A header click sorts through
+// sort = {i, asc} and onsort() (which redraws, so that top N follows the sort); without onsort
+// it sorts the rows it was given.
+// More than VIRTUAL_MIN rows: a virtual table (class "virtual"): rows of fixed height
+// (VIRTUAL_ROW_H px, text on one line, cut with an ellipsis), only those in view in the
+// scroll box and VIRTUAL_MARGIN rows either side are elements, spacer rows stand for the
+// rest; sorting covers every row, scrolling (wheel, keys on the focused box) brings rows in.
+// A virtual table's data-rows, data-first, data-last say which rows are elements (for tests).
+const VIRTUAL_MIN = 100, VIRTUAL_ROW_H = 24, VIRTUAL_MARGIN = 30;
 function table(id, cols, rows, attrs, sort, onsort) {
 	const t = el("table", { class: "data", id: "table-" + id });
 	const thead = el("thead"), tb = el("tbody");
@@ -769,25 +800,68 @@ function table(id, cols, rows, attrs, sort, onsort) {
 		text: c[0] + (sort.i === i ? (sort.asc ? " ▲" : " ▼") : ""), title: "sort",
 		onclick: () => sortBy(i) })));
 	thead.appendChild(hr);
-	function fill(list) {
-		const frag = document.createDocumentFragment();
-		for (const r of list) {
-			const tr = el("tr", attrs ? attrs(r) : null);
-			for (const c of cols) {
-				const v = c[1](r);
-				const td = document.createElement("td");
-				if (c[2])
-					td.className = c[2];
-				td.setAttribute("data-col", c[0]);
-				if (v !== null && v !== undefined)
-					td.setAttribute("data-v", v);
-				td.textContent = c[3] ? c[3](v, r) : String(v);
-				tr.appendChild(td);
+	const virtual = rows.length > VIRTUAL_MIN;
+	const box = el("div", { class: "scroll" }, t);
+	let list = rows, first = 0, last = 0;
+	function rowEl(r, i) {
+		const tr = el("tr", attrs ? attrs(r) : null);
+		if (virtual)
+			tr.setAttribute("aria-rowindex", String(i + 2));
+		for (const c of cols) {
+			const v = c[1](r);
+			const td = document.createElement("td");
+			if (c[2])
+				td.className = c[2];
+			if (c[5]) {
+				const k = c[5](v, r);
+				if (k)
+					td.classList.add(k);
 			}
-			frag.appendChild(tr);
+			td.setAttribute("data-col", c[0]);
+			if (v !== null && v !== undefined)
+				td.setAttribute("data-v", v);
+			td.textContent = c[3] ? c[3](v, r) : String(v);
+			tr.appendChild(td);
 		}
+		return tr;
+	}
+	const spacer = (h) => {
+		const td = el("td", { class: "spacer", colspan: cols.length, "aria-hidden": "true",
+			style: "height:" + h + "px" });
+		return el("tr", { class: "spacer" }, td);
+	};
+	// rows [a, b) as elements, spacers for the others
+	function fill(a, b) {
+		const frag = document.createDocumentFragment();
+		if (a > 0)
+			frag.appendChild(spacer(a * VIRTUAL_ROW_H));
+		for (let i = a; i < b; i++)
+			frag.appendChild(rowEl(list[i], i));
+		if (b < list.length)
+			frag.appendChild(spacer((list.length - b) * VIRTUAL_ROW_H));
 		tb.textContent = "";
 		tb.appendChild(frag);
+		first = a;
+		last = b;
+		if (virtual) {
+			t.dataset.first = String(a);
+			t.dataset.last = String(b);
+		}
+	}
+	// the rows in view (the header counted as one row), from the box's scroll position
+	function inView() {
+		const h = box.clientHeight || Math.round((window.innerHeight || 800) * 0.7);
+		const v0 = Math.max(0, Math.floor(box.scrollTop / VIRTUAL_ROW_H) - 1);
+		return [v0, Math.min(list.length, Math.ceil((box.scrollTop + h) / VIRTUAL_ROW_H))];
+	}
+	function update(force) {
+		if (!virtual)
+			return fill(0, list.length);
+		const [v0, v1] = inView(), n = list.length, m = VIRTUAL_MARGIN;
+		if (!force && v0 >= first && v1 <= last && (first === 0 || v0 - first >= m / 2) &&
+			(last === n || last - v1 >= m / 2))
+			return;
+		fill(Math.max(0, v0 - m), Math.min(n, v1 + m));
 	}
 	function sortBy(i) {
 		sort.asc = sort.i === i ? !sort.asc : !!cols[i][4];
@@ -795,19 +869,49 @@ function table(id, cols, rows, attrs, sort, onsort) {
 		if (onsort)
 			return onsort();
 		const f = cols[i][1];
-		const list = rows.slice().sort((a, b) => {
+		list = rows.slice().sort((a, b) => {
 			const x = f(a), y = f(b);
 			return (x < y ? -1 : x > y ? 1 : 0) * (sort.asc ? 1 : -1);
 		});
 		hr.querySelectorAll("th").forEach((th, j) => {
 			th.textContent = cols[j][0] + (j === i ? (sort.asc ? " ▲" : " ▼") : "");
 		});
-		fill(list);
+		box.scrollTop = 0;
+		update(true);
 	}
-	fill(rows);
 	t.appendChild(thead);
 	t.appendChild(tb);
-	return el("div", { class: "scroll" }, t);
+	if (virtual) {
+		t.dataset.rows = String(rows.length);
+		t.classList.add("virtual");
+		t.setAttribute("aria-rowcount", String(rows.length + 1));
+		// columns as wide as their widest cell, so that they keep their width while scrolling
+		cols.forEach((c, i) => {
+			let w = 0;
+			for (const r of rows) {
+				const v = c[1](r), s = c[3] ? c[3](v, r) : String(v);
+				if (s.length > w)
+					w = s.length;
+			}
+			hr.children[i].style.minWidth = Math.min(w, c[2] === "name" ? 36 : 24) + "ch";
+		});
+		box.tabIndex = 0;
+		box.setAttribute("aria-label", "table of " + rows.length + " rows: scroll or use the keys");
+		box.addEventListener("scroll", () => update(false), { passive: true });
+		box.addEventListener("keydown", (ev) => {
+			const page = Math.max(1, box.clientHeight - 2 * VIRTUAL_ROW_H);
+			const to = { ArrowDown: box.scrollTop + VIRTUAL_ROW_H, ArrowUp: box.scrollTop -
+				VIRTUAL_ROW_H, PageDown: box.scrollTop + page, PageUp: box.scrollTop - page,
+				Home: 0, End: box.scrollHeight }[ev.key];
+			if (to === undefined || ev.altKey || ev.ctrlKey || ev.metaKey)
+				return;
+			ev.preventDefault();
+			box.scrollTop = to;
+			update(false);
+		});
+	}
+	update(true);
+	return box;
 }
 
 // A log2 histogram bucket [lo, hi) in ns as text: the precision its percentile has.
@@ -1060,6 +1164,36 @@ function drawCoremap(data, panel) {
 	refresh();
 }
 
+// --irq (render/irqtab.c): per CPU and vector, then the threads interrupted the most.
+function drawIrq(panel, r) {
+	panel.appendChild(el("h2", { text: "Interrupts (--irq)" }));
+	panel.appendChild(el("p", { class: "note", text: "Hard IRQ handlers and softirq vectors per " +
+		"CPU over the whole capture, charged to the thread they interrupted; a hard IRQ that " +
+		"came during a softirq counts in the hard IRQ only." }));
+	if (!r.irq.length) {
+		panel.appendChild(el("p", { class: "note", text: "no interrupt counted" }));
+		return;
+	}
+	const t = el("table", { class: "data irq" });
+	t.appendChild(el("tr", {}, ...["CPU", "kind", "vector", "name", "count", "time", "max"]
+		.map((h) => el("th", { text: h }))));
+	for (const [cpu, kind, vec, name, count, ns, max] of r.irq)
+		t.appendChild(el("tr", { "data-cpu": cpu, "data-vector": vec },
+			el("td", { text: cpu }), el("td", { text: kind ? "soft" : "hard" }),
+			el("td", { text: vec }), el("td", { class: "name", text: name || "?" }),
+			el("td", { "data-v": count, text: fmtInt(count) }),
+			el("td", { "data-v": ns, text: fmtNs(ns) }), el("td", { "data-v": max, text: fmtNs(max) })));
+	panel.appendChild(t);
+	const th = el("table", { class: "data irq-threads" });
+	th.appendChild(el("tr", {}, ...["thread", "tid", "hard IRQ time", "softirq time"]
+		.map((h) => el("th", { text: h }))));
+	for (const [tid, name, hard, soft] of r.irq_threads)
+		th.appendChild(el("tr", { "data-tid": tid }, el("td", { class: "name", text: name || "?" }),
+			el("td", { text: tid < 0 ? "-" : tid }), el("td", { "data-v": hard, text: fmtNs(hard) }),
+			el("td", { "data-v": soft, text: fmtNs(soft) })));
+	panel.appendChild(th);
+}
+
 function drawCapture(data, panel) {
 	for (const r of data.runs) {
 		if (data.runs.length > 1)
@@ -1077,6 +1211,7 @@ function drawCapture(data, panel) {
 			["switch kinds", m.has_switch_kind ? "voluntary / involuntary known" : "unknown"],
 			["run-queue wait", m.has_wait ? "measured" : "not measured"],
 			["KVM", m.has_kvm ? "traced" : "not traced"],
+			["interrupts", m.has_irq ? "traced (--irq)" : "not traced (no --irq)"],
 			["figures from", r.from_aggregates ? "the capture's aggregates: exact runtime, " +
 				"switches, waits and exit counts (a live capture's include the records it " +
 				"dropped)" : "the recorded slices, waits and exits, clipped to the window " +
@@ -1113,6 +1248,8 @@ function drawCapture(data, panel) {
 					fmtNs(rest) }))));
 			panel.appendChild(c);
 		}
+		if (r.irq)
+			drawIrq(panel, r);
 		panel.appendChild(el("h2", { text: "Drops per stream" }));
 		if (!r.drops.length) {
 			panel.appendChild(el("p", { class: "note", text: "no drops recorded" }));
@@ -1177,16 +1314,17 @@ function drawDelta(data, panel) {
 	if (d.reasons.length)
 		qty.push(["exits", (c) => c.exits_total, count0, count0]);
 	const cols = [["task", (x) => x.name, "name", null, true]];
+	const absentCls = (v) => v === null ? "absent" : null;
 	for (const [q, f, fmt] of qty)
-		cols.push([q + " " + A, (x) => val(x, 0, f), null, plain(fmt)]);
+		cols.push([q + " " + A, (x) => val(x, 0, f), null, plain(fmt), false, absentCls]);
 	for (let k = 1; k < data.runs.length; k++) {
 		const B = data.runs[k].short;
 		for (const [q, f, fmt, dfmt] of qty)
-			cols.push([q + " " + B, (x) => val(x, k, f), null, plain(fmt)],
-				["Δ " + q + " " + B, (x) => delta(x, k, f), null, signed(dfmt)],
+			cols.push([q + " " + B, (x) => val(x, k, f), null, plain(fmt), false, absentCls],
+				["Δ " + q + " " + B, (x) => delta(x, k, f), null, signed(dfmt), false, absentCls],
 				["Δ% " + q + " " + B, (x) => pct(x, k, f), null, pctFmt(k)]);
 		d.reasons.forEach((r, i) => cols.push(["Δ " + reasonName(r) + " " + B,
-			(x) => delta(x, k, (c) => c.exits[i] || 0), null, signed(count0)]));
+			(x) => delta(x, k, (c) => c.exits[i] || 0), null, signed(count0), false, absentCls]));
 	}
 	// largest change of CPU first
 	const sort = { i: cols.findIndex((c) => c[0].startsWith("Δ CPU %")), asc: false };
@@ -1211,10 +1349,6 @@ function drawDelta(data, panel) {
 		holder.appendChild(table("delta", cols, shown, (x) => ({ "data-name": x.name,
 			"data-absent": data.runs.map((r, k) => absent(x.cells[k]) ? r.short : "")
 				.filter(Boolean).join(" ") || null }), sort, refresh));
-		holder.querySelectorAll("td").forEach((td) => {
-			if (td.textContent === "absent")
-				td.classList.add("absent");
-		});
 	}
 	refresh();
 }
@@ -1561,6 +1695,16 @@ function legendToggles(parent, id, series, onchange) {
 // A series embedded whole ({n, t: [delta], f...}) or as grid cells ({n, bins_f: {k, c}}).
 function series(x, fields, grid) {
 	const out = { n: x.n };
+	if (!x.t && x.by_reason) {	// exits as one grid per reason (-1: the other reasons)
+		out.by_reason = x.by_reason.map((z) => {
+			const o = { r: z.r, n: z.n };
+			for (const f of fields)
+				if (z["bins_" + f])
+					o["bins_" + f] = { k: undelta(z["bins_" + f].k), c: z["bins_" + f].c };
+			return o;
+		});
+		return out;
+	}
 	if (x.t) {
 		out.t = undelta(x.t);
 		for (const f of fields)
@@ -1606,6 +1750,8 @@ function heatmaps(data) {
 		slices: series(t.slices, ["d", "c", "e", "p"], grid),
 		waits: series(t.waits, ["d", "c", "p"], grid),
 		sleeps: series(t.sleeps, ["d"], grid),
+		sleeps_d: t.sleeps_d ? series(t.sleeps_d, ["d"], grid) : null,
+		sleeps_o: t.sleeps_o ? series(t.sleeps_o, ["d"], grid) : null,
 		exits: series(t.exits, ["g", "h", "r"], grid) }));
 	tasks.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 	// timeline colours: the 19 tasks with the most run time get their own, the rest OTHER_SEL
@@ -1639,8 +1785,9 @@ function heatmaps(data) {
 		panel.appendChild(el("p", { class: "note", text: "Every run slice of the task: when it " +
 			"started (x) and how long it ran (y, log). Run-queue waits (wakeup to switch-in) and " +
 			"sleeps (switch-out to the next switch-in, after a voluntary switch) are derived from " +
-			"the switch stream. \"only\" in the legend isolates a series; hover a point for its " +
-			"thread and CPU." }));
+			"the switch stream" + (data.sleep_states ? "; sleeps are split by the state the thread " +
+			"slept in: S interruptible, D uninterruptible (I/O, locks), other (I, T, P ...)" : "") +
+			". \"only\" in the legend isolates a series; hover a point for its thread and CPU." }));
 		const holder = el("div");
 		const list = taskSelector(panel, "switch-task", (t) => show(t));
 		panel.appendChild(holder);
@@ -1651,12 +1798,20 @@ function heatmaps(data) {
 					bins: t.slices.bins_d, color: "#1f77b4", on: true, task: t, src: t.slices },
 				{ name: "run-queue waits", n: t.waits.n, t: t.waits.t, v: t.waits.d,
 					bins: t.waits.bins_d, color: "#ff7f0e", on: true, task: t, src: t.waits },
-				{ name: "sleeps", n: t.sleeps.n, t: t.sleeps.t, v: t.sleeps.d,
-					bins: t.sleeps.bins_d, color: "#2ca02c", on: true, task: t },
 			];
+			// sleeps by the state slept in when the capture reports it (render/sleeps.h)
+			const sleep = (name, tipName, x, colour) => ({ name, tipName, n: x.n, t: x.t, v: x.d,
+				bins: x.bins_d, color: colour, on: true, task: t });
+			if (data.sleep_states)
+				series.push(sleep("sleeps S", "interruptible sleep (S)", t.sleeps, "#2ca02c"),
+					sleep("sleeps D", "uninterruptible sleep (D)", t.sleeps_d, "#9467bd"),
+					sleep("sleeps other", "sleep (I, T, P ...)", t.sleeps_o, "#8c564b"));
+			else
+				series.push(sleep("sleeps", "sleep", t.sleeps, "#2ca02c"));
 			logScatter(holder, "switch-legend", series, null, "duration", (h) => {
 				const s = h.s, i = h.i, tid = threadOf(t, s.src || {}, i);
-				let text = s.name.replace(/s$/, "") + " at " + fmtMs(s.t[i]) + ": " + fmtNs(s.v[i]);
+				let text = (s.tipName || s.name.replace(/s$/, "")) + " at " + fmtMs(s.t[i]) + ": " +
+					fmtNs(s.v[i]);
 				if (s.src)
 					text += "\nCPU " + s.src.c[i] + ", thread " + (tid === null ? "?" : tid);
 				else
@@ -1726,11 +1881,18 @@ function heatmaps(data) {
 				series = t.exit_reasons.map(([r, n], k) => ({ name: reasonName(data.reasons[r]),
 					n, t: Float64Array.from(parts[k].t), v: Float64Array.from(parts[k].v),
 					color: color(r), on: true }));
+			} else if (x.by_reason) {
+				// a grid per reason: the most frequent reasons of the task, then the rest
+				series = x.by_reason.map((z) => ({ name: z.r < 0 ? "other reasons" :
+					reasonName(data.reasons[z.r]), n: z.n, bins: y === "h" ? z.bins_h : z.bins_g,
+					color: z.r < 0 ? OTHER_SEL : color(z.r), on: true, reason: z.r }));
+				if (x.by_reason.some((z) => z.r < 0))
+					note = el("p", { class: "note", text: "The exits are grids, one per " +
+						"reason: the " + (x.by_reason.length - 1) + " most frequent reasons " +
+						"of the task have their own, \"other reasons\" holds the rest." });
 			} else {
 				series = [{ name: y === "h" ? "exit handling time" : "guest time before exit",
 					n: x.n, bins: y === "h" ? x.bins_h : x.bins_g, color: "#d62728", on: true }];
-				note = el("p", { class: "note", text: "The exits are a grid: colours by " +
-					"reason need a narrower window or a larger --max-points." });
 			}
 			logScatter(holder, "exit-legend", series, el("div", null, byReason, note), y === "h" ? "handling time" :
 				"guest time", (h) => h.s.name + " at " + fmtMs(h.s.t[h.i]) + ": " +

@@ -188,6 +188,10 @@ def group_sums(tasks):
     # each thread's wait percentile buckets (--list --json wait_p50/wait_p99: {lo_ns, hi_ns})
     for q in ("p50", "p99"):
         g["wait_" + q] = [t["wait_" + q] for t in tasks if t.get("wait_" + q)]
+    # sleeps by state (render/sleeps.h): [S, D, other counts, then ns], None when unknown
+    g["sleep"] = None
+    if tasks and all(t.get("sleep") for t in tasks):
+        g["sleep"] = [sum(t["sleep"][k][f] for t in tasks) for f in ("count", "ns") for k in ("S", "D", "other")]
     g["exits"] = {}
     for t in tasks:
         for e in t["kvm_exits"]:
@@ -233,6 +237,11 @@ def check_group_row(what, c, want, kind_known, has_wait):
                 check(min(los) <= v <= max(p["hi_ns"] for p in parts),
                       "%s: wait %s %d ns outside its threads' [%d, %d]" % (what, q, v, min(los),
                                                                           max(p["hi_ns"] for p in parts)))
+    # sleeps by the state slept in: the times of S, D, other and the count of D sleeps
+    if want["sleep"] is not None and check("sleep D" in c, "%s: no sleep columns (the capture reports the states)" % what):
+        for col, i in (("sleep S", 3), ("sleep D", 4), ("sleep other", 5), ("D sleeps", 1)):
+            check(int(c[col]["attrs"]["data-v"]) == want["sleep"][i], "%s: %s %s != list %d"
+                  % (what, col, c[col]["attrs"]["data-v"], want["sleep"][i]))
 
 
 def check_charts(dom, lst, data, diff):
@@ -493,6 +502,21 @@ def check_heatmaps(dom, lst, data, expect_grid=None):
                     want[n] = want.get(n, 0) + e["count"]
             got = {e["attrs"]["data-reason"]: int(e["attrs"]["data-count"]) for e in reasons}
             check(got == want, "exits tab: %r per reason %s != list %s" % (tname, got, want))
+            # the series drawn: one per reason (embedded whole, or a grid per reason, the
+            # most frequent ones and "other reasons" for the rest), counted as --list counts
+            lg = dom.find(id="exit-legend")
+            ser = {e["attrs"]["data-series"]: int(e["attrs"]["data-count"]) for e in dom.elems
+                   if lg and e["attrs"].get("data-series") and dom.within(e, lg[0])}
+            dt = [t for t in data["tasks"] if t["name"] == tname][0]["exits"]
+            named = {k: v for k, v in ser.items() if k != "other reasons"}
+            check(all(want.get(k) == v for k, v in named.items()) and
+                  ser.get("other reasons", 0) == sum(want.values()) - sum(named.values()) and
+                  sum(ser.values()) == sum(want.values()) and len(ser) >= min(2, len(want)),
+                  "exits tab: %r series %s, list per reason %s" % (tname, ser, want))
+            if "by_reason" in dt:
+                check(all(sum(z["bins_h"]["c"]) == z["n"] == sum(z["bins_g"]["c"]) for z in dt["by_reason"]),
+                      "data: %r exits by reason: grid cells do not count each reason's exits" % tname)
+                check(expect_grid is not False, "data: %r exits as grids in a page of points" % tname)
 
 
 if __name__ == "__main__":

@@ -8,24 +8,11 @@
 "use strict";
 const puppeteer = require("puppeteer-core");
 const path = require("path");
-
-let failed = 0;
-function check(cond, what) {
-	console.log((cond ? "ok: " : "FAIL: ") + what);
-	if (!cond)
-		failed++;
-}
+const { check, finish, open } = require("./lib");
 
 // What a person sees that the tests can compare: table cells, legend counts, drawn tabs.
 async function look(browser, file) {
-	const page = await browser.newPage();
-	const problems = [];
-	page.on("console", (m) => problems.push("console " + m.type() + ": " + m.text()));
-	page.on("pageerror", (e) => problems.push("page error: " + e.message));
-	page.on("request", (r) => { if (!r.url().startsWith("file:")) problems.push("request " + r.url()); });
-	await page.setViewport({ width: 1400, height: 1000 });
-	await page.goto("file://" + file + "#all");
-	await page.waitForSelector("body[data-state]", { timeout: 60000 });
+	const { page, problems } = await open(browser, file, { hash: "#all", timeout: 60000 });
 	const seen = await page.evaluate(() => ({
 		state: document.body.dataset.state,
 		errors: +(document.body.dataset.errors || 0),
@@ -58,5 +45,5 @@ async function look(browser, file) {
 	}
 	await ff.close();
 	await cr.close();
-	process.exit(failed ? 1 : 0);
+	finish();
 })().catch((e) => { console.log("FAIL: firefox run: " + e.message); process.exit(1); });

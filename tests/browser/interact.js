@@ -4,25 +4,7 @@
 // Prints "ok: ..." / "FAIL: ..." lines; exits 1 if any check failed.
 "use strict";
 const { chromium } = require("playwright-core");
-
-let failed = 0;
-function check(cond, what) {
-	console.log((cond ? "ok: " : "FAIL: ") + what);
-	if (!cond)
-		failed++;
-}
-
-async function open(browser, file) {
-	const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-	const problems = [];
-	page.on("console", (m) => problems.push("console " + m.type() + ": " + m.text()));
-	page.on("pageerror", (e) => problems.push("page error: " + e.message));
-	page.on("dialog", (d) => { problems.push("dialog: " + d.message()); d.dismiss(); });
-	page.on("request", (r) => { if (!r.url().startsWith("file:")) problems.push("request " + r.url()); });
-	await page.goto("file://" + file);
-	await page.waitForSelector("body[data-state]", { timeout: 60000 });
-	return { page, problems };
-}
+const { check, finish, open } = require("./lib");
 
 async function charts(browser, file) {
 	const { page, problems } = await open(browser, file);
@@ -138,7 +120,7 @@ async function hostile(browser, file) {
 	} finally {
 		await browser.close();
 	}
-	process.exit(failed ? 1 : 0);
+	finish();
 })().catch((e) => {
 	console.log("FAIL: " + (e && e.stack || e));
 	process.exit(1);

@@ -4,32 +4,15 @@
 // grouping, sorting, the filter, top N with its "other" row, one CPU unit across tabs, the
 // heatmaps' re-binning on zoom, isolating a series or a task, exits coloured by reason.
 // Usage: CHROMIUM_PATH=... [FIREFOX_PATH=...] node scale.js CHARTS-10K.html GRID-HEATMAPS.html
-//        POINTS-HEATMAPS.html
+//        POINTS-HEATMAPS.html CHARTS-10K-LIST.json (its `pwz-render --list --json`)
 // Prints "ok: ..." / "FAIL: ..." lines; exits 1 if any check failed. Nothing here is timed.
 "use strict";
 const puppeteer = require("puppeteer-core");
-
-let failed = 0;
-function check(cond, what) {
-	console.log((cond ? "ok: " : "FAIL: ") + what);
-	if (!cond)
-		failed++;
-}
-
-async function open(browser, file) {
-	const page = await browser.newPage();
-	const problems = [];
-	page.on("console", (m) => problems.push("console " + m.type() + ": " + m.text()));
-	page.on("pageerror", (e) => problems.push("page error: " + e.message));
-	await page.setViewport({ width: 1400, height: 1000 });
-	await page.goto("file://" + file);
-	await page.waitForSelector("body[data-state]", { timeout: 120000 });
-	return { page, problems };
-}
+const { check, finish, open } = require("./lib");
 
 // The rows a table shows: key, label, run, other?, and the raw value of each column.
 function rowsOf(page, id) {
-	return page.$$eval("#table-" + id + " tbody tr", (trs) => trs.map((tr) => {
+	return page.$$eval("#table-" + id + " tbody tr[data-key]", (trs) => trs.map((tr) => {
 		const v = {};
 		tr.querySelectorAll("td").forEach((td) => { v[td.dataset.col] = td.dataset.v; });
 		return { key: tr.dataset.key, name: tr.dataset.name, other: tr.dataset.other === "1",
@@ -181,6 +164,89 @@ async function charts(browser, file, who) {
 	await page.close();
 }
 
+// The CPU table at top 1000 rows by thread: a virtual table (only the rows in view are
+// elements), whose rows after scrolling, by wheel or keys, are the right rows of the whole
+// sorted list, with the values of `pwz-render --list --json`.
+async function virtualTable(browser, file, listFile, who) {
+	const { page, problems } = await open(browser, file);
+	const list = JSON.parse(require("fs").readFileSync(listFile, "utf8")).tasks.filter((t) => t.tid);
+	const cmpv = (x, y) => (x < y ? -1 : x > y ? 1 : 0);
+	const label = (t) => t.name + " (" + t.tid + ")";
+	// the order the page must show: by the column, then by label (as dash.js's pick())
+	const order = (f, asc) => list.map((t) => [f(t), label(t), t]).sort((a, b) =>
+		cmpv(a[0], b[0]) * (asc ? 1 : -1) || cmpv(a[1], b[1])).map((x) => x[2]);
+	await set(page, "#cpu-group", "thread", "change");
+	await set(page, "#cpu-top", "1000", "change");
+	const info = () => page.$eval("#table-cpu", (t) => ({ rows: +t.dataset.rows, first: +t.dataset.first,
+		last: +t.dataset.last, elems: t.querySelectorAll("tbody tr[data-key]").length,
+		virtual: t.classList.contains("virtual") }));
+	let inf = await info();
+	check(inf.virtual && inf.rows === 1001 && inf.elems < 150 && inf.first === 0,
+		`${who}: top 1000 threads: a virtual table of ${inf.rows} rows, ${inf.elems} of them elements`);
+	// the rows that are elements: [index in the list, tid, values]
+	const shown = () => page.$$eval("#table-cpu tbody tr[data-key]", (trs) => trs.map((tr) => {
+		const v = {};
+		tr.querySelectorAll("td").forEach((td) => { v[td.dataset.col] = td.dataset.v; });
+		return { i: +tr.getAttribute("aria-rowindex") - 2, tid: tr.dataset.tid, other: tr.dataset.other === "1", v };
+	}));
+	const inView = () => page.$eval("#table-cpu", (t) => {
+		const box = t.parentNode.getBoundingClientRect();
+		const head = t.querySelector("thead").getBoundingClientRect().height;
+		return [...t.querySelectorAll("tbody tr[data-key]")].filter((tr) => {
+			const b = tr.getBoundingClientRect();
+			return b.top >= box.top + head - 1 && b.bottom <= box.bottom + 1;
+		}).map((tr) => +tr.getAttribute("aria-rowindex") - 2);
+	});
+	const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20))));
+	const rightRows = async (want, what) => {
+		const rows = await shown(), view = await inView();
+		const bad = rows.filter((r) => !r.other && (String(want[r.i].tid) !== r.tid ||
+			Math.abs(+r.v["CPU %"] - want[r.i].cpu_pct) > 1e-6 || +r.v["switch-outs"] !== want[r.i].switches ||
+			+r.v.runtime !== want[r.i].runtime_ns));
+		check(rows.length > 0 && bad.length === 0 && view.length > 10 &&
+			view.every((i) => rows.some((r) => r.i === i)),
+			`${who}: ${what}: rows ${view[0]}-${view[view.length - 1]} in view are the list's, ` +
+			`values as --list --json` + (bad.length ? ` (first wrong: ${JSON.stringify(bad[0])})` : ""));
+		return view;
+	};
+	const byCpu = order((t) => t.cpu_pct, false);
+	await rightRows(byCpu, "at the top");
+	// scrolling the box (as the wheel does) brings the rows of that place in
+	for (const y of [6000, 18000]) {
+		await page.$eval("#table-cpu", (t, y) => { t.parentNode.scrollTop = y; }, y);
+		await frame();
+		const v = await rightRows(byCpu, `scrolled to ${y} px`);
+		check(v[0] >= Math.floor(y / 24) - 2 && v[0] <= Math.floor(y / 24) + 2,
+			`${who}: scrolled to ${y} px: the rows there (from row ${v[0]}), not the first ones`);
+	}
+	// keys on the focused box: End shows the last row ("other"), Home the first
+	await page.focus("#panel-cpu .scroll");
+	await page.keyboard.press("End");
+	await frame();
+	let rows = await shown();
+	check(rows.some((r) => r.other && r.i === 1000), `${who}: End: the last row, "other", is shown`);
+	await page.keyboard.press("Home");
+	await frame();
+	await page.keyboard.press("PageDown");
+	await frame();
+	const v = await rightRows(byCpu, "Home then PageDown");
+	check(v[0] > 15 && v[0] < 40, `${who}: PageDown scrolls one box down (row ${v[0]} at the top)`);
+	// sorting covers all rows, not the elements: the fewest switch-outs first, every row
+	await page.click("#table-cpu th[data-col='switch-outs']");
+	await page.click("#table-cpu th[data-col='switch-outs']");
+	inf = await info();
+	const bySw = order((t) => t.switches, true);
+	check(inf.rows === 1001 && inf.first === 0, `${who}: a sort shows the first rows of the new order`);
+	await page.$eval("#table-cpu", (t) => { t.parentNode.scrollTop = 12000; });
+	await frame();
+	await rightRows(bySw, "sorted by switch-outs, fewest first, scrolled to 12000 px");
+	await set(page, "#cpu-top", "50", "change");
+	await set(page, "#cpu-group", "name", "change");
+	check(!(await info()).virtual, `${who}: top 50: a plain table again`);
+	check(problems.length === 0, `${who}: no console message or error ` + problems.slice(0, 3).join("; "));
+	await page.close();
+}
+
 // The points of the visible grid cells of the given series of task name, counted from the
 // page's data as the page must count them (in the page: the data stays there).
 function visibleCount(page, name, series, t0, t1) {
@@ -254,6 +320,19 @@ async function gridHeatmaps(browser, file, who) {
 	await page.click("#locality-legend .item[data-task]");
 	check(await page.$$eval("#locality-legend .item.isolated", (i) => i.length) === 1 &&
 		await page.$eval(lc, (c) => c.toDataURL()) !== before, `${who}: timeline: a legend click isolates a task`);
+	// exits carried as grids: one grid per reason, coloured by reason; "only" draws one alone
+	await page.click("#tab-exits");
+	const ser = await page.$$eval("#exit-legend label[data-series]", (l) => l.map((x) =>
+		[x.dataset.series, +x.dataset.count, x.dataset.grid === "1"]));
+	const rs = new Map(await page.$$eval("#exit-reasons [data-reason]", (l) => l.map((x) => [x.dataset.reason, +x.dataset.count])));
+	const byReason = ser.filter(([n]) => n !== "other reasons");
+	const rest = [...rs.values()].reduce((a, n) => a + n, 0) - byReason.reduce((a, [, n]) => a + n, 0);
+	check(ser.length > 1 && ser.every(([, , g]) => g) && byReason.every(([n, c]) => rs.get(n) === c) &&
+		(ser.find(([n]) => n === "other reasons") || [0, 0])[1] === rest,
+		`${who}: exits as grids by reason: ${ser.map(([n, c]) => n + " " + c).join(", ")}`);
+	await page.click("#exit-legend button[data-only='" + ser[0][0] + "']");
+	const drawn = await page.$eval("#panel-exits canvas", (c) => +c.dataset.binCount);
+	check(drawn === ser[0][1], `${who}: "only" ${ser[0][0]}: its ${drawn} exits drawn alone (of ${ser[0][1]})`);
 	check(problems.length === 0, `${who}: no console message or error ` + problems.slice(0, 3).join("; "));
 	await page.close();
 }
@@ -293,7 +372,7 @@ async function pointHeatmaps(browser, file, who) {
 }
 
 (async () => {
-	const [chartsPage, gridPage, pointsPage] = process.argv.slice(2);
+	const [chartsPage, gridPage, pointsPage, chartsList] = process.argv.slice(2);
 	const browsers = [["chromium", () => puppeteer.launch({ executablePath: process.env.CHROMIUM_PATH,
 		headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 			"--disable-component-update", "--disable-sync", "--no-first-run"] })]];
@@ -304,6 +383,7 @@ async function pointHeatmaps(browser, file, who) {
 		const b = await launch();
 		try {
 			await charts(b, chartsPage, who + " 10k threads");
+			await virtualTable(b, chartsPage, chartsList, who + " 10k threads, top 1000");
 			await gridHeatmaps(b, gridPage, who + " grid heatmaps");
 			await pointHeatmaps(b, pointsPage, who + " heatmaps");
 		} catch (e) {
@@ -312,5 +392,5 @@ async function pointHeatmaps(browser, file, who) {
 			await b.close();
 		}
 	}
-	process.exit(failed ? 1 : 0);
+	finish();
 })().catch((e) => { console.log("FAIL: scale run: " + e.message); process.exit(1); });

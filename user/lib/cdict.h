@@ -48,6 +48,8 @@ int cdict_writer__kvm_exit(struct cdict_writer *w, const struct pwz_kvm_exit *e)
 int cdict_writer__cpu_agg(struct cdict_writer *w, const struct pwz_cpu_agg *a);
 int cdict_writer__kvm_agg(struct cdict_writer *w, const struct pwz_kvm_agg *a);
 int cdict_writer__wait_agg(struct cdict_writer *w, const struct pwz_wait_agg *a);
+/* --irq aggregates (IRQ_AGG, type 10: readers before it skip the record); not in --legacy. */
+int cdict_writer__irq_agg(struct cdict_writer *w, const struct pwz_irq_agg *a);
 
 /* Flushes the current chunk to disk now (for instance once a second, so that a killed
  * capture loses little). Returns 0 or -errno. */
@@ -107,6 +109,7 @@ struct cdict_visitor {
 	int (*cpu_agg)(void *ctx, const struct pwz_cpu_agg *a);
 	int (*kvm_agg)(void *ctx, const struct pwz_kvm_agg *a);
 	int (*wait_agg)(void *ctx, const struct pwz_wait_agg *a);
+	int (*irq_agg)(void *ctx, const struct pwz_irq_agg *a);
 };
 
 enum cdict_format {

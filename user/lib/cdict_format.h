@@ -29,6 +29,8 @@ enum cdict_rec {
 	CDICT_REC_KVM_AGG = 7,	/* [7, tid, isa, reason, count, handling_ns, [hist...]] */
 	CDICT_REC_WAIT_AGG = 8,	/* [8, tid, count, wait_ns, max_ns, [since_ns], [hist]] */
 	CDICT_REC_END = 9,	/* [9, {final meta map}] */
+	CDICT_REC_IRQ_AGG = 10,	/* [10, cpu, tid, kind, vector, count, time_ns, max_ns, nested_ns,
+				 * name, (since_ns)] */
 };
 
 /* Packs meta as a msgpack map. Returns 0 or -ENOMEM. */

@@ -51,7 +51,8 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 {
 	/* a flight recorder's dump adds its trigger, a capture that read steal time its two keys
 	 * (readers without them skip the keys) */
-	msgpack_pack_map(pk, META_KEYS + (m->has_steal ? 2 : 0) + (m->trigger ? 2 : 0));
+	msgpack_pack_map(pk, META_KEYS + (m->has_steal ? 2 : 0) + (m->trigger ? 2 : 0) +
+			     (m->has_irq ? 1 : 0));
 	pack_opt_str(pk, "host", m->host);
 	pack_opt_str(pk, "kernel", m->kernel);
 	pack_opt_str(pk, "boot_id", m->boot_id);
@@ -86,6 +87,8 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	pack_bool(pk, "has_prev_state", m->has_prev_state);
 	pack_bool(pk, "has_waker", m->has_waker);
 	pack_bool(pk, "has_charged", m->has_charged);
+	if (m->has_irq)		/* --irq: IRQ_AGG records follow (none: no interrupt seen) */
+		pack_bool(pk, "has_irq", true);
 	if (m->has_steal) {
 		pack_u64(pk, "steal_ns", m->steal_ns);
 		pack_u64(pk, "cpu_time_ns", m->cpu_time_ns);
@@ -300,6 +303,8 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			m->has_waker = mp_read_bool(c);
 		else if (!strcmp(key, "has_charged"))
 			m->has_charged = mp_read_bool(c);
+		else if (!strcmp(key, "has_irq"))
+			m->has_irq = mp_read_bool(c);
 		else if (!strcmp(key, "steal_ns")) {
 			m->steal_ns = mp_read_uint(c);
 			m->has_steal = true;

@@ -310,6 +310,30 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 				ret = v->wait_agg(v->ctx, &a);
 			break;
 		}
+		case CDICT_REC_IRQ_AGG: {
+			struct pwz_irq_agg a = { 0 };
+
+			if ((ret = check_fields(&c, n, used = 10)))
+				break;
+			a.cpu = (uint32_t)mp_read_uint(&c);
+			a.tid = (uint32_t)mp_read_uint(&c);
+			a.kind = (uint32_t)mp_read_uint(&c);
+			a.vector = (uint32_t)mp_read_uint(&c);
+			a.count = mp_read_uint(&c);
+			a.time_ns = mp_read_uint(&c);
+			a.max_ns = mp_read_uint(&c);
+			a.nested_ns = mp_read_uint(&c);
+			mp_read_string(&c, a.name, sizeof(a.name));
+			a.since_ns = n > used ? mp_read_uint(&c) : 0;
+			used += n > used;
+			skip_rest(&c, n, used);
+			if (!c.err && a.cpu >= PWZ_MAX_CPUS)
+				mp_fail(&c, "IRQ_AGG cpu out of range");
+			/* a kind of a later version: skipped like an unknown record */
+			if (!c.err && a.kind <= PWZ_IRQ_KIND_SOFT && v->irq_agg)
+				ret = v->irq_agg(v->ctx, &a);
+			break;
+		}
 		case CDICT_REC_META:
 		case CDICT_REC_END: {
 			/* delivered already (the final one): checked here all the same */

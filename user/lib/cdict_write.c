@@ -359,6 +359,31 @@ int cdict_writer__wait_agg(struct cdict_writer *w, const struct pwz_wait_agg *a)
 	return record_done(w);
 }
 
+int cdict_writer__irq_agg(struct cdict_writer *w, const struct pwz_irq_agg *a)
+{
+	size_t n;
+
+	if (w->error)
+		return w->error;
+	if (w->legacy)
+		return 0;
+	n = strnlen(a->name, sizeof(a->name));
+	pack_head(w, a->since_ns ? 11 : 10, CDICT_REC_IRQ_AGG);
+	msgpack_pack_uint32(&w->pk, a->cpu);
+	msgpack_pack_uint32(&w->pk, a->tid);
+	msgpack_pack_uint32(&w->pk, a->kind);
+	msgpack_pack_uint32(&w->pk, a->vector);
+	msgpack_pack_uint64(&w->pk, a->count);
+	msgpack_pack_uint64(&w->pk, a->time_ns);
+	msgpack_pack_uint64(&w->pk, a->max_ns);
+	msgpack_pack_uint64(&w->pk, a->nested_ns);
+	msgpack_pack_bin(&w->pk, n);
+	msgpack_pack_bin_body(&w->pk, a->name, n);
+	if (a->since_ns)
+		msgpack_pack_uint64(&w->pk, a->since_ns);
+	return record_done(w);
+}
+
 int cdict_writer__flush(struct cdict_writer *w)
 {
 	return flush_chunk(w);

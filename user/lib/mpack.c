@@ -40,10 +40,28 @@ static bool need(struct mp_cursor *c, size_t n)
 	return true;
 }
 
-static uint64_t be(const uint8_t *p, int n)
+/* A big-endian integer of n bytes (1, 2, 4 or 8: what msgpack has). */
+static inline uint64_t be(const uint8_t *p, int n)
 {
 	uint64_t v = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t v16;
+	uint32_t v32;
 
+	switch (n) {
+	case 1:
+		return p[0];
+	case 2:
+		memcpy(&v16, p, 2);
+		return __builtin_bswap16(v16);
+	case 4:
+		memcpy(&v32, p, 4);
+		return __builtin_bswap32(v32);
+	case 8:
+		memcpy(&v, p, 8);
+		return __builtin_bswap64(v);
+	}
+#endif
 	for (int i = 0; i < n; i++)
 		v = v << 8 | p[i];
 	return v;
@@ -139,7 +157,7 @@ static bool read_integer(struct mp_cursor *c, uint64_t *u, bool *neg)
 	return false;
 }
 
-uint64_t mp_read_uint(struct mp_cursor *c)
+uint64_t mp_read_uint_any(struct mp_cursor *c)
 {
 	uint64_t u;
 	bool neg;

@@ -32,8 +32,15 @@ enum mp_type mp_peek(const struct mp_cursor *c);
 /* True when no bytes remain (and no error). */
 bool mp_at_end(const struct mp_cursor *c);
 
-/* Reads an unsigned integer (negative values fail). */
-uint64_t mp_read_uint(struct mp_cursor *c);
+/* Reads an unsigned integer (negative values fail). A positive fixint, the most common
+ * object of a record, is read inline; the rest in mp_read_uint_any(). */
+uint64_t mp_read_uint_any(struct mp_cursor *c);
+static inline uint64_t mp_read_uint(struct mp_cursor *c)
+{
+	if (c->p < c->end && *c->p <= 0x7f && !c->err)
+		return *c->p++;
+	return mp_read_uint_any(c);
+}
 
 /* Reads any integer as signed (uint values above INT64_MAX fail). */
 int64_t mp_read_int(struct mp_cursor *c);

@@ -190,6 +190,33 @@ struct pwz_wait_agg {
  * view's read of a running kernel may hold a wait in count and not yet in its bucket. */
 bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a);
 
+/* Kinds of interrupt of an IRQ aggregate (the values of bpf/pwz.h PWZ_IRQ_*). */
+enum pwz_irq_kind {
+	PWZ_IRQ_KIND_HARD = 0,	/* a device IRQ's handler (irq_handler_entry/exit) */
+	PWZ_IRQ_KIND_SOFT = 1,	/* a softirq vector's run (softirq_entry/exit) */
+};
+#define PWZ_IRQ_OTHER_TID UINT32_MAX	/* the threads outside a capture's selection, together */
+#define PWZ_IRQ_NAME_MAX 32		/* a hard IRQ's handler name, NUL included */
+
+/*
+ * Aggregate (--irq): the interrupts of one kind and vector that one CPU took while one thread
+ * instance was current there (the thread they interrupted), over the whole capture. A hard IRQ
+ * that came during a softirq is charged to the hard IRQ only (its time is out of the
+ * softirq's time_ns, in its nested_ns), so time_ns adds up over rows without double counting.
+ */
+struct pwz_irq_agg {
+	uint32_t cpu;
+	uint32_t tid;			/* the interrupted thread (0 idle), PWZ_IRQ_OTHER_TID */
+	uint64_t since_ns;		/* birth of the thread instance (R8); 0 there at the start */
+	uint32_t kind;			/* enum pwz_irq_kind */
+	uint32_t vector;		/* hard: the irq number; soft: the vector (0 HI ... 9 RCU) */
+	uint64_t count;			/* handler runs */
+	uint64_t time_ns;		/* their time, less the nested hard IRQs (soft) */
+	uint64_t max_ns;		/* the longest run, by the same measure */
+	uint64_t nested_ns;		/* soft: hard IRQ time taken out of time_ns; hard: 0 */
+	char name[PWZ_IRQ_NAME_MAX];	/* hard: the handler's name ("" unknown); soft: the vector's */
+};
+
 /* A named KVM exit code, from the recording kernel's kvm_exit format or a built-in table. */
 struct pwz_exit_name {
 	uint32_t isa;
@@ -253,6 +280,9 @@ struct pwz_meta {
 	bool has_prev_state;		/* slices' prev_state as reported (SLICE element 8) */
 	bool has_waker;			/* waits name their waker, or say they began preempted */
 	bool has_charged;		/* CPU_AGG carries the kernel's charge (elements 9, 10) */
+	bool has_irq;			/* --irq was on: IRQ_AGG records hold every interrupt
+					 * counted (none: none came), so "no IRQ data" (false)
+					 * differs from "zero IRQs" */
 	uint32_t threads;		/* enum pwz_threads */
 	uint32_t nr_exit_names;
 	struct pwz_exit_name *exit_names;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "irq.h"
 #include "keymap.h"
 #include "model.h"
 #include "tasknames.h"
@@ -18,7 +19,7 @@ struct trace_loader {
 	size_t *older;			/* per tasks[] entry: 1 + its tid's previous instance, 0 none */
 	size_t cap_head, cap_older;
 	struct model_fold *aggs;	/* the aggregate records, summed per key as they arrive */
-	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits;
+	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits, cap_irq_aggs;
 };
 
 static int push(void **arr, size_t *nr, size_t *cap, const void *item, size_t size)
@@ -167,12 +168,20 @@ static int on_wait_agg(void *ctx, const struct pwz_wait_agg *x)
 	return model_fold__wait_agg(l->aggs, x);
 }
 
+/* --irq aggregates: few (CPUs x vectors x threads interrupted), summed at settling */
+static int on_irq_agg(void *ctx, const struct pwz_irq_agg *x)
+{
+	struct trace_loader *l = ctx;
+
+	return PUSH(l, irq_aggs, cap_irq_aggs, x);
+}
+
 static struct cdict_visitor loader_visitor(struct trace_loader *l)
 {
 	return (struct cdict_visitor){
 		.ctx = l, .meta = on_meta, .task = on_task, .slice = on_slice,
 		.wakeup = on_wakeup, .kvm_exit = on_kvm_exit, .cpu_agg = on_cpu_agg,
-		.kvm_agg = on_kvm_agg, .wait_agg = on_wait_agg,
+		.kvm_agg = on_kvm_agg, .wait_agg = on_wait_agg, .irq_agg = on_irq_agg,
 	};
 }
 
@@ -253,6 +262,7 @@ int trace__settle(struct trace *t)
 	n = model_fold__wait_aggs(l->aggs, &wa);
 	if (!e)
 		e = copy_out((void **)&t->wait_aggs, &t->nr_wait_aggs, wa, n, sizeof(*wa));
+	t->nr_irq_aggs = pwz_irq_merge(t->irq_aggs, t->nr_irq_aggs);
 	loader_free(l);
 	t->loading = NULL;
 	return e;
@@ -285,6 +295,22 @@ const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint6
 		found = &t->tasks[i];
 	}
 	return found;
+}
+
+const struct pwz_task *trace__task_at_cached(const struct trace *t, struct trace_task_cache *c,
+					     uint32_t tid, uint64_t time_ns)
+{
+	size_t i;
+
+	if (c->only && c->tid == tid)
+		return c->only;
+	i = first_of(t, tid);
+	c->tid = tid;
+	c->only = NULL;
+	if (i < t->nr_tasks && t->tasks[i].tid == tid &&
+	    (i + 1 == t->nr_tasks || t->tasks[i + 1].tid != tid))
+		return c->only = &t->tasks[i];
+	return trace__task_at(t, tid, time_ns);
 }
 
 const struct pwz_task *trace__task(const struct trace *t, uint32_t tid)
@@ -349,5 +375,6 @@ void trace__free(struct trace *t)
 	free(t->cpu_aggs);
 	free(t->kvm_aggs);
 	free(t->wait_aggs);
+	free(t->irq_aggs);
 	free(t);
 }

@@ -38,6 +38,9 @@ struct trace {
 	size_t nr_kvm_aggs;
 	struct pwz_wait_agg *wait_aggs;		/* one per tid, summed (max: the largest) */
 	size_t nr_wait_aggs;
+	struct pwz_irq_agg *irq_aggs;		/* --irq: one per (cpu, kind, vector, tid, since),
+						 * summed, in pwz_irq_merge()'s order (irq.h) */
+	size_t nr_irq_aggs;
 	struct trace_loader *loading;			/* while trace__new() fills it; NULL after settling */
 };
 
@@ -65,6 +68,15 @@ const struct pwz_task *trace__task(const struct trace *t, uint32_t tid);
  * before it; the earliest when time_ns precedes them all), or NULL. trace__task_at(t, tid,
  * since_ns) finds the instance of an aggregate. */
 const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint64_t time_ns);
+
+/* trace__task_at() for a run of lookups that mostly repeat a tid (the slices of one thread):
+ * a tid with a single instance is answered from the cache. Zero the cache before the run. */
+struct trace_task_cache {
+	uint32_t tid;
+	const struct pwz_task *only;	/* tid's one instance; NULL: not cached */
+};
+const struct pwz_task *trace__task_at_cached(const struct trace *t, struct trace_task_cache *c,
+					     uint32_t tid, uint64_t time_ns);
 
 /* NULL is a no-op. */
 void trace__free(struct trace *t);

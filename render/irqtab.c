@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --irq aggregates (user/lib/irq.h) as JSON and text: --list, --list --json, the dashboard. */
+#include <errno.h>
+#include <stdlib.h>
+#include "irq.h"
+#include "irqtab.h"
+#include "termsafe.h"
+
+static void jkey(struct jbuf *b, const char *k, bool first)
+{
+	if (!first)
+		jbuf_puts(b, ",");
+	jbuf_json_str(b, k, (size_t)-1);
+	jbuf_puts(b, ":");
+}
+
+static void jstr(struct jbuf *b, const char *s)
+{
+	if (s)
+		jbuf_json_str(b, s, (size_t)-1);
+	else
+		jbuf_puts(b, "null");
+}
+
+static const char *thread_name(const struct trace *t, const struct irq_thread_row *r)
+{
+	const struct pwz_task *task;
+
+	if (r->tid == PWZ_IRQ_OTHER_TID)
+		return "(threads not selected)";
+	task = trace__task_at(t, r->tid, r->since_ns);
+	return task ? task->name : NULL;
+}
+
+/* Both row sets, or -ENOMEM (b's error set). */
+static int rows(struct jbuf *b, const struct trace *t, struct irq_vector_row **v, long *nv,
+		struct irq_thread_row **th, long *nt)
+{
+	*nv = irq_vector_rows(t->irq_aggs, t->nr_irq_aggs, v);
+	*nt = *nv < 0 ? -ENOMEM : irq_thread_rows(t->irq_aggs, t->nr_irq_aggs, th);
+	if (*nv >= 0 && *nt >= 0)
+		return 0;
+	free(*v);
+	*v = NULL;
+	*th = NULL;
+	if (!b->err)
+		b->err = -ENOMEM;
+	return -ENOMEM;
+}
+
+void irq_json_members(struct jbuf *b, const struct trace *t)
+{
+	struct irq_vector_row *v;
+	struct irq_thread_row *th;
+	long nv, nt;
+
+	if (!t->meta.has_irq || rows(b, t, &v, &nv, &th, &nt)) {
+		jbuf_puts(b, "\"irq\":null,\"irq_threads\":null");
+		return;
+	}
+	jbuf_puts(b, "\"irq\":[");
+	for (long i = 0; i < nv; i++) {
+		jbuf_puts(b, i ? ",\n{" : "\n{");
+		jkey(b, "cpu", true);
+		jbuf_u64(b, v[i].cpu);
+		jkey(b, "kind", false);
+		jbuf_puts(b, v[i].kind == PWZ_IRQ_KIND_HARD ? "\"hard\"" : "\"soft\"");
+		jkey(b, "vector", false);
+		jbuf_u64(b, v[i].vector);
+		jkey(b, "name", false);
+		jstr(b, v[i].name);
+		jkey(b, "count", false);
+		jbuf_u64(b, v[i].count);
+		jkey(b, "time_ns", false);
+		jbuf_u64(b, v[i].time_ns);
+		jkey(b, "max_ns", false);
+		jbuf_u64(b, v[i].max_ns);
+		jkey(b, "nested_ns", false);
+		jbuf_u64(b, v[i].nested_ns);
+		jbuf_puts(b, "}");
+	}
+	jbuf_puts(b, "],\"irq_threads\":[");
+	for (long i = 0; i < nt; i++) {
+		jbuf_puts(b, i ? ",\n{" : "\n{");
+		jkey(b, "tid", true);
+		if (th[i].tid == PWZ_IRQ_OTHER_TID)
+			jbuf_puts(b, "null");
+		else
+			jbuf_u64(b, th[i].tid);
+		jkey(b, "born_ns", false);
+		if (th[i].since_ns)
+			jbuf_u64(b, th[i].since_ns);
+		else
+			jbuf_puts(b, "null");
+		jkey(b, "name", false);
+		jstr(b, thread_name(t, &th[i]));
+		jkey(b, "hard_count", false);
+		jbuf_u64(b, th[i].hard_count);
+		jkey(b, "hard_ns", false);
+		jbuf_u64(b, th[i].hard_ns);
+		jkey(b, "soft_count", false);
+		jbuf_u64(b, th[i].soft_count);
+		jkey(b, "soft_ns", false);
+		jbuf_u64(b, th[i].soft_ns);
+		jbuf_puts(b, "}");
+	}
+	jbuf_puts(b, "]");
+	free(v);
+	free(th);
+}
+
+void irq_plain(struct jbuf *b, const struct trace *t, size_t top)
+{
+	struct irq_vector_row *v;
+	struct irq_thread_row *th;
+	char name[TERMSAFE_NAME_MAX];
+	long nv, nt;
+
+	if (!t->meta.has_irq || rows(b, t, &v, &nv, &th, &nt))
+		return;
+	jbuf_printf(b, "\n# interrupts (--irq; a hard IRQ during a softirq counts in the hard IRQ only)\n");
+	jbuf_printf(b, "%4s  %-4s %6s  %-24s %10s %12s %10s\n", "CPU", "KIND", "VECTOR", "NAME",
+		    "COUNT", "TIME_MS", "MAX_US");
+	for (long i = 0; i < nv; i++)
+		jbuf_printf(b, "%4u  %-4s %6u  %-24s %10llu %12.3f %10.2f\n", v[i].cpu,
+			    v[i].kind == PWZ_IRQ_KIND_HARD ? "hard" : "soft", v[i].vector,
+			    termsafe_str(name, sizeof(name), v[i].name ? v[i].name : "?"),
+			    (unsigned long long)v[i].count, v[i].time_ns / 1e6, v[i].max_ns / 1e3);
+	if (nt)
+		jbuf_printf(b, "%8s  %-32s %12s %12s\n", "TID", "INTERRUPTED", "HARD_MS", "SOFT_MS");
+	for (long i = 0; i < nt && (size_t)i < top; i++) {
+		const char *n = thread_name(t, &th[i]);
+
+		if (th[i].tid == PWZ_IRQ_OTHER_TID)
+			jbuf_printf(b, "%8s", "-");
+		else
+			jbuf_printf(b, "%8u", th[i].tid);
+		jbuf_printf(b, "  %-32s %12.3f %12.3f\n", termsafe_str(name, sizeof(name), n ? n : "?"),
+			    th[i].hard_ns / 1e6, th[i].soft_ns / 1e6);
+	}
+	free(v);
+	free(th);
+}
+
+int irq_dash_json(struct jbuf *b, const struct trace *t, size_t top)
+{
+	struct irq_vector_row *v;
+	struct irq_thread_row *th;
+	long nv, nt;
+
+	if (!t->meta.has_irq) {
+		jbuf_puts(b, "\"irq\":null,\"irq_threads\":null,");
+		return 0;
+	}
+	if (rows(b, t, &v, &nv, &th, &nt))
+		return -ENOMEM;
+	jbuf_puts(b, "\"irq\":[");
+	for (long i = 0; i < nv; i++) {
+		jbuf_printf(b, "%s[%u,%u,%u,", i ? "," : "", v[i].cpu, v[i].kind, v[i].vector);
+		jstr(b, v[i].name);
+		jbuf_printf(b, ",%llu,%llu,%llu]", (unsigned long long)v[i].count,
+			    (unsigned long long)v[i].time_ns, (unsigned long long)v[i].max_ns);
+	}
+	jbuf_puts(b, "],\"irq_threads\":[");
+	for (long i = 0; i < nt && (size_t)i < top; i++) {
+		if (th[i].tid == PWZ_IRQ_OTHER_TID)
+			jbuf_printf(b, "%s[-1,", i ? "," : "");
+		else
+			jbuf_printf(b, "%s[%u,", i ? "," : "", th[i].tid);
+		jstr(b, thread_name(t, &th[i]));
+		jbuf_printf(b, ",%llu,%llu]", (unsigned long long)th[i].hard_ns,
+			    (unsigned long long)th[i].soft_ns);
+	}
+	jbuf_puts(b, "],");
+	free(v);
+	free(th);
+	return b->err;
+}

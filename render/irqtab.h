@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* --irq aggregates (user/lib/irq.h) as JSON and text: --list, --list --json, the dashboard. */
+#ifndef PWZ_IRQTAB_H
+#define PWZ_IRQTAB_H
+
+#include <stddef.h>
+#include "json.h"
+#include "trace.h"
+
+/*
+ * Appends the members "irq": [...], "irq_threads": [...] (no leading comma), null both when
+ * the capture was made without --irq (meta has_irq false: no IRQ data, which differs from an
+ * empty array: none came):
+ *   irq: per CPU and vector, in (cpu, kind, vector) order: {cpu, kind: "hard" | "soft",
+ *     vector, name (null unknown), count, time_ns, max_ns, nested_ns}
+ *   irq_threads: per thread instance, by time taken, largest first: {tid (null: the threads
+ *     outside the selection), born_ns, name, hard_count, hard_ns, soft_count, soft_ns}
+ * The figures are the whole capture's (kernel aggregates), whatever the window.
+ */
+void irq_json_members(struct jbuf *b, const struct trace *t);
+
+/* Appends the --list text section: one line per CPU and vector, then the top threads (at most
+ * top); nothing without --irq. */
+void irq_plain(struct jbuf *b, const struct trace *t, size_t top);
+
+/*
+ * The basic dashboard's members, each followed by a comma:
+ *   "irq": null | [[cpu, kind (0 hard, 1 soft), vector, name, count, time_ns, max_ns], ...],
+ *   "irq_threads": null | [[tid (-1: not selected), name, hard_ns, soft_ns], ...] (at most
+ *   top). Returns 0 or -ENOMEM.
+ */
+int irq_dash_json(struct jbuf *b, const struct trace *t, size_t top);
+
+#endif /* PWZ_IRQTAB_H */
