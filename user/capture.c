@@ -414,15 +414,9 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 	memset(c->pre_fds, -1, sizeof(c->pre_fds));
 	s = pwz_bpf__open();
 	e = probe_beside(c, cfg, s, err, errlen);
+	if (!e && cfg->irq)
+		e = capture_compat__probe_irq(err, errlen);
 	if (e) {
-		pwz_bpf__destroy(s);
-		close_precreated(c);
-		model_fold__free(c->fold);
-		free(c);
-		errno = -e;
-		return NULL;
-	}
-	if (cfg->irq && (e = capture_compat__probe_irq(err, errlen))) {
 		pwz_bpf__destroy(s);
 		close_precreated(c);
 		model_fold__free(c->fold);
