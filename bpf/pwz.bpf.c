@@ -106,6 +106,17 @@ struct {
 	__type(value, struct cpu_agg_val);
 } cpu_aggs SEC(".maps");
 
+/* The waits of cpu_aggs by bucket (bpf/pwz.h struct wait_hist_val): not preallocated, so
+ * that it costs neither memory nor load time for threads that never wait; an insertion that
+ * fails is counted in CNT_HIST_MISS (the thread's histogram is then short of its waits). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, PWZ_TID_MAP_DEFAULT);	/* cpu_aggs' size, set by userspace */
+	__type(key, __u32);
+	__type(value, struct wait_hist_val);
+} wait_hists SEC(".maps");
+
 /* When each thread became runnable: task storage with tp_btf, a hash keyed by tid with raw_tp. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -233,12 +244,37 @@ static __always_inline struct wait_start *ws_get(bool btf, struct task_struct *t
 	return bpf_map_lookup_elem(&wait_start, &tid);
 }
 
-static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u64 start, __u64 now,
-					 __u32 end, bool known, __u32 wait, __u64 wake,
+/* R7: a wait of w ns of tid into its bucket of wait_hists (inserted at its first wait), as
+ * model_fold counts it (pwz_whist_bucket() of whist.h); counted in CNT_HIST_MISS when the
+ * entry cannot be made. */
+static __always_inline void fold_wait_hist(__u32 tid, __u64 w)
+{
+	static const struct wait_hist_val zero;
+	struct wait_hist_val *h = bpf_map_lookup_elem(&wait_hists, &tid);
+	long err;
+	__u32 b;
+
+	if (!h) {
+		err = bpf_map_update_elem(&wait_hists, &tid, &zero, BPF_NOEXIST);
+		if (!err || err == -PWZ_EEXIST)
+			h = bpf_map_lookup_elem(&wait_hists, &tid);
+		if (!h) {
+			cnt_add(CNT_HIST_MISS, 1);
+			return;
+		}
+	}
+	/* the barrier keeps the bound check on the register the verifier tracks */
+	b = pwz_whist_bucket(w);
+	asm volatile("" : "+r"(b));
+	if (b < PWZ_WHIST_BUCKETS)
+		h->b[b]++;
+}
+
+static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u32 tid, __u64 start,
+					 __u64 now, __u32 end, bool known, __u32 wait, __u64 wake,
 					 bool charged, __u64 charge)
 {
 	__u64 from = start ? start : t0, run = now > from ? now - from : 0;
-	__u32 b;
 
 	agg->switches++;
 	if (end == REC_END_PREEMPTED)
@@ -262,12 +298,7 @@ static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u64 start, _
 		agg->wait_ns += w;
 		if (w > agg->wait_max_ns)
 			agg->wait_max_ns = w;
-		/* R7: its bucket, as model_fold counts it (pwz_whist_bucket() of whist.h); the
-		 * barrier keeps the bound check on the register the verifier tracks */
-		b = pwz_whist_bucket(w);
-		asm volatile("" : "+r"(b));
-		if (b < PWZ_WHIST_BUCKETS)
-			agg->wait_hist[b]++;
+		fold_wait_hist(tid, w);
 	}
 }
 
@@ -291,7 +322,7 @@ __noinline int fold_slot(__u32 i)
 	tid = r->tid;
 	agg = lookup_or_init(&cpu_aggs, &tid, &zero);
 	if (agg)
-		fold_dropped(agg, r->start_ns, r->end_ns, r->end,
+		fold_dropped(agg, tid, r->start_ns, r->end_ns, r->end,
 			     !(r->flags & REC_SLICE_UNSEEN_START), r->wait, r->wake_ns,
 			     r->flags & REC_SLICE_CHARGED, r->charged_ns);
 	return 0;
@@ -435,7 +466,8 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 			/* R7: without streams, the kernel folds every slice */
 			agg = lookup_or_init(&cpu_aggs, &prev_pid, &zero);
 			if (agg)
-				fold_dropped(agg, start, now, end, known, wait, wake, charged, charge);
+				fold_dropped(agg, prev_pid, start, now, end, known, wait, wake,
+					     charged, charge);
 		}
 	}
 	/* R4: a preempted thread waits from now; a sleeping one has nothing pending (its switch-in

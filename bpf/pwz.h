@@ -153,10 +153,18 @@ struct cpu_agg_val {
 	__u64 unseen_ns;	/* their slices' time, kept out of runtime_ns */
 	__u64 charged_ns;	/* the kernel's charge (se.sum_exec_runtime) of the slices ... */
 	__u64 charged_run_ns;	/* ... whose charge is known, and their runtime_ns */
-	__u32 wait_hist[PWZ_WHIST_BUCKETS];	/* the waits of wait_count by bucket
-					 * (pwz_whist_bucket() of whist.h, as model_fold counts
-					 * them): 408 of the value's 496 bytes, per CPU (the
-					 * measured trade-off: docs/performance.md) */
+};
+
+/*
+ * Value of the per-CPU hash "wait_hists" keyed by tid: the waits that cpu_aggs' wait_count
+ * counts, by bucket (pwz_whist_bucket() of whist.h, as model_fold counts them), on one CPU.
+ * Apart from cpu_aggs, and not preallocated (BPF_F_NO_PREALLOC): 408 bytes per CPU for each
+ * thread that waited, not for every possible tid at load. An insertion can fail (the map
+ * full, or the allocator's cache empty); the wait is then in cpu_aggs and not here, counted
+ * in CNT_HIST_MISS, and the thread's histogram sums to less than its wait_count.
+ */
+struct wait_hist_val {
+	__u32 b[PWZ_WHIST_BUCKETS];	/* waits by bucket (4 G in one bucket on one CPU wrap) */
 };
 
 /* Run-queue waits of one thread summed over CPUs (userspace view). */
@@ -226,6 +234,9 @@ enum pwz_cnt {
 	CNT_SWITCHES,		/* sched_switch events (summed from cpu_state by userspace) */
 	CNT_KVM_EXITS,		/* kvm_exit events handled (selected threads) */
 	CNT_UNPAIRED,		/* unpaired switch-outs (summed from cpu_state by userspace) */
+	CNT_HIST_MISS,		/* waits in cpu_aggs left out of wait_hists (its insertion
+				 * failed: map full or no memory); their threads' histograms
+				 * are short */
 	PWZ_CNT_MAX = 8,
 };
 

@@ -117,6 +117,14 @@ static void test_whole_capture(void **state)
 		assert_int_equal(lo, 4194304);
 		assert_int_equal(hi, 5 * MS);
 		assert_false(summary_wait_range(b, 0.5, &lo, &hi));
+		/* a wait counted and not bucketed (the kernel's hist_miss): no percentile, not
+		 * the rest's */
+		struct task_summary short_hist = *a;
+
+		short_hist.wait_count++;
+		assert_false(summary_wait_range(&short_hist, 0.99, &lo, &hi));
+		assert_int_equal(lo, 0);
+		assert_int_equal(hi, 0);
 	}
 	assert_int_equal(a->exits_total, 3);
 	assert_int_equal(a->nr_exits, 2);

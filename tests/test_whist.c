@@ -152,6 +152,36 @@ static void test_fold(void **state)
 	assert_false(pwz_wait_agg_has_hist(&old));
 }
 
+/* A live capture's kernel keeps a thread's waits in two maps: cpu_aggs' count, total and max
+ * (capture_conv_cpu_agg()) and wait_hists' buckets (capture_conv_wait_hist(), count 0); the
+ * fold adds them into one aggregate, whose histogram holds its count. One the kernel could not
+ * bucket a wait of (CNT_HIST_MISS) holds fewer: no histogram to read percentiles from. */
+static void test_kernel_parts(void **state)
+{
+	struct model_fold *f = model_fold__new(NULL);
+	const struct pwz_wait_agg *a;
+	struct pwz_wait_agg counts = { .tid = 7, .count = 3, .wait_ns = 3 * 5000, .max_ns = 5000 };
+	struct pwz_wait_agg hist = { .tid = 7 };
+
+	(void)state;
+	assert_non_null(f);
+	hist.hist[pwz_whist_bucket(5000)] = 3;
+	assert_int_equal(model_fold__wait_agg(f, &counts), 0);
+	assert_int_equal(model_fold__wait_agg(f, &hist), 0);
+	assert_int_equal(model_fold__wait_aggs(f, &a), 1);
+	assert_int_equal(a[0].count, 3);
+	assert_int_equal(a[0].max_ns, 5000);
+	assert_int_equal(a[0].hist[pwz_whist_bucket(5000)], 3);
+	assert_true(pwz_wait_agg_has_hist(&a[0]));
+	/* one more wait on another CPU, whose histogram entry could not be made */
+	counts.count = 1;
+	assert_int_equal(model_fold__wait_agg(f, &counts), 0);
+	assert_int_equal(model_fold__wait_aggs(f, &a), 1);
+	assert_int_equal(a[0].count, 4);
+	assert_false(pwz_wait_agg_has_hist(&a[0]));
+	model_fold__free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_bucket_bounds),
 		cmocka_unit_test(test_quantile),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_kernel_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

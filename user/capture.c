@@ -187,6 +187,8 @@ static void size_maps(const struct capture *c, struct pwz_bpf *s, const struct c
 	bpf_map__set_max_entries(s->maps.rb, cfg->ringbuf_mb << 20);
 	/* per-thread maps for every tid of the host (they are preallocated: unused ones get 1) */
 	bpf_map__set_max_entries(s->maps.cpu_aggs, c->sizes.cpu_aggs);
+	/* not preallocated: the same bound costs nothing until threads wait */
+	bpf_map__set_max_entries(s->maps.wait_hists, c->sizes.cpu_aggs);
 	bpf_map__set_max_entries(s->maps.kvm_state, cfg->kvm ? c->sizes.kvm_state : 1);
 }
 
@@ -943,6 +945,31 @@ static int cpu_agg_fn(struct capture *c, const void *key, const void *vals, void
 	return e;
 }
 
+/* Adds the kernel's per-CPU slots of one wait_hists key into the fold arg, beside the
+ * thread's waits of cpu_aggs (cpu_agg_fn()). */
+static int wait_hist_fn(struct capture *c, const void *key, const void *vals, void *arg)
+{
+	const struct wait_hist_val *v = vals;
+	struct pwz_wait_agg w, sum;
+	__u32 tid;
+	bool any = false;
+
+	memcpy(&tid, key, sizeof(tid));
+	sum = (struct pwz_wait_agg){ .tid = tid };
+	for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
+		capture_conv_wait_hist(tid, &v[cpu], &w);
+		for (int b = 0; b < PWZ_WHIST_BUCKETS; b++) {
+			sum.hist[b] += w.hist[b];
+			any |= w.hist[b] != 0;
+		}
+	}
+	if (!any)
+		return 0;
+	/* model.h R7: the same instance as its cpu_aggs part */
+	sum.since_ns = model_fold__instance(arg, tid, UINT64_MAX);
+	return model_fold__wait_agg(arg, &sum);
+}
+
 static int kvm_agg_fn(struct capture *c, const void *key, const void *vals, void *arg)
 {
 	struct kvm_agg_val sum;
@@ -972,6 +999,9 @@ int capture__read_kernel_aggs(struct capture *c, struct model_fold *into)
 {
 	int e = walk(c, c->skel->maps.cpu_aggs, sizeof(struct cpu_agg_val), cpu_agg_fn, into);
 
+	if (!e)
+		e = walk(c, c->skel->maps.wait_hists, sizeof(struct wait_hist_val), wait_hist_fn,
+			 into);
 	if (!e)
 		e = walk(c, c->skel->maps.kvm_aggs, sizeof(struct kvm_agg_val), kvm_agg_fn, into);
 	return e;

@@ -23,11 +23,10 @@ _Static_assert((int)REC_END_PREEMPTED == (int)PWZ_END_PREEMPTED &&
 _Static_assert(sizeof(struct rec_slice) == 56, "struct rec_slice is 56 bytes");
 _Static_assert(sizeof(struct rec_kvm_exit) == 48, "struct rec_kvm_exit is 48 bytes");
 _Static_assert(sizeof(struct rec_task) == 40, "struct rec_task is 40 bytes");
-_Static_assert(sizeof(struct cpu_agg_val) == 11 * 8 + PWZ_WHIST_BUCKETS * 4,
-	       "struct cpu_agg_val is 11 counters and the wait histogram");
+_Static_assert(sizeof(struct cpu_agg_val) == 11 * 8, "struct cpu_agg_val is 11 counters");
 _Static_assert(sizeof(((struct pwz_wait_agg *)0)->hist) / sizeof(uint64_t) ==
-	       sizeof(((struct cpu_agg_val *)0)->wait_hist) / sizeof(__u32),
-	       "cpu_agg_val.wait_hist and pwz_wait_agg.hist differ");
+	       sizeof(((struct wait_hist_val *)0)->b) / sizeof(__u32),
+	       "wait_hist_val.b and pwz_wait_agg.hist differ");
 _Static_assert(REC_STATE_IDLE == PWZ_STATE_IDLE && REC_STATE_PREEMPTED == PWZ_STATE_PREEMPTED,
 	       "the reported prev_state values of rec_slice and pwz_slice differ");
 _Static_assert((int)REC_SLICE_UNSEEN_START == (int)PWZ_SLICE_UNSEEN_START,
@@ -38,7 +37,7 @@ _Static_assert(sizeof(struct kvm_agg_key) == 16, "struct kvm_agg_key is 16 bytes
 _Static_assert(sizeof(struct kvm_state) == 40, "struct kvm_state is 40 bytes");
 _Static_assert(sizeof(struct cpu_state) == 64, "struct cpu_state is 64 bytes");
 _Static_assert(sizeof(struct wait_start) == 16, "struct wait_start is 16 bytes");
-_Static_assert(CNT_UNPAIRED < PWZ_CNT_MAX, "enum pwz_cnt overflows the counters");
+_Static_assert(CNT_HIST_MISS < PWZ_CNT_MAX, "enum pwz_cnt overflows the counters");
 _Static_assert(PWZ_SEL_TIDS_MAX <= PWZ_TID_MAP_MAX && PWZ_TID_MAP_DEFAULT <= PWZ_TID_MAP_MAX &&
 	       PWZ_KVM_STATE_MAX <= PWZ_KVM_STATE_HOST_MAX,
 	       "map sizes of bpf/pwz.h out of order");
@@ -177,6 +176,11 @@ void capture_conv_cpu_agg(uint32_t tid, uint32_t cpu, const struct cpu_agg_val *
 	*w = (struct pwz_wait_agg){
 		.tid = tid, .count = v->wait_count, .wait_ns = v->wait_ns, .max_ns = v->wait_max_ns,
 	};
+}
+
+void capture_conv_wait_hist(uint32_t tid, const struct wait_hist_val *v, struct pwz_wait_agg *w)
+{
+	*w = (struct pwz_wait_agg){ .tid = tid };
 	for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
-		w->hist[b] = v->wait_hist[b];
+		w->hist[b] = v->b[b];
 }

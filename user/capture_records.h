@@ -54,4 +54,11 @@ void capture_sum_kvm(const struct kvm_agg_val *per_cpu, int nr_cpus, struct kvm_
 void capture_conv_cpu_agg(uint32_t tid, uint32_t cpu, const struct cpu_agg_val *v,
 			  struct pwz_cpu_agg *a, struct pwz_wait_agg *w);
 
+/*
+ * One CPU's slot of a wait_hists value (bpf/pwz.h) as a wait aggregate holding only the
+ * histogram (count, total and maximum 0: cpu_aggs has them), to be added to the same thread's
+ * aggregate with model_fold__wait_agg().
+ */
+void capture_conv_wait_hist(uint32_t tid, const struct wait_hist_val *v, struct pwz_wait_agg *w);
+
 #endif /* PWZ_CAPTURE_RECORDS_H */

@@ -209,15 +209,23 @@ static int exit_cmp(const struct live_exit *a, const struct live_exit *b)
 	return a->reason < b->reason ? -1 : a->reason > b->reason;
 }
 
-/* The run-queue wait p99 of t's interval from its histogram's difference (model.h R7). */
-static void wait_p99(struct live_task *t)
+/*
+ * The run-queue wait p99 of t's interval from its histogram's difference (model.h R7); none
+ * when the kernel missed histogram entries in the interval (missed: CNT_HIST_MISS grew) and
+ * t's histogram holds fewer waits than its count. (Without a miss, the two may differ by the
+ * few waits that ended between the reads of cpu_aggs and wait_hists: no loss.)
+ */
+static void wait_p99(struct live_task *t, bool missed)
 {
-	uint64_t h[PWZ_WHIST_BUCKETS];
+	uint64_t h[PWZ_WHIST_BUCKETS], total = 0;
 
 	for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
-		h[b] = t->wait_hist[b];
-	t->has_wait_p99 = pwz_whist_quantile(h, 0.99, t->wait_max_ns, &t->wait_p99_lo_ns,
+		total += h[b] = t->wait_hist[b];
+	t->has_wait_p99 = !(missed && total < t->waits) &&
+			  pwz_whist_quantile(h, 0.99, t->wait_max_ns, &t->wait_p99_lo_ns,
 					     &t->wait_p99_hi_ns);
+	if (!t->has_wait_p99)
+		t->wait_p99_lo_ns = t->wait_p99_hi_ns = 0;
 }
 
 /* frame = cur - prev, threads without activity left out. */
@@ -226,6 +234,7 @@ static int make_frame(struct live *l)
 	struct reading *p = &l->prev, *c = &l->cur;
 	struct live_frame *f = &l->frame;
 	size_t j = 0, k = 0;
+	bool missed;
 
 	f->seq++;
 	f->t_ns = sub(c->t, l->t0);
@@ -233,8 +242,9 @@ static int make_frame(struct live *l)
 	f->dt_ns = sub(c->t, p->t);
 	f->nr_cpus = l->nr_cpus;
 	f->switches = sub(c->cnt[CNT_SWITCHES], p->cnt[CNT_SWITCHES]);
-	f->drops = sub(c->cnt[CNT_MAP_FULL] + c->cnt[CNT_DROP_TASK],
-		       p->cnt[CNT_MAP_FULL] + p->cnt[CNT_DROP_TASK]);
+	f->drops = sub(c->cnt[CNT_MAP_FULL] + c->cnt[CNT_DROP_TASK] + c->cnt[CNT_HIST_MISS],
+		       p->cnt[CNT_MAP_FULL] + p->cnt[CNT_DROP_TASK] + p->cnt[CNT_HIST_MISS]);
+	missed = c->cnt[CNT_HIST_MISS] != p->cnt[CNT_HIST_MISS];
 	f->bpf_ns = sub(c->bpf_ns, p->bpf_ns);
 	f->idle_ns = 0;
 	f->nr_tasks = 0;
@@ -269,7 +279,7 @@ static int make_frame(struct live *l)
 		} else {
 			d = *ct;
 		}
-		wait_p99(&d);
+		wait_p99(&d, missed);
 		if (d.tid == 0) {
 			f->idle_ns = d.run_ns;
 			continue;

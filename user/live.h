@@ -28,7 +28,8 @@ struct live_task {
 	uint32_t wait_hist[PWZ_WHIST_BUCKETS];	/* the waits by bucket (bpf/whist.h), as the
 					 * kernel counts them: a reading's totals, a frame's
 					 * differences (modulo 2^32, as the kernel's counters wrap) */
-	bool has_wait_p99;		/* a frame's: the interval's waits had a histogram */
+	bool has_wait_p99;		/* a frame's: the interval's waits had a histogram that
+					 * the kernel did not miss entries of (CNT_HIST_MISS) */
 	uint64_t wait_p99_lo_ns;	/* then the bucket [lo, hi] holding their p99 (hi cut to
 					 * wait_max_ns: the interval's longest is no longer) */
 	uint64_t wait_p99_hi_ns;
@@ -56,7 +57,8 @@ struct live_frame {
 	int nr_cpus;
 	uint64_t idle_ns;		/* the idle task's time (tid 0), all CPUs */
 	uint64_t switches;		/* every switch seen (CNT_SWITCHES) */
-	uint64_t drops;			/* records or map entries refused (map_full, task) */
+	uint64_t drops;			/* records or map entries refused (map_full, task,
+					 * hist_miss) */
 	uint64_t bpf_ns;		/* time in the BPF programs (0: stats off) */
 	struct live_task *tasks;	/* threads active in the interval (idle excluded), by tid */
 	size_t nr_tasks;

@@ -961,7 +961,7 @@ static int prepare(struct run *r)
 	phase("BPF probe, open and load");
 	info(1, "sched_switch attached with %s; fallbacks: %s", capture__attach_kind(r->cap),
 	     capture__fallbacks(r->cap, r->kvm_ok, err, sizeof(err)));
-	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_start %u (raw_tp only), kvm_state %u",
+	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_hists up to as many (allocated as threads wait); wait_start %u (raw_tp only), kvm_state %u",
 	     capture__map_sizes(r->cap)->cpu_aggs,
 	     capture__map_sizes(r->cap)->cpu_aggs_bytes / 1048576.0,
 	     capture__map_sizes(r->cap)->tid_entries, capture__map_sizes(r->cap)->kvm_state);
@@ -1099,7 +1099,7 @@ static void show_progress(struct run *r, uint64_t now, uint64_t deadline)
 
 	if (!capture__counters(r->cap, cnt))
 		drops = cnt[CNT_DROP_SLICE] + cnt[CNT_DROP_KVM_EXIT] + cnt[CNT_DROP_TASK] +
-			cnt[CNT_MAP_FULL];
+			cnt[CNT_MAP_FULL] + cnt[CNT_HIST_MISS];
 	if (deadline)
 		fprintf(stderr, "\rpwz-bpf: %.1f / %.1f s", el, (double)(deadline - r->t0) / 1e9);
 	else
@@ -1220,7 +1220,8 @@ static int final_meta(struct run *r)
 	if (pwz_meta_add_drop(&r->meta, "slice", r->cnt[CNT_DROP_SLICE]) ||
 	    pwz_meta_add_drop(&r->meta, "kvm_exit", r->cnt[CNT_DROP_KVM_EXIT]) ||
 	    pwz_meta_add_drop(&r->meta, "task", r->cnt[CNT_DROP_TASK]) ||
-	    pwz_meta_add_drop(&r->meta, "map_full", r->cnt[CNT_MAP_FULL]))
+	    pwz_meta_add_drop(&r->meta, "map_full", r->cnt[CNT_MAP_FULL]) ||
+	    pwz_meta_add_drop(&r->meta, "hist_miss", r->cnt[CNT_HIST_MISS]))
 		return fail_capture(r, "out of memory at the end of the capture", -ENOMEM);
 	r->meta.duration_ns = r->t_end - r->t0;
 	{
@@ -1303,6 +1304,8 @@ static void print_summary(const struct run *r)
 		(unsigned long long)cnt[CNT_DROP_SLICE],
 		(unsigned long long)cnt[CNT_DROP_KVM_EXIT], (unsigned long long)cnt[CNT_DROP_TASK],
 		(unsigned long long)cnt[CNT_MAP_FULL]);
+	info(1, "wait histograms: %llu waits left out (wait_hists full or out of memory; those threads have no wait percentiles)",
+	     (unsigned long long)cnt[CNT_HIST_MISS]);
 	info(1, "task table: %zu threads at the end, %zu exited threads forgotten on the way",
 	     task_table__count(r->tt), task_table__forgotten(r->tt));
 	info(1, "aggregates: %llu exited threads written on the way, %zu held at the end",
@@ -1364,7 +1367,8 @@ static int flight_counters(void *ctx, struct pwz_meta *m)
 	if (pwz_meta_add_drop(m, "slice", r->cnt[CNT_DROP_SLICE]) ||
 	    pwz_meta_add_drop(m, "kvm_exit", r->cnt[CNT_DROP_KVM_EXIT]) ||
 	    pwz_meta_add_drop(m, "task", r->cnt[CNT_DROP_TASK]) ||
-	    pwz_meta_add_drop(m, "map_full", r->cnt[CNT_MAP_FULL]))
+	    pwz_meta_add_drop(m, "map_full", r->cnt[CNT_MAP_FULL]) ||
+	    pwz_meta_add_drop(m, "hist_miss", r->cnt[CNT_HIST_MISS]))
 		return -ENOSPC;
 	return 0;
 }

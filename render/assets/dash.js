@@ -361,7 +361,9 @@ function groupCpu(g) {
 
 // The sum of a group's wait histograms (render/dash.c: each thread's sparse "wait_hist", the
 // buckets of bpf/whist.h whose bottoms the run gives in "wait_bucket_lo"), null when none of
-// its threads has one; computed once per group.
+// its threads has one, or when one that waited has none (a file before the histogram, or a
+// histogram short of its waits: summary_wait_range()), whose percentiles would be the rest's;
+// computed once per group.
 function waitHist(g) {
 	if (g.whist !== undefined)
 		return g.whist;
@@ -372,6 +374,8 @@ function waitHist(g) {
 			for (const [b, n] of t.wait_hist)
 				h[b] += n;
 		}
+	if (h && g.tasks.some((t) => t.wait_count > 0 && !t.wait_hist))
+		h = null;
 	g.whist = h;
 	return h;
 }

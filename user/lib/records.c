@@ -242,7 +242,7 @@ bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a)
 
 	for (int i = 0; i < PWZ_WHIST_BUCKETS; i++)
 		n += a->hist[i];
-	return n > 0;
+	return n > 0 && n >= a->count;
 }
 
 bool pwz_whist_quantile(const uint64_t h[PWZ_WHIST_BUCKETS], double q, uint64_t max_ns,

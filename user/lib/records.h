@@ -186,8 +186,9 @@ struct pwz_wait_agg {
 					 * pwz_wait_agg_has_hist()) */
 };
 
-/* Whether a carries a wait histogram (any bucket counted), so percentiles can be read. A live
- * view's read of a running kernel may hold a wait in count and not yet in its bucket. */
+/* Whether a carries a wait histogram that holds all its waits (count), so percentiles can be
+ * read: false without one (a file written before it) or with one short of count (the kernel
+ * could not make the thread's entry: "hist_miss" in the drops). */
 bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a);
 
 /* Kinds of interrupt of an IRQ aggregate (the values of bpf/pwz.h PWZ_IRQ_*). */

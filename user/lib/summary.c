@@ -509,5 +509,13 @@ double summary_cpu_pct(const struct summary *s, const struct task_summary *ts)
 
 bool summary_wait_range(const struct task_summary *ts, double q, uint64_t *lo, uint64_t *hi)
 {
+	uint64_t n = 0;
+
+	for (int i = 0; i < PWZ_WHIST_BUCKETS; i++)
+		n += ts->wait_hist[i];
+	if (n < ts->wait_count) {	/* short: a percentile of the rest would be wrong */
+		*lo = *hi = 0;
+		return false;
+	}
 	return pwz_whist_quantile(ts->wait_hist, q, ts->wait_max_ns, lo, hi);
 }

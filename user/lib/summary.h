@@ -118,7 +118,9 @@ uint64_t summary_uncharged_ns(const struct task_summary *ts);
 /*
  * The q-quantile (0 < q <= 1) of ts's run-queue waits as the closed range [*lo, *hi] ns of
  * the histogram bucket that holds it, cut to wait_max_ns (pwz_whist_quantile()). false, with
- * *lo = *hi = 0, when ts has no wait histogram (no waits, or a file written before it).
+ * *lo = *hi = 0, when ts has no wait histogram (no waits, or a file written before it) or
+ * one that holds fewer waits than wait_count (the kernel could not make a thread's histogram
+ * entry: "hist_miss" in the file's drops), whose percentiles would be those of the rest.
  */
 bool summary_wait_range(const struct task_summary *ts, double q, uint64_t *lo, uint64_t *hi);
 
