@@ -22,14 +22,15 @@
  * wait_pct (render/vmtab.h) is the streams' finer estimate, when the streams are loaded.
  * Figures a capture cannot provide are null (voluntary/involuntary and wait_* of a legacy
  * file, pid when unknown, an exit name the capture does not know, wait_p* of a file written
- * before the histogram). Documented in
+ * before the histogram or of a task whose histogram holds fewer waits than wait_count: the
+ * kernel's hist_miss, summary_wait_range()). Documented in
  * docs/cdict.md; scripts depend on these names.
  */
 void list_json(struct jbuf *b, const struct trace *t, const struct summary *s);
 
 /* Appends the plain table of one capture to b: a header line, then one line per task
  * (tid, name, runtime, CPU %, switches, exits, the wait p99's bucket as "lo-hi" us: "-" no
- * wait, "n/a" no histogram), sorted by runtime. */
+ * wait, "n/a" no histogram or a short one), sorted by runtime. */
 void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s);
 
 #endif /* PWZ_LIST_H */

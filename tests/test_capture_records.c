@@ -245,6 +245,23 @@ static void test_sums(void **state)
 	assert_int_equal(wa.count, 1);
 	assert_int_equal(wa.wait_ns, 100);
 	assert_int_equal(wa.max_ns, 90);
+	/* one CPU's slot of wait_hists: the buckets only (cpu_aggs has count, total, max) */
+	{
+		struct wait_hist_val hv;
+
+		memset(&hv, 0, sizeof(hv));
+		hv.b[0] = 3;
+		hv.b[PWZ_WHIST_BUCKETS - 1] = 0xffffffffu;
+		wa.hist[5] = 7;	/* overwritten */
+		capture_conv_wait_hist(43, &hv, &wa);
+		assert_int_equal(wa.tid, 43);
+		assert_int_equal(wa.count, 0);
+		assert_int_equal(wa.wait_ns, 0);
+		assert_int_equal(wa.max_ns, 0);
+		assert_int_equal(wa.hist[0], 3);
+		assert_int_equal(wa.hist[5], 0);
+		assert_int_equal(wa.hist[PWZ_WHIST_BUCKETS - 1], 0xffffffffu);
+	}
 }
 
 /* The kernel's histogram buckets are the ones the readers assume. */

@@ -251,8 +251,8 @@ static void task_line(char *b, size_t n, const struct live_task *t, const struct
 	 * average stood in for; --json keeps waits and wait_ns) */
 	if (t->has_wait_p99)
 		fmt_range(p99, sizeof(p99), (double)t->wait_p99_lo_ns, (double)t->wait_p99_hi_ns);
-	else
-		snprintf(p99, sizeof(p99), "-");
+	else	/* "n/a": waits whose histogram the kernel could not keep whole (hist_miss) */
+		snprintf(p99, sizeof(p99), "%s", t->waits ? "n/a" : "-");
 	termsafe_str(name, sizeof(name), t->name);
 	snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %12s %7.1f %8.0f  %s", t->tid, t->tgid,
 		 pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
