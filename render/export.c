@@ -700,6 +700,8 @@ int export_parquet(const char *path, const char *out_dir, const struct export_op
 		ret = finish(&x, &info);
 	for (int t = 0; t < EXPORT_NR_TABLES; t++)
 		parquet_writer__free(x.w[t]);
+	if (x.split)
+		res->split_forced = export_split__forced(x.split);
 	export_split__free(x.split);
 	keymap_free(&x.thr_idx);
 	model_fold__free(x.births);

@@ -47,6 +47,8 @@ struct export_result {
 	char trace_id[17];
 	uint64_t rows[EXPORT_NR_TABLES];
 	bool cut;		/* the file was cut short (only with partial) */
+	uint64_t split_forced;	/* kvm_exit rows whose on/off-CPU split was decided before every
+				 * CPU's slices reached the exit's entry (export_split.h) */
 };
 
 /* The folder name of a table ("sched_slice", ...). */

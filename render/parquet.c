@@ -239,6 +239,24 @@ static void pack_bits(struct pb_buf *b, const uint64_t *v, size_t count, unsigne
 	if (!width || !pb_grow(b, (count * width + 7) / 8))
 		return;
 	out = b->data + b->len;
+	if (width <= 32) {
+		/* fewer than 32 bits wait, so a 64-bit accumulator holds one more value */
+		uint64_t a = 0;
+
+		for (size_t i = 0; i < count; i++) {
+			a |= v[i] << bits;
+			bits += width;
+			if (bits >= 32) {
+				for (int k = 0; k < 4; k++)
+					out[k] = (uint8_t)(a >> (8 * k));
+				out += 4;
+				a >>= 32;
+				bits -= 32;
+			}
+		}
+		acc = a;
+		count = 0;
+	}
 	for (size_t i = 0; i < count; i++) {
 		acc |= (unsigned __int128)v[i] << bits;
 		bits += width;

@@ -927,6 +927,11 @@ static int do_export(const struct cli *cli, char **files, int nfiles)
 		}
 		printf("%s\t%s\t%llu slices\n", files[i], r.trace_id,
 		       (unsigned long long)r.rows[EXPORT_SCHED_SLICE]);
+		if (r.split_forced)
+			fprintf(stderr, "pwz-render: %s: %llu KVM exits split into on/off-CPU time "
+				"before every CPU's slices reached them (past the memory bound): their "
+				"split may miss a slice\n", files[i],
+				(unsigned long long)r.split_forced);
 	}
 	return 0;
 }
