@@ -24,8 +24,9 @@ typedef uint32_t pwz_whist_u32;
  *   PWZ_WHIST_SUB equal buckets of width 2^(k - PWZ_WHIST_SUB_BITS): a bucket's top is at most
  *   1.25 times its bottom, so a percentile read from it is known to within 25 %;
  * - the last bucket holds [2^PWZ_WHIST_MAX_LOG2, inf) = 34.4 s and more.
- * 102 buckets. The kernel counts in __u32 (cpu_agg_val.wait_hist: 408 bytes per thread per
- * CPU; 4 G waits of one thread on one CPU in one bucket would wrap one), the host in uint64_t.
+ * 102 buckets. The kernel counts in __u32 (struct wait_hist_val of pwz.h: 408 bytes per
+ * thread per CPU that waited; 4 G waits of one thread on one CPU in one bucket would wrap
+ * one), the host in uint64_t.
  * The bucket function has no loop and no library call, so the verifier takes it as is.
  */
 #define PWZ_WHIST_SUB_BITS 2

@@ -58,7 +58,8 @@
  *    waits' histogram, each wait in the bucket pwz_whist_bucket() of bpf/whist.h gives it
  *    (the kernel's fold and this one count the same buckets; a percentile is read as the range
  *    of its bucket, pwz_whist_quantile(); an aggregate whose histogram does not hold all its
- *    waits, from a file written before it, has none: pwz_wait_agg_has_hist()). Per
+ *    waits (a file written before it; a live capture whose kernel could not make the
+ *    thread's entry, "hist_miss") has none: pwz_wait_agg_has_hist()). Per
  *    (instance, isa, reason): exits, handling total, log2 histogram of handling (paired exits
  *    only). A live capture's are exact under ring-buffer drops: the kernel folds by these rules
  *    the records it could not send, the reader folds the ones it read, and the two are added.
