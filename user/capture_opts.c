@@ -77,7 +77,7 @@ static const char usage[] =
 "\n"
 "Ctrl-C or SIGTERM ends the capture early; the file is still complete. With a COMMAND,\n"
 "pwz-bpf exits with the command's status (128 + N when a signal N ended it), as perf does.\n"
-"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF (5.18 or later).\n"
+"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF (5.10 or later: see the README).\n"
 "\n"
 "Examples:\n"
 "  pwz-bpf -s 5 --all test                 # 5 s system-wide -> ./test.cdict, ./test.stats\n"
