@@ -303,39 +303,34 @@ static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u32 tid, __u
 }
 
 /*
- * R7: slice i of this CPU's batch, which the ring could not take, folded into cpu_aggs so that
- * the aggregates stay exact. A global function: the verifier checks it once, not once for each
- * slot of the batch and each path that reaches the drop (167 ms of load time before).
+ * R7: this CPU's batch, which the ring could not take, folded into cpu_aggs so that the
+ * aggregates stay exact. A global function (its own verification, once, whatever the paths
+ * that reach a drop), with the batch looked up inside: it takes no pointer.
  */
-__noinline int fold_slot(__u32 i)
+__noinline int fold_batch(__u32 n)
 {
 	static const struct cpu_agg_val zero;
-	struct cpu_agg_val *agg;
 	struct rec_batch *b;
-	struct rec_slice *r;
-	__u32 key = 0, tid;
+	__u32 key = 0;
 
 	b = bpf_map_lookup_elem(&batch, &key);
 	if (!b)
 		return 0;
-	r = &b->s[i & (PWZ_BATCH - 1)];
-	tid = r->tid;
-	agg = lookup_or_init(&cpu_aggs, &tid, &zero);
-	if (agg)
-		fold_dropped(agg, tid, r->start_ns, r->end_ns, r->end,
-			     !(r->flags & REC_SLICE_UNSEEN_START), r->wait, r->wake_ns,
-			     r->flags & REC_SLICE_CHARGED, r->charged_ns);
-	return 0;
-}
-
-/* R7: this CPU's batch (n slices), which the ring could not take. */
-static __always_inline void fold_batch(__u32 n)
-{
 	for (__u32 i = 0; i < PWZ_BATCH; i++) {
+		struct rec_slice *r = &b->s[i];
+		struct cpu_agg_val *agg;
+		__u32 tid;
+
 		if (i >= n)
 			break;
-		fold_slot(i);
+		tid = r->tid;
+		agg = lookup_or_init(&cpu_aggs, &tid, &zero);
+		if (agg)
+			fold_dropped(agg, tid, r->start_ns, r->end_ns, r->end,
+				     !(r->flags & REC_SLICE_UNSEEN_START), r->wait, r->wake_ns,
+				     r->flags & REC_SLICE_CHARGED, r->charged_ns);
 	}
+	return 0;
 }
 
 /*

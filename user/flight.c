@@ -187,7 +187,8 @@ int flight__kvm_exit(struct flight *f, const struct pwz_kvm_exit *x)
 
 		snprintf(why, sizeof(why), "kvm exit %u handled in %.3f ms, tid %u (%.32s)", x->reason,
 			 x->handling_ns / 1e6, x->tid, name_of(f, x->tid));
-		flight__trigger(f, x->time_ns, why);
+		/* at the exit's end, as a wait triggers at its end: the window holds the exit */
+		flight__trigger(f, x->time_ns + x->handling_ns, why);
 	}
 	return 0;
 }

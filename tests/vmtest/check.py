@@ -19,6 +19,9 @@
                                          switches, voluntary, involuntary and waits of every thread
                                          as the agreement suite holds them on the host; runtime and
                                          wait time of the CPU hogs (printed for the others: below)
+  check.py flight JSON GUEST US          --list --json of a flight dump made with --trigger-exit USus
+                                         around kvm-guest: triggered by an exit of its vCPU thread
+                                         handled for more than US, inside the dump's window
 
 Exit status 0 when every assertion holds, 1 otherwise (each failure printed), 2 on bad input.
 """
@@ -36,8 +39,10 @@ failures = []
 
 
 def expect(cond, what):
+    """Notes what failed when cond is false; returns cond."""
     if not cond:
         failures.append(what)
+    return cond
 
 
 def guest_line(path):
@@ -267,6 +272,32 @@ def check_acct(path, wpath):
     expect(hogs >= 2, f"acct: {hogs} hog threads in the workload, expected 2 (their times are held)")
 
 
+# The SVM exit codes kvm-guest makes: cpuid, hlt, io, and the nested page faults of its
+# first touches of guest memory.
+SVM_GUEST_EXITS = (0x72, 0x78, 0x7b, 0x400)
+
+
+def check_flight(path, guest, limit_us):
+    with open(path) as f:
+        doc = json.load(f)
+    tid, limit_ms = guest["tid"], limit_us / 1000
+    cap = doc["capture"]
+    why = cap.get("trigger") or ""
+    print(f"flight: trigger {why!r} at {cap.get('trigger_ns')} ns; kvm-guest's vCPU thread {tid}")
+    m = re.match(r"kvm exit (\d+) handled in ([0-9.]+) ms, tid (\d+)", why)
+    if not expect(m is not None, "flight: the trigger is not a KVM exit"):
+        return
+    expect(int(m.group(3)) == tid, f"flight: the trigger's tid {m.group(3)} is not the vCPU thread {tid}")
+    expect(float(m.group(2)) > limit_ms, f"flight: handled in {m.group(2)} ms, not above {limit_ms} ms")
+    expect(int(m.group(1)) in SVM_GUEST_EXITS, f"flight: exit code {m.group(1)} is none kvm-guest makes")
+    ws, we, t = cap.get("window_start_ns"), cap.get("window_end_ns"), cap.get("trigger_ns")
+    expect(None not in (ws, we, t) and ws <= t <= we, f"flight: trigger_ns {t} outside the window [{ws}, {we}]")
+    vcpu = [x for x in doc["tasks"] if x["tid"] == tid]
+    n = sum(e.get("count") or 0 for e in vcpu[0].get("kvm_exits") or []) if vcpu else 0
+    expect(n > 0, "flight: the dump holds no exit of the vCPU thread")
+    print(f"flight: the dump holds {n} exits of the vCPU thread")
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] in ("trace", "perfscript"):
         check_truth(argv[0], argv[1], guest_line(argv[2]))
@@ -276,6 +307,8 @@ def main(argv):
         check_acct(argv[1], argv[2])
     elif len(argv) == 3 and argv[0] == "page":
         check_page(argv[1], guest_line(argv[2]))
+    elif len(argv) == 4 and argv[0] == "flight":
+        check_flight(argv[1], guest_line(argv[2]), int(argv[3]))
     else:
         print(__doc__, file=sys.stderr)
         return 2
