@@ -80,7 +80,7 @@ BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf
 # BPF objects are inputs of the skeletons, not intermediates to delete.
 .SECONDARY: $(BPF_OBJS)
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/pwz.h bpf/whist.h $(wildcard bpf/*.bpf.h) vmlinux/vmlinux.h
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/pwz.h bpf/whist.h bpf/log2.h $(wildcard bpf/*.bpf.h) vmlinux/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp && llvm-strip -g $@.tmp -o $@ 2>/dev/null || mv $@.tmp $@

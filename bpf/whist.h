@@ -5,6 +5,8 @@
 
 /* Fixed-width types on both sides: this header is included by bpf/pwz.h (BPF and user/) and
  * by user/lib/records.h. */
+#include "log2.h"
+
 #if defined(__bpf__) || defined(__VMLINUX_H__)
 typedef __u64 pwz_whist_u64;
 typedef __u32 pwz_whist_u32;
@@ -35,20 +37,6 @@ typedef uint32_t pwz_whist_u32;
 #define PWZ_WHIST_MAX_LOG2 35
 #define PWZ_WHIST_BUCKETS (2 + (PWZ_WHIST_MAX_LOG2 - PWZ_WHIST_MIN_LOG2) * PWZ_WHIST_SUB)
 
-/* floor(log2(v)) for v > 0, in six fixed steps. */
-static inline pwz_whist_u32 pwz_whist_log2(pwz_whist_u64 v)
-{
-	pwz_whist_u32 r = 0, s;
-
-	s = (v > 0xFFFFFFFFULL) << 5; v >>= s; r |= s;
-	s = (v > 0xFFFFULL) << 4; v >>= s; r |= s;
-	s = (v > 0xFFULL) << 3; v >>= s; r |= s;
-	s = (v > 0xFULL) << 2; v >>= s; r |= s;
-	s = (v > 0x3ULL) << 1; v >>= s; r |= s;
-	r |= (pwz_whist_u32)(v >> 1);
-	return r;
-}
-
 /* The bucket of a wait of v ns: 0 .. PWZ_WHIST_BUCKETS - 1. */
 static inline pwz_whist_u32 pwz_whist_bucket(pwz_whist_u64 v)
 {
@@ -56,7 +44,7 @@ static inline pwz_whist_u32 pwz_whist_bucket(pwz_whist_u64 v)
 
 	if (v < (1ULL << PWZ_WHIST_MIN_LOG2))
 		return 0;
-	k = pwz_whist_log2(v);
+	k = pwz_log2(v);
 	if (k >= PWZ_WHIST_MAX_LOG2)
 		return PWZ_WHIST_BUCKETS - 1;
 	return 1 + (k - PWZ_WHIST_MIN_LOG2) * PWZ_WHIST_SUB +

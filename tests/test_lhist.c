@@ -11,18 +11,18 @@
 static void test_log2(void **state)
 {
 	(void)state;
-	assert_int_equal(pwz_lhist_log2(1), 0);
-	assert_int_equal(pwz_lhist_log2(2), 1);
-	assert_int_equal(pwz_lhist_log2(3), 1);
-	assert_int_equal(pwz_lhist_log2(4), 2);
-	assert_int_equal(pwz_lhist_log2(1023), 9);
-	assert_int_equal(pwz_lhist_log2(1024), 10);
-	assert_int_equal(pwz_lhist_log2(1ull << 40), 40);
-	assert_int_equal(pwz_lhist_log2(UINT64_MAX), 63);
+	assert_int_equal(pwz_log2(1), 0);
+	assert_int_equal(pwz_log2(2), 1);
+	assert_int_equal(pwz_log2(3), 1);
+	assert_int_equal(pwz_log2(4), 2);
+	assert_int_equal(pwz_log2(1023), 9);
+	assert_int_equal(pwz_log2(1024), 10);
+	assert_int_equal(pwz_log2(1ull << 40), 40);
+	assert_int_equal(pwz_log2(UINT64_MAX), 63);
 	for (int k = 0; k < 64; k++) {
-		assert_int_equal(pwz_lhist_log2(1ull << k), k);
+		assert_int_equal(pwz_log2(1ull << k), k);
 		if (k > 1)
-			assert_int_equal(pwz_lhist_log2((1ull << k) - 1), k - 1);
+			assert_int_equal(pwz_log2((1ull << k) - 1), k - 1);
 	}
 }
 

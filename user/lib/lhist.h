@@ -17,6 +17,8 @@
  * uses uint64_t). A percentile read from it is right to within its bucket.
  * The log2 histograms of records.h (pwz_hist_bucket) stay as they are, for compatibility.
  */
+#include "../../bpf/log2.h"
+
 #if defined(__bpf__) || defined(__VMLINUX_H__)
 typedef __u64 pwz_lhist_u64;
 typedef __u32 pwz_lhist_u32;
@@ -31,20 +33,6 @@ typedef uint32_t pwz_lhist_u32;
 #define PWZ_LHIST_MAX_LOG2 40				/* values >= 2^40 ns share the last bucket */
 #define PWZ_LHIST_BUCKETS (PWZ_LHIST_SUB + (PWZ_LHIST_MAX_LOG2 - PWZ_LHIST_SUB_BITS) * PWZ_LHIST_SUB)
 
-/* floor(log2(v)) for v > 0, in six fixed steps (the BPF verifier takes it as is). */
-static inline pwz_lhist_u32 pwz_lhist_log2(pwz_lhist_u64 v)
-{
-	pwz_lhist_u32 r = 0, s;
-
-	s = (v > 0xFFFFFFFFULL) << 5; v >>= s; r |= s;
-	s = (v > 0xFFFFULL) << 4; v >>= s; r |= s;
-	s = (v > 0xFFULL) << 3; v >>= s; r |= s;
-	s = (v > 0xFULL) << 2; v >>= s; r |= s;
-	s = (v > 0x3ULL) << 1; v >>= s; r |= s;
-	r |= (pwz_lhist_u32)(v >> 1);
-	return r;
-}
-
 /* The bucket of v: 0 .. PWZ_LHIST_BUCKETS - 1. */
 static inline pwz_lhist_u32 pwz_lhist_bucket(pwz_lhist_u64 v)
 {
@@ -52,7 +40,7 @@ static inline pwz_lhist_u32 pwz_lhist_bucket(pwz_lhist_u64 v)
 
 	if (v < PWZ_LHIST_SUB)
 		return (pwz_lhist_u32)v;
-	k = pwz_lhist_log2(v);
+	k = pwz_log2(v);
 	if (k >= PWZ_LHIST_MAX_LOG2)
 		return PWZ_LHIST_BUCKETS - 1;
 	sub = (pwz_lhist_u32)(v >> (k - PWZ_LHIST_SUB_BITS)) & (PWZ_LHIST_SUB - 1);
