@@ -179,11 +179,12 @@ $(IMPORT_SPIN): tests/import/spin.c
 
 # Fuzzing: libFuzzer harnesses (tests/fuzz/fuzz_*.c) link the library sources compiled again
 # with clang and the sanitizers into $(FUZZ_OUT) (gcc's libpwz.a cannot be reused). `make fuzz
-# FUZZ_SECONDS=N` runs each harness N seconds; `make check` runs tests/fuzz/run, which replays
+# FUZZ_SECONDS=N FUZZ_JOBS=J` runs each harness N seconds, J at once; `make check` runs tests/fuzz/run, which replays
 # tests/regress/ and fuzzes each harness FUZZ_CHECK_SECONDS. tests/badinput/run and
 # tests/robust/run feed the real programs hostile files, options, signals and full disks.
 FUZZ_OUT := $(OUTPUT)/fuzz
 FUZZ_SECONDS ?= 300
+FUZZ_JOBS ?= 1
 FUZZ_CHECK_SECONDS ?= 30
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -O1 -g $(FUZZ_SAN) -MMD -MP -Iuser -Iuser/lib -Irender -I$(OUTPUT) \
@@ -227,7 +228,7 @@ $(FUZZ_OUT)/fuzz_render: tests/fuzz/fuzz_render.c tests/fuzz/fuzz_common.h tests
 		$(OUTPUT)/render/assets/embed.o $(FUZZ_OUT)/libpwz-fuzz.a $(LIB_LIBS) -o $@
 fuzz-progs: $(FUZZ_BINS) $(FUZZ_MKSEEDS)
 fuzz: all fuzz-progs
-	$(Q)PWZ_FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
+	$(Q)PWZ_FUZZ_SECONDS=$(FUZZ_SECONDS) PWZ_FUZZ_JOBS=$(FUZZ_JOBS) tests/fuzz/run
 
 # The nested KVM harness: `make vmtest-progs` builds the static pwz-bpf, pwz-render and
 # kvm-guest that tools/vmtest puts in the guest (into VMTEST_BINDIR); `make vmtest` runs the

@@ -264,7 +264,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	s->rodata->emit_streams = cfg->streams;
 	s->rodata->batch_max = cfg->prompt ? 1 : PWZ_BATCH;
 	s->rodata->want_wait = cfg->sched && cfg->wait;
-	s->rodata->want_waker = cfg->sched && cfg->wait && cfg->streams;
+	s->rodata->want_waker = cfg->sched && cfg->wait && cfg->streams && cfg->waker;
 	s->rodata->wakeup_bytes = ((__u64)cfg->ringbuf_mb << 20) / 4;
 
 	bpf_program__set_autoload(s->progs.switch_btf, cfg->sched && !raw);
@@ -274,8 +274,8 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	bpf_program__set_autoload(s->progs.wakeup_raw, cfg->sched && cfg->wait && raw);
 	bpf_program__set_autoload(s->progs.wakeup_new_raw, cfg->sched && cfg->wait && raw);
 	/* the waker rides in the slice records only: not needed for aggregates */
-	bpf_program__set_autoload(s->progs.waking_btf, cfg->sched && cfg->wait && cfg->streams && !raw);
-	bpf_program__set_autoload(s->progs.waking_raw, cfg->sched && cfg->wait && cfg->streams && raw);
+	bpf_program__set_autoload(s->progs.waking_btf, s->rodata->want_waker && !raw);
+	bpf_program__set_autoload(s->progs.waking_raw, s->rodata->want_waker && raw);
 	bpf_program__set_autoload(s->progs.kvm_exit, cfg->kvm);
 	bpf_program__set_autoload(s->progs.kvm_entry, cfg->kvm);
 	/* --irq only (bpf/irq.bpf.h): off by default, nothing attached, nothing paid */
@@ -508,10 +508,16 @@ static int one_record(struct capture *c, const void *data, size_t size)
 		/* its last switch-out: nothing more of this thread instance comes but the
 		 * kernel's aggregates of its dropped slices and an exit still pending at the end,
 		 * added at the end */
-		if (!e && s.end == PWZ_END_EXITED && s.tid && c->exited.cpu_agg &&
-		    keymap_get(&c->gone, s.tid, model_fold__instance(c->fold, s.tid,
-								     s.start_ns + s.dur_ns), NULL) < 0)
-			e = -ENOMEM;
+		if (!e && s.end == PWZ_END_EXITED && s.tid && c->exited.cpu_agg) {
+			if (keymap_get(&c->gone, s.tid, model_fold__instance(c->fold, s.tid,
+									     s.start_ns + s.dur_ns), NULL) < 0)
+				e = -ENOMEM;
+			/* taken here, not once per poll: a poll of a fast fork loop reads
+			 * thousands of exits, and the fold's tables would grow to hold them */
+			else if (c->gone.count >= TAKE_MIN &&
+				 (size_t)c->gone.count * TAKE_SHARE >= model_fold__count(c->fold))
+				e = take_gone(c);
+		}
 		if (e)
 			return e;
 	}
@@ -708,15 +714,6 @@ int capture__poll(struct capture *c, int timeout_ms)
 		e = n < 0 ? n : e + n;
 	}
 	c->poll_deadline = 0;
-	if (e >= 0 || e == POLL_YIELD) {
-		int t = 0;
-
-		if (c->gone.count >= TAKE_MIN &&
-		    (size_t)c->gone.count * TAKE_SHARE >= model_fold__count(c->fold))
-			t = take_gone(c);
-		if (t)
-			return t;
-	}
 	return e == POLL_YIELD ? 0 : e;
 }
 

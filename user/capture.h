@@ -17,6 +17,7 @@ struct model_fold;
 struct capture_cfg {
 	bool sched;			/* attach sched_switch and the wakeups */
 	bool wait;			/* measure run-queue wait (needs sched) */
+	bool waker;			/* note each wakeup's waker (sched_waking; needs wait, streams) */
 	bool kvm;			/* attach kvm_exit and kvm_entry (caller checked they exist) */
 	bool irq;			/* --irq: attach the irq and softirq programs (bpf/irq.bpf.h) */
 	bool streams;			/* per-event records (else aggregates only) */

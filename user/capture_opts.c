@@ -48,6 +48,8 @@ static const char usage[] =
 "      --raw-tp            attach with raw_tp even where tp_btf works\n"
 "      --irq               also hard and soft IRQ time per CPU and vector, charged to the\n"
 "                          thread each interrupted (off by default: not attached, no cost)\n"
+"      --no-waker          who woke each thread left unknown (sched_waking not attached:\n"
+"                          about 40 ns less per context switch); waits keep their kind\n"
 "  -v, --verbose           more messages (repeat for libbpf's)\n"
 "  -q, --quiet             no progress line (it is shown only when stderr is a terminal)\n"
 "\n"
@@ -99,7 +101,7 @@ enum {
 	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
 	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_MODE, OPT_REMAP,
 	OPT_LIVE, OPT_BATCH, OPT_JSON, OPT_FLIGHT, OPT_FLIGHT_MB, OPT_TRIG_WAIT, OPT_TRIG_EXIT,
-	OPT_AFTER, OPT_ONCE, OPT_IRQ,
+	OPT_AFTER, OPT_ONCE, OPT_IRQ, OPT_NOWAKER,
 };
 
 static const struct option long_opts[] = {
@@ -120,6 +122,7 @@ static const struct option long_opts[] = {
 	{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF },
 	{ "raw-tp", no_argument, NULL, OPT_RAWTP },
 	{ "irq", no_argument, NULL, OPT_IRQ },
+	{ "no-waker", no_argument, NULL, OPT_NOWAKER },
 	{ "live", no_argument, NULL, OPT_LIVE },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "count", required_argument, NULL, 'n' },
@@ -329,6 +332,7 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		case OPT_RINGBUF: rc = parse_ringbuf(o, optarg, err, errlen); break;
 		case OPT_RAWTP: o->force_raw_tp = true; break;
 		case OPT_IRQ: o->irq = true; break;
+		case OPT_NOWAKER: o->no_waker = true; break;
 		case 'V': o->version = true; break;
 		case OPT_REMAP: o->remap = optarg; break;
 		case OPT_LIVE: o->live = true; break;
@@ -511,6 +515,8 @@ void capture_opts_describe(const struct capture_opts *o, char *out, size_t outle
 		ADD(" raw-tp");
 	if (o->irq)
 		ADD(" irq");
+	if (o->no_waker)
+		ADD(" no-waker");
 	if (o->flight_s)
 		ADD(" flight=%g", o->flight_s);
 	if (o->flight_mb)

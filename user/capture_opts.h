@@ -24,6 +24,7 @@ struct capture_opts {
 	bool legacy;			/* --legacy: perfwhiz's cdict format */
 	bool no_streams;		/* --aggregate-only: no per-event records */
 	bool force_raw_tp;		/* --raw-tp: use raw_tp even where tp_btf exists */
+	bool no_waker;			/* --no-waker: sched_waking not attached, wakers unknown */
 	bool irq;			/* --irq: hard and soft IRQ time per CPU, vector, thread */
 	int verbose;			/* -v, repeatable */
 	bool help;			/* --help: print usage, do nothing else */

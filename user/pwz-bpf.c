@@ -945,7 +945,8 @@ static int prepare(struct run *r)
 		return -1;
 
 	r->cfg = (struct capture_cfg){
-		.sched = !r->o.kvm_only || r->o.live, .wait = true, .kvm = r->kvm_ok,
+		.sched = !r->o.kvm_only || r->o.live, .wait = true, .waker = !r->o.no_waker,
+		.kvm = r->kvm_ok,
 		.streams = !r->o.no_streams && !r->o.live,	/* --live: the aggregates only */
 		.prompt = r->o.flight_s > 0, .force_raw_tp = r->o.force_raw_tp,
 		.ringbuf_mb = r->o.ringbuf_mb, .filter = r->filter,
@@ -961,6 +962,9 @@ static int prepare(struct run *r)
 	phase("BPF probe, open and load");
 	info(1, "sched_switch attached with %s; fallbacks: %s", capture__attach_kind(r->cap),
 	     capture__fallbacks(r->cap, r->kvm_ok, err, sizeof(err)));
+	if (r->cfg.sched && r->cfg.wait && r->cfg.streams)
+		info(1, "wakers: %s", r->cfg.waker ? "noted at sched_waking" :
+		     "not noted (--no-waker: sched_waking not attached)");
 	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_hists up to as many (allocated as threads wait); wait_start %u (raw_tp only), kvm_state %u",
 	     capture__map_sizes(r->cap)->cpu_aggs,
 	     capture__map_sizes(r->cap)->cpu_aggs_bytes / 1048576.0,

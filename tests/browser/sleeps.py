@@ -15,7 +15,8 @@ Checks:
   - the heatmaps page's sleep series (S, D, other) hold, per task name, the sleeps that ended
     at a switch-in, with their lengths;
   - --d NAME: the threads named NAME slept in D (at least 10 times), never in S;
-  - --s NAME:MIN:MAX: each thread named NAME slept in S between MIN and MAX ms in all, never in D.
+  - --s NAME:MIN:MAX: each thread named NAME slept in S between MIN and MAX ms in all, in D at
+    most a tenth of that (a cold exec's page-ins).
 Prints "ok: ..." / "FAIL: ..." lines; exits 1 if any check failed.
 """
 import base64
@@ -30,6 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from cdict_sum import lz4_frame, unpack  # noqa: E402  (the same independent reader)
 
 S, D, OTHER = 0, 1, 2
+D_SHARE_OF_S = 0.1	# --s: the D time a thread sleeping in S may show (program page-ins)
 SLEPT = 1
 failed = 0
 
@@ -151,12 +153,16 @@ def main():
         check(ts and dn >= 10 and all(t["sleep"]["S"]["count"] == 0 for t in ts),
               "%s: %s slept in D %d times (%.1f ms), never in S" % (
                   what, name, dn, sum(t["sleep"]["D"]["ns"] for t in ts) / 1e6))
+    # a sleep(1) may block in D while its exec pages the program in from a cold disk (a fresh
+    # CI host): a few ms, a small share of the interruptible sleep it was asked for
     for name, lo, hi in want_s:
         ts = [t for t in lst["tasks"] if t["name"] == name]
         check(ts and all(float(lo) <= t["sleep"]["S"]["ns"] / 1e6 <= float(hi) and
-                         t["sleep"]["D"]["count"] == 0 for t in ts),
-              "%s: each %s thread slept in S %s ms (the workload asked %s-%s), never in D" % (
-                  what, name, [round(t["sleep"]["S"]["ns"] / 1e6, 1) for t in ts], lo, hi))
+                         t["sleep"]["D"]["ns"] <= D_SHARE_OF_S * t["sleep"]["S"]["ns"] for t in ts),
+              "%s: each %s thread slept in S %s ms (the workload asked %s-%s), in D %s ms (at most "
+              "%d %% of S: the exec's page-ins)" % (
+                  what, name, [round(t["sleep"]["S"]["ns"] / 1e6, 1) for t in ts], lo, hi,
+                  [round(t["sleep"]["D"]["ns"] / 1e6, 1) for t in ts], D_SHARE_OF_S * 100))
 
     # the heatmaps' sleep series: per task name, the sleeps that ended at a switch-in
     data = page_data(heat)

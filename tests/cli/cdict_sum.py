@@ -4,13 +4,17 @@
 
 Usage: cdict_sum.py FILE.cdict  ->  JSON on stdout:
   {"chunks": N, "cut": bool, "slices": N, "wakeups": N, "tasks": [tid...],
+   "wakers": {"known": N, "unknown": N, "none": N},
    "per_tid": {tid: {"runtime_ns", "unseen_ns", "switches", "wait_count", "wait_ns"}}}
 Walks the chunks as docs/cdict.md describes them ("PWZK", frame length, decompressed length,
 record count, an LZ4 frame of msgpack records), decompresses each with liblz4's frame API
 (ctypes) and decodes the records with the small msgpack decoder below. It stops at the first
 chunk that is not whole (a cut file) or at the trailer. Slices by model.h R1-R3: runtime is the
 time of slices whose switch-in was seen (flags bit 0 clear), every slice but an OPEN one
-(end 3) is a switch-out; each WAKEUP record is one measured wait.
+(end 3) is a switch-out; each WAKEUP record is one measured wait. "wakers" counts the WAKEUP
+records that name their waker (elements 6 and 7, waker_cpu not 4294967295), that say it is
+unknown (waker_cpu 4294967295) and that have neither (a wait begun by a preemption, with META
+has_waker).
 """
 import ctypes
 import ctypes.util
@@ -106,6 +110,7 @@ def main(path):
         raise SystemExit("%s: not a cdict v2 file" % path)
     off = struct.unpack_from("<H", data, 10)[0]
     chunks, cut, tasks, per, nslices, nwake = 0, True, set(), {}, 0, 0
+    wakers = {"known": 0, "unknown": 0, "none": 0}
 
     def row(tid):
         return per.setdefault(tid, {"runtime_ns": 0, "unseen_ns": 0, "switches": 0,
@@ -142,11 +147,12 @@ def main(path):
                 t = row(r[1])
                 t["wait_count"] += 1
                 t["wait_ns"] += r[4]
+                wakers["none" if len(r) < 7 else "unknown" if r[6] == 0xffffffff else "known"] += 1
         if n != nrec:
             raise SystemExit("%s: chunk at %d: %d records, header says %d" % (path, off, n, nrec))
         chunks += 1
         off += 16 + flen
-    json.dump({"chunks": chunks, "cut": cut, "slices": nslices, "wakeups": nwake,
+    json.dump({"chunks": chunks, "cut": cut, "slices": nslices, "wakeups": nwake, "wakers": wakers,
                "tasks": sorted(tasks),
                "per_tid": {str(k): v for k, v in sorted(per.items())}}, sys.stdout)
     print()

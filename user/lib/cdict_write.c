@@ -13,6 +13,7 @@
 #include "outfile.h"
 
 #define DEFAULT_CHUNK_BYTES (1u << 20)
+#define CHUNK_SLACK (64u << 10)	/* larger records than this grow the chunk's buffer */
 
 struct cdict_writer {
 	struct outfile out;		/* the unique "<path>.XXXXXX.part", renamed at finish */
@@ -158,6 +159,12 @@ struct cdict_writer *cdict_writer__new(const char *path, const struct pwz_meta *
 		return w;
 	}
 	w->fd = w->out.fd;
+	/* the chunk's buffer at its full size with room for the record that crosses the
+	 * threshold: grown by msgpack's doubling, it became twice the chunk (2 MiB) */
+	w->sbuf.data = malloc(w->chunk_bytes + CHUNK_SLACK);
+	if (!w->sbuf.data)
+		goto nomem;
+	w->sbuf.alloc = w->chunk_bytes + CHUNK_SLACK;
 	hdr[8] = CDICT_VERSION;
 	hdr[10] = CDICT_HEADER_LEN;
 	e = -write_all(w->fd, hdr, sizeof(hdr));
