@@ -278,6 +278,30 @@ static void test_flight_options(void **state)
 	assert_int_equal(PARSE(&o, err, "--flight", "5", "--flight-mb", "0"), -EINVAL);
 }
 
+static void test_no_waker(void **state)
+{
+	struct capture_opts o;
+	char err[256] = "", desc[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--all", "--no-waker", "run"), 0);
+	assert_true(o.no_waker);
+	capture_opts_describe(&o, desc, sizeof(desc));
+	assert_non_null(strstr(desc, " no-waker"));
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--no-waker"), 0);
+	assert_int_equal(PARSE(&o, err, "--all", "run"), 0);
+	assert_false(o.no_waker);
+	/* where no waker would be noted anyway, the option is refused, naming the other */
+	assert_int_equal(PARSE(&o, err, "--no-waker", "--aggregate-only"), -EINVAL);
+	assert_non_null(strstr(err, "--aggregate-only"));
+	assert_int_equal(PARSE(&o, err, "--no-waker", "--live"), -EINVAL);
+	assert_non_null(strstr(err, "--live"));
+	assert_int_equal(PARSE(&o, err, "--no-waker", "--legacy"), -EINVAL);
+	assert_non_null(strstr(err, "--legacy"));
+	assert_int_equal(PARSE(&o, err, "--no-waker", "--use-perf-data", "x.data", "imp"), -EINVAL);
+	assert_non_null(strstr(err, "--use-perf-data"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_exact_and_removed),
 		cmocka_unit_test(test_live_options),
 		cmocka_unit_test(test_flight_options),
+		cmocka_unit_test(test_no_waker),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_path_too_long),
 	};

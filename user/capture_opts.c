@@ -453,6 +453,12 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 			 "--use-perf-data");
 		return -EINVAL;
 	}
+	if (o->no_waker && (o->perf_data || o->no_streams || o->live || o->legacy)) {
+		snprintf(err, errlen, "--no-waker: wakers are noted only in the records a capture streams: not with %s",
+			 o->perf_data ? "--use-perf-data" : o->no_streams ? "--aggregate-only" :
+			 o->live ? "--live" : "--legacy");
+		return -EINVAL;
+	}
 	if (o->legacy && o->no_streams) {
 		snprintf(err, errlen, "--legacy stores events only: not with --aggregate-only");
 		return -EINVAL;
