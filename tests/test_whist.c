@@ -67,6 +67,16 @@ static void test_bucket_bounds(void **state)
 	}
 }
 
+/* Percentile q of h (longest wait max_ns) is the range [want_lo, want_hi]; a macro, so that a
+ * failure names the line of the case. */
+#define EXPECT_RANGE(h, q, max_ns, want_lo, want_hi)                                \
+	do {                                                                        \
+		uint64_t lo_ = 1, hi_ = 1;                                          \
+		assert_true(pwz_whist_quantile(h, q, max_ns, &lo_, &hi_));          \
+		assert_int_equal(lo_, want_lo);                                     \
+		assert_int_equal(hi_, want_hi);                                     \
+	} while (0)
+
 static void test_quantile(void **state)
 {
 	uint64_t h[PWZ_WHIST_BUCKETS] = { 0 }, lo = 1, hi = 1;
@@ -78,38 +88,24 @@ static void test_quantile(void **state)
 	assert_int_equal(hi, 0);
 	/* one wait of 5 us: every percentile is its bucket [4096, 5120), cut to 5000 */
 	h[pwz_whist_bucket(5000)] = 1;
-	assert_true(pwz_whist_quantile(h, 0.01, 5000, &lo, &hi));
-	assert_int_equal(lo, 4096);
-	assert_int_equal(hi, 5000);
-	assert_true(pwz_whist_quantile(h, 1.0, 5000, &lo, &hi));
-	assert_int_equal(lo, 4096);
-	assert_int_equal(hi, 5000);
+	EXPECT_RANGE(h, 0.01, 5000, 4096, 5000);
+	EXPECT_RANGE(h, 1.0, 5000, 4096, 5000);
 	/* zero-length waits only: [0, 0] */
 	memset(h, 0, sizeof(h));
 	h[0] = 3;
-	assert_true(pwz_whist_quantile(h, 0.99, 0, &lo, &hi));
-	assert_int_equal(lo, 0);
-	assert_int_equal(hi, 0);
+	EXPECT_RANGE(h, 0.99, 0, 0, 0);
 	/* 90 waits of 2 us, 10 of 100 us: p50 and p90 (the 90th smallest) in [1792, 2047], p91
 	 * and p99 in [98304, 100000] (the bucket's top cut to the longest) */
 	memset(h, 0, sizeof(h));
 	h[pwz_whist_bucket(2000)] = 90;
 	h[pwz_whist_bucket(100000)] = 10;
-	assert_true(pwz_whist_quantile(h, 0.5, 100000, &lo, &hi));
-	assert_int_equal(lo, 1792);
-	assert_int_equal(hi, 2047);
-	assert_true(pwz_whist_quantile(h, 0.9, 100000, &lo, &hi));
-	assert_int_equal(lo, 1792);
-	assert_true(pwz_whist_quantile(h, 0.91, 100000, &lo, &hi));
-	assert_int_equal(lo, 98304);
-	assert_true(pwz_whist_quantile(h, 0.99, 100000, &lo, &hi));
-	assert_int_equal(lo, 98304);
-	assert_int_equal(hi, 100000);
+	EXPECT_RANGE(h, 0.5, 100000, 1792, 2047);
+	EXPECT_RANGE(h, 0.9, 100000, 1792, 2047);
+	EXPECT_RANGE(h, 0.91, 100000, 98304, 100000);
+	EXPECT_RANGE(h, 0.99, 100000, 98304, 100000);
 	/* the overflow bucket: a 40 s wait, bounded above by the longest */
 	h[PWZ_WHIST_BUCKETS - 1] = 100;
-	assert_true(pwz_whist_quantile(h, 0.99, 40000000000ull, &lo, &hi));
-	assert_int_equal(lo, 1ull << 35);
-	assert_int_equal(hi, 40000000000ull);
+	EXPECT_RANGE(h, 0.99, 40000000000ull, 1ull << 35, 40000000000ull);
 }
 
 /* model_fold counts each wait in its bucket (the window's waits only, R6), and adds the
