@@ -58,10 +58,7 @@ static void key(struct jbuf *b, const char *k)
 static void kv_str(struct jbuf *b, const char *k, const char *v)
 {
 	key(b, k);
-	if (v)
-		jbuf_json_str(b, v, (size_t)-1);
-	else
-		jbuf_puts(b, "null");
+	jbuf_str_or_null(b, v);
 	jbuf_add(b, ",", 1);
 }
 

@@ -6,22 +6,6 @@
 #include "irqtab.h"
 #include "termsafe.h"
 
-static void jkey(struct jbuf *b, const char *k, bool first)
-{
-	if (!first)
-		jbuf_puts(b, ",");
-	jbuf_json_str(b, k, (size_t)-1);
-	jbuf_puts(b, ":");
-}
-
-static void jstr(struct jbuf *b, const char *s)
-{
-	if (s)
-		jbuf_json_str(b, s, (size_t)-1);
-	else
-		jbuf_puts(b, "null");
-}
-
 static const char *thread_name(const struct trace *t, const struct irq_thread_row *r)
 {
 	const struct pwz_task *task;
@@ -61,46 +45,46 @@ void irq_json_members(struct jbuf *b, const struct trace *t)
 	jbuf_puts(b, "\"irq\":[");
 	for (long i = 0; i < nv; i++) {
 		jbuf_puts(b, i ? ",\n{" : "\n{");
-		jkey(b, "cpu", true);
+		jbuf_key(b, "cpu", true);
 		jbuf_u64(b, v[i].cpu);
-		jkey(b, "kind", false);
+		jbuf_key(b, "kind", false);
 		jbuf_puts(b, v[i].kind == PWZ_IRQ_KIND_HARD ? "\"hard\"" : "\"soft\"");
-		jkey(b, "vector", false);
+		jbuf_key(b, "vector", false);
 		jbuf_u64(b, v[i].vector);
-		jkey(b, "name", false);
-		jstr(b, v[i].name);
-		jkey(b, "count", false);
+		jbuf_key(b, "name", false);
+		jbuf_str_or_null(b, v[i].name);
+		jbuf_key(b, "count", false);
 		jbuf_u64(b, v[i].count);
-		jkey(b, "time_ns", false);
+		jbuf_key(b, "time_ns", false);
 		jbuf_u64(b, v[i].time_ns);
-		jkey(b, "max_ns", false);
+		jbuf_key(b, "max_ns", false);
 		jbuf_u64(b, v[i].max_ns);
-		jkey(b, "nested_ns", false);
+		jbuf_key(b, "nested_ns", false);
 		jbuf_u64(b, v[i].nested_ns);
 		jbuf_puts(b, "}");
 	}
 	jbuf_puts(b, "],\"irq_threads\":[");
 	for (long i = 0; i < nt; i++) {
 		jbuf_puts(b, i ? ",\n{" : "\n{");
-		jkey(b, "tid", true);
+		jbuf_key(b, "tid", true);
 		if (th[i].tid == PWZ_IRQ_OTHER_TID)
 			jbuf_puts(b, "null");
 		else
 			jbuf_u64(b, th[i].tid);
-		jkey(b, "born_ns", false);
+		jbuf_key(b, "born_ns", false);
 		if (th[i].since_ns)
 			jbuf_u64(b, th[i].since_ns);
 		else
 			jbuf_puts(b, "null");
-		jkey(b, "name", false);
-		jstr(b, thread_name(t, &th[i]));
-		jkey(b, "hard_count", false);
+		jbuf_key(b, "name", false);
+		jbuf_str_or_null(b, thread_name(t, &th[i]));
+		jbuf_key(b, "hard_count", false);
 		jbuf_u64(b, th[i].hard_count);
-		jkey(b, "hard_ns", false);
+		jbuf_key(b, "hard_ns", false);
 		jbuf_u64(b, th[i].hard_ns);
-		jkey(b, "soft_count", false);
+		jbuf_key(b, "soft_count", false);
 		jbuf_u64(b, th[i].soft_count);
-		jkey(b, "soft_ns", false);
+		jbuf_key(b, "soft_ns", false);
 		jbuf_u64(b, th[i].soft_ns);
 		jbuf_puts(b, "}");
 	}
@@ -157,7 +141,7 @@ int irq_dash_json(struct jbuf *b, const struct trace *t, size_t top)
 	jbuf_puts(b, "\"irq\":[");
 	for (long i = 0; i < nv; i++) {
 		jbuf_printf(b, "%s[%u,%u,%u,", i ? "," : "", v[i].cpu, v[i].kind, v[i].vector);
-		jstr(b, v[i].name);
+		jbuf_str_or_null(b, v[i].name);
 		jbuf_printf(b, ",%llu,%llu,%llu]", (unsigned long long)v[i].count,
 			    (unsigned long long)v[i].time_ns, (unsigned long long)v[i].max_ns);
 	}
@@ -167,7 +151,7 @@ int irq_dash_json(struct jbuf *b, const struct trace *t, size_t top)
 			jbuf_printf(b, "%s[-1,", i ? "," : "");
 		else
 			jbuf_printf(b, "%s[%u,", i ? "," : "", th[i].tid);
-		jstr(b, thread_name(t, &th[i]));
+		jbuf_str_or_null(b, thread_name(t, &th[i]));
 		jbuf_printf(b, ",%llu,%llu]", (unsigned long long)th[i].hard_ns,
 			    (unsigned long long)th[i].soft_ns);
 	}

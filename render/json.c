@@ -314,3 +314,19 @@ int jbuf_gzip(struct jbuf *out, const void *p, size_t n)
 		out->buf[out->len] = '\0';
 	return 0;
 }
+
+void jbuf_str_or_null(struct jbuf *b, const char *s)
+{
+	if (s)
+		jbuf_json_str(b, s, (size_t)-1);
+	else
+		jbuf_puts(b, "null");
+}
+
+void jbuf_key(struct jbuf *b, const char *k, bool first)
+{
+	if (!first)
+		jbuf_puts(b, ",");
+	jbuf_json_str(b, k, (size_t)-1);
+	jbuf_puts(b, ":");
+}

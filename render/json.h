@@ -37,6 +37,12 @@ void jbuf_printf(struct jbuf *b, const char *fmt, ...) __attribute__((format(pri
  */
 void jbuf_json_str(struct jbuf *b, const char *s, size_t n);
 
+/* Appends s as jbuf_json_str() does, or null when s is NULL. */
+void jbuf_str_or_null(struct jbuf *b, const char *s);
+
+/* Appends the object key k and its colon ("k":), after a comma unless first. */
+void jbuf_key(struct jbuf *b, const char *k, bool first);
+
 /* Appends an unsigned / signed integer, or a double with up to 10 significant digits
  * (non-finite values are written as 0, JSON has no NaN). */
 void jbuf_u64(struct jbuf *b, uint64_t v);

@@ -9,22 +9,6 @@
 #include "termsafe.h"
 #include "vmtab.h"
 
-static void key(struct jbuf *b, const char *k, bool first)
-{
-	if (!first)
-		jbuf_puts(b, ",");
-	jbuf_json_str(b, k, (size_t)-1);
-	jbuf_puts(b, ":");
-}
-
-static void str_or_null(struct jbuf *b, const char *s)
-{
-	if (s)
-		jbuf_json_str(b, s, (size_t)-1);
-	else
-		jbuf_puts(b, "null");
-}
-
 static void u64_or_null(struct jbuf *b, uint64_t v, bool known)
 {
 	if (known)
@@ -44,81 +28,81 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	const struct pwz_meta *m = &t->meta;
 
 	jbuf_puts(b, "{");
-	key(b, "format", true);
+	jbuf_key(b, "format", true);
 	jbuf_puts(b, t->info.format == CDICT_FORMAT_LEGACY ? "\"legacy\"" : "\"v2\"");
-	key(b, "source", false);
+	jbuf_key(b, "source", false);
 	jbuf_json_str(b, pwz_source_name(m->source), (size_t)-1);
-	key(b, "path", false);
+	jbuf_key(b, "path", false);
 	jbuf_json_str(b, t->path, (size_t)-1);
-	key(b, "host", false);
-	str_or_null(b, m->host);
-	key(b, "kernel", false);
-	str_or_null(b, m->kernel);
-	key(b, "boot_id", false);
-	str_or_null(b, m->boot_id);
-	key(b, "cmdline", false);
-	str_or_null(b, m->cmdline);
-	key(b, "nr_cpus", false);
+	jbuf_key(b, "host", false);
+	jbuf_str_or_null(b, m->host);
+	jbuf_key(b, "kernel", false);
+	jbuf_str_or_null(b, m->kernel);
+	jbuf_key(b, "boot_id", false);
+	jbuf_str_or_null(b, m->boot_id);
+	jbuf_key(b, "cmdline", false);
+	jbuf_str_or_null(b, m->cmdline);
+	jbuf_key(b, "nr_cpus", false);
 	jbuf_u64(b, host_cpus(t, s));
-	key(b, "start_mono_ns", false);
+	jbuf_key(b, "start_mono_ns", false);
 	u64_or_null(b, m->start_mono_ns, m->start_mono_ns != 0);
-	key(b, "start_wall_ns", false);
+	jbuf_key(b, "start_wall_ns", false);
 	u64_or_null(b, m->start_wall_ns, m->start_wall_ns != 0);
-	key(b, "start_mono_ns", false);
+	jbuf_key(b, "start_mono_ns", false);
 	u64_or_null(b, m->start_mono_ns, m->clock_id == 1);	/* CLOCK_MONOTONIC */
-	key(b, "trigger", false);	/* a flight recorder dump's (user/flight.h) */
-	str_or_null(b, m->trigger);
-	key(b, "trigger_ns", false);
+	jbuf_key(b, "trigger", false);	/* a flight recorder dump's (user/flight.h) */
+	jbuf_str_or_null(b, m->trigger);
+	jbuf_key(b, "trigger_ns", false);
 	u64_or_null(b, m->trigger_ns, m->trigger != NULL);
-	key(b, "duration_ns", false);
+	jbuf_key(b, "duration_ns", false);
 	jbuf_u64(b, s->window_end_ns > m->duration_ns ? s->window_end_ns : m->duration_ns);
-	key(b, "window_start_ns", false);
+	jbuf_key(b, "window_start_ns", false);
 	jbuf_u64(b, s->window_start_ns);
-	key(b, "window_end_ns", false);
+	jbuf_key(b, "window_end_ns", false);
 	jbuf_u64(b, s->window_end_ns);
-	key(b, "cut", false);
+	jbuf_key(b, "cut", false);
 	jbuf_puts(b, t->info.cut ? "true" : "false");
-	key(b, "drops", false);
+	jbuf_key(b, "drops", false);
 	jbuf_puts(b, "{");
 	for (uint32_t i = 0; i < m->nr_drops; i++) {
-		key(b, m->drops[i].name, i == 0);
+		jbuf_key(b, m->drops[i].name, i == 0);
 		jbuf_u64(b, m->drops[i].value);
 	}
 	jbuf_puts(b, "}");
-	key(b, "drops_total", false);
+	jbuf_key(b, "drops_total", false);
 	jbuf_u64(b, pwz_meta_total_drops(m));
-	key(b, "steal_ns", false);
+	jbuf_key(b, "steal_ns", false);
 	u64_or_null(b, m->steal_ns, m->has_steal);
-	key(b, "steal_cpu_time_ns", false);
+	jbuf_key(b, "steal_cpu_time_ns", false);
 	u64_or_null(b, m->cpu_time_ns, m->has_steal);
-	key(b, "tracer_cpu_ns", false);
+	jbuf_key(b, "tracer_cpu_ns", false);
 	u64_or_null(b, m->tracer_cpu_ns, m->tracer_cpu_ns != 0);
-	key(b, "has_switch_kind", false);
+	jbuf_key(b, "has_switch_kind", false);
 	jbuf_puts(b, m->has_switch_kind ? "true" : "false");
-	key(b, "has_wait", false);
+	jbuf_key(b, "has_wait", false);
 	jbuf_puts(b, m->has_wait ? "true" : "false");
-	key(b, "has_kvm", false);
+	jbuf_key(b, "has_kvm", false);
 	jbuf_puts(b, m->has_kvm ? "true" : "false");
-	key(b, "has_irq", false);
+	jbuf_key(b, "has_irq", false);
 	jbuf_puts(b, m->has_irq ? "true" : "false");
-	key(b, "threads", false);
+	jbuf_key(b, "threads", false);
 	jbuf_puts(b, m->threads == PWZ_THREADS_ALL ? "\"all\"" :
 		  m->threads == PWZ_THREADS_SELECTED ? "\"selected\"" : "null");
-	key(b, "figures", false);
+	jbuf_key(b, "figures", false);
 	jbuf_puts(b, s->from_aggregates ? "\"aggregates\"" : "\"streams\"");
-	key(b, "cpus", false);
+	jbuf_key(b, "cpus", false);
 	jbuf_puts(b, "[");
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
 		const struct summary_cpu *sc = &s->cpus[c];
 
 		jbuf_puts(b, c ? ",{" : "{");
-		key(b, "cpu", true);
+		jbuf_key(b, "cpu", true);
 		jbuf_u64(b, c);
-		key(b, "tasks_ns", false);
+		jbuf_key(b, "tasks_ns", false);
 		jbuf_u64(b, sc->tasks_ns);
-		key(b, "unseen_ns", false);
+		jbuf_key(b, "unseen_ns", false);
 		jbuf_u64(b, sc->unseen_ns);
-		key(b, "unaccounted_ns", false);
+		jbuf_key(b, "unaccounted_ns", false);
 		u64_or_null(b, sc->unaccounted_ns, sc->complete);
 		jbuf_puts(b, "}");
 	}
@@ -134,7 +118,7 @@ static void wait_ranges_json(struct jbuf *b, const struct task_summary *ts)
 	uint64_t lo, hi;
 
 	for (int i = 0; i < 3; i++) {
-		key(b, names[i], false);
+		jbuf_key(b, names[i], false);
 		if (!summary_wait_range(ts, qs[i], &lo, &hi)) {
 			jbuf_puts(b, "null");
 			continue;
@@ -151,14 +135,14 @@ static void sleep_json(struct jbuf *b, const struct sleeps *sl, const struct tas
 	static const char *const names[SLEEP_NR] = { "S", "D", "other" };
 	const struct sleep_row *r = sl ? sleeps__of(sl, ts->tid, ts->since_ns) : NULL;
 
-	key(b, "sleep", false);
+	jbuf_key(b, "sleep", false);
 	if (!sl) {
 		jbuf_puts(b, "null");
 		return;
 	}
 	jbuf_puts(b, "{");
 	for (int c = 0; c < SLEEP_NR; c++) {
-		key(b, names[c], c == 0);
+		jbuf_key(b, names[c], c == 0);
 		jbuf_printf(b, "{\"count\":%llu,\"ns\":%llu}",
 			    (unsigned long long)(r ? r->count[c] : 0),
 			    (unsigned long long)(r ? r->ns[c] : 0));
@@ -170,83 +154,83 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 		      const struct vms *v, const struct sleeps *sl)
 {
 	jbuf_puts(b, "{");
-	key(b, "tid", true);
+	jbuf_key(b, "tid", true);
 	jbuf_u64(b, ts->tid);
-	key(b, "pid", false);
+	jbuf_key(b, "pid", false);
 	u64_or_null(b, ts->pid, ts->pid != 0 || ts->tid == 0);
-	key(b, "born_ns", false);
+	jbuf_key(b, "born_ns", false);
 	u64_or_null(b, ts->since_ns, ts->since_ns != 0);
-	key(b, "charged_ns", false);
+	jbuf_key(b, "charged_ns", false);
 	u64_or_null(b, ts->charged_ns, s->has_charged);
-	key(b, "charged_run_ns", false);
+	jbuf_key(b, "charged_run_ns", false);
 	u64_or_null(b, ts->charged_run_ns, s->has_charged);
-	key(b, "uncharged_ns", false);
+	jbuf_key(b, "uncharged_ns", false);
 	u64_or_null(b, summary_uncharged_ns(ts), s->has_charged);
-	key(b, "name", false);
+	jbuf_key(b, "name", false);
 	jbuf_json_str(b, ts->name, (size_t)-1);
-	key(b, "comm", false);
+	jbuf_key(b, "comm", false);
 	jbuf_json_str(b, ts->comm, (size_t)-1);
-	key(b, "runtime_ns", false);
+	jbuf_key(b, "runtime_ns", false);
 	jbuf_u64(b, ts->runtime_ns);
-	key(b, "cpu_pct", false);
+	jbuf_key(b, "cpu_pct", false);
 	jbuf_double(b, summary_cpu_pct(s, ts));
-	key(b, "switches", false);
+	jbuf_key(b, "switches", false);
 	jbuf_u64(b, ts->switches);
-	key(b, "voluntary", false);
+	jbuf_key(b, "voluntary", false);
 	u64_or_null(b, ts->voluntary, s->has_switch_kind);
-	key(b, "involuntary", false);
+	jbuf_key(b, "involuntary", false);
 	u64_or_null(b, ts->involuntary, s->has_switch_kind);
-	key(b, "cpus", false);
+	jbuf_key(b, "cpus", false);
 	jbuf_puts(b, "[");
 	for (size_t i = 0; i < ts->nr_cpus; i++) {
 		jbuf_puts(b, i ? ",{" : "{");
-		key(b, "cpu", true);
+		jbuf_key(b, "cpu", true);
 		jbuf_u64(b, ts->cpus[i].cpu);
-		key(b, "runtime_ns", false);
+		jbuf_key(b, "runtime_ns", false);
 		jbuf_u64(b, ts->cpus[i].runtime_ns);
-		key(b, "switches", false);
+		jbuf_key(b, "switches", false);
 		jbuf_u64(b, ts->cpus[i].switches);
 		jbuf_puts(b, "}");
 	}
 	jbuf_puts(b, "]");
-	key(b, "wait_ns", false);
+	jbuf_key(b, "wait_ns", false);
 	u64_or_null(b, ts->wait_ns, s->has_wait);
-	key(b, "wait_count", false);
+	jbuf_key(b, "wait_count", false);
 	u64_or_null(b, ts->wait_count, s->has_wait);
-	key(b, "wait_max_ns", false);
+	jbuf_key(b, "wait_max_ns", false);
 	u64_or_null(b, ts->wait_max_ns, s->has_wait);
 	wait_ranges_json(b, ts);
-	key(b, "wait_pct", false);
+	jbuf_key(b, "wait_pct", false);
 	vms_wait_json(b, v ? vms__wait_pct(v, ts->tid, ts->since_ns) : NULL);
 	{
 		uint64_t mig = 0;
 		bool known = vms__migrations(v, ts->tid, ts->since_ns, &mig);
 
-		key(b, "migrations", false);
+		jbuf_key(b, "migrations", false);
 		u64_or_null(b, mig, known);
 	}
 	sleep_json(b, sl, ts);
-	key(b, "unseen_switch_ins", false);
+	jbuf_key(b, "unseen_switch_ins", false);
 	jbuf_u64(b, ts->unseen);
-	key(b, "unseen_ns", false);
+	jbuf_key(b, "unseen_ns", false);
 	jbuf_u64(b, ts->unseen_ns);
-	key(b, "exits_total", false);
+	jbuf_key(b, "exits_total", false);
 	jbuf_u64(b, ts->exits_total);
-	key(b, "kvm_exits", false);
+	jbuf_key(b, "kvm_exits", false);
 	jbuf_puts(b, "[");
 	for (size_t i = 0; i < ts->nr_exits; i++) {
 		const struct summary_exit *e = &ts->exits[i];
 
 		jbuf_puts(b, i ? ",{" : "{");
-		key(b, "isa", true);
+		jbuf_key(b, "isa", true);
 		jbuf_puts(b, e->isa == PWZ_ISA_SVM ? "\"svm\"" : e->isa == PWZ_ISA_VMX ? "\"vmx\"" : "null");
-		key(b, "code", false);
+		jbuf_key(b, "code", false);
 		jbuf_u64(b, e->code);
-		key(b, "name", false);
-		str_or_null(b, e->name);
-		key(b, "count", false);
+		jbuf_key(b, "name", false);
+		jbuf_str_or_null(b, e->name);
+		jbuf_key(b, "count", false);
 		jbuf_u64(b, e->count);
-		key(b, "handling_ns", false);
+		jbuf_key(b, "handling_ns", false);
 		jbuf_u64(b, e->handling_ns);
 		jbuf_puts(b, "}");
 	}
@@ -263,11 +247,11 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 	if ((!v || (!sl && sleeps_known(t))) && !b->err)
 		b->err = -ENOMEM;
 	jbuf_puts(b, "{");
-	key(b, "file", true);
+	jbuf_key(b, "file", true);
 	jbuf_json_str(b, t->path, (size_t)-1);
-	key(b, "capture", false);
+	jbuf_key(b, "capture", false);
 	capture_json(b, t, s);
-	key(b, "tasks", false);
+	jbuf_key(b, "tasks", false);
 	jbuf_puts(b, "[\n");
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		if (i)
@@ -276,9 +260,9 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 	}
 	jbuf_puts(b, "\n]");
 	if (v) {
-		key(b, "vm_figures", false);
+		jbuf_key(b, "vm_figures", false);
 		vms_figures_json(b, v);
-		key(b, "vms", false);
+		jbuf_key(b, "vms", false);
 		vms_json_array(b, v);
 	}
 	jbuf_puts(b, ",\n");

@@ -4,23 +4,15 @@
 #include "tasknames.h"
 #include "vmtab.h"
 
-static void key(struct jbuf *b, const char *k, bool first)
-{
-	if (!first)
-		jbuf_puts(b, ",");
-	jbuf_json_str(b, k, (size_t)-1);
-	jbuf_puts(b, ":");
-}
-
 static void kv_u64(struct jbuf *b, const char *k, uint64_t v)
 {
-	key(b, k, false);
+	jbuf_key(b, k, false);
 	jbuf_u64(b, v);
 }
 
 static void kv_opt(struct jbuf *b, const char *k, uint64_t v, bool known)
 {
-	key(b, k, false);
+	jbuf_key(b, k, false);
 	if (known)
 		jbuf_u64(b, v);
 	else
@@ -29,11 +21,8 @@ static void kv_opt(struct jbuf *b, const char *k, uint64_t v, bool known)
 
 static void kv_str(struct jbuf *b, const char *k, const char *s)
 {
-	key(b, k, false);
-	if (s)
-		jbuf_json_str(b, s, (size_t)-1);
-	else
-		jbuf_puts(b, "null");
+	jbuf_key(b, k, false);
+	jbuf_str_or_null(b, s);
 }
 
 static double window_s(const struct vms *v)
@@ -47,12 +36,12 @@ static void exit_json(struct jbuf *b, const struct vms *v, const struct vms_exit
 	bool st = v->has_streams;
 
 	jbuf_puts(b, "{");
-	key(b, "isa", true);
+	jbuf_key(b, "isa", true);
 	jbuf_puts(b, e->isa == PWZ_ISA_SVM ? "\"svm\"" : e->isa == PWZ_ISA_VMX ? "\"vmx\"" : "null");
 	kv_u64(b, "code", e->code);
 	kv_str(b, "name", e->name);
 	kv_u64(b, "count", e->count);
-	key(b, "per_s", false);
+	jbuf_key(b, "per_s", false);
 	jbuf_double(b, span > 0 ? (double)e->count / span : 0.0);
 	kv_opt(b, "paired", e->paired, st);
 	kv_opt(b, "total_ns", e->total_ns, st);
@@ -84,7 +73,7 @@ void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
 		return;
 	}
 	jbuf_puts(b, "{");
-	key(b, "count", true);
+	jbuf_key(b, "count", true);
 	jbuf_u64(b, p->count);
 	kv_u64(b, "p50_ns", p->p50_ns);
 	kv_u64(b, "p90_ns", p->p90_ns);
@@ -100,9 +89,9 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 	bool st = v->has_streams;
 
 	jbuf_puts(b, "{");
-	key(b, "tid", true);
+	jbuf_key(b, "tid", true);
 	jbuf_u64(b, vc->tid);
-	key(b, "vcpu", false);
+	jbuf_key(b, "vcpu", false);
 	if (vc->vcpu >= 0)
 		jbuf_u64(b, (uint64_t)vc->vcpu);
 	else
@@ -110,23 +99,23 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 	kv_str(b, "name", vc->name);
 	kv_u64(b, "running_ns", vc->running_ns);
 	kv_u64(b, "ready_ns", vc->ready_ns);
-	key(b, "ready_pct", false);
+	jbuf_key(b, "ready_pct", false);
 	jbuf_double(b, span ? 100.0 * (double)vc->ready_ns / (double)span : 0.0);
 	kv_u64(b, "sleep_ns", vc->sleep_ns);
 	kv_u64(b, "unseen_ns", vc->unseen_ns);
 	kv_opt(b, "uncharged_ns", vc->uncharged_ns, vc->has_uncharged);
 	kv_u64(b, "waits", vc->waits);
 	kv_opt(b, "migrations", vc->migrations, st);
-	key(b, "wait_pct", false);
+	jbuf_key(b, "wait_pct", false);
 	vms_wait_json(b, st && vc->wait.count ? &vc->wait : NULL);
-	key(b, "preempters", false);
+	jbuf_key(b, "preempters", false);
 	if (!st) {
 		jbuf_puts(b, "null");
 	} else {
 		jbuf_puts(b, "[");
 		for (size_t i = 0; i < vc->nr_top; i++) {
 			jbuf_puts(b, i ? ",{" : "{");
-			key(b, "tid", true);
+			jbuf_key(b, "tid", true);
 			jbuf_u64(b, vc->top[i].tid);
 			kv_str(b, "name", vc->top[i].name);
 			kv_u64(b, "ns", vc->top[i].ns);
@@ -135,9 +124,9 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 		jbuf_puts(b, "]");
 	}
 	kv_u64(b, "exits_total", vc->exits_total);
-	key(b, "exits_per_s", false);
+	jbuf_key(b, "exits_per_s", false);
 	jbuf_double(b, span ? (double)vc->exits_total * 1e9 / (double)span : 0.0);
-	key(b, "exits", false);
+	jbuf_key(b, "exits", false);
 	exits_json(b, v, vc->exits, vc->nr_exits);
 	jbuf_puts(b, "}");
 }
@@ -149,7 +138,7 @@ void vms_json_array(struct jbuf *b, const struct vms *v)
 		const struct vms_vm *vm = &v->vms[i];
 
 		jbuf_puts(b, i ? ",\n{" : "{");
-		key(b, "name", true);
+		jbuf_key(b, "name", true);
 		jbuf_json_str(b, vm->name, (size_t)-1);
 		kv_u64(b, "pid", vm->pid);
 		kv_u64(b, "other_threads", vm->nr_other);
@@ -158,9 +147,9 @@ void vms_json_array(struct jbuf *b, const struct vms *v)
 		kv_u64(b, "ready_ns", vm->ready_ns);
 		kv_u64(b, "sleep_ns", vm->sleep_ns);
 		kv_u64(b, "exits_total", vm->exits_total);
-		key(b, "exits", false);
+		jbuf_key(b, "exits", false);
 		exits_json(b, v, vm->exits, vm->nr_exits);
-		key(b, "vcpus", false);
+		jbuf_key(b, "vcpus", false);
 		jbuf_puts(b, "[");
 		for (size_t k = 0; k < vm->nr_vcpus; k++) {
 			if (k)
@@ -175,9 +164,9 @@ void vms_json_array(struct jbuf *b, const struct vms *v)
 void vms_figures_json(struct jbuf *b, const struct vms *v)
 {
 	jbuf_puts(b, "{");
-	key(b, "from", true);
+	jbuf_key(b, "from", true);
 	jbuf_puts(b, v->has_streams ? "\"streams\"" : "null");
-	key(b, "records_dropped", false);
+	jbuf_key(b, "records_dropped", false);
 	jbuf_puts(b, v->records_dropped ? "true" : "false");
 	jbuf_puts(b, "}");
 }

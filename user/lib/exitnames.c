@@ -250,7 +250,7 @@ static bool accept(struct cursor *c, char ch)
 /* Parses an integer literal (decimal or 0x hex) into *v. */
 static bool parse_int(struct cursor *c, int64_t *v)
 {
-	int64_t x = 0;
+	uint64_t x = 0;
 	int base = 10, digits = 0;
 
 	skip_ws(c);
@@ -262,13 +262,14 @@ static bool parse_int(struct cursor *c, int64_t *v)
 		unsigned char ch = (unsigned char)*c->p;
 		int d = isdigit(ch) ? ch - '0' : tolower(ch) - 'a' + 10;
 
-		if (d >= base || digits > 16)
+		/* a literal beyond INT64_MAX is refused, not wrapped */
+		if (d >= base || x > ((uint64_t)INT64_MAX - (uint64_t)d) / (uint64_t)base)
 			return false;
-		x = x * base + d;
+		x = x * (uint64_t)base + (uint64_t)d;
 		c->p++;
 		digits++;
 	}
-	*v = x;
+	*v = (int64_t)x;
 	return digits > 0;
 }
 
