@@ -399,7 +399,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	if (charged) {
 		__u64 sum = sum_exec(btf, prev);
 
-		charge = sum > sum_start ? sum - sum_start : 0;
+		charge = sum >= sum_start ? sum - (sum_start - 1) : 0;
 	}
 	cs->switches++;
 	if (!known)
@@ -486,7 +486,8 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 		}
 	}
 	next_sel = next_pid && task_selected(next_pid, next);
-	cs->sum_start = next_sel ? sum_exec(btf, next) : 0;
+	/* + 1: a new thread's first switch-in reads 0, which is known */
+	cs->sum_start = next_sel ? sum_exec(btf, next) + 1 : 0;
 	if (want_wait && next_sel) {
 		ws = ws_get(btf, next, next_pid, false);
 		if (ws && ws->ts) {

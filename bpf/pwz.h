@@ -19,7 +19,7 @@
  * some maps again before load. One place for each number.
  */
 #define PWZ_RB_BYTES_DEFAULT (8u << 20)	/* rb: as compiled; --ringbuf-mb sets it at load */
-#define PWZ_RB_TASK_BYTES (256u << 10)	/* rb_task: task records are rare (new, rename) */
+#define PWZ_RB_TASK_BYTES (256u << 10)	/* rb_task as compiled and at least: an eighth of rb at load */
 /*
  * The per-thread maps keyed by tid (cpu_aggs, wait_start, kvm_state) are compiled with
  * PWZ_TID_MAP_DEFAULT entries and sized at load time for the host: pid_max (every tid the
@@ -210,7 +210,7 @@ struct cpu_state {
 	__u32 waker_known;	/* 1: waker_tid, waker_cpu name who woke it */
 	__u64 switches;		/* sched_switch events on this CPU */
 	__u64 unpaired;		/* switch-outs of a thread not seen switched in here */
-	__u64 sum_start;	/* the thread's se.sum_exec_runtime at start_ns; 0 unknown */
+	__u64 sum_start;	/* the thread's se.sum_exec_runtime at start_ns, plus 1; 0 unknown */
 	__u32 waker_tid;	/* who woke it (sched_waking's current) */
 	__u32 waker_cpu;	/* on which CPU */
 };

@@ -47,7 +47,7 @@ static const char usage[] =
 "--hop NAME:BUSY_US:N adds a thread that starts on CPU 0 and, N times, spins BUSY_US then moves\n"
 "itself to the other of CPUs 0 and 1 (sched_setaffinity); its report adds \"hops\" (moves made).\n"
 "--reuse NAME:N: after the threads above (none needed), start short threads one after the other\n"
-"until N thread ids have been used twice (the kernel's pid allocator wrapped) or 20 s passed.\n"
+"until N thread ids have been used twice (the kernel's pid allocator wrapped) or 45 s passed.\n"
 "Each names itself NAME_G (G: 0 before the wrap, 1 after) and spins 20 us. The report adds\n"
 "  \"reuse\":{\"spawned\":..,\"wrapped\":true|false,\"tids\":[{\"tid\":..,\"names\":[..,..],\n"
 "   \"cpu_ns\":[..,..]}]} (the N tids, each thread's own CPU time).\n";
@@ -310,7 +310,7 @@ static int reuse_loop(const char *name, int want, struct reuse_tid *out, uint64_
 		      bool *wrapped)
 {
 	struct reuse_child *first;	/* per tid: the thread that held it before the wrap */
-	uint64_t deadline = mono_ns() + 20000000000ull;
+	uint64_t deadline = mono_ns() + 45000000000ull;	/* within the callers' 60 s captures */
 	long pid_max = 32768;
 	pid_t last = 0;
 	int gen = 0, got = 0;

@@ -185,6 +185,10 @@ void capture_map_sizes(uint32_t pid_max, int nr_cpus, struct capture_map_sizes *
 static void size_maps(const struct capture *c, struct pwz_bpf *s, const struct capture_cfg *cfg)
 {
 	bpf_map__set_max_entries(s->maps.rb, cfg->ringbuf_mb << 20);
+	/* an eighth of it for the task records: a reader starved of CPU must not lose the names of
+	 * a thread-churning workload (4,000 threads a second fill 256 KiB in 0.7 s) */
+	bpf_map__set_max_entries(s->maps.rb_task, (cfg->ringbuf_mb << 20) / 8 > PWZ_RB_TASK_BYTES ?
+				 (cfg->ringbuf_mb << 20) / 8 : PWZ_RB_TASK_BYTES);
 	/* per-thread maps for every tid of the host (they are preallocated: unused ones get 1) */
 	bpf_map__set_max_entries(s->maps.cpu_aggs, c->sizes.cpu_aggs);
 	/* not preallocated: the same bound costs nothing until threads wait */
