@@ -49,18 +49,12 @@ void irq_json_members(struct jbuf *b, const struct trace *t)
 		jbuf_u64(b, v[i].cpu);
 		jbuf_key(b, "kind", false);
 		jbuf_puts(b, v[i].kind == PWZ_IRQ_KIND_HARD ? "\"hard\"" : "\"soft\"");
-		jbuf_key(b, "vector", false);
-		jbuf_u64(b, v[i].vector);
-		jbuf_key(b, "name", false);
-		jbuf_str_or_null(b, v[i].name);
-		jbuf_key(b, "count", false);
-		jbuf_u64(b, v[i].count);
-		jbuf_key(b, "time_ns", false);
-		jbuf_u64(b, v[i].time_ns);
-		jbuf_key(b, "max_ns", false);
-		jbuf_u64(b, v[i].max_ns);
-		jbuf_key(b, "nested_ns", false);
-		jbuf_u64(b, v[i].nested_ns);
+		jbuf_member_u64(b, "vector", v[i].vector);
+		jbuf_member_str(b, "name", v[i].name);
+		jbuf_member_u64(b, "count", v[i].count);
+		jbuf_member_u64(b, "time_ns", v[i].time_ns);
+		jbuf_member_u64(b, "max_ns", v[i].max_ns);
+		jbuf_member_u64(b, "nested_ns", v[i].nested_ns);
 		jbuf_puts(b, "}");
 	}
 	jbuf_puts(b, "],\"irq_threads\":[");
@@ -76,16 +70,11 @@ void irq_json_members(struct jbuf *b, const struct trace *t)
 			jbuf_u64(b, th[i].since_ns);
 		else
 			jbuf_puts(b, "null");
-		jbuf_key(b, "name", false);
-		jbuf_str_or_null(b, thread_name(t, &th[i]));
-		jbuf_key(b, "hard_count", false);
-		jbuf_u64(b, th[i].hard_count);
-		jbuf_key(b, "hard_ns", false);
-		jbuf_u64(b, th[i].hard_ns);
-		jbuf_key(b, "soft_count", false);
-		jbuf_u64(b, th[i].soft_count);
-		jbuf_key(b, "soft_ns", false);
-		jbuf_u64(b, th[i].soft_ns);
+		jbuf_member_str(b, "name", thread_name(t, &th[i]));
+		jbuf_member_u64(b, "hard_count", th[i].hard_count);
+		jbuf_member_u64(b, "hard_ns", th[i].hard_ns);
+		jbuf_member_u64(b, "soft_count", th[i].soft_count);
+		jbuf_member_u64(b, "soft_ns", th[i].soft_ns);
 		jbuf_puts(b, "}");
 	}
 	jbuf_puts(b, "]");

@@ -330,3 +330,21 @@ void jbuf_key(struct jbuf *b, const char *k, bool first)
 	jbuf_json_str(b, k, (size_t)-1);
 	jbuf_puts(b, ":");
 }
+
+void jbuf_member_u64(struct jbuf *b, const char *k, uint64_t v)
+{
+	jbuf_key(b, k, false);
+	jbuf_u64(b, v);
+}
+
+void jbuf_member_str(struct jbuf *b, const char *k, const char *s)
+{
+	jbuf_key(b, k, false);
+	jbuf_str_or_null(b, s);
+}
+
+void jbuf_member_double(struct jbuf *b, const char *k, double v)
+{
+	jbuf_key(b, k, false);
+	jbuf_double(b, v);
+}

@@ -43,6 +43,12 @@ void jbuf_str_or_null(struct jbuf *b, const char *s);
 /* Appends the object key k and its colon ("k":), after a comma unless first. */
 void jbuf_key(struct jbuf *b, const char *k, bool first);
 
+/* Appends a member after the first of its object: ,"k": and then v as jbuf_u64(),
+ * jbuf_str_or_null() or jbuf_double() writes it. */
+void jbuf_member_u64(struct jbuf *b, const char *k, uint64_t v);
+void jbuf_member_str(struct jbuf *b, const char *k, const char *s);
+void jbuf_member_double(struct jbuf *b, const char *k, double v);
+
 /* Appends an unsigned / signed integer, or a double with up to 10 significant digits
  * (non-finite values are written as 0, JSON has no NaN). */
 void jbuf_u64(struct jbuf *b, uint64_t v);

@@ -9,8 +9,10 @@
 #include "termsafe.h"
 #include "vmtab.h"
 
-static void u64_or_null(struct jbuf *b, uint64_t v, bool known)
+/* Appends the member ,"k": v, or ,"k":null when v is not known. */
+static void member_u64_or_null(struct jbuf *b, const char *k, uint64_t v, bool known)
 {
+	jbuf_key(b, k, false);
 	if (known)
 		jbuf_u64(b, v);
 	else
@@ -34,32 +36,22 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_json_str(b, pwz_source_name(m->source), (size_t)-1);
 	jbuf_key(b, "path", false);
 	jbuf_json_str(b, t->path, (size_t)-1);
-	jbuf_key(b, "host", false);
-	jbuf_str_or_null(b, m->host);
-	jbuf_key(b, "kernel", false);
-	jbuf_str_or_null(b, m->kernel);
-	jbuf_key(b, "boot_id", false);
-	jbuf_str_or_null(b, m->boot_id);
-	jbuf_key(b, "cmdline", false);
-	jbuf_str_or_null(b, m->cmdline);
-	jbuf_key(b, "nr_cpus", false);
-	jbuf_u64(b, host_cpus(t, s));
-	jbuf_key(b, "start_mono_ns", false);
-	u64_or_null(b, m->start_mono_ns, m->start_mono_ns != 0);
-	jbuf_key(b, "start_wall_ns", false);
-	u64_or_null(b, m->start_wall_ns, m->start_wall_ns != 0);
-	jbuf_key(b, "start_mono_ns", false);
-	u64_or_null(b, m->start_mono_ns, m->clock_id == 1);	/* CLOCK_MONOTONIC */
+	jbuf_member_str(b, "host", m->host);
+	jbuf_member_str(b, "kernel", m->kernel);
+	jbuf_member_str(b, "boot_id", m->boot_id);
+	jbuf_member_str(b, "cmdline", m->cmdline);
+	jbuf_member_u64(b, "nr_cpus", host_cpus(t, s));
+	/* the start on the capture's clock (clock_id: 1 is CLOCK_MONOTONIC, null unknown) */
+	member_u64_or_null(b, "clock_id", (uint64_t)m->clock_id, m->clock_id >= 0);
+	member_u64_or_null(b, "start_mono_ns", m->start_mono_ns,
+			   m->start_mono_ns != 0 || m->clock_id >= 0);
+	member_u64_or_null(b, "start_wall_ns", m->start_wall_ns, m->start_wall_ns != 0);
 	jbuf_key(b, "trigger", false);	/* a flight recorder dump's (user/flight.h) */
 	jbuf_str_or_null(b, m->trigger);
-	jbuf_key(b, "trigger_ns", false);
-	u64_or_null(b, m->trigger_ns, m->trigger != NULL);
-	jbuf_key(b, "duration_ns", false);
-	jbuf_u64(b, s->window_end_ns > m->duration_ns ? s->window_end_ns : m->duration_ns);
-	jbuf_key(b, "window_start_ns", false);
-	jbuf_u64(b, s->window_start_ns);
-	jbuf_key(b, "window_end_ns", false);
-	jbuf_u64(b, s->window_end_ns);
+	member_u64_or_null(b, "trigger_ns", m->trigger_ns, m->trigger != NULL);
+	jbuf_member_u64(b, "duration_ns", s->window_end_ns > m->duration_ns ? s->window_end_ns : m->duration_ns);
+	jbuf_member_u64(b, "window_start_ns", s->window_start_ns);
+	jbuf_member_u64(b, "window_end_ns", s->window_end_ns);
 	jbuf_key(b, "cut", false);
 	jbuf_puts(b, t->info.cut ? "true" : "false");
 	jbuf_key(b, "drops", false);
@@ -69,14 +61,10 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 		jbuf_u64(b, m->drops[i].value);
 	}
 	jbuf_puts(b, "}");
-	jbuf_key(b, "drops_total", false);
-	jbuf_u64(b, pwz_meta_total_drops(m));
-	jbuf_key(b, "steal_ns", false);
-	u64_or_null(b, m->steal_ns, m->has_steal);
-	jbuf_key(b, "steal_cpu_time_ns", false);
-	u64_or_null(b, m->cpu_time_ns, m->has_steal);
-	jbuf_key(b, "tracer_cpu_ns", false);
-	u64_or_null(b, m->tracer_cpu_ns, m->tracer_cpu_ns != 0);
+	jbuf_member_u64(b, "drops_total", pwz_meta_total_drops(m));
+	member_u64_or_null(b, "steal_ns", m->steal_ns, m->has_steal);
+	member_u64_or_null(b, "steal_cpu_time_ns", m->cpu_time_ns, m->has_steal);
+	member_u64_or_null(b, "tracer_cpu_ns", m->tracer_cpu_ns, m->tracer_cpu_ns != 0);
 	jbuf_key(b, "has_switch_kind", false);
 	jbuf_puts(b, m->has_switch_kind ? "true" : "false");
 	jbuf_key(b, "has_wait", false);
@@ -98,12 +86,9 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 		jbuf_puts(b, c ? ",{" : "{");
 		jbuf_key(b, "cpu", true);
 		jbuf_u64(b, c);
-		jbuf_key(b, "tasks_ns", false);
-		jbuf_u64(b, sc->tasks_ns);
-		jbuf_key(b, "unseen_ns", false);
-		jbuf_u64(b, sc->unseen_ns);
-		jbuf_key(b, "unaccounted_ns", false);
-		u64_or_null(b, sc->unaccounted_ns, sc->complete);
+		jbuf_member_u64(b, "tasks_ns", sc->tasks_ns);
+		jbuf_member_u64(b, "unseen_ns", sc->unseen_ns);
+		member_u64_or_null(b, "unaccounted_ns", sc->unaccounted_ns, sc->complete);
 		jbuf_puts(b, "}");
 	}
 	jbuf_puts(b, "]}");
@@ -156,49 +141,34 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	jbuf_puts(b, "{");
 	jbuf_key(b, "tid", true);
 	jbuf_u64(b, ts->tid);
-	jbuf_key(b, "pid", false);
-	u64_or_null(b, ts->pid, ts->pid != 0 || ts->tid == 0);
-	jbuf_key(b, "born_ns", false);
-	u64_or_null(b, ts->since_ns, ts->since_ns != 0);
-	jbuf_key(b, "charged_ns", false);
-	u64_or_null(b, ts->charged_ns, s->has_charged);
-	jbuf_key(b, "charged_run_ns", false);
-	u64_or_null(b, ts->charged_run_ns, s->has_charged);
-	jbuf_key(b, "uncharged_ns", false);
-	u64_or_null(b, summary_uncharged_ns(ts), s->has_charged);
+	member_u64_or_null(b, "pid", ts->pid, ts->pid != 0 || ts->tid == 0);
+	member_u64_or_null(b, "born_ns", ts->since_ns, ts->since_ns != 0);
+	member_u64_or_null(b, "charged_ns", ts->charged_ns, s->has_charged);
+	member_u64_or_null(b, "charged_run_ns", ts->charged_run_ns, s->has_charged);
+	member_u64_or_null(b, "uncharged_ns", summary_uncharged_ns(ts), s->has_charged);
 	jbuf_key(b, "name", false);
 	jbuf_json_str(b, ts->name, (size_t)-1);
 	jbuf_key(b, "comm", false);
 	jbuf_json_str(b, ts->comm, (size_t)-1);
-	jbuf_key(b, "runtime_ns", false);
-	jbuf_u64(b, ts->runtime_ns);
-	jbuf_key(b, "cpu_pct", false);
-	jbuf_double(b, summary_cpu_pct(s, ts));
-	jbuf_key(b, "switches", false);
-	jbuf_u64(b, ts->switches);
-	jbuf_key(b, "voluntary", false);
-	u64_or_null(b, ts->voluntary, s->has_switch_kind);
-	jbuf_key(b, "involuntary", false);
-	u64_or_null(b, ts->involuntary, s->has_switch_kind);
+	jbuf_member_u64(b, "runtime_ns", ts->runtime_ns);
+	jbuf_member_double(b, "cpu_pct", summary_cpu_pct(s, ts));
+	jbuf_member_u64(b, "switches", ts->switches);
+	member_u64_or_null(b, "voluntary", ts->voluntary, s->has_switch_kind);
+	member_u64_or_null(b, "involuntary", ts->involuntary, s->has_switch_kind);
 	jbuf_key(b, "cpus", false);
 	jbuf_puts(b, "[");
 	for (size_t i = 0; i < ts->nr_cpus; i++) {
 		jbuf_puts(b, i ? ",{" : "{");
 		jbuf_key(b, "cpu", true);
 		jbuf_u64(b, ts->cpus[i].cpu);
-		jbuf_key(b, "runtime_ns", false);
-		jbuf_u64(b, ts->cpus[i].runtime_ns);
-		jbuf_key(b, "switches", false);
-		jbuf_u64(b, ts->cpus[i].switches);
+		jbuf_member_u64(b, "runtime_ns", ts->cpus[i].runtime_ns);
+		jbuf_member_u64(b, "switches", ts->cpus[i].switches);
 		jbuf_puts(b, "}");
 	}
 	jbuf_puts(b, "]");
-	jbuf_key(b, "wait_ns", false);
-	u64_or_null(b, ts->wait_ns, s->has_wait);
-	jbuf_key(b, "wait_count", false);
-	u64_or_null(b, ts->wait_count, s->has_wait);
-	jbuf_key(b, "wait_max_ns", false);
-	u64_or_null(b, ts->wait_max_ns, s->has_wait);
+	member_u64_or_null(b, "wait_ns", ts->wait_ns, s->has_wait);
+	member_u64_or_null(b, "wait_count", ts->wait_count, s->has_wait);
+	member_u64_or_null(b, "wait_max_ns", ts->wait_max_ns, s->has_wait);
 	wait_ranges_json(b, ts);
 	jbuf_key(b, "wait_pct", false);
 	vms_wait_json(b, v ? vms__wait_pct(v, ts->tid, ts->since_ns) : NULL);
@@ -206,16 +176,12 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 		uint64_t mig = 0;
 		bool known = vms__migrations(v, ts->tid, ts->since_ns, &mig);
 
-		jbuf_key(b, "migrations", false);
-		u64_or_null(b, mig, known);
+		member_u64_or_null(b, "migrations", mig, known);
 	}
 	sleep_json(b, sl, ts);
-	jbuf_key(b, "unseen_switch_ins", false);
-	jbuf_u64(b, ts->unseen);
-	jbuf_key(b, "unseen_ns", false);
-	jbuf_u64(b, ts->unseen_ns);
-	jbuf_key(b, "exits_total", false);
-	jbuf_u64(b, ts->exits_total);
+	jbuf_member_u64(b, "unseen_switch_ins", ts->unseen);
+	jbuf_member_u64(b, "unseen_ns", ts->unseen_ns);
+	jbuf_member_u64(b, "exits_total", ts->exits_total);
 	jbuf_key(b, "kvm_exits", false);
 	jbuf_puts(b, "[");
 	for (size_t i = 0; i < ts->nr_exits; i++) {
@@ -224,14 +190,10 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 		jbuf_puts(b, i ? ",{" : "{");
 		jbuf_key(b, "isa", true);
 		jbuf_puts(b, e->isa == PWZ_ISA_SVM ? "\"svm\"" : e->isa == PWZ_ISA_VMX ? "\"vmx\"" : "null");
-		jbuf_key(b, "code", false);
-		jbuf_u64(b, e->code);
-		jbuf_key(b, "name", false);
-		jbuf_str_or_null(b, e->name);
-		jbuf_key(b, "count", false);
-		jbuf_u64(b, e->count);
-		jbuf_key(b, "handling_ns", false);
-		jbuf_u64(b, e->handling_ns);
+		jbuf_member_u64(b, "code", e->code);
+		jbuf_member_str(b, "name", e->name);
+		jbuf_member_u64(b, "count", e->count);
+		jbuf_member_u64(b, "handling_ns", e->handling_ns);
 		jbuf_puts(b, "}");
 	}
 	jbuf_puts(b, "]}");

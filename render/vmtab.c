@@ -41,8 +41,7 @@ static void exit_json(struct jbuf *b, const struct vms *v, const struct vms_exit
 	kv_u64(b, "code", e->code);
 	kv_str(b, "name", e->name);
 	kv_u64(b, "count", e->count);
-	jbuf_key(b, "per_s", false);
-	jbuf_double(b, span > 0 ? (double)e->count / span : 0.0);
+	jbuf_member_double(b, "per_s", span > 0 ? (double)e->count / span : 0.0);
 	kv_opt(b, "paired", e->paired, st);
 	kv_opt(b, "total_ns", e->total_ns, st);
 	kv_opt(b, "on_cpu_ns", e->on_cpu_ns, st);
@@ -99,8 +98,7 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 	kv_str(b, "name", vc->name);
 	kv_u64(b, "running_ns", vc->running_ns);
 	kv_u64(b, "ready_ns", vc->ready_ns);
-	jbuf_key(b, "ready_pct", false);
-	jbuf_double(b, span ? 100.0 * (double)vc->ready_ns / (double)span : 0.0);
+	jbuf_member_double(b, "ready_pct", span ? 100.0 * (double)vc->ready_ns / (double)span : 0.0);
 	kv_u64(b, "sleep_ns", vc->sleep_ns);
 	kv_u64(b, "unseen_ns", vc->unseen_ns);
 	kv_opt(b, "uncharged_ns", vc->uncharged_ns, vc->has_uncharged);
@@ -124,8 +122,7 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 		jbuf_puts(b, "]");
 	}
 	kv_u64(b, "exits_total", vc->exits_total);
-	jbuf_key(b, "exits_per_s", false);
-	jbuf_double(b, span ? (double)vc->exits_total * 1e9 / (double)span : 0.0);
+	jbuf_member_double(b, "exits_per_s", span ? (double)vc->exits_total * 1e9 / (double)span : 0.0);
 	jbuf_key(b, "exits", false);
 	exits_json(b, v, vc->exits, vc->nr_exits);
 	jbuf_puts(b, "}");
