@@ -337,6 +337,15 @@ void jbuf_member_u64(struct jbuf *b, const char *k, uint64_t v)
 	jbuf_u64(b, v);
 }
 
+void jbuf_member_u64_or_null(struct jbuf *b, const char *k, uint64_t v, bool known)
+{
+	jbuf_key(b, k, false);
+	if (known)
+		jbuf_u64(b, v);
+	else
+		jbuf_puts(b, "null");
+}
+
 void jbuf_member_str(struct jbuf *b, const char *k, const char *s)
 {
 	jbuf_key(b, k, false);

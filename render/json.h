@@ -44,8 +44,9 @@ void jbuf_str_or_null(struct jbuf *b, const char *s);
 void jbuf_key(struct jbuf *b, const char *k, bool first);
 
 /* Appends a member after the first of its object: ,"k": and then v as jbuf_u64(),
- * jbuf_str_or_null() or jbuf_double() writes it. */
+ * jbuf_str_or_null() or jbuf_double() writes it; _u64_or_null writes null when !known. */
 void jbuf_member_u64(struct jbuf *b, const char *k, uint64_t v);
+void jbuf_member_u64_or_null(struct jbuf *b, const char *k, uint64_t v, bool known);
 void jbuf_member_str(struct jbuf *b, const char *k, const char *s);
 void jbuf_member_double(struct jbuf *b, const char *k, double v);
 

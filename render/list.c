@@ -9,16 +9,6 @@
 #include "termsafe.h"
 #include "vmtab.h"
 
-/* Appends the member ,"k": v, or ,"k":null when v is not known. */
-static void member_u64_or_null(struct jbuf *b, const char *k, uint64_t v, bool known)
-{
-	jbuf_key(b, k, false);
-	if (known)
-		jbuf_u64(b, v);
-	else
-		jbuf_puts(b, "null");
-}
-
 /* The traced host's CPUs: the header's count, or the CPUs the records name when more. */
 static uint32_t host_cpus(const struct trace *t, const struct summary *s)
 {
@@ -42,13 +32,13 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_member_str(b, "cmdline", m->cmdline);
 	jbuf_member_u64(b, "nr_cpus", host_cpus(t, s));
 	/* the start on the capture's clock (clock_id: 1 is CLOCK_MONOTONIC, null unknown) */
-	member_u64_or_null(b, "clock_id", (uint64_t)m->clock_id, m->clock_id >= 0);
-	member_u64_or_null(b, "start_mono_ns", m->start_mono_ns,
+	jbuf_member_u64_or_null(b, "clock_id", (uint64_t)m->clock_id, m->clock_id >= 0);
+	jbuf_member_u64_or_null(b, "start_mono_ns", m->start_mono_ns,
 			   m->start_mono_ns != 0 || m->clock_id >= 0);
-	member_u64_or_null(b, "start_wall_ns", m->start_wall_ns, m->start_wall_ns != 0);
+	jbuf_member_u64_or_null(b, "start_wall_ns", m->start_wall_ns, m->start_wall_ns != 0);
 	jbuf_key(b, "trigger", false);	/* a flight recorder dump's (user/flight.h) */
 	jbuf_str_or_null(b, m->trigger);
-	member_u64_or_null(b, "trigger_ns", m->trigger_ns, m->trigger != NULL);
+	jbuf_member_u64_or_null(b, "trigger_ns", m->trigger_ns, m->trigger != NULL);
 	jbuf_member_u64(b, "duration_ns", s->window_end_ns > m->duration_ns ? s->window_end_ns : m->duration_ns);
 	jbuf_member_u64(b, "window_start_ns", s->window_start_ns);
 	jbuf_member_u64(b, "window_end_ns", s->window_end_ns);
@@ -62,9 +52,9 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	}
 	jbuf_puts(b, "}");
 	jbuf_member_u64(b, "drops_total", pwz_meta_total_drops(m));
-	member_u64_or_null(b, "steal_ns", m->steal_ns, m->has_steal);
-	member_u64_or_null(b, "steal_cpu_time_ns", m->cpu_time_ns, m->has_steal);
-	member_u64_or_null(b, "tracer_cpu_ns", m->tracer_cpu_ns, m->tracer_cpu_ns != 0);
+	jbuf_member_u64_or_null(b, "steal_ns", m->steal_ns, m->has_steal);
+	jbuf_member_u64_or_null(b, "steal_cpu_time_ns", m->cpu_time_ns, m->has_steal);
+	jbuf_member_u64_or_null(b, "tracer_cpu_ns", m->tracer_cpu_ns, m->tracer_cpu_ns != 0);
 	jbuf_key(b, "has_switch_kind", false);
 	jbuf_puts(b, m->has_switch_kind ? "true" : "false");
 	jbuf_key(b, "has_wait", false);
@@ -88,7 +78,7 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 		jbuf_u64(b, c);
 		jbuf_member_u64(b, "tasks_ns", sc->tasks_ns);
 		jbuf_member_u64(b, "unseen_ns", sc->unseen_ns);
-		member_u64_or_null(b, "unaccounted_ns", sc->unaccounted_ns, sc->complete);
+		jbuf_member_u64_or_null(b, "unaccounted_ns", sc->unaccounted_ns, sc->complete);
 		jbuf_puts(b, "}");
 	}
 	jbuf_puts(b, "]}");
@@ -141,11 +131,11 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	jbuf_puts(b, "{");
 	jbuf_key(b, "tid", true);
 	jbuf_u64(b, ts->tid);
-	member_u64_or_null(b, "pid", ts->pid, ts->pid != 0 || ts->tid == 0);
-	member_u64_or_null(b, "born_ns", ts->since_ns, ts->since_ns != 0);
-	member_u64_or_null(b, "charged_ns", ts->charged_ns, s->has_charged);
-	member_u64_or_null(b, "charged_run_ns", ts->charged_run_ns, s->has_charged);
-	member_u64_or_null(b, "uncharged_ns", summary_uncharged_ns(ts), s->has_charged);
+	jbuf_member_u64_or_null(b, "pid", ts->pid, ts->pid != 0 || ts->tid == 0);
+	jbuf_member_u64_or_null(b, "born_ns", ts->since_ns, ts->since_ns != 0);
+	jbuf_member_u64_or_null(b, "charged_ns", ts->charged_ns, s->has_charged);
+	jbuf_member_u64_or_null(b, "charged_run_ns", ts->charged_run_ns, s->has_charged);
+	jbuf_member_u64_or_null(b, "uncharged_ns", summary_uncharged_ns(ts), s->has_charged);
 	jbuf_key(b, "name", false);
 	jbuf_json_str(b, ts->name, (size_t)-1);
 	jbuf_key(b, "comm", false);
@@ -153,8 +143,8 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	jbuf_member_u64(b, "runtime_ns", ts->runtime_ns);
 	jbuf_member_double(b, "cpu_pct", summary_cpu_pct(s, ts));
 	jbuf_member_u64(b, "switches", ts->switches);
-	member_u64_or_null(b, "voluntary", ts->voluntary, s->has_switch_kind);
-	member_u64_or_null(b, "involuntary", ts->involuntary, s->has_switch_kind);
+	jbuf_member_u64_or_null(b, "voluntary", ts->voluntary, s->has_switch_kind);
+	jbuf_member_u64_or_null(b, "involuntary", ts->involuntary, s->has_switch_kind);
 	jbuf_key(b, "cpus", false);
 	jbuf_puts(b, "[");
 	for (size_t i = 0; i < ts->nr_cpus; i++) {
@@ -166,9 +156,9 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 		jbuf_puts(b, "}");
 	}
 	jbuf_puts(b, "]");
-	member_u64_or_null(b, "wait_ns", ts->wait_ns, s->has_wait);
-	member_u64_or_null(b, "wait_count", ts->wait_count, s->has_wait);
-	member_u64_or_null(b, "wait_max_ns", ts->wait_max_ns, s->has_wait);
+	jbuf_member_u64_or_null(b, "wait_ns", ts->wait_ns, s->has_wait);
+	jbuf_member_u64_or_null(b, "wait_count", ts->wait_count, s->has_wait);
+	jbuf_member_u64_or_null(b, "wait_max_ns", ts->wait_max_ns, s->has_wait);
 	wait_ranges_json(b, ts);
 	jbuf_key(b, "wait_pct", false);
 	vms_wait_json(b, v ? vms__wait_pct(v, ts->tid, ts->since_ns) : NULL);
@@ -176,7 +166,7 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 		uint64_t mig = 0;
 		bool known = vms__migrations(v, ts->tid, ts->since_ns, &mig);
 
-		member_u64_or_null(b, "migrations", mig, known);
+		jbuf_member_u64_or_null(b, "migrations", mig, known);
 	}
 	sleep_json(b, sl, ts);
 	jbuf_member_u64(b, "unseen_switch_ins", ts->unseen);

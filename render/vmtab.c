@@ -4,27 +4,6 @@
 #include "tasknames.h"
 #include "vmtab.h"
 
-static void kv_u64(struct jbuf *b, const char *k, uint64_t v)
-{
-	jbuf_key(b, k, false);
-	jbuf_u64(b, v);
-}
-
-static void kv_opt(struct jbuf *b, const char *k, uint64_t v, bool known)
-{
-	jbuf_key(b, k, false);
-	if (known)
-		jbuf_u64(b, v);
-	else
-		jbuf_puts(b, "null");
-}
-
-static void kv_str(struct jbuf *b, const char *k, const char *s)
-{
-	jbuf_key(b, k, false);
-	jbuf_str_or_null(b, s);
-}
-
 static double window_s(const struct vms *v)
 {
 	return (double)(v->window_end_ns - v->window_start_ns) / 1e9;
@@ -38,19 +17,19 @@ static void exit_json(struct jbuf *b, const struct vms *v, const struct vms_exit
 	jbuf_puts(b, "{");
 	jbuf_key(b, "isa", true);
 	jbuf_puts(b, e->isa == PWZ_ISA_SVM ? "\"svm\"" : e->isa == PWZ_ISA_VMX ? "\"vmx\"" : "null");
-	kv_u64(b, "code", e->code);
-	kv_str(b, "name", e->name);
-	kv_u64(b, "count", e->count);
+	jbuf_member_u64(b, "code", e->code);
+	jbuf_member_str(b, "name", e->name);
+	jbuf_member_u64(b, "count", e->count);
 	jbuf_member_double(b, "per_s", span > 0 ? (double)e->count / span : 0.0);
-	kv_opt(b, "paired", e->paired, st);
-	kv_opt(b, "total_ns", e->total_ns, st);
-	kv_opt(b, "on_cpu_ns", e->on_cpu_ns, st);
-	kv_opt(b, "off_sleep_ns", e->off_sleep_ns, st);
-	kv_opt(b, "off_ready_ns", e->off_ready_ns, st);
-	kv_opt(b, "p50_ns", e->p50_ns, st && e->paired);
-	kv_opt(b, "p90_ns", e->p90_ns, st && e->paired);
-	kv_opt(b, "p99_ns", e->p99_ns, st && e->paired);
-	kv_opt(b, "max_ns", e->max_ns, st && e->paired);
+	jbuf_member_u64_or_null(b, "paired", e->paired, st);
+	jbuf_member_u64_or_null(b, "total_ns", e->total_ns, st);
+	jbuf_member_u64_or_null(b, "on_cpu_ns", e->on_cpu_ns, st);
+	jbuf_member_u64_or_null(b, "off_sleep_ns", e->off_sleep_ns, st);
+	jbuf_member_u64_or_null(b, "off_ready_ns", e->off_ready_ns, st);
+	jbuf_member_u64_or_null(b, "p50_ns", e->p50_ns, st && e->paired);
+	jbuf_member_u64_or_null(b, "p90_ns", e->p90_ns, st && e->paired);
+	jbuf_member_u64_or_null(b, "p99_ns", e->p99_ns, st && e->paired);
+	jbuf_member_u64_or_null(b, "max_ns", e->max_ns, st && e->paired);
 	jbuf_puts(b, "}");
 }
 
@@ -74,11 +53,11 @@ void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
 	jbuf_puts(b, "{");
 	jbuf_key(b, "count", true);
 	jbuf_u64(b, p->count);
-	kv_u64(b, "p50_ns", p->p50_ns);
-	kv_u64(b, "p90_ns", p->p90_ns);
-	kv_u64(b, "p99_ns", p->p99_ns);
-	kv_u64(b, "p999_ns", p->p999_ns);
-	kv_u64(b, "max_ns", p->max_ns);
+	jbuf_member_u64(b, "p50_ns", p->p50_ns);
+	jbuf_member_u64(b, "p90_ns", p->p90_ns);
+	jbuf_member_u64(b, "p99_ns", p->p99_ns);
+	jbuf_member_u64(b, "p999_ns", p->p999_ns);
+	jbuf_member_u64(b, "max_ns", p->max_ns);
 	jbuf_puts(b, "}");
 }
 
@@ -95,15 +74,15 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 		jbuf_u64(b, (uint64_t)vc->vcpu);
 	else
 		jbuf_puts(b, "null");
-	kv_str(b, "name", vc->name);
-	kv_u64(b, "running_ns", vc->running_ns);
-	kv_u64(b, "ready_ns", vc->ready_ns);
+	jbuf_member_str(b, "name", vc->name);
+	jbuf_member_u64(b, "running_ns", vc->running_ns);
+	jbuf_member_u64(b, "ready_ns", vc->ready_ns);
 	jbuf_member_double(b, "ready_pct", span ? 100.0 * (double)vc->ready_ns / (double)span : 0.0);
-	kv_u64(b, "sleep_ns", vc->sleep_ns);
-	kv_u64(b, "unseen_ns", vc->unseen_ns);
-	kv_opt(b, "uncharged_ns", vc->uncharged_ns, vc->has_uncharged);
-	kv_u64(b, "waits", vc->waits);
-	kv_opt(b, "migrations", vc->migrations, st);
+	jbuf_member_u64(b, "sleep_ns", vc->sleep_ns);
+	jbuf_member_u64(b, "unseen_ns", vc->unseen_ns);
+	jbuf_member_u64_or_null(b, "uncharged_ns", vc->uncharged_ns, vc->has_uncharged);
+	jbuf_member_u64(b, "waits", vc->waits);
+	jbuf_member_u64_or_null(b, "migrations", vc->migrations, st);
 	jbuf_key(b, "wait_pct", false);
 	vms_wait_json(b, st && vc->wait.count ? &vc->wait : NULL);
 	jbuf_key(b, "preempters", false);
@@ -115,13 +94,13 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 			jbuf_puts(b, i ? ",{" : "{");
 			jbuf_key(b, "tid", true);
 			jbuf_u64(b, vc->top[i].tid);
-			kv_str(b, "name", vc->top[i].name);
-			kv_u64(b, "ns", vc->top[i].ns);
+			jbuf_member_str(b, "name", vc->top[i].name);
+			jbuf_member_u64(b, "ns", vc->top[i].ns);
 			jbuf_puts(b, "}");
 		}
 		jbuf_puts(b, "]");
 	}
-	kv_u64(b, "exits_total", vc->exits_total);
+	jbuf_member_u64(b, "exits_total", vc->exits_total);
 	jbuf_member_double(b, "exits_per_s", span ? (double)vc->exits_total * 1e9 / (double)span : 0.0);
 	jbuf_key(b, "exits", false);
 	exits_json(b, v, vc->exits, vc->nr_exits);
@@ -137,13 +116,13 @@ void vms_json_array(struct jbuf *b, const struct vms *v)
 		jbuf_puts(b, i ? ",\n{" : "{");
 		jbuf_key(b, "name", true);
 		jbuf_json_str(b, vm->name, (size_t)-1);
-		kv_u64(b, "pid", vm->pid);
-		kv_u64(b, "other_threads", vm->nr_other);
-		kv_u64(b, "other_runtime_ns", vm->other_runtime_ns);
-		kv_u64(b, "running_ns", vm->running_ns);
-		kv_u64(b, "ready_ns", vm->ready_ns);
-		kv_u64(b, "sleep_ns", vm->sleep_ns);
-		kv_u64(b, "exits_total", vm->exits_total);
+		jbuf_member_u64(b, "pid", vm->pid);
+		jbuf_member_u64(b, "other_threads", vm->nr_other);
+		jbuf_member_u64(b, "other_runtime_ns", vm->other_runtime_ns);
+		jbuf_member_u64(b, "running_ns", vm->running_ns);
+		jbuf_member_u64(b, "ready_ns", vm->ready_ns);
+		jbuf_member_u64(b, "sleep_ns", vm->sleep_ns);
+		jbuf_member_u64(b, "exits_total", vm->exits_total);
 		jbuf_key(b, "exits", false);
 		exits_json(b, v, vm->exits, vm->nr_exits);
 		jbuf_key(b, "vcpus", false);
