@@ -152,6 +152,59 @@ static void test_events(void **state)
 	task_table__free(tt);
 }
 
+/*
+ * A VM process read before its exec (the shell that starts it) or in the middle of it (its
+ * comm already new, its command line not yet there), and its vCPU thread's first record taken
+ * before the exec's rename event (which comes through another ring buffer): the threads are
+ * named from the command line the process has when they are written.
+ */
+static void test_vm_named_after_exec(void **state)
+{
+	static const char sh_cmd[] = "sh\0-c\0kvm-guest -name guest=vm2 io 5";
+	static const char guest_cmd[] = "kvm-guest\0-name\0guest=vm2\0io\0005";
+	static const char qemu_cmd[] = "qemu-system-x86_64\0-name\0vm3";
+	struct task_table *tt = task_table__new(root, NULL);
+	struct pwz_task t;
+
+	(void)state;
+	assert_int_equal(task_table__scan(tt), 5);
+	thread(400, 400, "sh");
+	put("400/cmdline", sh_cmd, sizeof(sh_cmd));
+	assert_int_equal(task_table__touch(tt, 400, 10, &t), 1);
+	assert_string_equal(t.name, "sh");
+	/* the exec, its rename event not read yet, and the vCPU thread it starts */
+	thread(400, 400, "kvm-guest");
+	put("400/cmdline", guest_cmd, sizeof(guest_cmd));
+	thread(401, 400, "CPU 0/KVM");
+	assert_int_equal(task_table__touch(tt, 401, 20, &t), 1);
+	assert_string_equal(t.name, "vm2.vcpu0");
+	/* read in the middle of its exec: no command line yet */
+	thread(500, 500, "qemu-system-x86");
+	put("500/cmdline", "", 0);
+	assert_int_equal(task_table__touch(tt, 500, 30, &t), 1);
+	assert_string_equal(t.name, "qemu-system-x86");
+	put("500/cmdline", qemu_cmd, sizeof(qemu_cmd));
+	thread(501, 500, "worker");
+	assert_int_equal(task_table__touch(tt, 501, 40, &t), 1);
+	assert_string_equal(t.name, "vm3.emulator");
+	task_table__free(tt);
+}
+
+/* test_vm_named_after_exec's processes leave /proc, whatever the test's outcome. */
+static int exec_threads_gone(void **state)
+{
+	static const unsigned tids[] = { 400, 401, 500, 501 };
+	char cmd[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tids) / sizeof(tids[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s/%u'", root, tids[i]);
+		if (system(cmd))
+			return -1;
+	}
+	return 0;
+}
+
 static void test_map_names(void **state)
 {
 	static const char csv[] = "101,instance-0001,vcpu0,uuid-1,FULL,2,Router\n";
@@ -298,6 +351,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scan_and_qemu_names),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test_teardown(test_vm_named_after_exec, exec_threads_gone),
 		cmocka_unit_test(test_map_names),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_missing_root),

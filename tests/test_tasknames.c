@@ -102,6 +102,16 @@ static void test_qemu_names(void **state)
 	assert_string_equal(out, "router.emulator");
 	task_display_name("CPU 3/KVM", "", true, out, sizeof(out));
 	assert_string_equal(out, "CPU 3/KVM");
+	{
+		unsigned int vcpu = 99;
+
+		assert_true(task_vcpu_of("CPU 7/KVM", &vcpu));
+		assert_int_equal(vcpu, 7);
+		assert_true(task_vcpu_of("CPU 0/KVM", NULL));
+		assert_false(task_vcpu_of("CPU 3/KVMX", NULL));
+		assert_false(task_vcpu_of("CPU x/KVM", NULL));
+		assert_false(task_vcpu_of("kvm-guest", NULL));
+	}
 	/* a program that is not QEMU but has "-name" in its arguments keeps its names */
 	task_display_name("pwz-bpf", "nested", false, out, sizeof(out));
 	assert_string_equal(out, "pwz-bpf");

@@ -188,9 +188,15 @@ static struct tt_entry *lookup_or_read(struct task_table *tt, uint32_t tid)
 	return e;
 }
 
-/* The VM name of process tgid ("" none) from its cmdline, read once per program (the leader's
- * rename at exec reads it again); *is_qemu tells whether the program is QEMU. */
-static const char *vm_name(struct task_table *tt, uint32_t tgid, bool *is_qemu)
+/*
+ * The VM name of process tgid ("" none) from its cmdline, read once per program (the leader's
+ * rename at exec reads it again); *is_qemu tells whether the program is QEMU. A read that finds
+ * no command line (the process in the middle of its exec, or gone) is not kept, and neither is
+ * "no VM" when a vCPU thread asks (vcpu): its process may have exec'ed since it was read, the
+ * rename event still on its way through the task ring while the vCPU's records come through
+ * another.
+ */
+static const char *vm_name(struct task_table *tt, uint32_t tgid, bool vcpu, bool *is_qemu)
 {
 	struct tt_entry *l;
 	char path[512];
@@ -203,11 +209,10 @@ static const char *vm_name(struct task_table *tt, uint32_t tgid, bool *is_qemu)
 	l = lookup_or_read(tt, tgid);
 	if (!l)
 		return "";
-	if (l->vm_checked) {
+	if (l->vm_checked && !(vcpu && !l->vm[0])) {
 		*is_qemu = l->qemu;
 		return l->vm;
 	}
-	l->vm_checked = true;
 	l->vm[0] = '\0';
 	l->qemu = false;
 	buf = malloc(65536);
@@ -215,6 +220,7 @@ static const char *vm_name(struct task_table *tt, uint32_t tgid, bool *is_qemu)
 		return "";
 	snprintf(path, sizeof(path), "%s/%u/cmdline", tt->proc_root, tgid);
 	n = read_small(path, buf, 65536);
+	l->vm_checked = n > 0;
 	if (n > 0) {
 		l->qemu = cmdline_is_qemu(buf, (size_t)n);
 		if (!qemu_vm_name(buf, (size_t)n, l->vm, sizeof(l->vm)))
@@ -242,7 +248,7 @@ static void fill(struct task_table *tt, struct tt_entry *e, uint64_t time_ns, st
 		out->time_ns = out->since_ns = e->born_ns;
 	}
 	copy_str(out->comm, sizeof(out->comm), e->comm);
-	vm = vm_name(tt, out->tgid, &is_qemu);
+	vm = vm_name(tt, out->tgid, task_vcpu_of(out->comm, NULL), &is_qemu);
 	leader = out->tgid ? find(tt, out->tgid) : NULL;
 	if (leader)
 		copy_str(out->proc_name, sizeof(out->proc_name), leader->comm);
@@ -538,7 +544,7 @@ static void match_one(struct task_table *tt, uint32_t tid, void *arg)
 	}
 	{
 		bool is_qemu;
-		const char *vm = vm_name(tt, tgid, &is_qemu);
+		const char *vm = vm_name(tt, tgid, task_vcpu_of(comm, NULL), &is_qemu);
 
 		task_display_name(comm, vm, is_qemu, name, sizeof(name));
 	}

@@ -259,16 +259,27 @@ bool cmdline_is_qemu(const char *cmdline, size_t len)
 	return (size_t)(cmdline + n - base) >= 4 && !strncmp(base, "qemu", 4);
 }
 
+bool task_vcpu_of(const char *comm, unsigned int *vcpu)
+{
+	unsigned int n;
+	char tail[8];
+
+	if (sscanf(comm, "CPU %u/KV%7s", &n, tail) != 2 || strcmp(tail, "M"))
+		return false;
+	if (vcpu)
+		*vcpu = n;
+	return true;
+}
+
 void task_display_name(const char *comm, const char *vm, bool is_qemu, char *out, size_t outlen)
 {
 	unsigned int vcpu;
-	char tail[8];
 
 	if (!vm || !*vm) {
 		snprintf(out, outlen, "%s", comm);
 		return;
 	}
-	if (sscanf(comm, "CPU %u/KV%7s", &vcpu, tail) == 2 && !strcmp(tail, "M"))
+	if (task_vcpu_of(comm, &vcpu))
 		snprintf(out, outlen, "%s.vcpu%u", vm, vcpu);
 	else if (is_qemu)
 		snprintf(out, outlen, "%s.emulator", vm);

@@ -44,6 +44,10 @@ bool qemu_vm_name(const char *cmdline, size_t len, char *out, size_t outlen);
  * base name of argv[0] starts with "qemu". */
 bool cmdline_is_qemu(const char *cmdline, size_t len);
 
+/* True when comm is a vCPU thread's as QEMU names them, "CPU <n>/KVM"; *vcpu (may be NULL)
+ * receives n. */
+bool task_vcpu_of(const char *comm, unsigned int *vcpu);
+
 /*
  * The display name of a thread of a process whose command line names a VM vm (from
  * qemu_vm_name(); "" or NULL for none): comm "CPU <n>/KVM" (a vCPU thread, whatever the
