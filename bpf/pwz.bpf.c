@@ -786,5 +786,35 @@ int task_rename(struct trace_event_raw_task_rename *ctx)
 	return 0;
 }
 
+SEC("tracepoint/sched/sched_process_exec")
+int process_exec(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	unsigned long start, end;
+	struct rec_exec *r;
+	__u64 len;
+
+	if (!follow_names && !ids_selected((__u32)id, id >> 32))
+		return 0;
+	r = bpf_ringbuf_reserve(&rb_task, sizeof(*r), 0);
+	if (!r) {
+		cnt_add(CNT_DROP_TASK, 1);
+		return 0;
+	}
+	start = BPF_CORE_READ(t, mm, arg_start);
+	end = BPF_CORE_READ(t, mm, arg_end);
+	len = end > start ? end - start : 0;
+	r->type = REC_EXEC;
+	r->tgid = id >> 32;
+	r->time_ns = bpf_ktime_get_ns();
+	r->cut = len > sizeof(r->args);
+	if (len > sizeof(r->args))
+		len = sizeof(r->args);
+	r->len = len && !bpf_probe_read_user(r->args, len, (void *)start) ? len : 0;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);	/* rare: the reader polls every 100 ms */
+	return 0;
+}
+
 /* ---- --irq: interference from hard and soft IRQs (optional, bpf/irq.bpf.h) ---- */
 #include "irq.bpf.h"

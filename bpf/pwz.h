@@ -44,6 +44,7 @@ enum rec_type {
 	REC_KVM_EXIT = 3,	/* struct rec_kvm_exit */
 	REC_TASK = 4,		/* struct rec_task: a new thread or a rename */
 	REC_SLICE_BATCH = 5,	/* struct rec_batch: PWZ_BATCH slice records of one CPU */
+	REC_EXEC = 6,		/* struct rec_exec: a process's command line after an exec */
 };
 
 /* How a slice ended (same values as enum pwz_slice_end). */
@@ -131,6 +132,22 @@ struct rec_task {
 	__u32 is_new;			/* 1 task_newtask, 0 task_rename */
 	__u64 time_ns;			/* event time */
 	char comm[PWZ_BPF_COMM_LEN];	/* comm from then on */
+};
+
+/*
+ * A process's command line as its exec left it (sched_process_exec, through rb_task after the
+ * exec's rename): the VM name of a QEMU-like program is read from it then, while the process
+ * lives, not from /proc when its threads are written (a VM that lives less than the reader's
+ * poll is gone by then). 1,048 bytes.
+ */
+#define PWZ_EXEC_ARGS 1024		/* the first bytes of the command line that are kept */
+struct rec_exec {
+	__u32 type;			/* REC_EXEC */
+	__u32 tgid;			/* the process (its leader's tid after the exec) */
+	__u64 time_ns;			/* event time */
+	__u32 len;			/* bytes of args: NUL-separated arguments; 0 unreadable */
+	__u32 cut;			/* 1: the command line is longer than PWZ_EXEC_ARGS */
+	char args[PWZ_EXEC_ARGS];	/* the first len bytes of the command line */
 };
 
 /*
@@ -229,7 +246,7 @@ struct wait_start {
 enum pwz_cnt {
 	CNT_DROP_SLICE = 0,	/* slice records (and their waits) not reserved: ring full */
 	CNT_DROP_KVM_EXIT,	/* kvm_exit records not reserved */
-	CNT_DROP_TASK,		/* task records not reserved */
+	CNT_DROP_TASK,		/* task and exec records not reserved (rb_task full) */
 	CNT_MAP_FULL,		/* aggregate or state map insertions refused (map full) */
 	CNT_SWITCHES,		/* sched_switch events (summed from cpu_state by userspace) */
 	CNT_KVM_EXITS,		/* kvm_exit events handled (selected threads) */

@@ -44,10 +44,58 @@ static int on_task(void *ctx, const struct rec_task *r)
 	return s->ret;
 }
 
+/* What the exec callback saw. */
+static struct {
+	int calls;
+	uint32_t tgid;
+	uint64_t time_ns;
+	size_t len;
+	bool cut;
+	char first[16];
+} exec_seen;
+
+static int on_exec(void *ctx, uint32_t tgid, uint64_t time_ns, const char *args, size_t len, bool cut)
+{
+	(void)ctx;
+	exec_seen.calls++;
+	exec_seen.tgid = tgid;
+	exec_seen.time_ns = time_ns;
+	exec_seen.len = len;
+	exec_seen.cut = cut;
+	snprintf(exec_seen.first, sizeof(exec_seen.first), "%s", args);
+	return 0;
+}
+
+/* An exec record: its command line's length as the kernel gave it, never past the record. */
+static void test_dispatch_exec(void **state)
+{
+	static struct rec_exec r = { .type = REC_EXEC, .tgid = 77, .time_ns = 9, .len = 12, .cut = 0,
+				     .args = "qemu\0-name\0vm" };
+	struct capture_sink sink = { NULL, NULL, NULL, NULL, on_exec };
+
+	(void)state;
+	assert_int_equal(capture_dispatch(&r, sizeof(r), &sink), 0);
+	assert_int_equal(exec_seen.calls, 1);
+	assert_int_equal(exec_seen.tgid, 77);
+	assert_int_equal(exec_seen.time_ns, 9);
+	assert_int_equal(exec_seen.len, 12);
+	assert_false(exec_seen.cut);
+	assert_string_equal(exec_seen.first, "qemu");
+	r.len = 5000;	/* a length past the record is held to it */
+	r.cut = 1;
+	assert_int_equal(capture_dispatch(&r, sizeof(r), &sink), 0);
+	assert_int_equal(exec_seen.len, PWZ_EXEC_ARGS);
+	assert_true(exec_seen.cut);
+	assert_int_equal(capture_dispatch(&r, sizeof(r) - 1, &sink), 0);	/* short: skipped */
+	sink.exec = NULL;
+	assert_int_equal(capture_dispatch(&r, sizeof(r), &sink), 0);
+	assert_int_equal(exec_seen.calls, 2);
+}
+
 static void test_dispatch(void **state)
 {
 	struct seen s = { 0 };
-	struct capture_sink sink = { &s, on_slice, on_exit_rec, on_task };
+	struct capture_sink sink = { &s, on_slice, on_exit_rec, on_task, NULL };
 	struct rec_slice sl = { .type = REC_SLICE, .tid = 42, .cpu = 1, .end = REC_END_SLEPT,
 				.wait = REC_WAIT_WAKEUP, .start_ns = 100, .end_ns = 200, .wake_ns = 90 };
 	struct rec_kvm_exit ex = { .type = REC_KVM_EXIT, .tid = 7, .vcpu = 3, .isa = 2, .reason = 0x7b,
@@ -284,6 +332,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dispatch),
+		cmocka_unit_test(test_dispatch_exec),
 		cmocka_unit_test(test_conv_slice),
 		cmocka_unit_test(test_conv_open_and_exit),
 		cmocka_unit_test(test_sums),

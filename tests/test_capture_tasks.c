@@ -190,10 +190,59 @@ static void test_vm_named_after_exec(void **state)
 	task_table__free(tt);
 }
 
-/* test_vm_named_after_exec's processes leave /proc, whatever the test's outcome. */
-static int exec_threads_gone(void **state)
+/*
+ * The command line the kernel gives at exec names the VM of a process gone from /proc before
+ * its threads are written; a cut one without -name leaves it to /proc; a leader written before
+ * its exec gets a new record; -t sees a thread's display name before its first record.
+ */
+static void test_exec_command_line(void **state)
 {
-	static const unsigned tids[] = { 400, 401, 500, 501 };
+	static const char vm4[] = "kvm-guest\0-name\0guest=vm4,debug-threads=on";
+	static const char cut[] = "qemu-system-x86_64\0-m\0512";
+	static const char vm5[] = "qemu-system-x86_64\0-m\0512\0-name\0vm5";
+	static const char vm6[] = "/usr/bin/qemu-system-x86_64\0-name\0vm6";
+	struct task_table *tt = task_table__new(root, NULL);
+	struct pwz_task t;
+	char name[64];
+
+	(void)state;
+	/* 600 never seen in /proc: born, exec'ed, its vCPU thread born and renamed, all gone */
+	assert_int_equal(task_table__event(tt, 600, 600, "sh", true, 10, &t), 0);
+	assert_int_equal(task_table__event(tt, 600, 600, "kvm-guest", false, 20, &t), 0);
+	assert_int_equal(task_table__exec(tt, 600, vm4, sizeof(vm4), false, 20, &t), 0);
+	assert_int_equal(task_table__event(tt, 601, 600, "kvm-guest", true, 30, &t), 0);
+	assert_int_equal(task_table__event(tt, 601, 600, "CPU 1/KVM", false, 31, &t), 0);
+	assert_true(task_table__display_name(tt, 601, name, sizeof(name)));
+	assert_string_equal(name, "vm4.vcpu1");
+	assert_int_equal(task_table__touch(tt, 601, 40, &t), 1);
+	assert_string_equal(t.name, "vm4.vcpu1");
+	assert_int_equal(task_table__touch(tt, 600, 40, &t), 1);
+	assert_string_equal(t.name, "kvm-guest");	/* not QEMU: its own threads keep their comm */
+	assert_false(task_table__display_name(tt, 4242, name, sizeof(name)));
+	/* cut before any -name: /proc's whole command line names it */
+	thread(700, 700, "qemu-system-x86");
+	thread(701, 700, "CPU 0/KVM");
+	put("700/cmdline", vm5, sizeof(vm5));
+	assert_int_equal(task_table__exec(tt, 700, cut, sizeof(cut), true, 50, &t), 0);
+	assert_int_equal(task_table__touch(tt, 701, 60, &t), 1);
+	assert_string_equal(t.name, "vm5.vcpu0");
+	/* a leader written before its exec into QEMU: a new record under its new display name */
+	assert_int_equal(task_table__event(tt, 800, 800, "sh", true, 70, &t), 0);
+	assert_int_equal(task_table__touch(tt, 800, 71, &t), 1);
+	assert_string_equal(t.name, "sh");
+	assert_int_equal(task_table__event(tt, 800, 800, "qemu-system-x86", false, 80, &t), 1);
+	assert_string_equal(t.name, "qemu-system-x86");	/* gone from /proc: no VM known yet */
+	assert_int_equal(task_table__exec(tt, 800, vm6, sizeof(vm6), false, 80, &t), 1);
+	assert_string_equal(t.name, "vm6.emulator");
+	assert_int_equal(t.time_ns, 80);
+	assert_int_equal(task_table__exec(tt, 800, vm6, sizeof(vm6), false, 90, &t), 0);	/* same name */
+	task_table__free(tt);
+}
+
+/* The processes these tests put in /proc leave it, whatever the test's outcome. */
+static int vm_threads_gone(void **state)
+{
+	static const unsigned tids[] = { 400, 401, 500, 501, 700, 701 };
 	char cmd[128];
 
 	(void)state;
@@ -351,7 +400,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scan_and_qemu_names),
 		cmocka_unit_test(test_events),
-		cmocka_unit_test_teardown(test_vm_named_after_exec, exec_threads_gone),
+		cmocka_unit_test_teardown(test_vm_named_after_exec, vm_threads_gone),
+		cmocka_unit_test_teardown(test_exec_command_line, vm_threads_gone),
 		cmocka_unit_test(test_map_names),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_missing_root),

@@ -23,6 +23,7 @@ _Static_assert((int)REC_END_PREEMPTED == (int)PWZ_END_PREEMPTED &&
 _Static_assert(sizeof(struct rec_slice) == 56, "struct rec_slice is 56 bytes");
 _Static_assert(sizeof(struct rec_kvm_exit) == 48, "struct rec_kvm_exit is 48 bytes");
 _Static_assert(sizeof(struct rec_task) == 40, "struct rec_task is 40 bytes");
+_Static_assert(sizeof(struct rec_exec) == 24 + PWZ_EXEC_ARGS, "struct rec_exec is 1,048 bytes");
 _Static_assert(sizeof(struct cpu_agg_val) == 11 * 8, "struct cpu_agg_val is 11 counters");
 _Static_assert(sizeof(((struct pwz_wait_agg *)0)->hist) / sizeof(uint64_t) ==
 	       sizeof(((struct wait_hist_val *)0)->b) / sizeof(__u32),
@@ -73,6 +74,14 @@ int capture_dispatch(const void *data, size_t size, const struct capture_sink *s
 			memcpy(&r, data, sizeof(r));
 			r.comm[sizeof(r.comm) - 1] = '\0';
 			return sink->task(sink->ctx, &r);
+		}
+		break;
+	case REC_EXEC:
+		if (size >= sizeof(struct rec_exec) && sink->exec) {
+			const struct rec_exec *r = data;	/* 1 KiB: read in place */
+			__u32 len = r->len < PWZ_EXEC_ARGS ? r->len : PWZ_EXEC_ARGS;
+
+			return sink->exec(sink->ctx, r->tgid, r->time_ns, r->args, len, r->cut != 0);
 		}
 		break;
 	}

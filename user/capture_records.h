@@ -16,6 +16,9 @@ struct capture_sink {
 	int (*slice)(void *ctx, const struct rec_slice *r);	/* with the wait before it */
 	int (*kvm_exit)(void *ctx, const struct rec_kvm_exit *r);
 	int (*task)(void *ctx, const struct rec_task *r);
+	/* tgid's command line after its exec at time_ns (absolute): len bytes of args
+	 * (NUL-separated), cut when the command line went on (struct rec_exec); NULL: not wanted */
+	int (*exec)(void *ctx, uint32_t tgid, uint64_t time_ns, const char *args, size_t len, bool cut);
 };
 
 /*

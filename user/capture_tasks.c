@@ -188,6 +188,14 @@ static struct tt_entry *lookup_or_read(struct task_table *tt, uint32_t tid)
 	return e;
 }
 
+/* The leader l's VM name and program from its command line (n bytes, NUL-separated). */
+static void take_cmdline(struct tt_entry *l, const char *cmdline, size_t n)
+{
+	l->qemu = cmdline_is_qemu(cmdline, n);
+	if (!qemu_vm_name(cmdline, n, l->vm, sizeof(l->vm)))
+		l->vm[0] = '\0';
+}
+
 /*
  * The VM name of process tgid ("" none) from its cmdline, read once per program (the leader's
  * rename at exec reads it again); *is_qemu tells whether the program is QEMU. A read that finds
@@ -221,23 +229,38 @@ static const char *vm_name(struct task_table *tt, uint32_t tgid, bool vcpu, bool
 	snprintf(path, sizeof(path), "%s/%u/cmdline", tt->proc_root, tgid);
 	n = read_small(path, buf, 65536);
 	l->vm_checked = n > 0;
-	if (n > 0) {
-		l->qemu = cmdline_is_qemu(buf, (size_t)n);
-		if (!qemu_vm_name(buf, (size_t)n, l->vm, sizeof(l->vm)))
-			l->vm[0] = '\0';
-	}
+	if (n > 0)
+		take_cmdline(l, buf, (size_t)n);
 	free(buf);
 	*is_qemu = l->qemu;
 	return l->vm;
 }
 
-static void fill(struct task_table *tt, struct tt_entry *e, uint64_t time_ns, struct pwz_task *out)
+
+/* The display name of thread tid of process tgid whose comm is comm, into out: its --map
+ * name, else "swapper" for tid 0, else task_display_name() of its process's VM. May grow the
+ * table (vm_name()): entry pointers taken before do not hold. */
+static void display_name(struct task_table *tt, uint32_t tid, uint32_t tgid, const char *comm,
+			 char *out, size_t outlen)
 {
-	const char *mapped = tt->map ? task_map__name(tt->map, e->tid) : NULL;
-	struct tt_entry *leader;
-	uint32_t tid = e->tid;	/* e may move: vm_name() can grow the table */
+	const char *mapped = tt->map ? task_map__name(tt->map, tid) : NULL;
 	const char *vm;
 	bool is_qemu;
+
+	if (mapped) {
+		copy_str(out, outlen, mapped);
+	} else if (tid == 0) {
+		snprintf(out, outlen, "swapper");
+	} else {
+		vm = vm_name(tt, tgid, task_vcpu_of(comm, NULL), &is_qemu);
+		task_display_name(comm, vm, is_qemu, out, outlen);
+	}
+}
+
+static void fill(struct task_table *tt, struct tt_entry *e, uint64_t time_ns, struct pwz_task *out)
+{
+	struct tt_entry *leader;
+	uint32_t tid = e->tid;	/* e may move: vm_name() can grow the table */
 
 	memset(out, 0, sizeof(*out));
 	out->tid = tid;
@@ -248,20 +271,32 @@ static void fill(struct task_table *tt, struct tt_entry *e, uint64_t time_ns, st
 		out->time_ns = out->since_ns = e->born_ns;
 	}
 	copy_str(out->comm, sizeof(out->comm), e->comm);
-	vm = vm_name(tt, out->tgid, task_vcpu_of(out->comm, NULL), &is_qemu);
+	display_name(tt, tid, out->tgid, out->comm, out->name, sizeof(out->name));
 	leader = out->tgid ? find(tt, out->tgid) : NULL;
 	if (leader)
 		copy_str(out->proc_name, sizeof(out->proc_name), leader->comm);
-	if (mapped)
-		copy_str(out->name, sizeof(out->name), mapped);
-	else if (tid == 0)
-		snprintf(out->name, sizeof(out->name), "swapper");
-	else
-		task_display_name(out->comm, vm, is_qemu, out->name, sizeof(out->name));
 	e = find(tt, tid);
 	memcpy(e->written, e->comm, sizeof(e->written));
 	copy_str(e->name, sizeof(e->name), out->name);
 	e->emitted = true;
+}
+
+int task_table__exec(struct task_table *tt, uint32_t tgid, const char *args, size_t len, bool cut,
+		     uint64_t time_ns, struct pwz_task *out)
+{
+	struct tt_entry *l = lookup_or_read(tt, tgid);
+	char was[sizeof(l->name)];
+
+	if (!l)
+		return -ENOMEM;
+	take_cmdline(l, args, len);
+	/* a cut command line may name the VM further on: /proc has all of it */
+	l->vm_checked = len > 0 && (l->vm[0] || !cut);
+	if (!l->emitted)
+		return 0;
+	memcpy(was, l->name, sizeof(was));
+	fill(tt, l, time_ns, out);
+	return strcmp(was, out->name) != 0;
 }
 
 int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const char *comm,
@@ -322,6 +357,23 @@ const char *task_table__name(const struct task_table *tt, uint32_t tid)
 		return g ? tt->names[g->name - 1] : NULL;
 	}
 	return e->emitted ? e->name : e->comm;
+}
+
+bool task_table__display_name(struct task_table *tt, uint32_t tid, char *out, size_t outlen)
+{
+	const struct tt_entry *e = find(tt, tid);
+	char comm[PWZ_COMM_LEN];
+
+	if (!e || e->emitted) {
+		const char *name = task_table__name(tt, tid);
+
+		if (name)
+			copy_str(out, outlen, name);
+		return name != NULL;
+	}
+	copy_str(comm, sizeof(comm), e->comm);	/* e may move: display_name() can grow the table */
+	display_name(tt, tid, e->tgid, comm, out, outlen);
+	return true;
 }
 
 uint32_t task_table__tgid(const struct task_table *tt, uint32_t tid)
@@ -542,12 +594,7 @@ static void match_one(struct task_table *tt, uint32_t tid, void *arg)
 		copy_str(e->comm, sizeof(e->comm), comm);
 		e->tgid = tgid;
 	}
-	{
-		bool is_qemu;
-		const char *vm = vm_name(tt, tgid, task_vcpu_of(comm, NULL), &is_qemu);
-
-		task_display_name(comm, vm, is_qemu, name, sizeof(name));
-	}
+	display_name(tt, tid, tgid, comm, name, sizeof(name));
 	if (task_pattern_match(m->glob, comm, tid) || task_pattern_match(m->glob, name, tid)) {
 		for (size_t i = 0; i < m->n; i++)
 			if (m->tids[i] == tid)

@@ -34,6 +34,19 @@ int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const 
 		      bool is_new, uint64_t time_ns, struct pwz_task *out);
 
 /*
+ * The command line of process tgid as its exec at time_ns left it: len bytes of NUL-separated
+ * arguments (from the kernel at sched_process_exec), cut when it went on past them. Its VM name
+ * and whether it is QEMU are taken from it now, so that the threads of a process that exits
+ * before they are written are named as it was (the reader polls every 100 ms: a short-lived VM
+ * is gone from /proc by then). A cut command line without "-name" is read again from /proc when
+ * a thread is written. Returns 1 and fills out when the leader's record was written already
+ * under another display name (a new record at time_ns, as for a rename), 0 when nothing is to
+ * be written, -ENOMEM.
+ */
+int task_table__exec(struct task_table *tt, uint32_t tgid, const char *args, size_t len, bool cut,
+		     uint64_t time_ns, struct pwz_task *out);
+
+/*
  * The thread tid is named by a record at time_ns. Returns 1 and fills out when its task
  * record has not been written yet (the caller writes it before the record), 0 when it has,
  * -ENOMEM. A tid never seen is read from proc_root; if gone, its comm is "tid-<tid>"...
@@ -44,6 +57,13 @@ int task_table__touch(struct task_table *tt, uint32_t tid, uint64_t time_ns, str
 /* The thread's current entry, for the stats: its display name and tgid. NULL if unknown. */
 const char *task_table__name(const struct task_table *tt, uint32_t tid);
 uint32_t task_table__tgid(const struct task_table *tt, uint32_t tid);
+
+/*
+ * The display name of thread tid into out (outlen bytes): as written when its record was, else
+ * as it would be written now (its --map name, or its comm and its process's VM name): what -t
+ * matches a thread against before its first record. False (out untouched) when tid is unknown.
+ */
+bool task_table__display_name(struct task_table *tt, uint32_t tid, char *out, size_t outlen);
 
 /* Number of threads in the table (forgotten ones not included). */
 size_t task_table__count(const struct task_table *tt);

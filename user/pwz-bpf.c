@@ -230,13 +230,14 @@ static bool selected(const struct run *r, uint32_t tid);
  * selection (from its next event on; the ones before it were not recorded). */
 static void follow_task(struct run *r, uint32_t tid, const char *comm)
 {
-	const char *name = task_table__name(r->tt, tid);
+	char name[PWZ_NAME_MAX];
 	int e;
 
 	if (selected(r, tid))
 		return;
-	if (!task_pattern_match(r->patterns, comm, tid) &&
-	    !(name && task_pattern_match(r->patterns, name, tid)))
+	if (!task_table__display_name(r->tt, tid, name, sizeof(name)))
+		snprintf(name, sizeof(name), "%s", comm);
+	if (!task_pattern_match(r->patterns, comm, tid) && !task_pattern_match(r->patterns, name, tid))
 		return;
 	e = capture__select_tid(r->cap, tid);
 	if (e) {
@@ -244,7 +245,7 @@ static void follow_task(struct run *r, uint32_t tid, const char *comm)
 		return;
 	}
 	r->followed++;
-	info(1, "following thread %u '%s' (it matches -t)", tid, name ? name : comm);
+	info(1, "following thread %u '%s' (it matches -t)", tid, name);
 }
 
 static int sink_task(void *ctx, const struct rec_task *k)
@@ -265,6 +266,18 @@ static int sink_task(void *ctx, const struct rec_task *k)
 		return wr(r, e);
 	if (r->o.nr_tasks)
 		follow_task(r, k->tid, comm);
+	return named > 0 ? write_task(r, &task) : 0;
+}
+
+static int sink_exec(void *ctx, uint32_t tgid, uint64_t time_ns, const char *args, size_t len,
+		     bool cut)
+{
+	struct run *r = ctx;
+	struct pwz_task task;
+	int named = task_table__exec(r->tt, tgid, args, len, cut, rel(r, time_ns), &task);
+
+	if (named < 0)
+		return wr(r, named);
 	return named > 0 ? write_task(r, &task) : 0;
 }
 
@@ -1002,7 +1015,7 @@ static int prepare(struct run *r)
  * -1 with a message. */
 static int start(struct run *r)
 {
-	struct capture_sink sink = { r, sink_slice, sink_kvm_exit, sink_task };
+	struct capture_sink sink = { r, sink_slice, sink_kvm_exit, sink_task, sink_exec };
 	char err[512];
 	int e;
 
