@@ -236,7 +236,6 @@ static const char *vm_name(struct task_table *tt, uint32_t tgid, bool vcpu, bool
 	return l->vm;
 }
 
-
 /* The display name of thread tid of process tgid whose comm is comm, into out: its --map
  * name, else "swapper" for tid 0, else task_display_name() of its process's VM. May grow the
  * table (vm_name()): entry pointers taken before do not hold. */
