@@ -786,6 +786,8 @@ int task_rename(struct trace_event_raw_task_rename *ctx)
 	return 0;
 }
 
+/* A new program's command line (struct rec_exec), read here where the exec has just laid it
+ * out and the process surely lives: the reader names its VM from it (user/capture_tasks.h). */
 SEC("tracepoint/sched/sched_process_exec")
 int process_exec(void *ctx)
 {
