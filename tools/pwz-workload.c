@@ -41,7 +41,8 @@ static const char usage[] =
 "the clock as soon as it runs again. WAKEE's report adds its own wakeup-to-run latency over the\n"
 "wakes that found it asleep: \"wakes\", \"wake_lat_ns\" (sum), \"wake_lat_max_ns\" (the pair's\n"
 "threads show busy_us 0 and sleep_us PERIOD_US or 0), and their exact percentiles\n"
-"\"wake_lat_p50_ns\", \"wake_lat_p90_ns\", \"wake_lat_p99_ns\". Repeatable. --acct also gives\n"
+"\"wake_lat_p50_ns\", \"wake_lat_p90_ns\", \"wake_lat_p99_ns\", and all of them sorted,\n"
+"\"wake_lat_sorted_ns\" (up to 65,536). Repeatable. --acct also gives\n"
 "\"nr_migrations\" (se.nr_migrations of /proc/self/task/TID/sched; 0 when absent).\n"
 "Example: pwz-workload --acct -d 2 --wake wk:we:1000:1:0 d0:500:500:0\n"
 "--hop NAME:BUSY_US:N adds a thread that starts on CPU 0 and, N times, spins BUSY_US then moves\n"
@@ -423,7 +424,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* A wakee's own latency percentiles (exact, over the first LAT_MAX timed wakes): the
- * ceil(q * n)-th smallest, as "wake_lat_p50_ns", "wake_lat_p90_ns", "wake_lat_p99_ns". */
+ * ceil(q * n)-th smallest, as "wake_lat_p50_ns", "wake_lat_p90_ns", "wake_lat_p99_ns"; and
+ * every latency, sorted, as "wake_lat_sorted_ns" (for rank bounds of other percentiles). */
 static void json_lat_pcts(FILE *f, const struct spec *s)
 {
 	static const struct { const char *key; double q; } pcts[] = {
@@ -441,6 +443,10 @@ static void json_lat_pcts(FILE *f, const struct spec *s)
 			rank = 1;
 		fprintf(f, ",\"%s\":%llu", pcts[i].key, (unsigned long long)s->lat[rank - 1]);
 	}
+	fputs(",\"wake_lat_sorted_ns\":[", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)s->lat[i]);
+	fputc(']', f);
 }
 
 /* Writes name as a JSON string (thread names are ours, but escape anyway). */
