@@ -29,6 +29,16 @@ endif
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 endif
+# Hardening in every build (`make deb` packages the programs `make` builds): Debian's
+# dpkg-buildflags (stack protector, fortified libc calls, RELRO) and immediate binding. The
+# fortified calls need optimisation (-O1 or more); under SANITIZE=1 the sanitizers check them.
+# The BPF objects and the fuzz harnesses have flags of their own.
+HARDEN_CFLAGS := -fstack-protector-strong
+ifneq ($(SANITIZE),1)
+HARDEN_CFLAGS += -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
+endif
+ALL_CFLAGS += $(HARDEN_CFLAGS)
+LDFLAGS += -Wl,-z,relro,-z,now
 
 ifeq ($(V),1)
 Q :=
