@@ -29,6 +29,16 @@ endif
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 endif
+# Hardening in every build (`make deb` packages the programs `make` builds): Debian's
+# dpkg-buildflags (stack protector, fortified libc calls, RELRO) and immediate binding. The
+# fortified calls need optimisation (-O1 or more); under SANITIZE=1 the sanitizers check them.
+# The BPF objects and the fuzz harnesses have flags of their own.
+HARDEN_CFLAGS := -fstack-protector-strong
+ifneq ($(SANITIZE),1)
+HARDEN_CFLAGS += -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
+endif
+ALL_CFLAGS += $(HARDEN_CFLAGS)
+LDFLAGS += -Wl,-z,relro,-z,now
 
 ifeq ($(V),1)
 Q :=
@@ -370,14 +380,16 @@ install: all
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	for m in $(wildcard docs/*.1); do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
 
-# `make deb`: $(BINDIR)/pwz_<version>_<arch>.deb (dpkg-deb; Depends from dpkg-shlibdeps),
-# checked by tests/deb/run (installed into a scratch dpkg root, run there, removed).
+# `make deb`: $(BINDIR)/pwz_<version>_<arch>.deb, <version> being the top entry of
+# tools/deb/changelog (tools/deb/build: dpkg-deb; Depends from dpkg-shlibdeps), checked by
+# tests/deb/run (lintian; installed into a scratch dpkg root, run there, removed).
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
-DEB := $(BINDIR)/pwz_$(VERSION)_$(DEB_ARCH).deb
+DEB_VERSION := $(shell awk -F'[()]' '{ print $$2; exit }' tools/deb/changelog)
+DEB := $(BINDIR)/pwz_$(DEB_VERSION)_$(DEB_ARCH).deb
 deb: $(DEB)
-$(DEB): $(PROGS) tools/deb/build VERSION README.md $(wildcard docs/*.md docs/*.1)
+$(DEB): $(PROGS) $(wildcard tools/deb/*) VERSION README.md $(wildcard docs/*.md docs/*.1)
 	$(call msg,DEB,$@)
-	$(Q)tools/deb/build $(OUTPUT)/deb-root $@ $(VERSION) $(DEB_ARCH) $(PROGS) >/dev/null
+	$(Q)tools/deb/build $(OUTPUT)/deb-root $@ $(PROGS) >/dev/null
 
 # The README's run command: capture 5 s of the whole machine, then list and draw it.
 demo:
