@@ -530,7 +530,8 @@ static int write_threads(struct xp *x)
 	bool wait = x->meta.has_wait;
 	int ret;
 
-	qsort(x->thrs, n, sizeof(*x->thrs), cmp_thr);
+	if (n)
+		qsort(x->thrs, n, sizeof(*x->thrs), cmp_thr);
 	for (size_t i = 0; i < n; i++) {
 		const struct thr *th = &x->thrs[i];
 		const struct pwz_task *t = &th->task;

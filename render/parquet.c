@@ -711,6 +711,13 @@ static unsigned int bits_for(size_t nr_entries)
 	return b;
 }
 
+/* The values of column c from the vi-th on; NULL when the column has none in this row group
+ * (an OPTIONAL column of nulls only has no array, and NULL + 0 is undefined). */
+static const void *vals_at(const struct pq_col *c, size_t vi)
+{
+	return c->nvals ? (const char *)c->vals + vi * elem_size(c) : NULL;
+}
+
 /* Writes column c's chunk of the current row group. */
 static int write_chunk(struct parquet_writer *w, struct pq_col *c, struct pq_chunk *ch)
 {
@@ -759,13 +766,15 @@ static int write_chunk(struct parquet_writer *w, struct pq_col *c, struct pq_chu
 		}
 		if (c->type == PARQUET_STRING) {
 			pq_buf_u8(&w->page, (uint8_t)bw);
-			pq_rle_hybrid(&w->page, (uint32_t *)c->vals + vi, k, bw);
+			pq_rle_hybrid(&w->page, vals_at(c, vi), k, bw);
 		} else if (c->type == PARQUET_INT32) {
+			const int32_t *v32 = vals_at(c, vi);
+
 			for (size_t i = 0; i < k; i++)
-				w->wide[i] = ((int32_t *)c->vals)[vi + i];
+				w->wide[i] = v32[i];
 			pq_delta_binary(&w->page, w->wide, k, 32);
 		} else {
-			pq_delta_binary(&w->page, (int64_t *)c->vals + vi, k, 64);
+			pq_delta_binary(&w->page, vals_at(c, vi), k, 64);
 		}
 		vi += k;
 		ret = write_page(w, PQ_PAGE_DATA, (uint32_t)n,

@@ -456,7 +456,8 @@ static int build_threads(struct exporter *x)
 {
 	size_t i = 0;
 
-	qsort(x->names, x->nnames, sizeof(*x->names), cmp_naming);
+	if (x->nnames)
+		qsort(x->names, x->nnames, sizeof(*x->names), cmp_naming);
 	while (i < x->nnames) {
 		size_t j = i;
 		struct thread *th;
