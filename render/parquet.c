@@ -380,8 +380,10 @@ struct parquet_writer {
 	char *created_by;
 	ZSTD_CCtx *zc;
 	struct pb_buf page, comp, hdr;	/* scratch */
-	uint32_t *levels;		/* scratch: page_rows levels */
-	int64_t *wide;			/* scratch: page_rows INT32 values widened */
+	uint32_t *levels;		/* scratch: a page's levels */
+	size_t levels_cap;		/* its elements (a page's rows: page_rows at most) */
+	int64_t *wide;			/* scratch: a page's INT32 values widened */
+	size_t wide_cap;		/* its elements */
 	int failed;			/* -errno once something failed */
 	bool finished;
 };
@@ -422,12 +424,10 @@ struct parquet_writer *parquet_writer__new(const char *path, const struct parque
 	if (!w->opts.zstd_level)
 		w->opts.zstd_level = 1;
 	w->cols = calloc(nr_cols, sizeof(*w->cols));
-	w->levels = malloc(w->opts.page_rows * sizeof(*w->levels));
-	w->wide = malloc(w->opts.page_rows * sizeof(*w->wide));
 	w->path = strdup(path);
 	w->created_by = opts && opts->created_by ? strdup(opts->created_by) : NULL;
 	w->zc = w->opts.zstd_level > 0 ? ZSTD_createCCtx() : NULL;
-	if (!w->cols || !w->levels || !w->wide || !w->path || (opts && opts->created_by && !w->created_by) ||
+	if (!w->cols || !w->path || (opts && opts->created_by && !w->created_by) ||
 	    (w->opts.zstd_level > 0 && !w->zc))
 		goto nomem;
 	w->nr_cols = nr_cols;
@@ -746,6 +746,9 @@ static int write_chunk(struct parquet_writer *w, struct pq_col *c, struct pq_chu
 		size_t n = rows - r0 < w->opts.page_rows ? rows - r0 : w->opts.page_rows;
 		size_t k = n;
 
+		if (array_reserve((void **)&w->levels, &w->levels_cap, n, sizeof(*w->levels)) ||
+		    array_reserve((void **)&w->wide, &w->wide_cap, n, sizeof(*w->wide)))
+			return fail(w, -ENOMEM);
 		w->page.len = 0;
 		if (c->optional) {
 			size_t at;
