@@ -222,16 +222,18 @@ $(BADINPUT_CRAFT): tests/badinput/craft.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) -o $@ -llz4
-# fuzz_cdict_stream and fuzz_render wrap their input with tests/fuzz/fuzz_wrap.h; fuzz_render
-# links render/ compiled again with clang and the sanitizers (limits per harness: tests/fuzz/run).
+# fuzz_cdict_stream, fuzz_render and fuzz_writers wrap their input with tests/fuzz/fuzz_wrap.h;
+# fuzz_render and fuzz_writers link render/ compiled again with clang and the sanitizers (limits
+# per harness: tests/fuzz/run).
 FUZZ_RENDER_OBJS := $(patsubst %.c,$(FUZZ_OUT)/%.o,$(RENDER_SRCS))
-FUZZ_BINS += $(FUZZ_OUT)/fuzz_render
+FUZZ_RENDER_BINS := $(FUZZ_OUT)/fuzz_render $(FUZZ_OUT)/fuzz_writers
+FUZZ_BINS += $(FUZZ_RENDER_BINS)
 $(FUZZ_OUT)/fuzz_cdict_stream: tests/fuzz/fuzz_wrap.h
 $(FUZZ_OUT)/render/%.o: render/%.c
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-$(FUZZ_OUT)/fuzz_render: tests/fuzz/fuzz_render.c tests/fuzz/fuzz_common.h tests/fuzz/fuzz_wrap.h \
+$(FUZZ_RENDER_BINS): $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h tests/fuzz/fuzz_wrap.h \
 		$(FUZZ_RENDER_OBJS) $(OUTPUT)/render/assets/embed.o $(FUZZ_OUT)/libpwz-fuzz.a
 	$(call msg,FUZZ-LD,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_RENDER_OBJS) \

@@ -14,51 +14,51 @@
 #include "trace.h"
 #include "vms.h"
 
-#define I32 PARQUET_INT32
-#define I64 PARQUET_INT64
+#define U32 PARQUET_UINT32	/* every integer pwz exports is unsigned */
+#define U64 PARQUET_UINT64
 #define STR PARQUET_STRING
 #define COMMON { "trace_id", STR, false }, { "host", STR, true }
 
 /* Column lists: the order here is the order of the cells each writer below sets. */
 static const struct parquet_column sched_slice_cols[] = {
-	COMMON, { "ts", I64, false }, { "dur", I64, false }, { "cpu", I32, false }, { "tid", I32, false },
-	{ "utid", I32, false }, { "end_state", STR, true }, { "unseen_start", I32, false },
+	COMMON, { "ts", U64, false }, { "dur", U64, false }, { "cpu", U32, false }, { "tid", U32, false },
+	{ "utid", U32, false }, { "end_state", STR, true }, { "unseen_start", U32, false },
 };
 static const struct parquet_column thread_state_cols[] = {
-	COMMON, { "ts", I64, false }, { "dur", I64, false }, { "cpu", I32, false }, { "tid", I32, false },
-	{ "utid", I32, false }, { "state", STR, false },
+	COMMON, { "ts", U64, false }, { "dur", U64, false }, { "cpu", U32, false }, { "tid", U32, false },
+	{ "utid", U32, false }, { "state", STR, false },
 };
 static const struct parquet_column thread_cols[] = {
-	COMMON, { "utid", I32, false }, { "tid", I32, false }, { "start_ts", I64, true },
-	{ "pid", I32, true }, { "name", STR, true }, { "comm", STR, true },
-	{ "wait_count", I64, true }, { "wait_ns", I64, true }, { "wait_max_ns", I64, true },
+	COMMON, { "utid", U32, false }, { "tid", U32, false }, { "start_ts", U64, true },
+	{ "pid", U32, true }, { "name", STR, true }, { "comm", STR, true },
+	{ "wait_count", U64, true }, { "wait_ns", U64, true }, { "wait_max_ns", U64, true },
 };
 static const struct parquet_column process_cols[] = {
-	COMMON, { "pid", I32, false }, { "name", STR, true },
+	COMMON, { "pid", U32, false }, { "name", STR, true },
 };
 static const struct parquet_column kvm_exit_cols[] = {
-	COMMON, { "ts", I64, false }, { "dur", I64, true }, { "tid", I32, false }, { "utid", I32, false },
-	{ "vcpu", I32, false },
-	{ "isa", STR, true }, { "reason", I32, false }, { "reason_name", STR, true },
-	{ "guest_ns", I64, true }, { "on_cpu_ns", I64, true }, { "off_cpu_sleep_ns", I64, true },
-	{ "off_cpu_ready_ns", I64, true },
+	COMMON, { "ts", U64, false }, { "dur", U64, true }, { "tid", U32, false }, { "utid", U32, false },
+	{ "vcpu", U32, false },
+	{ "isa", STR, true }, { "reason", U32, false }, { "reason_name", STR, true },
+	{ "guest_ns", U64, true }, { "on_cpu_ns", U64, true }, { "off_cpu_sleep_ns", U64, true },
+	{ "off_cpu_ready_ns", U64, true },
 };
 static const struct parquet_column cpu_residency_cols[] = {
-	COMMON, { "tid", I32, false }, { "utid", I32, false }, { "cpu", I32, false },
-	{ "runtime_ns", I64, false }, { "switches", I64, false },
-	{ "voluntary", I64, true }, { "involuntary", I64, true }, { "unseen", I64, false },
-	{ "unseen_ns", I64, false },
+	COMMON, { "tid", U32, false }, { "utid", U32, false }, { "cpu", U32, false },
+	{ "runtime_ns", U64, false }, { "switches", U64, false },
+	{ "voluntary", U64, true }, { "involuntary", U64, true }, { "unseen", U64, false },
+	{ "unseen_ns", U64, false },
 };
 static const struct parquet_column vcpu_cols[] = {
-	COMMON, { "vm", STR, true }, { "pid", I32, true }, { "tid", I32, false }, { "utid", I32, false },
-	{ "vcpu", I32, true }, { "window_ns", I64, false }, { "running_ns", I64, false },
-	{ "ready_ns", I64, false }, { "sleep_ns", I64, false }, { "unseen_ns", I64, false },
-	{ "waits", I64, false }, { "exits", I64, false }, { "uncharged_ns", I64, true },
+	COMMON, { "vm", STR, true }, { "pid", U32, true }, { "tid", U32, false }, { "utid", U32, false },
+	{ "vcpu", U32, true }, { "window_ns", U64, false }, { "running_ns", U64, false },
+	{ "ready_ns", U64, false }, { "sleep_ns", U64, false }, { "unseen_ns", U64, false },
+	{ "waits", U64, false }, { "exits", U64, false }, { "uncharged_ns", U64, true },
 };
 static const struct parquet_column capture_cols[] = {
-	COMMON, { "boot_id", STR, true }, { "kernel", STR, true }, { "nr_cpus", I32, true },
-	{ "start_wall_ns", I64, true }, { "dur", I64, false }, { "drops", I64, false }, { "source", STR, false },
-	{ "format", STR, false }, { "tool_version", STR, true }, { "cut", I32, false },
+	COMMON, { "boot_id", STR, true }, { "kernel", STR, true }, { "nr_cpus", U32, true },
+	{ "start_wall_ns", U64, true }, { "dur", U64, false }, { "drops", U64, false }, { "source", STR, false },
+	{ "format", STR, false }, { "tool_version", STR, true }, { "cut", U32, false },
 };
 
 static const struct {
@@ -530,7 +530,8 @@ static int write_threads(struct xp *x)
 	bool wait = x->meta.has_wait;
 	int ret;
 
-	qsort(x->thrs, n, sizeof(*x->thrs), cmp_thr);
+	if (n)
+		qsort(x->thrs, n, sizeof(*x->thrs), cmp_thr);
 	for (size_t i = 0; i < n; i++) {
 		const struct thr *th = &x->thrs[i];
 		const struct pwz_task *t = &th->task;

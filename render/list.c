@@ -68,6 +68,8 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 		  m->threads == PWZ_THREADS_SELECTED ? "\"selected\"" : "null");
 	jbuf_key(b, "figures", false);
 	jbuf_puts(b, s->from_aggregates ? "\"aggregates\"" : "\"streams\"");
+	jbuf_key(b, "saturated", false);	/* figures at 2^64-1 are sums held there */
+	jbuf_puts(b, s->saturated ? "true" : "false");
 	jbuf_key(b, "cpus", false);
 	jbuf_puts(b, "[");
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
@@ -237,7 +239,11 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
 	if (m->host)
 		jbuf_printf(b, ", host %s", termsafe_str(safe, sizeof(safe), m->host));
 	if (drops)
-		jbuf_printf(b, ", WARNING: %llu events dropped", (unsigned long long)drops);
+		jbuf_printf(b, ", WARNING: %llu%s events dropped", (unsigned long long)drops,
+			    pwz_sat_more(drops));
+	if (s->saturated)
+		jbuf_printf(b, ", WARNING: sums past 2^64-1 held at %llu (the file's figures add past it)",
+			    (unsigned long long)PWZ_SATURATED);
 	{
 		uint64_t unseen = 0, unseen_ns = 0;
 

@@ -16,7 +16,9 @@ enum {
 	PQ_ENC_PLAIN = 0, PQ_ENC_RLE = 3, PQ_ENC_DELTA_BINARY_PACKED = 5, PQ_ENC_RLE_DICTIONARY = 8,
 	PQ_CODEC_UNCOMPRESSED = 0, PQ_CODEC_ZSTD = 6,
 	PQ_PAGE_DATA = 0, PQ_PAGE_DICTIONARY = 2,
-	PQ_CONVERTED_UTF8 = 0,
+	PQ_CONVERTED_UTF8 = 0, PQ_CONVERTED_UINT_32 = 13, PQ_CONVERTED_UINT_64 = 14,
+	PQ_LOGICAL_STRING = 1, PQ_LOGICAL_INTEGER = 10,		/* LogicalType's fields */
+	PQ_ORDER_TYPE_ORDER = 1,				/* ColumnOrder's */
 };
 
 #define PQ_MAX_COLS 1024
@@ -93,6 +95,12 @@ void pq_t_end(struct pq_thrift *t)
 	}
 	pq_buf_u8(t->b, 0);
 	t->depth--;
+}
+
+void pq_t_i8(struct pq_thrift *t, int16_t id, int8_t v)
+{
+	pq_t_field(t, id, PQ_T_BYTE);
+	pq_buf_u8(t->b, (uint8_t)v);
 }
 
 void pq_t_i32(struct pq_thrift *t, int16_t id, int32_t v)
@@ -344,7 +352,9 @@ struct pq_rowgroup {
 
 struct pq_col {
 	char *name;
-	int type;			/* enum parquet_type */
+	int type;			/* PARQUET_INT32, PARQUET_INT64 or PARQUET_STRING: the
+					 * physical type */
+	bool is_unsigned;		/* an integer column annotated unsigned (PARQUET_UINT*) */
 	bool optional;
 	bool set;			/* has a value in the current row */
 	uint8_t *defs;			/* per row of the row group: 1 value, 0 null (OPTIONAL) */
@@ -380,8 +390,10 @@ struct parquet_writer {
 	char *created_by;
 	ZSTD_CCtx *zc;
 	struct pb_buf page, comp, hdr;	/* scratch */
-	uint32_t *levels;		/* scratch: page_rows levels */
-	int64_t *wide;			/* scratch: page_rows INT32 values widened */
+	uint32_t *levels;		/* scratch: a page's levels */
+	size_t levels_cap;		/* its elements (a page's rows: page_rows at most) */
+	int64_t *wide;			/* scratch: a page's INT32 values widened */
+	size_t wide_cap;		/* its elements */
 	int failed;			/* -errno once something failed */
 	bool finished;
 };
@@ -422,12 +434,10 @@ struct parquet_writer *parquet_writer__new(const char *path, const struct parque
 	if (!w->opts.zstd_level)
 		w->opts.zstd_level = 1;
 	w->cols = calloc(nr_cols, sizeof(*w->cols));
-	w->levels = malloc(w->opts.page_rows * sizeof(*w->levels));
-	w->wide = malloc(w->opts.page_rows * sizeof(*w->wide));
 	w->path = strdup(path);
 	w->created_by = opts && opts->created_by ? strdup(opts->created_by) : NULL;
 	w->zc = w->opts.zstd_level > 0 ? ZSTD_createCCtx() : NULL;
-	if (!w->cols || !w->levels || !w->wide || !w->path || (opts && opts->created_by && !w->created_by) ||
+	if (!w->cols || !w->path || (opts && opts->created_by && !w->created_by) ||
 	    (w->opts.zstd_level > 0 && !w->zc))
 		goto nomem;
 	w->nr_cols = nr_cols;
@@ -435,6 +445,7 @@ struct parquet_writer *parquet_writer__new(const char *path, const struct parque
 		struct pq_col *c = &w->cols[i];
 
 		if (cols[i].type != PARQUET_INT32 && cols[i].type != PARQUET_INT64 &&
+		    cols[i].type != PARQUET_UINT32 && cols[i].type != PARQUET_UINT64 &&
 		    cols[i].type != PARQUET_STRING) {
 			snprintf(err, errlen, "%s: column %s: unknown type %d", path, cols[i].name,
 				 cols[i].type);
@@ -444,7 +455,9 @@ struct parquet_writer *parquet_writer__new(const char *path, const struct parque
 		c->name = strdup(cols[i].name);
 		if (!c->name)
 			goto nomem;
-		c->type = cols[i].type;
+		c->is_unsigned = cols[i].type == PARQUET_UINT32 || cols[i].type == PARQUET_UINT64;
+		c->type = cols[i].type == PARQUET_UINT32 ? PARQUET_INT32 :
+			  cols[i].type == PARQUET_UINT64 ? PARQUET_INT64 : cols[i].type;
 		c->optional = cols[i].optional;
 		c->last = -1;
 	}
@@ -500,11 +513,21 @@ static inline __attribute__((always_inline)) int push(struct parquet_writer *w, 
 	return 0;
 }
 
+/* a < b in c's order: signed, or for an unsigned column the bits of its width unsigned */
+static inline bool below(const struct pq_col *c, int64_t a, int64_t b)
+{
+	if (!c->is_unsigned)
+		return a < b;
+	if (c->type == PARQUET_INT32)
+		return (uint32_t)a < (uint32_t)b;
+	return (uint64_t)a < (uint64_t)b;
+}
+
 static void minmax(struct pq_col *c, int64_t v)
 {
-	if (!c->nvals || v < c->min)
+	if (!c->nvals || below(c, v, c->min))
 		c->min = v;
-	if (!c->nvals || v > c->max)
+	if (!c->nvals || below(c, c->max, v))
 		c->max = v;
 }
 
@@ -711,6 +734,13 @@ static unsigned int bits_for(size_t nr_entries)
 	return b;
 }
 
+/* The values of column c from the vi-th on; NULL when the column has none in this row group
+ * (an OPTIONAL column of nulls only has no array, and NULL + 0 is undefined). */
+static const void *vals_at(const struct pq_col *c, size_t vi)
+{
+	return c->nvals ? (const char *)c->vals + vi * elem_size(c) : NULL;
+}
+
 /* Writes column c's chunk of the current row group. */
 static int write_chunk(struct parquet_writer *w, struct pq_col *c, struct pq_chunk *ch)
 {
@@ -739,6 +769,9 @@ static int write_chunk(struct parquet_writer *w, struct pq_col *c, struct pq_chu
 		size_t n = rows - r0 < w->opts.page_rows ? rows - r0 : w->opts.page_rows;
 		size_t k = n;
 
+		if (array_reserve((void **)&w->levels, &w->levels_cap, n, sizeof(*w->levels)) ||
+		    array_reserve((void **)&w->wide, &w->wide_cap, n, sizeof(*w->wide)))
+			return fail(w, -ENOMEM);
 		w->page.len = 0;
 		if (c->optional) {
 			size_t at;
@@ -759,13 +792,15 @@ static int write_chunk(struct parquet_writer *w, struct pq_col *c, struct pq_chu
 		}
 		if (c->type == PARQUET_STRING) {
 			pq_buf_u8(&w->page, (uint8_t)bw);
-			pq_rle_hybrid(&w->page, (uint32_t *)c->vals + vi, k, bw);
+			pq_rle_hybrid(&w->page, vals_at(c, vi), k, bw);
 		} else if (c->type == PARQUET_INT32) {
+			const int32_t *v32 = vals_at(c, vi);
+
 			for (size_t i = 0; i < k; i++)
-				w->wide[i] = ((int32_t *)c->vals)[vi + i];
+				w->wide[i] = v32[i];
 			pq_delta_binary(&w->page, w->wide, k, 32);
 		} else {
-			pq_delta_binary(&w->page, (int64_t *)c->vals + vi, k, 64);
+			pq_delta_binary(&w->page, vals_at(c, vi), k, 64);
 		}
 		vi += k;
 		ret = write_page(w, PQ_PAGE_DATA, (uint32_t)n,
@@ -916,6 +951,27 @@ static void footer_column(struct pq_thrift *t, const struct pq_col *c, const str
 	pq_t_end(t);			/* ColumnChunk */
 }
 
+/* A schema element's ConvertedType (6) and LogicalType (10): UTF8 / STRING, UINT_32 / UINT_64
+ * and INTEGER(bit width, unsigned); none for a signed integer. */
+static void footer_annotation(struct pq_thrift *t, const struct pq_col *c)
+{
+	if (c->type == PARQUET_STRING) {
+		pq_t_i32(t, 6, PQ_CONVERTED_UTF8);
+		pq_t_struct(t, 10);
+		pq_t_struct(t, PQ_LOGICAL_STRING);
+		pq_t_end(t);
+		pq_t_end(t);
+	} else if (c->is_unsigned) {
+		pq_t_i32(t, 6, c->type == PARQUET_INT32 ? PQ_CONVERTED_UINT_32 : PQ_CONVERTED_UINT_64);
+		pq_t_struct(t, 10);
+		pq_t_struct(t, PQ_LOGICAL_INTEGER);
+		pq_t_i8(t, 1, c->type == PARQUET_INT32 ? 32 : 64);	/* bitWidth */
+		pq_t_bool(t, 2, false);					/* isSigned */
+		pq_t_end(t);
+		pq_t_end(t);
+	}
+}
+
 /* FileMetaData into b. */
 static void footer(const struct parquet_writer *w, struct pb_buf *b, bool *err)
 {
@@ -935,13 +991,7 @@ static void footer(const struct parquet_writer *w, struct pb_buf *b, bool *err)
 		pq_t_i32(&t, 1, c->type == PARQUET_STRING ? 6 : c->type);
 		pq_t_i32(&t, 3, c->optional ? PQ_OPTIONAL : PQ_REQUIRED);
 		pq_t_bin(&t, 4, c->name, strlen(c->name));
-		if (c->type == PARQUET_STRING) {
-			pq_t_i32(&t, 6, PQ_CONVERTED_UTF8);
-			pq_t_struct(&t, 10);	/* LogicalType */
-			pq_t_struct(&t, 1);	/* STRING */
-			pq_t_end(&t);
-			pq_t_end(&t);
-		}
+		footer_annotation(&t, c);
 		pq_t_end(&t);
 	}
 	pq_t_i64(&t, 3, (int64_t)w->rows);
@@ -965,6 +1015,14 @@ static void footer(const struct parquet_writer *w, struct pb_buf *b, bool *err)
 	}
 	if (w->created_by)
 		pq_t_bin(&t, 6, w->created_by, strlen(w->created_by));
+	/* column_orders: the min_value / max_value statistics are in each type's own order */
+	pq_t_list(&t, 7, PQ_T_STRUCT, (uint32_t)w->nr_cols);
+	for (size_t i = 0; i < w->nr_cols; i++) {
+		pq_t_begin(&t);
+		pq_t_struct(&t, PQ_ORDER_TYPE_ORDER);
+		pq_t_end(&t);
+		pq_t_end(&t);
+	}
 	pq_t_end(&t);
 	*err = t.err || b->err;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A streaming Apache Parquet writer: flat schemas of INT32, INT64 and UTF-8 columns. */
+/* A streaming Apache Parquet writer: flat schemas of integer and UTF-8 columns. */
 #ifndef PWZ_PARQUET_H
 #define PWZ_PARQUET_H
 
@@ -11,14 +11,16 @@
 /*
  * The subset of the Parquet format (github.com/apache/parquet-format, parquet.thrift) that pwz
  * needs, written from the specification:
- * - a flat schema of REQUIRED or OPTIONAL leaf columns: INT32, INT64, or BYTE_ARRAY annotated
- *   UTF8 / STRING;
+ * - a flat schema of REQUIRED or OPTIONAL leaf columns: INT32, INT64, the same annotated
+ *   unsigned (LogicalType INTEGER(32 or 64, isSigned false), ConvertedType UINT_32 / UINT_64),
+ *   or BYTE_ARRAY annotated UTF8 / STRING;
  * - version 1 data pages; integers DELTA_BINARY_PACKED, strings dictionary-encoded (one PLAIN dictionary page
  *   per column chunk, RLE_DICTIONARY indices); definition levels of OPTIONAL columns in the
  *   RLE / bit-packed hybrid with a 4-byte length prefix;
  * - pages compressed with ZSTD (a column chunk of less than 1 KiB is stored: the codec is per
  *   chunk), or all stored (for tests); column statistics (null count, and
- *   min / max of integers);
+ *   min / max of integers, in the column's order: unsigned ones compared unsigned), with
+ *   column_orders saying so (TYPE_ORDER);
  * - the footer: FileMetaData in the Thrift compact protocol, its length, "PAR1".
  * Rows are buffered up to row_group_rows and then written as one row group, so memory is bounded
  * by the row group (about 8 bytes per integer cell, 4 per string cell, plus each column chunk's
@@ -29,6 +31,8 @@ enum parquet_type {
 	PARQUET_INT32 = 1,	/* the format's Type enum values */
 	PARQUET_INT64 = 2,
 	PARQUET_STRING = 6,	/* BYTE_ARRAY, UTF8 */
+	PARQUET_UINT32 = 0x101,	/* INT32 read as unsigned, 0 .. 2^32 - 1 (DuckDB UINTEGER) */
+	PARQUET_UINT64 = 0x102,	/* INT64 read as unsigned, 0 .. 2^64 - 1 (DuckDB UBIGINT) */
 };
 
 struct parquet_column {
@@ -58,8 +62,9 @@ struct parquet_writer *parquet_writer__new(const char *path, const struct parque
 
 /*
  * Cell setters for column col of the current row: each column gets exactly one value per row,
- * of its type (an INT32 column takes parquet_writer__i32 only, ...); null only for OPTIONAL
- * columns. A string is len bytes (not necessarily NUL-terminated, at most 1 MiB; NULL with
+ * of its type (an INT32 or UINT32 column takes parquet_writer__i32 only, an INT64 or UINT64
+ * column parquet_writer__i64, whose bits an unsigned column reads as unsigned); null only for
+ * OPTIONAL columns. A string is len bytes (not necessarily NUL-terminated, at most 1 MiB; NULL with
  * len 0 is the empty string). Return 0, -EINVAL for a misuse (wrong type, null in a REQUIRED
  * column, a second value in the row) or -ENOMEM.
  */
@@ -70,7 +75,8 @@ int parquet_writer__null(struct parquet_writer *w, size_t col);
 
 /* One cell of parquet_writer__row(). */
 struct parquet_value {
-	int64_t i;		/* INT32 and INT64 columns (an INT32 column takes the low 32 bits) */
+	int64_t i;		/* integer columns (a 32-bit column takes the low 32 bits; an
+				 * unsigned one reads the bits unsigned: (int64_t)u64 is exact) */
 	const char *s;		/* STRING columns: len bytes */
 	uint32_t len;
 	bool null;		/* OPTIONAL columns only */
@@ -132,6 +138,7 @@ struct pq_thrift {
 void pq_t_begin(struct pq_thrift *t);
 /* Writes the stop byte of the innermost struct and closes it. */
 void pq_t_end(struct pq_thrift *t);
+void pq_t_i8(struct pq_thrift *t, int16_t id, int8_t v);
 void pq_t_i32(struct pq_thrift *t, int16_t id, int32_t v);
 void pq_t_i64(struct pq_thrift *t, int16_t id, int64_t v);
 void pq_t_bool(struct pq_thrift *t, int16_t id, bool v);

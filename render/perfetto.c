@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "cdict.h"
+#include "export.h"
 #include "json.h"
 #include "keymap.h"
 #include "outfile.h"
@@ -373,23 +374,39 @@ static int cmp_naming(const void *a, const void *b)
 static void utf8_clean(char *s, size_t size)
 {
 	char tmp[PWZ_NAME_MAX];
-	size_t i = 0, o = 0, n = strlen(s);
+	size_t n = export_utf8(s, strlen(s), tmp, size < sizeof(tmp) ? size : sizeof(tmp));
 
-	while (i < n && o + 4 < sizeof(tmp)) {
-		size_t l = utf8_seq_len((const unsigned char *)s + i, n - i);
+	memcpy(s, tmp, n + 1);
+}
 
-		if (l) {
-			memcpy(tmp + o, s + i, l);
-			o += l;
-			i += l;
-		} else {
-			memcpy(tmp + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
-	tmp[o] = '\0';
-	snprintf(s, size, "%s", tmp);
+/* utf8_clean() of the heap string *s, whole (each byte takes at most 3); NULL stays NULL.
+ * Returns 0 or -ENOMEM. */
+static int utf8_clean_heap(char **s)
+{
+	size_t n;
+	char *c;
+
+	if (!*s)
+		return 0;
+	n = strlen(*s);
+	c = malloc(3 * n + 1);
+	if (!c)
+		return -ENOMEM;
+	export_utf8(*s, n, c, 3 * n + 1);
+	free(*s);
+	*s = c;
+	return 0;
+}
+
+/* The capture's strings the trace writes besides names (the kernel release, a flight
+ * recorder's trigger, the exit names), cleaned as names are. Returns 0 or -ENOMEM. */
+static int clean_meta(struct pwz_meta *m)
+{
+	for (uint32_t i = 0; i < m->nr_exit_names; i++)
+		utf8_clean(m->exit_names[i].name, sizeof(m->exit_names[i].name));
+	if (utf8_clean_heap(&m->kernel) || utf8_clean_heap(&m->trigger))
+		return -ENOMEM;
+	return 0;
 }
 
 static struct naming *add_naming(struct exporter *x, const struct pwz_task *t)
@@ -456,7 +473,8 @@ static int build_threads(struct exporter *x)
 {
 	size_t i = 0;
 
-	qsort(x->names, x->nnames, sizeof(*x->names), cmp_naming);
+	if (x->nnames)
+		qsort(x->names, x->nnames, sizeof(*x->names), cmp_naming);
 	while (i < x->nnames) {
 		size_t j = i;
 		struct thread *th;
@@ -536,6 +554,8 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 	struct exporter *x = ctx;
 	int ret = pwz_meta_copy(&x->meta, m);
 
+	if (!ret)
+		ret = clean_meta(&x->meta);
 	if (ret)
 		return ret;
 	x->base = m->start_mono_ns;

@@ -127,9 +127,31 @@ static int stdout_status(int rc)
  * termsafe(): "pwz-render: <message>" and end (a newline or ""). */
 static void print_err(const char *err, const char *end)
 {
-	char safe[4 * 512];
+	char safe[4 * 1024];
 
 	fprintf(stderr, "pwz-render: %s%s", termsafe_str(safe, sizeof(safe), err), end);
+}
+
+/* One line on stderr, "pwz-render: " first, the whole line through termsafe(): paths and
+ * names in messages come from the command line and the files. */
+static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void msg(const char *fmt, ...)
+{
+	char line[9216], safe[4 * sizeof(line)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "pwz-render: %s\n", termsafe_str(safe, sizeof(safe), line));
+}
+
+/* A path on a line of standard output, through termsafe() (a file name may hold controls). */
+static void put_path(const char *path, const char *end)
+{
+	char safe[4 * 8192];
+
+	printf("%s%s", termsafe_str(safe, sizeof(safe), path), end);
 }
 
 /* A progress line on a terminal (cli->progress): overwritten by the next, cleared by
@@ -253,7 +275,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case O_HEADLESS: break;
 		case O_EXPORT:
 			if (strcmp(optarg, "parquet")) {
-				fprintf(stderr, "pwz-render: --export: '%s' is not a format (parquet)\n", optarg);
+				msg("--export: '%s' is not a format (parquet)", optarg);
 				return -EINVAL;
 			}
 			cli->export_fmt = optarg;
@@ -317,12 +339,11 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 
 		/* an export tree (fleet/<table>/...) may be new: its top folder is made */
 		if (cli->export_fmt && mkdir(cli->output_dir, 0777) && errno != EEXIST) {
-			fprintf(stderr, "pwz-render: --output-dir %s: %s\n", cli->output_dir,
-				strerror(errno));
+			msg("--output-dir %s: %s", cli->output_dir, strerror(errno));
 			return -EINVAL;
 		}
 		if (stat(cli->output_dir, &st) || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "pwz-render: --output-dir %s: not a directory\n", cli->output_dir);
+			msg("--output-dir %s: not a directory", cli->output_dir);
 			return -EINVAL;
 		}
 	}
@@ -693,8 +714,7 @@ static int output_path(const struct cli *cli, char **files, int nfiles, const ch
 		if (lstat(out, &st))
 			return 0;
 	}
-	fprintf(stderr, "pwz-render: %s and 9,998 numbered names exist: remove some or use --force\n",
-		first);
+	msg("%s and 9,998 numbered names exist: remove some or use --force", first);
 	return -EEXIST;
 }
 
@@ -707,8 +727,7 @@ static int write_file(const char *path, const struct jbuf *b, mode_t mode)
 	int e = outfile_open(&of, path, mode);
 
 	if (e) {
-		fprintf(stderr, "pwz-render: cannot create a temporary file for %s: %s\n", path,
-			strerror(-e));
+		msg("cannot create a temporary file for %s: %s", path, strerror(-e));
 		return e;
 	}
 	while (left && !e) {
@@ -724,7 +743,7 @@ static int write_file(const char *path, const struct jbuf *b, mode_t mode)
 	if (!e)
 		e = outfile_commit(&of);
 	if (e)
-		fprintf(stderr, "pwz-render: cannot write %s: %s\n", path, strerror(-e));
+		msg("cannot write %s: %s", path, strerror(-e));
 	outfile_close(&of);
 	return e;
 }
@@ -735,7 +754,7 @@ static void open_browser(const char *path)
 	pid_t pid;
 
 	if (posix_spawnp(&pid, "xdg-open", NULL, NULL, argv, environ)) {
-		fprintf(stderr, "pwz-render: cannot run xdg-open to open %s\n", path);
+		msg("cannot run xdg-open to open %s", path);
 		return;
 	}
 	waitpid(pid, NULL, 0);
@@ -848,9 +867,8 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		goto out;
 	}
 	progress_done(cli);
-	printf("%s\n", path);
-	fprintf(stderr, "pwz-render: wrote %s (%zu KiB, data %zu KiB)\n", path, html.len / 1024,
-		json.len / 1024);
+	put_path(path, "\n");
+	msg("wrote %s (%zu KiB, data %zu KiB)", path, html.len / 1024, json.len / 1024);
 	if (cli->open)
 		open_browser(path);
 	rc = 0;
@@ -891,14 +909,13 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 		e = perfetto_export(files[i], path, &o, &st, err, sizeof(err));
 		progress_done(cli);
 		if (e) {
-			fprintf(stderr, "pwz-render: %s\n", err);
+			msg("%s", err);
 			return 1;
 		}
 		if (st.cut)
-			fprintf(stderr, "pwz-render: warning: %s: cut short, exported its whole chunks\n",
-				files[i]);
-		printf("%s\n", path);
-		fprintf(stderr, "pwz-render: wrote %s (%llu KiB before compression: %llu switches, %llu wakeups, %llu KVM exits, %llu threads; scheduling bundles %.1f bytes per switch, %.1f without the wakeups; KVM exit slices %.1f bytes per exit)\n",
+			msg("warning: %s: cut short, exported its whole chunks", files[i]);
+		put_path(path, "\n");
+		msg("wrote %s (%llu KiB before compression: %llu switches, %llu wakeups, %llu KVM exits, %llu threads; scheduling bundles %.1f bytes per switch, %.1f without the wakeups; KVM exit slices %.1f bytes per exit)",
 			path, (unsigned long long)st.bytes / 1024, (unsigned long long)st.switches,
 			(unsigned long long)st.wakings, (unsigned long long)st.exits,
 			(unsigned long long)st.threads,
@@ -906,8 +923,8 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 			st.switches ? (double)(st.sched_bytes - st.waking_bytes) / (double)st.switches : 0.0,
 			st.exits ? (double)st.exit_bytes / (double)st.exits : 0.0);
 		if (st.overlaps)
-			fprintf(stderr, "pwz-render: warning: %s: %llu run slices began before the previous one on their CPU ended; the earlier ones are cut there\n",
-				files[i], (unsigned long long)st.overlaps);
+			msg("warning: %s: %llu run slices began before the previous one on their CPU ended; the earlier ones are cut there",
+			    files[i], (unsigned long long)st.overlaps);
 	}
 	return 0;
 }
@@ -922,16 +939,14 @@ static int do_export(const struct cli *cli, char **files, int nfiles)
 	for (int i = 0; i < nfiles; i++) {
 		if (export_parquet(files[i], cli->output_dir ? cli->output_dir : ".", &o, &r, err,
 				   sizeof(err))) {
-			fprintf(stderr, "pwz-render: %s\n", err);
+			msg("%s", err);
 			return 1;
 		}
-		printf("%s\t%s\t%llu slices\n", files[i], r.trace_id,
-		       (unsigned long long)r.rows[EXPORT_SCHED_SLICE]);
+		put_path(files[i], "");
+		printf("\t%s\t%llu slices\n", r.trace_id, (unsigned long long)r.rows[EXPORT_SCHED_SLICE]);
 		if (r.split_forced)
-			fprintf(stderr, "pwz-render: %s: %llu KVM exits split into on/off-CPU time "
-				"before every CPU's slices reached them (past the memory bound): their "
-				"split may miss a slice\n", files[i],
-				(unsigned long long)r.split_forced);
+			msg("%s: %llu KVM exits split into on/off-CPU time before every CPU's slices reached them (past the memory bound): their split may miss a slice",
+			    files[i], (unsigned long long)r.split_forced);
 	}
 	return 0;
 }

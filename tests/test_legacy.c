@@ -216,12 +216,58 @@ static void test_bad_legacy(void **state)
 	assert_non_null(strstr(err, "count"));
 }
 
+/* The document's shape is checked as it inflates; each break of it is refused with where. */
+static void test_legacy_shape(void **state)
+{
+	static const struct {
+		const char *doc;
+		size_t len;
+		const char *want;
+	} cases[] = {
+		/* a column of two rows, then a byte after the map */
+		{ "\x81\xa5" "event\x92\xa1x\xa1y\x00", 13, "bytes after the map of columns (decompressed offset 12)" },
+		/* an element that is an array */
+		{ "\x81\xa5" "event\x92\xa1x\x90", 11, "not a number, string or nil: event (decompressed offset 10)" },
+		/* a second column of another length, refused at its header */
+		{ "\x82\xa3" "cpu\x92\x00\x00\xa3pid\x93\x00\x00\x00", 16, "columns differ in length: pid (decompressed offset 12)" },
+		/* 8 columns of 2^31 rows: more than 4 GiB, refused at the first header */
+		{ "\x88\xa3" "cpu\xdd\x80\x00\x00\x00\x00", 11, "8 columns of 2147483648 rows" },
+		/* a column name that is not a string */
+		{ "\x81\x01\x90", 3, "a column name is not a string: an integer (decompressed offset 1)" },
+	};
+	char path[256], err[512];
+	struct trace_load_opts o = { 0 };
+	unsigned char name[300 + 16];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/shape.cdict", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_zlib(path, cases[i].doc, cases[i].len);
+		assert_null(trace__load(path, &o, err, sizeof(err)));
+		if (!strstr(err, cases[i].want))
+			fprintf(stderr, "case %zu: %s\n", i, err);
+		assert_non_null(strstr(err, cases[i].want));
+	}
+	/* a string of 255 bytes is a name (only the other columns lack), one of 300 is not */
+	memcpy(name, "\x81\xa5" "event\x91\xd9\xff", 10);
+	memset(name + 10, 'a', 255);
+	write_zlib(path, name, 10 + 255);
+	assert_null(trace__load(path, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "column missing"));
+	memcpy(name, "\x81\xa5" "event\x91\xda\x01\x2c", 11);
+	memset(name + 11, 'a', 300);
+	write_zlib(path, name, 11 + 300);
+	assert_null(trace__load(path, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "a string longer than any name: event, 300 bytes (at most 255)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample_against_truth),
 		cmocka_unit_test(test_write_then_read),
 		cmocka_unit_test(test_bad_legacy),
+		cmocka_unit_test(test_legacy_shape),
 	};
 
 	if (access(SAMPLE, R_OK)) {

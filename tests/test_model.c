@@ -413,6 +413,49 @@ static void test_take(void **state)
 }
 
 /* The visitor folds what a reader delivers. */
+/* Sums of the file's figures saturate (records.h): two halves of 2^64 and more stay at
+ * 2^64 - 1, a smaller sum is exact; so do the drop counters and their total. */
+static void test_sums_saturate(void **state)
+{
+	struct model_fold *f = model_fold__new(NULL);
+	const uint64_t half = 1ull << 63;
+	struct pwz_cpu_agg k = { .tid = 7, .cpu = 0, .runtime_ns = half, .switches = half,
+				 .unseen_ns = 5 };
+	struct pwz_slice s = { .tid = 7, .cpu = 0, .end = PWZ_END_SLEPT, .dur_ns = half };
+	struct pwz_wait_agg w = { .tid = 7, .count = half, .wait_ns = half };
+	struct pwz_meta m = { 0 };
+	const struct pwz_cpu_agg *a;
+	const struct pwz_wait_agg *wa;
+
+	(void)state;
+	assert_int_equal(model_fold__cpu_agg(f, &k), 0);
+	assert_int_equal(model_fold__cpu_agg(f, &k), 0);
+	a = cpu_agg(f, 7, 0);
+	assert_true(a->runtime_ns == PWZ_SATURATED);	/* wrapped, it was 0 */
+	assert_true(a->switches == PWZ_SATURATED);
+	assert_int_equal(a->unseen_ns, 10);
+	assert_int_equal(model_fold__slice(f, &s), 0);	/* a saturated sum stays there */
+	assert_true(cpu_agg(f, 7, 0)->runtime_ns == PWZ_SATURATED);
+	assert_int_equal(model_fold__wait_agg(f, &w), 0);
+	w.count = half - 2;
+	assert_int_equal(model_fold__wait_agg(f, &w), 0);
+	assert_int_equal(model_fold__wait_aggs(f, &wa), 1);
+	assert_true(wa->count == PWZ_SATURATED - 1);	/* just below: exact */
+	assert_true(wa->wait_ns == PWZ_SATURATED);
+	model_fold__free(f);
+
+	assert_int_equal(pwz_meta_add_drop(&m, "slice", half), 0);
+	assert_int_equal(pwz_meta_add_drop(&m, "kvm_exit", half), 0);
+	assert_true(pwz_meta_total_drops(&m) == PWZ_SATURATED);	/* wrapped, "0 dropped" */
+	assert_int_equal(pwz_meta_add_drop(&m, "slice", half), 0);
+	assert_true(m.drops[0].value == PWZ_SATURATED);
+	assert_int_equal(pwz_meta_add_drop(&m, "task", 3), 0);
+	assert_true(pwz_meta_total_drops(&m) == PWZ_SATURATED);
+	assert_string_equal(pwz_sat_more(PWZ_SATURATED), " or more");
+	assert_string_equal(pwz_sat_more(3), "");
+	pwz_meta_free(&m);
+}
+
 static void test_visitor(void **state)
 {
 	struct model_fold *f = model_fold__new(NULL);
@@ -495,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_waits),
 		cmocka_unit_test(test_exits),
 		cmocka_unit_test(test_aggregates),
+		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_visitor),
 		cmocka_unit_test(test_take),
 		cmocka_unit_test(test_instances),

@@ -194,9 +194,11 @@ static void test_file_bytes(void **state)
 		0x00,
 		/* total_byte_size 27, num_rows 2, file_offset 4, total_compressed_size 27 */
 		0x16, 0x36, 0x16, 0x04, 0x26, 0x08, 0x16, 0x36, 0x00,
+		/* column_orders: [ColumnOrder {TYPE_ORDER {}}] */
+		0x39, 0x1c, 0x1c, 0x00, 0x00,
 		0x00,
-		/* footer length (80), magic */
-		0x50, 0x00, 0x00, 0x00, 'P', 'A', 'R', '1',
+		/* footer length (85), magic */
+		0x55, 0x00, 0x00, 0x00, 'P', 'A', 'R', '1',
 	};
 	char dir[] = "/tmp/pwz-test-parquet.XXXXXX", path[64], err[256];
 	struct parquet_writer *w;
@@ -225,6 +227,62 @@ static void test_file_bytes(void **state)
 	assert_int_equal(len, sizeof(want));
 	assert_memory_equal(got, want, len);
 	assert_int_equal(access(path, F_OK), 0);
+	free(got);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Whether the n bytes of want are somewhere in the len bytes of got. */
+static bool has_bytes(const uint8_t *got, size_t len, const uint8_t *want, size_t n)
+{
+	for (size_t i = 0; i + n <= len; i++)
+		if (!memcmp(got + i, want, n))
+			return true;
+	return false;
+}
+
+/* Unsigned columns: annotated INTEGER(32 or 64, unsigned) and UINT_32 / UINT_64, their
+ * statistics in unsigned order (2^32 - 1 above 5, 2^63 + 5 above 1: signed they would be -1
+ * and a negative number, the minimums). */
+static void test_unsigned_columns(void **state)
+{
+	static const struct parquet_column cols[] = {
+		{ "u", PARQUET_UINT32, false }, { "w", PARQUET_UINT64, false },
+	};
+	struct parquet_writer_opts o = { .zstd_level = -1 };
+	/* SchemaElement: INT32, REQUIRED, "u", converted_type UINT_32 (13), LogicalType
+	 * {INTEGER {bitWidth 32 (a byte), isSigned false}} */
+	static const uint8_t u_schema[] = { 0x15, 0x02, 0x25, 0x00, 0x18, 0x01, 'u', 0x25, 0x1a,
+					    0x4c, 0xac, 0x13, 0x20, 0x12, 0x00, 0x00, 0x00 };
+	static const uint8_t w_schema[] = { 0x15, 0x04, 0x25, 0x00, 0x18, 0x01, 'w', 0x25, 0x1c,
+					    0x4c, 0xac, 0x13, 0x40, 0x12, 0x00, 0x00, 0x00 };
+	/* Statistics {null_count 0, max_value, min_value} */
+	static const uint8_t u_stats[] = { 0x36, 0x00, 0x28, 0x04, 0xff, 0xff, 0xff, 0xff,
+					   0x18, 0x04, 0x05, 0x00, 0x00, 0x00, 0x00 };
+	static const uint8_t w_stats[] = { 0x36, 0x00, 0x28, 0x08, 0x05, 0, 0, 0, 0, 0, 0, 0x80,
+					   0x18, 0x08, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x00 };
+	char dir[] = "/tmp/pwz-test-parquet.XXXXXX", path[64], err[256];
+	struct parquet_writer *w;
+	uint8_t *got;
+	size_t len;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/u.parquet", dir);
+	w = parquet_writer__new(path, cols, 2, &o, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(parquet_writer__i32(w, 0, 5), 0);
+	assert_int_equal(parquet_writer__i64(w, 1, (int64_t)((1ull << 63) + 5)), 0);
+	assert_int_equal(parquet_writer__end_row(w), 0);
+	assert_int_equal(parquet_writer__row(w, (struct parquet_value[]){ { .i = (int32_t)UINT32_MAX },
+									  { .i = 1 } }), 0);
+	assert_int_equal(parquet_writer__finish(w, err, sizeof(err)), 0);
+	parquet_writer__free(w);
+	got = slurp(path, &len);
+	assert_true(has_bytes(got, len, u_schema, sizeof(u_schema)));
+	assert_true(has_bytes(got, len, w_schema, sizeof(w_schema)));
+	assert_true(has_bytes(got, len, u_stats, sizeof(u_stats)));
+	assert_true(has_bytes(got, len, w_stats, sizeof(w_stats)));
 	free(got);
 	unlink(path);
 	rmdir(dir);
@@ -362,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_rle_hybrid),
 		cmocka_unit_test(test_delta_binary),
 		cmocka_unit_test(test_file_bytes),
+		cmocka_unit_test(test_unsigned_columns),
 		cmocka_unit_test(test_dictionary_pages),
 		cmocka_unit_test(test_row_groups_and_abort),
 		cmocka_unit_test(test_utf8_clean),

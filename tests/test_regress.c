@@ -29,6 +29,9 @@
 #define LLVMFuzzerTestOneInput regress_csvmap
 #include "fuzz/fuzz_csvmap.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_writers
+#include "fuzz/fuzz_writers.c"
+#undef LLVMFuzzerTestOneInput
 
 /* In SANITIZE=1 builds: libtraceevent 1.7 leaks inside tep_parse_format() on a damaged
  * format (see tests/fuzz/lsan.supp); leaks of pwz's own code are still reported. */
@@ -118,6 +121,7 @@ static void test_inputs_present(void **state)
 		{ "cdict_stream", regress_cdict_stream },
 		{ "render", regress_render },
 		{ "perfdata", regress_perfdata },
+		{ "writers", regress_writers },
 	};
 
 	(void)state;
@@ -134,6 +138,7 @@ int main(void)
 		{ "perfdata", regress_perfdata },
 		{ "csvmap", regress_csvmap },
 		{ "render", regress_render },
+		{ "writers", regress_writers },
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_prestate(test_replay, &hs[0]),
@@ -142,6 +147,7 @@ int main(void)
 		cmocka_unit_test_prestate(test_replay, &hs[3]),
 		cmocka_unit_test_prestate(test_replay, &hs[4]),
 		cmocka_unit_test_prestate(test_replay, &hs[5]),
+		cmocka_unit_test_prestate(test_replay, &hs[6]),
 		cmocka_unit_test(test_inputs_present),
 	};
 

@@ -162,4 +162,75 @@ static inline void fuzz_write_chunk_file(const char *path, const uint8_t *data, 
 	free(buf);
 }
 
+/* Appends a msgpack uint64 to p; returns the end. */
+static inline uint8_t *fuzz_put_u64(uint8_t *p, uint64_t v)
+{
+	*p++ = 0xcf;
+	for (int i = 7; i >= 0; i--)
+		*p++ = (uint8_t)(v >> (8 * i));
+	return p;
+}
+
+/* The most bytes the copies of the amplifier may add: 65,536 copies of a record of up to 7
+ * bytes, 36,000 of a 20-byte CPU_AGG, fewer of a longer one. Without it 65,536 copies of a
+ * 3 KB META made a 200 MB stream, whose linear read took 1.9 s with ASan; 4,096 TASK records
+ * of 255-byte names (each name written some ten times over the list and the pages) take
+ * 0.36 s of CPU, so the 15,000 of a 4 MiB cap come near the timeout: linear work that says
+ * nothing about the code. */
+#define FUZZ_AMPLIFY_BYTES (1u << 20)
+
+/*
+ * The amplifier of the record-stream harnesses (fuzz_render.c, fuzz_writers.c say when): the
+ * amplified stream is rec, then n copies of its last record (a fixarray of up to 15
+ * fields), field f (integers only) increased by the copy's index; n is cut so that the copies
+ * take at most FUZZ_AMPLIFY_BYTES. NULL when rec does not end with such a record (nothing to
+ * repeat) or out of memory; *outlen gets the length.
+ */
+static inline uint8_t *fuzz_amplify(const uint8_t *rec, size_t len, size_t n, unsigned int f,
+				    size_t *outlen)
+{
+	size_t off = 0, last = 0, k, fo[16], fl[16];
+	unsigned int nf;
+	uint8_t *out, *p;
+
+	while (off < len && (k = fuzz_skip_object(rec, len, off)) > 0) {
+		last = off;
+		off += k;
+	}
+	if (off != len || !len || (rec[last] & 0xf0) != 0x90)
+		return NULL;
+	nf = rec[last] & 0x0f;
+	off = last + 1;
+	for (unsigned int i = 0; i < nf; i++) {
+		fo[i] = off;
+		fl[i] = fuzz_skip_object(rec, len, off);
+		off += fl[i];
+	}
+	/* each copy: the array byte, then each field raw or as a uint64 (9 bytes) */
+	if (n > FUZZ_AMPLIFY_BYTES / (len - last + 9))
+		n = FUZZ_AMPLIFY_BYTES / (len - last + 9);
+	out = malloc(len + n * (len - last + 9));
+	if (!out)
+		return NULL;
+	memcpy(out, rec, len);
+	p = out + len;
+	for (size_t c = 1; c <= n; c++) {
+		*p++ = rec[last];
+		for (unsigned int i = 0; i < nf; i++) {
+			const uint8_t *v = rec + fo[i];
+			uint64_t x;
+
+			if (i == f && fl[i] <= 9 && (v[0] <= 0x7f || (v[0] >= 0xcc && v[0] <= 0xcf))) {
+				x = v[0] <= 0x7f ? v[0] : fuzz_be(v + 1, (int)fl[i] - 1);
+				p = fuzz_put_u64(p, x + c);
+			} else {
+				memcpy(p, v, fl[i]);
+				p += fl[i];
+			}
+		}
+	}
+	*outlen = (size_t)(p - out);
+	return out;
+}
+
 #endif /* PWZ_FUZZ_WRAP_H */

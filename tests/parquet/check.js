@@ -275,7 +275,7 @@ function docSchemas() {
 			out.set(cur, []);
 			continue;
 		}
-		const m = /^\| `([a-z_]+)` \| (INT32|INT64|STRING) \| ([^|]+) \|/.exec(line);
+		const m = /^\| `([a-z_]+)` \| (UINT32|UINT64|STRING) \| ([^|]+) \|/.exec(line);
 		if (cur && m)
 			out.get(cur).push({ name: m[1], type: m[2], nullable: m[3].trim() !== 'no' });
 	}
@@ -284,15 +284,21 @@ function docSchemas() {
 
 async function schemas() {
 	const docs = docSchemas();
-	const phys = { INT32: 'INT32', INT64: 'INT64', STRING: 'BYTE_ARRAY' };
-	const duck = { INT32: 'INTEGER', INT64: 'BIGINT', STRING: 'VARCHAR' };
+	// the physical type, its ConvertedType and LogicalType, and what DuckDB reads
+	const phys = { UINT32: 'INT32', UINT64: 'INT64', STRING: 'BYTE_ARRAY' };
+	const conv = { UINT32: 'UINT_32', UINT64: 'UINT_64', STRING: 'UTF8' };
+	const logical = { UINT32: /^IntType\(.*isSigned=0\)$/, UINT64: /^IntType\(.*isSigned=0\)$/,
+		STRING: /^StringType\(\)$/ };
+	const duck = { UINT32: 'UINTEGER', UINT64: 'UBIGINT', STRING: 'VARCHAR' };
 	check(docs.size === 8, `docs/fleet.md documents 8 tables (${[...docs.keys()].join(', ')})`);
 	for (const [table, cols] of docs) {
 		const file = `${fleet}/${table}/${caps[0].id}.parquet`;
-		const rows = await q(`select name, type, repetition_type rep, converted_type conv, duckdb_type dt
-			from parquet_schema('${file}') where name <> 'schema'`);
-		const got = rows.map((r) => `${r.name} ${r.type}${r.conv ? `/${r.conv}` : ''} ${r.rep} ${r.dt}`);
-		const want = cols.map((c) => `${c.name} ${phys[c.type]}${c.type === 'STRING' ? '/UTF8' : ''} ${c.nullable ? 'OPTIONAL' : 'REQUIRED'} ${duck[c.type]}`);
+		const rows = await q(`select name, type, repetition_type rep, converted_type conv,
+			logical_type lt, duckdb_type dt from parquet_schema('${file}') where name <> 'schema'`);
+		const byName = new Map(cols.map((c) => [c.name, c]));
+		const got = rows.map((r) => `${r.name} ${r.type}/${r.conv} ${r.rep} ${r.dt}` +
+			(byName.has(r.name) && !logical[byName.get(r.name).type].test(r.lt) ? ` logical ${r.lt}` : ''));
+		const want = cols.map((c) => `${c.name} ${phys[c.type]}/${conv[c.type]} ${c.nullable ? 'OPTIONAL' : 'REQUIRED'} ${duck[c.type]}`);
 		check(got.join(',') === want.join(','), `${table}: columns, types and nullability as docs/fleet.md says (${cols.length} columns)`,
 			`file: ${got.join(', ')}; docs: ${want.join(', ')}`);
 	}

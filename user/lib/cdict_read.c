@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cdict reader: v2 chunks (and dispatch to the legacy reader), delivered to a visitor. */
 #include <errno.h>
+#include <fcntl.h>
 #include <lz4frame.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,6 +470,37 @@ static int read_v2(struct reader *r, const unsigned char *hdr, const struct cdic
 	return 0;
 }
 
+/*
+ * Opens path for reading, refusing what is not a regular file: a capture is read by its offsets
+ * (the trailer, the chunks), and the open itself does not wait (a FIFO without a writer would
+ * block it forever). Returns the stream, or NULL with *ret = -errno and err filled.
+ */
+static FILE *open_regular(const char *path, struct stat *st, int *ret, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f;
+
+	if (fd < 0) {
+		*ret = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (a pipe, device or folder): give a capture file",
+			 path);
+		close(fd);
+		*ret = -EINVAL;
+		return NULL;
+	}
+	f = fdopen(fd, "rb");
+	if (!f) {
+		*ret = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
 int cdict_read(const char *path, const struct cdict_visitor *v, struct cdict_read_info *info,
 	       char *err, size_t errlen)
 {
@@ -482,17 +514,9 @@ int cdict_read(const char *path, const struct cdict_visitor *v, struct cdict_rea
 	if (!info)
 		info = &local;
 	memset(info, 0, sizeof(*info));
-	r.f = fopen(path, "rb");
-	if (!r.f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+	r.f = open_regular(path, &st, &ret, err, errlen);
+	if (!r.f)
 		return ret;
-	}
-	if (fstat(fileno(r.f), &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		fclose(r.f);
-		return -EINVAL;
-	}
 	r.size = (unsigned long long)st.st_size;
 	got = fread(hdr, 1, sizeof(hdr), r.f);
 	if (got >= 8 && !memcmp(hdr, CDICT_MAGIC, 8)) {

@@ -82,100 +82,252 @@ static bool mp_is_map(unsigned char b)
 	return (b & 0xf0) == 0x80 || b == 0xde || b == 0xdf;
 }
 
-static bool mp_is_str(unsigned char b)
-{
-	return (b & 0xe0) == 0xa0 || (b >= 0xc4 && b <= 0xc6) || (b >= 0xd9 && b <= 0xdb);
-}
-
 /*
- * Checks the first bytes inflated so far (n of them): a map whose first key is a string.
- * Returns 1 while too few bytes are there to tell, 0 when the start is right, or the error.
- * Checked as soon as the bytes exist, so a stream that is not a map of columns fails after
- * its first kilobytes, not after gigabytes.
+ * The document's shape, checked while the stream inflates, so that a stream that is not a
+ * legacy document is refused at its first wrong byte instead of after gigabytes (a zlib
+ * stream inflates up to 1032 times its size): a map of columns, each key a string and each
+ * value an array of the first column's count of scalars (numbers, strings of at most
+ * LEGACY_MAX_STR bytes, nil), nothing after the map. What the columns declare bounds the
+ * rest: every row takes at least a byte in each column, so columns x rows past LEGACY_MAX_RAW
+ * are refused at the first array header. A valid-looking stream is thus inflated at most one
+ * column further than its first wrong byte.
  */
-static int check_start(struct legacy *l, const unsigned char *raw, size_t n)
+#define LEGACY_MAX_STR (PWZ_NAME_MAX - 1)	/* names longer are no perfwhiz name */
+#define LEGACY_MAX_ITEM (5 + LEGACY_MAX_STR)	/* the longest element, header included */
+
+enum shape_state { SH_MAP, SH_KEY, SH_ARRAY, SH_ELEM, SH_END };
+
+struct shape {
+	enum shape_state state;
+	size_t pos;		/* decompressed offset of the next object to check */
+	uint64_t keys;		/* the map's declared columns */
+	uint64_t key;		/* columns begun */
+	uint64_t rows;		/* the first column's count */
+	uint64_t left;		/* elements of the current column still to check */
+	char name[32];		/* the current column's name (for messages) */
+};
+
+/* The header of a map (map) or array at p[0..n): its length, with *count; 0 when p starts
+ * something else, -1 when n is too short to tell. */
+static int container_head(const unsigned char *p, size_t n, bool map, uint64_t *count)
 {
-	size_t key;
+	unsigned char fix = map ? 0x80 : 0x90, b16 = map ? 0xde : 0xdc, b32 = map ? 0xdf : 0xdd;
 
 	if (n < 1)
+		return -1;
+	if ((p[0] & 0xf0) == fix) {
+		*count = p[0] & 0x0f;
 		return 1;
-	if (!mp_is_map(raw[0]))
-		return fail(l, "expected a map of columns", mp_kind(raw[0]), 0);
-	key = raw[0] == 0xde ? 3 : raw[0] == 0xdf ? 5 : 1;
-	if (n <= key)
-		return 1;
-	if (raw[0] == 0x80 || (raw[0] == 0xde && !(raw[1] | raw[2])) ||
-	    (raw[0] == 0xdf && !(raw[1] | raw[2] | raw[3] | raw[4])))
-		return 0;	/* an empty map: find_columns() says what is missing */
-	if (!mp_is_str(raw[key]))
-		return fail(l, "a column name is not a string", mp_kind(raw[key]), (long long)key);
+	}
+	if (p[0] != b16 && p[0] != b32)
+		return 0;
+	if (n < (p[0] == b16 ? 3u : 5u))
+		return -1;
+	*count = p[0] == b16 ? (uint64_t)p[1] << 8 | p[2] :
+		 (uint64_t)p[1] << 24 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 8 | p[4];
+	return p[0] == b16 ? 3 : 5;
+}
+
+/* A key or an element at raw[sh->pos..n), whole (the caller holds LEGACY_MAX_ITEM bytes or
+ * the whole stream). Returns 0 or the error. */
+static int shape_item(struct legacy *l, struct shape *sh, const unsigned char *raw, size_t n)
+{
+	struct mp_cursor c;
+	enum mp_type t;
+	uint32_t len = 0;
+	char detail[96];
+
+	mp_init(&c, raw + sh->pos, n - sh->pos);
+	t = mp_peek(&c);
+	if (sh->state == SH_KEY && t != MP_STR && t != MP_BIN)
+		return fail(l, "a column name is not a string", mp_kind(raw[sh->pos]),
+			    (long long)sh->pos);
+	if (t == MP_STR || t == MP_BIN) {
+		const uint8_t *p = mp_read_bytes(&c, &len);
+
+		if (p && len <= LEGACY_MAX_STR && sh->state == SH_KEY)
+			snprintf(sh->name, sizeof(sh->name), "%.*s", (int)len, (const char *)p);
+	} else if (t == MP_ARRAY || t == MP_MAP || t == MP_EXT || t == MP_INVALID) {
+		return fail(l, "an element is not a number, string or nil", sh->name,
+			    (long long)sh->pos);
+	} else {
+		mp_skip(&c);
+	}
+	if (len > LEGACY_MAX_STR) {
+		snprintf(detail, sizeof(detail), "%s, %u bytes (at most %d)",
+			 sh->state == SH_KEY ? "a column name" : sh->name, len, LEGACY_MAX_STR);
+		return fail(l, "a string longer than any name", detail, (long long)sh->pos);
+	}
+	if (c.err)
+		return fail(l, "cut short", sh->name, (long long)sh->pos);
+	sh->pos += mp_offset(&c);
 	return 0;
 }
 
-static int inflate_file(struct legacy *l, FILE *f)
+/* A column's array header at raw[sh->pos..n): its count against the first column's, the
+ * bound and (done: all of the stream is there) the bytes left. Returns 1 while too few bytes
+ * are there, 0 or the error. */
+static int shape_column(struct legacy *l, struct shape *sh, const unsigned char *raw, size_t n,
+			bool done)
 {
-	unsigned char *in = NULL, *out = NULL;
-	size_t in_len = 0, cap = 0;
-	z_stream zs = { 0 };
-	int zret, ret = 0, start = 1;
+	uint64_t count;
+	int h = container_head(raw + sh->pos, n - sh->pos, false, &count);
+	char detail[128];
+
+	if (h < 0)
+		return 1;
+	if (!h)
+		return fail(l, "column is not an array", sh->name, (long long)sh->pos);
+	if (sh->key == 1 && sh->keys * count > LEGACY_MAX_RAW) {
+		snprintf(detail, sizeof(detail),
+			 "%llu columns of %llu rows take at least %llu bytes, more than 4 GiB",
+			 (unsigned long long)sh->keys, (unsigned long long)count,
+			 (unsigned long long)(sh->keys * count));
+		return fail(l, "larger than a legacy file may be", detail, (long long)sh->pos);
+	}
+	if (sh->key == 1)
+		sh->rows = count;
+	else if (count != sh->rows)
+		return fail(l, "columns differ in length", sh->name, (long long)sh->pos);
+	if (done && count > n - sh->pos - (size_t)h)
+		return fail(l, "column count larger than the bytes that remain", sh->name,
+			    (long long)sh->pos);
+	sh->pos += (size_t)h;
+	sh->left = count;
+	return 0;
+}
+
+/*
+ * Checks raw[sh->pos..n), the bytes inflated so far (all of the stream when done). Returns 1
+ * while the document goes on, 0 at its end, or the error.
+ */
+static int shape_check(struct legacy *l, struct shape *sh, const unsigned char *raw, size_t n,
+		       bool done)
+{
+	uint64_t keys;
+	int h, ret;
+
+	while (sh->state != SH_END) {
+		if (sh->state == SH_MAP) {
+			h = container_head(raw, n, true, &keys);
+			if (h < 0 && !done)
+				return 1;
+			if (h <= 0)
+				return fail(l, "expected a map of columns",
+					    n ? mp_kind(raw[0]) : "nothing", 0);
+			if (keys > LEGACY_MAX_RAW / 2)
+				return fail(l, "larger than a legacy file may be", "too many columns", 0);
+			sh->keys = keys;
+			sh->pos = (size_t)h;
+			sh->state = keys ? SH_KEY : SH_END;
+		} else if (sh->state == SH_ARRAY) {
+			ret = shape_column(l, sh, raw, n, done);
+			if (ret > 0 && done)
+				return fail(l, "cut short", sh->name, (long long)sh->pos);
+			if (ret)
+				return ret;
+			sh->state = sh->left ? SH_ELEM : sh->key < sh->keys ? SH_KEY : SH_END;
+		} else {
+			/* one-byte elements (small integers, nil, booleans) in a run, quickly */
+			while (sh->state == SH_ELEM && sh->left > 1 && sh->pos < n &&
+			       (raw[sh->pos] <= 0x7f || raw[sh->pos] >= 0xe0 || raw[sh->pos] == 0xc0 ||
+				raw[sh->pos] == 0xc2 || raw[sh->pos] == 0xc3)) {
+				sh->pos++;
+				sh->left--;
+			}
+			if (n - sh->pos < LEGACY_MAX_ITEM && !done)
+				return 1;
+			if (sh->pos >= n)
+				return fail(l, "cut short", sh->name, (long long)sh->pos);
+			if ((ret = shape_item(l, sh, raw, n)))
+				return ret;
+			if (sh->state == SH_KEY) {
+				sh->key++;
+				sh->state = SH_ARRAY;
+			} else if (!--sh->left) {
+				sh->state = sh->key < sh->keys ? SH_KEY : SH_END;
+			}
+		}
+	}
+	if (sh->pos < n)
+		return fail(l, "bytes after the map of columns", NULL, (long long)sh->pos);
+	return 0;
+}
+
+/* Reads the whole compressed file into *in. Returns 0 or the error. */
+static int read_file(struct legacy *l, FILE *f, unsigned char **in, size_t *in_len)
+{
 	long size;
 
 	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
 		return fail(l, "cannot read", strerror(errno), -1);
 	if ((unsigned long long)size > LEGACY_MAX_FILE)
 		return fail(l, "file larger than 1 GiB", NULL, -1);
-	in_len = (size_t)size;
-	in = malloc(in_len ? in_len : 1);
-	if (!in)
+	*in_len = (size_t)size;
+	*in = malloc(*in_len ? *in_len : 1);
+	if (!*in)
 		return -ENOMEM;
-	if (fread(in, 1, in_len, f) != in_len) {
-		free(in);
+	if (fread(*in, 1, *in_len, f) != *in_len)
 		return fail(l, "cannot read", strerror(errno), -1);
-	}
-	if (inflateInit(&zs) != Z_OK) {
-		free(in);
+	return 0;
+}
+
+#define LEGACY_STEP (1u << 20)	/* bytes inflated between two checks of the shape */
+
+/* Grows *out (*cap bytes, used of them inflated) when full. Returns 0 or the error. */
+static int grow_out(struct legacy *l, unsigned char **out, size_t *cap, size_t used, size_t in_len)
+{
+	size_t ncap = *cap ? *cap * 2 : in_len * 4 + 4096;
+	unsigned char *p;
+
+	if (used < *cap)
+		return 0;
+	if (ncap > LEGACY_MAX_RAW)
+		ncap = LEGACY_MAX_RAW;
+	if (ncap == *cap)
+		return fail(l, "decompresses to more than 4 GiB", NULL, -1);
+	p = realloc(*out, ncap);
+	if (!p)
 		return -ENOMEM;
+	*out = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Inflates the file into l->raw, checking the document's shape as it comes (struct shape). */
+static int inflate_file(struct legacy *l, FILE *f)
+{
+	unsigned char *in = NULL, *out = NULL;
+	size_t in_len = 0, cap = 0, avail;
+	struct shape sh = { .state = SH_MAP };
+	z_stream zs = { 0 };
+	int zret = Z_OK, ret;
+
+	ret = read_file(l, f, &in, &in_len);
+	if (!ret && inflateInit(&zs) != Z_OK)
+		ret = -ENOMEM;
+	if (ret) {
+		free(in);
+		return ret;
 	}
 	zs.next_in = in;
 	zs.avail_in = (uInt)in_len;
-	do {
-		if (zs.total_out == cap) {
-			size_t ncap = cap ? cap * 2 : in_len * 4 + 4096;
-			unsigned char *p;
-
-			if (ncap > LEGACY_MAX_RAW)
-				ncap = LEGACY_MAX_RAW;
-			if (ncap == cap) {
-				ret = fail(l, "decompresses to more than 4 GiB", NULL, -1);
-				break;
-			}
-			p = realloc(out, ncap);
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			out = p;
-			cap = ncap;
-		}
+	while (!ret && zret != Z_STREAM_END) {
+		if ((ret = grow_out(l, &out, &cap, zs.total_out, in_len)))
+			break;
+		avail = cap - zs.total_out;
 		zs.next_out = out + zs.total_out;
-		zs.avail_out = (uInt)(cap - zs.total_out > UINT32_MAX ? UINT32_MAX : cap - zs.total_out);
-		if (start > 0 && zs.avail_out > 4096)
-			zs.avail_out = 4096;	/* the first bytes alone, to check them first */
+		zs.avail_out = (uInt)(avail > LEGACY_STEP ? LEGACY_STEP : avail);
 		zret = inflate(&zs, Z_NO_FLUSH);
-		if (start > 0 && (zret == Z_OK || zret == Z_STREAM_END) &&
-		    (start = check_start(l, out, zs.total_out)) < 0) {
-			ret = start;
-			break;
-		}
-		if (zret == Z_BUF_ERROR && zs.avail_in == 0) {
+		if (zret == Z_OK || zret == Z_STREAM_END)
+			ret = shape_check(l, &sh, out, zs.total_out, zret == Z_STREAM_END);
+		else if (zret == Z_BUF_ERROR && zs.avail_in == 0)
 			ret = fail(l, "cut short: the zlib stream ends early", NULL, -1);
-			break;
-		}
-		if (zret != Z_OK && zret != Z_STREAM_END && zret != Z_BUF_ERROR) {
+		else if (zret != Z_BUF_ERROR)
 			ret = fail(l, "corrupt zlib stream", zs.msg ? zs.msg : zError(zret), -1);
-			break;
-		}
-	} while (zret != Z_STREAM_END);
+		if (ret > 0)
+			ret = 0;	/* the document goes on */
+	}
 	l->raw_len = zs.total_out;
 	inflateEnd(&zs);
 	free(in);

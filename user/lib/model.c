@@ -349,15 +349,16 @@ int model_fold__slice(struct model_fold *f, const struct pwz_slice *s)
 	a = cpu_of(f, s->tid, model_fold__instance(f, s->tid, slice_end(s)), s->cpu);
 	if (!a)
 		return -ENOMEM;
+	/* sums of the file's times saturate (records.h) */
 	if (s->flags & PWZ_SLICE_UNSEEN_START)
-		a->unseen_ns += run;
+		pwz_add_sat(&a->unseen_ns, run);
 	else
-		a->runtime_ns += run;
+		pwz_add_sat(&a->runtime_ns, run);
 	/* the kernel's charge is per whole slice: only a slice wholly inside the window adds it */
 	if ((s->flags & PWZ_SLICE_CHARGED) && !(s->flags & PWZ_SLICE_UNSEEN_START) &&
 	    run == s->dur_ns) {
-		a->charged_ns += s->charged_ns;
-		a->charged_run_ns += run;
+		pwz_add_sat(&a->charged_ns, s->charged_ns);
+		pwz_add_sat(&a->charged_run_ns, run);
 	}
 	if (!out)
 		return 0;
@@ -381,7 +382,7 @@ int model_fold__wait(struct model_fold *f, const struct pwz_wakeup *wk)
 	if (!a)
 		return -ENOMEM;
 	a->count++;
-	a->wait_ns += wk->wait_ns;
+	pwz_add_sat(&a->wait_ns, wk->wait_ns);
 	if (wk->wait_ns > a->max_ns)
 		a->max_ns = wk->wait_ns;
 	a->hist[pwz_whist_bucket(wk->wait_ns)]++;	/* R7: as fold_dropped() counts it */
@@ -399,7 +400,7 @@ int model_fold__kvm_exit(struct model_fold *f, const struct pwz_kvm_exit *e)
 		return -ENOMEM;
 	a->count++;
 	if (!(e->flags & PWZ_EXIT_UNPAIRED)) {
-		a->handling_ns += e->handling_ns;
+		pwz_add_sat(&a->handling_ns, e->handling_ns);
 		a->hist[pwz_hist_bucket(e->handling_ns)]++;
 	}
 	return 0;
@@ -411,14 +412,14 @@ int model_fold__cpu_agg(struct model_fold *f, const struct pwz_cpu_agg *x)
 
 	if (!a)
 		return -ENOMEM;
-	a->runtime_ns += x->runtime_ns;
-	a->switches += x->switches;
-	a->voluntary += x->voluntary;
-	a->involuntary += x->involuntary;
-	a->unseen += x->unseen;
-	a->unseen_ns += x->unseen_ns;
-	a->charged_ns += x->charged_ns;
-	a->charged_run_ns += x->charged_run_ns;
+	pwz_add_sat(&a->runtime_ns, x->runtime_ns);
+	pwz_add_sat(&a->switches, x->switches);
+	pwz_add_sat(&a->voluntary, x->voluntary);
+	pwz_add_sat(&a->involuntary, x->involuntary);
+	pwz_add_sat(&a->unseen, x->unseen);
+	pwz_add_sat(&a->unseen_ns, x->unseen_ns);
+	pwz_add_sat(&a->charged_ns, x->charged_ns);
+	pwz_add_sat(&a->charged_run_ns, x->charged_run_ns);
 	return 0;
 }
 
@@ -428,12 +429,12 @@ int model_fold__wait_agg(struct model_fold *f, const struct pwz_wait_agg *x)
 
 	if (!a)
 		return -ENOMEM;
-	a->count += x->count;
-	a->wait_ns += x->wait_ns;
+	pwz_add_sat(&a->count, x->count);
+	pwz_add_sat(&a->wait_ns, x->wait_ns);
 	if (x->max_ns > a->max_ns)
 		a->max_ns = x->max_ns;
 	for (int i = 0; i < PWZ_WHIST_BUCKETS; i++)
-		a->hist[i] += x->hist[i];
+		pwz_add_sat(&a->hist[i], x->hist[i]);
 	return 0;
 }
 
@@ -443,10 +444,10 @@ int model_fold__kvm_agg(struct model_fold *f, const struct pwz_kvm_agg *x)
 
 	if (!a)
 		return -ENOMEM;
-	a->count += x->count;
-	a->handling_ns += x->handling_ns;
+	pwz_add_sat(&a->count, x->count);
+	pwz_add_sat(&a->handling_ns, x->handling_ns);
 	for (int i = 0; i < PWZ_HIST_BUCKETS; i++)
-		a->hist[i] += x->hist[i];
+		pwz_add_sat(&a->hist[i], x->hist[i]);
 	return 0;
 }
 

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include <zstd.h>
 #include "perfdata_file.h"
@@ -528,61 +530,100 @@ static int read_features(struct pd_ctx *c, const uint8_t *hdr)
 	return 0;
 }
 
+/* Whether the open fd is a pipe (pipefs: `cmd | ...`, /dev/stdin, `<(cmd)`), not a named FIFO. */
+static bool is_anonymous_pipe(int fd)
+{
+	struct statfs sfs;
+
+	return !fstatfs(fd, &sfs) && sfs.f_type == PIPEFS_MAGIC;
+}
+
+/*
+ * The descriptor to read path from ("-": a duplicate of standard input), *sb its status; -1
+ * with *ret = -errno and err filled. A file given by name must be a regular file or a pipe
+ * already open (`<(perf record -o - ...)`): a named FIFO is refused without waiting, as its
+ * open would block until a writer came (perf's pipe mode streams through "-").
+ */
+static int open_input(const char *path, struct stat *sb, int *ret, char *err, size_t errlen)
+{
+	bool from_stdin = !strcmp(path, "-");
+	int fd = from_stdin ? dup(0) : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		*ret = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, sb)) {
+		*ret = -errno;
+		snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+		goto close_fd;
+	}
+	if (from_stdin || S_ISREG(sb->st_mode) || (S_ISFIFO(sb->st_mode) && is_anonymous_pipe(fd))) {
+		/* reads wait for a pipe's data again */
+		if (!from_stdin && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+			*ret = -errno;
+			snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+			goto close_fd;
+		}
+		return fd;
+	}
+	*ret = -EINVAL;
+	if (S_ISFIFO(sb->st_mode))
+		snprintf(err, errlen, "%s: a named pipe (FIFO), not read by name: give - and redirect it to standard input (< %s)",
+			 path, path);
+	else
+		snprintf(err, errlen, "%s: not a regular file (a device, socket or folder): give a perf.data file, or - for standard input",
+			 path);
+close_fd:
+	close(fd);
+	return -1;
+}
+
+/* Reads the first PD_PIPE_HEADER bytes into hdr: a little-endian PERFILE2 magic, and its
+ * header size in *hsize. Returns 0 or the error (filled). */
+static int read_magic(struct pd_ctx *c, uint8_t *hdr, uint64_t *hsize)
+{
+	uint64_t magic;
+	size_t got;
+	int ret = read_full(c->fd, hdr, PD_PIPE_HEADER, &got);
+
+	if (ret)
+		return fail(c, ret, 0, "read error: %s", strerror(-ret));
+	if (got < PD_PIPE_HEADER)
+		return fail(c, -EINVAL, got, "file is truncated: %zu bytes, not even a perf.data header",
+			    got);
+	magic = rd64(hdr);
+	*hsize = rd64(hdr + 8);
+	if (magic == PD_MAGIC_BE)
+		return fail(c, -EPROTONOSUPPORT, 0,
+			    "big-endian perf.data file: not supported (convert it on a big-endian host, or record on little-endian)");
+	if (magic == PD_MAGIC_V1)
+		return fail(c, -EPROTONOSUPPORT, 0, "version 1 perf.data file (PERFFILE): not supported");
+	if (magic != PD_MAGIC_LE)
+		return fail(c, -EINVAL, 0, "not a perf.data file (magic is not PERFILE2)");
+	return 0;
+}
+
 int pd_read(const char *path, const struct pd_reader_ops *ops, struct pd_read_info *info,
 	    char *err, size_t errlen)
 {
 	struct pd_read_info dummy;
 	struct pd_ctx c = { .path = path, .ops = ops, .err = err, .errlen = errlen, .fd = -1 };
 	uint8_t hdr[PD_FILE_HEADER];
-	uint64_t magic, hsize;
+	uint64_t hsize = 0;
 	struct stat sb;
-	size_t got;
 	int ret;
 
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
 	c.info = info;
-	if (strcmp(path, "-") == 0) {
-		c.fd = dup(0);
-	} else {
-		c.fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (c.fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+	c.fd = open_input(path, &sb, &ret, err, errlen);
+	if (c.fd < 0)
 		return ret;
-	}
-	if (fstat(c.fd, &sb)) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+	if ((ret = read_magic(&c, hdr, &hsize)))
 		goto out;
-	}
-	ret = read_full(c.fd, hdr, PD_PIPE_HEADER, &got);
-	if (ret) {
-		ret = fail(&c, ret, 0, "read error: %s", strerror(-ret));
-		goto out;
-	}
-	if (got < PD_PIPE_HEADER) {
-		ret = fail(&c, -EINVAL, got, "file is truncated: %zu bytes, not even a perf.data header",
-			   got);
-		goto out;
-	}
-	magic = rd64(hdr);
-	hsize = rd64(hdr + 8);
-	if (magic == PD_MAGIC_BE) {
-		ret = fail(&c, -EPROTONOSUPPORT, 0,
-			   "big-endian perf.data file: not supported (convert it on a big-endian host, or record on little-endian)");
-		goto out;
-	}
-	if (magic == PD_MAGIC_V1) {
-		ret = fail(&c, -EPROTONOSUPPORT, 0, "version 1 perf.data file (PERFFILE): not supported");
-		goto out;
-	}
-	if (magic != PD_MAGIC_LE) {
-		ret = fail(&c, -EINVAL, 0, "not a perf.data file (magic is not PERFILE2)");
-		goto out;
-	}
 	c.st.fd = c.fd;
 	c.st.cap = PD_WINDOW;
 	c.st.buf = malloc(c.st.cap);

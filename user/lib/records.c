@@ -88,7 +88,7 @@ int pwz_meta_add_drop(struct pwz_meta *meta, const char *name, uint64_t value)
 
 	for (i = 0; i < meta->nr_drops; i++) {
 		if (!strncmp(meta->drops[i].name, name, sizeof(meta->drops[i].name) - 1)) {
-			meta->drops[i].value += value;
+			pwz_add_sat(&meta->drops[i].value, value);
 			return 0;
 		}
 	}
@@ -108,7 +108,7 @@ uint64_t pwz_meta_total_drops(const struct pwz_meta *meta)
 	 * they lose nothing, and are no drop */
 	for (uint32_t i = 0; i < meta->nr_drops; i++)
 		if (strcmp(meta->drops[i].name, "unpaired_switch"))
-			sum += meta->drops[i].value;
+			pwz_add_sat(&sum, meta->drops[i].value);
 	return sum;
 }
 

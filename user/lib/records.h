@@ -307,11 +307,35 @@ int pwz_meta_copy(struct pwz_meta *dst, const struct pwz_meta *src);
 /* Sets string field *field to a copy of value (NULL allowed). Returns 0 or -ENOMEM. */
 int pwz_meta_set_str(char **field, const char *value);
 
-/* Adds value to the drop counter called name, creating it. Returns 0, or -ENOSPC when full. */
+/*
+ * The one rule for sums of what a file holds (drop counters, times, counts): they saturate. A
+ * file may claim any u64, and a sum that wrapped would show less than its parts (drops adding
+ * up to "0 dropped", a runtime below one CPU's share). A sum that would pass 2^64 - 1 stays at
+ * PWZ_SATURATED, which no real figure reaches (584 years of nanoseconds): the views show it as
+ * "at least" that. pwz_add_sat() adds v to *acc so, and returns whether *acc is saturated
+ * (by this sum or before it).
+ */
+#define PWZ_SATURATED UINT64_MAX
+
+static inline bool pwz_add_sat(uint64_t *acc, uint64_t v)
+{
+	if (__builtin_add_overflow(*acc, v, acc))
+		*acc = PWZ_SATURATED;
+	return *acc == PWZ_SATURATED;
+}
+
+/* What a text view puts after a figure that may be saturated: " or more", or "". */
+static inline const char *pwz_sat_more(uint64_t v)
+{
+	return v == PWZ_SATURATED ? " or more" : "";
+}
+
+/* Adds value to the drop counter called name (saturating), creating it. Returns 0, or -ENOSPC
+ * when full. */
 int pwz_meta_add_drop(struct pwz_meta *meta, const char *name, uint64_t value);
 
 /* Total of all drop counters (the "unpaired_switch" counter of older pwz files, which was no
- * loss, left out). */
+ * loss, left out); PWZ_SATURATED when they add past it. */
 uint64_t pwz_meta_total_drops(const struct pwz_meta *meta);
 
 /* Adds or renames the exit name of (isa, code) (copied, truncated to fit); the table stays

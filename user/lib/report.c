@@ -126,21 +126,22 @@ int report_write_stats(FILE *f, const struct summary *s, const struct pwz_meta *
 	int e;
 
 	fprintf(f, "pwz capture statistics\n");
-	fprintf(f, "host %s, kernel %s, %u CPUs, %.3f s, %llu records dropped\n",
+	fprintf(f, "host %s, kernel %s, %u CPUs, %.3f s, %llu%s records dropped\n",
 		termsafe_str(host, sizeof(host), m->host ? m->host : "?"),
 		termsafe_str(kernel, sizeof(kernel), m->kernel ? m->kernel : "?"), m->nr_cpus, span_s,
-		(unsigned long long)pwz_meta_total_drops(m));
-	fprintf(f, "figures: %s\n\n", s->from_aggregates ?
+		(unsigned long long)pwz_meta_total_drops(m), pwz_sat_more(pwz_meta_total_drops(m)));
+	fprintf(f, "figures: %s%s\n\n", s->from_aggregates ?
 		"the capture's aggregates (exact, drops included)" :
-		"folded from the recorded slices, waits and exits");
+		"folded from the recorded slices, waits and exits",
+		s->saturated ? "; WARNING: sums past 2^64-1 are held at 18446744073709551615" : "");
 	write_tasks(f, s, span_s);
 	write_cpus(f, s);
 	e = write_exits(f, s);
 	if (!e && m->nr_drops) {
 		fprintf(f, "\nDrops\n");
 		for (uint32_t i = 0; i < m->nr_drops; i++)
-			fprintf(f, "%-16s %llu\n", m->drops[i].name,
-				(unsigned long long)m->drops[i].value);
+			fprintf(f, "%-16s %llu%s\n", m->drops[i].name,
+				(unsigned long long)m->drops[i].value, pwz_sat_more(m->drops[i].value));
 	}
 	if (e)
 		return e;

@@ -65,8 +65,8 @@ static void settle_cpus(struct task_summary *ts)
 		qsort(ts->cpus, ts->nr_cpus, sizeof(*ts->cpus), cmp_task_cpu);
 	for (size_t i = 0; i < ts->nr_cpus; i++) {
 		if (out && ts->cpus[out - 1].cpu == ts->cpus[i].cpu) {
-			ts->cpus[out - 1].runtime_ns += ts->cpus[i].runtime_ns;
-			ts->cpus[out - 1].switches += ts->cpus[i].switches;
+			pwz_add_sat(&ts->cpus[out - 1].runtime_ns, ts->cpus[i].runtime_ns);
+			pwz_add_sat(&ts->cpus[out - 1].switches, ts->cpus[i].switches);
 			continue;
 		}
 		ts->cpus[out++] = ts->cpus[i];
@@ -99,8 +99,8 @@ static int add_cpu(struct task_summary *ts, uint32_t cpu, uint64_t runtime_ns, u
 		memset(c, 0, sizeof(*c));
 		c->cpu = cpu;
 	}
-	c->runtime_ns += runtime_ns;
-	c->switches += switches;
+	pwz_add_sat(&c->runtime_ns, runtime_ns);
+	pwz_add_sat(&c->switches, switches);
 	return 0;
 }
 
@@ -175,19 +175,19 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 
 		if (!(ts = task_of(b, a->tid, a->since_ns, a->cpu)))
 			return -ENOMEM;
-		ts->runtime_ns += a->runtime_ns;
-		ts->switches += a->switches;
-		ts->voluntary += a->voluntary;
-		ts->involuntary += a->involuntary;
-		ts->unseen += a->unseen;
-		ts->unseen_ns += a->unseen_ns;
-		ts->charged_ns += a->charged_ns;
-		ts->charged_run_ns += a->charged_run_ns;
+		pwz_add_sat(&ts->runtime_ns, a->runtime_ns);
+		pwz_add_sat(&ts->switches, a->switches);
+		pwz_add_sat(&ts->voluntary, a->voluntary);
+		pwz_add_sat(&ts->involuntary, a->involuntary);
+		pwz_add_sat(&ts->unseen, a->unseen);
+		pwz_add_sat(&ts->unseen_ns, a->unseen_ns);
+		pwz_add_sat(&ts->charged_ns, a->charged_ns);
+		pwz_add_sat(&ts->charged_run_ns, a->charged_run_ns);
 		if (a->cpu < s->nr_cpus) {
 			if (add_cpu(ts, a->cpu, a->runtime_ns, a->switches))
 				return -ENOMEM;
-			s->cpus[a->cpu].tasks_ns += a->runtime_ns;
-			s->cpus[a->cpu].unseen_ns += a->unseen_ns;
+			pwz_add_sat(&s->cpus[a->cpu].tasks_ns, a->runtime_ns);
+			pwz_add_sat(&s->cpus[a->cpu].unseen_ns, a->unseen_ns);
 		}
 		all_threads |= !a->tid;
 	}
@@ -199,11 +199,11 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 		if (!(ts = task_of(b, a->tid, a->since_ns, 0)) ||
 		    !(e = exit_of(ts, &b->t->meta, a->isa, a->reason)))
 			return -ENOMEM;
-		e->count += a->count;
-		e->handling_ns += a->handling_ns;
+		pwz_add_sat(&e->count, a->count);
+		pwz_add_sat(&e->handling_ns, a->handling_ns);
 		for (int k = 0; k < PWZ_HIST_BUCKETS; k++)
-			e->hist[k] += a->hist[k];
-		ts->exits_total += a->count;
+			pwz_add_sat(&e->hist[k], a->hist[k]);
+		pwz_add_sat(&ts->exits_total, a->count);
 	}
 	n = model_fold__wait_aggs(f, &wa);
 	for (size_t i = 0; i < n; i++) {
@@ -211,12 +211,12 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 
 		if (!(ts = task_of(b, a->tid, a->since_ns, 0)))
 			return -ENOMEM;
-		ts->wait_ns += a->wait_ns;
-		ts->wait_count += a->count;
+		pwz_add_sat(&ts->wait_ns, a->wait_ns);
+		pwz_add_sat(&ts->wait_count, a->count);
 		if (a->max_ns > ts->wait_max_ns)
 			ts->wait_max_ns = a->max_ns;
 		for (int k = 0; k < PWZ_WHIST_BUCKETS; k++)
-			ts->wait_hist[k] += a->hist[k];
+			pwz_add_sat(&ts->wait_hist[k], a->hist[k]);
 	}
 	/* every thread captured: the file says so, or (older files) the idle task is there, which
 	 * is captured only when every thread is (no -t, -p); a CPU busy all along has no idle */
@@ -280,6 +280,22 @@ static int cmp_runtime(const void *a, const void *b)
 	return cmp_name(a, b);
 }
 
+/* Whether a figure of ts reached PWZ_SATURATED (records.h): a sum held there, not its value. */
+static bool task_saturated(const struct task_summary *ts)
+{
+	const uint64_t v[] = { ts->runtime_ns, ts->switches, ts->voluntary, ts->involuntary,
+			       ts->unseen, ts->unseen_ns, ts->charged_ns, ts->charged_run_ns,
+			       ts->wait_ns, ts->wait_count, ts->exits_total };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i] == PWZ_SATURATED)
+			return true;
+	for (size_t i = 0; i < ts->nr_exits; i++)
+		if (ts->exits[i].count == PWZ_SATURATED || ts->exits[i].handling_ns == PWZ_SATURATED)
+			return true;
+	return false;
+}
+
 static void free_task(struct task_summary *ts)
 {
 	free(ts->cpus);
@@ -290,20 +306,20 @@ static void free_task(struct task_summary *ts)
 /* Adds src's figures into dst (merging rows of one merged name). */
 static int add_into(struct task_summary *dst, const struct task_summary *src, const struct pwz_meta *m)
 {
-	dst->runtime_ns += src->runtime_ns;
-	dst->switches += src->switches;
-	dst->voluntary += src->voluntary;
-	dst->involuntary += src->involuntary;
-	dst->unseen += src->unseen;
-	dst->unseen_ns += src->unseen_ns;
-	dst->charged_ns += src->charged_ns;
-	dst->charged_run_ns += src->charged_run_ns;
-	dst->wait_ns += src->wait_ns;
-	dst->wait_count += src->wait_count;
+	pwz_add_sat(&dst->runtime_ns, src->runtime_ns);
+	pwz_add_sat(&dst->switches, src->switches);
+	pwz_add_sat(&dst->voluntary, src->voluntary);
+	pwz_add_sat(&dst->involuntary, src->involuntary);
+	pwz_add_sat(&dst->unseen, src->unseen);
+	pwz_add_sat(&dst->unseen_ns, src->unseen_ns);
+	pwz_add_sat(&dst->charged_ns, src->charged_ns);
+	pwz_add_sat(&dst->charged_run_ns, src->charged_run_ns);
+	pwz_add_sat(&dst->wait_ns, src->wait_ns);
+	pwz_add_sat(&dst->wait_count, src->wait_count);
 	if (src->wait_max_ns > dst->wait_max_ns)
 		dst->wait_max_ns = src->wait_max_ns;
 	for (int k = 0; k < PWZ_WHIST_BUCKETS; k++)
-		dst->wait_hist[k] += src->wait_hist[k];
+		pwz_add_sat(&dst->wait_hist[k], src->wait_hist[k]);
 	for (size_t i = 0; i < src->nr_cpus; i++) {
 		const struct summary_task_cpu *c = &src->cpus[i];
 
@@ -316,12 +332,12 @@ static int add_into(struct task_summary *dst, const struct task_summary *src, co
 
 		if (!de)
 			return -ENOMEM;
-		de->count += se->count;
-		de->handling_ns += se->handling_ns;
+		pwz_add_sat(&de->count, se->count);
+		pwz_add_sat(&de->handling_ns, se->handling_ns);
 		for (int k = 0; k < PWZ_HIST_BUCKETS; k++)
-			de->hist[k] += se->hist[k];
+			pwz_add_sat(&de->hist[k], se->hist[k]);
 	}
-	dst->exits_total += src->exits_total;
+	pwz_add_sat(&dst->exits_total, src->exits_total);
 	return 0;
 }
 
@@ -443,6 +459,7 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 
 		keymap_free(&ts->exit_idx);	/* the sort below moves the rows */
 		settle_cpus(ts);
+		s->saturated |= task_saturated(ts);
 		if (ts->nr_exits > 1)
 			qsort(ts->exits, ts->nr_exits, sizeof(*ts->exits), cmp_exit);
 		if (opts->append_tid) {

@@ -90,6 +90,8 @@ struct summary {
 					 * aggregates (not a window, import or legacy file) */
 	bool from_aggregates;		/* the file's aggregates (whole capture; exact under drops
 					 * for live captures) vs. folded from the streams */
+	bool saturated;			/* a task's figure is a sum held at PWZ_SATURATED (the
+					 * file's values add past 2^64 - 1: records.h) */
 	struct summary_cpu *cpus;	/* nr_cpus entries */
 	struct task_summary *tasks;	/* sorted by runtime, largest first */
 	size_t nr_tasks;
