@@ -14,22 +14,7 @@
 #include "keymap.h"
 #include "model.h"
 #include "tasknames.h"
-
-void dash_task_name(const struct pwz_task *t, const struct summary_opts *w, char *out,
-		    size_t outlen)
-{
-	char tmp[PWZ_NAME_MAX];
-	const char *name = t->name[0] ? t->name : t->comm;
-
-	if (w && w->merge_sys) {
-		task_merge_sys_name(name, tmp, sizeof(tmp));
-		name = tmp;
-	}
-	if (w && w->append_tid)
-		snprintf(out, outlen, "%s:%u", name, t->tid);
-	else
-		snprintf(out, outlen, "%s", name);
-}
+#include "tasksel.h"
 
 const char *dash_title_kind(const struct dash_run *runs, size_t nr, bool heatmaps)
 {
@@ -186,11 +171,6 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	jbuf_add(b, ",", 1);
 }
 
-static bool task_selected(const struct dash_opts *o, const struct task_summary *ts)
-{
-	return !o->pattern || task_pattern_match(o->pattern, ts->name, ts->tid);
-}
-
 struct reason_acc {
 	uint32_t isa, code;
 	const char *name;
@@ -246,8 +226,18 @@ static void emit_quantile_range(struct jbuf *b, const uint64_t hist[PWZ_HIST_BUC
 	}
 }
 
+/* The message for a page that has no row to show: the threads -t selects did not run in the
+ * window (the run's selection says which), or no thread did. */
+static void no_rows(const struct dash_run *r, const struct summary *s, char *err, size_t errlen)
+{
+	if (r->sel)
+		tasksel_none_ran(r->sel, s->window_start_ns, s->window_end_ns, err, errlen);
+	else
+		snprintf(err, errlen, "%s: no thread ran in the window (see --list)", r->trace->path);
+}
+
 static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struct summary *s,
-			   const struct dash_opts *o, size_t *nr_selected)
+			   size_t *nr_selected)
 {
 	struct reason_acc *acc = NULL;
 	struct keymap acc_idx = { 0 };	/* (isa, code) -> acc[] */
@@ -265,21 +255,19 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	jbuf_add(b, "{", 1);
 	emit_run_head(b, r, s);
 	kv_bool(b, "has_sleep_states", sl != NULL);
-	if (vms_dash_json(b, r->trace, s, o->pattern)) {	/* the VMs tab, render/vmtab.h */
+	if (vms_dash_json(b, r->trace, s)) {	/* the VMs tab, render/vmtab.h */
 		sleeps__free(sl);
 		return -ENOMEM;
 	}
-	if (irq_dash_json(b, r->trace, 10)) {	/* --irq, in the Capture tab: render/irqtab.h */
+	if (irq_dash_json(b, r->trace, r->sel, 10)) {	/* --irq, the Capture tab: irqtab.h */
 		sleeps__free(sl);
 		return -ENOMEM;
 	}
 	key(b, "tasks");
 	jbuf_add(b, "[", 1);
 	for (i = 0; i < s->nr_tasks; i++) {
-		const struct task_summary *ts = &s->tasks[i];
+		const struct task_summary *ts = &s->tasks[i];	/* of the selection (sel) */
 
-		if (!task_selected(o, ts))
-			continue;
 		(*nr_selected)++;
 		jbuf_add(b, "{", 1);
 		kv_u64(b, "tid", ts->tid);
@@ -482,20 +470,21 @@ int dash_charts_json(struct jbuf *out, const struct dash_run *runs, size_t nr,
 			rc = errno ? -errno : -EINVAL;
 			goto out;
 		}
+		tasksel_keep_rows(runs[i].sel, s[i]);	/* -t: every view below shows these */
 	}
 	jbuf_add(out, "{", 1);
 	emit_common(out, "charts", o);
 	key(out, "runs");
 	jbuf_add(out, "[", 1);
 	for (i = 0; i < nr; i++) {
-		rc = emit_charts_run(out, &runs[i], s[i], o, &nr_selected);
+		rc = emit_charts_run(out, &runs[i], s[i], &nr_selected);
 		if (rc)
 			goto out;
 		jbuf_add(out, ",", 1);
 	}
 	close_with(out, ']');
 	if (nr > 1) {
-		d = diff__new((const struct summary *const *)s, nr, o->pattern, err, errlen);
+		d = diff__new((const struct summary *const *)s, nr, err, errlen);
 		if (!d) {
 			rc = errno ? -errno : -ENOMEM;
 			goto out;
@@ -506,8 +495,7 @@ int dash_charts_json(struct jbuf *out, const struct dash_run *runs, size_t nr,
 	}
 	jbuf_add(out, "}", 1);
 	if (!nr_selected) {
-		snprintf(err, errlen, "no task matches '%s' in the window (see --list)",
-			 o->pattern ? o->pattern : "*");
+		no_rows(&runs[0], s[0], err, errlen);
 		rc = -ENOENT;
 	} else if (out->err) {
 		snprintf(err, errlen, "out of memory building the page data");
@@ -531,6 +519,7 @@ out:
  */
 struct hm_ctx {
 	const struct trace *t;
+	const struct tasksel *sel;	/* -t; NULL all */
 	int32_t *group_of;		/* per trace->tasks entry: group index or -1 */
 	char (*groups)[PWZ_NAME_MAX];	/* group names */
 	size_t nr_groups;
@@ -974,6 +963,8 @@ static int cmp_first_task(const void *a, const void *b)
  */
 static int hm_make_groups(struct hm_ctx *h, const struct dash_opts *o)
 {
+	struct task_label_opts lo = { .merge_sys = o->window.merge_sys,
+				      .append_tid = o->window.append_tid };
 	const struct trace *t = h->t;
 	char (*names)[PWZ_NAME_MAX] = malloc((t->nr_tasks + 1) * sizeof(*names));
 	struct hm_named *v = malloc((t->nr_tasks + 1) * sizeof(*v));
@@ -988,9 +979,9 @@ static int hm_make_groups(struct hm_ctx *h, const struct dash_opts *o)
 		h->group_of[i] = -1;
 		if (t->tasks[i].tid == 0)
 			continue;	/* the idle tasks: idle time is where no slice is drawn */
-		dash_task_name(&t->tasks[i], &o->window, names[i], sizeof(names[i]));
-		if (o->pattern && !task_pattern_match(o->pattern, names[i], t->tasks[i].tid))
+		if (!tasksel_has(h->sel, t->tasks[i].tid, t->tasks[i].since_ns))
 			continue;
+		task_label(&t->tasks[i], &lo, names[i], sizeof(names[i]));
 		v[n++] = (struct hm_named){ .name = names[i], .task = i };
 	}
 	qsort(v, n, sizeof(*v), cmp_named);
@@ -1110,7 +1101,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 		       char *err, size_t errlen)
 {
 	const struct trace *t = run->trace;
-	struct hm_ctx h = { .t = t };
+	struct hm_ctx h = { .t = t, .sel = run->sel };
 	struct summary *s = NULL;
 	struct hm_bucket bs = { 0 }, bw = { 0 }, be = { 0 };
 	struct hm_lanes lanes = { 0 };
@@ -1435,8 +1426,7 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	jbuf_add(out, "}", 1);
 
 	if (!h.nr_groups) {
-		snprintf(err, errlen, "no task matches '%s' (see --list)",
-			 o->pattern ? o->pattern : "*");
+		no_rows(run, s, err, errlen);
 		rc = -ENOENT;
 	} else if (out->err) {
 		snprintf(err, errlen, "out of memory building the page data");

@@ -9,6 +9,8 @@
 #include "json.h"
 #include "summary.h"
 
+struct tasksel;
+
 #define DASH_COMPRESS_MIN_DEFAULT (256u << 10)	/* JSON bytes above which the data is gzipped */
 #define DASH_MAX_POINTS_DEFAULT 20000	/* heatmap series above this are embedded as a grid */
 #define HM_GRID_COLS 4096u		/* heatmap grid: time columns over the window (the page
@@ -20,7 +22,8 @@
 #define HM_LANE_COLS 2048u		/* core locality columns when slices are a grid */
 
 struct dash_opts {
-	const char *pattern;		/* -t: task glob (task_pattern_match()); NULL = all tasks */
+	const char *pattern;		/* -t as given, for the page's data; NULL none (each run's
+					 * sel is what selects) */
 	struct summary_opts window;	/* -f/-c window, --merge-sys-tasks, --append-tid */
 	const char *label;		/* --label; NULL: the file name */
 	const char *version;		/* pwz's version for the footer */
@@ -37,21 +40,23 @@ struct dash_run {
 	const struct trace *trace;	/* loaded with streams when a window or heatmaps need them */
 	const char *name;		/* the file name without ".cdict" */
 	const char *short_name;		/* diff_short_names() of the names; NULL = name */
+	const struct tasksel *sel;	/* -t: the threads shown (user/lib/tasksel.h); NULL all */
 };
 
 /*
  * The basic dashboard's data for nr runs (diff when nr > 1) as one JSON object appended to out:
- * per run the capture metadata, drops, topology, window and the selected tasks (CPU, switches
- * per core, KVM exits per reason with handling-time median and p99); with several runs the
- * delta rows of diff__new(). Returns 0 or -errno with err filled ("no task matches", a bad
- * window, ...).
+ * per run the capture metadata, drops, topology, window and the tasks of its selection (CPU,
+ * switches per core, KVM exits per reason with handling-time median and p99), the VMs of those
+ * tasks and their IRQ rows; with several runs the delta rows of diff__new(). Returns 0 or
+ * -errno with err filled: -ENOENT when no selected task ran in the window
+ * (tasksel_none_ran()), a bad window, ...
  */
 int dash_charts_json(struct jbuf *out, const struct dash_run *runs, size_t nr,
 		     const struct dash_opts *o, char *err, size_t errlen);
 
 /*
- * The heatmaps dashboard's data for one run: for each selected task (grouped by display name;
- * never the idle tasks, tid 0),
+ * The heatmaps dashboard's data for one run: for each task of its selection (grouped by display
+ * name; never the idle tasks, tid 0),
  * its run slices clipped to the window (start, duration, CPU, how it ended), run-queue waits,
  * sleeps derived from the slices, and KVM exits (time, guest time, handling time, reason).
  * Times are delta-encoded per series (see docs/dashboards.md). A series of more than
@@ -76,10 +81,6 @@ int dash_html(struct jbuf *out, const char *kind, const char *title, const struc
  * run holds a KVM exit (in its streams or aggregates), else "CPU and switches".
  */
 const char *dash_title_kind(const struct dash_run *runs, size_t nr, bool heatmaps);
-
-/* Display name of task t under o's merge/append options (as summary__new() names rows). */
-void dash_task_name(const struct pwz_task *t, const struct summary_opts *w, char *out,
-		    size_t outlen);
 
 /* The embedded assets (render/assets/), NUL-terminated. */
 extern const char pwz_asset_js[];

@@ -6,7 +6,6 @@
 #include <string.h>
 #include "diff.h"
 #include "keymap.h"
-#include "tasknames.h"
 
 int diff_short_names(const char *const *names, size_t nr, char **out)
 {
@@ -71,11 +70,6 @@ static int cmp_reason(const void *a, const void *b)
 static int cmp_row(const void *a, const void *b)
 {
 	return strcmp(((const struct diff_row *)a)->name, ((const struct diff_row *)b)->name);
-}
-
-static bool selected(const struct task_summary *ts, const char *pattern)
-{
-	return !pattern || task_pattern_match(pattern, ts->name, ts->tid);
 }
 
 static size_t reason_index(const struct diff *d, uint32_t isa, uint32_t code)
@@ -167,8 +161,7 @@ const struct diff_row *diff__row(const struct diff *d, const char *name)
 	return bsearch(&key, d->rows, d->nr_rows, sizeof(key), cmp_row);
 }
 
-struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pattern, char *err,
-		       size_t errlen)
+struct diff *diff__new(const struct summary *const *s, size_t nr, char *err, size_t errlen)
 {
 	struct keymap seen = { 0 };	/* (isa, code) -> reasons[] while collecting */
 	size_t i, k, n, cap = 0, rcap = 0, nrows = 0;
@@ -201,8 +194,6 @@ struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pa
 		for (k = 0; k < s[i]->nr_tasks; k++) {
 			const struct task_summary *ts = &s[i]->tasks[k];
 
-			if (!selected(ts, pattern))
-				continue;
 			for (n = 0; n < ts->nr_exits; n++) {
 				const struct summary_exit *e = &ts->exits[n];
 				int added;
@@ -260,8 +251,6 @@ struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pa
 			const struct diff_row *row;
 			struct diff_cell *c;
 
-			if (!selected(ts, pattern))
-				continue;
 			row = diff__row(d, ts->name);
 			if (!row)
 				continue;

@@ -40,8 +40,8 @@ struct diff_row {
 };
 
 /*
- * Rows are the union of the task names of all runs that match the pattern, sorted by name;
- * tasks of one run that share a name are summed. Counts of run i are multiplied by
+ * Rows are the union of the task names of all runs' rows, sorted by name; tasks of one run that
+ * share a name are summed. Counts of run i are multiplied by
  * scale[i] = (window length of run 0) / (window length of run i), so that runs of different
  * lengths compare as if they had lasted as long as the first; cpu_pct is a rate, not scaled.
  */
@@ -56,11 +56,10 @@ struct diff {
 };
 
 /*
- * Builds the diff of nr summaries (nr >= 1). pattern selects tasks (task_pattern_match()
- * on the summary's name and tid; NULL = all). Returns NULL with errno set and err filled.
+ * Builds the diff of the rows of nr summaries (nr >= 1; each keeps the rows of its run's
+ * selection, tasksel_keep_rows()). Returns NULL with errno set and err filled.
  */
-struct diff *diff__new(const struct summary *const *s, size_t nr, const char *pattern, char *err,
-		       size_t errlen);
+struct diff *diff__new(const struct summary *const *s, size_t nr, char *err, size_t errlen);
 
 /* NULL is a no-op. */
 void diff__free(struct diff *d);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "cdict.h"
 #include "export.h"
+#include "tasksel.h"
 #include "export_split.h"
 #include "keymap.h"
 #include "model.h"
@@ -341,6 +342,12 @@ static struct thr *thr_at(struct xp *x, uint32_t tid, uint64_t time_ns)
 	return thr_of(x, tid, model_fold__instance(x->births, tid, time_ns));
 }
 
+/* -t: whether the rows of thread instance th are written (tasksel.h; every thread without). */
+static bool kept(const struct xp *x, const struct thr *th)
+{
+	return tasksel_has(x->opts->sel, th->tid, th->since_ns);
+}
+
 static void saw(struct xp *x, uint64_t end, uint32_t cpu)
 {
 	if (end > x->end_ns)
@@ -397,6 +404,8 @@ static int on_slice(void *ctx, const struct pwz_slice *s)
 	saw(x, s->start_ns + s->dur_ns, s->cpu);
 	if (x->split && (ret = export_split__slice(x->split, th->utid, s)))
 		return ret;
+	if (!kept(x, th))
+		return 0;
 	return PUT_ROW(x, EXPORT_SCHED_SLICE, V_I(s->start_ns), V_I(s->dur_ns), V_I(s->cpu),
 		       V_I(s->tid), V_I(th->utid), v_str(end_state(s)),
 		       V_I(s->flags & PWZ_SLICE_UNSEEN_START ? 1 : 0));
@@ -413,6 +422,8 @@ static int on_wakeup(void *ctx, const struct pwz_wakeup *wk)
 	saw(x, wk->wake_ns + wk->wait_ns, wk->cpu);
 	if (x->split && (ret = export_split__wait(x->split, th->utid, wk)))
 		return ret;
+	if (!kept(x, th))
+		return 0;
 	return PUT_ROW(x, EXPORT_THREAD_STATE, V_I(wk->wake_ns), V_I(wk->wait_ns), V_I(wk->cpu),
 		       V_I(wk->tid), V_I(th->utid), v_str("R"));
 }
@@ -425,6 +436,8 @@ static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
 	if (!th)
 		return -ENOMEM;
 	saw(x, e->time_ns + e->handling_ns, 0);
+	if (!kept(x, th))
+		return 0;	/* in the replay too: a thread's exits are all kept or none */
 	if (x->split)
 		return export_split__exit(x->split, th->utid, e);
 	return write_exit(x, e, th->utid, false, 0, 0, 0);
@@ -439,6 +452,8 @@ static int on_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
 	if (!th)
 		return -ENOMEM;
 	saw(x, 0, a->cpu);
+	if (!kept(x, th))
+		return 0;
 	return PUT_ROW(x, EXPORT_CPU_RESIDENCY, V_I(a->tid), V_I(th->utid), V_I(a->cpu),
 		       V_I(a->runtime_ns),
 		       V_I(a->switches), V_IN(a->voluntary, kind), V_IN(a->involuntary, kind),
@@ -502,7 +517,7 @@ static int write_processes(struct xp *x)
 	if (!by)
 		return -ENOMEM;
 	for (size_t i = 0; i < x->thr_idx.count; i++) {
-		if (x->thrs[i].has_task && x->thrs[i].task.tgid)
+		if (x->thrs[i].has_task && x->thrs[i].task.tgid && kept(x, &x->thrs[i]))
 			by[n++] = &x->thrs[i];
 	}
 	qsort(by, n, sizeof(*by), cmp_by_tgid);
@@ -540,6 +555,8 @@ static int write_threads(struct xp *x)
 				   th->tid == 0 ? "swapper" : NULL;
 		const char *comm = th->has_task ? t->comm : th->tid == 0 ? "swapper" : NULL;
 
+		if (!kept(x, th))
+			continue;
 		ret = PUT_ROW(x, EXPORT_THREAD, V_I(th->utid), V_I(th->tid),
 			      V_IN(th->since_ns, th->since_ns), V_IN(th->tid ? t->tgid : 0, pid_known),
 			      v_clean(name, b1, sizeof(b1)), v_clean(comm, b2, sizeof(b2)),
@@ -601,6 +618,8 @@ static int write_vcpus(struct xp *x)
 				ret = -ENOMEM;
 				break;
 			}
+			if (!kept(x, th))
+				continue;
 			ret = PUT_ROW(x, EXPORT_VCPU, v_clean(vm->name, b1, sizeof(b1)),
 				      V_IN(vm->pid, th->task.tgid != 0),
 				      V_I(vc->tid), V_I(th->utid), V_IN(vc->vcpu, vc->vcpu >= 0),
@@ -621,6 +640,8 @@ static int on_replay_exit(void *ctx, const struct pwz_kvm_exit *e)
 	struct xp *x = ctx;
 	struct thr *th = thr_at(x, e->tid, e->time_ns);
 
+	if (th && !kept(x, th))
+		return 0;	/* as on_kvm_exit() */
 	return th ? export_split__replay_exit(x->split, th->utid, e) : -ENOMEM;
 }
 

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct tasksel;
+
 /*
  * One capture becomes one file per table, DIR/<table>/<trace_id>.parquet, so the captures of
  * many hosts land in one tree that an engine reads as one table per folder
@@ -41,6 +43,10 @@ struct export_opts {
 	int zstd_level;		/* 0 = the writer's default */
 	size_t row_group_rows;	/* 0 = the writer's default */
 	unsigned int mode;	/* the files' mode (--mode); 0 = OUTFILE_MODE_DEFAULT (0600) */
+	const struct tasksel *sel;	/* -t: the thread instances whose rows are written in
+					 * sched_slice, thread_state, kvm_exit, cpu_residency,
+					 * thread, process and vcpu (tasksel.h, resolved against
+					 * this capture); NULL = every thread */
 };
 
 struct export_result {

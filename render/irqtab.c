@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "irq.h"
 #include "irqtab.h"
+#include "tasksel.h"
 #include "termsafe.h"
 
 static const char *thread_name(const struct trace *t, const struct irq_thread_row *r)
@@ -16,14 +17,30 @@ static const char *thread_name(const struct trace *t, const struct irq_thread_ro
 	return task ? task->name : NULL;
 }
 
-/* Both row sets, or -ENOMEM (b's error set). */
-static int rows(struct jbuf *b, const struct trace *t, struct irq_vector_row **v, long *nv,
-		struct irq_thread_row **th, long *nt)
+/* The thread rows of sel (tasksel.h), in their order: with -t the threads outside the
+ * capture's own selection (PWZ_IRQ_OTHER_TID) are not among them. Returns their number. */
+static long keep_selected(const struct tasksel *sel, struct irq_thread_row *th, long nt)
+{
+	long k = 0;
+
+	if (!sel)
+		return nt;
+	for (long i = 0; i < nt; i++)
+		if (th[i].tid != PWZ_IRQ_OTHER_TID && tasksel_has(sel, th[i].tid, th[i].since_ns))
+			th[k++] = th[i];
+	return k;
+}
+
+/* Both row sets (the threads' those of sel), or -ENOMEM (b's error set). */
+static int rows(struct jbuf *b, const struct trace *t, const struct tasksel *sel,
+		struct irq_vector_row **v, long *nv, struct irq_thread_row **th, long *nt)
 {
 	*nv = irq_vector_rows(t->irq_aggs, t->nr_irq_aggs, v);
 	*nt = *nv < 0 ? -ENOMEM : irq_thread_rows(t->irq_aggs, t->nr_irq_aggs, th);
-	if (*nv >= 0 && *nt >= 0)
+	if (*nv >= 0 && *nt >= 0) {
+		*nt = keep_selected(sel, *th, *nt);
 		return 0;
+	}
 	free(*v);
 	*v = NULL;
 	*th = NULL;
@@ -32,13 +49,13 @@ static int rows(struct jbuf *b, const struct trace *t, struct irq_vector_row **v
 	return -ENOMEM;
 }
 
-void irq_json_members(struct jbuf *b, const struct trace *t)
+void irq_json_members(struct jbuf *b, const struct trace *t, const struct tasksel *sel)
 {
 	struct irq_vector_row *v;
 	struct irq_thread_row *th;
 	long nv, nt;
 
-	if (!t->meta.has_irq || rows(b, t, &v, &nv, &th, &nt)) {
+	if (!t->meta.has_irq || rows(b, t, sel, &v, &nv, &th, &nt)) {
 		jbuf_puts(b, "\"irq\":null,\"irq_threads\":null");
 		return;
 	}
@@ -82,16 +99,17 @@ void irq_json_members(struct jbuf *b, const struct trace *t)
 	free(th);
 }
 
-void irq_plain(struct jbuf *b, const struct trace *t, size_t top)
+void irq_plain(struct jbuf *b, const struct trace *t, const struct tasksel *sel, size_t top)
 {
 	struct irq_vector_row *v;
 	struct irq_thread_row *th;
 	char name[TERMSAFE_NAME_MAX];
 	long nv, nt;
 
-	if (!t->meta.has_irq || rows(b, t, &v, &nv, &th, &nt))
+	if (!t->meta.has_irq || rows(b, t, sel, &v, &nv, &th, &nt))
 		return;
-	jbuf_printf(b, "\n# interrupts (--irq; a hard IRQ during a softirq counts in the hard IRQ only)\n");
+	jbuf_printf(b, "\n# interrupts (--irq; a hard IRQ during a softirq counts in the hard IRQ only)%s\n",
+		    sel ? ": per CPU of every thread, then the threads -t selects" : "");
 	jbuf_printf(b, "%4s  %-4s %6s  %-24s %10s %12s %10s\n", "CPU", "KIND", "VECTOR", "NAME",
 		    "COUNT", "TIME_MS", "MAX_US");
 	for (long i = 0; i < nv; i++)
@@ -115,7 +133,7 @@ void irq_plain(struct jbuf *b, const struct trace *t, size_t top)
 	free(th);
 }
 
-int irq_dash_json(struct jbuf *b, const struct trace *t, size_t top)
+int irq_dash_json(struct jbuf *b, const struct trace *t, const struct tasksel *sel, size_t top)
 {
 	struct irq_vector_row *v;
 	struct irq_thread_row *th;
@@ -125,7 +143,7 @@ int irq_dash_json(struct jbuf *b, const struct trace *t, size_t top)
 		jbuf_puts(b, "\"irq\":null,\"irq_threads\":null,");
 		return 0;
 	}
-	if (rows(b, t, &v, &nv, &th, &nt))
+	if (rows(b, t, sel, &v, &nv, &th, &nt))
 		return -ENOMEM;
 	jbuf_puts(b, "\"irq\":[");
 	for (long i = 0; i < nv; i++) {

@@ -191,7 +191,8 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	jbuf_puts(b, "]}");
 }
 
-void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
+void list_json(struct jbuf *b, const struct trace *t, const struct summary *s,
+	       const struct tasksel *sel)
 {
 	char err[128];
 	struct vms *v = vms__new(t, s, err, sizeof(err));
@@ -220,13 +221,14 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 		vms_json_array(b, v);
 	}
 	jbuf_puts(b, ",\n");
-	irq_json_members(b, t);	/* --irq: render/irqtab.h */
+	irq_json_members(b, t, sel);	/* --irq: render/irqtab.h */
 	jbuf_puts(b, "}");
 	vms__free(v);
 	sleeps__free(sl);
 }
 
-void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
+void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s,
+		const struct tasksel *sel)
 {
 	const struct pwz_meta *m = &t->meta;
 	uint64_t drops = pwz_meta_total_drops(m);
@@ -275,5 +277,5 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
 			    (double)ts->runtime_ns / 1e6, summary_cpu_pct(s, ts),
 			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total, p99);
 	}
-	irq_plain(b, t, 10);	/* --irq: render/irqtab.h */
+	irq_plain(b, t, sel, 10);	/* --irq: render/irqtab.h */
 }

@@ -6,6 +6,8 @@
 #include "json.h"
 #include "summary.h"
 
+struct tasksel;
+
 /*
  * Appends the JSON object of one capture to b:
  *   {"file", "capture": {format, source, path, host, kernel, nr_cpus, start_wall_ns,
@@ -25,12 +27,16 @@
  * before the histogram or of a task whose histogram holds fewer waits than wait_count: the
  * kernel's hist_miss, summary_wait_range()). Documented in
  * docs/cdict.md; scripts depend on these names.
+ * The tasks are the rows of s (with -t, those of the selection: tasksel_keep_rows()); sel
+ * (NULL: every thread) selects the IRQ section's thread rows (render/irqtab.h).
  */
-void list_json(struct jbuf *b, const struct trace *t, const struct summary *s);
+void list_json(struct jbuf *b, const struct trace *t, const struct summary *s,
+	       const struct tasksel *sel);
 
 /* Appends the plain table of one capture to b: a header line, then one line per task
  * (tid, name, runtime, CPU %, switches, exits, the wait p99's bucket as "lo-hi" us: "-" no
- * wait, "n/a" no histogram or a short one), sorted by runtime. */
-void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s);
+ * wait, "n/a" no histogram or a short one), sorted by runtime; rows and sel as list_json(). */
+void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s,
+		const struct tasksel *sel);
 
 #endif /* PWZ_LIST_H */

@@ -15,6 +15,7 @@
 #include "pb.h"
 #include "perfetto.h"
 #include "tasknames.h"
+#include "tasksel.h"
 
 /* Field numbers, as published in google/perfetto's protos/perfetto/ (trace_packet.proto,
  * ftrace/ftrace_event_bundle.proto, ftrace/ftrace_event.proto, ftrace/sched.proto,
@@ -411,8 +412,8 @@ static int clean_meta(struct pwz_meta *m)
 
 static struct naming *add_naming(struct exporter *x, const struct pwz_task *t)
 {
+	struct task_label_opts lo = { .map = x->o->map, .merge_sys = x->o->merge_sys };
 	struct naming *n;
-	const char *mapped = x->o->map ? task_map__name(x->o->map, t->tid) : NULL;
 
 	if (array_reserve((void **)&x->names, &x->capnames, x->nnames + 1, sizeof(*n)))
 		return NULL;
@@ -423,13 +424,7 @@ static struct naming *add_naming(struct exporter *x, const struct pwz_task *t)
 	n->tgid = t->tgid;
 	n->gen = UINT32_MAX;
 	n->seq = (uint32_t)x->nnames;
-	snprintf(n->name, sizeof(n->name), "%s", mapped ? mapped : t->name[0] ? t->name : t->comm);
-	if (x->o->merge_sys) {
-		char m[PWZ_NAME_MAX];
-
-		task_merge_sys_name(n->name, m, sizeof(m));
-		snprintf(n->name, sizeof(n->name), "%s", m);
-	}
+	task_label(t, &lo, n->name, sizeof(n->name));	/* the one rule (tasknames.h) */
 	snprintf(n->proc, sizeof(n->proc), "%s", t->proc_name);
 	utf8_clean(n->name, sizeof(n->name));
 	utf8_clean(n->proc, sizeof(n->proc));
@@ -460,12 +455,7 @@ static struct thread *add_thread(struct exporter *x, uint32_t tid, size_t first,
 
 static bool name_matches(const struct exporter *x, const struct thread *th)
 {
-	if (!x->o->pattern)
-		return true;
-	for (uint32_t k = 0; k < th->nnames; k++)
-		if (task_pattern_match(x->o->pattern, x->names[th->first + k].name, th->tid))
-			return true;
-	return task_pattern_match(x->o->pattern, "", th->tid);
+	return tasksel_has_tid(x->o->sel, th->tid);
 }
 
 /* Sorts the namings by (tid, time) and builds the thread table. */
@@ -1231,12 +1221,14 @@ static int64_t intern(struct exporter *x, uint32_t cpu, uint32_t tid, uint64_t t
 	struct naming *n;
 
 	if (tid == 0) {
-		char idle[32];
+		struct task_label_opts lo = { .merge_sys = x->o->merge_sys };
+		char idle[32], label[32];
 
 		if (x->idle_idx >= 0)
 			return x->idle_idx;
-		snprintf(idle, sizeof(idle), x->o->merge_sys ? "swapper" : "swapper/%u", cpu);
-		pb_str(&x->intern, CS_INTERN_TABLE, idle);
+		snprintf(idle, sizeof(idle), "swapper/%u", cpu);
+		task_label_name(idle, 0, &lo, label, sizeof(label));	/* the one rule */
+		pb_str(&x->intern, CS_INTERN_TABLE, label);
 		x->idle_idx = x->nintern++;
 		return x->idle_idx;
 	}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct task_map;
+struct tasksel;
 
 /*
  * What the trace holds (docs/perfetto.md has the user's view):
@@ -34,8 +35,9 @@ struct task_map;
  *   as Perfetto's SDK writes a thread's events (perfetto.c says how).
  */
 struct perfetto_opts {
-	const char *pattern;		/* -t: tasks whose wakeups and KVM exits are kept (CPU
-					 * tracks stay whole); NULL = all */
+	const struct tasksel *sel;	/* -t: the threads whose wakeups and KVM exits are kept
+					 * (CPU tracks stay whole), resolved against the capture
+					 * (tasksel.h); NULL = all */
 	uint64_t from_ns;		/* window start from the capture start (-f) */
 	uint64_t cap_ns;		/* window end from the capture start; 0 = the end (-c) */
 	bool merge_sys;			/* --merge-sys-tasks: swapper/3 -> swapper */

@@ -22,6 +22,7 @@
 #include "outfile.h"
 #include "successors.h"
 #include "tasknames.h"
+#include "tasksel.h"
 #include "numopt.h"
 #include "termsafe.h"
 
@@ -33,10 +34,12 @@ static const char usage[] =
 	"HTML pages that work offline; or lists what is inside a capture.\n"
 	"A name without .cdict is accepted when NAME.cdict exists.\n"
 	"\n"
-	"  -t, --task PATTERN     tasks to show: shell glob on the whole task name ('*vcpu0' = ends\n"
-	"                         with vcpu0), or a tid when all digits (default: all tasks); with\n"
-	"                         regex syntax (. ^ $ + ( | \\ {) also a regex anchored at the start,\n"
-	"                         as perfwhiz read it ('.*vcpu0'); repeatable: the union\n"
+	"  -t, --task PATTERN     the threads every mode shows (default: all): a word is the start of\n"
+	"                         a name, as perfwhiz read it ('vm': vm1.vcpu0); a glob the whole\n"
+	"                         name ('*vcpu0' = ends with vcpu0); regex syntax (. ^ $ + ( | \\ {)\n"
+	"                         a regex from the start ('.*vcpu[01]'); digits a tid. Matched on the\n"
+	"                         shown name, with --append-tid also without :tid; repeatable: the\n"
+	"                         union. None matching: exit 1 with the closest names\n"
 	"      --heatmaps         the heatmaps dashboard (one file) instead of the basic one\n"
 	"      --max-points N     heatmaps: a series (one task's slices, waits, sleeps or exits)\n"
 	"                         of more than N points is embedded as a time x log-value grid of\n"
@@ -51,15 +54,17 @@ static const char usage[] =
 	"      --merge-sys-tasks  merge per-CPU system tasks (swapper/3 -> swapper)\n"
 	"      --append-tid       show task names as name:tid\n"
 	"  -l, --list             one line per task: tid, name, runtime, CPU %, switches, exits\n"
-	"                         (with -t: the tasks that match)\n"
+	"                         (with -t: the selected ones)\n"
 	"      --json             with --list: one JSON document (an array for several files)\n"
-	"      --successors-of T  which tasks ran next after task T (tid or name): count and %\n"
+	"      --successors-of T  which tasks ran next after the threads of T (a -t pattern): count\n"
+	"                         and %\n"
 	"                         (--json: one JSON document)\n"
 	"      --perfetto         write a Perfetto trace (<name>.pftrace) per file, for ui.perfetto.dev:\n"
 	"                         CPU tracks whole; -t keeps the wakeups and KVM exits of its tasks\n"
 	"      --perfetto-gzip    the same, gzip-compressed (<name>.pftrace.gz)\n"
 	"      --export parquet   write the captures as Parquet tables, DIR/<table>/<trace_id>.parquet\n"
-	"                         (DIR: --output-dir, default .; see docs/fleet.md)\n"
+	"                         (DIR: --output-dir, default .; see docs/fleet.md); -t: the\n"
+	"                         selected threads' rows\n"
 	"      --partial          read a capture that was cut short (killed writer): its whole chunks\n"
 	"      --headless         accepted for perfmap compatibility (a browser opens only with --open)\n"
 	"      --open             open the page in the default browser (xdg-open)\n"
@@ -94,8 +99,8 @@ struct cli {
 	bool progress;		/* stderr is a terminal and no -q */
 	int perfetto;		/* --perfetto: 1, --perfetto-gzip: 2 */
 	const char *map_path;
-	const char *pattern;	/* the -t patterns as a set (tasknames.h), or NULL */
-	char patterns[4096];	/* its storage */
+	struct task_patterns *pats;	/* the -t patterns, compiled once (tasknames.h); NULL none */
+	struct task_patterns *succ;	/* --successors-of's task, read as a -t pattern */
 	const char *tasks[64];	/* the -t patterns as given */
 	size_t nr_tasks;
 	const char *label;
@@ -127,7 +132,7 @@ static int stdout_status(int rc)
  * termsafe(): "pwz-render: <message>" and end (a newline or ""). */
 static void print_err(const char *err, const char *end)
 {
-	char safe[4 * 1024];
+	char safe[4 * 2048];
 
 	fprintf(stderr, "pwz-render: %s%s", termsafe_str(safe, sizeof(safe), err), end);
 }
@@ -317,13 +322,16 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		fprintf(stderr, "pwz-render: no capture file given (see 'pwz-render --help')\n");
 		return -EINVAL;
 	}
-	if (cli->nr_tasks) {
-		if (task_patterns_join(cli->tasks, cli->nr_tasks, cli->patterns,
-				       sizeof(cli->patterns))) {
-			fprintf(stderr, "pwz-render: -t: the patterns are too long together\n");
-			return -EINVAL;
-		}
-		cli->pattern = cli->patterns;
+	if (cli->nr_tasks && cli->successors_of) {
+		fprintf(stderr, "pwz-render: --successors-of takes its task as a -t pattern: drop -t\n");
+		return -EINVAL;
+	}
+	if ((cli->nr_tasks && !(cli->pats = task_patterns__new(cli->tasks, cli->nr_tasks, err,
+								sizeof(err)))) ||
+	    (cli->successors_of && !(cli->succ = task_patterns__new(&cli->successors_of, 1, err,
+								     sizeof(err))))) {
+		print_err(err, "\n");
+		return -EINVAL;
 	}
 	cli->progress = !quiet && isatty(STDERR_FILENO);
 	if (cli->json && !cli->list && !cli->successors_of) {
@@ -414,29 +422,39 @@ static struct summary_opts window_of(const struct cli *cli)
 	return w;
 }
 
-/* Ends the line of a "no task matches" message with the names that exist in t's window (the
- * first 20, by runtime). */
-static void print_task_names(const struct trace *t, const struct summary_opts *w)
+/* The naming every view uses (tasknames.h's one rule). */
+static struct task_label_opts label_opts(const struct cli *cli, const struct task_map *map)
 {
-	char err[512];
-	struct summary *s = summary__new(t, w, err, sizeof(err));
-	size_t i;
+	return (struct task_label_opts){ .map = map, .merge_sys = cli->merge_sys,
+					 .append_tid = cli->append_tid };
+}
 
-	if (!s) {
-		fputc('\n', stderr);
-		return;
-	}
-	fprintf(stderr, "; the tasks are:");
-	for (i = 0; i < s->nr_tasks && i < 20; i++) {
-		char name[TERMSAFE_NAME_MAX];
+/*
+ * The selection of p (-t, or --successors-of's task) in t (tasksel.h), into *sel: NULL without
+ * patterns. When p matches no thread of t: 0 with an empty selection when empty_ok (a run of a
+ * diff), else 1 with tasksel_nomatch()'s message, as every mode fails. 1 out of memory.
+ */
+static int resolve(const struct cli *cli, const struct task_patterns *p, const struct trace *t,
+		   const struct task_map *map, bool empty_ok, struct tasksel **sel)
+{
+	struct task_label_opts lo = label_opts(cli, map);
+	char err[2048];
 
-		fprintf(stderr, "%s \"%s\"", i ? "," : "",
-			termsafe_str(name, sizeof(name), s->tasks[i].name));
+	*sel = NULL;
+	if (!p)
+		return 0;
+	*sel = tasksel__new(p, &lo, t);
+	if (!*sel) {
+		fprintf(stderr, "pwz-render: out of memory\n");
+		return 1;
 	}
-	if (s->nr_tasks > 20)
-		fprintf(stderr, " and %zu more", s->nr_tasks - 20);
-	fprintf(stderr, "%s\n", s->nr_tasks ? "" : " none");
-	summary__free(s);
+	if (tasksel__count(*sel) || empty_ok)
+		return 0;
+	tasksel_nomatch(*sel, err, sizeof(err));
+	print_err(err, "\n");
+	tasksel__free(*sel);
+	*sel = NULL;
+	return 1;
 }
 
 static bool has_window(const struct cli *cli)
@@ -444,30 +462,10 @@ static bool has_window(const struct cli *cli)
 	return cli->from_ns > 0 || cli->cap_ns > 0;
 }
 
-/* -t with --list: the rows that match moved to the front, in their order (the others after
- * them, still owned by s); returns their number. */
-static size_t keep_matching(struct summary *s, const char *pattern)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < s->nr_tasks; i++) {
-		if (!task_pattern_match(pattern, s->tasks[i].name, s->tasks[i].tid))
-			continue;
-		if (i != k) {
-			struct task_summary tmp = s->tasks[k];
-
-			s->tasks[k] = s->tasks[i];
-			s->tasks[i] = tmp;
-		}
-		k++;
-	}
-	return k;
-}
-
 static int do_list(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
 {
 	struct jbuf out = { 0 };
-	char err[512];
+	char err[1024];
 	int i, ret = 0;
 
 	if (cli->json && nfiles > 1)
@@ -475,11 +473,12 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 	for (i = 0; i < nfiles && !ret; i++) {
 		/* --json's VMs and wait percentiles are made from the streams */
 		struct trace *t = load(cli, files[i], map, has_window(cli) || cli->json);
+		struct tasksel *sel = NULL;
 		struct summary_opts w;
-		struct summary *s;
-		size_t n;
+		struct summary *s = NULL;
 
-		if (!t) {
+		if (!t || resolve(cli, cli->pats, t, map, false, &sel)) {
+			trace__free(t);
 			ret = 1;
 			break;
 		}
@@ -487,24 +486,27 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 		progress(cli, "summarising %s", files[i]);
 		s = summary__new(t, &w, err, sizeof(err));
 		progress_done(cli);
-		if (!s) {
-			print_err(err, "\n");
-			trace__free(t);
+		if (s) {
+			tasksel_keep_rows(sel, s);
+			if (sel && !s->nr_tasks) {	/* as the pages: nothing of -t in the window */
+				tasksel_none_ran(sel, s->window_start_ns, s->window_end_ns, err,
+						 sizeof(err));
+				ret = 1;
+			}
+		} else {
 			ret = 1;
-			break;
 		}
-		n = s->nr_tasks;
-		if (cli->pattern)
-			s->nr_tasks = keep_matching(s, cli->pattern);
-		if (cli->json) {
+		if (ret) {
+			print_err(err, "\n");
+		} else if (cli->json) {
 			if (i > 0)
 				jbuf_puts(&out, ",\n");
-			list_json(&out, t, s);
+			list_json(&out, t, s, sel);
 		} else {
-			list_plain(&out, t, s);
+			list_plain(&out, t, s, sel);
 		}
-		s->nr_tasks = n;	/* summary__free() frees every row */
 		summary__free(s);
+		tasksel__free(sel);
 		trace__free(t);
 	}
 	if (cli->json && nfiles > 1)
@@ -532,18 +534,21 @@ static int do_successors(const struct cli *cli, char **files, int nfiles,
 		jbuf_puts(&out, "[\n");
 	for (i = 0; i < nfiles; i++) {
 		struct trace *t = load(cli, files[i], map, true);
+		struct tasksel *who = NULL;
 		struct summary_opts w;
 		struct successors *s;
 		size_t k;
 
-		if (!t) {
+		if (!t || resolve(cli, cli->succ, t, map, false, &who)) {
+			trace__free(t);
 			rc = 1;
 			break;
 		}
 		w = window_of(cli);
 		progress(cli, "successors of %s in %s", cli->successors_of, files[i]);
-		s = successors__new(t, cli->successors_of, &w, err, sizeof(err));
+		s = successors__new(t, who, &w, err, sizeof(err));
 		progress_done(cli);
+		tasksel__free(who);
 		if (!s) {
 			print_err(err, "\n");
 			trace__free(t);
@@ -770,6 +775,24 @@ static void footer_date(char *out, size_t outlen)
 	strftime(out, outlen, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
+/* -t for the runs of a page: each trace's selection into sel[]; a diff fails only when no run
+ * has a thread of it (with the first run's message). Returns 0 or 1 with a message. */
+static int select_runs(const struct cli *cli, struct trace **t, int n, const struct task_map *map,
+		       struct tasksel **sel)
+{
+	char err[2048];
+
+	for (int i = 0; i < n; i++)
+		if (resolve(cli, cli->pats, t[i], map, n > 1, &sel[i]))
+			return 1;
+	for (int i = 0; i < n; i++)
+		if (!sel[i] || tasksel__count(sel[i]))
+			return 0;
+	tasksel_nomatch(sel[0], err, sizeof(err));
+	print_err(err, "\n");
+	return 1;
+}
+
 static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 			const struct task_map *map)
 {
@@ -779,12 +802,13 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 	char **names = calloc((size_t)nfiles, sizeof(*names));
 	char **shorts = calloc((size_t)nfiles, sizeof(*shorts));
 	struct jbuf json = { 0 }, html = { 0 };
-	struct dash_opts o = { .pattern = cli->pattern, .version = PWZ_VERSION };
-	char err[512], date[64], label[512], title[1024], path[8192];
+	struct dash_opts o = { .version = PWZ_VERSION };
+	struct tasksel **sel = calloc((size_t)nfiles, sizeof(*sel));
+	char err[2048], date[64], label[512], title[1024], path[8192], shown[4096] = "";
 	const char *kind = cli->heatmaps ? "heatmaps" : "charts";
 	int i, rc = 1;
 
-	if (!t || !runs || !names || !shorts) {
+	if (!t || !runs || !names || !shorts || !sel) {
 		fprintf(stderr, "pwz-render: out of memory\n");
 		goto out;
 	}
@@ -810,8 +834,15 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		fprintf(stderr, "pwz-render: out of memory\n");
 		goto out;
 	}
+	if (select_runs(cli, t, nfiles, map, sel))
+		goto out;
 	for (i = 0; i < nfiles; i++)
-		runs[i] = (struct dash_run){ .trace = t[i], .name = names[i], .short_name = shorts[i] };
+		runs[i] = (struct dash_run){ .trace = t[i], .name = names[i], .short_name = shorts[i],
+					     .sel = sel[i] };
+	for (size_t j = 0, k = 0; j < cli->nr_tasks; j++)	/* "-t a, -t b" as given */
+		k += (size_t)snprintf(shown + k, k < sizeof(shown) ? sizeof(shown) - k : 0, "%s%s",
+				      j ? ", " : "", cli->tasks[j]);
+	o.pattern = cli->nr_tasks ? shown : NULL;
 
 	footer_date(date, sizeof(date));
 	if (cli->label)
@@ -833,25 +864,13 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 	}
 	progress_done(cli);
 	if (rc) {
-		print_err(err, "");
-		if (rc == -ENOENT)
-			print_task_names(t[0], &o.window);
-		else
-			fputc('\n', stderr);
+		print_err(err, "\n");
 		rc = 1;
 		goto out;
 	}
-	{
-		char shown[sizeof(cli->patterns) * 2] = "";
-		size_t k = 0;
-
-		for (size_t j = 0; j < cli->nr_tasks; j++)
-			k += (size_t)snprintf(shown + k, k < sizeof(shown) ? sizeof(shown) - k : 0,
-					      "%s%s", j ? ", " : "", cli->tasks[j]);
-		snprintf(title, sizeof(title), "%s — %s%s%s", label,
-			 dash_title_kind(runs, (size_t)nfiles, cli->heatmaps),
-			 cli->pattern ? " — " : "", shown);
-	}
+	snprintf(title, sizeof(title), "%s — %s%s%s", label,
+		 dash_title_kind(runs, (size_t)nfiles, cli->heatmaps), cli->nr_tasks ? " — " : "",
+		 shown);
 	progress(cli, "building the page");
 	rc = dash_html(&html, kind, title, &json, &o);
 	if (rc) {
@@ -876,6 +895,8 @@ out:
 	jbuf_free(&json);
 	jbuf_free(&html);
 	for (i = 0; i < nfiles; i++) {
+		if (sel)
+			tasksel__free(sel[i]);
 		if (t)
 			trace__free(t[i]);
 		if (names)
@@ -883,6 +904,7 @@ out:
 		if (shorts)
 			free(shorts[i]);
 	}
+	free(sel);
 	free(t);
 	free(runs);
 	free(names);
@@ -890,11 +912,29 @@ out:
 	return rc;
 }
 
+/* -t for a mode that streams the capture (--perfetto, --export): its threads, resolved against
+ * its task records and aggregates loaded first (*t, which *sel refers to). Both NULL without
+ * -t. Returns 0, or 1 with a message (-t matches no thread, a file that does not load). */
+static int select_tasks(const struct cli *cli, const char *path, const struct task_map *map,
+			struct trace **t, struct tasksel **sel)
+{
+	*t = NULL;
+	*sel = NULL;
+	if (!cli->pats)
+		return 0;
+	*t = load(cli, path, map, false);
+	if (*t && !resolve(cli, cli->pats, *t, map, false, sel))
+		return 0;
+	trace__free(*t);
+	*t = NULL;
+	return 1;
+}
+
 /* --perfetto: one trace per file (render/perfetto.h). */
 static int do_perfetto(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
 {
 	struct summary_opts w = window_of(cli);
-	struct perfetto_opts o = { .pattern = cli->pattern, .from_ns = w.from_ns,
+	struct perfetto_opts o = { .from_ns = w.from_ns,
 				   .cap_ns = w.cap_ns, .merge_sys = cli->merge_sys,
 				   .partial = cli->partial, .gzip = cli->perfetto == 2, .map = map,
 				   .mode = cli->mode };
@@ -902,12 +942,19 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 
 	for (int i = 0; i < nfiles; i++) {
 		struct perfetto_stats st;
+		struct tasksel *sel;
+		struct trace *t;
 		int e;
 
+		if (select_tasks(cli, files[i], map, &t, &sel))
+			return 1;
+		o.sel = sel;
 		perfetto_output_path(files[i], cli->output_dir, o.gzip, path, sizeof(path));
 		progress(cli, "exporting %s", files[i]);
 		e = perfetto_export(files[i], path, &o, &st, err, sizeof(err));
 		progress_done(cli);
+		tasksel__free(sel);
+		trace__free(t);
 		if (e) {
 			msg("%s", err);
 			return 1;
@@ -930,15 +977,25 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 }
 
 /* --export parquet: each file into the table folders of --output-dir (default .). */
-static int do_export(const struct cli *cli, char **files, int nfiles)
+static int do_export(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
 {
 	struct export_opts o = { .partial = cli->partial, .mode = cli->mode };
 	struct export_result r;
 	char err[1024];
 
 	for (int i = 0; i < nfiles; i++) {
-		if (export_parquet(files[i], cli->output_dir ? cli->output_dir : ".", &o, &r, err,
-				   sizeof(err))) {
+		struct tasksel *sel;
+		struct trace *t;
+		int e;
+
+		if (select_tasks(cli, files[i], map, &t, &sel))
+			return 1;
+		o.sel = sel;
+		e = export_parquet(files[i], cli->output_dir ? cli->output_dir : ".", &o, &r, err,
+				   sizeof(err));
+		tasksel__free(sel);
+		trace__free(t);
+		if (e) {
 			msg("%s", err);
 			return 1;
 		}
@@ -969,7 +1026,7 @@ int main(int argc, char **argv)
 	if (cli.perfetto)
 		ret = do_perfetto(&cli, argv + optind, argc - optind, map);
 	else if (cli.export_fmt)
-		ret = do_export(&cli, argv + optind, argc - optind);
+		ret = do_export(&cli, argv + optind, argc - optind, map);
 	else if (cli.list)
 		ret = do_list(&cli, argv + optind, argc - optind, map);
 	else if (cli.successors_of)
@@ -977,5 +1034,7 @@ int main(int argc, char **argv)
 	else
 		ret = do_dashboard(&cli, argv + optind, argc - optind, map);
 	task_map__free(map);
+	task_patterns__free(cli.pats);
+	task_patterns__free(cli.succ);
 	return stdout_status(ret);
 }

@@ -4,10 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dash.h"
+#include "json.h"
 #include "keymap.h"
 #include "successors.h"
 #include "tasknames.h"
+#include "tasksel.h"
 
 #define SUCC_TOLERANCE_NS 1000	/* legacy times are microseconds */
 
@@ -69,27 +70,20 @@ static int count_next(struct keymap *seen, struct next_count **c, size_t *cap, u
 	return 0;
 }
 
-/* The name a successor is shown under: per-CPU threads merged, "tid N" when not recorded. */
+/* The name a successor is shown under (the one rule, tasknames.h): per-CPU threads always
+ * merged (swapper), as perfwhiz did; its tid when not recorded. */
 static void next_name(const struct trace *t, const struct summary_opts *w, uint32_t tid, bool idle,
 		      char *name, size_t len)
 {
+	struct task_label_opts lo = { .merge_sys = true, .append_tid = w->append_tid };
 	const struct pwz_task *nt = idle ? NULL : trace__task(t, tid);
-	struct pwz_task anon = { .tid = tid };
-	char merged[PWZ_NAME_MAX];
 
-	if (idle) {
+	if (idle)
 		snprintf(name, len, "swapper");	/* idle, not recorded */
-		return;
-	}
-	if (!nt) {
-		snprintf(anon.name, sizeof(anon.name), "tid %u", tid);
-		nt = &anon;
-	}
-	task_merge_sys_name(nt->name[0] ? nt->name : nt->comm, merged, sizeof(merged));
-	if (w->append_tid)
-		snprintf(name, len, "%.200s:%u", merged, nt->tid);
+	else if (nt)
+		task_label(nt, &lo, name, len);
 	else
-		snprintf(name, len, "%s", merged);
+		task_label_name("", tid, &lo, name, len);
 }
 
 /* The rows of s from the counts per successor: named, and summed by name. */
@@ -135,15 +129,28 @@ static size_t next_start(const struct trace *t, const size_t *idx, size_t lo, si
 	return lo;
 }
 
-struct successors *successors__new(const struct trace *t, const char *who,
+/* The threads of who among t's task records, in target[]; the first one's "name:tid" (the
+ * idle task's or an unnamed tid's when no task record is selected) into s->task. */
+static void targets(struct successors *s, const struct trace *t, const struct tasksel *who,
+		    bool *target)
+{
+	struct task_label_opts lo = { .append_tid = true };
+
+	snprintf(s->task, sizeof(s->task), "%s", tasksel_has(who, 0, 0) ? "swapper:0" : "?");
+	for (size_t i = t->nr_tasks; i-- > 0;) {
+		target[i] = t->tasks[i].tid && tasksel_has(who, t->tasks[i].tid, t->tasks[i].since_ns);
+		if (target[i])
+			task_label(&t->tasks[i], &lo, s->task, sizeof(s->task));
+	}
+}
+
+struct successors *successors__new(const struct trace *t, const struct tasksel *who,
 				   const struct summary_opts *w, char *err, size_t errlen)
 {
 	struct summary_opts none = { 0 };
 	struct successors *s = calloc(1, sizeof(*s));
 	bool *target = calloc(t->nr_tasks + 1, sizeof(bool));
 	size_t *idx = malloc((t->nr_slices + 1) * sizeof(size_t));
-	uint32_t want_tid = 0;
-	bool by_tid = task_is_tid(who), found = false;
 	struct keymap seen = { 0 };	/* (idle, tid) of each successor -> counts[] */
 	struct next_count *counts = NULL;
 	uint64_t ws, we;
@@ -153,30 +160,15 @@ struct successors *successors__new(const struct trace *t, const char *who,
 		w = &none;
 	if (!s || !target || !idx)
 		goto nomem;
-	if (by_tid)
-		want_tid = (uint32_t)strtoul(who, NULL, 10);
-	for (i = 0; i < t->nr_tasks; i++) {
-		char name[PWZ_NAME_MAX];
-
-		dash_task_name(&t->tasks[i], w, name, sizeof(name));
-		if (by_tid ? t->tasks[i].tid == want_tid : !strcmp(name, who)) {
-			target[i] = true;
-			if (!found)
-				snprintf(s->task, sizeof(s->task), "%.200s:%u",
-					 t->tasks[i].name[0] ? t->tasks[i].name : t->tasks[i].comm,
-					 t->tasks[i].tid);
-			found = true;
-		}
-	}
-	if (!found) {
-		snprintf(err, errlen, "%s: no task %s '%s' (see --list)", t->path,
-			 by_tid ? "with tid" : "named", who);
+	if (!tasksel__count(who)) {
+		tasksel_nomatch(who, err, errlen);
 		free(target);
 		free(idx);
 		successors__free(s);
 		errno = ENOENT;
 		return NULL;
 	}
+	targets(s, t, who, target);
 	ws = w->from_ns;
 	we = w->cap_ns ? w->cap_ns : UINT64_MAX;
 	for (i = 0; i < t->nr_slices; i++)
@@ -188,7 +180,8 @@ struct successors *successors__new(const struct trace *t, const char *who,
 		uint64_t end = a->start_ns + a->dur_ns;
 		const struct pwz_task *tk = trace__task_at(t, a->tid, end);
 
-		if (!tk || !target[tk - t->tasks] || end < ws || end >= we || a->end == PWZ_END_OPEN)
+		if (end < ws || end >= we || a->end == PWZ_END_OPEN ||
+		    !(tk ? target[tk - t->tasks] : tasksel_has(who, a->tid, 0)))
 			continue;
 		/* the next slice on this CPU that starts at or after the end */
 		i = next_start(t, idx, n + 1, t->nr_slices, a->cpu, end);

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include "summary.h"
 
+struct tasksel;
+
 struct successor {
 	char name[PWZ_NAME_MAX];	/* the next task's name, per-CPU threads merged (swapper) */
 	uint64_t count;			/* times it ran next */
@@ -14,21 +16,21 @@ struct successor {
 };
 
 struct successors {
-	char task[PWZ_NAME_MAX];	/* "name:tid" of the task asked about (its first tid) */
+	char task[PWZ_NAME_MAX];	/* "name:tid" of the first thread asked about */
 	uint64_t total;			/* switch-outs with a successor */
 	struct successor *items;	/* sorted by count, largest first, then by name */
 	size_t nr;
 };
 
 /*
- * The successors of the task given as who (a tid if all digits, else a display name matched
- * exactly) in the window of w (NULL = whole capture; w's merge/append options name tasks):
- * for each run slice of the task that ends in the window, the slice that starts next on the
- * same CPU, at or after its end. A CPU with no slice for the idle task counts a gap as
- * "swapper". The trace must hold its streams. NULL with errno and err filled
- * (ENOENT: no such task).
+ * The successors of the threads of who (a selection of t, tasksel.h: --successors-of's task read
+ * as a -t pattern) in the window of w (NULL = whole capture; w's append option names tasks):
+ * for each run slice of those threads that ends in the window, the slice that starts next on
+ * the same CPU, at or after its end. A CPU with no slice for the idle task counts a gap as
+ * "swapper". The trace must hold its streams. NULL with errno and err filled (ENOENT: who
+ * selects no thread, with tasksel_nomatch()'s message).
  */
-struct successors *successors__new(const struct trace *t, const char *who,
+struct successors *successors__new(const struct trace *t, const struct tasksel *who,
 				   const struct summary_opts *w, char *err, size_t errlen);
 
 /* s as one JSON object into b: {"file", "task", "switch_outs", "successors": [{"name",

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The VMs' figures as JSON: --list --json's "vms" and the basic dashboard's VMs tab. */
 #include <errno.h>
-#include "tasknames.h"
 #include "vmtab.h"
 
 static double window_s(const struct vms *v)
@@ -147,8 +146,7 @@ void vms_figures_json(struct jbuf *b, const struct vms *v)
 	jbuf_puts(b, "}");
 }
 
-int vms_dash_json(struct jbuf *b, const struct trace *t, const struct summary *s,
-		  const char *pattern)
+int vms_dash_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 {
 	char err[128];
 	struct vms *v = vms__new(t, s, err, sizeof(err));
@@ -165,7 +163,7 @@ int vms_dash_json(struct jbuf *b, const struct trace *t, const struct summary *s
 		const struct task_summary *ts = &s->tasks[i];
 		const struct vms_wait_pct *p = vms__wait_pct(v, ts->tid, ts->since_ns);
 
-		if (!p || (pattern && !task_pattern_match(pattern, ts->name, ts->tid)))
+		if (!p)
 			continue;
 		if (!first)
 			jbuf_puts(b, ",");

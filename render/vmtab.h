@@ -31,10 +31,9 @@ void vms_figures_json(struct jbuf *b, const struct vms *v);
  * The basic dashboard's VM data of one run, appended as the members
  *   "vms": vms_json_array(), "vm_figures": ..., "waits": [[tid, name, count, p50, p90, p99,
  *   p999, max], ...],
- * (each followed by a comma) for the tasks of s that pattern selects (NULL: all). Returns 0 or
- * -ENOMEM.
+ * (each followed by a comma) for the tasks of s (the rows of a selection, tasksel_keep_rows():
+ * the VMs of its threads). Returns 0 or -ENOMEM.
  */
-int vms_dash_json(struct jbuf *b, const struct trace *t, const struct summary *s,
-		  const char *pattern);
+int vms_dash_json(struct jbuf *b, const struct trace *t, const struct summary *s);
 
 #endif /* PWZ_VMTAB_H */

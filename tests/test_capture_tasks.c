@@ -274,6 +274,20 @@ static void test_map_names(void **state)
 	task_map__free(m);
 }
 
+/* task_table__match() with the one pattern pat (tasknames.h) */
+static size_t match(struct task_table *tt, const char *pat, uint32_t *tids, size_t max,
+		    char *names, size_t names_len)
+{
+	char err[128];
+	struct task_patterns *p = task_patterns__new(&pat, 1, err, sizeof(err));
+	size_t n;
+
+	assert_non_null(p);
+	n = task_table__match(tt, p, tids, max, names, names_len);
+	task_patterns__free(p);
+	return n;
+}
+
 static void test_match(void **state)
 {
 	struct task_table *tt = task_table__new(root, NULL);
@@ -282,16 +296,23 @@ static void test_match(void **state)
 	size_t n;
 
 	(void)state;
-	n = task_table__match(tt, "CPU*", tids, 8, names, sizeof(names));
+	n = match(tt, "CPU*", tids, 8, names, sizeof(names));
 	assert_int_equal(n, 2);
 	assert_true((tids[0] == 101 && tids[1] == 102) || (tids[0] == 102 && tids[1] == 101));
-	n = task_table__match(tt, "*vcpu1", tids, 8, names, sizeof(names));	/* display name */
+	n = match(tt, "*vcpu1", tids, 8, names, sizeof(names));	/* display name */
 	assert_int_equal(n, 1);
 	assert_int_equal(tids[0], 102);
-	n = task_table__match(tt, "200", tids, 8, names, sizeof(names));	/* a tid */
+	n = match(tt, "200", tids, 8, names, sizeof(names));	/* a tid */
 	assert_int_equal(n, 1);
 	assert_int_equal(tids[0], 200);
-	n = task_table__match(tt, "nomatch*", tids, 8, names, sizeof(names));
+	/* a plain word is the start of a name, as pwz-render reads it: comm or display name */
+	n = match(tt, "vm1.vcpu", tids, 8, names, sizeof(names));
+	assert_int_equal(n, 2);
+	n = match(tt, "vm1", tids, 8, names, sizeof(names));	/* vcpu0, vcpu1, 2 emulators */
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++)
+		assert_true(tids[i] >= 100 && tids[i] < 200);
+	n = match(tt, "nomatch*", tids, 8, names, sizeof(names));
 	assert_int_equal(n, 0);
 	assert_non_null(strstr(names, "bash"));
 	assert_non_null(strstr(names, "worker"));

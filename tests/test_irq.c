@@ -11,6 +11,7 @@
 #include "cdict.h"
 #include "irq.h"
 #include "irqtab.h"
+#include "tasksel.h"
 #include "trace.h"
 #include "truth.h"
 
@@ -224,18 +225,41 @@ static void test_report_and_json(void **state)
 	assert_non_null(strstr(text, "again                               100"));
 	free(text);
 
-	irq_json_members(&b, t);
+	irq_json_members(&b, t, NULL);
 	assert_int_equal(b.err, 0);
 	assert_non_null(strstr(b.buf, "{\"cpu\":1,\"kind\":\"soft\",\"vector\":4,\"name\":\"BLOCK\",\"count\":16,\"time_ns\":7100,\"max_ns\":1200,\"nested_ns\":300}"));
 	assert_non_null(strstr(b.buf, "{\"tid\":null,\"born_ns\":null,\"name\":\"(threads not selected)\",\"hard_count\":2,\"hard_ns\":150,"));
 	assert_non_null(strstr(b.buf, "{\"tid\":100,\"born_ns\":5000,\"name\":\"again\""));
 	jbuf_free(&b);
+	/* pwz-render -t again: the thread rows of that instance only; the per-CPU rows of all */
+	{
+		const char *pat = "again";
+		struct task_patterns *p = task_patterns__new(&pat, 1, err, sizeof(err));
+		struct tasksel *sel = tasksel__new(p, NULL, t);
+
+		assert_int_equal(tasksel__count(sel), 1);
+		irq_json_members(&b, t, sel);
+		assert_non_null(strstr(b.buf, "\"name\":\"TIMER\""));	/* the idle task's CPU 0 */
+		assert_non_null(strstr(b.buf, "\"irq_threads\":[\n{\"tid\":100,\"born_ns\":5000,\"name\":\"again\""));
+		assert_null(strstr(b.buf, "\"spin\""));
+		assert_null(strstr(b.buf, "\"tid\":null"));
+		jbuf_free(&b);
+		irq_plain(&b, t, sel, 10);
+		assert_non_null(strstr(b.buf, "per CPU of every thread, then the threads -t selects"));
+		assert_non_null(strstr(b.buf, "TIMER"));
+		assert_non_null(strstr(b.buf, "again"));
+		assert_null(strstr(b.buf, "spin"));
+		assert_null(strstr(b.buf, "(threads not selected)"));
+		jbuf_free(&b);
+		tasksel__free(sel);
+		task_patterns__free(p);
+	}
 	trace__free(t);
 
 	write_capture(path, false, NULL, 0);
 	t = trace__load(path, NULL, err, sizeof(err));
 	assert_non_null(t);
-	irq_json_members(&b, t);
+	irq_json_members(&b, t, NULL);
 	assert_string_equal(b.buf, "\"irq\":null,\"irq_threads\":null");
 	jbuf_free(&b);
 	text = NULL;

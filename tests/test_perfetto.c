@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include "cdict.h"
 #include "perfetto.h"
+#include "tasksel.h"
 
 static char dir[] = "/tmp/pwz-test-perfetto-XXXXXX";
 
@@ -448,27 +449,50 @@ static void test_window(void **state)
 	assert_int_equal(d.end_ts[0], BASE + 420);
 }
 
+/* The selection of pattern in the capture at path (loaded into *t, which it refers to). */
+static struct tasksel *select_in(const char *path, const char *pattern, struct trace **t,
+				 struct task_patterns **p)
+{
+	char err[256];
+
+	*t = trace__load(path, NULL, err, sizeof(err));
+	*p = task_patterns__new(&pattern, 1, err, sizeof(err));
+	assert_non_null(*t);
+	assert_non_null(*p);
+	return tasksel__new(*p, NULL, *t);
+}
+
 /* -t keeps every switch but only the matching tasks' wakeups and exits. */
 static void test_pattern(void **state)
 {
-	struct perfetto_opts o = { .pattern = "a" };
+	struct perfetto_opts o = { 0 };
 	char in[128], out[160], err[512];
 	struct perfetto_stats st;
 	static struct decoded d;
+	struct task_patterns *p;
+	struct tasksel *sel;
+	struct trace *t;
 
 	(void)state;
 	snprintf(in, sizeof(in), "%s/small.cdict", dir);
 	snprintf(out, sizeof(out), "%s/t.pftrace", dir);
+	o.sel = sel = select_in(in, "a", &t, &p);
 	assert_int_equal(perfetto_export(in, out, &o, &st, err, sizeof(err)), 0);
 	decode(out, &d);
 	assert_int_equal(d.cpu[0].n + d.cpu[1].n, 9);
 	assert_int_equal(d.cpu[0].nw, 0);	/* 11's wakeup is dropped */
 	assert_int_equal(d.begins, 2);		/* 10's exits are kept */
-	o.pattern = "b*";
+	tasksel__free(sel);
+	task_patterns__free(p);
+	trace__free(t);
+	o.sel = sel = select_in(in, "b*", &t, &p);
 	assert_int_equal(perfetto_export(in, out, &o, &st, err, sizeof(err)), 0);
 	decode(out, &d);
 	assert_int_equal(d.cpu[0].nw, 1);
 	assert_int_equal(d.begins, 0);
+	tasksel__free(sel);
+	task_patterns__free(p);
+	trace__free(t);
 }
 
 /*

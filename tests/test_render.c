@@ -17,6 +17,7 @@
 #include "sleeps.h"
 #include "successors.h"
 #include "summary.h"
+#include "tasksel.h"
 #include "truth.h"
 
 #define MS 1000000ULL
@@ -177,6 +178,32 @@ static struct pwz_exit_name names[] = {
 	{ .isa = PWZ_ISA_VMX, .code = 48, .name = "EPT_VIOLATION" },
 };
 
+/* A selection of one -t pattern in a trace, under a window's naming options. */
+struct sel {
+	struct task_patterns *p;
+	struct tasksel *s;
+};
+
+static const struct tasksel *sel_of(struct sel *x, const struct trace *t, const char *pattern,
+				    const struct summary_opts *w)
+{
+	struct task_label_opts lo = { .merge_sys = w && w->merge_sys,
+				      .append_tid = w && w->append_tid };
+	char err[128];
+
+	x->p = task_patterns__new(&pattern, 1, err, sizeof(err));
+	assert_non_null(x->p);
+	x->s = tasksel__new(x->p, &lo, t);
+	assert_non_null(x->s);
+	return x->s;
+}
+
+static void sel_free(struct sel *x)
+{
+	tasksel__free(x->s);
+	task_patterns__free(x->p);
+}
+
 static void hand_trace(struct trace *t, uint64_t duration)
 {
 	memset(t, 0, sizeof(*t));
@@ -243,10 +270,12 @@ static void test_heatmaps_window(void **state)
 	struct dash_opts o = { .pattern = "vm.*", .version = "test", .date = "today",
 			       .window = { .from_ns = 20 * MS, .cap_ns = 80 * MS } };
 	struct jbuf b = { 0 };
+	struct sel x;
 	char err[256];
 
 	(void)state;
 	hand_trace(&t, 100 * MS);
+	r.sel = sel_of(&x, &t, o.pattern, &o.window);
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
 	/* A's slices overlapping [20,80): [30,50) and [70,80) clipped; starts delta-encoded */
 	assert_non_null(strstr(b.buf, "\"slices_ns\":30000000,\"unseen_ns\":0,\"slices\":{\"n\":2,"
@@ -332,6 +361,8 @@ static void test_heatmaps_window(void **state)
 	o.pattern = "swapper*";
 	o.window.merge_sys = true;
 	o.window.append_tid = true;
+	sel_free(&x);
+	r.sel = sel_of(&x, &t, o.pattern, &o.window);
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), 0);
 	assert_non_null(strstr(b.buf, "\"tasks\":[{\"name\":\"swapper:12\",\"tids\":[12],"));
 	jbuf_free(&b);
@@ -339,9 +370,12 @@ static void test_heatmaps_window(void **state)
 	o.window.append_tid = false;
 
 	o.pattern = "nothing*";
+	sel_free(&x);
+	r.sel = sel_of(&x, &t, o.pattern, &o.window);
 	assert_int_equal(dash_heatmaps_json(&b, &r, &o, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "nothing*"));
 	jbuf_free(&b);
+	sel_free(&x);
 }
 
 /*
@@ -452,6 +486,42 @@ static void test_sleeps_and_exit_grids(void **state)
 	assert_non_null(strstr(b.buf, "\"has_sleep_states\":true"));
 	assert_non_null(strstr(b.buf, "\"sleep\":[1,2,1,10000000,35000000,10000000]"));
 	jbuf_free(&b);
+}
+
+/* -t: every part of the basic dashboard (tasks, the diff's rows) shows the run's selection;
+ * a selection that did not run in the window is an error that says so. */
+static void test_charts_selection(void **state)
+{
+	struct trace t;
+	struct dash_run r[2] = { { .trace = &t, .name = "a" }, { .trace = &t, .name = "b" } };
+	struct dash_opts o = { .version = "1", .date = "today", .pattern = "vm" };
+	struct jbuf json = { 0 };
+	struct sel x;
+	const char *p;
+	char err[512];
+	int n = 0;
+
+	(void)state;
+	hand_trace(&t, 100 * MS);
+	r[0].sel = r[1].sel = sel_of(&x, &t, "vm", NULL);
+	assert_int_equal(dash_charts_json(&json, r, 2, &o, err, sizeof(err)), 0);
+	for (p = json.buf; (p = strstr(p, "\"comm\":")); p++)
+		n++;
+	assert_int_equal(n, 2);		/* A in each run's tasks */
+	assert_non_null(strstr(json.buf, "\"tid\":10,"));
+	assert_null(strstr(json.buf, "img src"));
+	p = strstr(json.buf, "\"delta\":");
+	assert_non_null(p);
+	assert_non_null(strstr(p, "vm.vcpu0"));
+	assert_null(strstr(p, "swapper/1"));
+	jbuf_free(&json);
+
+	/* A does not run in [91, 100) ms */
+	o.window.from_ns = 91 * MS;
+	assert_int_equal(dash_charts_json(&json, r, 1, &o, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "-t 'vm' selects 1 thread, none of which ran from 91.000 to 100.000 ms"));
+	jbuf_free(&json);
+	sel_free(&x);
 }
 
 static void test_charts_json_and_html(void **state)
@@ -568,7 +638,7 @@ static void test_diff_matching_and_scaling(void **state)
 	char err[128];
 
 	(void)state;
-	d = diff__new(s, 2, NULL, err, sizeof(err));
+	d = diff__new(s, 2, err, sizeof(err));
 	assert_non_null(d);
 	/* run 1 lasted twice as long: its counts are halved */
 	assert_true(d->scaled);
@@ -603,17 +673,9 @@ static void test_diff_matching_and_scaling(void **state)
 	assert_true(r->cells[1].present);
 	diff__free(d);
 
-	/* a pattern narrows the rows */
-	d = diff__new(s, 2, "only-*", err, sizeof(err));
-	assert_non_null(d);
-	assert_int_equal(d->nr_rows, 2);
-	assert_int_equal(d->nr_reasons, 0);
-	assert_false(d->rows[0].cells[1].present);
-	diff__free(d);
-
 	/* same lengths: not scaled */
 	s1.window_end_ns = 1000 * MS;
-	d = diff__new(s, 2, NULL, err, sizeof(err));
+	d = diff__new(s, 2, err, sizeof(err));
 	assert_false(d->scaled);
 	assert_true(diff__row(d, "vm.vcpu0")->cells[1].switches == 300.0);
 	diff__free(d);
@@ -656,13 +718,15 @@ static void test_successors(void **state)
 {
 	struct trace t;
 	struct successors *s;
-	char err[256];
+	struct sel x;
+	char err[512];
 
 	(void)state;
 	hand_trace(&t, 100 * MS);
 	/* A on cpu0 ends at 10 (B next), 50 (C = swapper/1, merged to swapper) and 90 (nothing
 	 * after it: not counted) */
-	s = successors__new(&t, "10", NULL, err, sizeof(err));
+	s = successors__new(&t, sel_of(&x, &t, "10", NULL), NULL, err, sizeof(err));
+	sel_free(&x);
 	assert_non_null(s);
 	assert_int_equal(s->total, 2);
 	assert_int_equal(s->nr, 2);
@@ -674,13 +738,23 @@ static void test_successors(void **state)
 	successors__free(s);
 
 	/* by name; C's slice at [50,60) is followed by a gap: idle (swapper) */
-	s = successors__new(&t, "swapper/1", NULL, err, sizeof(err));
+	s = successors__new(&t, sel_of(&x, &t, "swapper/1", NULL), NULL, err, sizeof(err));
+	sel_free(&x);
 	assert_non_null(s);
 	assert_int_equal(s->total, 1);
 	assert_string_equal(s->items[0].name, "swapper");
 	successors__free(s);
 
-	assert_null(successors__new(&t, "nobody", NULL, err, sizeof(err)));
+	/* a -t pattern: "vm" is the start of A's name */
+	s = successors__new(&t, sel_of(&x, &t, "vm", NULL), NULL, err, sizeof(err));
+	sel_free(&x);
+	assert_non_null(s);
+	assert_int_equal(s->total, 2);
+	assert_string_equal(s->task, "vm.vcpu0:10");
+	successors__free(s);
+
+	assert_null(successors__new(&t, sel_of(&x, &t, "nobody", NULL), NULL, err, sizeof(err)));
+	sel_free(&x);
 	assert_int_equal(errno, ENOENT);
 	assert_non_null(strstr(err, "nobody"));
 }
@@ -695,6 +769,7 @@ static void test_legacy_sample(void **state)
 	struct dash_opts o = { .pattern = "vm_router.vcpu0", .version = "t", .date = "d" };
 	struct dash_run r = { .name = "legacy" };
 	const struct task_summary *ts = NULL;
+	struct sel x;
 	struct summary *s;
 	struct trace *t;
 	struct jbuf b = { 0 };
@@ -726,6 +801,7 @@ static void test_legacy_sample(void **state)
 
 	/* the page data carries the same figures */
 	r.trace = t;
+	r.sel = sel_of(&x, t, o.pattern, NULL);
 	assert_int_equal(dash_charts_json(&b, &r, 1, &o, err, sizeof(err)), 0);
 	snprintf(key, sizeof(key), "\"switches\":%llu,", (unsigned long long)ts->switches);
 	assert_non_null(strstr(b.buf, key));
@@ -770,6 +846,7 @@ static void test_legacy_sample(void **state)
 	}
 	o.max_points = 0;
 	jbuf_free(&b);
+	sel_free(&x);
 	summary__free(s);
 	trace__free(t);
 }
@@ -786,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_window_clipping),
 		cmocka_unit_test(test_heatmaps_window),
 		cmocka_unit_test(test_sleeps_and_exit_grids),
+		cmocka_unit_test(test_charts_selection),
 		cmocka_unit_test(test_charts_json_and_html),
 		cmocka_unit_test(test_assets),
 		cmocka_unit_test(test_diff_matching_and_scaling),

@@ -292,7 +292,7 @@ static void test_sparse_cpus(void **state)
 		assert_int_equal(rt_on(ts, 1), ts->tid == 100 ? 1000 : 0);
 		assert_int_equal(rt_on(ts, 0), 0);
 	}
-	list_json(&b, t, s);
+	list_json(&b, t, s, NULL);
 	assert_int_equal(b.err, 0);
 	/* dense arrays would be 2 x 4001 numbers per task (16 KB a task, 16 MB); sparse: the
 	 * task's other figures (well under 2 KB) and two CPUs at most */
@@ -357,7 +357,7 @@ static void test_list_json_legacy(void **state)
 	s = summary__new(t, NULL, err, sizeof(err));
 	assert_non_null(s);
 	assert_true(s->from_aggregates);
-	list_json(&b, t, s);
+	list_json(&b, t, s, NULL);
 	assert_int_equal(b.err, 0);
 	fd = mkstemp(path);
 	assert_true(fd >= 0);

@@ -121,6 +121,19 @@ static void test_qemu_names(void **state)
 	assert_false(cmdline_is_qemu("/opt/qemu/bin/kvm-guest", 24));
 }
 
+/* One pattern against one name (tasknames.h) */
+static bool m(const char *pattern, const char *name, uint32_t tid)
+{
+	char err[128];
+	struct task_patterns *p = task_patterns__new(&pattern, 1, err, sizeof(err));
+	bool hit;
+
+	assert_non_null(p);
+	hit = task_patterns_match(p, name, tid);
+	task_patterns__free(p);
+	return hit;
+}
+
 static void test_merge_and_match(void **state)
 {
 	char out[64];
@@ -136,36 +149,59 @@ static void test_merge_and_match(void **state)
 	assert_string_equal(out, "swapper");
 	task_merge_sys_name("my/thing", out, sizeof(out));
 	assert_string_equal(out, "my/thing");
-	assert_true(task_pattern_match("*vcpu0", "Router.02.vcpu0", 5));
-	assert_false(task_pattern_match("*vcpu0", "Router.02.vcpu01", 5));
-	assert_false(task_pattern_match("vcpu0", "Router.02.vcpu0", 5));
-	assert_true(task_pattern_match("20418", "anything", 20418));
-	assert_false(task_pattern_match("20418", "20418", 1));
-	assert_true(task_pattern_match("CPU ?/KVM", "CPU 1/KVM", 1));
+	assert_true(m("*vcpu0", "Router.02.vcpu0", 5));
+	assert_false(m("*vcpu0", "Router.02.vcpu01", 5));
+	assert_false(m("vcpu0", "Router.02.vcpu0", 5));
+	assert_true(m("20418", "anything", 20418));
+	assert_false(m("20418", "20418", 1));
+	assert_true(m("CPU ?/KVM", "CPU 1/KVM", 1));
+	/* a plain word: the start of the name, as perfwhiz's re.match read it */
+	assert_true(m("vm", "vm.vcpu0", 5));
+	assert_true(m("cc1", "cc1", 5));
+	assert_true(m("cc1", "cc1plus", 5));
+	assert_false(m("cc1", "xcc1", 5));
+	assert_true(m("hogA", "hogA:1234", 5));
+	assert_true(m("CPU 1/KVM", "CPU 1/KVM", 5));
+	assert_false(m("vm", "VM.vcpu0", 5));
+	/* a glob stays on the whole name */
+	assert_false(m("vm*0", "vm.vcpu01", 5));
+	assert_true(m("vcpu[01]", "vcpu1", 5));
+	assert_false(m("vcpu[01]", "vcpu10", 5));
 	/* perfwhiz's regexes: anchored at the start only (re.match) */
-	assert_true(task_pattern_is_regex(".*vcpu0"));
-	assert_false(task_pattern_is_regex("*vcpu0"));
-	assert_true(task_pattern_match(".*vcpu0", "Router.02.vcpu0", 5));
-	assert_true(task_pattern_match(".*vcpu0", "Router.02.vcpu01", 5));
-	assert_false(task_pattern_match("vcpu0.*", "Router.02.vcpu0", 5));
-	assert_true(task_pattern_match("^Router\\.0[0-9]", "Router.02.vcpu0", 5));
-	assert_true(task_pattern_match("kdamond.0", "kdamond.0", 5));
-	assert_true(task_pattern_match("(sd-pam)", "(sd-pam)", 5));	/* the glob reading */
-	assert_false(task_pattern_match("(sd-pam)", "x(sd-pam)", 5));
-	assert_false(task_pattern_match("a(", "b", 5));			/* no regex: glob only */
+	assert_true(m(".*vcpu0", "Router.02.vcpu0", 5));
+	assert_true(m(".*vcpu0", "Router.02.vcpu01", 5));
+	assert_false(m("vcpu0.*", "Router.02.vcpu0", 5));
+	assert_true(m("^Router\\.0[0-9]", "Router.02.vcpu0", 5));
+	assert_true(m("vm(a|b)", "vmb.vcpu0", 5));
+	assert_true(m("kdamond.0", "kdamond.0", 5));
+	assert_true(m("(sd-pam)", "(sd-pam)", 5));	/* the glob reading */
+	assert_false(m("(sd-pam)", "x(sd-pam)", 5));
+	assert_false(m("a(", "a(b", 5));		/* no regex: the glob alone */
+	assert_true(m("a(", "a(", 5));
 	/* a set: the union */
 	{
 		const char *p[] = { "*vcpu0", "sh", "42" };
-		char set[64];
+		char err[128];
+		struct task_patterns *set = task_patterns__new(p, 3, err, sizeof(err));
 
-		assert_int_equal(task_patterns_join(p, 3, set, sizeof(set)), 0);
-		assert_true(task_pattern_match(set, "Router.02.vcpu0", 5));
-		assert_true(task_pattern_match(set, "sh", 6));
-		assert_true(task_pattern_match(set, "x", 42));
-		assert_false(task_pattern_match(set, "bash", 7));
-		assert_int_equal(task_patterns_join(p, 3, set, 8), -ENAMETOOLONG);
+		assert_non_null(set);
+		assert_int_equal(task_patterns__count(set), 3);
+		assert_string_equal(task_patterns__text(set, 1), "sh");
+		assert_null(task_patterns__text(set, 3));
+		assert_true(task_patterns_match(set, "Router.02.vcpu0", 5));
+		assert_true(task_patterns_match(set, "sh", 6));
+		assert_true(task_patterns_match(set, "shell", 6));
+		assert_false(task_patterns_match(set, "sshd", 6));
+		assert_true(task_patterns_match(set, "x", 42));
+		assert_false(task_patterns_match(set, "bash", 7));
+		task_patterns__free(set);
 		p[1] = "";
-		assert_int_equal(task_patterns_join(p, 3, set, sizeof(set)), -EINVAL);
+		assert_null(task_patterns__new(p, 3, err, sizeof(err)));
+		assert_int_equal(errno, EINVAL);
+		assert_non_null(strstr(err, "-t"));
+		p[1] = "a\nb";
+		assert_null(task_patterns__new(p, 3, err, sizeof(err)));
+		assert_int_equal(errno, EINVAL);
 	}
 	assert_true(task_is_tid("20418"));
 	assert_false(task_is_tid(""));

@@ -24,6 +24,9 @@ static const char usage[] =
 	"                       vm<i/4 mod N>.vcpu0), so that threads share names\n"
 	"      --reuse          halfway, every 4th task (from the third) exits and its tid is\n"
 	"                       taken by a new thread, named NAME-reborn (model.h R8)\n"
+	"      --irq            as pwz-bpf --irq: each task took N TIMER softirqs on CPU\n"
+	"                       N mod CPUs (N = its index + 1, N us), each CPU's idle task an\n"
+	"                       eth0 hard IRQ\n"
 	"      --exit-split[=live]  instead, a small fixed capture whose vCPU is preempted\n"
 	"                       during an IO exit and sleeps during a HLT exit (its splits are\n"
 	"                       in tests/parquet/run); live: as a live capture, with CPU 1's\n"
@@ -218,6 +221,31 @@ out:
 	return rc;
 }
 
+/* --irq: fixed aggregates, N TIMER softirqs of N us for task N - 1 on CPU (N - 1) mod CPUs,
+ * and an eth0 hard IRQ of 2 us for each CPU's idle task. Returns 0 or -errno. */
+static int write_irq(struct cdict_writer *w, const struct task_state *ts, uint64_t ntasks,
+		     uint64_t ncpus)
+{
+	int e = 0;
+
+	for (uint64_t i = 0; i < ntasks && !e; i++) {
+		struct pwz_irq_agg a = { .cpu = (uint32_t)(i % ncpus), .tid = ts[i].task.tid,
+					 .since_ns = ts[i].task.time_ns, .kind = PWZ_IRQ_KIND_SOFT,
+					 .vector = 1, .count = i + 1, .time_ns = (i + 1) * 1000,
+					 .max_ns = 1000, .name = "TIMER" };
+
+		e = cdict_writer__irq_agg(w, &a);
+	}
+	for (uint64_t c = 0; c < ncpus && !e; c++) {
+		struct pwz_irq_agg a = { .cpu = (uint32_t)c, .kind = PWZ_IRQ_KIND_HARD,
+					 .vector = 30, .count = 1, .time_ns = 2000, .max_ns = 2000,
+					 .name = "eth0" };
+
+		e = cdict_writer__irq_agg(w, &a);
+	}
+	return e;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -230,6 +258,7 @@ int main(int argc, char **argv)
 		{ "drops", required_argument, NULL, 'D' },
 		{ "names", required_argument, NULL, 'N' },
 		{ "reuse", no_argument, NULL, 'R' },
+		{ "irq", no_argument, NULL, 'I' },
 		{ "exit-split", optional_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -237,7 +266,7 @@ int main(int argc, char **argv)
 	uint64_t nslices = 100000, ntasks = 8, ncpus = 4, seed = 1, drops = 0, done = 0, t_end = 0;
 	uint64_t nnames = 0;	/* --names: 0 = every task its own name */
 	const char *path = NULL;
-	bool hostile_names = false, reuse = false, reborn = false;
+	bool hostile_names = false, reuse = false, reborn = false, irq = false;
 	int exit_split = 0;	/* 1 --exit-split, 2 --exit-split=live */
 	struct pwz_meta meta = { 0 };
 	struct cdict_writer *w = NULL;
@@ -265,6 +294,7 @@ int main(int argc, char **argv)
 		case 'D': drops = strtoull(optarg, NULL, 0); break;
 		case 'N': nnames = strtoull(optarg, NULL, 0); break;
 		case 'R': reuse = true; break;
+		case 'I': irq = true; break;
 		case 'X':
 			if (optarg && strcmp(optarg, "live")) {
 				fprintf(stderr, "gen-synthetic: --exit-split takes =live or nothing\n");
@@ -298,6 +328,7 @@ int main(int argc, char **argv)
 	meta.has_wait = true;
 	meta.has_kvm = true;
 	meta.threads = PWZ_THREADS_ALL;
+	meta.has_irq = irq;
 	meta.topo = calloc(ncpus, sizeof(*meta.topo));
 	ts = calloc(ntasks, sizeof(*ts));
 	cpu_now = calloc(ncpus, sizeof(*cpu_now));
@@ -422,7 +453,7 @@ int main(int argc, char **argv)
 
 	sink = (struct cdict_visitor){ .ctx = w, .cpu_agg = out_cpu_agg, .kvm_agg = out_kvm_agg,
 				       .wait_agg = out_wait_agg };
-	if (model_fold__emit(fold, &sink))
+	if (model_fold__emit(fold, &sink) || (irq && write_irq(w, ts, ntasks, ncpus)))
 		goto werr;
 	meta.duration_ns = t_end;
 	if (drops && pwz_meta_add_drop(&meta, "slice", drops))

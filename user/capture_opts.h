@@ -39,7 +39,7 @@ struct capture_opts {
 	mode_t mode;			/* --mode: the output files' mode; 0 = 0600 (outfile.h) */
 	uint32_t pids[CAPTURE_MAX_PIDS];	/* -p: process ids (tgids) */
 	size_t nr_pids;
-	const char *tasks[CAPTURE_MAX_TASKS];	/* -t: name patterns (task_pattern_match()) */
+	const char *tasks[CAPTURE_MAX_TASKS];	/* -t: name patterns (task_patterns_match()) */
 	size_t nr_tasks;
 	bool live;			/* --live: the live view instead of a capture file */
 	double interval_s;		/* -i/--interval: live refresh in seconds; default 1 */

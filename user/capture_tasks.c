@@ -569,7 +569,7 @@ int task_table__scan(struct task_table *tt)
 }
 
 struct match_ctx {
-	const char *glob;
+	const struct task_patterns *pats;
 	uint32_t *tids;
 	size_t max, n;
 	char *names;
@@ -594,7 +594,7 @@ static void match_one(struct task_table *tt, uint32_t tid, void *arg)
 		e->tgid = tgid;
 	}
 	display_name(tt, tid, tgid, comm, name, sizeof(name));
-	if (task_pattern_match(m->glob, comm, tid) || task_pattern_match(m->glob, name, tid)) {
+	if (task_patterns_match(m->pats, comm, tid) || task_patterns_match(m->pats, name, tid)) {
 		for (size_t i = 0; i < m->n; i++)
 			if (m->tids[i] == tid)
 				return;
@@ -608,10 +608,10 @@ static void match_one(struct task_table *tt, uint32_t tid, void *arg)
 	}
 }
 
-size_t task_table__match(struct task_table *tt, const char *glob, uint32_t *tids, size_t max,
-			 char *names, size_t names_len)
+size_t task_table__match(struct task_table *tt, const struct task_patterns *pats, uint32_t *tids,
+			 size_t max, char *names, size_t names_len)
 {
-	struct match_ctx m = { glob, tids, max, 0, names, names_len };
+	struct match_ctx m = { pats, tids, max, 0, names, names_len };
 
 	if (names && names_len)
 		names[0] = '\0';

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include "records.h"
 
+struct task_patterns;
+
 struct task_map;
 struct task_table;
 
@@ -90,10 +92,10 @@ size_t task_table__forgotten(const struct task_table *tt);
 
 /*
  * The tids of all threads (under proc_root, read now) whose comm or display name matches
- * the glob (task_pattern_match()), appended to tids (up to max). Returns the number added.
+ * pats (task_patterns_match()), appended to tids (up to max). Returns the number added.
  * names/names_len receive a ", "-separated list of distinct comms seen (for an error message).
  */
-size_t task_table__match(struct task_table *tt, const char *glob, uint32_t *tids, size_t max,
-			 char *names, size_t names_len);
+size_t task_table__match(struct task_table *tt, const struct task_patterns *pats, uint32_t *tids,
+			 size_t max, char *names, size_t names_len);
 
 #endif /* PWZ_CAPTURE_TASKS_H */

@@ -140,7 +140,7 @@ struct run {
 	bool progress_shown;		/* one is on the screen (cleared before other lines) */
 	uint32_t *sel_tids, *sel_tgids;	/* the selection handed to the kernel */
 	size_t nr_sel_tids, nr_sel_tgids;
-	char patterns[CAPTURE_MAX_TASKS * 256];	/* the -t patterns as a set (tasknames.h) */
+	struct task_patterns *patterns;	/* the -t patterns, compiled (tasknames.h); NULL none */
 	size_t followed;		/* threads selected during the capture by -t */
 	int follow_err;			/* the first failure to select one (-E2BIG: full) */
 	struct model_fold *fold;	/* the capture's one fold (capture__fold()) */
@@ -237,7 +237,7 @@ static void follow_task(struct run *r, uint32_t tid, const char *comm)
 		return;
 	if (!task_table__display_name(r->tt, tid, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", comm);
-	if (!task_pattern_match(r->patterns, comm, tid) && !task_pattern_match(r->patterns, name, tid))
+	if (!task_patterns_match(r->patterns, comm, tid) && !task_patterns_match(r->patterns, name, tid))
 		return;
 	e = capture__select_tid(r->cap, tid);
 	if (e) {
@@ -494,7 +494,7 @@ static char *join_argv(int argc, char **argv)
 static int build_selection(struct run *r)
 {
 	const struct capture_opts *o = &r->o;
-	char names[512];
+	char names[512], err[512];
 
 	r->filter = o->nr_pids || o->nr_tasks;
 	if (!r->filter)
@@ -516,17 +516,23 @@ static int build_selection(struct run *r)
 		r->sel_tgids[r->nr_sel_tgids++] = o->pids[i];
 		r->sel_tids[r->nr_sel_tids++] = o->pids[i];	/* a tid given as -p works too */
 	}
-	if (o->nr_tasks && task_patterns_join(o->tasks, o->nr_tasks, r->patterns,
-					      sizeof(r->patterns))) {
-		msg("-t: the patterns are too long together (at most %zu bytes)",
-		    sizeof(r->patterns) - 1);
+	if (o->nr_tasks && !(r->patterns = task_patterns__new(o->tasks, o->nr_tasks, err,
+							      sizeof(err)))) {
+		msg("%s", err);
 		return -1;
 	}
 	for (size_t i = 0; i < o->nr_tasks; i++) {
 		size_t room = SEL_MAX_TASK_TIDS - (r->nr_sel_tids - o->nr_pids);
-		size_t n = task_table__match(r->tt, o->tasks[i], r->sel_tids + r->nr_sel_tids, room,
-					     names, sizeof(names));
+		struct task_patterns *one = task_patterns__new(&o->tasks[i], 1, err, sizeof(err));
+		size_t n;
 
+		if (!one) {
+			msg("%s", err);
+			return -1;
+		}
+		n = task_table__match(r->tt, one, r->sel_tids + r->nr_sel_tids, room, names,
+				      sizeof(names));
+		task_patterns__free(one);
 		/* armed anyway: threads named to match later are followed (follow_task()) */
 		if (!n)
 			msg("-t '%s' matches no thread yet: waiting for one (some names now: %s)",
@@ -1416,6 +1422,7 @@ static void run_free(struct run *r)
 	capture__free_async(r->cap);	/* the process ends before the kernel's slow releases */
 	task_table__free(r->tt);
 	task_map__free(r->map);
+	task_patterns__free(r->patterns);
 	pwz_meta_free(&r->meta);
 	trace__free(r->st);
 	free(r->sel_tids);

@@ -25,6 +25,7 @@
 #include "diff.h"
 #include "list.h"
 #include "successors.h"
+#include "tasksel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -65,7 +66,8 @@ static void fuzz_touch_buf(const struct jbuf *b)
 		fuzz_sink += (unsigned char)b->buf[i];
 }
 
-static void fuzz_list(const struct trace *t, const struct summary_opts *w)
+static void fuzz_list(const struct trace *t, const struct summary_opts *w,
+		      const struct tasksel *sel)
 {
 	struct summary *s;
 	struct jbuf b = { 0 };
@@ -78,8 +80,9 @@ static void fuzz_list(const struct trace *t, const struct summary_opts *w)
 			abort();
 		return;
 	}
-	list_json(&b, t, s);
-	list_plain(&b, t, s);
+	tasksel_keep_rows(sel, s);
+	list_json(&b, t, s, sel);
+	list_plain(&b, t, s, sel);
 	fuzz_touch_buf(&b);
 	jbuf_free(&b);
 	summary__free(s);
@@ -106,13 +109,32 @@ static void fuzz_page(const struct dash_run *runs, size_t nr, bool heatmaps,
 	jbuf_free(&html);
 }
 
+/* The selection of one pattern in t under w's naming, into *sel (NULL when the pattern is
+ * refused: a name holding a newline); *p its compiled pattern. */
+static void fuzz_select(const char *pattern, const struct summary_opts *w, const struct trace *t,
+			struct task_patterns **p, struct tasksel **sel)
+{
+	struct task_label_opts lo = { .merge_sys = w->merge_sys, .append_tid = w->append_tid };
+	char err[256];
+
+	*sel = NULL;
+	*p = task_patterns__new(&pattern, 1, err, sizeof(err));
+	if (*p)
+		*sel = tasksel__new(*p, &lo, t);
+}
+
 static void fuzz_successors(const struct trace *t, const char *who, const struct summary_opts *w)
 {
+	struct task_patterns *p;
 	struct successors *s;
+	struct tasksel *sel;
 	char err[512];
 
 	err[0] = '\0';
-	s = successors__new(t, who, w, err, sizeof(err));
+	fuzz_select(who, w, t, &p, &sel);
+	s = sel ? successors__new(t, sel, w, err, sizeof(err)) : NULL;
+	tasksel__free(sel);
+	task_patterns__free(p);
 	if (!s) {
 		if (errno != ENOMEM && !err[0])
 			abort();
@@ -142,6 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       .label = "fuzz" };
 	struct dash_run runs[2];
 	struct trace *t, *t2 = NULL;
+	struct task_patterns *pat = NULL;
+	struct tasksel *sel[2] = { NULL, NULL };
+	struct task_label_opts lo;
 	char who[PWZ_NAME_MAX + 16];
 
 	if (size < 6 || size > (1u << 20))
@@ -163,21 +188,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t2 = fuzz_load(rec2, len2, "-2.cdict");
 	w.merge_sys = ctl[0] & 1;
 	w.append_tid = ctl[0] & 2;
+	lo = (struct task_label_opts){ .merge_sys = w.merge_sys, .append_tid = w.append_tid };
 	if (ctl[0] & 4)
 		fuzz_window(t, ctl, &w);
 
-	fuzz_list(t, NULL);
-	fuzz_list(t, &w);
+	fuzz_list(t, NULL, NULL);
+	fuzz_list(t, &w, NULL);
 
 	o.window = w;
 	o.max_points = (size_t)ctl[3] + 1;
 	o.compress_min = ctl[0] & 16 ? 1 : SIZE_MAX;	/* the gzip + base64 path, or plain */
-	if ((ctl[0] & 8) && t->nr_tasks) {
-		dash_task_name(&t->tasks[0], &w, who, sizeof(who));
-		o.pattern = who;
-	}
 	runs[0] = (struct dash_run){ .trace = t, .name = "run-a", .short_name = "a" };
 	runs[1] = (struct dash_run){ .trace = t2 ? t2 : t, .name = "run-b", .short_name = "b" };
+	if ((ctl[0] & 8) && t->nr_tasks) {
+		task_label(&t->tasks[0], &lo, who, sizeof(who));
+		o.pattern = who;
+		fuzz_select(who, &w, t, &pat, &sel[0]);
+		if (pat)
+			sel[1] = tasksel__new(pat, &lo, runs[1].trace);
+		runs[0].sel = sel[0];
+		runs[1].sel = sel[1];
+		fuzz_list(t, &w, sel[0]);
+	}
 	fuzz_page(runs, 1, false, &o);
 	fuzz_page(runs, 2, false, &o);
 	fuzz_page(runs, 1, true, &o);
@@ -185,9 +217,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (t->nr_tasks) {
 		snprintf(who, sizeof(who), "%u", t->tasks[0].tid);
 		fuzz_successors(t, who, &w);
-		dash_task_name(&t->tasks[0], &w, who, sizeof(who));
+		task_label(&t->tasks[0], &lo, who, sizeof(who));
 		fuzz_successors(t, who, &w);
 	}
+	tasksel__free(sel[0]);
+	tasksel__free(sel[1]);
+	task_patterns__free(pat);
 	trace__free(t2);
 	trace__free(t);
 	return 0;

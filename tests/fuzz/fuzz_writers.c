@@ -26,6 +26,8 @@
 #include "export.h"
 #include "parquet.h"
 #include "perfetto.h"
+#include "tasksel.h"
+#include "trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -305,15 +307,53 @@ static void wr_check_parquet(const char *path, uint64_t rows)
 
 /* ---- the harness ---- */
 
+/* A -t selection of in, as pwz-render makes one (render/pwz-render.c): the capture loaded
+ * without its streams, the pattern resolved against it. */
+struct wr_sel {
+	struct trace *t;		/* the capture the selection refers to */
+	struct task_patterns *p;	/* the compiled pattern */
+	struct tasksel *sel;		/* what it selects */
+};
+
+/* Fills *ws; non-zero (nothing held) when in does not load or the pattern is refused. */
+static int wr_select(const char *in, const char *pattern, bool merge_sys, struct wr_sel *ws)
+{
+	struct trace_load_opts lo = { .streams = false };
+	struct task_label_opts tl = { .merge_sys = merge_sys };
+	char err[256];
+
+	ws->t = trace__load(in, &lo, err, sizeof(err));
+	ws->p = ws->t ? task_patterns__new(&pattern, 1, err, sizeof(err)) : NULL;
+	ws->sel = ws->p ? tasksel__new(ws->p, &tl, ws->t) : NULL;
+	if (ws->sel)
+		return 0;
+	task_patterns__free(ws->p);
+	trace__free(ws->t);
+	return 1;
+}
+
+static void wr_unselect(struct wr_sel *ws)
+{
+	tasksel__free(ws->sel);
+	task_patterns__free(ws->p);
+	trace__free(ws->t);
+}
+
 static void wr_perfetto(const char *in, const uint8_t *ctl)
 {
 	static const char *const patterns[] = { "*", "1*", "*vcpu0", "0" };
 	struct perfetto_opts o = {
-		.pattern = ctl[0] & 4 ? patterns[ctl[3] >> 6] : NULL, .merge_sys = ctl[0] & 1,
-		.partial = !(ctl[0] & 16), .gzip = ctl[0] & 8,
+		.merge_sys = ctl[0] & 1, .partial = !(ctl[0] & 16), .gzip = ctl[0] & 8,
 	};
 	struct perfetto_stats st;
 	char out[256], err[512];
+	struct wr_sel ws = { 0 };
+
+	if (ctl[0] & 4) {
+		if (wr_select(in, patterns[ctl[3] >> 6], o.merge_sys, &ws))
+			return;
+		o.sel = ws.sel;
+	}
 
 	if (ctl[0] & 2) {
 		o.from_ns = (uint64_t)ctl[1] << 10;
@@ -324,12 +364,13 @@ static void wr_perfetto(const char *in, const uint8_t *ctl)
 	if (perfetto_export(in, out, &o, &st, err, sizeof(err))) {
 		if (!err[0] || wr_count_files(wr_dir()))
 			abort();	/* a refusal says why and leaves nothing */
-		return;
+	} else {
+		wr_check_trace(out, o.gzip, st.bytes);
+		unlink(out);
+		if (wr_count_files(wr_dir()))
+			abort();
 	}
-	wr_check_trace(out, o.gzip, st.bytes);
-	unlink(out);
-	if (wr_count_files(wr_dir()))
-		abort();
+	wr_unselect(&ws);
 }
 
 static void wr_parquet(const char *in, const uint8_t *ctl)

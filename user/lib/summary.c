@@ -343,12 +343,13 @@ static int add_into(struct task_summary *dst, const struct task_summary *src, co
 
 static int merge_sys(struct summary *s, const struct pwz_meta *m)
 {
+	struct task_label_opts lo = { .merge_sys = true };	/* the one rule (tasknames.h) */
 	size_t out = 0;
 
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		char merged[PWZ_NAME_MAX];
 
-		task_merge_sys_name(s->tasks[i].name, merged, sizeof(merged));
+		task_label_name(s->tasks[i].name, s->tasks[i].tid, &lo, merged, sizeof(merged));
 		snprintf(s->tasks[i].name, sizeof(s->tasks[i].name), "%s", merged);
 	}
 	if (s->nr_tasks > 1)
@@ -462,10 +463,12 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 		s->saturated |= task_saturated(ts);
 		if (ts->nr_exits > 1)
 			qsort(ts->exits, ts->nr_exits, sizeof(*ts->exits), cmp_exit);
-		if (opts->append_tid) {
-			size_t n = strnlen(ts->name, sizeof(ts->name) - 12);
+		if (opts->append_tid) {	/* the one display-name rule (tasknames.h) */
+			struct task_label_opts lo = { .append_tid = true };
+			char name[sizeof(ts->name)];
 
-			snprintf(ts->name + n, sizeof(ts->name) - n, ":%u", ts->tid);
+			task_label_name(ts->name, ts->tid, &lo, name, sizeof(name));
+			memcpy(ts->name, name, sizeof(name));
 		}
 	}
 	if (s->nr_tasks > 1)
@@ -482,6 +485,20 @@ fail:
 	summary__free(s);
 	errno = -ret;
 	return NULL;
+}
+
+void summary_keep(struct summary *s, bool (*keep)(const struct task_summary *ts, void *ctx),
+		  void *ctx)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		if (keep(&s->tasks[i], ctx))
+			s->tasks[k++] = s->tasks[i];
+		else
+			free_task(&s->tasks[i]);
+	}
+	s->nr_tasks = k;
 }
 
 void summary__free(struct summary *s)

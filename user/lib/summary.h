@@ -109,6 +109,11 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 /* NULL is a no-op. */
 void summary__free(struct summary *s);
 
+/* Keeps the rows of s that keep(row, ctx) accepts, in their order, and frees the others (the
+ * per-CPU figures stay those of every thread). */
+void summary_keep(struct summary *s, bool (*keep)(const struct task_summary *ts, void *ctx),
+		  void *ctx);
+
 /* The figures of ts on cpu (binary search), NULL if it never ran there. */
 const struct summary_task_cpu *summary_task_cpu(const struct task_summary *ts, uint32_t cpu);
 

@@ -307,6 +307,46 @@ void task_merge_sys_name(const char *name, char *out, size_t outlen)
 	snprintf(out, outlen, "%s", name);
 }
 
+void task_label_name(const char *name, uint32_t tid, const struct task_label_opts *o, char *out,
+		     size_t outlen)
+{
+	char merged[PWZ_NAME_MAX], digits[16], num[16];
+	int n;
+
+	if (!outlen)
+		return;
+	if (!*name) {
+		snprintf(digits, sizeof(digits), "%u", tid);
+		name = digits;
+	}
+	if (o && o->merge_sys) {
+		task_merge_sys_name(name, merged, sizeof(merged));
+		name = merged;
+	}
+	if (!o || !o->append_tid) {
+		snprintf(out, outlen, "%s", name);
+		return;
+	}
+	n = snprintf(num, sizeof(num), ":%u", tid);
+	if ((size_t)n >= outlen)
+		n = (int)outlen - 1;	/* no room for the name: the tid, cut */
+	snprintf(out, outlen, "%.*s%s", (int)(outlen - 1 - (size_t)n), name, num);
+}
+
+void task_label(const struct pwz_task *t, const struct task_label_opts *o, char *out,
+		size_t outlen)
+{
+	const char *mapped = o ? task_map__name(o->map, t->tid) : NULL;
+	char comm[PWZ_COMM_LEN];
+
+	if (mapped || t->name[0]) {
+		task_label_name(mapped ? mapped : t->name, t->tid, o, out, outlen);
+		return;
+	}
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(comm) - 1, t->comm);
+	task_label_name(comm, t->tid, o, out, outlen);
+}
+
 bool task_is_tid(const char *s)
 {
 	unsigned long long v;
@@ -314,10 +354,26 @@ bool task_is_tid(const char *s)
 	return parse_uint(s, UINT32_MAX, &v);
 }
 
-bool task_pattern_is_regex(const char *pattern)
-{
-	return strpbrk(pattern, ".^$+()|\\{") != NULL;
-}
+/* How one -t pattern is read (tasknames.h). */
+enum pattern_kind {
+	PATTERN_TID,		/* digits only */
+	PATTERN_PREFIX,		/* a plain word: the start of the name */
+	PATTERN_GLOB,		/* a glob on the whole name */
+	PATTERN_GLOB_REGEX,	/* the glob, or the regex anchored at the start */
+};
+
+struct task_pattern {
+	enum pattern_kind kind;
+	uint32_t tid;		/* PATTERN_TID */
+	size_t len;		/* strlen(text) */
+	char *text;		/* the pattern as given */
+	regex_t re;		/* PATTERN_GLOB_REGEX: "^(text)" */
+};
+
+struct task_patterns {
+	size_t n;
+	struct task_pattern p[];	/* n entries */
+};
 
 /* Compiles one pattern as perfwhiz's re.match read it: anchored at the start only. */
 static int regex_compile(regex_t *re, const char *pattern)
@@ -334,79 +390,97 @@ static int regex_compile(regex_t *re, const char *pattern)
 	return rc;
 }
 
-static bool one_match(const char *pattern, const char *name, uint32_t tid)
+/* Reads one pattern into pt (its text already set). Returns 0 or -ENOMEM. */
+static int pattern_compile(struct task_pattern *pt)
 {
 	unsigned long long v;
-	regex_t re;
-	bool hit;
+	int rc;
 
-	if (parse_uint(pattern, UINT32_MAX, &v))
-		return v == tid;
-	if (fnmatch(pattern, name, 0) == 0)
-		return true;
-	if (!task_pattern_is_regex(pattern) || regex_compile(&re, pattern))
-		return false;
-	hit = regexec(&re, name, 0, NULL, 0) == 0;
-	regfree(&re);
-	return hit;
-}
-
-/* Calls fn on each pattern of set (a copy, NUL-terminated) until it returns true. */
-static bool each_pattern(const char *set, bool (*fn)(const char *, void *), void *ctx)
-{
-	char one[4096];
-
-	for (const char *p = set;;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-
-		snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), p);
-		if (fn(one, ctx))
-			return true;
-		if (!nl)
-			return false;
-		p = nl + 1;
-	}
-}
-
-struct match_ctx {
-	const char *name;
-	uint32_t tid;
-};
-
-static bool match_one(const char *pattern, void *ctx)
-{
-	struct match_ctx *m = ctx;
-
-	return one_match(pattern, m->name, m->tid);
-}
-
-bool task_pattern_match(const char *set, const char *name, uint32_t tid)
-{
-	struct match_ctx m = { .name = name, .tid = tid };
-
-	if (!strchr(set, '\n'))
-		return one_match(set, name, tid);
-	return each_pattern(set, match_one, &m);
-}
-
-int task_patterns_join(const char *const *patterns, size_t n, char *out, size_t outlen)
-{
-	size_t len = 0;
-
-	if (outlen)
-		out[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		size_t k = strlen(patterns[i]);
-
-		if (!k || strchr(patterns[i], '\n'))
-			return -EINVAL;
-		if (len + k + 2 > outlen)
-			return -ENAMETOOLONG;
-		if (i)
-			out[len++] = '\n';
-		memcpy(out + len, patterns[i], k + 1);
-		len += k;
+	pt->len = strlen(pt->text);
+	if (parse_uint(pt->text, UINT32_MAX, &v)) {
+		pt->kind = PATTERN_TID;
+		pt->tid = (uint32_t)v;
+	} else if (strpbrk(pt->text, ".^$+()|\\{")) {
+		rc = regex_compile(&pt->re, pt->text);
+		if (rc == REG_ESPACE)
+			return -ENOMEM;
+		pt->kind = rc ? PATTERN_GLOB : PATTERN_GLOB_REGEX;
+	} else {
+		pt->kind = strpbrk(pt->text, "*?[") ? PATTERN_GLOB : PATTERN_PREFIX;
 	}
 	return 0;
+}
+
+void task_patterns__free(struct task_patterns *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->p[i].kind == PATTERN_GLOB_REGEX)
+			regfree(&p->p[i].re);
+		free(p->p[i].text);
+	}
+	free(p);
+}
+
+struct task_patterns *task_patterns__new(const char *const *patterns, size_t n, char *err,
+					 size_t errlen)
+{
+	struct task_patterns *p = calloc(1, sizeof(*p) + n * sizeof(p->p[0]));
+	int e = 0;
+
+	if (!p)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		if (!*patterns[i] || strchr(patterns[i], '\n')) {
+			snprintf(err, errlen, "-t: give a non-empty pattern on one line");
+			task_patterns__free(p);
+			errno = EINVAL;
+			return NULL;
+		}
+		p->p[i].kind = PATTERN_PREFIX;	/* nothing to free until compiled */
+		p->p[i].text = strdup(patterns[i]);
+		p->n = i + 1;
+		if (!p->p[i].text || (e = pattern_compile(&p->p[i])))
+			goto nomem;
+	}
+	return p;
+nomem:
+	task_patterns__free(p);
+	snprintf(err, errlen, "out of memory");
+	errno = ENOMEM;
+	return NULL;
+}
+
+static bool pattern_match(const struct task_pattern *pt, const char *name, uint32_t tid)
+{
+	switch (pt->kind) {
+	case PATTERN_TID:
+		return pt->tid == tid;
+	case PATTERN_PREFIX:
+		return !strncmp(name, pt->text, pt->len);
+	case PATTERN_GLOB_REGEX:
+		return !regexec(&pt->re, name, 0, NULL, 0) || !fnmatch(pt->text, name, 0);
+	case PATTERN_GLOB:
+		return !fnmatch(pt->text, name, 0);
+	}
+	return false;
+}
+
+bool task_patterns_match(const struct task_patterns *p, const char *name, uint32_t tid)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (pattern_match(&p->p[i], name, tid))
+			return true;
+	return false;
+}
+
+size_t task_patterns__count(const struct task_patterns *p)
+{
+	return p ? p->n : 0;
+}
+
+const char *task_patterns__text(const struct task_patterns *p, size_t i)
+{
+	return p && i < p->n ? p->p[i].text : NULL;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pwz_task;
+
 /*
  * perfwhiz's CSV map: 7 comma-separated fields, no header,
  *   tid,<libvirt-name>,<type>,<uuid>,<group-type>,<group-id>,<name>
@@ -57,6 +59,27 @@ bool task_vcpu_of(const char *comm, unsigned int *vcpu);
  */
 void task_display_name(const char *comm, const char *vm, bool is_qemu, char *out, size_t outlen);
 
+/* How a thread is named in every view of pwz-render (task_label()). */
+struct task_label_opts {
+	const struct task_map *map;	/* --map: its name for the tid comes first; NULL none */
+	bool merge_sys;			/* --merge-sys-tasks: "swapper/3" -> "swapper" */
+	bool append_tid;		/* --append-tid: "name:tid" */
+};
+
+/*
+ * The one display-name rule: the display name of thread tid whose name (after --map) is name:
+ * name, or the tid in decimal when name is ""; merged by task_merge_sys_name() with
+ * o->merge_sys; then ":<tid>" with o->append_tid, the name cut so that the tid stays whole.
+ * o->map is not read here (task_label() reads it); o may be NULL (name as it is).
+ */
+void task_label_name(const char *name, uint32_t tid, const struct task_label_opts *o, char *out,
+		     size_t outlen);
+
+/* The display name of task record t: its o->map name, else t->name, else t->comm, then as
+ * task_label_name(). */
+void task_label(const struct pwz_task *t, const struct task_label_opts *o, char *out,
+		size_t outlen);
+
 /* "swapper/3" -> "swapper" (and other per-CPU kernel threads "ksoftirqd/1" -> "ksoftirqd",
  * "migration/0" -> "migration", "kworker/1:2H" -> "kworker"): writes the merged name. */
 void task_merge_sys_name(const char *name, char *out, size_t outlen);
@@ -65,24 +88,36 @@ void task_merge_sys_name(const char *name, char *out, size_t outlen);
 bool task_is_tid(const char *s);
 
 /*
- * -t patterns. One pattern is, by the first rule that applies:
- *   - digits only: a tid;
- *   - else a shell glob on the whole name (fnmatch without flags): "*vcpu0";
- *   - and, when it has regex syntax (any of . ^ $ + ( ) | \ { ) and compiles as a POSIX
- *     extended regex, also that regex anchored at the start of the name and not at its end,
- *     as perfwhiz read it (Python's re.match): ".*vcpu0" matches "vm1.vcpu0" and
- *     "vm1.vcpu01". Either reading matching is a match, so a name with a dot or parentheses
- *     ("kdamond.0", "(sd-pam)") still matches itself.
- * A pattern set is patterns separated by '\n' (task_patterns_join()); it matches when any of
- * them does (the union of several -t).
+ * -t patterns, as pwz-bpf and pwz-render read them. One pattern is, by the first rule that
+ * applies:
+ *   - digits only: a thread id ("20418");
+ *   - a plain word (none of * ? [ . ^ $ + ( ) | \ {): the start of the name, as perfwhiz read
+ *     it (Python's re.match): "vm" matches "vm1.vcpu0", "cc1" matches "cc1" and "cc1plus";
+ *   - with glob characters (* ? [) and no regex syntax: a shell glob on the whole name
+ *     (fnmatch without flags): "*vcpu0" matches "vm1.vcpu0", not "vm1.vcpu01";
+ *   - with regex syntax (. ^ $ + ( ) | \ {): a POSIX extended regex anchored at the start of
+ *     the name and not at its end, as perfwhiz (re.match): ".*vcpu0" matches "vm1.vcpu0" and
+ *     "vm1.vcpu01"; and, as well, the glob on the whole name, so that a name with a dot or
+ *     parentheses ("kdamond.0", "(sd-pam)") matches itself. A regex that does not compile
+ *     ("a(") is read as the glob alone.
+ * A set of patterns matches when any of them does (the union of several -t). Compiled once;
+ * matching never allocates.
  */
-bool task_pattern_match(const char *set, const char *name, uint32_t tid);
+struct task_patterns;
 
-/* Whether pattern (one, not a set) is read as a regex by task_pattern_match(). */
-bool task_pattern_is_regex(const char *pattern);
+/* Compiles n patterns (n >= 1; copied). NULL with errno set and err filled: EINVAL for an empty
+ * pattern or one holding a newline, ENOMEM. */
+struct task_patterns *task_patterns__new(const char *const *patterns, size_t n, char *err,
+					 size_t errlen);
 
-/* The set of n patterns (joined with '\n') into out. Returns 0, -EINVAL when a pattern holds a
- * newline or is empty, or -ENAMETOOLONG. */
-int task_patterns_join(const char *const *patterns, size_t n, char *out, size_t outlen);
+/* True when a pattern of p matches the thread tid named name. */
+bool task_patterns_match(const struct task_patterns *p, const char *name, uint32_t tid);
+
+/* The number of patterns, and the i-th as given. */
+size_t task_patterns__count(const struct task_patterns *p);
+const char *task_patterns__text(const struct task_patterns *p, size_t i);
+
+/* NULL is a no-op. */
+void task_patterns__free(struct task_patterns *p);
 
 #endif /* PWZ_TASKNAMES_H */
