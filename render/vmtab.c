@@ -44,6 +44,9 @@ static void exits_json(struct jbuf *b, const struct vms *v, const struct vms_exi
 	jbuf_puts(b, "]");
 }
 
+/* The keys of the wait percentiles' ranges, by enum vms_wait_q. */
+static const char *const wait_q_names[VMS_NR_WAIT_Q] = { "p50", "p90", "p99", "p999" };
+
 void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
 {
 	if (!p) {
@@ -53,6 +56,12 @@ void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
 	jbuf_puts(b, "{");
 	jbuf_key(b, "count", true);
 	jbuf_u64(b, p->count);
+	for (int q = 0; q < VMS_NR_WAIT_Q; q++) {
+		jbuf_key(b, wait_q_names[q], false);
+		jbuf_printf(b, "{\"lo_ns\":%llu,\"hi_ns\":%llu}", (unsigned long long)p->lo_ns[q],
+			    (unsigned long long)p->hi_ns[q]);
+	}
+	/* the middle of each bucket, for the readers of older versions (docs/cdict.md) */
 	jbuf_member_u64(b, "p50_ns", p->p50_ns);
 	jbuf_member_u64(b, "p90_ns", p->p90_ns);
 	jbuf_member_u64(b, "p99_ns", p->p99_ns);

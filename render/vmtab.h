@@ -19,8 +19,9 @@
  */
 void vms_json_array(struct jbuf *b, const struct vms *v);
 
-/* Appends one task's wait percentiles {count, p50_ns, p90_ns, p99_ns, p999_ns, max_ns}, or
- * null when p is NULL. */
+/* Appends one task's wait percentiles {count, p50, p90, p99, p999: {lo_ns, hi_ns} (the
+ * bucket's range), p50_ns, p90_ns, p99_ns, p999_ns (its middle), max_ns}, or null when p is
+ * NULL. */
 void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p);
 
 /* Appends {"from": "streams" | null, "records_dropped": bool}: where v's percentiles and other

@@ -239,7 +239,17 @@ static void test_wait_percentiles(void **state)
 	assert_int_equal(pwz_lhist_bucket(p->p50_ns), pwz_lhist_bucket(20 * US));
 	assert_int_equal(pwz_lhist_bucket(p->p99_ns), pwz_lhist_bucket(200 * US));
 	assert_int_equal(pwz_lhist_bucket(p->p999_ns), pwz_lhist_bucket(200 * US));
+	/* the ranges: the bucket holding each percentile, its top cut to the longest wait (the
+	 * p99 of waits of 20 and 200 us is 200 us, in [196608, 200000]) */
+	assert_int_equal(p->lo_ns[VMS_P50], pwz_lhist_lower(pwz_lhist_bucket(20 * US)));
+	assert_int_equal(p->hi_ns[VMS_P50], pwz_lhist_upper(pwz_lhist_bucket(20 * US)) - 1);
+	assert_true(p->lo_ns[VMS_P50] <= 20 * US && 20 * US <= p->hi_ns[VMS_P50]);
+	for (int q = VMS_P90; q < VMS_NR_WAIT_Q; q++) {
+		assert_int_equal(p->lo_ns[q], pwz_lhist_lower(pwz_lhist_bucket(200 * US)));
+		assert_int_equal(p->hi_ns[q], 200 * US);
+	}
 	assert_int_equal(fx->v->vms[0].vcpus[0].wait.count, 2);
+	assert_int_equal(fx->v->vms[0].vcpus[0].wait.hi_ns[VMS_P99], 200 * US);
 	p = vms__wait_pct(fx->v, 200, 0);
 	assert_non_null(p);
 	assert_int_equal(p->count, 1);
