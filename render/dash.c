@@ -217,32 +217,20 @@ static void emit_quantile_range(struct jbuf *b, const uint64_t hist[PWZ_HIST_BUC
 {
 	static const double qs[] = { 0.5, 0.99 };
 	static const char *const names[] = { "median_range", "p99_range" };
-	uint64_t total = 0, seen, rank;
-	size_t q;
-	int i;
+	uint64_t total = 0, lo, hi;
 
-	for (i = 0; i < PWZ_HIST_BUCKETS; i++)
+	for (int i = 0; i < PWZ_HIST_BUCKETS; i++)
 		total += hist[i];
 	kv_u64(b, "hist_n", total);
-	for (q = 0; q < 2; q++) {
+	for (size_t q = 0; q < 2; q++) {
 		key(b, names[q]);
-		if (!total) {
+		if (!pwz_hist_range(hist, qs[q], &lo, &hi))
 			jbuf_puts(b, "null,");
-			continue;
-		}
-		rank = (uint64_t)ceil(qs[q] * (double)total);
-		if (rank < 1)
-			rank = 1;
-		for (i = 0, seen = 0; i < PWZ_HIST_BUCKETS - 1; i++) {
-			seen += hist[i];
-			if (seen >= rank)
-				break;
-		}
-		/* the last bucket takes everything larger: its top is unknown (-1) */
-		if (i == PWZ_HIST_BUCKETS - 1)
-			jbuf_printf(b, "[%llu,-1],", 1ull << i);
+		else if (hi == UINT64_MAX)	/* the last bucket: its top is unknown (-1) */
+			jbuf_printf(b, "[%llu,-1],", (unsigned long long)lo);
 		else
-			jbuf_printf(b, "[%llu,%llu],", i ? 1ull << i : 0ull, 1ull << (i + 1));
+			jbuf_printf(b, "[%llu,%llu],", (unsigned long long)lo,
+				    (unsigned long long)hi + 1);
 	}
 }
 

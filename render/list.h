@@ -28,9 +28,11 @@
  */
 void list_json(struct jbuf *b, const struct trace *t, const struct summary *s);
 
-/* Appends the plain table of one capture to b: a header line, then one line per task
- * (tid, name, runtime, CPU %, switches, exits, the wait p99's bucket as "lo-hi" us: "-" no
- * wait, "n/a" no histogram or a short one), sorted by runtime. */
+/* Appends the plain table of one capture to b: a header line (the capture's length, and the
+ * window's start and length when it is not the whole capture), then one line per task (tid,
+ * name, runtime, CPU %, switches, exits, the range of the wait p99's bucket: "-" no wait,
+ * "n/a" no histogram or a short one), sorted by runtime. Durations as user/lib/fmt.h writes
+ * them. */
 void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s);
 
 #endif /* PWZ_LIST_H */

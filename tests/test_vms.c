@@ -381,12 +381,15 @@ static void test_report(void **state)
 	fx->t->meta.steal_ns = 5 * US;
 	fx->t->meta.cpu_time_ns = 2000 * US;
 	text = report_of(fx);
-	assert_non_null(strstr(text, "Host steal over the capture (/proc/stat): 0.005 ms of 2.000 ms CPU time (0.250 %)"));
-	assert_non_null(strstr(text, "VM vmA (pid 100): 1 vCPUs, 1 other threads (0.100 ms), 4 exits (4000.0/s)"));
+	/* durations by user/lib/fmt.h's rule */
+	assert_non_null(strstr(text, "Host steal over the capture (/proc/stat): 5.00 us of 2.00 ms CPU time (0.250 %)"));
+	assert_non_null(strstr(text, "VM vmA (pid 100): 1 vCPUs, 1 other threads (100 us), 4 exits (4000.0/s)"));
 	assert_non_null(strstr(text, "VM vmB (pid 300): 2 vCPUs"));
 	/* vmA.vcpu0: running 0.4 ms 40 %, ready 0.22 ms 22 %, sleeping 0.38 ms 38 %, 1 migration */
-	assert_non_null(strstr(text, "0.400   40.00       0.220   22.00       0.380   38.00      1  hog:200 0.200 ms, swapper"));
-	assert_non_null(strstr(text, "HLT                              1     1000.0       0.300      0.100      0.020      0.180"));
+	assert_non_null(strstr(text, "    400 us   40.00     220 us   22.00     380 us   38.00      1  hog:200 200 us, swapper"));
+	assert_non_null(strstr(text, "HLT                              1     1000.0     300 us     100 us    20.0 us     180 us     300 us"));
+	/* the waits of 20 and 200 us: each percentile the range of its bucket, cut to the longest */
+	assert_non_null(strstr(text, "vmA.vcpu0                         101         2        18.4-20.5 us          197-200 us          197-200 us          197-200 us     200 us\n"));
 	assert_non_null(strstr(text, "Run-queue wait percentiles"));
 	free(text);
 	fixture_free(fx);
