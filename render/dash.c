@@ -124,6 +124,11 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	kv_u64(b, "nr_cpus", m->nr_cpus);
 	kv_u64(b, "duration_ns", m->duration_ns);
 	kv_u64(b, "start_wall_ns", m->start_wall_ns);
+	/* the start on the record clock, known when the wall clock's is not (a perf.data
+	 * recorded without -k: perf's own clock, clock_id -1) */
+	kv_u64(b, "start_mono_ns", m->start_mono_ns);
+	key(b, "clock_id");
+	jbuf_printf(b, "%d,", (int)m->clock_id);
 	kv_u64(b, "tracer_cpu_ns", m->tracer_cpu_ns);
 	kv_u64(b, "bpf_run_ns", m->bpf_run_ns);
 	kv_u64(b, "bpf_run_cnt", m->bpf_run_cnt);

@@ -181,10 +181,11 @@ int vms_dash_json(struct jbuf *b, const struct trace *t, const struct summary *s
 		first = false;
 		jbuf_printf(b, "[%u,", ts->tid);
 		jbuf_json_str(b, ts->name, (size_t)-1);
-		jbuf_printf(b, ",%llu,%llu,%llu,%llu,%llu,%llu]", (unsigned long long)p->count,
-			    (unsigned long long)p->p50_ns, (unsigned long long)p->p90_ns,
-			    (unsigned long long)p->p99_ns, (unsigned long long)p->p999_ns,
-			    (unsigned long long)p->max_ns);
+		jbuf_printf(b, ",%llu", (unsigned long long)p->count);
+		for (int q = 0; q < VMS_NR_WAIT_Q; q++)
+			jbuf_printf(b, ",[%llu,%llu]", (unsigned long long)p->lo_ns[q],
+				    (unsigned long long)p->hi_ns[q]);
+		jbuf_printf(b, ",%llu]", (unsigned long long)p->max_ns);
 	}
 	jbuf_puts(b, "],");
 	vms__free(v);
