@@ -144,6 +144,8 @@ struct run {
 	size_t nr_sel_tids, nr_sel_tgids;
 	char patterns[CAPTURE_MAX_TASKS * 256];	/* the -t patterns as a set (tasknames.h) */
 	size_t followed;		/* threads selected during the capture by -t */
+	size_t inherited;		/* threads started during the capture by selected ones
+					 * (the kernel selects them: task_newtask) */
 	int follow_err;			/* the first failure to select one (-E2BIG: full) */
 	struct model_fold *fold;	/* the capture's one fold (capture__fold()) */
 	struct trace *st;		/* with --stats: the tasks and aggregates written */
@@ -266,6 +268,8 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	/* model.h R8: the records of a new thread fold into its own instance */
 	if (k->is_new && (e = model_fold__born(capture__fold(r->cap), k->tid, rel(r, k->time_ns))))
 		return wr(r, e);
+	if (k->is_new && r->filter && selected(r, k->tid))
+		r->inherited++;
 	if (r->o.nr_tasks)
 		follow_task(r, k->tid, comm);
 	return named > 0 ? write_task(r, &task) : 0;
@@ -1335,8 +1339,9 @@ static void print_summary(const struct run *r)
 	     (unsigned long long)capture__exited_written(r->cap), model_fold__count(r->fold));
 	if (r->w)
 		msg("wrote %s (%llu bytes)", r->path, (unsigned long long)cdict_writer__bytes(r->w));
-	if (r->followed)
-		msg("-t: %zu threads named to match during the capture were followed", r->followed);
+	if (r->o.nr_tasks && (r->followed || r->inherited))
+		msg("-t: %zu threads joined the selection during the capture (%zu named to match, %zu started by selected threads)",
+		    r->followed + r->inherited, r->followed, r->inherited);
 	if (r->follow_err)
 		msg("warning: -t: a thread that matched could not be followed: %s",
 		    strerror(-r->follow_err));
