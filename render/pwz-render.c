@@ -569,11 +569,8 @@ static void base_name(const char *path, char *out, size_t outlen)
 	size_t n;
 
 	b = b ? b + 1 : path;
-	n = strlen(b);
-	/* a killed capture's NAME.cdict.XXXXXX.part (outfile.h) is NAME */
-	if (n > 18 && !strcmp(b + n - 5, ".part") && !strncmp(b + n - 18, ".cdict.", 7))
-		n -= 18;
-	if (n > 6 && !strcmp(b + n - 6, ".cdict"))
+	n = outfile_final_len(b);	/* a killed capture's NAME.cdict.XXXXXX.part is NAME */
+	if (n > 6 && !strncmp(b + n - 6, ".cdict", 6))
 		n -= 6;
 	snprintf(out, outlen, "%.*s", (int)n, b);
 }
