@@ -109,6 +109,11 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	kv_u64(b, "nr_cpus", m->nr_cpus);
 	kv_u64(b, "duration_ns", m->duration_ns);
 	kv_u64(b, "start_wall_ns", m->start_wall_ns);
+	/* the start on the record clock, known when the wall clock's is not (a perf.data
+	 * recorded without -k: perf's own clock, clock_id -1) */
+	kv_u64(b, "start_mono_ns", m->start_mono_ns);
+	key(b, "clock_id");
+	jbuf_printf(b, "%d,", (int)m->clock_id);
 	kv_u64(b, "tracer_cpu_ns", m->tracer_cpu_ns);
 	kv_u64(b, "bpf_run_ns", m->bpf_run_ns);
 	kv_u64(b, "bpf_run_cnt", m->bpf_run_cnt);
@@ -197,32 +202,20 @@ static void emit_quantile_range(struct jbuf *b, const uint64_t hist[PWZ_HIST_BUC
 {
 	static const double qs[] = { 0.5, 0.99 };
 	static const char *const names[] = { "median_range", "p99_range" };
-	uint64_t total = 0, seen, rank;
-	size_t q;
-	int i;
+	uint64_t total = 0, lo, hi;
 
-	for (i = 0; i < PWZ_HIST_BUCKETS; i++)
+	for (int i = 0; i < PWZ_HIST_BUCKETS; i++)
 		total += hist[i];
 	kv_u64(b, "hist_n", total);
-	for (q = 0; q < 2; q++) {
+	for (size_t q = 0; q < 2; q++) {
 		key(b, names[q]);
-		if (!total) {
+		if (!pwz_hist_range(hist, qs[q], &lo, &hi))
 			jbuf_puts(b, "null,");
-			continue;
-		}
-		rank = (uint64_t)ceil(qs[q] * (double)total);
-		if (rank < 1)
-			rank = 1;
-		for (i = 0, seen = 0; i < PWZ_HIST_BUCKETS - 1; i++) {
-			seen += hist[i];
-			if (seen >= rank)
-				break;
-		}
-		/* the last bucket takes everything larger: its top is unknown (-1) */
-		if (i == PWZ_HIST_BUCKETS - 1)
-			jbuf_printf(b, "[%llu,-1],", 1ull << i);
+		else if (hi == UINT64_MAX)	/* the last bucket: its top is unknown (-1) */
+			jbuf_printf(b, "[%llu,-1],", (unsigned long long)lo);
 		else
-			jbuf_printf(b, "[%llu,%llu],", i ? 1ull << i : 0ull, 1ull << (i + 1));
+			jbuf_printf(b, "[%llu,%llu],", (unsigned long long)lo,
+				    (unsigned long long)hi + 1);
 	}
 }
 

@@ -2,6 +2,7 @@
 /* --irq aggregates (user/lib/irq.h) as JSON and text: --list, --list --json, the dashboard. */
 #include <errno.h>
 #include <stdlib.h>
+#include "fmt.h"
 #include "irq.h"
 #include "irqtab.h"
 #include "tasksel.h"
@@ -103,7 +104,7 @@ void irq_plain(struct jbuf *b, const struct trace *t, const struct tasksel *sel,
 {
 	struct irq_vector_row *v;
 	struct irq_thread_row *th;
-	char name[TERMSAFE_NAME_MAX];
+	char name[TERMSAFE_NAME_MAX], d[2][FMT_DURATION_MAX];
 	long nv, nt;
 
 	if (!t->meta.has_irq || rows(b, t, sel, &v, &nv, &th, &nt))
@@ -111,14 +112,15 @@ void irq_plain(struct jbuf *b, const struct trace *t, const struct tasksel *sel,
 	jbuf_printf(b, "\n# interrupts (--irq; a hard IRQ during a softirq counts in the hard IRQ only)%s\n",
 		    sel ? ": per CPU of every thread, then the threads -t selects" : "");
 	jbuf_printf(b, "%4s  %-4s %6s  %-24s %10s %12s %10s\n", "CPU", "KIND", "VECTOR", "NAME",
-		    "COUNT", "TIME_MS", "MAX_US");
+		    "COUNT", "TIME", "MAX");
 	for (long i = 0; i < nv; i++)
-		jbuf_printf(b, "%4u  %-4s %6u  %-24s %10llu %12.3f %10.2f\n", v[i].cpu,
+		jbuf_printf(b, "%4u  %-4s %6u  %-24s %10llu %12s %10s\n", v[i].cpu,
 			    v[i].kind == PWZ_IRQ_KIND_HARD ? "hard" : "soft", v[i].vector,
 			    termsafe_str(name, sizeof(name), v[i].name ? v[i].name : "?"),
-			    (unsigned long long)v[i].count, v[i].time_ns / 1e6, v[i].max_ns / 1e3);
+			    (unsigned long long)v[i].count, fmt_duration(d[0], sizeof(d[0]), v[i].time_ns),
+			    fmt_duration(d[1], sizeof(d[1]), v[i].max_ns));
 	if (nt)
-		jbuf_printf(b, "%8s  %-32s %12s %12s\n", "TID", "INTERRUPTED", "HARD_MS", "SOFT_MS");
+		jbuf_printf(b, "%8s  %-32s %12s %12s\n", "TID", "INTERRUPTED", "HARD", "SOFT");
 	for (long i = 0; i < nt && (size_t)i < top; i++) {
 		const char *n = thread_name(t, &th[i]);
 
@@ -126,8 +128,9 @@ void irq_plain(struct jbuf *b, const struct trace *t, const struct tasksel *sel,
 			jbuf_printf(b, "%8s", "-");
 		else
 			jbuf_printf(b, "%8u", th[i].tid);
-		jbuf_printf(b, "  %-32s %12.3f %12.3f\n", termsafe_str(name, sizeof(name), n ? n : "?"),
-			    th[i].hard_ns / 1e6, th[i].soft_ns / 1e6);
+		jbuf_printf(b, "  %-32s %12s %12s\n", termsafe_str(name, sizeof(name), n ? n : "?"),
+			    fmt_duration(d[0], sizeof(d[0]), th[i].hard_ns),
+			    fmt_duration(d[1], sizeof(d[1]), th[i].soft_ns));
 	}
 	free(v);
 	free(th);

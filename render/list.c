@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "fmt.h"
 #include "irqtab.h"
 #include "list.h"
 #include "sleeps.h"
@@ -227,17 +228,22 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s,
 	sleeps__free(sl);
 }
 
-void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s,
-		const struct tasksel *sel)
+/* The header line: what the file is, the capture's length, and the window's when it is not
+ * the whole capture (-f/-c). */
+static void plain_head(struct jbuf *b, const struct trace *t, const struct summary *s)
 {
 	const struct pwz_meta *m = &t->meta;
-	uint64_t drops = pwz_meta_total_drops(m);
+	uint64_t drops = pwz_meta_total_drops(m), unseen = 0, unseen_ns = 0;
+	uint64_t len = s->window_end_ns > m->duration_ns ? s->window_end_ns : m->duration_ns;
+	char safe[4 * 4096], d1[FMT_DURATION_MAX], d2[FMT_DURATION_MAX];
 
-	char safe[4 * 4096];
-
-	jbuf_printf(b, "# %s: %s capture (%s), %u CPUs, %.3f s", termsafe_str(safe, sizeof(safe), t->path),
+	jbuf_printf(b, "# %s: %s capture (%s), %u CPUs, %s", termsafe_str(safe, sizeof(safe), t->path),
 		    pwz_source_name(m->source), t->info.format == CDICT_FORMAT_LEGACY ? "legacy" : "v2",
-		    host_cpus(t, s), (double)(s->window_end_ns - s->window_start_ns) / 1e9);
+		    host_cpus(t, s), fmt_duration(d1, sizeof(d1), len));
+	if (s->window_start_ns > 0 || s->window_end_ns < len)
+		jbuf_printf(b, ", window from %s for %s",
+			    fmt_duration(d1, sizeof(d1), s->window_start_ns),
+			    fmt_duration(d2, sizeof(d2), s->window_end_ns - s->window_start_ns));
 	if (m->host)
 		jbuf_printf(b, ", host %s", termsafe_str(safe, sizeof(safe), m->host));
 	if (drops)
@@ -246,35 +252,38 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s,
 	if (s->saturated)
 		jbuf_printf(b, ", WARNING: sums past 2^64-1 held at %llu (the file's figures add past it)",
 			    (unsigned long long)PWZ_SATURATED);
-	{
-		uint64_t unseen = 0, unseen_ns = 0;
-
-		for (size_t i = 0; i < s->nr_tasks; i++) {
-			unseen += s->tasks[i].unseen;
-			unseen_ns += s->tasks[i].unseen_ns;
-		}
-		if (unseen)
-			jbuf_printf(b, ", %llu switch-ins unseen (%.3f ms not attributed)",
-				    (unsigned long long)unseen, (double)unseen_ns / 1e6);
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		unseen += s->tasks[i].unseen;
+		unseen_ns += s->tasks[i].unseen_ns;
 	}
+	if (unseen)
+		jbuf_printf(b, ", %llu switch-ins unseen (%s not attributed)",
+			    (unsigned long long)unseen, fmt_duration(d1, sizeof(d1), unseen_ns));
 	if (t->info.cut)
 		jbuf_puts(b, ", WARNING: file cut short");
-	jbuf_printf(b, "\n%8s  %-32s %12s %7s %9s %9s %19s\n", "TID", "NAME", "RUNTIME_MS", "CPU%",
-		    "SWITCHES", "EXITS", "WAIT_P99_US");
+	jbuf_puts(b, "\n");
+}
+
+void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s,
+		const struct tasksel *sel)
+{
+	plain_head(b, t, s);
+	jbuf_printf(b, "%8s  %-32s %12s %7s %9s %9s %19s\n", "TID", "NAME", "RUNTIME", "CPU%",
+		    "SWITCHES", "EXITS", "WAIT_P99");
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *ts = &s->tasks[i];
-		char name[TERMSAFE_NAME_MAX], p99[32];
+		char name[TERMSAFE_NAME_MAX], p99[FMT_DURATION_MAX], run[FMT_DURATION_MAX];
 		uint64_t lo, hi;
 
 		/* the bucket holding the p99 (render/list.h); "-" no wait, "n/a" no histogram */
 		if (summary_wait_range(ts, 0.99, &lo, &hi))
-			snprintf(p99, sizeof(p99), "%.1f-%.1f", (double)lo / 1e3, (double)hi / 1e3);
+			fmt_duration_range(p99, sizeof(p99), lo, hi);
 		else
 			snprintf(p99, sizeof(p99), "%s", s->has_wait && ts->wait_count ? "n/a" : "-");
 		/* names come from the traced system */
-		jbuf_printf(b, "%8u  %-32s %12.3f %7.2f %9llu %9llu %19s\n", ts->tid,
+		jbuf_printf(b, "%8u  %-32s %12s %7.2f %9llu %9llu %19s\n", ts->tid,
 			    termsafe_str(name, sizeof(name), ts->name),
-			    (double)ts->runtime_ns / 1e6, summary_cpu_pct(s, ts),
+			    fmt_duration(run, sizeof(run), ts->runtime_ns), summary_cpu_pct(s, ts),
 			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total, p99);
 	}
 	irq_plain(b, t, sel, 10);	/* --irq: render/irqtab.h */

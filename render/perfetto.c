@@ -228,8 +228,8 @@ void perfetto_output_path(const char *in_path, const char *out_dir, bool gzip, c
 
 	b = b ? b + 1 : in_path;
 	dlen = (size_t)(b - in_path);
-	n = strlen(b);
-	if (n > 6 && !strcmp(b + n - 6, ".cdict"))
+	n = outfile_final_len(b);	/* a killed capture's NAME.cdict.XXXXXX.part is NAME */
+	if (n > 6 && !strncmp(b + n - 6, ".cdict", 6))
 		n -= 6;
 	if (out_dir)
 		snprintf(out, outlen, "%s/%.*s.pftrace%s", out_dir, (int)n, b, gzip ? ".gz" : "");

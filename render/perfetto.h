@@ -71,7 +71,8 @@ struct perfetto_stats {
 int64_t perfetto_prev_state(uint32_t end);
 
 /* The output path of in_path: "<dir>/<base>.pftrace" (".pftrace.gz" with gzip), base = the
- * file name without ".cdict", dir = out_dir or the input's directory. */
+ * file name without ".cdict" (a killed capture's "NAME.cdict.XXXXXX.part": NAME, as the
+ * dashboards name it; outfile_final_len()), dir = out_dir or the input's directory. */
 void perfetto_output_path(const char *in_path, const char *out_dir, bool gzip, char *out,
 			  size_t outlen);
 

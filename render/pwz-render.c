@@ -358,7 +358,18 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 	return 0;
 }
 
-/* Loads one file; refuses a cut file unless --partial. */
+/* The one warning of a capture read with --partial, once per file whatever reads it (a
+ * command may load a file twice). */
+static void warn_cut(const struct cli *cli, const char *path)
+{
+	char safe[4 * 4096];
+
+	progress_done(cli);
+	fprintf(stderr, "pwz-render: warning: %s: cut short (a killed capture or a truncated file): only its whole chunks are read\n",
+		termsafe_str(safe, sizeof(safe), path));
+}
+
+/* Loads one file; refuses a cut file unless --partial (the caller warns: warn_cut()). */
 static struct trace *load(const struct cli *cli, const char *path, const struct task_map *map,
 			  bool streams)
 {
@@ -381,11 +392,6 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset, t->info.chunks);
 		trace__free(t);
 		return NULL;
-	}
-	if (t->info.cut) {
-		progress_done(cli);
-		fprintf(stderr, "pwz-render: warning: %s: cut short at offset %llu, showing its whole chunks\n",
-			termsafe_str(safe, sizeof(safe), t->path), t->info.cut_offset);
 	}
 	if (t->info.cut && !streams) {
 		/* the aggregates come at the end of a capture: a cut one has only its streams (and
@@ -482,6 +488,8 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 			ret = 1;
 			break;
 		}
+		if (t->info.cut)
+			warn_cut(cli, t->path);
 		w = window_of(cli);
 		progress(cli, "summarising %s", files[i]);
 		s = summary__new(t, &w, err, sizeof(err));
@@ -544,6 +552,8 @@ static int do_successors(const struct cli *cli, char **files, int nfiles,
 			rc = 1;
 			break;
 		}
+		if (t->info.cut)
+			warn_cut(cli, t->path);
 		w = window_of(cli);
 		progress(cli, "successors of %s in %s", cli->successors_of, files[i]);
 		s = successors__new(t, who, &w, err, sizeof(err));
@@ -595,11 +605,8 @@ static void base_name(const char *path, char *out, size_t outlen)
 	size_t n;
 
 	b = b ? b + 1 : path;
-	n = strlen(b);
-	/* a killed capture's NAME.cdict.XXXXXX.part (outfile.h) is NAME */
-	if (n > 18 && !strcmp(b + n - 5, ".part") && !strncmp(b + n - 18, ".cdict.", 7))
-		n -= 18;
-	if (n > 6 && !strcmp(b + n - 6, ".cdict"))
+	n = outfile_final_len(b);	/* a killed capture's NAME.cdict.XXXXXX.part is NAME */
+	if (n > 6 && !strncmp(b + n - 6, ".cdict", 6))
 		n -= 6;
 	snprintf(out, outlen, "%.*s", (int)n, b);
 }
@@ -823,6 +830,8 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		}
 		if (!t[i])
 			goto out;
+		if (t[i]->info.cut)
+			warn_cut(cli, t[i]->path);
 		base_name(files[i], base, sizeof(base));
 		names[i] = strdup(base);
 		if (!names[i]) {
@@ -960,7 +969,7 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 			return 1;
 		}
 		if (st.cut)
-			msg("warning: %s: cut short, exported its whole chunks", files[i]);
+			warn_cut(cli, files[i]);
 		put_path(path, "\n");
 		msg("wrote %s (%llu KiB before compression: %llu switches, %llu wakeups, %llu KVM exits, %llu threads; scheduling bundles %.1f bytes per switch, %.1f without the wakeups; KVM exit slices %.1f bytes per exit)",
 			path, (unsigned long long)st.bytes / 1024, (unsigned long long)st.switches,
@@ -999,6 +1008,8 @@ static int do_export(const struct cli *cli, char **files, int nfiles, const stru
 			msg("%s", err);
 			return 1;
 		}
+		if (r.cut)
+			warn_cut(cli, files[i]);
 		put_path(files[i], "");
 		printf("\t%s\t%llu slices\n", r.trace_id, (unsigned long long)r.rows[EXPORT_SCHED_SLICE]);
 		if (r.split_forced)

@@ -43,6 +43,9 @@ static void exits_json(struct jbuf *b, const struct vms *v, const struct vms_exi
 	jbuf_puts(b, "]");
 }
 
+/* The keys of the wait percentiles' ranges, by enum vms_wait_q. */
+static const char *const wait_q_names[VMS_NR_WAIT_Q] = { "p50", "p90", "p99", "p999" };
+
 void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
 {
 	if (!p) {
@@ -52,6 +55,12 @@ void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
 	jbuf_puts(b, "{");
 	jbuf_key(b, "count", true);
 	jbuf_u64(b, p->count);
+	for (int q = 0; q < VMS_NR_WAIT_Q; q++) {
+		jbuf_key(b, wait_q_names[q], false);
+		jbuf_printf(b, "{\"lo_ns\":%llu,\"hi_ns\":%llu}", (unsigned long long)p->lo_ns[q],
+			    (unsigned long long)p->hi_ns[q]);
+	}
+	/* the middle of each bucket, for the readers of older versions (docs/cdict.md) */
 	jbuf_member_u64(b, "p50_ns", p->p50_ns);
 	jbuf_member_u64(b, "p90_ns", p->p90_ns);
 	jbuf_member_u64(b, "p99_ns", p->p99_ns);
@@ -170,10 +179,11 @@ int vms_dash_json(struct jbuf *b, const struct trace *t, const struct summary *s
 		first = false;
 		jbuf_printf(b, "[%u,", ts->tid);
 		jbuf_json_str(b, ts->name, (size_t)-1);
-		jbuf_printf(b, ",%llu,%llu,%llu,%llu,%llu,%llu]", (unsigned long long)p->count,
-			    (unsigned long long)p->p50_ns, (unsigned long long)p->p90_ns,
-			    (unsigned long long)p->p99_ns, (unsigned long long)p->p999_ns,
-			    (unsigned long long)p->max_ns);
+		jbuf_printf(b, ",%llu", (unsigned long long)p->count);
+		for (int q = 0; q < VMS_NR_WAIT_Q; q++)
+			jbuf_printf(b, ",[%llu,%llu]", (unsigned long long)p->lo_ns[q],
+				    (unsigned long long)p->hi_ns[q]);
+		jbuf_printf(b, ",%llu]", (unsigned long long)p->max_ns);
 	}
 	jbuf_puts(b, "],");
 	vms__free(v);

@@ -19,8 +19,9 @@
  */
 void vms_json_array(struct jbuf *b, const struct vms *v);
 
-/* Appends one task's wait percentiles {count, p50_ns, p90_ns, p99_ns, p999_ns, max_ns}, or
- * null when p is NULL. */
+/* Appends one task's wait percentiles {count, p50, p90, p99, p999: {lo_ns, hi_ns} (the
+ * bucket's range), p50_ns, p90_ns, p99_ns, p999_ns (its middle), max_ns}, or null when p is
+ * NULL. */
 void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p);
 
 /* Appends {"from": "streams" | null, "records_dropped": bool}: where v's percentiles and other
@@ -29,8 +30,8 @@ void vms_figures_json(struct jbuf *b, const struct vms *v);
 
 /*
  * The basic dashboard's VM data of one run, appended as the members
- *   "vms": vms_json_array(), "vm_figures": ..., "waits": [[tid, name, count, p50, p90, p99,
- *   p999, max], ...],
+ *   "vms": vms_json_array(), "vm_figures": ..., "waits": [[tid, name, count, [lo, hi] of
+ *   each of p50, p90, p99, p999 (lhist.h's range), max], ...],
  * (each followed by a comma) for the tasks of s (the rows of a selection, tasksel_keep_rows():
  * the VMs of its threads). Returns 0 or -ENOMEM.
  */

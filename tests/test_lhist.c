@@ -127,6 +127,54 @@ static void test_quantile(void **state)
 	assert_int_equal(pwz_lhist_quantile(h, 0.5, 0), 3);
 }
 
+/* The range of the bucket holding a quantile, cut to the longest value: one wait of 200.04 ms
+ * is every percentile of itself, inside the range [184.5 ms, 200.04 ms], never above it. */
+static void test_range(void **state)
+{
+	static uint64_t h[PWZ_LHIST_BUCKETS];
+	static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
+	static const uint64_t rank_of_1000[] = { 500, 900, 990, 999, 1000 };	/* ceil(q n) */
+	uint64_t lo = 1, hi = 1;
+
+	(void)state;
+	memset(h, 0, sizeof(h));
+	assert_false(pwz_lhist_range(h, 0.5, 0, &lo, &hi));
+	assert_true(lo == 0 && hi == 0);
+	h[pwz_lhist_bucket(200040000)] = 1;
+	for (int i = 0; i < 5; i++) {
+		assert_true(pwz_lhist_range(h, qs[i], 200040000, &lo, &hi));
+		assert_int_equal(lo, pwz_lhist_lower(pwz_lhist_bucket(200040000)));
+		assert_int_equal(hi, 200040000);
+		assert_true(lo <= 200040000 && lo > 200040000 * 0.875);
+	}
+	/* 1..1000 us, one each: each range holds the exact nearest-rank percentile, its top at
+	 * most the bucket's last value */
+	memset(h, 0, sizeof(h));
+	for (uint64_t us = 1; us <= 1000; us++)
+		h[pwz_lhist_bucket(us * 1000)]++;
+	for (int i = 0; i < 5; i++) {
+		uint64_t exact = rank_of_1000[i] * 1000;
+
+		assert_true(pwz_lhist_range(h, qs[i], 1000000, &lo, &hi));
+		assert_true(lo <= exact && exact <= hi);
+		assert_int_equal(pwz_lhist_bucket(lo), pwz_lhist_bucket(hi));
+		assert_int_equal(pwz_lhist_bucket(hi + 1), pwz_lhist_bucket(hi) + (hi < 1000000));
+	}
+	/* the last bucket has no top but the longest value; without one it stays open */
+	memset(h, 0, sizeof(h));
+	h[PWZ_LHIST_BUCKETS - 1] = 2;
+	assert_true(pwz_lhist_range(h, 0.5, 3000000000000ull, &lo, &hi));
+	assert_int_equal(lo, pwz_lhist_lower(PWZ_LHIST_BUCKETS - 1));
+	assert_int_equal(hi, 3000000000000ull);
+	assert_true(pwz_lhist_range(h, 0.5, 0, &lo, &hi));
+	assert_int_equal(hi, UINT64_MAX);
+	/* exact buckets: one value */
+	memset(h, 0, sizeof(h));
+	h[3] = 5;
+	assert_true(pwz_lhist_range(h, 0.5, 0, &lo, &hi));
+	assert_true(lo == 3 && hi == 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_bucket_bounds),
 		cmocka_unit_test(test_quantile),
+		cmocka_unit_test(test_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

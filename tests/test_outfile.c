@@ -249,6 +249,29 @@ static void test_stream_and_errors(void **state)
 	unlink(path);
 }
 
+/* The final name of a temporary: its ".XXXXXX.part" off, and only that. */
+static void test_final_len(void **state)
+{
+	struct outfile of;
+	char path[512];
+
+	(void)state;
+	assert_int_equal(outfile_final_len("k9.cdict.L4cmxv.part"), strlen("k9.cdict"));
+	assert_int_equal(outfile_final_len("/a/b/run.stats.000000.part"), strlen("/a/b/run.stats"));
+	assert_int_equal(outfile_final_len("k9.cdict"), strlen("k9.cdict"));
+	assert_int_equal(outfile_final_len("k9.part"), strlen("k9.part"));
+	assert_int_equal(outfile_final_len("k9.cdict.L4cmx.part"), strlen("k9.cdict.L4cmx.part"));
+	assert_int_equal(outfile_final_len("k9.cdict.L4-mxv.part"), strlen("k9.cdict.L4-mxv.part"));
+	assert_int_equal(outfile_final_len("k9.cdictxL4cmxv.part"), strlen("k9.cdictxL4cmxv.part"));
+	assert_int_equal(outfile_final_len(".L4cmxv.part"), strlen(".L4cmxv.part"));
+	assert_int_equal(outfile_final_len(""), 0);
+	/* what outfile_open() draws maps back to its path */
+	snprintf(path, sizeof(path), "%s/final.cdict", dir);
+	assert_int_equal(outfile_open(&of, path, 0), 0);
+	assert_int_equal(outfile_final_len(of.tmp), strlen(path));
+	outfile_close(&of);
+}
+
 static void test_parse_mode(void **state)
 {
 	mode_t m = 0;
@@ -280,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_close_removes_only_its_own),
 		cmocka_unit_test(test_keep),
 		cmocka_unit_test(test_stream_and_errors),
+		cmocka_unit_test(test_final_len),
 		cmocka_unit_test(test_parse_mode),
 	};
 

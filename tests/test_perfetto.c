@@ -545,6 +545,9 @@ static void test_errors_and_names(void **state)
 	assert_string_equal(out, "test.pftrace.gz");
 	perfetto_output_path("/a/b/run.x.cdict", "out", false, out, sizeof(out));
 	assert_string_equal(out, "out/run.x.pftrace");
+	/* a killed capture's temporary is named after the capture, as its dashboards are */
+	perfetto_output_path("k9/k9.cdict.L4cmxv.part", NULL, false, out, sizeof(out));
+	assert_string_equal(out, "k9/k9.pftrace");
 	assert_int_equal(perfetto_prev_state(PWZ_END_PREEMPTED), 0x100);
 	assert_int_equal(perfetto_prev_state(PWZ_END_SLEPT), 1);
 	assert_int_equal(perfetto_prev_state(PWZ_END_EXITED), 0x10);

@@ -71,7 +71,7 @@ static void test_report(void **state)
 	struct pwz_wait_agg wait[] = {
 		{ .tid = 10, .count = 4, .wait_ns = 2000000, .max_ns = 1000000 },
 	};
-	char p50[32], p99[32];
+	char p50[32], p99[32], u[6][8];
 	struct pwz_kvm_agg kvm[2];
 	char *text, name[64];
 	const char *l10, *l20, *l30, *lio, *lunk, *lcpu;
@@ -103,42 +103,52 @@ static void test_report(void **state)
 	assert_non_null(l20);
 	assert_non_null(l30);
 	assert_true(l10 < l20 && l20 < l30);	/* by runtime */
-	/* its unseen time, kept out of runtime; no waits: no percentiles */
-	assert_non_null(strstr(l30, " 4.000                   -                   -\n"));
+	/* durations by user/lib/fmt.h's rule: its unseen time, kept out of runtime; no waits:
+	 * no average, longest or percentiles */
+	assert_non_null(strstr(l30, "  1.00 ms    0.10         1         1         0         0"
+				    "          -          -    4.00 ms                   -"
+				    "                   -\n"));
 	/* CPU 1: threads 200 + 1 + 700 ms, 4 unseen, the rest of the 1000 ms unaccounted */
 	lcpu = line_of(text, "1      ");
 	assert_non_null(lcpu);
-	assert_int_equal(sscanf(lcpu, "%u %lf %lf %lf", &tid, &rt, &hms, &avg), 4);
-	assert_true(rt > 900.999 && rt < 901.001);
-	assert_true(hms > 3.999 && hms < 4.001);
-	assert_true(avg > 94.999 && avg < 95.001);
+	assert_non_null(strstr(text, "\n1      " "      901 ms" "      4.00 ms" "      95.0 ms\n"));
 	lcpu = line_of(text, "0      ");	/* every thread captured: the rest is unaccounted */
 	assert_non_null(lcpu);
-	assert_int_equal(sscanf(lcpu, "%u %lf %lf %lf", &tid, &rt, &hms, &avg), 4);
-	assert_true(rt > 399.999 && rt < 400.001);
-	assert_true(avg > 599.999 && avg < 600.001);
-	assert_int_equal(sscanf(l10, "%63s %u %lf %lf %llu %llu %llu %llu %lf %lf %lf %31s %31s", name,
-				&tid, &rt, &pct, &sw, &vol, &invol, &waits, &avgw, &maxw, &hms, p50, p99),
-			 13);
-	assert_string_equal(p50, "327.7-393.2");
-	assert_string_equal(p99, "917.5-1000.0");
+	assert_int_equal(sscanf(lcpu, "%u %lf %7s %lf %7s %lf %7s", &tid, &rt, u[0], &hms, u[1],
+				&avg, u[2]), 7);
+	assert_true(rt == 400 && !strcmp(u[0], "ms") && avg == 600 && !strcmp(u[2], "ms"));
+	assert_int_equal(sscanf(l10, "%63s %u %lf %7s %lf %llu %llu %llu %llu %lf %7s %lf %7s %lf %7s "
+				"%31s %7s %31s %7s", name, &tid, &rt, u[0], &pct, &sw, &vol, &invol,
+				&waits, &avgw, u[1], &maxw, u[2], &hms, u[3], p50, u[4], p99, u[5]),
+			 19);
+	/* the buckets: [327.68, 393.216) us, [917.504, 1048.576) us cut to the longest wait */
+	assert_string_equal(p50, "328-393");
+	assert_string_equal(u[4], "us");
+	assert_string_equal(p99, "0.92-1.00");
+	assert_string_equal(u[5], "ms");
 	assert_int_equal(tid, 10);
-	assert_true(rt > 499.999 && rt < 500.001);	/* both CPUs */
+	assert_true(rt == 500 && !strcmp(u[0], "ms"));	/* both CPUs */
 	assert_true(pct > 49.99 && pct < 50.01);
 	assert_int_equal(sw, 35);
 	assert_int_equal(vol, 25);
 	assert_int_equal(invol, 10);
 	assert_int_equal(waits, 4);
-	assert_true(avgw > 0.4999 && avgw < 0.5001);
-	assert_true(maxw > 0.9999 && maxw < 1.0001);
+	assert_true(avgw == 500 && !strcmp(u[1], "us"));
+	assert_true(maxw == 1 && !strcmp(u[2], "ms"));
+	assert_true(hms == 0 && !strcmp(u[3], "ns"));
 
 	lio = strstr(text, " io ");
 	assert_non_null(lio);
-	assert_int_equal(sscanf(lio, " io %llu %lf %lf %lf", &count, &pct, &hms, &avg), 4);
+	/* 7 ms over 700 exits, all in the log2 bucket [8192, 16384) ns */
+	assert_int_equal(sscanf(lio, " io %llu %lf %lf %7s %lf %7s %31s %7s %31s", &count, &pct,
+				&hms, u[0], &avg, u[1], p50, u[2], p99), 9);
 	assert_int_equal(count, 700);
 	assert_true(pct > 69.99 && pct < 70.01);
-	assert_true(hms > 6.999 && hms < 7.001);
-	assert_true(avg > 9.999 && avg < 10.001);
+	assert_true(hms == 7 && !strcmp(u[0], "ms"));
+	assert_true(avg == 10 && !strcmp(u[1], "us"));
+	assert_string_equal(p50, "8.2-16.4");
+	assert_string_equal(p99, "8.2-16.4");
+	assert_string_equal(u[2], "us");
 	lunk = strstr(text, "svm 0x999");	/* unknown code kept as a number */
 	assert_non_null(lunk);
 	assert_true(lunk > lio);	/* by count within the task */

@@ -239,7 +239,17 @@ static void test_wait_percentiles(void **state)
 	assert_int_equal(pwz_lhist_bucket(p->p50_ns), pwz_lhist_bucket(20 * US));
 	assert_int_equal(pwz_lhist_bucket(p->p99_ns), pwz_lhist_bucket(200 * US));
 	assert_int_equal(pwz_lhist_bucket(p->p999_ns), pwz_lhist_bucket(200 * US));
+	/* the ranges: the bucket holding each percentile, its top cut to the longest wait (the
+	 * p99 of waits of 20 and 200 us is 200 us, in [196608, 200000]) */
+	assert_int_equal(p->lo_ns[VMS_P50], pwz_lhist_lower(pwz_lhist_bucket(20 * US)));
+	assert_int_equal(p->hi_ns[VMS_P50], pwz_lhist_upper(pwz_lhist_bucket(20 * US)) - 1);
+	assert_true(p->lo_ns[VMS_P50] <= 20 * US && 20 * US <= p->hi_ns[VMS_P50]);
+	for (int q = VMS_P90; q < VMS_NR_WAIT_Q; q++) {
+		assert_int_equal(p->lo_ns[q], pwz_lhist_lower(pwz_lhist_bucket(200 * US)));
+		assert_int_equal(p->hi_ns[q], 200 * US);
+	}
 	assert_int_equal(fx->v->vms[0].vcpus[0].wait.count, 2);
+	assert_int_equal(fx->v->vms[0].vcpus[0].wait.hi_ns[VMS_P99], 200 * US);
 	p = vms__wait_pct(fx->v, 200, 0);
 	assert_non_null(p);
 	assert_int_equal(p->count, 1);
@@ -371,12 +381,15 @@ static void test_report(void **state)
 	fx->t->meta.steal_ns = 5 * US;
 	fx->t->meta.cpu_time_ns = 2000 * US;
 	text = report_of(fx);
-	assert_non_null(strstr(text, "Host steal over the capture (/proc/stat): 0.005 ms of 2.000 ms CPU time (0.250 %)"));
-	assert_non_null(strstr(text, "VM vmA (pid 100): 1 vCPUs, 1 other threads (0.100 ms), 4 exits (4000.0/s)"));
+	/* durations by user/lib/fmt.h's rule */
+	assert_non_null(strstr(text, "Host steal over the capture (/proc/stat): 5.00 us of 2.00 ms CPU time (0.250 %)"));
+	assert_non_null(strstr(text, "VM vmA (pid 100): 1 vCPUs, 1 other threads (100 us), 4 exits (4000.0/s)"));
 	assert_non_null(strstr(text, "VM vmB (pid 300): 2 vCPUs"));
 	/* vmA.vcpu0: running 0.4 ms 40 %, ready 0.22 ms 22 %, sleeping 0.38 ms 38 %, 1 migration */
-	assert_non_null(strstr(text, "0.400   40.00       0.220   22.00       0.380   38.00      1  hog:200 0.200 ms, swapper"));
-	assert_non_null(strstr(text, "HLT                              1     1000.0       0.300      0.100      0.020      0.180"));
+	assert_non_null(strstr(text, "    400 us   40.00     220 us   22.00     380 us   38.00      1  hog:200 200 us, swapper"));
+	assert_non_null(strstr(text, "HLT                              1     1000.0     300 us     100 us    20.0 us     180 us     300 us"));
+	/* the waits of 20 and 200 us: each percentile the range of its bucket, cut to the longest */
+	assert_non_null(strstr(text, "vmA.vcpu0                         101         2        18.4-20.5 us          197-200 us          197-200 us          197-200 us     200 us\n"));
 	assert_non_null(strstr(text, "Run-queue wait percentiles"));
 	free(text);
 	fixture_free(fx);

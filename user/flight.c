@@ -14,6 +14,7 @@
 #include "capture_tasks.h"
 #include "cdict.h"
 #include "flight.h"
+#include "fmt.h"
 #include "keymap.h"
 #include "model.h"
 
@@ -164,10 +165,10 @@ int flight__slice(struct flight *f, const struct pwz_slice *s, const struct pwz_
 	e->sl.s = *s;
 	e->sl.wake_ns = w ? w->wake_ns : 0;
 	if (w && f->cfg.trigger_wait_ns && w->wait_ns > f->cfg.trigger_wait_ns) {
-		char why[128];
+		char why[128], d[FMT_DURATION_MAX];
 
-		snprintf(why, sizeof(why), "wait %.3f ms of tid %u (%.32s)", w->wait_ns / 1e6,
-			 s->tid, name_of(f, s->tid));
+		snprintf(why, sizeof(why), "wait %s of tid %u (%.32s)",
+			 fmt_duration(d, sizeof(d), w->wait_ns), s->tid, name_of(f, s->tid));
 		flight__trigger(f, w->wake_ns + w->wait_ns, why);
 	}
 	return 0;
@@ -183,10 +184,10 @@ int flight__kvm_exit(struct flight *f, const struct pwz_kvm_exit *x)
 	e->has_wait = 0;
 	e->e = *x;
 	if (f->cfg.trigger_exit_ns && x->handling_ns > f->cfg.trigger_exit_ns) {
-		char why[128];
+		char why[128], d[FMT_DURATION_MAX];
 
-		snprintf(why, sizeof(why), "kvm exit %u handled in %.3f ms, tid %u (%.32s)", x->reason,
-			 x->handling_ns / 1e6, x->tid, name_of(f, x->tid));
+		snprintf(why, sizeof(why), "kvm exit %u handled in %s, tid %u (%.32s)", x->reason,
+			 fmt_duration(d, sizeof(d), x->handling_ns), x->tid, name_of(f, x->tid));
 		/* at the exit's end, as a wait triggers at its end: the window holds the exit */
 		flight__trigger(f, x->time_ns + x->handling_ns, why);
 	}
@@ -543,7 +544,7 @@ static uint64_t mono_ns(void)
 static int dump_now(struct flight_env *env, unsigned int *nr_dumps, uint64_t to_ns)
 {
 	struct flight *f = env->fl;
-	char path[PATH_MAX], ext[32], err[512];
+	char path[PATH_MAX], ext[32], err[512], d[3][FMT_DURATION_MAX];
 	int e;
 
 	if (*nr_dumps)
@@ -561,10 +562,11 @@ static int dump_now(struct flight_env *env, unsigned int *nr_dumps, uint64_t to_
 		return e;
 	}
 	(*nr_dumps)++;
-	env->say("flight: %s at %.3f s: wrote %s (the %.3f s before %.3f s)", f->reason,
-		 f->trig_ns / 1e9, path,
-		 (to_ns - (to_ns > f->cfg.window_ns ? to_ns - f->cfg.window_ns : 0)) / 1e9,
-		 to_ns / 1e9);
+	env->say("flight: %s at %s: wrote %s (the %s before %s)", f->reason,
+		 fmt_duration(d[0], sizeof(d[0]), f->trig_ns), path,
+		 fmt_duration(d[1], sizeof(d[1]),
+			      to_ns - (to_ns > f->cfg.window_ns ? to_ns - f->cfg.window_ns : 0)),
+		 fmt_duration(d[2], sizeof(d[2]), to_ns));
 	return 0;
 }
 
@@ -574,6 +576,7 @@ int flight_run(struct flight_env *env)
 	uint64_t deadline = env->o->sleep_given ? (uint64_t)(env->o->sleep_s * 1e9) : 0;
 	unsigned int nr_dumps = 0;
 	bool sized = f->cfg.budget_bytes != 0;
+	char d[FMT_DURATION_MAX];
 	struct sigaction sa;
 	int e = 0;
 
@@ -582,8 +585,9 @@ int flight_run(struct flight_env *env)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	if (sized)
-		env->say("flight: keeping the last %.3f s within %.1f MiB (kill -USR1 %d to write it)",
-			 f->cfg.window_ns / 1e9, f->cfg.budget_bytes / 1048576.0, (int)getpid());
+		env->say("flight: keeping the last %s within %.1f MiB (kill -USR1 %d to write it)",
+			 fmt_duration(d, sizeof(d), f->cfg.window_ns), f->cfg.budget_bytes / 1048576.0,
+			 (int)getpid());
 	for (;;) {
 		uint64_t now;
 		bool end = false;
@@ -600,8 +604,9 @@ int flight_run(struct flight_env *env)
 		if (!sized && now >= 1000000000ull) {
 			sized = true;
 			flight__size_budget(f, now);
-			env->say("flight: %.2f MiB/s of records measured: keeping the last %.3f s within %.1f MiB (kill -USR1 %d to write it)",
-				 (double)flight__stored(f) / 1048576.0 * 1e9 / now, f->cfg.window_ns / 1e9,
+			env->say("flight: %.2f MiB/s of records measured: keeping the last %s within %.1f MiB (kill -USR1 %d to write it)",
+				 (double)flight__stored(f) / 1048576.0 * 1e9 / now,
+				 fmt_duration(d, sizeof(d), f->cfg.window_ns),
 				 flight__budget(f) / 1048576.0, (int)getpid());
 		}
 		if (usr1) {

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include "fmt.h"
 #include "live_screen.h"
 #include "records.h"
 #include "termsafe.h"
@@ -182,32 +183,6 @@ void live_screen__free(struct live_screen *s)
 
 /* ---- the figures as text, shared by the screen and --batch ---- */
 
-/* A wait or handling time in a short readable form into b. */
-static const char *fmt_dur(char *b, size_t n, double ns)
-{
-	if (ns < 1e3)
-		snprintf(b, n, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(b, n, "%.1fus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(b, n, "%.2fms", ns / 1e6);
-	else
-		snprintf(b, n, "%.2fs", ns / 1e9);
-	return b;
-}
-
-/* A range of durations [lo, hi] ns in hi's unit, three digits each ("0.918-1.05ms"). */
-static const char *fmt_range(char *b, size_t n, double lo, double hi)
-{
-	static const struct { double div; const char *unit; } u[] = {
-		{ 1, "ns" }, { 1e3, "us" }, { 1e6, "ms" }, { 1e9, "s" },
-	};
-	int i = hi < 1e3 ? 0 : hi < 1e6 ? 1 : hi < 1e9 ? 2 : 3;
-
-	snprintf(b, n, "%.3g-%.3g%s", lo / u[i].div, hi / u[i].div, u[i].unit);
-	return b;
-}
-
 static double per_s(uint64_t v, const struct live_frame *f)
 {
 	return f->dt_ns ? v * 1e9 / (double)f->dt_ns : 0;
@@ -224,7 +199,7 @@ static void header_line(char *b, size_t n, const struct live_frame *f)
 	time_t sec = (time_t)(f->wall_ns / 1000000000ull);
 	double busy = f->nr_cpus && f->dt_ns ?
 		      100.0 - f->idle_ns * 100.0 / ((double)f->dt_ns * f->nr_cpus) : 0;
-	char when[32], bpf[32];
+	char when[32], bpf[32], dt[FMT_DURATION_MAX];
 	struct tm tm;
 
 	localtime_r(&sec, &tm);
@@ -233,28 +208,29 @@ static void header_line(char *b, size_t n, const struct live_frame *f)
 		snprintf(bpf, sizeof(bpf), "%.2f ms/s", per_s(f->bpf_ns, f) / 1e6);
 	else
 		snprintf(bpf, sizeof(bpf), "?");
-	snprintf(b, n, "pwz-bpf --live  %s  #%llu  interval %.3f s  CPUs %d  busy %.1f%%  switches/s %.0f  BPF %s  drops %llu",
-		 when, (unsigned long long)f->seq, f->dt_ns / 1e9, f->nr_cpus, busy < 0 ? 0 : busy,
+	snprintf(b, n, "pwz-bpf --live  %s  #%llu  interval %s  CPUs %d  busy %.1f%%  switches/s %.0f  BPF %s  drops %llu",
+		 when, (unsigned long long)f->seq, fmt_duration(dt, sizeof(dt), f->dt_ns), f->nr_cpus,
+		 busy < 0 ? 0 : busy,
 		 per_s(f->switches, f), bpf, (unsigned long long)f->drops);
 }
 
 static const char task_cols[] =
-	"    TID     PID   CPU%   SW/s  VOL/s  INV/s     WAIT_P99  READY%  EXITS/s  NAME";
+	"    TID     PID   CPU%   SW/s  VOL/s  INV/s       WAIT_P99  READY%  EXITS/s  NAME";
 static const char kvm_cols[] =
 	"    TID     PID  EXITS/s  HANDLE_AVG  HANDLE%  EXIT                       NAME";
 
 static void task_line(char *b, size_t n, const struct live_task *t, const struct live_frame *f)
 {
-	char p99[48], name[TERMSAFE_NAME_MAX];
+	char p99[FMT_DURATION_MAX], name[TERMSAFE_NAME_MAX];
 
 	/* the histogram bucket holding the interval's p99 (issue 17 asked for the p99, which the
 	 * average stood in for; --json keeps waits and wait_ns) */
 	if (t->has_wait_p99)
-		fmt_range(p99, sizeof(p99), (double)t->wait_p99_lo_ns, (double)t->wait_p99_hi_ns);
+		fmt_duration_range(p99, sizeof(p99), t->wait_p99_lo_ns, t->wait_p99_hi_ns);
 	else	/* "n/a": waits whose histogram the kernel could not keep whole (hist_miss) */
 		snprintf(p99, sizeof(p99), "%s", t->waits ? "n/a" : "-");
 	termsafe_str(name, sizeof(name), t->name);
-	snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %12s %7.1f %8.0f  %s", t->tid, t->tgid,
+	snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %14s %7.1f %8.0f  %s", t->tid, t->tgid,
 		 pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
 		 per_s(t->involuntary, f), p99, pct(t->wait_ns, f), per_s(t->exits, f), name);
 }
@@ -282,9 +258,9 @@ static void exit_line(char *b, size_t n, const struct live_exit *e, const struct
 		      const struct pwz_meta *meta)
 {
 	const struct live_task *t = find_task(f, e->tid);
-	char havg[32], ename[256], name[TERMSAFE_NAME_MAX];
+	char havg[FMT_DURATION_MAX], ename[256], name[TERMSAFE_NAME_MAX];
 
-	fmt_dur(havg, sizeof(havg), e->count ? (double)e->handling_ns / e->count : 0);
+	fmt_duration_avg(havg, sizeof(havg), e->handling_ns, e->count);
 	termsafe_str(name, sizeof(name), t ? t->name : "?");
 	snprintf(b, n, "%7u %7u %8.0f %11s %8.1f  %-26s %s", e->tid, t ? t->tgid : 0,
 		 per_s(e->count, f), havg, pct(e->handling_ns, f),

@@ -23,6 +23,7 @@
 #include "capture_opts.h"
 #include "capture_tasks.h"
 #include "flight.h"
+#include "fmt.h"
 #include "irq.h"
 #include "live.h"
 #include "cdict.h"
@@ -81,14 +82,15 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static uint64_t now_ns(clockid_t clk);
 
-/* -vv: how long the phase just ended took, and when it ended (ms from main()'s start). */
+/* -vv: how long the phase just ended took, and when it ended (from main()'s start). */
 static void phase(const char *what)
 {
 	uint64_t t = now_ns(CLOCK_MONOTONIC);
+	char d[2][FMT_DURATION_MAX];
 
 	if (verbose >= 2)
-		msg("time: %s %.1f ms (at %.1f ms)", what, (t - phase_last) / 1e6,
-		    (t - phase_start) / 1e6);
+		msg("time: %s %s (at %s)", what, fmt_duration(d[0], sizeof(d[0]), t - phase_last),
+		    fmt_duration(d[1], sizeof(d[1]), t - phase_start));
 	phase_last = t;
 }
 
@@ -142,6 +144,8 @@ struct run {
 	size_t nr_sel_tids, nr_sel_tgids;
 	struct task_patterns *patterns;	/* the -t patterns, compiled (tasknames.h); NULL none */
 	size_t followed;		/* threads selected during the capture by -t */
+	size_t inherited;		/* threads started during the capture by selected ones
+					 * (the kernel selects them: task_newtask) */
 	int follow_err;			/* the first failure to select one (-E2BIG: full) */
 	struct model_fold *fold;	/* the capture's one fold (capture__fold()) */
 	struct trace *st;		/* with --stats: the tasks and aggregates written */
@@ -264,6 +268,8 @@ static int sink_task(void *ctx, const struct rec_task *k)
 	/* model.h R8: the records of a new thread fold into its own instance */
 	if (k->is_new && (e = model_fold__born(capture__fold(r->cap), k->tid, rel(r, k->time_ns))))
 		return wr(r, e);
+	if (k->is_new && r->filter && selected(r, k->tid))
+		r->inherited++;
 	if (r->o.nr_tasks)
 		follow_task(r, k->tid, comm);
 	return named > 0 ? write_task(r, &task) : 0;
@@ -1118,15 +1124,18 @@ static int fail_write(struct run *r)
 static void show_progress(struct run *r, uint64_t now, uint64_t deadline)
 {
 	uint64_t cnt[PWZ_CNT_MAX], drops = 0;
-	double el = (double)(now - r->t0) / 1e9;
+	char el[FMT_DURATION_MAX], total[FMT_DURATION_MAX];
 
 	if (!capture__counters(r->cap, cnt))
 		drops = cnt[CNT_DROP_SLICE] + cnt[CNT_DROP_KVM_EXIT] + cnt[CNT_DROP_TASK] +
 			cnt[CNT_MAP_FULL] + cnt[CNT_HIST_MISS];
+	/* from the attach, as -s counts: "1.20 s" for -s 1.2 */
+	fmt_duration(el, sizeof(el), now > r->t_attached ? now - r->t_attached : 0);
 	if (deadline)
-		fprintf(stderr, "\rpwz-bpf: %.1f / %.1f s", el, (double)(deadline - r->t0) / 1e9);
+		fprintf(stderr, "\rpwz-bpf: %s / %s", el,
+			fmt_duration(total, sizeof(total), deadline - r->t_attached));
 	else
-		fprintf(stderr, "\rpwz-bpf: %.1f s (until the command ends)", el);
+		fprintf(stderr, "\rpwz-bpf: %s (until the command ends)", el);
 	fprintf(stderr, ", %llu records, %llu dropped\033[K",
 		(unsigned long long)(r->slices + r->waits + r->exits), (unsigned long long)drops);
 	fflush(stderr);
@@ -1315,9 +1324,10 @@ static int finish(struct run *r)
 static void print_summary(const struct run *r)
 {
 	const uint64_t *cnt = r->cnt;
+	char d[FMT_DURATION_MAX];
 
-	fprintf(stderr, "pwz-bpf: %.3f s, %llu switches, %llu slices, %llu waits, %llu KVM exits",
-		r->meta.duration_ns / 1e9, (unsigned long long)cnt[CNT_SWITCHES],
+	fprintf(stderr, "pwz-bpf: %s, %llu switches, %llu slices, %llu waits, %llu KVM exits",
+		fmt_duration(d, sizeof(d), r->meta.duration_ns), (unsigned long long)cnt[CNT_SWITCHES],
 		(unsigned long long)r->slices, (unsigned long long)r->waits,
 		(unsigned long long)r->exits);
 	if (cnt[CNT_UNPAIRED])
@@ -1335,8 +1345,9 @@ static void print_summary(const struct run *r)
 	     (unsigned long long)capture__exited_written(r->cap), model_fold__count(r->fold));
 	if (r->w)
 		msg("wrote %s (%llu bytes)", r->path, (unsigned long long)cdict_writer__bytes(r->w));
-	if (r->followed)
-		msg("-t: %zu threads named to match during the capture were followed", r->followed);
+	if (r->o.nr_tasks && (r->followed || r->inherited))
+		msg("-t: %zu threads joined the selection during the capture (%zu named to match, %zu started by selected threads)",
+		    r->followed + r->inherited, r->followed, r->inherited);
 	if (r->follow_err)
 		msg("warning: -t: a thread that matched could not be followed: %s",
 		    strerror(-r->follow_err));

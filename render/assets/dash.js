@@ -57,12 +57,63 @@ function fmtInt(v) {
 	return (r < 0 ? "-" : "") + (s.length > 3 ? s.replace(/\B(?=(\d{3})+(?!\d))/g, ",") : s);
 }
 function fmtPct(v) { return v.toFixed(2) + "%"; }
+// Durations by the one rule of user/lib/fmt.h (pwz's text outputs follow it too): the largest
+// of ns, µs, ms, s in which the value, rounded, is at least 1; three significant digits
+// (whole ns below 1 µs, whole s from 1000 s), halves up, exact on whole nanoseconds.
+const DUR_UNITS = [[1, "ns"], [1e3, "µs"], [1e6, "ms"], [1e9, "s"]];
+function durRound(ns, div) {
+	const r = ns % div;
+	return (ns - r) / div + (r >= div - Math.floor(div / 2) ? 1 : 0);
+}
+// [unit index, decimals] of ns by the rule
+function durChoose(ns) {
+	let u = 0;
+	while (u < 3 && ns >= DUR_UNITS[u + 1][0])
+		u++;
+	const whole = (ns - ns % DUR_UNITS[u][0]) / DUR_UNITS[u][0];
+	let d = u ? Math.max(0, 3 - String(whole).length) : 0;
+	// rounding may carry into a fourth digit: 9.996 ms is 10.0 ms, 999.6 µs is 1.00 ms
+	while (durRound(ns, DUR_UNITS[u][0] / 10 ** d) >= 1000) {
+		if (d > 0)
+			d--;
+		else if (u < 3)
+			u++, d = 2;
+		else
+			break;
+	}
+	return [u, d];
+}
+function durNumber(ns, u, d) {
+	const q = String(durRound(ns, DUR_UNITS[u][0] / 10 ** d));
+	if (!d)
+		return q;
+	const s = q.padStart(d + 1, "0");
+	return s.slice(0, -d) + "." + s.slice(-d);
+}
 function fmtNs(ns) {
-	ns = Number(ns);
-	if (ns >= 1e9) return (ns / 1e9).toFixed(3) + " s";
-	if (ns >= 1e6) return (ns / 1e6).toFixed(3) + " ms";
-	if (ns >= 1e3) return (ns / 1e3).toFixed(1) + " µs";
-	return ns + " ns";
+	ns = Math.max(0, Math.round(Number(ns)));
+	const [u, d] = durChoose(ns);
+	return durNumber(ns, u, d) + " " + DUR_UNITS[u][1];
+}
+// The closed range [lo, hi] ns (a histogram bucket) by the same rule: in hi's unit, lo to as
+// many decimals, decimals added while the two ends read alike; one value when lo == hi;
+// "≥ lo" when hi is null (a bucket with no top).
+function fmtRange(lo, hi) {
+	lo = Math.max(0, Math.round(Number(lo)));
+	if (hi === null || hi === undefined)
+		return "≥ " + fmtNs(lo);
+	hi = Math.round(Number(hi));
+	if (lo === hi)
+		return fmtNs(lo);
+	let [u, d] = durChoose(hi), a, b;
+	for (;;) {
+		a = durNumber(lo, u, d);
+		b = durNumber(hi, u, d);
+		if (a !== b || 10 ** d >= DUR_UNITS[u][0])
+			break;
+		d++;
+	}
+	return a + "–" + b + " " + DUR_UNITS[u][1];
 }
 // 10^e ns as a short axis label: 1 µs, 10 µs, 100 µs, 1 ms, ... 1 s, 10 s, ...
 function fmtDecade(e) {
@@ -382,8 +433,8 @@ function waitHist(g) {
 
 // Run-queue wait percentile q of a group: the bucket that holds it, [lo, hi] ns, its top cut
 // to the group's longest wait (as pwz_whist_quantile() reads it for --list), from the summed
-// histograms; else a single thread's stream estimate (wait_p50_ns / wait_p99_ns) as [v, v];
-// else null ("n/a").
+// histograms; else a single thread's range from the streams (wait_p50_range /
+// wait_p99_range: the VMs data's); else null ("n/a").
 function waitQuantile(g, q) {
 	const h = waitHist(g), lo = g.r.wait_bucket_lo;
 	if (h) {
@@ -400,9 +451,9 @@ function waitQuantile(g, q) {
 		const hi = Math.min(top, g.wait_max_ns);
 		return [Math.min(lo[b], hi), hi];
 	}
-	const f = q === 0.5 ? "wait_p50_ns" : "wait_p99_ns";
-	if (g.tasks.length === 1 && typeof g.tasks[0][f] === "number")
-		return [g.tasks[0][f], g.tasks[0][f]];
+	const f = q === 0.5 ? "wait_p50_range" : "wait_p99_range";
+	if (g.tasks.length === 1 && g.tasks[0][f])
+		return g.tasks[0][f];
 	return null;
 }
 
@@ -566,9 +617,7 @@ function windowText(r) {
 
 // A wait percentile's [lo, hi] ns (the bucket that holds it) as text; one value when exact.
 function fmtWaitQ(r) {
-	if (!r)
-		return "n/a";
-	return r[0] === r[1] ? fmtNs(r[0]) : fmtRange([r[0], r[1] + 1]);
+	return r ? fmtRange(r[0], r[1]) : "n/a";
 }
 
 // The CPU tab's columns: [title, value(row), class, format, first click sorts ascending]
@@ -918,15 +967,12 @@ function table(id, cols, rows, attrs, sort, onsort) {
 	return box;
 }
 
-// A log2 histogram bucket [lo, hi) in ns as text: the precision its percentile has.
-function fmtRange(r) {
+// A log2 histogram bucket [lo, hi) in ns (hi -1: no top) as text: the precision its
+// percentile has.
+function fmtBucket(r) {
 	if (!r)
 		return "n/a";
-	if (r[1] < 0)
-		return "≥ " + fmtNs(r[0]);
-	const u = r[1] > 2e9 ? [1e9, "s"] : r[1] > 2e6 ? [1e6, "ms"] : r[1] > 2e3 ? [1e3, "µs"] : [1, "ns"];
-	const f = (v) => { const x = v / u[0]; return x >= 10 ? x.toFixed(0) : x.toPrecision(2); };
-	return f(r[0]) + "–" + f(r[1]) + " " + u[1];
+	return fmtRange(r[0], r[1] < 0 ? null : r[1] - 1);
 }
 
 function drawKvm(data, panel) {
@@ -975,9 +1021,9 @@ function drawKvm(data, panel) {
 	rcols.push(["reason", (z) => reasonName(z.x), "name"], ["exits", (z) => z.x.count, null, fmtInt],
 		["with handling time", (z) => z.x.hist_n, null, fmtInt],
 		["median", (z) => z.x.median_range ? z.x.median_range[0] : null, null,
-			(v, z) => fmtRange(z.x.median_range)],
+			(v, z) => fmtBucket(z.x.median_range)],
 		["p99", (z) => z.x.p99_range ? z.x.p99_range[0] : null, null,
-			(v, z) => fmtRange(z.x.p99_range)]);
+			(v, z) => fmtBucket(z.x.p99_range)]);
 	panel.appendChild(table("reasons", rcols, rrows));
 }
 
@@ -1198,6 +1244,20 @@ function drawIrq(panel, r) {
 	panel.appendChild(th);
 }
 
+// When the capture started: the wall clock's time when the file records it, else its start on
+// the record clock (a perf.data recorded without -k has perf's clock only: time since boot).
+function startedText(m) {
+	if (m.start_wall_ns)
+		return new Date(m.start_wall_ns / 1e6).toISOString();
+	if (!m.start_mono_ns && m.clock_id < 0)	// as --list --json's null
+		return "unknown (the file does not record it)";
+	const on = m.clock_id === 1 ? "CLOCK_MONOTONIC (time since boot)" : m.clock_id >= 0 ?
+		"clock " + m.clock_id : "perf's clock (time since boot)";
+	return (m.start_mono_ns / 1e9).toFixed(6) + " s on " + on + "; the wall clock's time is " +
+		"not in the file" + (m.source === "perf.data" ? " (perf record -k monotonic records it)" :
+		"");
+}
+
 function drawCapture(data, panel) {
 	for (const r of data.runs) {
 		if (data.runs.length > 1)
@@ -1208,7 +1268,7 @@ function drawCapture(data, panel) {
 			["kernel", m.kernel], ["CPUs", m.nr_cpus],
 			["duration", m.duration_ns ? fmtNs(m.duration_ns) : "unknown"],
 			["window", windowText(r)],
-			["started", m.start_wall_ns ? new Date(m.start_wall_ns / 1e6).toISOString() : "unknown"],
+			["started", startedText(m)],
 			["command", m.cmdline], ["options", m.options], ["written by", m.tool_version],
 			["trigger", m.trigger ? fmtMs(m.trigger_ns) + " from the start: " + m.trigger :
 				"none (not a flight recorder dump)"],
@@ -1358,15 +1418,16 @@ function drawDelta(data, panel) {
 }
 
 // The per-thread wait percentiles of the VMs data (render/vmtab.c: waits, [tid, name, count,
-// p50, p90, p99, p99.9, max]) onto the tasks, where waitQuantile() reads them.
+// then the [lo, hi] of p50, p90, p99, p99.9, then max]) onto the tasks, where waitQuantile()
+// reads them.
 function attachWaitQuantiles(data) {
 	for (const r of data.runs) {
 		const by = new Map((r.waits || []).map((w) => [w[0] + "\u0000" + w[1], w]));
 		for (const t of r.tasks) {
 			const w = by.get(t.tid + "\u0000" + t.name);
 			if (w && w[2] > 0) {
-				t.wait_p50_ns = w[3];
-				t.wait_p99_ns = w[5];
+				t.wait_p50_range = w[3];
+				t.wait_p99_range = w[5];
 			}
 		}
 	}
@@ -1388,7 +1449,7 @@ function charts(data) {
 		if (!t.when || t.when(data))
 			tabs.push({ id: t.id, title: t.title, draw: (p) => t.draw(data, p, view) });
 	if (window.pwzVmsTab)	// render/assets/vms.js
-		window.pwzVmsTab(data, tabs, { el, table, fmtNs, fmtInt });
+		window.pwzVmsTab(data, tabs, { el, table, fmtNs, fmtRange, fmtInt });
 	tabs.push({ id: "capture", title: "Capture", draw: (p) => drawCapture(data, p) });
 	setupTabs(tabs);
 }

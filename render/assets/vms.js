@@ -5,7 +5,7 @@
 // textContent only (lib.el).
 "use strict";
 window.pwzVmsTab = function (data, tabs, lib) {
-	const { el, table, fmtNs, fmtInt } = lib;
+	const { el, table, fmtNs, fmtRange, fmtInt } = lib;
 	const runs = data.runs.filter((r) => (r.vms && r.vms.length) || (r.waits && r.waits.length));
 	if (!runs.length)
 		return;
@@ -42,8 +42,10 @@ window.pwzVmsTab = function (data, tabs, lib) {
 			["ready %", (x) => x.ready_pct, "num", pct],
 			["sleeping", (x) => x.sleep_ns, "num", fmtNs],
 			["migrations", (x) => x.migrations, "num", opt(fmtInt)],
-			["wait p50", (x) => x.wait_pct ? x.wait_pct.p50_ns : null, "num", opt(fmtNs)],
-			["wait p99", (x) => x.wait_pct ? x.wait_pct.p99_ns : null, "num", opt(fmtNs)],
+			["wait p50", (x) => x.wait_pct ? x.wait_pct.p50.lo_ns : null, "num",
+				(v, x) => v === null ? "–" : fmtRange(x.wait_pct.p50.lo_ns, x.wait_pct.p50.hi_ns)],
+			["wait p99", (x) => x.wait_pct ? x.wait_pct.p99.lo_ns : null, "num",
+				(v, x) => v === null ? "–" : fmtRange(x.wait_pct.p99.lo_ns, x.wait_pct.p99.hi_ns)],
 			["ran while ready", (x) => x.preempters ? x.preempters.map((p) => p.name + " (" +
 				p.tid + ") " + fmtNs(p.ns)).join(", ") : "–"],
 			["exits/s", (x) => x.exits_per_s, "num", (v) => v.toFixed(1)],
@@ -94,14 +96,17 @@ window.pwzVmsTab = function (data, tabs, lib) {
 				continue;
 			panel.appendChild(el("h3", { text: (multi ? r.short + ": " : "") +
 				"Run-queue wait percentiles per task" }));
+			// each percentile as the range of its histogram bucket (render/vmtab.c), sorted
+			// by the bucket's bottom
+			const q = (i) => [(x) => x[i][0], "num", (v, x) => fmtRange(x[i][0], x[i][1])];
 			const wcols = [
 				["task", (x) => x[1]],
 				["tid", (x) => x[0], "num"],
 				["waits", (x) => x[2], "num", fmtInt],
-				["p50", (x) => x[3], "num", fmtNs],
-				["p90", (x) => x[4], "num", fmtNs],
-				["p99", (x) => x[5], "num", fmtNs],
-				["p99.9", (x) => x[6], "num", fmtNs],
+				["p50", ...q(3)],
+				["p90", ...q(4)],
+				["p99", ...q(5)],
+				["p99.9", ...q(6)],
 				["max", (x) => x[7], "num", fmtNs],
 			];
 			panel.appendChild(table("waits-" + data.runs.indexOf(r), wcols, r.waits,

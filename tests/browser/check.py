@@ -8,10 +8,15 @@ after the page ran (every tab drawn, #all). LIST is `pwz-render --list --json` o
 capture(s) with the same options. Prints one line per failed check and exits 1 if any failed.
 """
 import base64
+import datetime
 import gzip
 import json
+import os
 import sys
 from html.parser import HTMLParser
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from durfmt import dur, dur_range  # noqa: E402 (user/lib/fmt.h's rule, written again)
 
 
 class Dom(HTMLParser):
@@ -133,6 +138,7 @@ def main():
 
     if kind == "charts":
         check_charts(dom, lst, data, diff)
+        check_units(dom, lst, diff)
     else:
         check_heatmaps(dom, lst, data, True if "--grid" in args else None)
 
@@ -160,6 +166,67 @@ def main():
     for f in fails:
         print("FAIL: " + f)
     return 1 if fails else 0
+
+
+def page_text(text):
+    """A duration of durfmt as the pages write it: "µs" for "us", an en dash in a range."""
+    return text.replace(" us", " µs").replace("-", "–").replace(">=", "≥ ")
+
+
+def check_units(dom, lst, diff):
+    """Durations by the one rule: the CPU table's runtime and wait percentiles, the VMs tab's
+    wait percentiles (the ranges of --list --json's wait_pct), and when each capture started."""
+    by_name = [{} for _ in lst]
+    for ri, run in enumerate(lst):
+        for t in run["tasks"]:
+            by_name[ri].setdefault(t["name"], []).append(t)
+    n = 0
+    for r in table_rows(dom, "table-cpu"):
+        ts = by_name[int(r["attrs"]["data-run"])].get(r["attrs"].get("data-name"))
+        if r["attrs"].get("data-other") == "1" or not ts:
+            continue
+        c = cells(dom, r)
+        want = page_text(dur(sum(t["runtime_ns"] for t in ts)))
+        n += check(c["runtime"]["text"] == want, "units: runtime of %r shown as %r, the rule says %r"
+                   % (ts[0]["name"], c["runtime"]["text"], want))
+        for q in ("p50", "p99"):
+            if len(ts) == 1 and ts[0].get("wait_" + q) and "wait " + q in c:
+                want = page_text(dur_range(ts[0]["wait_" + q]["lo_ns"], ts[0]["wait_" + q]["hi_ns"]))
+                check(c["wait " + q]["text"] == want, "units: wait %s of %r shown as %r, the rule says %r"
+                      % (q, ts[0]["name"], c["wait " + q]["text"], want))
+    check(n > 0, "units: no runtime checked")
+    # the VMs tab: per vCPU and per task, each wait percentile the range of its bucket
+    for ri, run in enumerate(lst):
+        pct = {t["tid"]: t["wait_pct"] for t in run["tasks"] if t.get("wait_pct")}
+        for vm in run.get("vms") or []:
+            for r in table_rows(dom, "table-vm-%d" % vm["pid"]):
+                p, c = pct.get(int(r["attrs"]["data-tid"])), cells(dom, r)
+                for q in ("p50", "p99"):
+                    want = page_text(dur_range(p[q]["lo_ns"], p[q]["hi_ns"])) if p else "–"
+                    check(c["wait " + q]["text"] == want, "units: VMs tab, vCPU %s wait %s shown as %r, "
+                          "the rule says %r" % (r["attrs"]["data-tid"], q, c["wait " + q]["text"], want))
+        for r in table_rows(dom, "table-waits-%d" % ri):
+            p, c = pct.get(int(r["attrs"]["data-tid"])), cells(dom, r)
+            if not check(p is not None, "units: waits table row %s has no wait_pct" % r["attrs"]["data-tid"]):
+                continue
+            for q, col in (("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p999", "p99.9")):
+                want = page_text(dur_range(p[q]["lo_ns"], p[q]["hi_ns"]))
+                check(c[col]["text"] == want, "units: waits table, tid %s %s shown as %r, the rule says %r"
+                      % (r["attrs"]["data-tid"], col, c[col]["text"], want))
+    # the Capture tab: the wall clock's start when recorded, else the start on the record clock
+    started = [e for e in dom.find("tr") if e["attrs"].get("data-key") == "started"]
+    check(len(started) == len(lst), "capture tab: %d started rows for %d runs" % (len(started), len(lst)))
+    for tr, run in zip(started, lst):
+        c, got = run["capture"], [e for e in dom.elems if e["tag"] == "td" and e["parent"] is tr][0]["text"]
+        if c.get("start_wall_ns"):
+            sec, ms = divmod(c["start_wall_ns"] // 1000000, 1000)
+            want = datetime.datetime.fromtimestamp(sec, datetime.timezone.utc).strftime(
+                "%Y-%m-%dT%H:%M:%S") + ".%03dZ" % ms
+        elif c.get("start_mono_ns") is not None:
+            want = "%.6f s on " % (c["start_mono_ns"] / 1e9)
+        else:
+            want = "unknown"
+        check(got.startswith(want), "capture tab: started %r, expected %r..." % (got, want))
 
 
 def cells(dom, row):

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the whole chunks of a cdict v2 file hold, read independently of pwz's reader.
 
-Usage: cdict_sum.py FILE.cdict  ->  JSON on stdout:
+Usage: cdict_sum.py [--waits] FILE.cdict  ->  JSON on stdout:
   {"chunks": N, "cut": bool, "slices": N, "wakeups": N, "tasks": [tid...],
    "wakers": {"known": N, "unknown": N, "none": N},
-   "per_tid": {tid: {"runtime_ns", "unseen_ns", "switches", "wait_count", "wait_ns"}}}
+   "per_tid": {tid: {"runtime_ns", "unseen_ns", "switches", "wait_count", "wait_ns"}},
+   "waits": {tid: [wait_ns, ... sorted]} (with --waits)}
 Walks the chunks as docs/cdict.md describes them ("PWZK", frame length, decompressed length,
 record count, an LZ4 frame of msgpack records), decompresses each with liblz4's frame API
 (ctypes) and decodes the records with the small msgpack decoder below. It stops at the first
@@ -104,12 +105,12 @@ def unpack_map(b, i, n):
     return out, i
 
 
-def main(path):
+def main(path, with_waits=False):
     data = open(path, "rb").read()
     if data[:8] != b"PWZCDICT":
         raise SystemExit("%s: not a cdict v2 file" % path)
     off = struct.unpack_from("<H", data, 10)[0]
-    chunks, cut, tasks, per, nslices, nwake = 0, True, set(), {}, 0, 0
+    chunks, cut, tasks, per, nslices, nwake, waits = 0, True, set(), {}, 0, 0, {}
     wakers = {"known": 0, "unknown": 0, "none": 0}
 
     def row(tid):
@@ -147,16 +148,19 @@ def main(path):
                 t = row(r[1])
                 t["wait_count"] += 1
                 t["wait_ns"] += r[4]
+                waits.setdefault(r[1], []).append(r[4])
                 wakers["none" if len(r) < 7 else "unknown" if r[6] == 0xffffffff else "known"] += 1
         if n != nrec:
             raise SystemExit("%s: chunk at %d: %d records, header says %d" % (path, off, n, nrec))
         chunks += 1
         off += 16 + flen
-    json.dump({"chunks": chunks, "cut": cut, "slices": nslices, "wakeups": nwake, "wakers": wakers,
-               "tasks": sorted(tasks),
-               "per_tid": {str(k): v for k, v in sorted(per.items())}}, sys.stdout)
+    out = {"chunks": chunks, "cut": cut, "slices": nslices, "wakeups": nwake, "wakers": wakers,
+           "tasks": sorted(tasks), "per_tid": {str(k): v for k, v in sorted(per.items())}}
+    if with_waits:
+        out["waits"] = {str(k): sorted(v) for k, v in sorted(waits.items())}
+    json.dump(out, sys.stdout)
     print()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[-1], "--waits" in sys.argv[1:-1])

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fmt.h"
 #include "irq.h"
 #include "termsafe.h"
 #include "trace.h"
@@ -158,7 +159,7 @@ int irq_report_write(FILE *f, const struct trace *t, size_t top)
 	struct irq_vector_row *v = NULL;
 	struct irq_thread_row *th = NULL;
 	long nv, nt;
-	char name[TERMSAFE_NAME_MAX];
+	char name[TERMSAFE_NAME_MAX], d[3][FMT_DURATION_MAX];
 
 	if (!t->meta.has_irq)
 		return 0;
@@ -173,31 +174,33 @@ int irq_report_write(FILE *f, const struct trace *t, size_t top)
 	if (!nv)
 		fprintf(f, "no interrupt counted\n");
 	else
-		fprintf(f, "%-4s %-5s %6s %-20s %10s %12s %10s %10s\n", "CPU", "Kind", "Vector",
-			"Name", "Count", "Total ms", "Avg us", "Max us");
+		fprintf(f, "%-4s %-5s %6s %-20s %10s %10s %10s %10s\n", "CPU", "Kind", "Vector",
+			"Name", "Count", "Total", "Avg", "Max");
 	for (long i = 0; i < nv; i++) {
 		const struct irq_vector_row *r = &v[i];
 
-		fprintf(f, "%-4u %-5s %6u %-20s %10llu %12.3f %10.2f %10.2f\n", r->cpu,
+		fprintf(f, "%-4u %-5s %6u %-20s %10llu %10s %10s %10s\n", r->cpu,
 			r->kind == PWZ_IRQ_KIND_HARD ? "hard" : "soft", r->vector,
 			termsafe_str(name, sizeof(name), r->name ? r->name : "?"),
-			(unsigned long long)r->count, r->time_ns / 1e6,
-			r->count ? r->time_ns / 1e3 / (double)r->count : 0.0, r->max_ns / 1e3);
+			(unsigned long long)r->count, fmt_duration(d[0], sizeof(d[0]), r->time_ns),
+			fmt_duration_avg(d[1], sizeof(d[1]), r->time_ns, r->count),
+			fmt_duration(d[2], sizeof(d[2]), r->max_ns));
 		/* each CPU's total after its last row */
 		if (i + 1 == nv || v[i + 1].cpu != r->cpu) {
 			uint64_t hard = 0, soft = 0;
 
 			for (long j = i; j >= 0 && v[j].cpu == r->cpu; j--)
 				*(v[j].kind == PWZ_IRQ_KIND_HARD ? &hard : &soft) += v[j].time_ns;
-			fprintf(f, "CPU %u: hard %.3f ms, soft %.3f ms, %.2f %% of the capture\n",
-				r->cpu, hard / 1e6, soft / 1e6,
+			fprintf(f, "CPU %u: hard %s, soft %s, %.2f %% of the capture\n", r->cpu,
+				fmt_duration(d[0], sizeof(d[0]), hard),
+				fmt_duration(d[1], sizeof(d[1]), soft),
 				dur > 0 ? 100.0 * (double)(hard + soft) / dur : 0.0);
 		}
 	}
 	if (nt) {
 		fprintf(f, "\nThreads interrupted (time taken from them)\n");
-		fprintf(f, "%-28s %10s %10s %12s %10s %12s\n", "Task", "TID", "Hard", "Hard ms",
-			"Soft", "Soft ms");
+		fprintf(f, "%-28s %10s %10s %12s %10s %12s\n", "Task", "TID", "Hard", "Hard time",
+			"Soft", "Soft time");
 	}
 	for (long i = 0; i < nt && (size_t)i < (top ? top : 20); i++) {
 		const struct irq_thread_row *r = &th[i];
@@ -210,8 +213,9 @@ int irq_report_write(FILE *f, const struct trace *t, size_t top)
 			fprintf(f, "%-28s %10s", n, "-");
 		else
 			fprintf(f, "%-28s %10u", termsafe_str(name, sizeof(name), n), r->tid);
-		fprintf(f, " %10llu %12.3f %10llu %12.3f\n", (unsigned long long)r->hard_count,
-			r->hard_ns / 1e6, (unsigned long long)r->soft_count, r->soft_ns / 1e6);
+		fprintf(f, " %10llu %12s %10llu %12s\n", (unsigned long long)r->hard_count,
+			fmt_duration(d[0], sizeof(d[0]), r->hard_ns), (unsigned long long)r->soft_count,
+			fmt_duration(d[1], sizeof(d[1]), r->soft_ns));
 	}
 	free(v);
 	free(th);

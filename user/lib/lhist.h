@@ -23,6 +23,7 @@
 typedef __u64 pwz_lhist_u64;
 typedef __u32 pwz_lhist_u32;
 #else
+#include <stdbool.h>
 #include <stdint.h>
 typedef uint64_t pwz_lhist_u64;
 typedef uint32_t pwz_lhist_u32;
@@ -75,6 +76,16 @@ static inline pwz_lhist_u64 pwz_lhist_upper(pwz_lhist_u32 b)
  * 0 for an empty histogram.
  */
 uint64_t pwz_lhist_quantile(const uint64_t h[PWZ_LHIST_BUCKETS], double q, uint64_t max_ns);
+
+/*
+ * What h says of its q-quantile (0 < q <= 1): the bucket that holds the ceil(q * total)-th
+ * smallest value, as the closed range [*lo, *hi] of the values it can hold, *hi cut to max_ns
+ * when max_ns is not 0 (the longest value seen; the last bucket has no other top). This is
+ * all the histogram knows; pwz_lhist_quantile()'s middle is one guess inside it. Returns
+ * false, *lo = *hi = 0, for an empty histogram.
+ */
+bool pwz_lhist_range(const uint64_t h[PWZ_LHIST_BUCKETS], double q, uint64_t max_ns,
+		     uint64_t *lo, uint64_t *hi);
 #endif
 
 #endif /* PWZ_LHIST_H */

@@ -37,6 +37,18 @@ static void draw_suffix(char *out)
 		out[i] = letters[rnd[i] % (sizeof(letters) - 1)];
 }
 
+size_t outfile_final_len(const char *name)
+{
+	size_t n = strlen(name), tail = 1 + SUFFIX_LETTERS + strlen(".part");
+
+	if (n <= tail || strcmp(name + n - strlen(".part"), ".part") || name[n - tail] != '.')
+		return n;
+	for (size_t i = n - tail + 1; i < n - strlen(".part"); i++)
+		if (!name[i] || !strchr(letters, name[i]))
+			return n;
+	return n - tail;
+}
+
 int outfile_open(struct outfile *of, const char *path, mode_t mode)
 {
 	size_t len = strlen(path);

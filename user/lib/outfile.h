@@ -74,6 +74,14 @@ int outfile_keep(struct outfile *of, off_t len);
 void outfile_close(struct outfile *of);
 
 /*
+ * The length of the final name a temporary name stands for: name less its ".XXXXXX.part"
+ * suffix (six letters or digits, as outfile_open() draws them) when it has one, so that what
+ * is made from a kept temporary (a killed capture's "run.cdict.L4cmxv.part") is named after
+ * "run.cdict"; strlen(name) otherwise. Looks at the name only.
+ */
+size_t outfile_final_len(const char *name);
+
+/*
  * Parses a file mode given by a user ("0644", "640"): octal, at most 0777, and with owner read
  * and write (pwz reads its own files back). Returns 0 with *mode set, or -EINVAL.
  */

@@ -236,6 +236,29 @@ uint64_t pwz_hist_quantile(const uint64_t hist[PWZ_HIST_BUCKETS], double q)
 	return 0;
 }
 
+bool pwz_hist_range(const uint64_t hist[PWZ_HIST_BUCKETS], double q, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t total = 0, seen = 0, rank;
+	int i;
+
+	*lo = *hi = 0;
+	for (i = 0; i < PWZ_HIST_BUCKETS; i++)
+		total += hist[i];
+	if (!total)
+		return false;
+	rank = (uint64_t)ceil((q > 1 ? 1 : q) * (double)total);
+	if (rank < 1)
+		rank = 1;
+	for (i = 0; i < PWZ_HIST_BUCKETS - 1; i++) {
+		seen += hist[i];
+		if (seen >= rank)
+			break;
+	}
+	*lo = i ? 1ull << i : 0;
+	*hi = i == PWZ_HIST_BUCKETS - 1 ? UINT64_MAX : (2ull << i) - 1;
+	return true;
+}
+
 bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a)
 {
 	uint64_t n = 0;

@@ -358,4 +358,13 @@ unsigned int pwz_hist_bucket(uint64_t v);
  */
 uint64_t pwz_hist_quantile(const uint64_t hist[PWZ_HIST_BUCKETS], double q);
 
+/*
+ * What a log2 histogram says of its q-quantile (0 < q <= 1): the bucket holding the
+ * ceil(q * total)-th smallest value, as the closed range [*lo, *hi] of the values it can hold
+ * (bucket 0: [0, 1]; the last bucket has no top: *hi = UINT64_MAX). This is all the histogram
+ * knows; pwz_hist_quantile()'s middle is one guess inside it. Returns false, *lo = *hi = 0,
+ * for an empty histogram.
+ */
+bool pwz_hist_range(const uint64_t hist[PWZ_HIST_BUCKETS], double q, uint64_t *lo, uint64_t *hi);
+
 #endif /* PWZ_RECORDS_H */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fmt.h"
 #include "report.h"
 #include "termsafe.h"
 #include "vms.h"
@@ -22,37 +23,40 @@ static int by_count(const void *a, const void *b)
 
 static void write_tasks(FILE *f, const struct summary *s, double span_s)
 {
-	fprintf(f, "%-28s %8s %12s %7s %9s %9s %9s %9s %11s %11s %10s %19s %19s\n", "Task", "TID",
-		"Runtime ms", "CPU %", "Switches", "Volunt.", "Involunt.", "Waits", "Avg wait ms",
-		"Max wait ms", "Unseen ms", "Wait p50 us", "Wait p99 us");
+	fprintf(f, "%-28s %8s %10s %7s %9s %9s %9s %9s %10s %10s %10s %19s %19s\n", "Task", "TID",
+		"Runtime", "CPU %", "Switches", "Volunt.", "Involunt.", "Waits", "Avg wait",
+		"Max wait", "Unseen", "Wait p50", "Wait p99");
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *t = &s->tasks[i];
-		char name[TERMSAFE_NAME_MAX], pq[2][32];
+		char name[TERMSAFE_NAME_MAX], pq[2][FMT_DURATION_MAX], d[4][FMT_DURATION_MAX];
 		static const double qs[] = { 0.50, 0.99 };
 		uint64_t lo, hi;
 
 		/* the bucket of the wait histogram holding each percentile (summary_wait_range()) */
 		for (int q = 0; q < 2; q++) {
 			if (summary_wait_range(t, qs[q], &lo, &hi))
-				snprintf(pq[q], sizeof(pq[q]), "%.1f-%.1f", lo / 1e3, hi / 1e3);
+				fmt_duration_range(pq[q], sizeof(pq[q]), lo, hi);
 			else
 				snprintf(pq[q], sizeof(pq[q]), "%s", t->wait_count ? "n/a" : "-");
 		}
-		fprintf(f, "%-28s %8u %12.3f %7.2f %9llu %9llu %9llu %9llu %11.3f %11.3f %10.3f %19s %19s\n",
-			termsafe_str(name, sizeof(name), t->name), t->tid, t->runtime_ns / 1e6,
+		fprintf(f, "%-28s %8u %10s %7.2f %9llu %9llu %9llu %9llu %10s %10s %10s %19s %19s\n",
+			termsafe_str(name, sizeof(name), t->name), t->tid,
+			fmt_duration(d[0], sizeof(d[0]), t->runtime_ns),
 			span_s > 0 ? t->runtime_ns / 1e7 / span_s : 0.0,
 			(unsigned long long)t->switches, (unsigned long long)t->voluntary,
 			(unsigned long long)t->involuntary, (unsigned long long)t->wait_count,
-			t->wait_count ? t->wait_ns / 1e6 / t->wait_count : 0.0, t->wait_max_ns / 1e6,
-			t->unseen_ns / 1e6, pq[0], pq[1]);
+			fmt_duration_avg(d[1], sizeof(d[1]), t->wait_ns, t->wait_count),
+			t->wait_count ? fmt_duration(d[2], sizeof(d[2]), t->wait_max_ns) : "-",
+			fmt_duration(d[3], sizeof(d[3]), t->unseen_ns), pq[0], pq[1]);
 	}
 }
 
 static void write_cpus(FILE *f, const struct summary *s)
 {
-	uint64_t span = s->window_end_ns - s->window_start_ns;
+	char d[3][FMT_DURATION_MAX];
 
-	fprintf(f, "\nCPUs (ms of the %.3f ms window)\n", span / 1e6);
+	fprintf(f, "\nCPUs (of the %s window)\n",
+		fmt_duration(d[0], sizeof(d[0]), s->window_end_ns - s->window_start_ns));
 	fprintf(f, "%-6s %12s %12s %12s\n", "CPU", "Threads", "Unseen", "Unaccounted");
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
 		const struct summary_cpu *sc = &s->cpus[c];
@@ -60,12 +64,40 @@ static void write_cpus(FILE *f, const struct summary *s)
 		if (!sc->tasks_ns && !sc->unseen_ns && !sc->complete)
 			continue;
 		if (sc->complete)
-			fprintf(f, "%-6u %12.3f %12.3f %12.3f\n", c, sc->tasks_ns / 1e6,
-				sc->unseen_ns / 1e6, sc->unaccounted_ns / 1e6);
+			fmt_duration(d[2], sizeof(d[2]), sc->unaccounted_ns);
 		else
-			fprintf(f, "%-6u %12.3f %12.3f %12s\n", c, sc->tasks_ns / 1e6,
-				sc->unseen_ns / 1e6, "n/a");
+			snprintf(d[2], sizeof(d[2]), "n/a");
+		fprintf(f, "%-6u %12s %12s %12s\n", c, fmt_duration(d[0], sizeof(d[0]), sc->tasks_ns),
+			fmt_duration(d[1], sizeof(d[1]), sc->unseen_ns), d[2]);
 	}
+}
+
+/* One reason's line of the KVM exits: the percentiles are the log2 buckets that hold them. */
+static void write_exit(FILE *f, const struct task_summary *t, const struct summary_exit *e,
+		       const char *name)
+{
+	static const double qs[] = { 0.50, 0.99 };
+	char rb[48 * 4], d[2][FMT_DURATION_MAX], pq[2][FMT_DURATION_MAX];
+	const char *rn = e->name ? termsafe_str(rb, sizeof(rb), e->name) : NULL;
+	uint64_t handled = 0, lo, hi;
+
+	for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
+		handled += e->hist[b];
+	if (!rn) {
+		snprintf(rb, sizeof(rb), "%s %#x", e->isa == PWZ_ISA_SVM ? "svm" : "vmx", e->code);
+		rn = rb;
+	}
+	for (int q = 0; q < 2; q++) {
+		if (pwz_hist_range(e->hist, qs[q], &lo, &hi))
+			fmt_duration_range(pq[q], sizeof(pq[q]), lo, hi);
+		else
+			snprintf(pq[q], sizeof(pq[q]), "-");
+	}
+	fprintf(f, "%-28s %8u %-28s %10llu %7.2f %10s %10s %19s %19s\n", name, t->tid, rn,
+		(unsigned long long)e->count, t->exits_total ? 100.0 * e->count / t->exits_total : 0.0,
+		fmt_duration(d[0], sizeof(d[0]), e->handling_ns),
+		fmt_duration_avg(d[1], sizeof(d[1]), e->handling_ns, handled),
+		pq[0], pq[1]);
 }
 
 static int write_exits(FILE *f, const struct summary *s)
@@ -88,30 +120,11 @@ static int write_exits(FILE *f, const struct summary *s)
 		qsort(ex, t->nr_exits, sizeof(*ex), by_count);
 		termsafe_str(name, sizeof(name), t->name);
 		if (!any)
-			fprintf(f, "%-28s %8s %-28s %10s %7s %12s %10s %10s %10s\n", "Task", "TID",
-				"Reason", "Count", "% task", "Handling ms", "Avg us", "p50 us",
-				"p99 us");
+			fprintf(f, "%-28s %8s %-28s %10s %7s %10s %10s %19s %19s\n", "Task", "TID",
+				"Reason", "Count", "% task", "Handling", "Avg", "p50", "p99");
 		any = true;
-		for (size_t k = 0; k < t->nr_exits; k++) {
-			const struct summary_exit *e = ex[k];
-			uint64_t handled = 0;
-			char rb[48 * 4];
-			const char *rn = e->name ? termsafe_str(rb, sizeof(rb), e->name) : NULL;
-
-			for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
-				handled += e->hist[b];
-			if (!rn) {
-				snprintf(rb, sizeof(rb), "%s %#x", e->isa == PWZ_ISA_SVM ? "svm" : "vmx",
-					 e->code);
-				rn = rb;
-			}
-			fprintf(f, "%-28s %8u %-28s %10llu %7.2f %12.3f %10.3f %10.3f %10.3f\n",
-				name, t->tid, rn, (unsigned long long)e->count,
-				t->exits_total ? 100.0 * e->count / t->exits_total : 0.0,
-				e->handling_ns / 1e6, handled ? e->handling_ns / 1e3 / handled : 0.0,
-				pwz_hist_quantile(e->hist, 0.5) / 1e3,
-				pwz_hist_quantile(e->hist, 0.99) / 1e3);
-		}
+		for (size_t k = 0; k < t->nr_exits; k++)
+			write_exit(f, t, ex[k], name);
 		free(ex);
 	}
 	if (!any)
@@ -122,13 +135,14 @@ static int write_exits(FILE *f, const struct summary *s)
 int report_write_stats(FILE *f, const struct summary *s, const struct pwz_meta *m)
 {
 	double span_s = (s->window_end_ns - s->window_start_ns) / 1e9;
-	char host[TERMSAFE_NAME_MAX], kernel[TERMSAFE_NAME_MAX];
+	char host[TERMSAFE_NAME_MAX], kernel[TERMSAFE_NAME_MAX], d[FMT_DURATION_MAX];
 	int e;
 
 	fprintf(f, "pwz capture statistics\n");
-	fprintf(f, "host %s, kernel %s, %u CPUs, %.3f s, %llu%s records dropped\n",
+	fprintf(f, "host %s, kernel %s, %u CPUs, %s, %llu%s records dropped\n",
 		termsafe_str(host, sizeof(host), m->host ? m->host : "?"),
-		termsafe_str(kernel, sizeof(kernel), m->kernel ? m->kernel : "?"), m->nr_cpus, span_s,
+		termsafe_str(kernel, sizeof(kernel), m->kernel ? m->kernel : "?"), m->nr_cpus,
+		fmt_duration(d, sizeof(d), s->window_end_ns - s->window_start_ns),
 		(unsigned long long)pwz_meta_total_drops(m), pwz_sat_more(pwz_meta_total_drops(m)));
 	fprintf(f, "figures: %s%s\n\n", s->from_aggregates ?
 		"the capture's aggregates (exact, drops included)" :
@@ -155,10 +169,13 @@ static double pct_of(uint64_t part, uint64_t whole)
 
 static void write_steal(FILE *f, const struct pwz_meta *m)
 {
+	char d[2][FMT_DURATION_MAX];
+
 	if (!m->has_steal)
 		return;
-	fprintf(f, "Host steal over the capture (/proc/stat): %.3f ms of %.3f ms CPU time (%.3f %%)\n",
-		m->steal_ns / 1e6, m->cpu_time_ns / 1e6, pct_of(m->steal_ns, m->cpu_time_ns));
+	fprintf(f, "Host steal over the capture (/proc/stat): %s of %s CPU time (%.3f %%)\n",
+		fmt_duration(d[0], sizeof(d[0]), m->steal_ns),
+		fmt_duration(d[1], sizeof(d[1]), m->cpu_time_ns), pct_of(m->steal_ns, m->cpu_time_ns));
 }
 
 static const char *exit_label(const struct vms_exit *e, char *buf, size_t len)
@@ -171,27 +188,28 @@ static const char *exit_label(const struct vms_exit *e, char *buf, size_t len)
 
 static void write_vm_exits(FILE *f, const struct vms *v, const struct vms_vm *vm, double span_s)
 {
-	char rb[48 * 4];
+	char rb[48 * 4], d[8][FMT_DURATION_MAX];
 
 	if (!vm->nr_exits)
 		return;
-	fprintf(f, "  %-24s %9s %10s %11s %10s %10s %10s %9s %9s %9s %9s\n", "Exit reason", "Count",
-		"Exits/s", "Total ms", "On-CPU ms", "Ready ms", "Sleep ms", "p50 us", "p90 us",
-		"p99 us", "Max us");
+	fprintf(f, "  %-24s %9s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "Exit reason",
+		"Count", "Exits/s", "Total", "On-CPU", "Ready", "Sleep", "p50", "p90", "p99", "Max");
 	for (size_t k = 0; k < vm->nr_exits; k++) {
 		const struct vms_exit *e = &vm->exits[k];
+		const uint64_t ns[8] = { e->total_ns, e->on_cpu_ns, e->off_ready_ns, e->off_sleep_ns,
+					 e->p50_ns, e->p90_ns, e->p99_ns, e->max_ns };
 
-		if (v->has_streams && e->paired)
-			fprintf(f, "  %-24s %9llu %10.1f %11.3f %10.3f %10.3f %10.3f %9.1f %9.1f %9.1f %9.1f\n",
-				exit_label(e, rb, sizeof(rb)), (unsigned long long)e->count,
-				span_s > 0 ? e->count / span_s : 0.0, e->total_ns / 1e6,
-				e->on_cpu_ns / 1e6, e->off_ready_ns / 1e6, e->off_sleep_ns / 1e6,
-				e->p50_ns / 1e3, e->p90_ns / 1e3, e->p99_ns / 1e3, e->max_ns / 1e3);
-		else
-			fprintf(f, "  %-24s %9llu %10.1f %11s %10s %10s %10s %9s %9s %9s %9s\n",
-				exit_label(e, rb, sizeof(rb)), (unsigned long long)e->count,
-				span_s > 0 ? e->count / span_s : 0.0, "-", "-", "-", "-", "-", "-",
-				"-", "-");
+		/* the exits' percentiles are exact (vms.h): one value each */
+		for (int i = 0; i < 8; i++) {
+			if (v->has_streams && e->paired)
+				fmt_duration(d[i], sizeof(d[i]), ns[i]);
+			else
+				snprintf(d[i], sizeof(d[i]), "-");
+		}
+		fprintf(f, "  %-24s %9llu %10.1f %10s %10s %10s %10s %10s %10s %10s %10s\n",
+			exit_label(e, rb, sizeof(rb)), (unsigned long long)e->count,
+			span_s > 0 ? e->count / span_s : 0.0, d[0], d[1], d[2], d[3], d[4], d[5], d[6],
+			d[7]);
 	}
 }
 
@@ -204,21 +222,52 @@ static void write_waits(FILE *f, const struct summary *s, const struct vms *v)
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *t = &s->tasks[i];
 		const struct vms_wait_pct *p = vms__wait_pct(v, t->tid, t->since_ns);
-		char name[TERMSAFE_NAME_MAX];
+		char name[TERMSAFE_NAME_MAX], d[VMS_NR_WAIT_Q + 1][FMT_DURATION_MAX];
 
 		if (!p || (i && s->tasks[i - 1].tid == t->tid && t->tid == 0))
 			continue;
 		if (!any)
-			fprintf(f, "%-28s %8s %9s %10s %10s %10s %10s %10s\n", "Task", "TID", "Waits",
-				"p50 us", "p90 us", "p99 us", "p99.9 us", "Max us");
+			fprintf(f, "%-28s %8s %9s %19s %19s %19s %19s %10s\n", "Task", "TID", "Waits",
+				"p50", "p90", "p99", "p99.9", "Max");
 		any = true;
-		fprintf(f, "%-28s %8u %9llu %10.1f %10.1f %10.1f %10.1f %10.1f\n",
+		/* each percentile as the range of its histogram bucket (vms.h) */
+		for (int q = 0; q < VMS_NR_WAIT_Q; q++)
+			fmt_duration_range(d[q], sizeof(d[q]), p->lo_ns[q], p->hi_ns[q]);
+		fprintf(f, "%-28s %8u %9llu %19s %19s %19s %19s %10s\n",
 			termsafe_str(name, sizeof(name), t->name), t->tid,
-			(unsigned long long)p->count, p->p50_ns / 1e3, p->p90_ns / 1e3,
-			p->p99_ns / 1e3, p->p999_ns / 1e3, p->max_ns / 1e3);
+			(unsigned long long)p->count, d[VMS_P50], d[VMS_P90], d[VMS_P99], d[VMS_P999],
+			fmt_duration(d[VMS_NR_WAIT_Q], sizeof(d[0]), p->max_ns));
 	}
 	if (!any)
 		fprintf(f, "(none)\n");
+}
+
+/* One vCPU's line of a VM: running, ready, sleeping, migrations, who ran while it was ready. */
+static void write_vcpu(FILE *f, const struct vms *v, const struct vms_vcpu *vc, uint64_t span)
+{
+	char name[TERMSAFE_NAME_MAX], pre[3 * TERMSAFE_NAME_MAX], d[3][FMT_DURATION_MAX];
+	size_t at = 0;
+
+	pre[0] = 0;
+	for (size_t p = 0; v->has_streams && p < vc->nr_top && at < sizeof(pre); p++) {
+		char pn[TERMSAFE_NAME_MAX];
+		int n = snprintf(pre + at, sizeof(pre) - at, "%s%s:%u %s", p ? ", " : "",
+				 termsafe_str(pn, sizeof(pn), vc->top[p].name), vc->top[p].tid,
+				 fmt_duration(d[0], sizeof(d[0]), vc->top[p].ns));
+
+		if (n < 0)
+			break;
+		at += (size_t)n;
+	}
+	fprintf(f, "  %-24s %8u %5d %10s %7.2f %10s %7.2f %10s %7.2f ",
+		termsafe_str(name, sizeof(name), vc->name), vc->tid, vc->vcpu,
+		fmt_duration(d[0], sizeof(d[0]), vc->running_ns), pct_of(vc->running_ns, span),
+		fmt_duration(d[1], sizeof(d[1]), vc->ready_ns), pct_of(vc->ready_ns, span),
+		fmt_duration(d[2], sizeof(d[2]), vc->sleep_ns), pct_of(vc->sleep_ns, span));
+	if (v->has_streams)
+		fprintf(f, "%6llu  %s\n", (unsigned long long)vc->migrations, pre[0] ? pre : "-");
+	else
+		fprintf(f, "%6s  %s\n", "-", "-");
 }
 
 int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
@@ -226,9 +275,9 @@ int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 {
 	uint64_t span = v->window_end_ns - v->window_start_ns;
 	double span_s = span / 1e9;
-	char name[TERMSAFE_NAME_MAX], pre[3 * TERMSAFE_NAME_MAX];
+	char name[TERMSAFE_NAME_MAX], d[FMT_DURATION_MAX];
 
-	fprintf(f, "\nVMs (ms and %% of the %.3f ms window)\n", span / 1e6);
+	fprintf(f, "\nVMs (%% of the %s window)\n", fmt_duration(d, sizeof(d), span));
 	write_steal(f, m);
 	if (!v->has_streams)
 		fprintf(f, "(migrations, preempters, the exits' on/off-CPU split and percentiles need the recorded streams: pwz-render --list --json FILE)\n");
@@ -239,40 +288,14 @@ int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 	for (size_t i = 0; i < v->nr_vms; i++) {
 		const struct vms_vm *vm = &v->vms[i];
 
-		fprintf(f, "VM %s (pid %u): %zu vCPUs, %u other threads (%.3f ms), %llu exits (%.1f/s)\n",
+		fprintf(f, "VM %s (pid %u): %zu vCPUs, %u other threads (%s), %llu exits (%.1f/s)\n",
 			termsafe_str(name, sizeof(name), vm->name), vm->pid, vm->nr_vcpus, vm->nr_other,
-			vm->other_runtime_ns / 1e6, (unsigned long long)vm->exits_total,
-			span_s > 0 ? vm->exits_total / span_s : 0.0);
-		fprintf(f, "  %-24s %8s %5s %11s %7s %11s %7s %11s %7s %6s  %s\n", "vCPU", "TID",
-			"Index", "Running ms", "%", "Ready ms", "%", "Sleep ms", "%", "Migr.",
-			"Ran while ready");
-		for (size_t k = 0; k < vm->nr_vcpus; k++) {
-			const struct vms_vcpu *vc = &vm->vcpus[k];
-			size_t at = 0;
-
-			pre[0] = 0;
-			for (size_t p = 0; v->has_streams && p < vc->nr_top && at < sizeof(pre); p++) {
-				char pn[TERMSAFE_NAME_MAX];
-				int n = snprintf(pre + at, sizeof(pre) - at, "%s%s:%u %.3f ms",
-						 p ? ", " : "",
-						 termsafe_str(pn, sizeof(pn), vc->top[p].name),
-						 vc->top[p].tid, vc->top[p].ns / 1e6);
-
-				if (n < 0)
-					break;
-				at += (size_t)n;
-			}
-			fprintf(f, "  %-24s %8u %5d %11.3f %7.2f %11.3f %7.2f %11.3f %7.2f ",
-				termsafe_str(name, sizeof(name), vc->name), vc->tid, vc->vcpu,
-				vc->running_ns / 1e6, pct_of(vc->running_ns, span), vc->ready_ns / 1e6,
-				pct_of(vc->ready_ns, span), vc->sleep_ns / 1e6,
-				pct_of(vc->sleep_ns, span));
-			if (v->has_streams)
-				fprintf(f, "%6llu  %s\n", (unsigned long long)vc->migrations,
-					pre[0] ? pre : "-");
-			else
-				fprintf(f, "%6s  %s\n", "-", "-");
-		}
+			fmt_duration(d, sizeof(d), vm->other_runtime_ns),
+			(unsigned long long)vm->exits_total, span_s > 0 ? vm->exits_total / span_s : 0.0);
+		fprintf(f, "  %-24s %8s %5s %10s %7s %10s %7s %10s %7s %6s  %s\n", "vCPU", "TID",
+			"Index", "Running", "%", "Ready", "%", "Sleep", "%", "Migr.", "Ran while ready");
+		for (size_t k = 0; k < vm->nr_vcpus; k++)
+			write_vcpu(f, v, &vm->vcpus[k], span);
 		write_vm_exits(f, v, vm, span_s);
 	}
 	if (v->has_streams)

@@ -8,13 +8,13 @@
 
 /*
  * Writes the report of s (a capture with metadata m) to f: a header (host, kernel, CPUs,
- * length, dropped records), one line per row of s in its order (runtime ms, % of one CPU,
- * switches, voluntary, involuntary, waits, average and maximum wait ms, and the time of slices
- * whose switch-in was unseen, model.h R2), each CPU's account of the window (threads, unseen,
- * unaccounted), then the KVM exits per task by count (share, total and average handling us,
- * median and p99 from the log2 histogram). Strings from the capture go through termsafe().
- * Returns 0, -ENOMEM, or -EIO
- * when f reports a write error.
+ * length, dropped records), one line per row of s in its order (runtime, % of one CPU,
+ * switches, voluntary, involuntary, waits, average and longest wait, the time of slices whose
+ * switch-in was unseen, model.h R2, and the wait p50 and p99 as the ranges of their histogram
+ * buckets), each CPU's account of the window (threads, unseen, unaccounted), then the KVM
+ * exits per task by count (share, total and average handling time, median and p99 as the log2
+ * buckets that hold them). Durations as user/lib/fmt.h writes them; strings from the capture
+ * go through termsafe(). Returns 0, -ENOMEM, or -EIO when f reports a write error.
  */
 int report_write_stats(FILE *f, const struct summary *s, const struct pwz_meta *m);
 
@@ -23,10 +23,11 @@ struct vms;
 /*
  * Writes the VM section of a report to f (after report_write_stats()): the host's steal time
  * over the capture when the metadata has it; per VM and per vCPU, running, ready (run-queue
- * wait, "CPU ready") and sleeping as ms and % of the window, migrations and the top threads
+ * wait, "CPU ready") and sleeping as times and % of the window, migrations and the top threads
  * that ran while the vCPU was ready; per VM and reason, exits, exits/s, handling total and its
- * on-CPU / off-CPU-ready / off-CPU-sleeping split with p50/p90/p99/max; then the run-queue
- * wait percentiles (p50, p90, p99, p99.9, max) of every task of s with waits. The figures of
+ * on-CPU / off-CPU-ready / off-CPU-sleeping split with p50/p90/p99/max (exact); then the
+ * run-queue wait percentiles (p50, p90, p99, p99.9: the ranges of their buckets; max) of every
+ * task of s with waits. The figures of
  * the streams say so when v has none, and that they miss dropped records when the capture
  * dropped some. Returns 0 or -EIO on a write error.
  */

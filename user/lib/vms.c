@@ -569,6 +569,8 @@ out:
 	return rc;
 }
 
+const double vms_wait_q[VMS_NR_WAIT_Q] = { 0.50, 0.90, 0.99, 0.999 };
+
 /* Per-task run-queue wait percentiles from the streams, in the window. */
 static int wait_pcts(struct vms *v, const struct vms_index *ix, const struct model_window *w)
 {
@@ -596,10 +598,12 @@ static int wait_pcts(struct vms *v, const struct vms_index *ix, const struct mod
 		}
 		if (!p.count)
 			continue;
-		p.p50_ns = pwz_lhist_quantile(h, 0.50, p.max_ns);
-		p.p90_ns = pwz_lhist_quantile(h, 0.90, p.max_ns);
-		p.p99_ns = pwz_lhist_quantile(h, 0.99, p.max_ns);
-		p.p999_ns = pwz_lhist_quantile(h, 0.999, p.max_ns);
+		for (int q = 0; q < VMS_NR_WAIT_Q; q++)
+			pwz_lhist_range(h, vms_wait_q[q], p.max_ns, &p.lo_ns[q], &p.hi_ns[q]);
+		p.p50_ns = pwz_lhist_quantile(h, vms_wait_q[VMS_P50], p.max_ns);
+		p.p90_ns = pwz_lhist_quantile(h, vms_wait_q[VMS_P90], p.max_ns);
+		p.p99_ns = pwz_lhist_quantile(h, vms_wait_q[VMS_P99], p.max_ns);
+		p.p999_ns = pwz_lhist_quantile(h, vms_wait_q[VMS_P999], p.max_ns);
 		if (array_reserve((void **)&v->waits, &cap, v->nr_waits + 1, sizeof(*v->waits))) {
 			free(h);
 			return -ENOMEM;

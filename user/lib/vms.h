@@ -32,7 +32,8 @@
  *                  whose switch-in was seen), off-CPU ready (overlap with its waits) and
  *                  off-CPU sleeping (the rest); on + ready + sleeping == total per exit;
  *   percentiles  = of exit handling per reason exact (nearest rank); of run-queue wait per
- *                  task from log-linear histograms (lhist.h). When the file records dropped records
+ *                  task from log-linear histograms (lhist.h): the range of the bucket that
+ *                  holds each, cut to the longest wait. When the file records dropped records
  *                  (records_dropped), these stream figures miss what was dropped.
  */
 
@@ -63,13 +64,23 @@ struct vms_preempter {
 	uint64_t ns;			/* overlap with the vCPU's waits */
 };
 
+/* The wait percentiles of struct vms_wait_pct, in the order of its ranges. */
+enum vms_wait_q { VMS_P50, VMS_P90, VMS_P99, VMS_P999, VMS_NR_WAIT_Q };
+
 /* Run-queue wait percentiles of one thread instance over the window (streams only). */
 struct vms_wait_pct {
 	uint32_t tid;
 	uint64_t since_ns;		/* the instance (model.h R8), as task_summary's */
 	uint64_t count;			/* waits of the streams in the window */
-	uint64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+	uint64_t lo_ns[VMS_NR_WAIT_Q];	/* each percentile is in [lo_ns, hi_ns] (enum vms_wait_q): */
+	uint64_t hi_ns[VMS_NR_WAIT_Q];	/* its histogram bucket, cut to max_ns (pwz_lhist_range()) */
+	uint64_t p50_ns, p90_ns, p99_ns, p999_ns;	/* the middle of each bucket, cut to max_ns
+						 * (pwz_lhist_quantile()): a guess in the range */
+	uint64_t max_ns;		/* the longest wait */
 };
+
+/* The quantile (0.5, 0.9, 0.99, 0.999) of each enum vms_wait_q. */
+extern const double vms_wait_q[VMS_NR_WAIT_Q];
 
 /* Migrations of one thread instance over the window (streams only), as for a vCPU. */
 struct vms_migrations {
