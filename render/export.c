@@ -10,6 +10,7 @@
 #include "export_split.h"
 #include "keymap.h"
 #include "model.h"
+#include "outfile.h"
 #include "parquet.h"
 #include "trace.h"
 #include "vms.h"
@@ -234,7 +235,7 @@ static int open_tables(struct xp *x)
 		.zstd_level = x->opts->zstd_level,
 		.row_group_rows = x->opts->row_group_rows,
 		.created_by = "pwz version " PWZ_VERSION,
-		.mode = x->opts->mode,
+		.file = &(struct outfile_opts){ .mode = x->opts->mode },
 	};
 	char dir[4096], file[4200];
 

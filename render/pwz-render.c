@@ -704,7 +704,7 @@ static int write_file(const char *path, const struct jbuf *b, mode_t mode)
 	struct outfile of;
 	const char *p = b->buf;
 	size_t left = b->len;
-	int e = outfile_open(&of, path, mode);
+	int e = outfile_open(&of, path, &(struct outfile_opts){ .mode = mode });
 
 	if (e) {
 		fprintf(stderr, "pwz-render: cannot create a temporary file for %s: %s\n", path,

@@ -616,7 +616,7 @@ static int write_stats_to(const char *path, mode_t mode, const struct trace *t)
 		msg("%s", err);
 		return -1;
 	}
-	e = outfile_open(&of, path, mode);
+	e = outfile_open(&of, path, &(struct outfile_opts){ .mode = mode });
 	if (e) {
 		msg("cannot create a temporary file for %s: %s", path, strerror(-e));
 		summary__free(s);
