@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `pwz-render --export parquet`: the cdict reader's records into one Parquet file per table. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "cdict.h"
 #include "export.h"
@@ -98,11 +100,14 @@ struct thr {
 struct xp {
 	const char *path;
 	const char *out_dir;
+	int dir_len;			/* out_dir without trailing '/', for the names shown */
 	const struct export_opts *opts;
 	struct export_result *res;
 	struct pwz_meta meta;
 	bool have_meta;
 	char host[PWZ_NAME_MAX * 3];	/* UTF-8 clean copy of meta.host */
+	int root_fd;			/* the tree's top folder (out_dir); -1 until opened */
+	int dir_fd[EXPORT_NR_TABLES];	/* its table folders; -1 until opened */
 	struct parquet_writer *w[EXPORT_NR_TABLES];
 	struct keymap thr_idx;		/* (tid, since) -> thrs[] */
 	struct model_fold *births;	/* the instances' births (model.h R8), for records' times */
@@ -229,25 +234,50 @@ static void trace_id(const char *path, const struct pwz_meta *m, char out[17])
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
+/* Opens the tree's folders, top first, each made when missing and refused when it is not a
+ * folder of the running user's (export.h). Returns 0 or -errno with x->err. */
+static int open_folders(struct xp *x)
+{
+	mode_t mode = (mode_t)x->opts->mode;
+	char msg[512];
+	int fd;
+
+	x->root_fd = outfile_dir_open(AT_FDCWD, x->out_dir, mode, OUTFILE_DIR_OWNED, x->err,
+				      x->errlen);
+	if (x->root_fd < 0)
+		return x->root_fd;
+	for (int t = 0; t < EXPORT_NR_TABLES; t++) {
+		fd = outfile_dir_open(x->root_fd, tables[t].name, mode,
+				      OUTFILE_DIR_NOFOLLOW | OUTFILE_DIR_OWNED, msg, sizeof(msg));
+		if (fd < 0) {
+			snprintf(x->err, x->errlen, "%.*s/%s", x->dir_len, x->out_dir, msg);
+			return fd;
+		}
+		x->dir_fd[t] = fd;
+	}
+	return 0;
+}
+
+/* The table writers, in the tree's folders. Returns 0 or -errno with x->err. */
 static int open_tables(struct xp *x)
 {
+	/* the same capture exported again rewrites its files */
+	struct outfile_opts fo = { .mode = x->opts->mode, .at = true, .exists = OUTFILE_REPLACE };
 	struct parquet_writer_opts po = {
 		.zstd_level = x->opts->zstd_level,
 		.row_group_rows = x->opts->row_group_rows,
 		.created_by = "pwz version " PWZ_VERSION,
-		.file = &(struct outfile_opts){ .mode = x->opts->mode },
+		.file = &fo,
 	};
-	char dir[4096], file[4200];
+	int ret = open_folders(x);
+	char file[4200];
 
+	if (ret)
+		return ret;
 	for (int t = 0; t < EXPORT_NR_TABLES; t++) {
-		snprintf(dir, sizeof(dir), "%s/%s", x->out_dir, tables[t].name);
-		if (mkdir(dir, 0777) && errno != EEXIST) {
-			int e = errno;
-
-			snprintf(x->err, x->errlen, "cannot create %s: %s", dir, strerror(e));
-			return -e;
-		}
-		snprintf(file, sizeof(file), "%s/%s.parquet", dir, x->res->trace_id);
+		snprintf(file, sizeof(file), "%.*s/%s/%s.parquet", x->dir_len, x->out_dir,
+			 tables[t].name, x->res->trace_id);
+		fo.dirfd = x->dir_fd[t];
 		x->w[t] = parquet_writer__new(file, tables[t].cols, tables[t].nr, &po, x->err,
 					      x->errlen);
 		if (!x->w[t])
@@ -663,7 +693,7 @@ int export_parquet(const char *path, const char *out_dir, const struct export_op
 	struct export_opts none = { 0 };
 	struct cdict_read_info info = { 0 };
 	struct xp x = { .out_dir = out_dir, .opts = opts ? opts : &none, .res = res, .err = err,
-			.errlen = errlen };
+			.errlen = errlen, .root_fd = -1 };
 	struct cdict_visitor v = {
 		.ctx = &x, .meta = on_meta, .task = on_task, .slice = on_slice, .wakeup = on_wakeup,
 		.kvm_exit = on_kvm_exit, .cpu_agg = on_cpu_agg, .kvm_agg = on_kvm_agg,
@@ -680,6 +710,11 @@ int export_parquet(const char *path, const char *out_dir, const struct export_op
 		return ret;
 	}
 	x.path = resolved;
+	x.dir_len = (int)strlen(out_dir);
+	while (x.dir_len > 0 && out_dir[x.dir_len - 1] == '/')
+		x.dir_len--;
+	for (int t = 0; t < EXPORT_NR_TABLES; t++)
+		x.dir_fd[t] = -1;
 	x.births = model_fold__new(NULL);
 	ret = x.births ? cdict_read(resolved, &v, &info, err, errlen) : -ENOMEM;
 	if (ret > 0)
@@ -699,8 +734,13 @@ int export_parquet(const char *path, const char *out_dir, const struct export_op
 	res->cut = info.cut;
 	if (!ret)
 		ret = finish(&x, &info);
-	for (int t = 0; t < EXPORT_NR_TABLES; t++)
+	for (int t = 0; t < EXPORT_NR_TABLES; t++) {
 		parquet_writer__free(x.w[t]);
+		if (x.dir_fd[t] >= 0)
+			close(x.dir_fd[t]);
+	}
+	if (x.root_fd >= 0)
+		close(x.root_fd);
 	if (x.split)
 		res->split_forced = export_split__forced(x.split);
 	export_split__free(x.split);

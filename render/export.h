@@ -18,6 +18,11 @@
  * unknown, as in legacy files, of the file's size and first 64 KiB too): the same capture
  * exported twice gets the same id, two captures get different ones.
  *
+ * The tree is opened from its top folder down, each table folder with O_NOFOLLOW, and every
+ * folder of it must be the running user's: a symlink or another user's folder planted at a
+ * table's name (in a shared, sticky folder) is refused, never written through. Folders made
+ * here get outfile_dir_mode(opts->mode) (0700 by default), whatever the umask.
+ *
  * The export streams: records go from the cdict reader to the table writers, whose row groups
  * are bounded (parquet.h); only the per-thread tables (thread, process) are held until the end,
  * and KVM exits until the slices that decide their on/off-CPU split are read (export_split.h,
@@ -57,7 +62,8 @@ const char *export_table_name(enum export_table t);
 /*
  * Exports the capture at path (v2 or legacy; a name without .cdict is resolved) into out_dir,
  * which must exist; table folders are created. Files appear only when the whole export
- * succeeded (each is written as .part and renamed). Returns 0, or -errno with err filled.
+ * succeeded (each is written as .part and renamed). Returns 0, or -errno with err filled:
+ * -ELOOP / -ENOTDIR / -EPERM a folder of the tree refused (see above).
  */
 int export_parquet(const char *path, const char *out_dir, const struct export_opts *opts,
 		   struct export_result *res, char *err, size_t errlen);
