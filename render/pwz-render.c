@@ -62,7 +62,8 @@ static const char usage[] =
 	"                         CPU tracks whole; -t keeps the wakeups and KVM exits of its tasks\n"
 	"      --perfetto-gzip    the same, gzip-compressed (<name>.pftrace.gz)\n"
 	"      --export parquet   write the captures as Parquet tables, DIR/<table>/<trace_id>.parquet\n"
-	"                         (DIR: --output-dir, default .; see docs/fleet.md)\n"
+	"                         (DIR: --output-dir, default .; see docs/fleet.md); a capture already\n"
+	"                         in DIR (its trace_id there) is said and left, unless --force\n"
 	"      --partial          read a capture that was cut short (killed writer): its whole chunks\n"
 	"      --headless         accepted for perfmap compatibility (a browser opens only with --open)\n"
 	"      --open             open the page in the default browser (xdg-open)\n"
@@ -955,15 +956,21 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 /* --export parquet: each file into the table folders of --output-dir (default .). */
 static int do_export(const struct cli *cli, char **files, int nfiles)
 {
-	struct export_opts o = { .partial = cli->partial, .mode = cli->mode };
+	struct export_opts o = { .partial = cli->partial, .mode = cli->mode, .force = cli->force };
+	const char *dir = cli->output_dir ? cli->output_dir : ".";
 	struct export_result r;
-	char err[1024];
+	char err[2048];
 
 	for (int i = 0; i < nfiles; i++) {
-		if (export_parquet(files[i], cli->output_dir ? cli->output_dir : ".", &o, &r, err,
-				   sizeof(err))) {
-			fprintf(stderr, "pwz-render: %s\n", err);
+		if (export_parquet(files[i], dir, &o, &r, err, sizeof(err))) {
+			print_err(err, "\n");
 			return 1;
+		}
+		if (r.already) {
+			printf("%s\t%s\talready there\n", files[i], r.trace_id);
+			fprintf(stderr, "pwz-render: %s: its trace_id %s is in %s already (the same bytes were exported): left as it is (--force writes it again)\n",
+				files[i], r.trace_id, dir);
+			continue;
 		}
 		printf("%s\t%s\t%llu slices\n", files[i], r.trace_id,
 		       (unsigned long long)r.rows[EXPORT_SCHED_SLICE]);
