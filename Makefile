@@ -172,7 +172,9 @@ $(OUTPUT)/tests/%: tests/%.c tests/truth.h tests/tjson.h $(TEST_LIBS)
 	$(call msg,TEST-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Irender -DPWZ_TESTDATA='"$(TESTDATA)"' $< $(TEST_LIBS) \
-		$(LDFLAGS) -lcmocka $(CAPTURE_LIBS) -o $@
+		$(LDFLAGS) $(TEST_LDFLAGS) -lcmocka $(CAPTURE_LIBS) -o $@
+# test_outfile answers renameat2() as a filesystem without RENAME_NOREPLACE does (NFS)
+$(OUTPUT)/tests/test_outfile: TEST_LDFLAGS := -Wl,--wrap=renameat2
 
 # tests/import/run: a driver that imports a perf.data and dumps the cdict it wrote, and a
 # spinner with known duty cycles for its fresh recordings.

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `pwz-render --export parquet`: the cdict reader's records into one Parquet file per table. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "cdict.h"
 #include "export.h"
@@ -11,6 +13,7 @@
 #include "export_split.h"
 #include "keymap.h"
 #include "model.h"
+#include "outfile.h"
 #include "parquet.h"
 #include "trace.h"
 #include "vms.h"
@@ -98,11 +101,14 @@ struct thr {
 struct xp {
 	const char *path;
 	const char *out_dir;
+	int dir_len;			/* out_dir without trailing '/', for the names shown */
 	const struct export_opts *opts;
 	struct export_result *res;
 	struct pwz_meta meta;
 	bool have_meta;
 	char host[PWZ_NAME_MAX * 3];	/* UTF-8 clean copy of meta.host */
+	int root_fd;			/* the tree's top folder (out_dir); -1 until opened */
+	int dir_fd[EXPORT_NR_TABLES];	/* its table folders; -1 until opened */
 	struct parquet_writer *w[EXPORT_NR_TABLES];
 	struct keymap thr_idx;		/* (tid, since) -> thrs[] */
 	struct model_fold *births;	/* the instances' births (model.h R8), for records' times */
@@ -185,69 +191,195 @@ static int put_row(struct xp *x, enum export_table t, struct parquet_value *cell
 	put_row(x, t, cells_, sizeof(cells_) / sizeof(cells_[0]));		\
 })
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
+/*
+ * XXH64 with seed 0 (github.com/Cyan4973/xxHash, doc/xxhash_spec.md), the hash of the trace_id:
+ * fast enough to read a whole capture (2 to 3.5 GB/s here from the page cache, FNV-1a 0.3), and
+ * checked by anyone with `xxhsum -H64`.
+ */
+#define XXH_P1 0x9E3779B185EBCA87ULL
+#define XXH_P2 0xC2B2AE3D27D4EB4FULL
+#define XXH_P3 0x165667B19E3779F9ULL
+#define XXH_P4 0x85EBCA77C2B2AE63ULL
+#define XXH_P5 0x27D4EB2F165667C5ULL
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
+struct xxh64 {
+	uint64_t v[4];		/* the four lanes' accumulators */
+	uint64_t len;		/* bytes hashed */
+};
+
+static uint64_t rotl64(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
 }
 
-static uint64_t fnv_str(uint64_t h, const char *s)
+/* The 4 and 8 bytes at p as little-endian numbers (one load each, as the compiler sees). */
+static uint64_t le32(const uint8_t *p)
 {
-	return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
+	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
 }
 
-/* The trace_id of export.h. */
-static void trace_id(const char *path, const struct pwz_meta *m, char out[17])
+static uint64_t le64(const uint8_t *p)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	uint64_t v[4] = { m->start_wall_ns, m->duration_ns, m->start_mono_ns, m->nr_cpus };
+	return le32(p) | le32(p + 4) << 32;
+}
 
-	h = fnv_str(h, m->host);
-	h = fnv(h, v, sizeof(v));
-	h = fnv_str(h, m->kernel);
-	h = fnv(h, &m->source, sizeof(m->source));
-	if (!m->start_wall_ns) {
-		FILE *f = fopen(path, "r");
-		char *buf = malloc(65536);
+static uint64_t xxh_round(uint64_t acc, uint64_t in)
+{
+	return rotl64(acc + in * XXH_P2, 31) * XXH_P1;
+}
 
-		if (f && buf) {
-			size_t n = fread(buf, 1, 65536, f);
-			long size;
+static void xxh64_init(struct xxh64 *x)
+{
+	*x = (struct xxh64){ .v = { XXH_P1 + XXH_P2, XXH_P2, 0, -XXH_P1 } };
+}
 
-			fseek(f, 0, SEEK_END);
-			size = ftell(f);
-			h = fnv(h, &size, sizeof(size));
-			h = fnv(h, buf, n);
-		}
-		if (f)
-			fclose(f);
-		free(buf);
+/* Hashes n bytes, n a multiple of 32 unless they are the last (then xxh64_end() follows). */
+static uint64_t xxh64_stripes(struct xxh64 *x, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 32 <= n; i += 32)
+		for (int k = 0; k < 4; k++)
+			x->v[k] = xxh_round(x->v[k], le64(p + i + 8 * k));
+	x->len += n;
+	return i;
+}
+
+/* The hash, from the lanes and the last rest bytes at p. */
+static uint64_t xxh64_end(const struct xxh64 *x, const uint8_t *p, size_t rest)
+{
+	uint64_t h = x->len >= 32 ? 0 : XXH_P5;
+
+	if (x->len >= 32) {
+		h = rotl64(x->v[0], 1) + rotl64(x->v[1], 7) + rotl64(x->v[2], 12) + rotl64(x->v[3], 18);
+		for (int k = 0; k < 4; k++)
+			h = (h ^ xxh_round(0, x->v[k])) * XXH_P1 + XXH_P4;
 	}
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
+	h += x->len;
+	for (; rest >= 8; p += 8, rest -= 8)
+		h = rotl64(h ^ xxh_round(0, le64(p)), 27) * XXH_P1 + XXH_P4;
+	if (rest >= 4) {
+		h = rotl64(h ^ le32(p) * XXH_P1, 23) * XXH_P2 + XXH_P3;
+		p += 4;
+		rest -= 4;
+	}
+	for (; rest; p++, rest--)
+		h = rotl64(h ^ *p * XXH_P5, 11) * XXH_P1;
+	h = (h ^ h >> 33) * XXH_P2;
+	h = (h ^ h >> 29) * XXH_P3;
+	return h ^ h >> 32;
 }
 
+/* Reads up to n bytes (fewer only at the end of the file). Returns the count or -errno. */
+static ssize_t read_full(int fd, uint8_t *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = read(fd, buf + got, n - got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (!k)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+/* The trace_id of export.h: XXH64 of every byte of the file at path. Returns 0 or -errno with
+ * x->err. */
+static int trace_id(struct xp *x, const char *path, char out[17])
+{
+	enum { BUF = 1 << 20 };	/* a multiple of 32: whole stripes until the last read */
+	uint8_t *buf = malloc(BUF);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct xxh64 h;
+	ssize_t n = 0;
+	size_t done;
+
+	xxh64_init(&h);
+	while (fd >= 0 && buf && (n = read_full(fd, buf, BUF)) == BUF)
+		xxh64_stripes(&h, buf, BUF);
+	if (fd < 0 || !buf || n < 0) {
+		int e = !buf ? -ENOMEM : fd < 0 ? -errno : (int)n;
+
+		snprintf(x->err, x->errlen, "%s: cannot read: %s", path, strerror(-e));
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return e;
+	}
+	done = xxh64_stripes(&h, buf, (size_t)n);
+	snprintf(out, 17, "%016llx", (unsigned long long)xxh64_end(&h, buf + done, (size_t)n - done));
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+/* Opens the tree's folders, top first, each made when missing and refused when it is not a
+ * folder of the running user's (export.h). Returns how many of them hold the trace_id's file
+ * already, or -errno with x->err. */
+static int open_folders(struct xp *x)
+{
+	mode_t mode = (mode_t)x->opts->mode;
+	char msg[512], name[32];
+	int have = 0, fd;
+
+	x->root_fd = outfile_dir_open(AT_FDCWD, x->out_dir, mode, OUTFILE_DIR_OWNED, x->err,
+				      x->errlen);
+	if (x->root_fd < 0)
+		return x->root_fd;
+	snprintf(name, sizeof(name), "%s.parquet", x->res->trace_id);
+	for (int t = 0; t < EXPORT_NR_TABLES; t++) {
+		struct stat st;
+
+		fd = outfile_dir_open(x->root_fd, tables[t].name, mode,
+				      OUTFILE_DIR_NOFOLLOW | OUTFILE_DIR_OWNED, msg, sizeof(msg));
+		if (fd < 0) {
+			snprintf(x->err, x->errlen, "%.*s/%s", x->dir_len, x->out_dir, msg);
+			return fd;
+		}
+		x->dir_fd[t] = fd;
+		have += !fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW);
+	}
+	return have;
+}
+
+/* The table writers, once the tree is known not to hold the capture (or --force). Returns 0,
+ * -ECANCELED when every table is there already (res->already), or -errno with x->err. */
 static int open_tables(struct xp *x)
 {
+	struct outfile_opts fo = { .mode = x->opts->mode, .at = true,
+				   .exists = x->opts->force ? OUTFILE_REPLACE : OUTFILE_REFUSE };
 	struct parquet_writer_opts po = {
 		.zstd_level = x->opts->zstd_level,
 		.row_group_rows = x->opts->row_group_rows,
 		.created_by = "pwz version " PWZ_VERSION,
-		.mode = x->opts->mode,
+		.file = &fo,
 	};
-	char dir[4096], file[4200];
+	int have = open_folders(x);
+	char file[4200];
 
+	if (have < 0)
+		return have;
+	if (have == EXPORT_NR_TABLES && !x->opts->force) {
+		x->res->already = true;
+		return -ECANCELED;
+	}
+	if (have && !x->opts->force) {
+		snprintf(x->err, x->errlen,
+			 "%s: %s holds %d of the %d tables of its trace_id %s (an export cut short?): remove %.*s/*/%s.parquet or give --force",
+			 x->path, x->out_dir, have, EXPORT_NR_TABLES, x->res->trace_id, x->dir_len,
+			 x->out_dir, x->res->trace_id);
+		return -EEXIST;
+	}
 	for (int t = 0; t < EXPORT_NR_TABLES; t++) {
-		snprintf(dir, sizeof(dir), "%s/%s", x->out_dir, tables[t].name);
-		if (mkdir(dir, 0777) && errno != EEXIST) {
-			int e = errno;
-
-			snprintf(x->err, x->errlen, "cannot create %s: %s", dir, strerror(e));
-			return -e;
-		}
-		snprintf(file, sizeof(file), "%s/%s.parquet", dir, x->res->trace_id);
+		snprintf(file, sizeof(file), "%.*s/%s/%s.parquet", x->dir_len, x->out_dir,
+			 tables[t].name, x->res->trace_id);
+		fo.dirfd = x->dir_fd[t];
 		x->w[t] = parquet_writer__new(file, tables[t].cols, tables[t].nr, &po, x->err,
 					      x->errlen);
 		if (!x->w[t])
@@ -309,7 +441,6 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 		for (uint32_t r = 0; r < 256; r++)
 			x->exit_name[isa - 1][r] = v_str(pwz_meta_exit_name(&x->meta, isa, r));
 	}
-	trace_id(x->path, m, x->res->trace_id);
 	if (m->has_kvm) {
 		x->split = export_split__new(m->source != PWZ_SOURCE_LIVE, kvm_only(m), m->nr_cpus,
 					      write_exit, x);
@@ -684,7 +815,7 @@ int export_parquet(const char *path, const char *out_dir, const struct export_op
 	struct export_opts none = { 0 };
 	struct cdict_read_info info = { 0 };
 	struct xp x = { .out_dir = out_dir, .opts = opts ? opts : &none, .res = res, .err = err,
-			.errlen = errlen };
+			.errlen = errlen, .root_fd = -1 };
 	struct cdict_visitor v = {
 		.ctx = &x, .meta = on_meta, .task = on_task, .slice = on_slice, .wakeup = on_wakeup,
 		.kvm_exit = on_kvm_exit, .cpu_agg = on_cpu_agg, .kvm_agg = on_kvm_agg,
@@ -701,8 +832,17 @@ int export_parquet(const char *path, const char *out_dir, const struct export_op
 		return ret;
 	}
 	x.path = resolved;
+	x.dir_len = (int)strlen(out_dir);
+	while (x.dir_len > 0 && out_dir[x.dir_len - 1] == '/')
+		x.dir_len--;
+	for (int t = 0; t < EXPORT_NR_TABLES; t++)
+		x.dir_fd[t] = -1;
 	x.births = model_fold__new(NULL);
-	ret = x.births ? cdict_read(resolved, &v, &info, err, errlen) : -ENOMEM;
+	ret = x.births ? trace_id(&x, resolved, res->trace_id) : -ENOMEM;
+	if (!ret)
+		ret = cdict_read(resolved, &v, &info, err, errlen);
+	if (ret == -ECANCELED && res->already)
+		goto out;	/* the tree holds it: nothing to write */
 	if (ret > 0)
 		ret = -EIO;
 	if (ret < 0 && !err[0])
@@ -720,8 +860,16 @@ int export_parquet(const char *path, const char *out_dir, const struct export_op
 	res->cut = info.cut;
 	if (!ret)
 		ret = finish(&x, &info);
-	for (int t = 0; t < EXPORT_NR_TABLES; t++)
+out:
+	if (res->already)
+		ret = 0;
+	for (int t = 0; t < EXPORT_NR_TABLES; t++) {
 		parquet_writer__free(x.w[t]);
+		if (x.dir_fd[t] >= 0)
+			close(x.dir_fd[t]);
+	}
+	if (x.root_fd >= 0)
+		close(x.root_fd);
 	if (x.split)
 		res->split_forced = export_split__forced(x.split);
 	export_split__free(x.split);

@@ -461,7 +461,7 @@ struct parquet_writer *parquet_writer__new(const char *path, const struct parque
 		c->optional = cols[i].optional;
 		c->last = -1;
 	}
-	e = -outfile_open(&w->of, path, opts ? opts->mode : 0);
+	e = -outfile_open(&w->of, path, opts ? opts->file : NULL);
 	if (!e && !(w->f = outfile_stream(&w->of)))
 		e = errno;
 	if (e) {

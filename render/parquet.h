@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include "pb.h"
 
+struct outfile_opts;
+
 /*
  * The subset of the Parquet format (github.com/apache/parquet-format, parquet.thrift) that pwz
  * needs, written from the specification:
@@ -46,7 +48,8 @@ struct parquet_writer_opts {
 	size_t page_rows;	/* rows per data page; 0 = default (64 Ki) */
 	int zstd_level;		/* ZSTD level; 0 = default (1); -1 = store pages uncompressed */
 	const char *created_by;	/* FileMetaData.created_by; NULL = none */
-	unsigned int mode;	/* the file's mode; 0 = OUTFILE_MODE_DEFAULT (0600) */
+	const struct outfile_opts *file;	/* how the file is written (outfile.h: its mode, a
+						 * file at path, its folder); NULL = 0600, replaced */
 };
 
 struct parquet_writer;

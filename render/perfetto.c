@@ -220,10 +220,16 @@ int64_t perfetto_prev_state(uint32_t end)
 	}
 }
 
+const char *perfetto_output_ext(bool gzip)
+{
+	return gzip ? ".pftrace.gz" : ".pftrace";
+}
+
 void perfetto_output_path(const char *in_path, const char *out_dir, bool gzip, char *out,
 			  size_t outlen)
 {
 	const char *b = strrchr(in_path, '/');
+	const char *ext = perfetto_output_ext(gzip);
 	size_t n, dlen;
 
 	b = b ? b + 1 : in_path;
@@ -232,12 +238,9 @@ void perfetto_output_path(const char *in_path, const char *out_dir, bool gzip, c
 	if (n > 6 && !strncmp(b + n - 6, ".cdict", 6))
 		n -= 6;
 	if (out_dir)
-		snprintf(out, outlen, "%s/%.*s.pftrace%s", out_dir, (int)n, b, gzip ? ".gz" : "");
-	else if (dlen)
-		snprintf(out, outlen, "%.*s%.*s.pftrace%s", (int)dlen, in_path, (int)n, b,
-			 gzip ? ".gz" : "");
+		snprintf(out, outlen, "%s/%.*s%s", out_dir, (int)n, b, ext);
 	else
-		snprintf(out, outlen, "%.*s.pftrace%s", (int)n, b, gzip ? ".gz" : "");
+		snprintf(out, outlen, "%.*s%.*s%s", (int)dlen, in_path, (int)n, b, ext);
 }
 
 /* ---- output ---- */
@@ -1520,7 +1523,9 @@ static void free_exporter(struct exporter *x)
 
 static int open_out(struct exporter *x, const char *out_path)
 {
-	int e = outfile_open(&x->of, out_path, x->o->mode);
+	struct outfile_opts oo = { .mode = x->o->mode, .exists = x->o->exists,
+				   .ext = perfetto_output_ext(x->o->gzip) };
+	int e = outfile_open(&x->of, out_path, &oo);
 
 	if (e)
 		return e;
@@ -1669,6 +1674,8 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 	}
 	if (!ret && (ret = outfile_commit(&x.of)))
 		snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(-ret));
+	if (!ret)
+		snprintf(x.st.path, sizeof(x.st.path), "%s", x.of.path);
 	outfile_close(&x.of);	/* removes the temporary unless committed */
 	if (stats)
 		*stats = x.st;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "outfile.h"
 
 struct task_map;
 struct tasksel;
@@ -44,6 +45,8 @@ struct perfetto_opts {
 	bool partial;			/* accept a capture cut short (its whole chunks) */
 	bool gzip;			/* gzip the output (Perfetto opens .gz traces) */
 	unsigned int mode;		/* the file's mode (--mode); 0: OUTFILE_MODE_DEFAULT, 0600 */
+	enum outfile_exists exists;	/* a file at out_path: replaced (0), or kept and the trace
+					 * numbered NAME-2.pftrace(.gz) (outfile.h) */
 	const struct task_map *map;	/* --map renames; may be NULL */
 };
 
@@ -63,6 +66,7 @@ struct perfetto_stats {
 	uint64_t waking_bytes;		/* of which their sched_waking events */
 	uint64_t exit_bytes;		/* of which the KVM track events and descriptors */
 	bool cut;			/* the capture was cut short */
+	char path[4096];		/* the file written: out_path, or its numbered name */
 };
 
 /* prev_state as the kernel's sched_switch reports it (TASK_REPORT bits, 4.14+) for a slice
@@ -70,11 +74,15 @@ struct perfetto_stats {
  * running at the end 0 (R), unknown 1 (S). */
 int64_t perfetto_prev_state(uint32_t end);
 
-/* The output path of in_path: "<dir>/<base>.pftrace" (".pftrace.gz" with gzip), base = the
- * file name without ".cdict" (a killed capture's "NAME.cdict.XXXXXX.part": NAME, as the
+/* The output path of in_path: "<dir>/<base><ext>", ext = perfetto_output_ext(gzip), base =
+ * the file name without ".cdict" (a killed capture's "NAME.cdict.XXXXXX.part": NAME, as the
  * dashboards name it; outfile_final_len()), dir = out_dir or the input's directory. */
 void perfetto_output_path(const char *in_path, const char *out_dir, bool gzip, char *out,
 			  size_t outlen);
+
+/* The suffix of a trace's name: ".pftrace", or ".pftrace.gz" with gzip (a kept file's
+ * successor is numbered before it: NAME-2.pftrace.gz). */
+const char *perfetto_output_ext(bool gzip);
 
 /*
  * Reads the capture at in_path (v2 or legacy; resolved as cdict_resolve_path()) and writes the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pwz-render: perfmap's command line: --list, --successors-of, and the HTML dashboards. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -48,7 +49,9 @@ static const char usage[] =
 	"  -c, --cap MS           end the window MS milliseconds after its start (default: the end)\n"
 	"      --label TEXT       title of the page, and the output name (TEXT-charts.html)\n"
 	"      --map CSV          rename tasks with a perfwhiz CSV map (tid,...,type,...,group-id,name)\n"
-	"      --output-dir DIR   write the pages to DIR (default: beside the first file)\n"
+	"      --output-dir DIR   write the pages, traces or tables to DIR (default: beside the first\n"
+	"                         file; for --export, .); made when missing, mode 0700 or --mode's\n"
+	"                         with search\n"
 	"      --mode MODE        the output files' mode (pages, Perfetto traces, Parquet files), octal\n"
 	"                         (default 0600: they hold every task name; 0644 to share them)\n"
 	"      --merge-sys-tasks  merge per-CPU system tasks (swapper/3 -> swapper)\n"
@@ -64,20 +67,22 @@ static const char usage[] =
 	"      --perfetto-gzip    the same, gzip-compressed (<name>.pftrace.gz)\n"
 	"      --export parquet   write the captures as Parquet tables, DIR/<table>/<trace_id>.parquet\n"
 	"                         (DIR: --output-dir, default .; see docs/fleet.md); -t: the\n"
-	"                         selected threads' rows\n"
+	"                         selected threads' rows; a capture already in DIR (its trace_id\n"
+	"                         there) is said and left, unless --force\n"
 	"      --partial          read a capture that was cut short (killed writer): its whole chunks\n"
 	"      --headless         accepted for perfmap compatibility (a browser opens only with --open)\n"
 	"      --open             open the page in the default browser (xdg-open)\n"
-	"      --force            replace an existing page (default: the new page gets NAME-2.html,\n"
-	"                         NAME-3.html, ...)\n"
+	"      --force            replace existing files (default: a page or trace already at its\n"
+	"                         name is kept, the new one gets NAME-2.html, NAME-2.pftrace, ...)\n"
 	"  -q, --quiet            no progress lines (they are shown only when stderr is a terminal)\n"
 	"  -h, --help             this text\n"
 	"  -V, --version          pwz's version\n"
 	"\n"
 	"Output: <name>-charts_<task>.html, <name>-heatmaps_<task>.html,\n"
 	"<first>-diff-<second>[-<third>...]-charts_<task>.html for several files, <label>-charts.html\n"
-	"with --label; -f/-c add _f<MS>ms_c<MS>ms before .html; the path is printed. An existing page\n"
-	"is kept: the new one gets the first free NAME-<n>.html, unless --force.\n"
+	"with --label; -f/-c add _f<MS>ms_c<MS>ms before .html; --perfetto: <name>.pftrace(.gz).\n"
+	"The path written is printed. An existing page or trace is kept: the new one gets the first\n"
+	"free NAME-<n>.html or NAME-<n>.pftrace(.gz), unless --force.\n"
 	"\n"
 	"Examples:\n"
 	"  pwz-render -t '*vcpu0' test.cdict\n"
@@ -95,7 +100,7 @@ struct cli {
 	bool open;
 	bool merge_sys;
 	bool append_tid;
-	bool force;		/* --force: replace an existing page */
+	bool force;		/* --force: replace files at the output names */
 	bool progress;		/* stderr is a terminal and no -q */
 	int perfetto;		/* --perfetto: 1, --perfetto-gzip: 2 */
 	const char *map_path;
@@ -194,9 +199,24 @@ static int parse_ms(const char *opt, const char *s, uint64_t *ns)
 	return ret;
 }
 
+/* --output-dir, for every output (pages, traces, tables): made when missing (outfile.h's rule,
+ * as pwz-bpf's --dest-folder). Returns 0 or -EINVAL with a message. */
+static int open_output_dir(const struct cli *cli)
+{
+	char err[4096 + 256];
+	int fd = outfile_dir_open(AT_FDCWD, cli->output_dir, cli->mode, 0, err, sizeof(err));
+
+	if (fd < 0) {
+		print_err(err, " (--output-dir)\n");
+		return -EINVAL;
+	}
+	close(fd);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct cli *cli)
 {
-	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND,
+	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND_TID,
 	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_PERFETTO, O_PERFETTO_GZ, O_EXPORT, O_MODE,
 	       O_FORCE };
 	static const struct option longopts[] = {
@@ -208,7 +228,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		{ "map", required_argument, NULL, O_MAP },
 		{ "output-dir", required_argument, NULL, O_OUTDIR },
 		{ "merge-sys-tasks", no_argument, NULL, O_MERGE },
-		{ "append-tid", no_argument, NULL, O_APPEND },
+		{ "append-tid", no_argument, NULL, O_APPEND_TID },
 		{ "list", no_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "successors-of", required_argument, NULL, O_SUCC },
@@ -272,7 +292,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case O_MAP: cli->map_path = optarg; break;
 		case O_OUTDIR: cli->output_dir = optarg; break;
 		case O_MERGE: cli->merge_sys = true; break;
-		case O_APPEND: cli->append_tid = true; break;
+		case O_APPEND_TID: cli->append_tid = true; break;
 		case 'l': cli->list = true; break;
 		case O_JSON: cli->json = true; break;
 		case O_SUCC: cli->successors_of = optarg; break;
@@ -342,19 +362,8 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		fprintf(stderr, "pwz-render: --heatmaps takes one capture file, not %d\n", argc - optind);
 		return -EINVAL;
 	}
-	if (cli->output_dir) {
-		struct stat st;
-
-		/* an export tree (fleet/<table>/...) may be new: its top folder is made */
-		if (cli->export_fmt && mkdir(cli->output_dir, 0777) && errno != EEXIST) {
-			msg("--output-dir %s: %s", cli->output_dir, strerror(errno));
-			return -EINVAL;
-		}
-		if (stat(cli->output_dir, &st) || !S_ISDIR(st.st_mode)) {
-			msg("--output-dir %s: not a directory", cli->output_dir);
-			return -EINVAL;
-		}
-	}
+	if (cli->output_dir && !cli->list && !cli->successors_of)
+		return open_output_dir(cli);
 	return 0;
 }
 
@@ -706,37 +715,29 @@ static void output_name(const struct cli *cli, char **files, int nfiles, const c
 	snprintf(out, outlen, "%s/%s.html", dir, name);
 }
 
-/* The page's path: output_name(), or, when a file is there already and no --force, the first
- * free NAME-<n>.html (n from 2). Checked before writing: two renders racing for one name may
- * still take the same one (the last rename wins, each page whole). */
-static int output_path(const struct cli *cli, char **files, int nfiles, const char *kind,
-		       char *out, size_t outlen)
+/* What every output does with a file at its name: kept, the new one numbered, unless --force. */
+static struct outfile_opts file_opts(const struct cli *cli)
 {
-	struct stat st;
-	char first[8192];
-	size_t n;
-
-	output_name(cli, files, nfiles, kind, first, sizeof(first));
-	snprintf(out, outlen, "%s", first);
-	if (cli->force || lstat(out, &st))
-		return 0;
-	n = strlen(first) - 5;	/* without ".html" */
-	for (unsigned int i = 2; i < 10000; i++) {
-		snprintf(out, outlen, "%.*s-%u.html", (int)n, first, i);
-		if (lstat(out, &st))
-			return 0;
-	}
-	msg("%s and 9,998 numbered names exist: remove some or use --force", first);
-	return -EEXIST;
+	return (struct outfile_opts){ .mode = cli->mode,
+				      .exists = cli->force ? OUTFILE_REPLACE : OUTFILE_NUMBER };
 }
 
-/* Writes the page through a temporary of its own (outfile.h), renamed to path. */
-static int write_file(const char *path, const struct jbuf *b, mode_t mode)
+/* Says that asked was kept when the file went to another name, written. */
+static void note_kept(const char *asked, const char *written)
 {
+	if (strcmp(asked, written))
+		msg("%s is already there: kept (--force replaces it)", asked);
+}
+
+/* Writes the page through a temporary of its own (outfile.h), committed to path or, when a
+ * file is there and no --force, the first free NAME-<n>.html: path becomes the name written. */
+static int write_file(const struct cli *cli, char *path, size_t pathlen, const struct jbuf *b)
+{
+	struct outfile_opts oo = file_opts(cli);
 	struct outfile of;
 	const char *p = b->buf;
 	size_t left = b->len;
-	int e = outfile_open(&of, path, mode);
+	int e = outfile_open(&of, path, &oo);
 
 	if (e) {
 		msg("cannot create a temporary file for %s: %s", path, strerror(-e));
@@ -754,8 +755,12 @@ static int write_file(const char *path, const struct jbuf *b, mode_t mode)
 	}
 	if (!e)
 		e = outfile_commit(&of);
-	if (e)
+	if (e) {
 		msg("cannot write %s: %s", path, strerror(-e));
+	} else {
+		note_kept(path, of.path);
+		snprintf(path, pathlen, "%s", of.path);
+	}
 	outfile_close(&of);
 	return e;
 }
@@ -888,8 +893,8 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 		goto out;
 	}
 	progress(cli, "writing the page");
-	if (output_path(cli, files, nfiles, kind, path, sizeof(path)) ||
-	    write_file(path, &html, cli->mode)) {
+	output_name(cli, files, nfiles, kind, path, sizeof(path));
+	if (write_file(cli, path, sizeof(path), &html)) {
 		progress_done(cli);
 		rc = 1;
 		goto out;
@@ -939,6 +944,40 @@ static int select_tasks(const struct cli *cli, const char *path, const struct ta
 	return 1;
 }
 
+/* With --force, two files whose traces have one name (x.cdict and other/x.cdict into one
+ * --output-dir): the second would replace the first, so nothing is written. Without --force the
+ * second is numbered. Returns 0, or 1 with a message. */
+static int check_trace_names(const struct cli *cli, char **files, int nfiles)
+{
+	char **paths, path[8192];
+	int rc = 0;
+
+	if (!cli->force)
+		return 0;
+	paths = calloc((size_t)nfiles, sizeof(*paths));
+	for (int i = 0; paths && i < nfiles && !rc; i++) {
+		perfetto_output_path(files[i], cli->output_dir, cli->perfetto == 2, path, sizeof(path));
+		paths[i] = strdup(path);
+		if (!paths[i])
+			break;
+		for (int j = 0; j < i && !rc; j++) {
+			if (strcmp(paths[i], paths[j]))
+				continue;
+			msg("%s and %s would both write %s (--force: the second would replace the first); give them different names or leave out --force",
+			    files[j], files[i], path);
+			rc = 1;
+		}
+	}
+	if (!paths || (!rc && !paths[nfiles - 1])) {
+		fprintf(stderr, "pwz-render: out of memory\n");
+		rc = 1;
+	}
+	for (int i = 0; paths && i < nfiles; i++)
+		free(paths[i]);
+	free(paths);
+	return rc;
+}
+
 /* --perfetto: one trace per file (render/perfetto.h). */
 static int do_perfetto(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
 {
@@ -946,9 +985,11 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 	struct perfetto_opts o = { .from_ns = w.from_ns,
 				   .cap_ns = w.cap_ns, .merge_sys = cli->merge_sys,
 				   .partial = cli->partial, .gzip = cli->perfetto == 2, .map = map,
-				   .mode = cli->mode };
+				   .mode = cli->mode, .exists = file_opts(cli).exists };
 	char err[1024], path[8192];
 
+	if (check_trace_names(cli, files, nfiles))
+		return 1;
 	for (int i = 0; i < nfiles; i++) {
 		struct perfetto_stats st;
 		struct tasksel *sel;
@@ -970,6 +1011,8 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 		}
 		if (st.cut)
 			warn_cut(cli, files[i]);
+		note_kept(path, st.path);
+		snprintf(path, sizeof(path), "%s", st.path);
 		put_path(path, "\n");
 		msg("wrote %s (%llu KiB before compression: %llu switches, %llu wakeups, %llu KVM exits, %llu threads; scheduling bundles %.1f bytes per switch, %.1f without the wakeups; KVM exit slices %.1f bytes per exit)",
 			path, (unsigned long long)st.bytes / 1024, (unsigned long long)st.switches,
@@ -988,9 +1031,10 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 /* --export parquet: each file into the table folders of --output-dir (default .). */
 static int do_export(const struct cli *cli, char **files, int nfiles, const struct task_map *map)
 {
-	struct export_opts o = { .partial = cli->partial, .mode = cli->mode };
+	struct export_opts o = { .partial = cli->partial, .mode = cli->mode, .force = cli->force };
+	const char *dir = cli->output_dir ? cli->output_dir : ".";
 	struct export_result r;
-	char err[1024];
+	char err[2048];
 
 	for (int i = 0; i < nfiles; i++) {
 		struct tasksel *sel;
@@ -1000,16 +1044,22 @@ static int do_export(const struct cli *cli, char **files, int nfiles, const stru
 		if (select_tasks(cli, files[i], map, &t, &sel))
 			return 1;
 		o.sel = sel;
-		e = export_parquet(files[i], cli->output_dir ? cli->output_dir : ".", &o, &r, err,
-				   sizeof(err));
+		e = export_parquet(files[i], dir, &o, &r, err, sizeof(err));
 		tasksel__free(sel);
 		trace__free(t);
 		if (e) {
-			msg("%s", err);
+			print_err(err, "\n");
 			return 1;
 		}
 		if (r.cut)
 			warn_cut(cli, files[i]);
+		if (r.already) {
+			put_path(files[i], "");
+			printf("\t%s\talready there\n", r.trace_id);
+			msg("%s: its trace_id %s is in %s already (the same bytes were exported): left as it is (--force writes it again)",
+			    files[i], r.trace_id, dir);
+			continue;
+		}
 		put_path(files[i], "");
 		printf("\t%s\t%llu slices\n", r.trace_id, (unsigned long long)r.rows[EXPORT_SCHED_SLICE]);
 		if (r.split_forced)

@@ -302,6 +302,27 @@ static void test_no_waker(void **state)
 	assert_non_null(strstr(err, "--use-perf-data"));
 }
 
+/* --force: every output replaces what is at its name; without it, files are kept */
+static void test_force(void **state)
+{
+	struct capture_opts o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--all", "run"), 0);
+	assert_false(o.force);
+	assert_int_equal(capture_opts_exists(&o), OUTFILE_NUMBER);
+	assert_int_equal(PARSE(&o, err, "--force", "--all", "run"), 0);
+	assert_true(o.force);
+	assert_int_equal(capture_opts_exists(&o), OUTFILE_REPLACE);
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--force", "inc"), 0);
+	assert_int_equal(capture_opts_exists(&o), OUTFILE_REPLACE);
+	/* --live writes nothing, --remap rewrites its file in place anyway */
+	assert_int_equal(PARSE(&o, err, "--live", "--force"), -EINVAL);
+	assert_non_null(strstr(err, "--force"));
+	assert_int_equal(PARSE(&o, err, "--remap", "x.cdict", "--map", "m.csv", "--force"), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_live_options),
 		cmocka_unit_test(test_flight_options),
 		cmocka_unit_test(test_no_waker),
+		cmocka_unit_test(test_force),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_path_too_long),
 	};

@@ -24,9 +24,13 @@ static const char usage[] =
 "      --switches          write RUN-NAME.cdict (the default)\n"
 "      --stats             write RUN-NAME.stats: per-task runtime, switches, wait latency and\n"
 "                          KVM exits by reason (alone: the stats only)\n"
-"      --dest-folder DIR   where to write (default: current folder)\n"
+"      --dest-folder DIR   where to write (default: current folder; made, mode 0700 or\n"
+"                          --mode's with search, when missing)\n"
 "      --mode MODE         the files' mode, octal (default 0600: a capture holds every thread\n"
 "                          name and the host's command line; 0644 to share it)\n"
+"      --force             replace existing files (default: a file already at RUN-NAME.cdict\n"
+"                          or .stats is kept, the new ones take RUN-NAME-2.cdict and .stats,\n"
+"                          -3, ...; the path written is printed)\n"
 "      --map CSV           annotate task names with a perfwhiz CSV map (tid,...,name)\n"
 "      --kvm               KVM exits only, no scheduler events\n"
 "  -p, --pid PID[,PID...]  only the threads of these processes, and of the processes they\n"
@@ -66,7 +70,7 @@ static const char usage[] =
 "      --kvm               (with --live) start in the KVM view: exits/s by reason\n"
 "\n"
 "Flight recorder (keeps the last N seconds in memory; writes RUN-NAME.cdict on a trigger,\n"
-"then RUN-NAME.2.cdict, ...; Ctrl-C or SIGTERM writes one and stops):\n"
+"then RUN-NAME-2.cdict, ...; Ctrl-C or SIGTERM writes one and stops):\n"
 "      --flight SECONDS    the window kept\n"
 "      --flight-mb MIB     memory budget for the records (default: twice the window at the\n"
 "                          record rate measured in the first second, at least 16)\n"
@@ -102,7 +106,7 @@ enum {
 	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
 	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_MODE, OPT_REMAP,
 	OPT_LIVE, OPT_BATCH, OPT_JSON, OPT_FLIGHT, OPT_FLIGHT_MB, OPT_TRIG_WAIT, OPT_TRIG_EXIT,
-	OPT_AFTER, OPT_ONCE, OPT_IRQ, OPT_NOWAKER,
+	OPT_AFTER, OPT_ONCE, OPT_IRQ, OPT_NOWAKER, OPT_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -112,6 +116,7 @@ static const struct option long_opts[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "dest-folder", required_argument, NULL, OPT_DEST },
 	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "kvm", no_argument, NULL, OPT_KVM },
 	{ "pid", required_argument, NULL, 'p' },
@@ -248,6 +253,10 @@ static int check_modes(const struct capture_opts *o, bool live_opts, bool flight
 			 o->live ? "--live" : "--flight");
 		return -EINVAL;
 	}
+	if (o->live && o->force) {
+		snprintf(err, errlen, "--live writes no file: it takes no --force");
+		return -EINVAL;
+	}
 	if (o->live && (o->sleep_given || o->command)) {
 		snprintf(err, errlen, "--live runs until q or Ctrl-C: give -n COUNT intervals instead of -s or a command");
 		return -EINVAL;
@@ -325,6 +334,7 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 				return -EINVAL;
 			}
 			break;
+		case OPT_FORCE: o->force = true; break;
 		case OPT_MAP: o->map_path = optarg; break;
 		case OPT_KVM: o->kvm_only = true; break;
 		case OPT_LEGACY: o->legacy = true; break;
@@ -444,7 +454,7 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 	}
 	if (o->remap && (o->perf_data || o->command || o->sleep_given || o->nr_pids ||
 			 o->nr_tasks || o->kvm_only || o->stats || o->all || o->legacy ||
-			 o->no_streams || argc - first_pos)) {
+			 o->no_streams || o->force || argc - first_pos)) {
 		snprintf(err, errlen, "--remap FILE --map CSV rewrites FILE: it takes no other option, run name or command");
 		return -EINVAL;
 	}
@@ -479,6 +489,11 @@ bool capture_opts_want_stats(const struct capture_opts *o)
 	if (o->live || o->flight_s)
 		return false;
 	return o->all || o->stats;
+}
+
+enum outfile_exists capture_opts_exists(const struct capture_opts *o)
+{
+	return o->force ? OUTFILE_REPLACE : OUTFILE_NUMBER;
 }
 
 int capture_opts_out_path(const struct capture_opts *o, const char *ext, char *out, size_t outlen)

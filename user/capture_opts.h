@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "outfile.h"
 
 #define CAPTURE_MAX_PIDS 1024		/* -p entries */
 #define CAPTURE_MAX_TASKS 64		/* -t patterns */
@@ -37,6 +38,7 @@ struct capture_opts {
 	const char *run_name;		/* positional; default "perf" */
 	unsigned int ringbuf_mb;	/* --ringbuf-mb: ring size in MiB, a power of two; 16 */
 	mode_t mode;			/* --mode: the output files' mode; 0 = 0600 (outfile.h) */
+	bool force;			/* --force: replace files at the output names */
 	uint32_t pids[CAPTURE_MAX_PIDS];	/* -p: process ids (tgids) */
 	size_t nr_pids;
 	const char *tasks[CAPTURE_MAX_TASKS];	/* -t: name patterns (task_patterns_match()) */
@@ -67,6 +69,10 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 /* Whether the run writes a cdict (--switches, --all, or no --stats) and a .stats file. */
 bool capture_opts_want_cdict(const struct capture_opts *o);
 bool capture_opts_want_stats(const struct capture_opts *o);
+
+/* What every output does with a file already at its name: kept, the new file numbered
+ * (RUN-2.cdict), unless --force replaces it (outfile.h). */
+enum outfile_exists capture_opts_exists(const struct capture_opts *o);
 
 /*
  * "<dest>/<run><ext>" into out. Returns 0, or -ENAMETOOLONG.

@@ -449,10 +449,10 @@ static int dump_records(struct dump *d)
 	return e;
 }
 
-int flight__write(struct flight *f, struct flight_env *env, const char *path, uint64_t to_ns,
-		  uint64_t trig_ns, const char *reason, char *err, size_t errlen)
+int flight__write(struct flight *f, struct flight_env *env, char *path, size_t pathlen,
+		  uint64_t to_ns, uint64_t trig_ns, const char *reason, char *err, size_t errlen)
 {
-	struct cdict_writer_opts wo = { .mode = env->o->mode };
+	struct cdict_writer_opts wo = { .mode = env->o->mode, .exists = capture_opts_exists(env->o) };
 	struct dump d = { .f = f, .env = env };
 	struct pwz_meta m;
 	char why[256];
@@ -511,6 +511,8 @@ int flight__write(struct flight *f, struct flight_env *env, const char *path, ui
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-e));
 	else
 		e = cdict_writer__finish(d.w, &m, err, errlen);
+	if (!e)
+		snprintf(path, pathlen, "%s", cdict_writer__path(d.w));
 out:
 	cdict_writer__free(d.w);
 	model_fold__free(d.fold);
@@ -544,18 +546,17 @@ static uint64_t mono_ns(void)
 static int dump_now(struct flight_env *env, unsigned int *nr_dumps, uint64_t to_ns)
 {
 	struct flight *f = env->fl;
-	char path[PATH_MAX], ext[32], err[512], d[3][FMT_DURATION_MAX];
+	char run[PATH_MAX], path[PATH_MAX], err[512], d[3][FMT_DURATION_MAX];
 	int e;
 
-	if (*nr_dumps)
-		snprintf(ext, sizeof(ext), ".%u.cdict", *nr_dumps + 1);
-	else
-		snprintf(ext, sizeof(ext), ".cdict");
-	if (capture_opts_out_path(env->o, ext, path, sizeof(path))) {
-		env->say("output path too long: %s/%s%s", env->o->dest_folder, env->o->run_name, ext);
+	/* each dump asks for RUN.cdict, kept files (earlier dumps too) make it RUN-2.cdict, ...;
+	 * with --force dump n replaces RUN-n.cdict (outfile.h) */
+	if (capture_opts_out_path(env->o, ".cdict", run, sizeof(run)) ||
+	    outfile_name(run, ".cdict", env->o->force ? *nr_dumps + 1 : 1, path, sizeof(path))) {
+		env->say("output path too long: %s/%s.cdict", env->o->dest_folder, env->o->run_name);
 		return -ENAMETOOLONG;
 	}
-	e = flight__write(f, env, path, to_ns, f->trig_ns, f->reason, err, sizeof(err));
+	e = flight__write(f, env, path, sizeof(path), to_ns, f->trig_ns, f->reason, err, sizeof(err));
 	flight__dumped(f, to_ns);
 	if (e) {
 		env->say("%s", err);

@@ -105,9 +105,10 @@ struct flight_env {
  * every trigger (SIGUSR1, a long wait or exit) and on the way out. Returns 0 or -errno (said). */
 int flight_run(struct flight_env *env);
 
-/* Writes the dump of the window [to_ns - N, to_ns) to path, the trigger (reason at trig_ns)
- * in its metadata. Exposed for the loop above; returns 0 or -errno with err. */
-int flight__write(struct flight *f, struct flight_env *env, const char *path, uint64_t to_ns,
-		  uint64_t trig_ns, const char *reason, char *err, size_t errlen);
+/* Writes the dump of the window [to_ns - N, to_ns) to path (a file there kept unless --force:
+ * path then becomes the name written, within pathlen), the trigger (reason at trig_ns) in its
+ * metadata. Exposed for the loop above; returns 0 or -errno with err. */
+int flight__write(struct flight *f, struct flight_env *env, char *path, size_t pathlen,
+		  uint64_t to_ns, uint64_t trig_ns, const char *reason, char *err, size_t errlen);
 
 #endif /* PWZ_FLIGHT_H */

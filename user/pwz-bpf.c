@@ -126,7 +126,7 @@ struct run {
 	bool child_done;		/* the command ended and was reaped */
 	bool child_stopped;		/* pwz-bpf ended it (the -s deadline, a signal) */
 	int child_status;		/* its wait status */
-	char path[PATH_MAX];		/* the cdict's final name */
+	char path[PATH_MAX];		/* the cdict: the name asked for, once finished the one written */
 	struct cdict_writer *w;		/* NULL with --stats only */
 	struct task_table *tt;		/* every thread seen, its names */
 	struct task_map *map;		/* --map, or NULL */
@@ -456,18 +456,18 @@ static int check_tracefs(void)
 	return 0;
 }
 
-/* Checks that dir exists and takes files. Returns 0 or -1 with a message. */
-static int check_dest(const char *dir)
+/* Opens dir, made when missing with the folder mode of mode (outfile_dir_open(), the rule of
+ * every output folder), and checks that it takes files. Returns 0 or -1 with a message. */
+static int check_dest(const char *dir, mode_t mode)
 {
-	char probe[PATH_MAX];
-	struct stat st;
-	int fd;
+	char probe[PATH_MAX], err[PATH_MAX + 256];
+	int fd = outfile_dir_open(AT_FDCWD, dir, mode, 0, err, sizeof(err));
 
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		msg("destination folder '%s' does not exist (create it or pick another with --dest-folder)",
-		    dir);
+	if (fd < 0) {
+		msg("destination folder %s (pick another with --dest-folder)", err);
 		return -1;
 	}
+	close(fd);
 	snprintf(probe, sizeof(probe), "%s/.pwz-bpf-probe-XXXXXX", dir);
 	fd = mkstemp(probe);	/* O_EXCL: a name of its own, removed at once */
 	if (fd < 0) {
@@ -613,10 +613,18 @@ static int child_release(struct child *c)
 	return n == sizeof(e) ? -e : 0;
 }
 
-/* Writes the report of t (its summary, user/lib/report.h) at path, through a temporary of its
- * own (outfile.h). Returns 0 or -1 with a message. */
-static int write_stats_to(const char *path, mode_t mode, const struct trace *t)
+/* Says that asked was kept when the file went to another name, written (outfile.h). */
+static void note_kept(const char *asked, const char *written)
 {
+	if (strcmp(asked, written))
+		msg("%s is already there: kept (--force replaces it)", asked);
+}
+
+/* Writes the report of t (its summary, user/lib/report.h) at path, through a temporary of its
+ * own (outfile.h; a file at path is kept unless --force). Returns 0 or -1 with a message. */
+static int write_stats_to(const struct run *r, const char *path, const struct trace *t)
+{
+	struct outfile_opts oo = { .mode = r->o.mode, .exists = capture_opts_exists(&r->o) };
 	struct summary *s;
 	struct outfile of;
 	char err[512];
@@ -628,7 +636,7 @@ static int write_stats_to(const char *path, mode_t mode, const struct trace *t)
 		msg("%s", err);
 		return -1;
 	}
-	e = outfile_open(&of, path, mode);
+	e = outfile_open(&of, path, &oo);
 	if (e) {
 		msg("cannot create a temporary file for %s: %s", path, strerror(-e));
 		summary__free(s);
@@ -652,30 +660,38 @@ static int write_stats_to(const char *path, mode_t mode, const struct trace *t)
 	summary__free(s);
 	if (!e)
 		e = outfile_commit(&of);
-	outfile_close(&of);
 	if (e) {
 		msg("cannot write %s: %s", path, strerror(-e));
-		return -1;
+	} else {
+		note_kept(path, of.path);
+		msg("stats in %s", of.path);
 	}
-	msg("stats in %s", path);
-	return 0;
+	outfile_close(&of);
+	return e ? -1 : 0;
 }
 
-/* Writes <run>.stats of t. Returns 0 or -1 with a message. */
-static int write_stats(struct run *r, const struct trace *t)
+/* Writes the stats of t: <run>.stats, or, beside the cdict written at cdict (numbered when a
+ * file was kept), the same name with .stats. Returns 0 or -1 with a message. */
+static int write_stats(struct run *r, const struct trace *t, const char *cdict)
 {
+	size_t n = cdict ? strlen(cdict) : 0;
 	char path[PATH_MAX];
+	int e;
 
-	if (capture_opts_out_path(&r->o, ".stats", path, sizeof(path))) {
+	if (n > 6 && !strcmp(cdict + n - 6, ".cdict"))
+		e = snprintf(path, sizeof(path), "%.*s.stats", (int)(n - 6), cdict) >= (int)sizeof(path);
+	else
+		e = capture_opts_out_path(&r->o, ".stats", path, sizeof(path));
+	if (e) {
 		msg("output path too long: %s/%s.stats", r->o.dest_folder, r->o.run_name);
 		return -1;
 	}
-	return write_stats_to(path, r->o.mode, t);
+	return write_stats_to(r, path, t);
 }
 
-/* The stats of an imported file out, made from its aggregates as for a live capture. Returns 0
- * or 1 with a message. */
-static int perf_data_stats(struct run *r, const char *out)
+/* The stats of an imported file out, made from its aggregates as for a live capture; named after
+ * out when it is kept (keep). Returns 0 or 1 with a message. */
+static int perf_data_stats(struct run *r, const char *out, bool keep)
 {
 	/* the streams too: the VM section's migrations, exit split and percentiles */
 	struct trace_load_opts lo = { .streams = true };
@@ -687,7 +703,7 @@ static int perf_data_stats(struct run *r, const char *out)
 		msg("%s", err);
 		return 1;
 	}
-	e = write_stats(r, t);
+	e = write_stats(r, t, keep ? out : NULL);
 	trace__free(t);
 	return e ? 1 : 0;
 }
@@ -699,6 +715,7 @@ static int use_perf_data(struct run *r, char *cmdline)
 {
 	struct perfdata_import_opts po = {
 		.map = r->map, .cmdline = cmdline, .legacy = r->o.legacy, .mode = r->o.mode,
+		.exists = capture_opts_exists(&r->o),
 	};
 	bool keep = capture_opts_want_cdict(&r->o);
 	struct perfdata_import_stats st;
@@ -731,12 +748,14 @@ static int use_perf_data(struct run *r, char *cmdline)
 		rc = 1;
 		goto out;
 	}
+	if (keep)
+		note_kept(out, st.path);
 	msg("%s: %llu samples, %llu slices, %llu tasks, %llu lost%s%s", r->o.perf_data,
 	    (unsigned long long)st.samples, (unsigned long long)st.slices,
 	    (unsigned long long)st.tasks, (unsigned long long)st.lost, keep ? " -> " : "",
-	    keep ? out : "");
+	    keep ? st.path : "");
 	/* the report is made from the imported file's aggregates, as for a live capture */
-	rc = capture_opts_want_stats(&r->o) ? perf_data_stats(r, out) : 0;
+	rc = capture_opts_want_stats(&r->o) ? perf_data_stats(r, st.path, keep) : 0;
 out:
 	if (tmpdir[0]) {
 		unlink(out);	/* in a folder this run created (0700): nobody else's file */
@@ -820,6 +839,7 @@ static int remap_capture(struct run *r)
 	}
 	x.path = path;
 	x.wo.mode = r->o.mode ? r->o.mode : (st.st_mode & 0777);
+	x.wo.exists = OUTFILE_REPLACE;	/* the point of --remap: FILE itself, rewritten */
 	x.info = &info;
 	e = cdict_read(path, &v, &info, err, sizeof(err));
 	if (e && x.err[0]) {
@@ -1043,7 +1063,8 @@ static int start(struct run *r)
 	r->meta.start_mono_ns = r->t0;
 	r->meta.start_wall_ns = now_ns(CLOCK_REALTIME);
 	if (capture_opts_want_cdict(&r->o)) {
-		struct cdict_writer_opts wo = { .legacy = r->o.legacy, .mode = r->o.mode };
+		struct cdict_writer_opts wo = { .legacy = r->o.legacy, .mode = r->o.mode,
+						.exists = capture_opts_exists(&r->o) };
 
 		if (capture_opts_out_path(&r->o, ".cdict", r->path, sizeof(r->path))) {
 			msg("output path too long: %s/%s.cdict", r->o.dest_folder, r->o.run_name);
@@ -1309,12 +1330,16 @@ static int finish(struct run *r)
 		r->werr = e;
 		return fail_write(r);
 	}
+	if (r->w) {	/* the name written: another when a file at r->path was kept */
+		note_kept(r->path, cdict_writer__path(r->w));
+		snprintf(r->path, sizeof(r->path), "%s", cdict_writer__path(r->w));
+	}
 	if (r->st) {
 		if (pwz_meta_copy(&r->st->meta, &r->meta) || trace__settle(r->st)) {
 			msg("out of memory");
 			return -1;
 		}
-		if (write_stats(r, r->st))
+		if (write_stats(r, r->st, r->w ? r->path : NULL))
 			return -1;
 	}
 	return 0;
@@ -1474,7 +1499,7 @@ int main(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (check_dest(r->o.dest_folder))
+	if (check_dest(r->o.dest_folder, r->o.mode))
 		goto out;
 	if (r->o.map_path) {
 		r->map = task_map__load(r->o.map_path, err, sizeof(err));

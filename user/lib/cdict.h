@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include "outfile.h"
 #include "records.h"
 
 /*
@@ -26,13 +27,16 @@ struct cdict_writer_opts {
 				 * columns): rows are held in memory until finish, aggregates
 				 * and wakeups are not stored, times become microseconds */
 	mode_t mode;		/* the file's mode; 0 = 0600 (OUTFILE_MODE_DEFAULT) */
+	enum outfile_exists exists;	/* a file at path: replaced (0), kept with the capture
+					 * numbered path-2, ... or kept and the finish refused */
 };
 
 /*
  * Starts a v2 file at path. The data goes to a temporary "<path>.XXXXXX.part" of its own
- * (outfile.h: created with O_EXCL|O_NOFOLLOW, never a planted name) and is renamed to path by
- * cdict_writer__finish(), so an existing file at path is never half overwritten and two
- * writers of one path never share a file; the META record (a copy of meta) is written first.
+ * (outfile.h: created with O_EXCL|O_NOFOLLOW, never a planted name) and is renamed to path (or,
+ * as opts->exists says, to a numbered name) by cdict_writer__finish(), so an existing file at
+ * path is never half overwritten and two writers of one path never share a file; the META
+ * record (a copy of meta) is written first.
  * On failure returns NULL, sets errno and fills err.
  */
 struct cdict_writer *cdict_writer__new(const char *path, const struct pwz_meta *meta,
@@ -60,6 +64,10 @@ unsigned long long cdict_writer__bytes(const struct cdict_writer *w);
 
 /* Whole chunks written so far (a chunk cut by a write error does not count). */
 unsigned long long cdict_writer__chunks(const struct cdict_writer *w);
+
+/* The file's name: path, and once cdict_writer__finish() succeeded the name written (a
+ * numbered one when a file was kept, outfile.h); NULL once closed. */
+const char *cdict_writer__path(const struct cdict_writer *w);
 
 /* The temporary's name ("<path>.XXXXXX.part"), for messages; NULL once closed. */
 const char *cdict_writer__part_path(const struct cdict_writer *w);

@@ -141,7 +141,8 @@ struct cdict_writer *cdict_writer__new(const char *path, const struct pwz_meta *
 	msgpack_sbuffer_init(&w->sbuf);
 	msgpack_packer_init(&w->pk, &w->sbuf, sbuf_write);
 	/* created now, also for legacy, so that errors come early */
-	e = -outfile_open(&w->out, path, opts ? opts->mode : 0);
+	e = -outfile_open(&w->out, path, &(struct outfile_opts){
+		.mode = opts ? opts->mode : 0, .exists = opts ? opts->exists : OUTFILE_REPLACE });
 	if (e) {
 		fill_err(err, errlen, path, "cannot create its temporary file", e);
 		cdict_writer__free(w);
@@ -404,6 +405,11 @@ unsigned long long cdict_writer__bytes(const struct cdict_writer *w)
 unsigned long long cdict_writer__chunks(const struct cdict_writer *w)
 {
 	return w->chunks;
+}
+
+const char *cdict_writer__path(const struct cdict_writer *w)
+{
+	return w->out.path;
 }
 
 const char *cdict_writer__part_path(const struct cdict_writer *w)

@@ -14,6 +14,7 @@
 
 #define SUFFIX_LETTERS 6
 #define MAX_DRAWS 100
+#define NUMBER_ROOM 12		/* "-<n>" for n up to 10 digits, and the NUL */
 
 static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -49,59 +50,140 @@ size_t outfile_final_len(const char *name)
 	return n - tail;
 }
 
-int outfile_open(struct outfile *of, const char *path, mode_t mode)
+/* Bytes of the suffix a number goes before in the file name name: ext when name ends with it
+ * (and is more than it), else the last ".xxx" that does not start the name, else none. */
+static size_t suffix_len(const char *name, const char *ext)
+{
+	size_t n = strlen(name);
+	const char *dot;
+
+	if (ext) {
+		size_t e = strlen(ext);
+
+		return e < n && !strcmp(name + n - e, ext) ? e : 0;
+	}
+	dot = strrchr(name, '.');
+	return dot && dot != name ? strlen(dot) : 0;
+}
+
+/* The n-th name of path (n >= 2), its suffix extlen bytes long, into out of cap bytes. */
+static int number_name(const char *path, size_t extlen, unsigned int n, char *out, size_t cap)
 {
 	size_t len = strlen(path);
-	struct stat st;
-	int e = -EEXIST;
+	int k = snprintf(out, cap, "%.*s-%u%s", (int)(len - extlen), path, n, path + len - extlen);
 
+	return k < 0 || (size_t)k >= cap ? -ENAMETOOLONG : 0;
+}
+
+int outfile_name(const char *path, const char *ext, unsigned int n, char *out, size_t outlen)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (n <= 1) {
+		size_t len = strlen(path);
+
+		if (len >= outlen)
+			return -ENAMETOOLONG;
+		memcpy(out, path, len + 1);
+		return 0;
+	}
+	return number_name(path, suffix_len(slash ? slash + 1 : path, ext), n, out, outlen);
+}
+
+static void reset(struct outfile *of)
+{
 	memset(of, 0, sizeof(*of));
 	of->fd = -1;
-	if (!mode)
-		mode = OUTFILE_MODE_DEFAULT;
+	of->dirfd = -1;
+}
+
+/* of's names: path, where its folder part ends, its suffix, and room for the temporary. */
+static int set_names(struct outfile *of, const char *path, const char *ext)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = strlen(path);
+
+	of->dirlen = slash ? (size_t)(slash + 1 - path) : 0;
+	if (of->dirlen == len)
+		return -EISDIR;
+	of->extlen = suffix_len(path + of->dirlen, ext);
 	of->path = strdup(path);
 	of->tmp = malloc(len + 1 + SUFFIX_LETTERS + sizeof(".part"));
-	if (!of->path || !of->tmp) {
-		e = -ENOMEM;
-		goto fail;
+	return of->path && of->tmp ? 0 : -ENOMEM;
+}
+
+/* of->dirfd: a duplicate of the caller's folder, or the folder part of path opened here. */
+static int open_folder(struct outfile *of, const struct outfile_opts *o)
+{
+	char *dir;
+
+	if (o->at) {
+		of->dirfd = fcntl(o->dirfd, F_DUPFD_CLOEXEC, 0);
+		return of->dirfd < 0 ? -errno : 0;
 	}
+	dir = of->dirlen ? strndup(of->path, of->dirlen) : strdup(".");
+	if (!dir)
+		return -ENOMEM;
+	of->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	return of->dirfd < 0 ? -errno : 0;
+}
+
+/* Creates the temporary under a name of its own. */
+static int create_tmp(struct outfile *of)
+{
+	size_t len = strlen(of->path);
+	int e = -EEXIST;
+
 	for (int i = 0; i < MAX_DRAWS; i++) {
-		memcpy(of->tmp, path, len);
+		memcpy(of->tmp, of->path, len);
 		of->tmp[len] = '.';
 		draw_suffix(of->tmp + len + 1);
 		memcpy(of->tmp + len + 1 + SUFFIX_LETTERS, ".part", sizeof(".part"));
 		/* O_EXCL: never an existing name, symlink or FIFO; O_NOFOLLOW says it twice */
-		of->fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		of->fd = openat(of->dirfd, of->tmp + of->dirlen,
+				O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (of->fd >= 0)
-			break;
+			return 0;
 		e = -errno;
 		if (e != -EEXIST)
-			goto fail;
+			return e;
 	}
-	if (of->fd < 0)
+	return e;
+}
+
+int outfile_open(struct outfile *of, const char *path, const struct outfile_opts *opts)
+{
+	static const struct outfile_opts defaults;
+	const struct outfile_opts *o = opts ? opts : &defaults;
+	struct stat st;
+	int e;
+
+	reset(of);
+	of->exists = o->exists;
+	e = set_names(of, path, o->ext);
+	if (!e)
+		e = open_folder(of, o);
+	if (!e)
+		e = create_tmp(of);
+	if (e)
 		goto fail;
 	/* created, so from here on removing it on failure is ours to do */
 	of->state = OUTFILE_OPEN;
 	if (fstat(of->fd, &st)) {
 		e = -errno;
-		goto fail_created;
+		goto fail;
 	}
 	of->dev = st.st_dev;
 	of->ino = st.st_ino;
 	/* the mode asked for, whatever the umask */
-	if (fchmod(of->fd, mode & 0777)) {
+	if (fchmod(of->fd, (o->mode ? o->mode : OUTFILE_MODE_DEFAULT) & 0777)) {
 		e = -errno;
-		goto fail_created;
+		goto fail;
 	}
 	return 0;
-fail_created:
-	outfile_close(of);
-	return e;
 fail:
-	free(of->path);
-	free(of->tmp);
-	memset(of, 0, sizeof(*of));
-	of->fd = -1;
+	outfile_close(of);
 	return e;
 }
 
@@ -122,24 +204,11 @@ FILE *outfile_stream(struct outfile *of)
 	return f;
 }
 
-/* fsyncs the folder holding path, so that the rename survives a crash (best effort). */
-static void sync_folder(const char *path)
+/* fsyncs the folder, so that the rename survives a crash (best effort). */
+static void sync_folder(const struct outfile *of)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int fd;
+	int fd = openat(of->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (!slash) {
-		dir = strdup(".");
-	} else if (slash == path) {
-		dir = strdup("/");
-	} else {
-		dir = strndup(path, (size_t)(slash - path));
-	}
-	if (!dir)
-		return;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
 	if (fd < 0)
 		return;
 	fsync(fd);
@@ -153,6 +222,45 @@ static int close_fd(struct outfile *of)
 	if (of->fd >= 0 && close(of->fd))
 		e = -errno;
 	of->fd = -1;
+	return e;
+}
+
+/* Gives the temporary the name name in the folder unless a file is there (-EEXIST). */
+static int take_name(const struct outfile *of, const char *name)
+{
+	const char *tmp = of->tmp + of->dirlen;
+
+	if (!renameat2(of->dirfd, tmp, of->dirfd, name, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -errno;
+	/* the filesystem has no RENAME_NOREPLACE: a second name, then the temporary's removed */
+	if (linkat(of->dirfd, tmp, of->dirfd, name, 0))
+		return -errno;
+	unlinkat(of->dirfd, tmp, 0);
+	return 0;
+}
+
+/* The first free of path, path-2, path-3, ...; of->path becomes the name taken. */
+static int take_numbered(struct outfile *of)
+{
+	size_t cap = strlen(of->path) + NUMBER_ROOM;
+	char *name = malloc(cap);
+	int e = -EEXIST;
+
+	if (!name)
+		return -ENOMEM;
+	e = take_name(of, of->path + of->dirlen);
+	for (unsigned int n = 2; e == -EEXIST && n <= OUTFILE_MAX_NUMBER; n++) {
+		number_name(of->path, of->extlen, n, name, cap);
+		e = take_name(of, name + of->dirlen);
+		if (!e) {
+			free(of->path);
+			of->path = name;
+			return 0;
+		}
+	}
+	free(name);
 	return e;
 }
 
@@ -170,10 +278,16 @@ int outfile_commit(struct outfile *of)
 	e = close_fd(of);
 	if (e)
 		return e;
-	if (rename(of->tmp, of->path))
-		return -errno;
+	if (of->exists == OUTFILE_NUMBER)
+		e = take_numbered(of);
+	else if (of->exists == OUTFILE_REFUSE)
+		e = take_name(of, of->path + of->dirlen);
+	else if (renameat(of->dirfd, of->tmp + of->dirlen, of->dirfd, of->path + of->dirlen))
+		e = -errno;
+	if (e)
+		return e;
 	of->state = OUTFILE_COMMITTED;
-	sync_folder(of->path);
+	sync_folder(of);
 	return 0;
 }
 
@@ -200,21 +314,22 @@ static bool still_ours(const struct outfile *of)
 {
 	struct stat st;
 
-	return !lstat(of->tmp, &st) && S_ISREG(st.st_mode) && st.st_dev == of->dev &&
-	       st.st_ino == of->ino;
+	return !fstatat(of->dirfd, of->tmp + of->dirlen, &st, AT_SYMLINK_NOFOLLOW) &&
+	       S_ISREG(st.st_mode) && st.st_dev == of->dev && st.st_ino == of->ino;
 }
 
 void outfile_close(struct outfile *of)
 {
-	if (!of->path && !of->tmp)
+	if (!of->path && !of->tmp)	/* zeroed, or closed: nothing to do (no folder open) */
 		return;
 	if (of->state == OUTFILE_OPEN && still_ours(of))
-		unlink(of->tmp);
+		unlinkat(of->dirfd, of->tmp + of->dirlen, 0);
 	close_fd(of);
+	if (of->dirfd >= 0)
+		close(of->dirfd);
 	free(of->path);
 	free(of->tmp);
-	memset(of, 0, sizeof(*of));
-	of->fd = -1;
+	reset(of);
 }
 
 int outfile_parse_mode(const char *s, mode_t *mode)
@@ -230,4 +345,61 @@ int outfile_parse_mode(const char *s, mode_t *mode)
 		return -EINVAL;
 	*mode = (mode_t)v;
 	return 0;
+}
+
+mode_t outfile_dir_mode(mode_t mode)
+{
+	mode_t m = (mode ? mode : OUTFILE_MODE_DEFAULT) & 0777;
+
+	return m | ((m & 0444) >> 2);
+}
+
+/* The message and error of a folder that openat() refused with e. */
+static int dir_refused(int dirfd, const char *path, int e, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if ((e == -ENOTDIR || e == -ELOOP) && !fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (S_ISLNK(st.st_mode)) {
+			snprintf(err, errlen, "%s: a symlink, not a folder (refused: no output is written through a link; remove it)",
+				 path);
+			return -ELOOP;
+		}
+		snprintf(err, errlen, "%s: not a folder (remove it or write elsewhere)", path);
+		return -ENOTDIR;
+	}
+	snprintf(err, errlen, "%s: cannot open the folder: %s", path, strerror(-e));
+	return e;
+}
+
+int outfile_dir_open(int dirfd, const char *path, mode_t mode, unsigned int flags, char *err,
+		     size_t errlen)
+{
+	int nofollow = flags & OUTFILE_DIR_NOFOLLOW ? O_NOFOLLOW : 0;
+	bool made = !mkdirat(dirfd, path, 0700);
+	struct stat st;
+	int fd, e;
+
+	if (!made && errno != EEXIST) {
+		e = -errno;
+		snprintf(err, errlen, "%s: cannot create the folder: %s", path, strerror(-e));
+		return e;
+	}
+	/* a folder made here is read to set its mode; an existing one only has to be entered */
+	fd = openat(dirfd, path, (made ? O_RDONLY : O_PATH) | O_DIRECTORY | O_CLOEXEC | nofollow);
+	if (fd < 0)
+		return dir_refused(dirfd, path, -errno, err, errlen);
+	if (fstat(fd, &st) || (made && fchmod(fd, outfile_dir_mode(mode)))) {
+		e = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-e));
+		close(fd);
+		return e;
+	}
+	if ((flags & OUTFILE_DIR_OWNED) && st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s: owned by uid %u, not by the running user (uid %u): another user could replace what is written there (remove it or write elsewhere)",
+			 path, (unsigned int)st.st_uid, (unsigned int)geteuid());
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
 }

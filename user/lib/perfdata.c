@@ -1151,6 +1151,7 @@ static int start(struct imp *im, uint64_t ts)
 	};
 	struct cdict_writer_opts wo = {
 		.legacy = im->opts && im->opts->legacy, .mode = im->opts ? im->opts->mode : 0,
+		.exists = im->opts ? im->opts->exists : OUTFILE_REPLACE,
 	};
 	char opt[512];
 	size_t i;
@@ -1369,6 +1370,8 @@ int perfdata_import(const char *in_path, const char *out_path,
 		goto out;
 	}
 	ret = cdict_writer__finish(im.w, &im.meta, err, errlen);
+	if (!ret)
+		snprintf(stats->path, sizeof(stats->path), "%s", cdict_writer__path(im.w));
 out:
 	if (ret && errlen && !err[0])
 		snprintf(err, errlen, "%s: %s", in_path, strerror(-ret));

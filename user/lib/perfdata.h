@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "outfile.h"
 
 struct task_map;
 
@@ -15,6 +16,7 @@ struct perfdata_import_opts {
 	const char *cmdline;		/* pwz-bpf's own command line, stored in the meta; may be NULL */
 	bool legacy;			/* write perfwhiz's legacy cdict instead of v2 */
 	mode_t mode;			/* the cdict's mode; 0 = 0600 (see outfile.h) */
+	enum outfile_exists exists;	/* a file at out_path: replaced (0), kept (outfile.h) */
 };
 
 struct perfdata_import_stats {
@@ -27,6 +29,8 @@ struct perfdata_import_stats {
 	uint64_t lost;			/* events the file says were lost (LOST, LOST_SAMPLES) */
 	uint64_t slices;		/* run slices written */
 	uint64_t tasks;			/* tasks written */
+	char path[4096];		/* the cdict written: out_path, or its numbered name when
+					 * a file there was kept (opts->exists) */
 };
 
 /*
