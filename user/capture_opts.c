@@ -72,7 +72,9 @@ static const char usage[] =
 "      --trigger-wait DUR  dump when a thread waits runnable longer than DUR (20ms, 500us)\n"
 "      --trigger-exit DUR  dump when a KVM exit takes longer than DUR to handle\n"
 "      --after DUR         dump DUR after the trigger (default 0)\n"
-"      --once              stop after the first dump\n"
+"      --arm-after DUR     --trigger-wait and --trigger-exit fire from DUR after the start\n"
+"                          (default: once the window is full, N seconds)\n"
+"      --once              stop after the first dump written\n"
 "      SIGUSR1             dump now (kill -USR1 PID)\n"
 "  -h, --help              this help\n"
 "  -V, --version           the version\n"
@@ -101,7 +103,7 @@ enum {
 	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
 	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_MODE, OPT_REMAP,
 	OPT_LIVE, OPT_BATCH, OPT_JSON, OPT_FLIGHT, OPT_FLIGHT_MB, OPT_TRIG_WAIT, OPT_TRIG_EXIT,
-	OPT_AFTER, OPT_ONCE, OPT_IRQ, OPT_NOWAKER,
+	OPT_AFTER, OPT_ONCE, OPT_IRQ, OPT_NOWAKER, OPT_ARM_AFTER,
 };
 
 static const struct option long_opts[] = {
@@ -133,6 +135,7 @@ static const struct option long_opts[] = {
 	{ "trigger-wait", required_argument, NULL, OPT_TRIG_WAIT },
 	{ "trigger-exit", required_argument, NULL, OPT_TRIG_EXIT },
 	{ "after", required_argument, NULL, OPT_AFTER },
+	{ "arm-after", required_argument, NULL, OPT_ARM_AFTER },
 	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -238,7 +241,7 @@ static int check_modes(const struct capture_opts *o, bool live_opts, bool flight
 		return -EINVAL;
 	}
 	if (flight_opts && !o->flight_s) {
-		snprintf(err, errlen, "--flight-mb, --trigger-wait, --trigger-exit, --after and --once belong to --flight N (add --flight SECONDS)");
+		snprintf(err, errlen, "--flight-mb, --trigger-wait, --trigger-exit, --after, --arm-after and --once belong to --flight N (add --flight SECONDS)");
 		return -EINVAL;
 	}
 	if ((o->live || o->flight_s) &&
@@ -391,6 +394,16 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 			o->after_ns = v;
 			flight_opts = true;
 			break;
+		case OPT_ARM_AFTER:
+			if (parse_dur(optarg, 6, 3600000000000ull, &v)) {
+				snprintf(err, errlen, "--arm-after '%s': give a duration such as 10s or 500ms (0: at once)",
+					 optarg);
+				return -EINVAL;
+			}
+			o->arm_after_ns = v;
+			o->arm_after_given = true;
+			flight_opts = true;
+			break;
 		case OPT_ONCE: o->once = true; flight_opts = true; break;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
@@ -435,6 +448,10 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		return rc;
 	if (o->flight_s && o->after_ns > (uint64_t)(o->flight_s * 1e9)) {
 		snprintf(err, errlen, "--after must not exceed the --flight window");
+		return -EINVAL;
+	}
+	if (o->arm_after_given && !o->trigger_wait_ns && !o->trigger_exit_ns) {
+		snprintf(err, errlen, "--arm-after arms --trigger-wait and --trigger-exit: give one of them");
 		return -EINVAL;
 	}
 	if (o->remap && !o->map_path) {
@@ -533,6 +550,8 @@ void capture_opts_describe(const struct capture_opts *o, char *out, size_t outle
 		ADD(" trigger-exit=%gms", o->trigger_exit_ns / 1e6);
 	if (o->after_ns)
 		ADD(" after=%gms", o->after_ns / 1e6);
+	if (o->arm_after_given)
+		ADD(" arm-after=%gms", o->arm_after_ns / 1e6);
 #undef ADD
 	if (outlen && n >= outlen)
 		out[outlen - 1] = '\0';
