@@ -1236,6 +1236,7 @@ static int capture_loop(struct run *r)
 		}
 	}
 	clear_progress();
+	usr1_ignored();		/* one that came in the last poll */
 	if (stop_signal)
 		info(1, "stopping on signal %d", (int)stop_signal);
 	return 0;
