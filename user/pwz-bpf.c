@@ -930,6 +930,10 @@ static int fill_meta(struct run *r)
 	return 0;
 }
 
+/* The signals pwz-bpf catches (catch_signals()). */
+static const int caught_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+#define NR_CAUGHT (sizeof(caught_signals) / sizeof(caught_signals[0]))
+
 /* From main()'s first instruction: SIGINT, SIGTERM and SIGHUP end the capture (stop_signal;
  * one that comes while the programs load ends it as soon as they are attached, with a whole
  * file), SIGUSR1 asks --flight for a dump (usr1_signal; elsewhere it is said and ignored). */
@@ -938,25 +942,34 @@ static void catch_signals(void)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = on_usr1;
-	sigaction(SIGUSR1, &sa, NULL);
+	for (size_t i = 0; i < NR_CAUGHT; i++) {
+		sa.sa_handler = caught_signals[i] == SIGUSR1 ? on_usr1 : on_signal;
+		sigaction(caught_signals[i], &sa, NULL);
+	}
 }
 
 /* --use-perf-data and --remap read and write files only: the signals end them as they would
  * any program (one that came already is raised again). */
 static void uncatch_signals(void)
 {
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGUSR1, SIG_DFL);
+	for (size_t i = 0; i < NR_CAUGHT; i++)
+		signal(caught_signals[i], SIG_DFL);
 	if (stop_signal)
 		raise(stop_signal);
+}
+
+/* The BPF verifier gives up with EAGAIN when a signal is pending (libbpf tries a program 5
+ * times): while the programs load, the caught signals wait, blocked (how SIG_BLOCK), and are
+ * handled once they are loaded (SIG_UNBLOCK). */
+static void hold_signals(int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < NR_CAUGHT; i++)
+		sigaddset(&set, caught_signals[i]);
+	sigprocmask(how, &set, NULL);
 }
 
 /* What pwz-bpf does while it starts, said from its first moment: on a terminal without -q
@@ -1022,7 +1035,9 @@ static int prepare(struct run *r)
 		.follow_names = r->o.nr_tasks > 0, .irq = r->o.irq,
 	};
 	starting(r, "loading the BPF programs (the kernel verifies them)");
+	hold_signals(SIG_BLOCK);
 	r->cap = capture__new(&r->cfg, err, sizeof(err));
+	hold_signals(SIG_UNBLOCK);
 	if (!r->cap) {
 		msg("%s", err);
 		return -1;
