@@ -105,6 +105,8 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	kv_str(b, "tool_version", m->tool_version);
 	kv_str(b, "trigger", m->trigger);
 	kv_u64(b, "trigger_ns", m->trigger_ns);
+	kv_u64(b, "trigger_tid", m->trigger_tid);
+	kv_str(b, "trigger_thread", m->trigger_thread);
 	kv_str(b, "source", pwz_source_name(m->source));
 	kv_u64(b, "nr_cpus", m->nr_cpus);
 	kv_u64(b, "duration_ns", m->duration_ns);

@@ -40,6 +40,10 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_key(b, "trigger", false);	/* a flight recorder dump's (user/flight.h) */
 	jbuf_str_or_null(b, m->trigger);
 	jbuf_member_u64_or_null(b, "trigger_ns", m->trigger_ns, m->trigger != NULL);
+	/* the thread whose wait or exit fired it (null: a signal, the end of the recording) */
+	jbuf_member_u64_or_null(b, "trigger_tid", m->trigger_tid, m->trigger && m->trigger_tid);
+	jbuf_key(b, "trigger_thread", false);
+	jbuf_str_or_null(b, m->trigger && m->trigger_tid ? m->trigger_thread : NULL);
 	jbuf_member_u64(b, "duration_ns", s->window_end_ns > m->duration_ns ? s->window_end_ns : m->duration_ns);
 	jbuf_member_u64(b, "window_start_ns", s->window_start_ns);
 	jbuf_member_u64(b, "window_end_ns", s->window_end_ns);

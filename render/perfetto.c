@@ -1035,11 +1035,12 @@ static void write_header(struct exporter *x)
 }
 
 /* A flight recorder dump's trigger (user/flight.h): an instant on a track of its own, named
- * by its reason, when it lies in the window (its end included: with --after 0 the trigger is
- * the window's end). */
+ * by its reason and thread (pwz_meta_trigger_text()), when it lies in the window (its end
+ * included: with --after 0 the trigger is the window's end). */
 static void write_trigger(struct exporter *x)
 {
 	const struct pwz_meta *m = &x->meta;
+	char text[512];
 	size_t a;
 
 	if (!m->trigger || x->trigger_written || m->trigger_ns < x->w0 || m->trigger_ns > x->w1)
@@ -1056,7 +1057,8 @@ static void write_trigger(struct exporter *x)
 	a = pb_begin(&x->pkt, TP_TRACK_EVENT);
 	pb_uint(&x->pkt, TE_TYPE, TE_INSTANT);
 	pb_uint(&x->pkt, TE_TRACK_UUID, UUID_TRIGGER);
-	pb_str(&x->pkt, TE_NAME, m->trigger);
+	pwz_meta_trigger_text(m, text, sizeof(text));
+	pb_str(&x->pkt, TE_NAME, text);
 	pb_end(&x->pkt, a);
 	flush_packet(x);
 }

@@ -275,6 +275,24 @@ static void test_flight_options(void **state)
 	assert_int_equal(PARSE(&o, err, "--flight", "1", "--after", "2s"), -EINVAL);
 	assert_non_null(strstr(err, "--after"));
 	assert_int_equal(PARSE(&o, err, "--flight", "5", "--legacy"), -EINVAL);
+	/* --arm-after: when the waits and exits fire (default: the window full) */
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--trigger-wait", "20ms"), 0);
+	assert_false(o.arm_after_given);
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--trigger-wait", "20ms", "--arm-after",
+			       "2s"), 0);
+	assert_true(o.arm_after_given && o.arm_after_ns == 2000000000ull);
+	capture_opts_describe(&o, desc, sizeof(desc));
+	assert_non_null(strstr(desc, "arm-after=2000ms"));
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--trigger-exit", "1ms", "--arm-after",
+			       "0"), 0);
+	assert_true(o.arm_after_given && o.arm_after_ns == 0);
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--arm-after", "2s"), -EINVAL);
+	assert_non_null(strstr(err, "give one of them"));
+	assert_int_equal(PARSE(&o, err, "--arm-after", "2s", "--trigger-wait", "1ms"), -EINVAL);
+	assert_non_null(strstr(err, "add --flight"));
+	assert_int_equal(PARSE(&o, err, "--flight", "5", "--trigger-wait", "1ms", "--arm-after",
+			       "soon"), -EINVAL);
+	assert_non_null(strstr(err, "--arm-after"));
 	assert_int_equal(PARSE(&o, err, "--flight", "5", "--flight-mb", "0"), -EINVAL);
 }
 

@@ -416,6 +416,38 @@ static void test_missing_root(void **state)
 	task_table__free(tt);
 }
 
+/* The scan reads one file a thread, its comm in the task folder it is listed in (no status:
+ * the folder is its process), and with -p the threads of the processes given only. */
+static void test_scan_reads(void **state)
+{
+	char cmd[160];
+	struct task_table *tt;
+	struct pwz_task t;
+	uint32_t pids[] = { 200, 4242 };	/* 4242: a process gone */
+
+	(void)state;
+	/* process 800 with threads 800 and 801 listed only in its task folder */
+	PUTS("800/task/800/comm", "leader\n");
+	PUTS("800/task/801/comm", "helper\n");
+	tt = task_table__new(root, NULL);
+	assert_int_equal(task_table__scan(tt), 7);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/800'", root);
+	assert_int_equal(system(cmd), 0);
+	/* gone from /proc now: what the scan read names them */
+	assert_int_equal(task_table__touch(tt, 801, 10, &t), 1);
+	assert_string_equal(t.comm, "helper");
+	assert_int_equal(t.tgid, 800);
+	assert_string_equal(t.proc_name, "leader");
+	task_table__free(tt);
+
+	tt = task_table__new(root, NULL);
+	assert_int_equal(task_table__scan_pids(tt, pids, 2), 1);
+	assert_string_equal(task_table__name(tt, 200), "bash");
+	assert_int_equal(task_table__tgid(tt, 200), 200);
+	assert_null(task_table__name(tt, 101));	/* another process: not read */
+	task_table__free(tt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_map_names),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_missing_root),
+		cmocka_unit_test(test_scan_reads),
 		cmocka_unit_test(test_forget_gone),
 		cmocka_unit_test(test_forget_small),
 	};

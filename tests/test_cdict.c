@@ -361,10 +361,11 @@ static void spill(const char *path, const void *buf, size_t len)
 	fclose(f);
 }
 
-/* A flight recorder dump's trigger (reason and time) survives the file, with the other keys. */
+/* A flight recorder dump's trigger (reason, time and thread) survives the file, with the other
+ * keys, and is said with its thread. */
 static void test_trigger_meta(void **state)
 {
-	char path[256], err[512];
+	char path[256], err[512], text[256];
 	struct cdict_read_info info;
 	struct cdict_writer *w;
 	static struct seen s;
@@ -373,7 +374,9 @@ static void test_trigger_meta(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/trig.cdict", dir);
 	make_meta(&m);
-	pwz_meta_set_str(&m.trigger, "wait 23.500 ms of tid 812 (\x1b)");
+	pwz_meta_set_str(&m.trigger, "wait 23.500 ms");
+	pwz_meta_set_str(&m.trigger_thread, "db-writer\x1b");
+	m.trigger_tid = 812;
 	m.trigger_ns = 2999999999ull;
 	m.duration_ns = 3000000000ull;
 	w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
@@ -381,15 +384,34 @@ static void test_trigger_meta(void **state)
 	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
 	cdict_writer__free(w);
 	assert_int_equal(read_all(path, &s, &info, err), 0);
-	assert_string_equal(s.meta.trigger, "wait 23.500 ms of tid 812 (\x1b)");
+	assert_string_equal(s.meta.trigger, "wait 23.500 ms");
 	assert_int_equal(s.meta.trigger_ns, 2999999999ull);
+	assert_int_equal(s.meta.trigger_tid, 812);
+	assert_string_equal(s.meta.trigger_thread, "db-writer\x1b");
+	pwz_meta_trigger_text(&s.meta, text, sizeof(text));
+	assert_string_equal(text, "wait 23.500 ms of thread db-writer\x1b (tid 812)");
 	assert_string_equal(s.meta.host, "testhost");
 	assert_int_equal(s.meta.duration_ns, 3000000000ull);
 	assert_string_equal(pwz_meta_exit_name(&s.meta, PWZ_ISA_VMX, 30), "IO_INSTRUCTION");
 	assert_int_equal(pwz_meta_copy(&copy, &s.meta), 0);
 	assert_string_equal(copy.trigger, s.meta.trigger);
 	assert_ptr_not_equal(copy.trigger, s.meta.trigger);
+	assert_string_equal(copy.trigger_thread, s.meta.trigger_thread);
+	assert_ptr_not_equal(copy.trigger_thread, s.meta.trigger_thread);
 	pwz_meta_free(&copy);
+	/* a signal's trigger has no thread */
+	pwz_meta_free(&s.meta);
+	m.trigger_tid = 0;
+	pwz_meta_set_str(&m.trigger, "signal SIGUSR1");
+	w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+	assert_int_equal(read_all(path, &s, &info, err), 0);
+	assert_int_equal(s.meta.trigger_tid, 0);
+	assert_null(s.meta.trigger_thread);
+	pwz_meta_trigger_text(&s.meta, text, sizeof(text));
+	assert_string_equal(text, "signal SIGUSR1");
 	pwz_meta_free(&s.meta);
 	pwz_meta_free(&m);
 }

@@ -77,7 +77,9 @@ static const char usage[] =
 "      --trigger-wait DUR  dump when a thread waits runnable longer than DUR (20ms, 500us)\n"
 "      --trigger-exit DUR  dump when a KVM exit takes longer than DUR to handle\n"
 "      --after DUR         dump DUR after the trigger (default 0)\n"
-"      --once              stop after the first dump\n"
+"      --arm-after DUR     --trigger-wait and --trigger-exit fire from DUR after the start\n"
+"                          (default: once the window is full, N seconds)\n"
+"      --once              stop after the first dump written\n"
 "      SIGUSR1             dump now (kill -USR1 PID)\n"
 "  -h, --help              this help\n"
 "  -V, --version           the version\n"
@@ -106,7 +108,7 @@ enum {
 	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
 	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_MODE, OPT_REMAP,
 	OPT_LIVE, OPT_BATCH, OPT_JSON, OPT_FLIGHT, OPT_FLIGHT_MB, OPT_TRIG_WAIT, OPT_TRIG_EXIT,
-	OPT_AFTER, OPT_ONCE, OPT_IRQ, OPT_NOWAKER, OPT_FORCE,
+	OPT_AFTER, OPT_ONCE, OPT_IRQ, OPT_NOWAKER, OPT_FORCE, OPT_ARM_AFTER,
 };
 
 static const struct option long_opts[] = {
@@ -139,6 +141,7 @@ static const struct option long_opts[] = {
 	{ "trigger-wait", required_argument, NULL, OPT_TRIG_WAIT },
 	{ "trigger-exit", required_argument, NULL, OPT_TRIG_EXIT },
 	{ "after", required_argument, NULL, OPT_AFTER },
+	{ "arm-after", required_argument, NULL, OPT_ARM_AFTER },
 	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -197,6 +200,20 @@ static int parse_pids(struct capture_opts *o, const char *arg, char *err, size_t
 	}
 }
 
+static int parse_task(struct capture_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!*arg) {
+		snprintf(err, errlen, "-t/--task: give a non-empty name pattern");
+		return -EINVAL;
+	}
+	if (o->nr_tasks == CAPTURE_MAX_TASKS) {
+		snprintf(err, errlen, "-t/--task: at most %d patterns", CAPTURE_MAX_TASKS);
+		return -EINVAL;
+	}
+	o->tasks[o->nr_tasks++] = arg;
+	return 0;
+}
+
 static int parse_ringbuf(struct capture_opts *o, const char *arg, char *err, size_t errlen)
 {
 	uint64_t v;
@@ -244,7 +261,7 @@ static int check_modes(const struct capture_opts *o, bool live_opts, bool flight
 		return -EINVAL;
 	}
 	if (flight_opts && !o->flight_s) {
-		snprintf(err, errlen, "--flight-mb, --trigger-wait, --trigger-exit, --after and --once belong to --flight N (add --flight SECONDS)");
+		snprintf(err, errlen, "--flight-mb, --trigger-wait, --trigger-exit, --after, --arm-after and --once belong to --flight N (add --flight SECONDS)");
 		return -EINVAL;
 	}
 	if ((o->live || o->flight_s) &&
@@ -261,14 +278,189 @@ static int check_modes(const struct capture_opts *o, bool live_opts, bool flight
 		snprintf(err, errlen, "--live runs until q or Ctrl-C: give -n COUNT intervals instead of -s or a command");
 		return -EINVAL;
 	}
+	if (o->flight_s && o->after_ns > (uint64_t)(o->flight_s * 1e9)) {
+		snprintf(err, errlen, "--after must not exceed the --flight window");
+		return -EINVAL;
+	}
+	if (o->arm_after_given && !o->trigger_wait_ns && !o->trigger_exit_ns) {
+		snprintf(err, errlen, "--arm-after arms --trigger-wait and --trigger-exit: give one of them");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The options given together that do not go together (named: a run name was given). Returns 0
+ * or -EINVAL with err. */
+static int check_combinations(const struct capture_opts *o, bool live_opts, bool flight_opts,
+			      bool named, char *err, size_t errlen)
+{
+	int rc;
+
+	if (o->perf_data &&
+	    (o->command || o->sleep_given || o->nr_pids || o->nr_tasks || o->kvm_only)) {
+		snprintf(err, errlen, "--use-perf-data converts a file: it takes no -s, -p, -t, --kvm or command");
+		return -EINVAL;
+	}
+	rc = check_modes(o, live_opts, flight_opts, err, errlen);
+	if (rc)
+		return rc;
+	if (o->remap && !o->map_path) {
+		snprintf(err, errlen, "--remap FILE rewrites the names of FILE with a map: give --map CSV");
+		return -EINVAL;
+	}
+	if (o->remap && (o->perf_data || o->command || o->sleep_given || o->nr_pids ||
+			 o->nr_tasks || o->kvm_only || o->stats || o->all || o->legacy ||
+			 o->no_streams || o->force || named)) {
+		snprintf(err, errlen, "--remap FILE --map CSV rewrites FILE: it takes no other option, run name or command");
+		return -EINVAL;
+	}
+	if (o->irq && (o->live || o->flight_s || o->legacy || o->perf_data)) {
+		snprintf(err, errlen, "--irq: its aggregates are written at the end of a capture in cdict v2: not with %s",
+			 o->live ? "--live" : o->flight_s ? "--flight" : o->legacy ? "--legacy" :
+			 "--use-perf-data");
+		return -EINVAL;
+	}
+	if (o->no_waker && (o->perf_data || o->no_streams || o->live || o->legacy)) {
+		snprintf(err, errlen, "--no-waker: wakers are noted only in the records a capture streams: not with %s",
+			 o->perf_data ? "--use-perf-data" : o->no_streams ? "--aggregate-only" :
+			 o->live ? "--live" : "--legacy");
+		return -EINVAL;
+	}
+	if (o->legacy && o->no_streams) {
+		snprintf(err, errlen, "--legacy stores events only: not with --aggregate-only");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "--" ends the options: the rest is the command (getopt must not see it). Returns the count
+ * of the arguments before it (argc when none), or -EINVAL with err. */
+static int split_command(struct capture_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--"))
+			continue;
+		if (i + 1 >= argc) {
+			snprintf(err, errlen, "'--' must be followed by a command to run");
+			return -EINVAL;
+		}
+		o->command = argv + i + 1;
+		o->nr_command = argc - i - 1;
+		return i;
+	}
+	return argc;
+}
+
+/* The arguments after the options (nr of them at pos): none, or the run name. Returns 0 or
+ * -EINVAL with err. */
+static int parse_run_name(struct capture_opts *o, int nr, char **pos, char *err, size_t errlen)
+{
+	const char *r = nr ? pos[0] : NULL;
+
+	if (nr > 1) {
+		snprintf(err, errlen, "one run name expected, got '%s' and '%s' (put a command after '--')",
+			 pos[0], pos[1]);
+		return -EINVAL;
+	}
+	if (!r)
+		return 0;
+	if (!*r || strchr(r, '/') || !strcmp(r, ".") || !strcmp(r, "..")) {
+		snprintf(err, errlen, "run name '%s': give a file name without '/' (use --dest-folder for the directory)",
+			 r);
+		return -EINVAL;
+	}
+	if (*r == '-') {
+		snprintf(err, errlen, "unknown option '%s' (see --help)", r);
+		return -EINVAL;
+	}
+	o->run_name = r;
+	return 0;
+}
+
+/* One of --live's options (-i, -n, --batch, --json). Returns 0 or -EINVAL with err. */
+static int parse_live_opt(struct capture_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'i':
+		if (numopt_parse_ns(arg, 9, 3600000000000ull, &v) || v < 10000000) {
+			snprintf(err, errlen, "-i/--interval '%s': give seconds from 0.01 to 3600", arg);
+			return -EINVAL;
+		}
+		o->interval_s = (double)v / 1e9;
+		break;
+	case 'n':
+		if (numopt_parse_count(arg, UINT32_MAX, &o->count)) {
+			snprintf(err, errlen, "-n/--count '%s': give a number of intervals >= 1", arg);
+			return -EINVAL;
+		}
+		break;
+	case OPT_BATCH: o->batch = true; break;
+	case OPT_JSON: o->json = o->batch = true; break;
+	}
+	return 0;
+}
+
+/* One of the flight recorder's options (--flight and those that need it). Returns 0 or
+ * -EINVAL with err. */
+static int parse_flight_opt(struct capture_opts *o, int c, const char *arg, char *err,
+			    size_t errlen)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_FLIGHT:
+		if (numopt_parse_ns(arg, 9, (uint64_t)(CAPTURE_MAX_FLIGHT_S * 1e9), &v) ||
+		    v < 1000000) {
+			snprintf(err, errlen, "--flight '%s': give the seconds to keep, from 0.001 to %.0f",
+				 arg, CAPTURE_MAX_FLIGHT_S);
+			return -EINVAL;
+		}
+		o->flight_s = (double)v / 1e9;
+		break;
+	case OPT_FLIGHT_MB:
+		if (numopt_parse_count(arg, CAPTURE_MAX_FLIGHT_MB, &v)) {
+			snprintf(err, errlen, "--flight-mb '%s': give MiB from 1 to %d", arg,
+				 CAPTURE_MAX_FLIGHT_MB);
+			return -EINVAL;
+		}
+		o->flight_mb = (unsigned int)v;
+		break;
+	case OPT_TRIG_WAIT:
+	case OPT_TRIG_EXIT:
+		if (parse_dur(arg, 6, 3600000000000ull, &v) || !v) {
+			snprintf(err, errlen, "%s '%s': give a duration > 0 such as 20ms, 500us or 1.5 (ms)",
+				 c == OPT_TRIG_WAIT ? "--trigger-wait" : "--trigger-exit", arg);
+			return -EINVAL;
+		}
+		*(c == OPT_TRIG_WAIT ? &o->trigger_wait_ns : &o->trigger_exit_ns) = v;
+		break;
+	case OPT_AFTER:
+		if (parse_dur(arg, 6, 3600000000000ull, &v)) {
+			snprintf(err, errlen, "--after '%s': give milliseconds (or 2s, 500us)", arg);
+			return -EINVAL;
+		}
+		o->after_ns = v;
+		break;
+	case OPT_ARM_AFTER:
+		if (parse_dur(arg, 6, 3600000000000ull, &v)) {
+			snprintf(err, errlen, "--arm-after '%s': give a duration such as 10s or 500ms (0: at once)",
+				 arg);
+			return -EINVAL;
+		}
+		o->arm_after_ns = v;
+		o->arm_after_given = true;
+		break;
+	case OPT_ONCE: o->once = true; break;
+	}
 	return 0;
 }
 
 int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
 	bool live_opts = false, flight_opts = false;
-	uint64_t v;
-	int c, rc = 0, first_pos, dashdash = -1;
+	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->sleep_s = 1.0;
@@ -277,23 +469,9 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 	o->ringbuf_mb = 16;
 	o->interval_s = 1.0;
 
-	/* "--" ends the options: the rest is the command. getopt must not see it. */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			dashdash = i;
-			break;
-		}
-	}
-	if (dashdash >= 0) {
-		if (dashdash + 1 >= argc) {
-			snprintf(err, errlen, "'--' must be followed by a command to run");
-			return -EINVAL;
-		}
-		o->command = argv + dashdash + 1;
-		o->nr_command = argc - dashdash - 1;
-		argc = dashdash;
-	}
-
+	argc = split_command(o, argc, argv, err, errlen);
+	if (argc < 0)
+		return argc;
 	rc = cliopt_check_exact(argc, argv, SHORT_OPTS, long_opts, removed_opts, err, errlen);
 	if (rc)
 		return rc;
@@ -303,17 +481,7 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		switch (c) {
 		case 's': rc = parse_sleep(o, optarg, err, errlen); break;
 		case 'p': rc = parse_pids(o, optarg, err, errlen); break;
-		case 't':
-			if (!*optarg) {
-				snprintf(err, errlen, "-t/--task: give a non-empty name pattern");
-				return -EINVAL;
-			}
-			if (o->nr_tasks == CAPTURE_MAX_TASKS) {
-				snprintf(err, errlen, "-t/--task: at most %d patterns", CAPTURE_MAX_TASKS);
-				return -EINVAL;
-			}
-			o->tasks[o->nr_tasks++] = optarg;
-			break;
+		case 't': rc = parse_task(o, optarg, err, errlen); break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
@@ -348,61 +516,22 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		case OPT_REMAP: o->remap = optarg; break;
 		case OPT_LIVE: o->live = true; break;
 		case 'i':
-			if (numopt_parse_ns(optarg, 9, 3600000000000ull, &v) || v < 10000000) {
-				snprintf(err, errlen, "-i/--interval '%s': give seconds from 0.01 to 3600",
-					 optarg);
-				return -EINVAL;
-			}
-			o->interval_s = (double)v / 1e9;
-			live_opts = true;
-			break;
 		case 'n':
-			if (numopt_parse_count(optarg, UINT32_MAX, &o->count)) {
-				snprintf(err, errlen, "-n/--count '%s': give a number of intervals >= 1",
-					 optarg);
-				return -EINVAL;
-			}
+		case OPT_BATCH:
+		case OPT_JSON:
+			rc = parse_live_opt(o, c, optarg, err, errlen);
 			live_opts = true;
 			break;
-		case OPT_BATCH: o->batch = true; live_opts = true; break;
-		case OPT_JSON: o->json = o->batch = true; live_opts = true; break;
 		case OPT_FLIGHT:
-			if (numopt_parse_ns(optarg, 9, (uint64_t)(CAPTURE_MAX_FLIGHT_S * 1e9), &v) ||
-			    v < 1000000) {
-				snprintf(err, errlen, "--flight '%s': give the seconds to keep, from 0.001 to %.0f",
-					 optarg, CAPTURE_MAX_FLIGHT_S);
-				return -EINVAL;
-			}
-			o->flight_s = (double)v / 1e9;
-			break;
 		case OPT_FLIGHT_MB:
-			if (numopt_parse_count(optarg, CAPTURE_MAX_FLIGHT_MB, &v)) {
-				snprintf(err, errlen, "--flight-mb '%s': give MiB from 1 to %d", optarg,
-					 CAPTURE_MAX_FLIGHT_MB);
-				return -EINVAL;
-			}
-			o->flight_mb = (unsigned int)v;
-			flight_opts = true;
-			break;
 		case OPT_TRIG_WAIT:
 		case OPT_TRIG_EXIT:
-			if (parse_dur(optarg, 6, 3600000000000ull, &v) || !v) {
-				snprintf(err, errlen, "%s '%s': give a duration > 0 such as 20ms, 500us or 1.5 (ms)",
-					 c == OPT_TRIG_WAIT ? "--trigger-wait" : "--trigger-exit", optarg);
-				return -EINVAL;
-			}
-			*(c == OPT_TRIG_WAIT ? &o->trigger_wait_ns : &o->trigger_exit_ns) = v;
-			flight_opts = true;
-			break;
 		case OPT_AFTER:
-			if (parse_dur(optarg, 6, 3600000000000ull, &v)) {
-				snprintf(err, errlen, "--after '%s': give milliseconds (or 2s, 500us)", optarg);
-				return -EINVAL;
-			}
-			o->after_ns = v;
-			flight_opts = true;
+		case OPT_ARM_AFTER:
+		case OPT_ONCE:
+			rc = parse_flight_opt(o, c, optarg, err, errlen);
+			flight_opts |= c != OPT_FLIGHT;	/* the others need --flight */
 			break;
-		case OPT_ONCE: o->once = true; flight_opts = true; break;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
 			return -EINVAL;
@@ -416,65 +545,10 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		if (rc)
 			return rc;
 	}
-	first_pos = optind;
-	if (argc - first_pos > 1) {
-		snprintf(err, errlen, "one run name expected, got '%s' and '%s' (put a command after '--')",
-			 argv[first_pos], argv[first_pos + 1]);
-		return -EINVAL;
-	}
-	if (argc - first_pos == 1) {
-		const char *r = argv[first_pos];
-
-		if (!*r || strchr(r, '/') || !strcmp(r, ".") || !strcmp(r, "..")) {
-			snprintf(err, errlen, "run name '%s': give a file name without '/' (use --dest-folder for the directory)",
-				 r);
-			return -EINVAL;
-		}
-		if (*r == '-') {
-			snprintf(err, errlen, "unknown option '%s' (see --help)", r);
-			return -EINVAL;
-		}
-		o->run_name = r;
-	}
-	if (o->perf_data &&
-	    (o->command || o->sleep_given || o->nr_pids || o->nr_tasks || o->kvm_only)) {
-		snprintf(err, errlen, "--use-perf-data converts a file: it takes no -s, -p, -t, --kvm or command");
-		return -EINVAL;
-	}
-	rc = check_modes(o, live_opts, flight_opts, err, errlen);
+	rc = parse_run_name(o, argc - optind, argv + optind, err, errlen);
 	if (rc)
 		return rc;
-	if (o->flight_s && o->after_ns > (uint64_t)(o->flight_s * 1e9)) {
-		snprintf(err, errlen, "--after must not exceed the --flight window");
-		return -EINVAL;
-	}
-	if (o->remap && !o->map_path) {
-		snprintf(err, errlen, "--remap FILE rewrites the names of FILE with a map: give --map CSV");
-		return -EINVAL;
-	}
-	if (o->remap && (o->perf_data || o->command || o->sleep_given || o->nr_pids ||
-			 o->nr_tasks || o->kvm_only || o->stats || o->all || o->legacy ||
-			 o->no_streams || o->force || argc - first_pos)) {
-		snprintf(err, errlen, "--remap FILE --map CSV rewrites FILE: it takes no other option, run name or command");
-		return -EINVAL;
-	}
-	if (o->irq && (o->live || o->flight_s || o->legacy || o->perf_data)) {
-		snprintf(err, errlen, "--irq: its aggregates are written at the end of a capture in cdict v2: not with %s",
-			 o->live ? "--live" : o->flight_s ? "--flight" : o->legacy ? "--legacy" :
-			 "--use-perf-data");
-		return -EINVAL;
-	}
-	if (o->no_waker && (o->perf_data || o->no_streams || o->live || o->legacy)) {
-		snprintf(err, errlen, "--no-waker: wakers are noted only in the records a capture streams: not with %s",
-			 o->perf_data ? "--use-perf-data" : o->no_streams ? "--aggregate-only" :
-			 o->live ? "--live" : "--legacy");
-		return -EINVAL;
-	}
-	if (o->legacy && o->no_streams) {
-		snprintf(err, errlen, "--legacy stores events only: not with --aggregate-only");
-		return -EINVAL;
-	}
-	return 0;
+	return check_combinations(o, live_opts, flight_opts, argc > optind, err, errlen);
 }
 
 bool capture_opts_want_cdict(const struct capture_opts *o)
@@ -549,6 +623,8 @@ void capture_opts_describe(const struct capture_opts *o, char *out, size_t outle
 		ADD(" trigger-exit=%gms", o->trigger_exit_ns / 1e6);
 	if (o->after_ns)
 		ADD(" after=%gms", o->after_ns / 1e6);
+	if (o->arm_after_given)
+		ADD(" arm-after=%gms", o->arm_after_ns / 1e6);
 #undef ADD
 	if (outlen && n >= outlen)
 		out[outlen - 1] = '\0';

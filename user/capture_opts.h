@@ -53,6 +53,8 @@ struct capture_opts {
 	uint64_t trigger_wait_ns;	/* --trigger-wait: dump when a wait exceeds it; 0 = off */
 	uint64_t trigger_exit_ns;	/* --trigger-exit: dump when a KVM exit's handling exceeds it */
 	uint64_t after_ns;		/* --after MS: dump this long after the trigger */
+	uint64_t arm_after_ns;		/* --arm-after: the wait and exit triggers fire from then on */
+	bool arm_after_given;		/* else from when the window is full */
 	bool once;			/* --once: stop after the first dump */
 	char **command;			/* after "--": the command's argv (NULL-terminated),
 					 * pointing into the caller's argv; NULL when none */

@@ -521,44 +521,78 @@ int task_table__forget_gone(struct task_table *tt,
 	return (int)(forgot > INT32_MAX ? INT32_MAX : forgot);
 }
 
-/* Calls fn for every tid under proc_root/<pid>/task. Returns threads seen or -errno. */
-static int for_each_proc_thread(struct task_table *tt,
-				void (*fn)(struct task_table *, uint32_t, void *), void *arg)
+/* Calls fn(tt, tid, pid, arg) for every tid under proc_root/<pid>/task (pid as a string; a
+ * fake tree or a process gone: the pid alone). Returns the threads seen. */
+static int for_each_thread_of(struct task_table *tt, const char *pid,
+			      void (*fn)(struct task_table *, uint32_t, uint32_t, void *), void *arg)
 {
-	DIR *d = opendir(tt->proc_root), *td;
-	struct dirent *de, *te;
+	uint32_t tgid = (uint32_t)strtoul(pid, NULL, 10);
+	struct dirent *te;
 	char path[512];
+	DIR *td;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/task", tt->proc_root, pid);
+	td = opendir(path);
+	if (!td) {
+		fn(tt, tgid, 0, arg);
+		return 1;
+	}
+	while ((te = readdir(td))) {
+		if (!task_is_tid(te->d_name))
+			continue;
+		fn(tt, (uint32_t)strtoul(te->d_name, NULL, 10), tgid, arg);
+		n++;
+	}
+	closedir(td);
+	return n;
+}
+
+/* Calls fn for every tid under proc_root/<pid>/task (with its pid, or 0 when the tree has no
+ * task folder). Returns threads seen or -errno. */
+static int for_each_proc_thread(struct task_table *tt,
+				void (*fn)(struct task_table *, uint32_t, uint32_t, void *), void *arg)
+{
+	DIR *d = opendir(tt->proc_root);
+	struct dirent *de;
 	int n = 0;
 
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
-		if (!task_is_tid(de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/task", tt->proc_root, de->d_name);
-		td = opendir(path);
-		if (!td) {
-			/* a fake tree or a process gone: the pid alone */
-			fn(tt, (uint32_t)strtoul(de->d_name, NULL, 10), arg);
-			n++;
-			continue;
-		}
-		while ((te = readdir(td))) {
-			if (!task_is_tid(te->d_name))
-				continue;
-			fn(tt, (uint32_t)strtoul(te->d_name, NULL, 10), arg);
-			n++;
-		}
-		closedir(td);
-	}
+	while ((de = readdir(d)))
+		if (task_is_tid(de->d_name))
+			n += for_each_thread_of(tt, de->d_name, fn, arg);
 	closedir(d);
 	return n;
 }
 
-static void scan_one(struct task_table *tt, uint32_t tid, void *arg)
+/* A thread of process tgid (0: unknown, a tree without task folders) into the table, unless
+ * known already or gone: its comm alone is read, from the task folder the listing found it in
+ * (the process is its tgid). */
+static void scan_one(struct task_table *tt, uint32_t tid, uint32_t tgid, void *arg)
 {
+	char path[512], comm[PWZ_COMM_LEN];
+	struct tt_entry *e;
+	ssize_t n;
+
 	(void)arg;
-	lookup_or_read(tt, tid);
+	if (find(tt, tid))
+		return;
+	if (tgid) {
+		snprintf(path, sizeof(path), "%s/%u/task/%u/comm", tt->proc_root, tgid, tid);
+		n = read_small(path, comm, sizeof(comm));
+		if (n <= 0)
+			return;
+		if (comm[n - 1] == '\n')
+			comm[n - 1] = '\0';
+	} else if (!read_proc(tt, tid, comm, &tgid)) {
+		return;
+	}
+	e = add(tt, tid);
+	if (!e)
+		return;
+	copy_str(e->comm, sizeof(e->comm), comm);
+	e->tgid = tgid;
 }
 
 int task_table__scan(struct task_table *tt)
@@ -566,6 +600,17 @@ int task_table__scan(struct task_table *tt)
 	int n = for_each_proc_thread(tt, scan_one, NULL);
 
 	return n < 0 ? n : (int)tt->idx.count;
+}
+
+int task_table__scan_pids(struct task_table *tt, const uint32_t *pids, size_t nr)
+{
+	char pid[16];
+
+	for (size_t i = 0; i < nr; i++) {
+		snprintf(pid, sizeof(pid), "%u", pids[i]);
+		for_each_thread_of(tt, pid, scan_one, NULL);
+	}
+	return (int)tt->idx.count;
 }
 
 struct match_ctx {
@@ -576,13 +621,14 @@ struct match_ctx {
 	size_t names_len;
 };
 
-static void match_one(struct task_table *tt, uint32_t tid, void *arg)
+static void match_one(struct task_table *tt, uint32_t tid, uint32_t pid, void *arg)
 {
 	struct match_ctx *m = arg;
 	char comm[PWZ_COMM_LEN], name[PWZ_NAME_MAX];
 	uint32_t tgid;
 	struct tt_entry *e;
 
+	(void)pid;
 	if (!read_proc(tt, tid, comm, &tgid))
 		return;
 	e = find(tt, tid);

@@ -23,9 +23,14 @@ struct task_table *task_table__new(const char *proc_root, const struct task_map 
 /* NULL is a no-op. */
 void task_table__free(struct task_table *tt);
 
-/* Reads every thread under proc_root/<pid>/task/<tid> (the capture start snapshot).
- * Returns the number of threads known after it, or -errno when proc_root cannot be read. */
+/* Reads every thread under proc_root/<pid>/task/<tid> (the capture start snapshot): one
+ * read a thread (its comm; its process is the folder it is listed in). Returns the number of
+ * threads known after it, or -errno when proc_root cannot be read. */
 int task_table__scan(struct task_table *tt);
+
+/* task_table__scan() of the nr processes pids only (-p: the other threads are never recorded),
+ * a process gone skipped. Returns the number of threads known after it. */
+int task_table__scan_pids(struct task_table *tt, const uint32_t *pids, size_t nr);
 
 /*
  * A task event from BPF at time_ns (from capture start): a new thread (is_new) or a rename.

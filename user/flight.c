@@ -54,9 +54,11 @@ struct flight {
 	struct pwz_task *tasks;
 	size_t cap_tasks;
 	bool pending;			/* a trigger waits for its window's end */
-	uint64_t trig_ns;
-	char reason[128];
+	uint64_t trig_ns;		/* its time */
+	uint32_t trig_tid;		/* its thread; 0 none */
+	char reason[128];		/* its reason, without the thread */
 	uint64_t last_to;		/* the end of the last dump's window; 0 none */
+	uint64_t arm_ns;		/* waits and exits ending before this fire nothing */
 };
 
 struct flight *flight__new(const struct flight_cfg *cfg)
@@ -68,6 +70,7 @@ struct flight *flight__new(const struct flight_cfg *cfg)
 		return NULL;
 	}
 	f->cfg = *cfg;
+	f->arm_ns = cfg->arm_ns;
 	return f;
 }
 
@@ -129,7 +132,7 @@ static struct entry *new_entry(struct flight *f, uint64_t end)
 	return &c->e[c->n++];
 }
 
-bool flight__trigger(struct flight *f, uint64_t t_ns, const char *reason)
+bool flight__trigger(struct flight *f, uint64_t t_ns, uint32_t tid, const char *reason)
 {
 	/* the new window must start where the last one ended: no record is dumped twice, and a
 	 * storm of long waits makes one dump per window, not one per wait */
@@ -137,6 +140,7 @@ bool flight__trigger(struct flight *f, uint64_t t_ns, const char *reason)
 		return false;
 	f->pending = true;
 	f->trig_ns = t_ns;
+	f->trig_tid = tid;
 	snprintf(f->reason, sizeof(f->reason), "%s", reason);
 	return true;
 }
@@ -147,11 +151,11 @@ void flight__dumped(struct flight *f, uint64_t to_ns)
 	f->last_to = to_ns;
 }
 
-static const char *name_of(const struct flight *f, uint32_t tid)
+void flight__dump_failed(struct flight *f, uint64_t to_ns)
 {
-	const struct pwz_task *t = task_of(f, tid);
-
-	return t ? t->name : "?";
+	f->pending = false;
+	if (to_ns + f->cfg.window_ns > f->arm_ns)
+		f->arm_ns = to_ns + f->cfg.window_ns;
 }
 
 int flight__slice(struct flight *f, const struct pwz_slice *s, const struct pwz_wakeup *w)
@@ -164,12 +168,12 @@ int flight__slice(struct flight *f, const struct pwz_slice *s, const struct pwz_
 	e->has_wait = w != NULL;
 	e->sl.s = *s;
 	e->sl.wake_ns = w ? w->wake_ns : 0;
-	if (w && f->cfg.trigger_wait_ns && w->wait_ns > f->cfg.trigger_wait_ns) {
-		char why[128], d[FMT_DURATION_MAX];
+	if (w && f->cfg.trigger_wait_ns && w->wait_ns > f->cfg.trigger_wait_ns &&
+	    w->wake_ns + w->wait_ns >= f->arm_ns) {
+		char why[64], d[FMT_DURATION_MAX];
 
-		snprintf(why, sizeof(why), "wait %s of tid %u (%.32s)",
-			 fmt_duration(d, sizeof(d), w->wait_ns), s->tid, name_of(f, s->tid));
-		flight__trigger(f, w->wake_ns + w->wait_ns, why);
+		snprintf(why, sizeof(why), "wait %s", fmt_duration(d, sizeof(d), w->wait_ns));
+		flight__trigger(f, w->wake_ns + w->wait_ns, s->tid, why);
 	}
 	return 0;
 }
@@ -183,13 +187,14 @@ int flight__kvm_exit(struct flight *f, const struct pwz_kvm_exit *x)
 	e->type = ENT_EXIT;
 	e->has_wait = 0;
 	e->e = *x;
-	if (f->cfg.trigger_exit_ns && x->handling_ns > f->cfg.trigger_exit_ns) {
-		char why[128], d[FMT_DURATION_MAX];
+	if (f->cfg.trigger_exit_ns && x->handling_ns > f->cfg.trigger_exit_ns &&
+	    x->time_ns + x->handling_ns >= f->arm_ns) {
+		char why[64], d[FMT_DURATION_MAX];
 
-		snprintf(why, sizeof(why), "kvm exit %u handled in %s, tid %u (%.32s)", x->reason,
-			 fmt_duration(d, sizeof(d), x->handling_ns), x->tid, name_of(f, x->tid));
+		snprintf(why, sizeof(why), "kvm exit %u handled in %s", x->reason,
+			 fmt_duration(d, sizeof(d), x->handling_ns));
 		/* at the exit's end, as a wait triggers at its end: the window holds the exit */
-		flight__trigger(f, x->time_ns + x->handling_ns, why);
+		flight__trigger(f, x->time_ns + x->handling_ns, x->tid, why);
 	}
 	return 0;
 }
@@ -271,37 +276,45 @@ struct dump {
 	size_t nr_open;
 };
 
+/* The naming of tid in a dump into out: the recorder's, else the task table's (a thread only
+ * the CPU state or a trigger names: the table reads it, or says tid-N). Returns 0 or -ENOMEM. */
+static int dump_naming(struct flight *f, struct task_table *tt, uint32_t tid, struct pwz_task *out)
+{
+	const struct pwz_task *k = task_of(f, tid);
+	int e;
+
+	if (!k) {
+		e = task_table__touch(tt, tid, 0, out);
+		if (e < 0)
+			return e;
+		if (e > 0 && (e = flight__task(f, out)))
+			return e;
+		k = task_of(f, tid);
+	}
+	if (k) {
+		*out = *k;
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	out->tid = tid;
+	snprintf(out->comm, sizeof(out->comm), "%s", task_table__name(tt, tid) ?: "?");
+	snprintf(out->name, sizeof(out->name), "%s", task_table__name(tt, tid) ?: "?");
+	out->tgid = task_table__tgid(tt, tid);
+	return 0;
+}
+
 /* The task record of tid, once per dump, before its first record. */
 static int dump_task(struct dump *d, uint32_t tid)
 {
 	struct pwz_task t;
-	const struct pwz_task *k;
-	int added = 0;
+	int added = 0, e;
 
 	if (keymap_get(&d->named, tid, 0, &added) < 0)
 		return -ENOMEM;
 	if (!added)
 		return 0;
-	k = task_of(d->f, tid);
-	if (!k) {
-		/* a thread only the CPU state names: the table reads it (or says tid-N) */
-		int e = task_table__touch(d->env->tt, tid, 0, &t);
-
-		if (e < 0)
-			return e;
-		if (e > 0)
-			flight__task(d->f, &t);
-		k = task_of(d->f, tid);
-		if (!k) {
-			memset(&t, 0, sizeof(t));
-			t.tid = tid;
-			snprintf(t.comm, sizeof(t.comm), "%s", task_table__name(d->env->tt, tid) ?: "?");
-			snprintf(t.name, sizeof(t.name), "%s", task_table__name(d->env->tt, tid) ?: "?");
-			t.tgid = task_table__tgid(d->env->tt, tid);
-			k = &t;
-		}
-	}
-	t = *k;
+	if ((e = dump_naming(d->f, d->env->tt, tid, &t)))
+		return e;
 	t.time_ns = 0;
 	return cdict_writer__task(d->w, &t);
 }
@@ -449,13 +462,54 @@ static int dump_records(struct dump *d)
 	return e;
 }
 
+/* A failed dump's file: its whole chunks kept as a capture's are, said after err. */
+static void keep_note(struct cdict_writer *w, char *err, size_t errlen)
+{
+	size_t n = strlen(err);
+	char note[2 * PATH_MAX + 160];
+
+	cdict_writer__keep_partial_note(w, note, sizeof(note));
+	snprintf(err + n, errlen - n, "; %s", note);
+}
+
+/* The dump's metadata into m: the capture's, its time 0 moved to the window's start (d->win),
+ * the pending trigger with its thread's name, the drop counters. Returns 0 or -errno with err. */
+static int dump_meta(struct dump *d, bool cut, struct pwz_meta *m, char *err, size_t errlen)
+{
+	struct flight *f = d->f;
+	struct pwz_task t;
+	int e;
+
+	if (pwz_meta_copy(m, d->env->meta)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	m->start_mono_ns = d->env->t0 + d->win.from_ns;
+	if (m->start_wall_ns)
+		m->start_wall_ns += d->win.from_ns;
+	m->duration_ns = d->win.to_ns - d->win.from_ns;
+	m->trigger_ns = f->trig_ns > d->win.from_ns ? f->trig_ns - d->win.from_ns : 0;
+	m->trigger_tid = f->trig_tid;
+	m->nr_drops = 0;
+	e = pwz_meta_set_str(&m->trigger, f->reason);
+	if (!e && f->trig_tid && !(e = dump_naming(f, d->env->tt, f->trig_tid, &t)))
+		e = pwz_meta_set_str(&m->trigger_thread, t.name);
+	if (!e && d->env->counters)
+		e = d->env->counters(d->env->ctx, m);
+	/* the budget cut this window short: the records evicted early so far say how much */
+	if (!e && cut)
+		e = pwz_meta_add_drop(m, "flight_budget", f->evicted_early);
+	if (e)
+		snprintf(err, errlen, "cannot fill the dump's metadata: %s", strerror(-e));
+	return e;
+}
+
 int flight__write(struct flight *f, struct flight_env *env, char *path, size_t pathlen,
-		  uint64_t to_ns, uint64_t trig_ns, const char *reason, char *err, size_t errlen)
+		  uint64_t to_ns, struct flight_dump *out, char *err, size_t errlen)
 {
 	struct cdict_writer_opts wo = { .mode = env->o->mode, .exists = capture_opts_exists(env->o) };
 	struct dump d = { .f = f, .env = env };
-	struct pwz_meta m;
-	char why[256];
+	struct pwz_meta m = { 0 };
 	bool cut = false;
 	int e;
 
@@ -465,28 +519,12 @@ int flight__write(struct flight *f, struct flight_env *env, char *path, size_t p
 		d.win.from_ns = f->valid_from < to_ns ? f->valid_from : to_ns;
 		cut = true;
 	}
-	if (pwz_meta_copy(&m, env->meta)) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	m.start_mono_ns = env->t0 + d.win.from_ns;
-	if (m.start_wall_ns)
-		m.start_wall_ns += d.win.from_ns;
-	m.duration_ns = d.win.to_ns - d.win.from_ns;
-	snprintf(why, sizeof(why), "%s", reason);
-	m.trigger_ns = trig_ns > d.win.from_ns ? trig_ns - d.win.from_ns : 0;
-	m.nr_drops = 0;
-	e = pwz_meta_set_str(&m.trigger, why);
-	if (!e && env->counters)
-		e = env->counters(env->ctx, &m);
-	/* the budget cut this window short: the records evicted early so far say how much */
-	if (!e && cut)
-		e = pwz_meta_add_drop(&m, "flight_budget", f->evicted_early);
-	if (e) {
-		snprintf(err, errlen, "cannot fill the dump's metadata: %s", strerror(-e));
-		pwz_meta_free(&m);
-		return e;
-	}
+	e = dump_meta(&d, cut, &m, err, errlen);
+	if (e)
+		goto out;
+	out->from_ns = d.win.from_ns;
+	out->to_ns = d.win.to_ns;
+	pwz_meta_trigger_text(&m, out->trigger, sizeof(out->trigger));
 	/* the running slices first, then what the kernel has not handed over yet: a slice
 	 * that ends in between is then in both, and written once (open_seen()) */
 	e = capture__open_slices(env->cap, keep_open, &d);
@@ -506,13 +544,18 @@ int flight__write(struct flight *f, struct flight_env *env, char *path, size_t p
 		e = d.fold ? -(errno ? errno : EIO) : -ENOMEM;
 		goto out;
 	}
-	e = dump_records(&d);
+	/* the triggering thread is named in the file even when none of its records is */
+	e = f->trig_tid ? dump_task(&d, f->trig_tid) : 0;
+	if (!e)
+		e = dump_records(&d);
 	if (e)
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-e));
 	else
 		e = cdict_writer__finish(d.w, &m, err, errlen);
 	if (!e)
 		snprintf(path, pathlen, "%s", cdict_writer__path(d.w));
+	else
+		keep_note(d.w, err, errlen);
 out:
 	cdict_writer__free(d.w);
 	model_fold__free(d.fold);
@@ -526,14 +569,6 @@ out:
 
 /* ---- the loop ---- */
 
-static volatile sig_atomic_t usr1;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	usr1 = 1;
-}
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -542,11 +577,14 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Writes the pending trigger's dump with its window ending at to_ns. */
-static int dump_now(struct flight_env *env, unsigned int *nr_dumps, uint64_t to_ns)
+/* Writes the pending trigger's dump with its window ending at to_ns; a failed one is said with
+ * what it kept and whether the recording goes on (not at the end). Returns 0 or -errno. */
+static int dump_now(struct flight_env *env, unsigned int *nr_dumps, uint64_t to_ns, bool end)
 {
 	struct flight *f = env->fl;
-	char run[PATH_MAX], path[PATH_MAX], err[512], d[3][FMT_DURATION_MAX];
+	char run[PATH_MAX], path[PATH_MAX], err[2 * PATH_MAX + 512], why[128] = "";
+	char d[4][FMT_DURATION_MAX];
+	struct flight_dump dd;
 	int e;
 
 	/* each dump asks for RUN.cdict, kept files (earlier dumps too) make it RUN-2.cdict, ...;
@@ -556,43 +594,92 @@ static int dump_now(struct flight_env *env, unsigned int *nr_dumps, uint64_t to_
 		env->say("output path too long: %s/%s.cdict", env->o->dest_folder, env->o->run_name);
 		return -ENAMETOOLONG;
 	}
-	e = flight__write(f, env, path, sizeof(path), to_ns, f->trig_ns, f->reason, err, sizeof(err));
-	flight__dumped(f, to_ns);
+	e = flight__write(f, env, path, sizeof(path), to_ns, &dd, err, sizeof(err));
 	if (e) {
-		env->say("%s", err);
+		flight__dump_failed(f, to_ns);
+		env->say("flight: %s%s", err, end ? "" : "; recording goes on");
 		return e;
 	}
+	flight__dumped(f, to_ns);
 	(*nr_dumps)++;
-	env->say("flight: %s at %s: wrote %s (the %s before %s)", f->reason,
-		 fmt_duration(d[0], sizeof(d[0]), f->trig_ns), path,
-		 fmt_duration(d[1], sizeof(d[1]),
-			      to_ns - (to_ns > f->cfg.window_ns ? to_ns - f->cfg.window_ns : 0)),
-		 fmt_duration(d[2], sizeof(d[2]), to_ns));
+	/* a window shorter than asked: the recording had not run that long, or the budget */
+	if (dd.to_ns - dd.from_ns < f->cfg.window_ns)
+		snprintf(why, sizeof(why), ", not %s: %s",
+			 fmt_duration(d[0], sizeof(d[0]), f->cfg.window_ns),
+			 dd.from_ns ? "the memory budget held no more (--flight-mb)" :
+			 "the recording had not run that long");
+	env->say("flight: %s at %s: wrote %s (the %s before %s%s)", dd.trigger,
+		 fmt_duration(d[1], sizeof(d[1]), f->trig_ns), path,
+		 fmt_duration(d[2], sizeof(d[2]), dd.to_ns - dd.from_ns),
+		 fmt_duration(d[3], sizeof(d[3]), dd.to_ns), why);
 	return 0;
+}
+
+/* At the start: when the waits and exits that run long will fire. */
+static void say_arming(struct flight_env *env)
+{
+	const struct flight_cfg *c = &env->fl->cfg;
+	const char *which = c->trigger_wait_ns && c->trigger_exit_ns ? "--trigger-wait and --trigger-exit" :
+			    c->trigger_wait_ns ? "--trigger-wait" : "--trigger-exit";
+	char d[FMT_DURATION_MAX];
+
+	env->say("flight: %s armed at %s, %s", which, fmt_duration(d, sizeof(d), c->arm_ns),
+		 env->o->arm_after_given ? "as --arm-after asks" :
+		 "when the window is full (--arm-after DUR arms earlier or later)");
+}
+
+/* The trigger of this poll, if any: SIGUSR1, or the way out (a stop signal, -s, the command's
+ * end), into sig (the reason). Returns the reason, NULL none; *end set on the way out. */
+static const char *poll_trigger(struct flight_env *env, uint64_t now, uint64_t deadline,
+				char *sig, size_t siglen, bool *end)
+{
+	if (*env->usr1) {
+		*env->usr1 = 0;
+		if (!flight__trigger(env->fl, now, 0, "signal SIGUSR1"))
+			env->say("flight: SIGUSR1 ignored: a dump is pending, or its window would overlap the last one's");
+	}
+	*end = true;
+	if (*env->stop) {
+		snprintf(sig, siglen, "signal SIG%s", sigabbrev_np(*env->stop) ?: "?");
+		return sig;
+	}
+	if (deadline && now >= deadline)
+		return "end of -s";
+	if (env->child > 0 && waitpid(env->child, NULL, WNOHANG) == env->child) {
+		env->child = -1;
+		return "end of the command";
+	}
+	*end = false;
+	return NULL;
 }
 
 int flight_run(struct flight_env *env)
 {
 	struct flight *f = env->fl;
 	uint64_t deadline = env->o->sleep_given ? (uint64_t)(env->o->sleep_s * 1e9) : 0;
+	bool autos = f->cfg.trigger_wait_ns || f->cfg.trigger_exit_ns, armed = !autos;
 	unsigned int nr_dumps = 0;
 	bool sized = f->cfg.budget_bytes != 0;
 	char d[FMT_DURATION_MAX];
-	struct sigaction sa;
 	int e = 0;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR1, &sa, NULL);
+	if (*env->usr1) {
+		*env->usr1 = 0;
+		env->say("flight: SIGUSR1 came while pwz-bpf was starting: no dump, nothing was recorded yet (send it again now)");
+	}
 	if (sized)
 		env->say("flight: keeping the last %s within %.1f MiB (kill -USR1 %d to write it)",
 			 fmt_duration(d, sizeof(d), f->cfg.window_ns), f->cfg.budget_bytes / 1048576.0,
 			 (int)getpid());
+	else
+		env->say("flight: recording (kill -USR1 %d to write the last %s); the memory budget is sized over the first second",
+			 (int)getpid(), fmt_duration(d, sizeof(d), f->cfg.window_ns));
+	if (autos)
+		say_arming(env);
 	for (;;) {
 		uint64_t now;
-		bool end = false;
-		const char *why = NULL;
+		bool end;
+		const char *why;
 		char sig[32];
 
 		e = capture__poll(env->cap, 100);
@@ -610,34 +697,23 @@ int flight_run(struct flight_env *env)
 				 fmt_duration(d, sizeof(d), f->cfg.window_ns),
 				 flight__budget(f) / 1048576.0, (int)getpid());
 		}
-		if (usr1) {
-			usr1 = 0;
-			if (!flight__trigger(f, now, "signal SIGUSR1"))
-				env->say("flight: SIGUSR1 ignored: a dump is pending, or its window would overlap the last one's");
+		if (!armed && now >= f->cfg.arm_ns) {
+			armed = true;
+			env->say("flight: triggers armed at %s", fmt_duration(d, sizeof(d), now));
 		}
-		if (*env->stop) {
-			snprintf(sig, sizeof(sig), "signal SIG%s", sigabbrev_np(*env->stop) ?: "?");
-			why = sig;
-		} else if (deadline && now >= deadline) {
-			why = "end of -s";
-		} else if (env->child > 0 && waitpid(env->child, NULL, WNOHANG) == env->child) {
-			env->child = -1;
-			why = "end of the command";
-		}
-		if (why) {
-			/* the way out always writes the last window, overlapping the last dump or not */
-			end = true;
-			if (!f->pending) {
-				f->last_to = 0;
-				flight__trigger(f, now, why);
-			}
+		why = poll_trigger(env, now, deadline, sig, sizeof(sig), &end);
+		/* the way out always writes the last window, overlapping the last dump or not */
+		if (why && !f->pending) {
+			f->last_to = 0;
+			flight__trigger(f, now, 0, why);
 		}
 		if (f->pending && (end || now >= f->trig_ns + f->cfg.after_ns)) {
 			uint64_t to = f->trig_ns + f->cfg.after_ns;
 
-			e = dump_now(env, &nr_dumps, to < now ? to : now);
-			if (e || env->o->once)
+			e = dump_now(env, &nr_dumps, to < now ? to : now, end);
+			if (end || e == -ENOMEM || (!e && env->o->once))
 				break;
+			e = 0;	/* a failed dump was said with what it kept: recording goes on */
 		}
 		if (end)
 			break;

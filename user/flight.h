@@ -41,6 +41,8 @@ struct flight_cfg {
 	uint64_t trigger_wait_ns;	/* a run-queue wait longer than this triggers; 0 off */
 	uint64_t trigger_exit_ns;	/* a KVM exit handled longer than this triggers; 0 off */
 	uint64_t after_ns;		/* the window ends this long after the trigger */
+	uint64_t arm_ns;		/* the wait and exit triggers fire from this time on (from
+					 * the capture start; pwz-bpf: the window, or --arm-after) */
 };
 
 /* NULL with errno ENOMEM. */
@@ -53,19 +55,27 @@ void flight__free(struct flight *f);
 int flight__task(struct flight *f, const struct pwz_task *t);
 
 /* One slice and the wait before it (w NULL: none), times from the capture start; a wait longer
- * than the threshold triggers at its end. Returns 0 or -ENOMEM. */
+ * than the threshold triggers at its end, if that is at arm_ns or later. Returns 0 or -ENOMEM. */
 int flight__slice(struct flight *f, const struct pwz_slice *s, const struct pwz_wakeup *w);
 
-/* One KVM exit; one handled longer than the threshold triggers at its kvm_exit. */
+/* One KVM exit; one handled longer than the threshold triggers at its end (its kvm_entry), if
+ * that is at arm_ns or later. */
 int flight__kvm_exit(struct flight *f, const struct pwz_kvm_exit *e);
 
-/* A trigger at t_ns for reason (copied). Ignored (returns false) while another is pending or
- * when its window would overlap the last dump's (it would start before that one's end): one
- * incident, one dump, and at most one dump per window however many waits run long. */
-bool flight__trigger(struct flight *f, uint64_t t_ns, const char *reason);
+/* A trigger at t_ns for reason (copied), fired by thread tid (0: none, as for a signal).
+ * Ignored (returns false) while another is pending or when its window would overlap the last
+ * dump's (it would start before that one's end): one incident, one dump, and at most one dump
+ * per window however many waits run long. Fires whether armed or not (arm_ns is for the waits
+ * and exits). */
+bool flight__trigger(struct flight *f, uint64_t t_ns, uint32_t tid, const char *reason);
 
-/* The pending trigger's dump was written (or failed) with its window ending at to_ns. */
+/* The pending trigger's dump was written with its window ending at to_ns. */
 void flight__dumped(struct flight *f, uint64_t to_ns);
+
+/* The pending trigger's dump failed (its window ended at to_ns): the next trigger may take the
+ * same window, but the waits and exits fire again only one window later (a disk still full is
+ * not tried at every long wait). */
+void flight__dump_failed(struct flight *f, uint64_t to_ns);
 
 /* Frees what lies wholly before the window ending now_ns, and what the budget cannot hold. */
 void flight__evict(struct flight *f, uint64_t now_ns);
@@ -98,17 +108,30 @@ struct flight_env {
 	int (*counters)(void *ctx, struct pwz_meta *m);	/* fills the drop counters of a dump */
 	void (*say)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	volatile sig_atomic_t *stop;		/* SIGINT, SIGTERM, SIGHUP */
+	volatile sig_atomic_t *usr1;		/* SIGUSR1 (caught from pwz-bpf's start) */
 	int *werr;				/* the sinks' first error */
 };
 
-/* Records until a signal, -s, the command's end or (--once) the first dump, writing a dump on
- * every trigger (SIGUSR1, a long wait or exit) and on the way out. Returns 0 or -errno (said). */
+/* Records until a signal, -s, the command's end or (--once) the first dump written, writing a
+ * dump on every trigger (SIGUSR1, a long wait or exit) and on the way out. A SIGUSR1 that came
+ * before it ran (while the programs loaded) is said and dropped: nothing was recorded yet. A
+ * dump that fails (a full disk) is said with what it kept, and the recording goes on. Returns
+ * 0 or -errno (said): out of memory, a failed read, or the last dump failed. */
 int flight_run(struct flight_env *env);
 
-/* Writes the dump of the window [to_ns - N, to_ns) to path (a file there kept unless --force:
- * path then becomes the name written, within pathlen), the trigger (reason at trig_ns) in its
- * metadata. Exposed for the loop above; returns 0 or -errno with err. */
+/* What a dump holds, for its message. */
+struct flight_dump {
+	uint64_t from_ns, to_ns;	/* its window, from the capture start */
+	char trigger[512];		/* what fired it (pwz_meta_trigger_text()) */
+};
+
+/* Writes the dump of the window [to_ns - N, to_ns) (shorter when the recording or the budget
+ * holds less) to path (a file there kept unless --force: path then becomes the name written,
+ * within pathlen), the pending trigger in its metadata (its reason, time and thread, the
+ * thread's task record in the file), and fills out. Exposed for the loop above; returns 0 or
+ * -errno with err, which then also says what of the file was kept (a full disk: its whole
+ * chunks, as a capture's, cdict_writer__keep_partial_note()). */
 int flight__write(struct flight *f, struct flight_env *env, char *path, size_t pathlen,
-		  uint64_t to_ns, uint64_t trig_ns, const char *reason, char *err, size_t errlen);
+		  uint64_t to_ns, struct flight_dump *out, char *err, size_t errlen);
 
 #endif /* PWZ_FLIGHT_H */

@@ -54,6 +54,8 @@
 
 static int verbose;
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t usr1_signal;	/* a SIGUSR1 not yet taken (--flight: a dump) */
+static bool line_shown;		/* a status or progress line is on the terminal, unended */
 static uint64_t phase_start, phase_last;	/* CLOCK_MONOTONIC ns: main()'s start, the last phase */
 
 /* One line on stderr, "pwz-bpf: " first. Messages quote thread names, event names from
@@ -68,6 +70,9 @@ static void msg(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (line_shown)
+		fputs("\r\033[K", stderr);	/* the status or progress line gives way */
+	line_shown = false;
 	fprintf(stderr, "pwz-bpf: %s\n", termsafe_str(safe, sizeof(safe), line));
 }
 
@@ -97,6 +102,12 @@ static void phase(const char *what)
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1_signal = 1;
 }
 
 static uint64_t now_ns(clockid_t clk)
@@ -139,7 +150,6 @@ struct run {
 	uint64_t slices, waits, exits;	/* records written, for the summary line */
 	bool filter;			/* -p or -t given */
 	bool progress;			/* a progress line: stderr is a terminal, no -q */
-	bool progress_shown;		/* one is on the screen (cleared before other lines) */
 	uint32_t *sel_tids, *sel_tgids;	/* the selection handed to the kernel */
 	size_t nr_sel_tids, nr_sel_tgids;
 	struct task_patterns *patterns;	/* the -t patterns, compiled (tasknames.h); NULL none */
@@ -572,6 +582,7 @@ static int child_spawn(struct child *c, char **argv, const struct rlimit *nofile
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		signal(SIGUSR1, SIG_DFL);
 		if (read(go[0], &b, 1) != 1)
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
@@ -951,18 +962,82 @@ static int fill_meta(struct run *r)
 	return 0;
 }
 
-/* SIGINT, SIGTERM and SIGHUP end the capture (stop_signal), from the start on: one that comes
- * while the programs load ends it at once, with a whole file. */
+/* The signals pwz-bpf catches (catch_signals()). */
+static const int caught_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+#define NR_CAUGHT (sizeof(caught_signals) / sizeof(caught_signals[0]))
+
+/* From main()'s first instruction: SIGINT, SIGTERM and SIGHUP end the capture (stop_signal;
+ * one that comes while the programs load ends it as soon as they are attached, with a whole
+ * file), SIGUSR1 asks --flight for a dump (usr1_signal; elsewhere it is said and ignored). */
 static void catch_signals(void)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	for (size_t i = 0; i < NR_CAUGHT; i++) {
+		sa.sa_handler = caught_signals[i] == SIGUSR1 ? on_usr1 : on_signal;
+		sigaction(caught_signals[i], &sa, NULL);
+	}
+}
+
+/* --use-perf-data and --remap read and write files only: the signals end them as they would
+ * any program (one that came already is raised again). */
+static void uncatch_signals(void)
+{
+	for (size_t i = 0; i < NR_CAUGHT; i++)
+		signal(caught_signals[i], SIG_DFL);
+	if (stop_signal)
+		raise(stop_signal);
+}
+
+/* The BPF verifier gives up with EAGAIN when a signal is pending (libbpf tries a program 5
+ * times): while the programs load, the caught signals wait, blocked (how SIG_BLOCK), and are
+ * handled once they are loaded (SIG_UNBLOCK). */
+static void hold_signals(int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < NR_CAUGHT; i++)
+		sigaddset(&set, caught_signals[i]);
+	sigprocmask(how, &set, NULL);
+}
+
+/* What pwz-bpf does while it starts, said from its first moment: on a terminal without -q
+ * (the progress line's rule) one line that each phase rewrites and the capture's progress line
+ * replaces; elsewhere a line each with -v. */
+static void starting(const struct run *r, const char *what)
+{
+	if (!r->progress) {
+		info(1, "%s", what);
+		return;
+	}
+	fprintf(stderr, "\rpwz-bpf: %s\033[K", what);
+	fflush(stderr);
+	line_shown = true;
+}
+
+/* The threads running at the start, read once the programs are loaded (so that a thread born
+ * while they load is named too): with -p those of the processes only, with -t alone none more
+ * (the match read them all). */
+static void scan_threads(struct run *r)
+{
+	int n;
+
+	if (r->o.nr_tasks && !r->o.nr_pids)
+		return;
+	starting(r, "reading the threads in /proc");
+	if (r->filter)
+		n = task_table__scan_pids(r->tt, r->o.pids, r->o.nr_pids);
+	else
+		n = task_table__scan(r->tt);
+	phase("/proc scan");
+	if (n < 0)
+		msg("warning: cannot read the running threads from /proc: %s (names come from the kernel's events only)",
+		    strerror(-n));
+	else
+		info(1, "%d threads read from /proc at the start", n);
 }
 
 /* The task table, the selection, the BPF programs loaded (not attached), the metadata.
@@ -970,22 +1045,14 @@ static void catch_signals(void)
 static int prepare(struct run *r)
 {
 	char err[512];
-	int n;
-
-	catch_signals();
 
 	r->tt = task_table__new("/proc", r->map);
 	if (!r->tt) {
 		msg("out of memory");
 		return -1;
 	}
-	n = task_table__scan(r->tt);
-	phase("/proc scan");
-	if (n < 0)
-		msg("warning: cannot read the running threads from /proc: %s (names come from the kernel's events only)",
-		    strerror(-n));
-	else
-		info(1, "%d threads running at the start", n);
+	if (r->o.nr_tasks)
+		starting(r, "matching -t against the threads in /proc");
 	if (build_selection(r))
 		return -1;
 
@@ -999,12 +1066,16 @@ static int prepare(struct run *r)
 		.tgids = r->sel_tgids, .nr_tgids = r->nr_sel_tgids,
 		.follow_names = r->o.nr_tasks > 0, .irq = r->o.irq,
 	};
+	starting(r, "loading the BPF programs (the kernel verifies them)");
+	hold_signals(SIG_BLOCK);
 	r->cap = capture__new(&r->cfg, err, sizeof(err));
+	hold_signals(SIG_UNBLOCK);
 	if (!r->cap) {
 		msg("%s", err);
 		return -1;
 	}
 	phase("BPF probe, open and load");
+	scan_threads(r);
 	info(1, "sched_switch attached with %s; fallbacks: %s", capture__attach_kind(r->cap),
 	     capture__fallbacks(r->cap, r->kvm_ok, err, sizeof(err)));
 	if (r->cfg.sched && r->cfg.wait && r->cfg.streams)
@@ -1029,6 +1100,9 @@ static int prepare(struct run *r)
 			.trigger_wait_ns = r->o.trigger_wait_ns,
 			.trigger_exit_ns = r->o.trigger_exit_ns, .after_ns = r->o.after_ns,
 		};
+
+		/* a wait or exit fires once the window it would write is whole, or at --arm-after */
+		fc.arm_ns = r->o.arm_after_given ? r->o.arm_after_ns : fc.window_ns;
 
 		r->fl = flight__new(&fc);
 		if (!r->fl) {
@@ -1077,6 +1151,7 @@ static int start(struct run *r)
 		}
 	}
 	phase("metadata, output file");
+	starting(r, "attaching the BPF programs");
 	if (capture__start(r->cap, r->t0, &sink, err, sizeof(err))) {
 		msg("%s", err);
 		return -1;
@@ -1102,31 +1177,14 @@ static int start(struct run *r)
  */
 static int fail_capture(struct run *r, const char *what, int e)
 {
-	char part[PATH_MAX] = "";
-	unsigned long long chunks = r->w ? cdict_writer__chunks(r->w) : 0;
-	int kept = 0;
+	char note[2 * PATH_MAX + 160];
 
-	if (r->progress_shown)
-		fputs("\r\033[K", stderr);	/* the progress line gives way */
-	r->progress_shown = false;
-
-	if (r->w) {
-		snprintf(part, sizeof(part), "%s", cdict_writer__part_path(r->w) ?: "");
-		kept = cdict_writer__keep_partial(r->w);
-	}
-	if (kept == 1)
-		msg("%s: %s; the %llu whole chunks written are kept in %s: read them with pwz-render --partial %s",
-		    what, strerror(-e), chunks, part, part);
-	else if (kept < 0)
-		msg("%s: %s; what was written is kept in %s (cutting it to its %llu whole chunks failed: %s): read it with pwz-render --partial %s",
-		    what, strerror(-e), part, chunks, strerror(-kept), part);
-	else if (r->w && r->o.legacy)
-		msg("%s: %s (a --legacy file is written whole at the end: nothing kept)", what,
-		    strerror(-e));
-	else if (r->w)
-		msg("%s: %s (no whole chunk was written yet: nothing kept)", what, strerror(-e));
-	else
+	if (!r->w) {
 		msg("%s: %s", what, strerror(-e));
+		return -1;
+	}
+	cdict_writer__keep_partial_note(r->w, note, sizeof(note));
+	msg("%s: %s; %s", what, strerror(-e), note);
 	return -1;
 }
 
@@ -1160,21 +1218,30 @@ static void show_progress(struct run *r, uint64_t now, uint64_t deadline)
 	fprintf(stderr, ", %llu records, %llu dropped\033[K",
 		(unsigned long long)(r->slices + r->waits + r->exits), (unsigned long long)drops);
 	fflush(stderr);
-	r->progress_shown = true;
+	line_shown = true;
 }
 
-static void clear_progress(struct run *r)
+static void clear_progress(void)
 {
-	if (r->progress_shown)
+	if (line_shown)
 		fputs("\r\033[K", stderr);
-	r->progress_shown = false;
+	line_shown = false;
+}
+
+/* A SIGUSR1 outside --flight: said, and otherwise ignored (it is no reason to lose a capture). */
+static void usr1_ignored(void)
+{
+	if (!usr1_signal)
+		return;
+	usr1_signal = 0;
+	msg("SIGUSR1 ignored: it writes a dump with --flight only");
 }
 
 /* Drains the ring buffers until the deadline, the command's end or a signal. Returns 0 or -1
  * with a message. */
 static int capture_loop(struct run *r)
 {
-	uint64_t deadline = 0, last_flush = r->t0, last_progress = r->t0;
+	uint64_t deadline = 0, last_flush = r->t0, last_progress = 0;	/* shown at once */
 	int e;
 
 	/* -s counts from the attach: the programs record for that long */
@@ -1202,6 +1269,7 @@ static int capture_loop(struct run *r)
 		now = now_ns(CLOCK_MONOTONIC);
 		if (deadline && now >= deadline)
 			break;
+		usr1_ignored();
 		/* a long capture keeps only the live threads (their namings stay in the file) */
 		e = task_table__forget_gone(r->tt, write_gone_task, r);
 		if (e < 0 && r->werr)
@@ -1218,7 +1286,8 @@ static int capture_loop(struct run *r)
 			last_flush = now;
 		}
 	}
-	clear_progress(r);
+	clear_progress();
+	usr1_ignored();		/* one that came in the last poll */
 	if (stop_signal)
 		info(1, "stopping on signal %d", (int)stop_signal);
 	return 0;
@@ -1408,10 +1477,13 @@ static int run_live(struct run *r)
 				.batch = r->o.batch, .json = r->o.json, .kvm_view = r->o.kvm_only,
 				.selected = r->filter ? run_selected : NULL, .ctx = r };
 	char err[512];
-	int e = live_run(r->cap, r->tt, r->t0, &r->meta, &lo, &stop_signal, err, sizeof(err));
+	int e;
 
+	clear_progress();	/* the view takes the terminal */
+	e = live_run(r->cap, r->tt, r->t0, &r->meta, &lo, &stop_signal, err, sizeof(err));
 	if (e)
 		msg("%s", err);
+	usr1_ignored();
 	return e ? 1 : 0;
 }
 
@@ -1439,7 +1511,8 @@ static int run_flight(struct run *r)
 	struct flight_env env = {
 		.cap = r->cap, .tt = r->tt, .fl = r->fl, .o = &r->o, .meta = &r->meta,
 		.t0 = r->t0, .child = r->child.pid, .selected = run_selected, .ctx = r,
-		.counters = flight_counters, .say = msg, .stop = &stop_signal, .werr = &r->werr,
+		.counters = flight_counters, .say = msg, .stop = &stop_signal, .usr1 = &usr1_signal,
+		.werr = &r->werr,
 	};
 	int e = flight_run(&env);
 
@@ -1472,6 +1545,7 @@ int main(int argc, char **argv)
 	char err[512];
 	int rc = 1;
 
+	catch_signals();
 	phase_start = phase_last = now_ns(CLOCK_MONOTONIC);
 	setup_process(&r->nofile);
 	r->cmdline = join_argv(argc, argv);
@@ -1508,14 +1582,15 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (r->o.perf_data) {
-		rc = use_perf_data(r, r->cmdline);
+	if (r->o.perf_data || r->o.remap) {
+		uncatch_signals();
+		rc = r->o.perf_data ? use_perf_data(r, r->cmdline) : remap_capture(r);
 		goto out;
 	}
-	if (r->o.remap) {
-		rc = remap_capture(r);
-		goto out;
-	}
+	/* --flight runs without end, read later in a log: it says at once what it is */
+	if (r->o.flight_s && !r->progress && !r->o.quiet)
+		msg("flight: starting (pid %d): loading the BPF programs, then recording",
+		    (int)getpid());
 	if (check_env(r) || prepare(r) || start(r))
 		goto out;
 	if (r->o.live || r->o.flight_s) {

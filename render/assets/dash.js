@@ -296,14 +296,21 @@ function lost(r) {
 // time charts; null for an ordinary capture.
 let TRIGGER = null;
 
+// What fired a dump: its reason, and the thread whose wait or exit did (as
+// pwz_meta_trigger_text() of user/lib/records.h says it).
+function triggerText(m) {
+	return m.trigger_tid ? m.trigger + " of thread " + (m.trigger_thread || "?") + " (tid " +
+		m.trigger_tid + ")" : m.trigger;
+}
+
 function triggerNote(runs) {
 	const r = runs.find((x) => x.meta.trigger);
 	const box = document.getElementById("warn");
 	if (!r || !box)
 		return;
-	TRIGGER = { t: r.meta.trigger_ns, text: r.meta.trigger };
+	TRIGGER = { t: r.meta.trigger_ns, text: triggerText(r.meta) };
 	box.parentNode.insertBefore(el("p", { id: "trigger", class: "note", text:
-		"Flight recorder dump, triggered by " + r.meta.trigger + " at " +
+		"Flight recorder dump, triggered by " + TRIGGER.text + " at " +
 		fmtMs(r.meta.trigger_ns) + " from the window's start (the red line on the time charts)" }),
 		box);
 }
@@ -1270,7 +1277,7 @@ function drawCapture(data, panel) {
 			["window", windowText(r)],
 			["started", startedText(m)],
 			["command", m.cmdline], ["options", m.options], ["written by", m.tool_version],
-			["trigger", m.trigger ? fmtMs(m.trigger_ns) + " from the start: " + m.trigger :
+			["trigger", m.trigger ? fmtMs(m.trigger_ns) + " from the start: " + triggerText(m) :
 				"none (not a flight recorder dump)"],
 			["switch kinds", m.has_switch_kind ? "voluntary / involuntary known" : "unknown"],
 			["run-queue wait", m.has_wait ? "measured" : "not measured"],

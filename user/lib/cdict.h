@@ -90,6 +90,11 @@ int cdict_writer__finish(struct cdict_writer *w, const struct pwz_meta *final, c
  */
 int cdict_writer__keep_partial(struct cdict_writer *w);
 
+/* cdict_writer__keep_partial(), and what it kept said in note (notelen bytes) for a message:
+ * the temporary's name and how to read it, or why nothing was kept. Returns what
+ * cdict_writer__keep_partial() returned. */
+int cdict_writer__keep_partial_note(struct cdict_writer *w, char *note, size_t notelen);
+
 /* Frees the writer. An unfinished writer removes its partial file unless it was kept. NULL is
  * a no-op. */
 void cdict_writer__free(struct cdict_writer *w);

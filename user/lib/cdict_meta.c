@@ -52,7 +52,7 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	/* a flight recorder's dump adds its trigger, a capture that read steal time its two keys
 	 * (readers without them skip the keys) */
 	msgpack_pack_map(pk, META_KEYS + (m->has_steal ? 2 : 0) + (m->trigger ? 2 : 0) +
-			     (m->has_irq ? 1 : 0));
+			     (m->trigger && m->trigger_tid ? 2 : 0) + (m->has_irq ? 1 : 0));
 	pack_opt_str(pk, "host", m->host);
 	pack_opt_str(pk, "kernel", m->kernel);
 	pack_opt_str(pk, "boot_id", m->boot_id);
@@ -112,6 +112,10 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	if (m->trigger) {
 		pack_opt_str(pk, "trigger", m->trigger);
 		pack_u64(pk, "trigger_ns", m->trigger_ns);
+	}
+	if (m->trigger && m->trigger_tid) {
+		pack_u64(pk, "trigger_tid", m->trigger_tid);
+		pack_opt_str(pk, "trigger_thread", m->trigger_thread);
 	}
 	pack_key(pk, "format");
 	msgpack_pack_uint32(pk, 2);
@@ -320,6 +324,10 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			ret = unpack_opt_str(c, &m->trigger);
 		else if (!strcmp(key, "trigger_ns"))
 			m->trigger_ns = mp_read_uint(c);
+		else if (!strcmp(key, "trigger_tid"))
+			m->trigger_tid = (uint32_t)mp_read_uint(c);
+		else if (!strcmp(key, "trigger_thread"))
+			ret = unpack_opt_str(c, &m->trigger_thread);
 		else
 			mp_skip(c);
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cdict v2 writer: records packed with msgpack-c into chunks, each one LZ4 frame. */
 #include <errno.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <lz4frame.h>
 #include <stdio.h>
@@ -497,6 +498,28 @@ int cdict_writer__keep_partial(struct cdict_writer *w)
 	w->fd = -1;
 	w->finished = true;
 	return e ? e : 1;
+}
+
+int cdict_writer__keep_partial_note(struct cdict_writer *w, char *note, size_t notelen)
+{
+	unsigned long long chunks = w->chunks;
+	bool legacy = w->legacy != NULL;
+	char part[PATH_MAX];
+	int kept;
+
+	snprintf(part, sizeof(part), "%s", cdict_writer__part_path(w) ?: "");
+	kept = cdict_writer__keep_partial(w);
+	if (kept == 1)
+		snprintf(note, notelen, "the %llu whole chunks written are kept in %s: read them with pwz-render --partial %s",
+			 chunks, part, part);
+	else if (kept < 0 && kept != -EBADF)
+		snprintf(note, notelen, "what was written is kept in %s (cutting it to its %llu whole chunks failed: %s): read it with pwz-render --partial %s",
+			 part, chunks, strerror(-kept), part);
+	else if (legacy)
+		snprintf(note, notelen, "a --legacy file is written whole at the end: nothing kept");
+	else
+		snprintf(note, notelen, "no whole chunk was written yet: nothing kept");
+	return kept;
 }
 
 void cdict_writer__free(struct cdict_writer *w)

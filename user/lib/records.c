@@ -18,9 +18,23 @@ void pwz_meta_free(struct pwz_meta *meta)
 	free(meta->options);
 	free(meta->tool_version);
 	free(meta->trigger);
+	free(meta->trigger_thread);
 	free(meta->topo);
 	free(meta->exit_names);
 	memset(meta, 0, sizeof(*meta));
+}
+
+void pwz_meta_trigger_text(const struct pwz_meta *meta, char *out, size_t outlen)
+{
+	if (!outlen)
+		return;
+	if (!meta->trigger)
+		out[0] = '\0';
+	else if (meta->trigger_tid)
+		snprintf(out, outlen, "%s of thread %s (tid %u)", meta->trigger,
+			 meta->trigger_thread ? meta->trigger_thread : "?", meta->trigger_tid);
+	else
+		snprintf(out, outlen, "%s", meta->trigger);
 }
 
 int pwz_meta_set_str(char **field, const char *value)
@@ -54,7 +68,7 @@ int pwz_meta_copy(struct pwz_meta *dst, const struct pwz_meta *src)
 	*dst = *src;
 	dst->host = dst->kernel = dst->boot_id = dst->cmdline = dst->options = NULL;
 	dst->tool_version = NULL;
-	dst->trigger = NULL;
+	dst->trigger = dst->trigger_thread = NULL;
 	dst->topo = NULL;
 	dst->exit_names = NULL;
 	if (pwz_meta_set_str(&dst->host, src->host) ||
@@ -63,7 +77,8 @@ int pwz_meta_copy(struct pwz_meta *dst, const struct pwz_meta *src)
 	    pwz_meta_set_str(&dst->cmdline, src->cmdline) ||
 	    pwz_meta_set_str(&dst->options, src->options) ||
 	    pwz_meta_set_str(&dst->tool_version, src->tool_version) ||
-	    pwz_meta_set_str(&dst->trigger, src->trigger))
+	    pwz_meta_set_str(&dst->trigger, src->trigger) ||
+	    pwz_meta_set_str(&dst->trigger_thread, src->trigger_thread))
 		goto nomem;
 	if (src->topo && src->nr_cpus) {
 		dst->topo = dup_mem(src->topo, src->nr_cpus * sizeof(*src->topo));

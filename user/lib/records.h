@@ -288,8 +288,10 @@ struct pwz_meta {
 	uint32_t nr_exit_names;
 	struct pwz_exit_name *exit_names;
 	char *trigger;			/* a flight recorder's dump: what fired it ("signal SIGUSR1",
-					 * "wait 23.1 ms tid 812", ...); NULL: not a dump */
+					 * "wait 23.100 ms", ...); NULL: not a dump */
 	uint64_t trigger_ns;		/* when it fired, from capture start (with trigger) */
+	uint32_t trigger_tid;		/* the thread whose wait or exit fired it; 0: none */
+	char *trigger_thread;		/* its display name (with trigger_tid), or NULL */
 	uint32_t nr_drops;
 	struct pwz_counter drops[PWZ_MAX_DROPS];	/* e.g. "slice", "wakeup", "kvm_exit", "lost" */
 	bool has_steal;			/* steal_ns and cpu_time_ns were read (/proc/stat) */
@@ -329,6 +331,11 @@ static inline const char *pwz_sat_more(uint64_t v)
 {
 	return v == PWZ_SATURATED ? " or more" : "";
 }
+
+/* What fired a flight recorder's dump, for a person, into out (outlen bytes): its reason, and
+ * its thread when one fired it: "wait 23.100 ms of thread db-writer (tid 812)". "" when meta
+ * is no dump. */
+void pwz_meta_trigger_text(const struct pwz_meta *meta, char *out, size_t outlen);
 
 /* Adds value to the drop counter called name (saturating), creating it. Returns 0, or -ENOSPC
  * when full. */
