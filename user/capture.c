@@ -483,7 +483,7 @@ static int take_gone(struct capture *c)
 	if (e)
 		return e;
 	c->taken += c->gone.count;
-	keymap_free(&c->gone);
+	keymap_clear(&c->gone);	/* its storage serves the next batch */
 	return 0;
 }
 

@@ -475,9 +475,7 @@ static bool alive(const struct task_table *tt, uint32_t tid)
 int task_table__forget_gone(struct task_table *tt,
 			    int (*write)(void *ctx, const struct pwz_task *t), void *ctx)
 {
-	struct keymap idx = { 0 };
-	struct tt_entry *ents = NULL;
-	size_t n = tt->idx.count, cap = 0, kept = 0, forgot = 0;
+	size_t n = tt->idx.count, kept = 0, forgot = 0;
 	struct pwz_task task;
 	int e;
 
@@ -493,30 +491,24 @@ int task_table__forget_gone(struct task_table *tt,
 		if (e)
 			return e < 0 ? e : -EIO;
 	}
-	/* then the table again, of the threads alive (and of those it cannot forget) */
+	/* then the table compacted in place to the threads alive (and those it cannot forget),
+	 * in its own storage: the sweeps of a long capture allocate and free nothing, so that
+	 * its memory does not spread over the heap with the threads it saw */
 	for (size_t i = 0; i < tt->idx.count; i++) {
-		const struct tt_entry *x = &tt->ents[i];
-		int64_t j;
+		struct tt_entry *x = &tt->ents[i];
 
 		if (x->dead && remember_gone(tt, x)) {
 			forgot++;
 			continue;
 		}
-		j = keymap_get(&idx, x->tid, 0, NULL);
-		if (j < 0 || array_reserve((void **)&ents, &cap, idx.count, sizeof(*ents))) {
-			keymap_free(&idx);
-			free(ents);
-			return -ENOMEM;	/* the old table stays whole; only the gone marks are new */
-		}
-		ents[j] = *x;
-		ents[j].dead = false;
+		x->dead = false;
+		if (kept != i)
+			tt->ents[kept] = *x;
 		kept++;
 	}
-	keymap_free(&tt->idx);
-	free(tt->ents);
-	tt->idx = idx;
-	tt->ents = ents;
-	tt->cap = cap;
+	keymap_clear(&tt->idx);
+	for (size_t i = 0; i < kept; i++)
+		keymap_get(&tt->idx, tt->ents[i].tid, 0, NULL);	/* fewer than it held: no failure */
 	tt->live_mark = kept;
 	return (int)(forgot > INT32_MAX ? INT32_MAX : forgot);
 }

@@ -84,10 +84,12 @@ size_t task_table__count(const struct task_table *tt);
  * (its tgid and its display name, each distinct name stored once), so that a late record of
  * it writes nothing (task_table__touch() returns 0) and task_table__name() and
  * task_table__tgid() still answer; a new thread on the same tid (task_table__event() with
- * is_new) starts afresh. Memory: the live threads, 8 bytes per tid below the largest tid
- * forgotten (32 MiB at most, pid_max 4,194,304), and the distinct names.
- * Returns the number forgotten now, 0 when no sweep was due, write's error or -ENOMEM (then
- * every entry is still in the table).
+ * is_new) starts afresh. Memory: room for the most threads the table held at once (the sweep
+ * compacts it in place and keeps its storage, so that a long capture's sweeps allocate
+ * nothing), 8 bytes per tid below the largest tid forgotten (32 MiB at most, pid_max
+ * 4,194,304), and the distinct names. A thread that cannot be recorded as forgotten (out of
+ * memory) stays in the table. Returns the number forgotten now, 0 when no sweep was due, or
+ * write's error (then every entry is still in the table).
  */
 int task_table__forget_gone(struct task_table *tt,
 			    int (*write)(void *ctx, const struct pwz_task *t), void *ctx);

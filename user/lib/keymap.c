@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "keymap.h"
 
 static uint64_t hash(uint64_t a, uint64_t b)
@@ -19,6 +20,13 @@ void keymap_free(struct keymap *m)
 	m->keys = NULL;
 	m->slots = NULL;
 	m->cap = m->count = 0;
+}
+
+void keymap_clear(struct keymap *m)
+{
+	if (m->slots)
+		memset(m->slots, 0, (size_t)m->cap * sizeof(*m->slots));
+	m->count = 0;
 }
 
 int64_t keymap_find(const struct keymap *m, uint64_t a, uint64_t b)

@@ -28,6 +28,10 @@ int64_t keymap_get(struct keymap *m, uint64_t a, uint64_t b, int *added);
 /* Frees the map's storage and zeroes it. */
 void keymap_free(struct keymap *m);
 
+/* Empties the map and keeps its storage: refilled with at most as many entries as it held,
+ * it allocates nothing (keymap_get() cannot fail then). */
+void keymap_clear(struct keymap *m);
+
 /* Makes room for n elements of size elem in *arr (capacity *cap, in elements), growing it
  * geometrically. Returns 0 or -ENOMEM (then *arr is unchanged). */
 int array_reserve(void **arr, size_t *cap, size_t n, size_t elem);

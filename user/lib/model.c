@@ -151,12 +151,13 @@ static void key_kvm(const struct model_fold *f, const void *item, uint64_t *a, u
 	*b = (uint64_t)x->isa << 32 | x->reason;
 }
 
-/* After a sort the map's indexes are stale: rebuild it from the array. */
+/* After a sort the map's indexes are stale: rebuild it from the array, in its own storage
+ * (a long capture reindexes after every take: nothing is allocated or freed then). */
 static int table_reindex(struct agg_table *t)
 {
 	size_t n = t->map.count;
 
-	keymap_free(&t->map);
+	keymap_clear(&t->map);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a, b;
 
@@ -588,7 +589,7 @@ static void forget_births_to(struct model_fold *f, uint32_t tid, uint64_t since_
 }
 
 /* Drops the emptied births[] once they are half of them: the array compacted, its index
- * rebuilt. */
+ * rebuilt in its own storage. */
 static int compact_births(struct model_fold *f)
 {
 	size_t n = f->birth_idx.count, out = 0;
@@ -605,7 +606,7 @@ static int compact_births(struct model_fold *f)
 		}
 		f->births[out++] = *bs;
 	}
-	keymap_free(&f->birth_idx);
+	keymap_clear(&f->birth_idx);
 	f->births_empty = 0;
 	for (size_t i = 0; i < out; i++)
 		if (keymap_get(&f->birth_idx, f->births[i].tid, 0, NULL) < 0)
