@@ -15,6 +15,8 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 CC ?= gcc
 CLANG ?= clang
+# Strips the DWARF from the BPF objects (BTF stays) so the skeletons stay small.
+LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= /usr/sbin/bpftool
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
@@ -93,7 +95,9 @@ BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/pwz.h bpf/whist.h bpf/log2.h $(wildcard bpf/*.bpf.h) vmlinux/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp && llvm-strip -g $@.tmp -o $@ 2>/dev/null || mv $@.tmp $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(LLVM_STRIP) -g $@.tmp -o $@ || { rm -f $@.tmp; \
+		echo "Makefile: $(LLVM_STRIP) -g failed on $<'s object (install llvm: make deps DEPS=build, or set LLVM_STRIP)" >&2; exit 1; }
 	$(Q)rm -f $@.tmp
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
