@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "irq.h"
 #include "report.h"
 #include "termsafe.h"
+#include "trace.h"
 #include "vms.h"
 
 static int by_count(const void *a, const void *b)
@@ -277,5 +279,71 @@ int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 	}
 	if (v->has_streams)
 		write_waits(f, s, v);
+	return ferror(f) ? -EIO : 0;
+}
+
+int report_write_irq(FILE *f, const struct trace *t, size_t top)
+{
+	double dur = (double)t->meta.duration_ns;
+	struct irq_vector_row *v = NULL;
+	struct irq_thread_row *th = NULL;
+	long nv, nt;
+	char name[TERMSAFE_NAME_MAX];
+
+	if (!t->meta.has_irq)
+		return 0;
+	nv = irq_vector_rows(t->irq_aggs, t->nr_irq_aggs, &v);
+	nt = nv < 0 ? 0 : irq_thread_rows(t->irq_aggs, t->nr_irq_aggs, &th);
+	if (nv < 0 || nt < 0) {
+		free(v);
+		free(th);
+		return -ENOMEM;
+	}
+	fprintf(f, "\nInterrupts (--irq; a hard IRQ during a softirq counts in the hard IRQ only)\n");
+	if (!nv)
+		fprintf(f, "no interrupt counted\n");
+	else
+		fprintf(f, "%-4s %-5s %6s %-20s %10s %12s %10s %10s\n", "CPU", "Kind", "Vector",
+			"Name", "Count", "Total ms", "Avg us", "Max us");
+	for (long i = 0; i < nv; i++) {
+		const struct irq_vector_row *r = &v[i];
+
+		fprintf(f, "%-4u %-5s %6u %-20s %10llu %12.3f %10.2f %10.2f\n", r->cpu,
+			r->kind == PWZ_IRQ_KIND_HARD ? "hard" : "soft", r->vector,
+			termsafe_str(name, sizeof(name), r->name ? r->name : "?"),
+			(unsigned long long)r->count, r->time_ns / 1e6,
+			r->count ? r->time_ns / 1e3 / (double)r->count : 0.0, r->max_ns / 1e3);
+		/* each CPU's total after its last row */
+		if (i + 1 == nv || v[i + 1].cpu != r->cpu) {
+			uint64_t hard = 0, soft = 0;
+
+			for (long j = i; j >= 0 && v[j].cpu == r->cpu; j--)
+				*(v[j].kind == PWZ_IRQ_KIND_HARD ? &hard : &soft) += v[j].time_ns;
+			fprintf(f, "CPU %u: hard %.3f ms, soft %.3f ms, %.2f %% of the capture\n",
+				r->cpu, hard / 1e6, soft / 1e6,
+				dur > 0 ? 100.0 * (double)(hard + soft) / dur : 0.0);
+		}
+	}
+	if (nt) {
+		fprintf(f, "\nThreads interrupted (time taken from them)\n");
+		fprintf(f, "%-28s %10s %10s %12s %10s %12s\n", "Task", "TID", "Hard", "Hard ms",
+			"Soft", "Soft ms");
+	}
+	for (long i = 0; i < nt && (size_t)i < (top ? top : 20); i++) {
+		const struct irq_thread_row *r = &th[i];
+		const struct pwz_task *task = r->tid == PWZ_IRQ_OTHER_TID ? NULL :
+					      trace__task_at(t, r->tid, r->since_ns);
+		const char *n = r->tid == PWZ_IRQ_OTHER_TID ? "(threads not selected)" :
+				task ? task->name : "?";
+
+		if (r->tid == PWZ_IRQ_OTHER_TID)
+			fprintf(f, "%-28s %10s", n, "-");
+		else
+			fprintf(f, "%-28s %10u", termsafe_str(name, sizeof(name), n), r->tid);
+		fprintf(f, " %10llu %12.3f %10llu %12.3f\n", (unsigned long long)r->hard_count,
+			r->hard_ns / 1e6, (unsigned long long)r->soft_count, r->soft_ns / 1e6);
+	}
+	free(v);
+	free(th);
 	return ferror(f) ? -EIO : 0;
 }
