@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "live.h"
+#include "live_frame.h"
 
 struct pwz_meta;
 struct live_screen;
