@@ -166,7 +166,8 @@ deps:
 # ---- tests: unit (tests/test_*.c, cmocka), the suites (tests/<suite>/run), fuzz, sanitize ----
 # Every fixture is in tests/data (tests/data/README.md). `make unit` builds and runs the unit
 # tests and builds the suites' own programs; `make check` runs `make deps`, the build, the unit
-# tests, then every suite of CHECK_SUITES through tests/run-check-suites.
+# tests, then every suite of CHECK_SUITES through tests/run-check-suites. `make unit` also
+# fails when modules of bpf/, user/ or render/ include each other in a cycle (tools/include-cycles).
 TESTDATA ?= $(abspath tests/data)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
@@ -280,6 +281,7 @@ SANITIZE_SKIP_SUITES := tests/irq/run tests/liveview/run tests/live/run tests/ag
 	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
 unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
+	$(Q)tools/include-cycles bpf user render
 	$(Q)tests/run-unit-tests $(TEST_BINS)
 
 check: export PWZ_FUZZ_SECONDS := $(FUZZ_CHECK_SECONDS)
