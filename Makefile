@@ -270,11 +270,11 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
 	tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run tests/fuzz/run \
 	tests/badinput/run tests/robust/run tests/hardening/run tests/cli/run tests/sanitize/run
-# VMs (issue 15): the perf.data KVM fixture, the VMs tab, and a live capture (root; BPF)
+# VMs: the perf.data KVM fixture, the VMs tab, and a live capture (root; BPF)
 CHECK_SUITES += tests/vms/run
 # pwz-bpf --live under tmux and --flight (BPF: each test takes /tmp/pwz-bpf.lock itself)
 CHECK_SUITES += tests/liveview/run
-# pwz-bpf --irq against /proc/softirqs, /proc/interrupts, /proc/stat (issue 15; root; BPF: each
+# pwz-bpf --irq against /proc/softirqs, /proc/interrupts, /proc/stat (root; BPF: each
 # capture takes /tmp/pwz-bpf.lock itself)
 CHECK_SUITES += tests/irq/run
 SANITIZE_SKIP_SUITES := tests/irq/run tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
@@ -316,7 +316,7 @@ browser: all
 	$(Q)tests/browser/run
 vmtest:
 	$(Q)VMTEST_BINDIR=$(VMTEST_BINDIR) tests/vmtest/run
-# `make cli`: the command lines of pwz-bpf and pwz-render (issue 16; captures take the BPF lock).
+# `make cli`: the command lines of pwz-bpf and pwz-render (captures take the BPF lock).
 cli: all $(PWZ_WORKLOAD)
 	$(Q)tests/cli/run
 

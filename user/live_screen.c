@@ -253,8 +253,8 @@ static void task_line(char *b, size_t n, const struct live_task *t, const struct
 {
 	char p99[48], name[TERMSAFE_NAME_MAX];
 
-	/* the histogram bucket holding the interval's p99 (issue 17 asked for the p99, which the
-	 * average stood in for; --json keeps waits and wait_ns) */
+	/* the histogram bucket holding the interval's p99 (a tail, which an average hides;
+	 * --json keeps waits and wait_ns for the average) */
 	if (t->has_wait_p99)
 		fmt_range(p99, sizeof(p99), (double)t->wait_p99_lo_ns, (double)t->wait_p99_hi_ns);
 	else	/* "n/a": waits whose histogram the kernel could not keep whole (hist_miss) */
