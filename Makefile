@@ -166,8 +166,9 @@ deps:
 # ---- tests: unit (tests/test_*.c, cmocka), the suites (tests/<suite>/run), fuzz, sanitize ----
 # Every fixture is in tests/data (tests/data/README.md). `make unit` builds and runs the unit
 # tests and builds the suites' own programs; `make check` runs `make deps`, the build, the unit
-# tests, then every suite of CHECK_SUITES through tests/run-check-suites. `make unit` also
-# fails when modules of bpf/, user/ or render/ include each other in a cycle (tools/include-cycles).
+# tests, then every suite of CHECK_SUITES through tests/run-check-suites (each suite's time, and
+# at the end every suite's, slowest first). `make unit` also fails when modules of bpf/, user/
+# or render/ include each other in a cycle (tools/include-cycles).
 TESTDATA ?= $(abspath tests/data)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
