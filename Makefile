@@ -15,6 +15,8 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 CC ?= gcc
 CLANG ?= clang
+# Strips the DWARF from the BPF objects (BTF stays) so the skeletons stay small.
+LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= /usr/sbin/bpftool
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
@@ -93,7 +95,9 @@ BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/pwz.h bpf/whist.h bpf/log2.h $(wildcard bpf/*.bpf.h) vmlinux/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp && llvm-strip -g $@.tmp -o $@ 2>/dev/null || mv $@.tmp $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(LLVM_STRIP) -g $@.tmp -o $@ || { rm -f $@.tmp; \
+		echo "Makefile: $(LLVM_STRIP) -g failed on $<'s object (install llvm: make deps DEPS=build, or set LLVM_STRIP)" >&2; exit 1; }
 	$(Q)rm -f $@.tmp
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
@@ -162,7 +166,9 @@ deps:
 # ---- tests: unit (tests/test_*.c, cmocka), the suites (tests/<suite>/run), fuzz, sanitize ----
 # Every fixture is in tests/data (tests/data/README.md). `make unit` builds and runs the unit
 # tests and builds the suites' own programs; `make check` runs `make deps`, the build, the unit
-# tests, then every suite of CHECK_SUITES through tests/run-check-suites.
+# tests, then every suite of CHECK_SUITES through tests/run-check-suites (each suite's time, and
+# at the end every suite's, slowest first). `make unit` also fails when modules of bpf/, user/
+# or render/ include each other in a cycle (tools/include-cycles).
 TESTDATA ?= $(abspath tests/data)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
@@ -267,17 +273,18 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
 	tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run tests/fuzz/run \
 	tests/badinput/run tests/robust/run tests/hardening/run tests/cli/run tests/sanitize/run
-# VMs (issue 15): the perf.data KVM fixture, the VMs tab, and a live capture (root; BPF)
+# VMs: the perf.data KVM fixture, the VMs tab, and a live capture (root; BPF)
 CHECK_SUITES += tests/vms/run
 # pwz-bpf --live under tmux and --flight (BPF: each test takes /tmp/pwz-bpf.lock itself)
 CHECK_SUITES += tests/liveview/run
-# pwz-bpf --irq against /proc/softirqs, /proc/interrupts, /proc/stat (issue 15; root; BPF: each
+# pwz-bpf --irq against /proc/softirqs, /proc/interrupts, /proc/stat (root; BPF: each
 # capture takes /tmp/pwz-bpf.lock itself)
 CHECK_SUITES += tests/irq/run
 SANITIZE_SKIP_SUITES := tests/irq/run tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
 	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
 unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
+	$(Q)tools/include-cycles bpf user render
 	$(Q)tests/run-unit-tests $(TEST_BINS)
 
 check: export PWZ_FUZZ_SECONDS := $(FUZZ_CHECK_SECONDS)
@@ -312,7 +319,7 @@ browser: all
 	$(Q)tests/browser/run
 vmtest:
 	$(Q)VMTEST_BINDIR=$(VMTEST_BINDIR) tests/vmtest/run
-# `make cli`: the command lines of pwz-bpf and pwz-render (issue 16; captures take the BPF lock).
+# `make cli`: the command lines of pwz-bpf and pwz-render (captures take the BPF lock).
 cli: all $(PWZ_WORKLOAD)
 	$(Q)tests/cli/run
 

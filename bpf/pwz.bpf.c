@@ -22,7 +22,7 @@
  * - the reader is woken only when a quarter of the ring is full (it also polls every 100 ms);
  * - slices go to the ring 16 at a time from a per-CPU array (PWZ_BATCH): one output per 16
  *   switches instead of a reservation and a commit per switch (-55 ns per switch measured,
- *   docs/performance.md, issue 13);
+ *   docs/performance.md);
  * - the waker is noted at sched_waking, the only hook that runs in the waker's context for
  *   every wakeup (+40 ns per switch on the pipe bench).
  * Measured: sched_switch 186 ns/run with streams (245 when it also updated cpu_aggs per

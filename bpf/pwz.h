@@ -184,13 +184,6 @@ struct wait_hist_val {
 	__u32 b[PWZ_WHIST_BUCKETS];	/* waits by bucket (4 G in one bucket on one CPU wrap) */
 };
 
-/* Run-queue waits of one thread summed over CPUs (userspace view). */
-struct wait_agg_val {
-	__u64 count;		/* waits */
-	__u64 wait_ns;		/* their total */
-	__u64 max_ns;		/* the longest */
-};
-
 /* Key of the per-CPU hash "kvm_aggs". */
 struct kvm_agg_key {
 	__u32 tid;		/* vCPU thread */

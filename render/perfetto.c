@@ -588,8 +588,8 @@ static int on_task(void *ctx, const struct pwz_task *t)
 }
 
 /*
- * The two places that read the richer records of issue 14 (capture side): the slice's
- * prev_state as the kernel reported it (D told from S), and the wakeup's waker (tid and CPU at
+ * The two places that read the optional fields of the records: the slice's prev_state as
+ * the kernel reported it (D told from S), and the wakeup's waker (tid and CPU at
  * sched_waking). Sources without them (imports without the field, legacy files) fall back to
  * the end kind and to no waker.
  */

@@ -169,7 +169,7 @@ static void write_file(const char *path, size_t chunk_bytes, struct pwz_meta *fi
 	pwz_meta_free(&m);
 }
 
-/* The optional fields of issue 14 and 15: reported prev_state, waker, kernel charge. A file
+/* The optional fields (docs/cdict.md): reported prev_state, waker, kernel charge. A file
  * whose META says has_prev_state / has_waker reads absent elements as the defaults; one
  * without reads them as unknown, as older files do. */
 static void test_optional_fields(void **state)
@@ -583,7 +583,7 @@ static void test_writer_errors(void **state)
 }
 
 /* A writer stopped by an error keeps its whole chunks, truncated after the last one: the
- * temporary reads back as a cut file with exactly those chunks (issue 12 item 6). */
+ * temporary reads back as a cut file with exactly those chunks. */
 static void test_keep_partial(void **state)
 {
 	struct cdict_writer_opts o = { .chunk_bytes = 512 };
@@ -703,7 +703,7 @@ static void test_write_error_keeps_chunks(void **state)
 	pwz_meta_free(&m);
 }
 
-/* Files are 0600 unless a mode is asked for, whatever the umask (issue 12 item 9). */
+/* Files are 0600 unless a mode is asked for, whatever the umask. */
 static void test_file_mode(void **state)
 {
 	struct cdict_writer_opts o = { .mode = 0644 };

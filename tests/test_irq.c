@@ -11,6 +11,7 @@
 #include "cdict.h"
 #include "irq.h"
 #include "irqtab.h"
+#include "report.h"
 #include "tasksel.h"
 #include "trace.h"
 #include "truth.h"
@@ -215,7 +216,7 @@ static void test_report_and_json(void **state)
 	t = trace__load(path, NULL, err, sizeof(err));
 	assert_non_null(t);
 	f = open_memstream(&text, &len);
-	assert_int_equal(irq_report_write(f, t, 0), 0);
+	assert_int_equal(report_write_irq(f, t, 0), 0);
 	fclose(f);
 	/* CPU 1's BLOCK: 16 runs, 7.1 us, 443.75 ns average, 1.2 us max (user/lib/fmt.h) */
 	assert_non_null(strstr(text, "1    soft       4 BLOCK                        16    7.10 us     444 ns    1.20 us\n"));
@@ -264,7 +265,7 @@ static void test_report_and_json(void **state)
 	jbuf_free(&b);
 	text = NULL;
 	f = open_memstream(&text, &len);
-	assert_int_equal(irq_report_write(f, t, 0), 0);
+	assert_int_equal(report_write_irq(f, t, 0), 0);
 	fclose(f);
 	assert_int_equal(len, 0);	/* no section without --irq */
 	free(text);

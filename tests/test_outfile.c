@@ -100,8 +100,8 @@ static void test_commit(void **state)
 	unlink(path);
 }
 
-/* The names the old writers used, planted as symlinks to a victim: never written through. The
- * final name's symlink is replaced by the file, its target untouched (issue 12 item 1). */
+/* Names a writer could use, planted as symlinks to a victim: never written through. The
+ * final name's symlink is replaced by the file, its target untouched. */
 static void test_planted_symlinks(void **state)
 {
 	char path[128], old_part[160], victim[128], target[128];

@@ -8,31 +8,12 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "../bpf/pwz.h"
+#include "capture_cfg.h"
 #include "capture_records.h"
 #include "cdict.h"
 
 struct capture;
 struct model_fold;
-
-struct capture_cfg {
-	bool sched;			/* attach sched_switch and the wakeups */
-	bool wait;			/* measure run-queue wait (needs sched) */
-	bool waker;			/* note each wakeup's waker (sched_waking; needs wait, streams) */
-	bool kvm;			/* attach kvm_exit and kvm_entry (caller checked they exist) */
-	bool irq;			/* --irq: attach the irq and softirq programs (bpf/irq.bpf.h) */
-	bool streams;			/* per-event records (else aggregates only) */
-	bool prompt;			/* each slice record at once, not batched (the flight
-					 * recorder's dump must hold every slice up to its moment) */
-	bool force_raw_tp;		/* skip tp_btf */
-	unsigned int ringbuf_mb;	/* ring buffer size, a power of two */
-	bool filter;			/* only the threads below (empty: nothing selected) */
-	const uint32_t *tids;		/* selected thread ids */
-	size_t nr_tids;
-	const uint32_t *tgids;		/* selected process ids */
-	size_t nr_tgids;
-	bool follow_names;		/* task records for every new or renamed thread, so that the
-					 * caller can select them (capture__select_tid()) */
-};
 
 /*
  * Sizes of the per-thread maps keyed by tid (bpf/pwz.h): every tid below pid_max, so that a

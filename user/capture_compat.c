@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "capture.h"
+#include "capture_cfg.h"
 #include "capture_compat.h"
 #include "pwz.skel.h"
 

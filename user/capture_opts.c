@@ -9,6 +9,7 @@
 #include <string.h>
 #include "capture_opts.h"
 #include "cliopt.h"
+#include "live_screen.h"
 #include "numopt.h"
 #include "outfile.h"
 
@@ -61,7 +62,7 @@ static const char usage[] =
 "Live view (nothing written; as cheap as --aggregate-only):\n"
 "      --live              a full-screen view of the interval just ended, per task: CPU %,\n"
 "                          switches/s (voluntary, involuntary), run-queue wait (p99,\n"
-"                          ready %), KVM exits/s; keys: c w s r n sort, / filter, k KVM\n"
+"                          ready %), KVM exits/s; keys:" LIVE_SORT_KEY_LIST " sort, / filter, k KVM\n"
 "                          view, space pause, q quit\n"
 "  -i, --interval SECONDS  refresh period (default 1)\n"
 "  -n, --count N           stop after N intervals\n"

@@ -55,22 +55,6 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-size_t live_task_find(const struct live_task *tasks, size_t n, uint32_t tid, bool *found)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (tasks[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = lo < n && tasks[lo].tid == tid;
-	return lo;
-}
-
 /* The entry of tid in r (sorted), inserted when new. */
 static struct live_task *reading_task(struct reading *r, uint32_t tid)
 {

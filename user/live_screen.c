@@ -21,9 +21,15 @@
 #define ENTER "\033[?1049h\033[?25l\033[H\033[2J"
 #define LEAVE "\033[?25h\033[?1049l"
 
-enum sort_key { SORT_CPU, SORT_SWITCHES, SORT_WAIT, SORT_NAME, SORT_PID };
+#define SORT_ENUM(k, e, name) SORT_##e,
+enum sort_key { LIVE_SORT_KEYS(SORT_ENUM) };
 
-static const char *const sort_names[] = { "cpu", "switches", "ready", "name", "pid" };
+/* By enum sort_key: its key and the name the hint line shows. */
+#define SORT_ENTRY(k, e, name) { #k, name },
+static const struct {
+	const char *key;		/* one letter */
+	const char *name;
+} sort_keys[] = { LIVE_SORT_KEYS(SORT_ENTRY) };
 
 struct live_screen {
 	int in, out;
@@ -223,8 +229,8 @@ static void task_line(char *b, size_t n, const struct live_task *t, const struct
 {
 	char p99[FMT_DURATION_MAX], name[TERMSAFE_NAME_MAX];
 
-	/* the histogram bucket holding the interval's p99 (issue 17 asked for the p99, which the
-	 * average stood in for; --json keeps waits and wait_ns) */
+	/* the histogram bucket holding the interval's p99 (a tail, which an average hides;
+	 * --json keeps waits and wait_ns for the average) */
 	if (t->has_wait_p99)
 		fmt_duration_range(p99, sizeof(p99), t->wait_p99_lo_ns, t->wait_p99_hi_ns);
 	else	/* "n/a": waits whose histogram the kernel could not keep whole (hist_miss) */
@@ -485,8 +491,8 @@ static void draw(struct live_screen *s)
 		header_line(line, sizeof(line), f);
 		put_line(s, line, false);
 		termsafe_str(filt, sizeof(filt), s->filter);
-		snprintf(line, sizeof(line), "%s view, sort %s%s%s%s%s  |  c s w n p sort  / filter  k %s  space pause  q quit",
-			 s->kvm ? "KVM" : "task", s->kvm ? "exits" : sort_names[s->sort],
+		snprintf(line, sizeof(line), "%s view, sort %s%s%s%s%s  | " LIVE_SORT_KEY_LIST " sort  / filter  k %s  space pause  q quit",
+			 s->kvm ? "KVM" : "task", s->kvm ? "exits" : sort_keys[s->sort].name,
 			 s->editing || *s->filter ? "  filter: " : "", filt,
 			 s->editing ? "_" : "", s->paused ? "  [PAUSED]" : "",
 			 s->kvm ? "tasks" : "KVM");
@@ -568,13 +574,14 @@ static bool key(struct live_screen *s, unsigned char c, bool *quit)
 		}
 		return true;
 	}
+	for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++) {
+		if (c == (unsigned char)sort_keys[i].key[0]) {
+			s->sort = (enum sort_key)i;
+			return true;
+		}
+	}
 	switch (c) {
 	case 'q': case 'Q': case 3: *quit = true; return false;
-	case 'c': s->sort = SORT_CPU; return true;
-	case 's': s->sort = SORT_SWITCHES; return true;
-	case 'w': case 'r': s->sort = SORT_WAIT; return true;
-	case 'n': s->sort = SORT_NAME; return true;
-	case 'p': s->sort = SORT_PID; return true;
 	case 'k': case 'K': s->kvm = !s->kvm; return true;
 	case ' ': s->paused = !s->paused; return true;
 	case '/': s->editing = true; s->filter[0] = '\0'; return true;

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "live.h"
+#include "live_frame.h"
 
 struct pwz_meta;
 struct live_screen;
@@ -21,6 +21,21 @@ struct live_screen;
  */
 struct live_screen *live_screen__new(int fd_in, int fd_out, bool kvm_view,
 				     const struct pwz_meta *meta, char *err, size_t errlen);
+
+/*
+ * The task view's sort keys, X(key, SORT_ suffix, name shown), in the order the screen's hint
+ * line and pwz-bpf --help list them: the one table both read and live_screen__input() obeys.
+ */
+#define LIVE_SORT_KEYS(X)				\
+	X(c, CPU, "cpu")		/* CPU time */	\
+	X(s, SWITCHES, "switches")	/* switch-outs */	\
+	X(w, WAIT, "ready")		/* run-queue wait */	\
+	X(n, NAME, "name")				\
+	X(p, PID, "pid")		/* process id */
+
+#define LIVE_SORT_KEY_WORD(k, e, name) " " #k
+/* " c s w n p": the keys of LIVE_SORT_KEYS, each after a space, as a string literal. */
+#define LIVE_SORT_KEY_LIST LIVE_SORT_KEYS(LIVE_SORT_KEY_WORD)
 
 enum { LIVE_SCREEN_NONE = 0, LIVE_SCREEN_QUIT = 1 };
 

@@ -663,7 +663,7 @@ static int write_stats_to(const struct run *r, const char *path, const struct tr
 		if (!e)
 			e = v ? report_write_vms(f, s, &t->meta, v) : -ENOMEM;
 		if (!e)
-			e = irq_report_write(f, t, 0);
+			e = report_write_irq(f, t, 0);
 		vms__free(v);
 		if (fclose(f) && !e)
 			e = errno ? -errno : -EIO;

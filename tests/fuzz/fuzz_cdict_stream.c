@@ -3,8 +3,8 @@
  * libFuzzer harness: the v2 record decoder. The input is a msgpack record stream, wrapped into
  * a valid one-chunk file (fuzz_write_chunk_file()): a stream that starts with a META record
  * becomes a file without trailer (read as cut: every record of every type is delivered), any
- * other stream the END chunk of a file with a trailer pointing at it. (Until issue 12 the
- * trailer was always added, so the META-first seeds were refused before their first record.)
+ * other stream the END chunk of a file with a trailer pointing at it. (A trailer on every
+ * input would have the META-first seeds refused before their first record.)
  */
 #include "fuzz_wrap.h"
 

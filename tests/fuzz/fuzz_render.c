@@ -14,8 +14,8 @@
  *          2^(ctl[4] % 17) times (up to 65,536 and 1 MiB; the exponent uniform so that most
  *          inputs stay fast), its integer field ctl[5] % 8 plus the repeat's index each time, so
  *          that a few bytes describe "many distinct tasks, CPUs, exit reasons": what a file of
- *          megabytes holds, and where memory or time grow faster than the content (issue 12
- *          items 4 and 5) cross the harness's -rss_limit_mb and -timeout.
+ *          megabytes holds, and where memory or time grow faster than the content (the
+ *          defects tests/fuzz/run's limits name) cross the harness's -rss_limit_mb and -timeout.
  * Each input goes through: the summary (whole capture and the window), --list in both forms,
  * the charts of one run and of two (the diff), the heatmaps, both HTML pages, and
  * --successors-of the first task by tid and by name.

@@ -10,25 +10,21 @@ by the rules of the import (a CPU's first switch counts from the first sample, a
 whose prev_pid is not the task switched in last on that CPU makes no slice, the task running at
 the end is cut at the last sample)."""
 import json
+import os
 import re
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import report  # noqa: E402
+
 LINE = re.compile(r'^\s*(.*?)\s+(-?\d+)\s+\[(\d+)\]\s+(\d+)\.(\d+):\s+(\S+):\s?(.*)$')
 SWITCH = re.compile(r'prev_pid=(-?\d+) prev_prio=\S+ prev_state=(\S+) ==> next_comm=.* next_pid=(\d+) next_prio=')
 
-fails = 0
-passes = 0
 
 
 def check(label, cond, what):
-    global fails, passes
-    if cond:
-        passes += 1
-        print(f"ok: {label}: {what}")
-    else:
-        fails += 1
-        print(f"FAIL: {label}: {what}")
+    report.report(cond, f"{label}: {what}")
 
 
 def parse_dump(path):
@@ -215,8 +211,8 @@ def main():
                       f"({um} switch-outs without switch-in in the file)")
             t = d['tasks'].get(tid, {})
             check(label, t.get('comm') == name, f"{name} ({tid}) task comm {t.get('comm')}")
-    print(f"{label}: {passes} passed, {fails} failed")
-    return min(fails, 100)
+    report.done(label)
+    return min(report.failed, 100)
 
 
 if __name__ == '__main__':

@@ -6,8 +6,8 @@ Usage: check.py LABEL DECODED.txt LIST.json [--exits [--exact-dur]] [--window] .
 DECODED.txt is `protoc --decode=perfetto.protos.Trace tests/perfetto/trace.proto` of the trace.
 Rebuilds, from the compact switch stream alone, per CPU and per thread the switch-outs and the
 on-CPU time, and compares them, the names, the wakeups and the KVM exits with --list. Prints
-ok/FAIL lines and "LABEL: N passed, N failed". --exact-dur: the exit slices last exactly
---list's handling time (nothing cut). With dump_exits=FILE in the environment, writes every exit
+ok/FAIL lines and "LABEL: N passed, N failed, N skipped" (tests/lib/report.py). --exact-dur:
+the exit slices last exactly --list's handling time (nothing cut). With dump_exits=FILE in the environment, writes every exit
 slice as decoded (vCPU, name, isa, ts, dur, code, guest_ns) to FILE, to compare two encodings.
 """
 import json
@@ -16,25 +16,23 @@ import re
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from report import done, report  # noqa: E402
+
 label, decoded, listing = sys.argv[1:4]
 flags = {a.lstrip("-") for a in sys.argv[4:]}
-passed = failed = 0
 
 
 def ok(msg):
-    global passed
-    passed += 1
-    print("ok: %s: %s" % (label, msg))
+    report(True, "%s: %s" % (label, msg))
 
 
 def ko(msg):
-    global failed
-    failed += 1
-    print("FAIL: %s: %s" % (label, msg))
+    report(False, "%s: %s" % (label, msg))
 
 
 def check(cond, msg):
-    (ok if cond else ko)(msg)
+    report(cond, "%s: %s" % (label, msg))
 
 
 TOKEN = re.compile(r'\s*(?:(\})|([A-Za-z_0-9]+)\s*(\{)|([A-Za-z_0-9]+):\s*("(?:[^"\\]|\\.)*"|\S+))')
@@ -451,4 +449,4 @@ if "exits" in flags:
         check(not diff, "exit slice durations per (vCPU, name) equal --list handling_ns (%s)" % diff[:3])
     check(unbalanced == 0, "exit slices never nest and every begin has its end")
 
-print("%s: %d passed, %d failed" % (label, passed, failed))
+done(label)

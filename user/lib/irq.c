@@ -5,8 +5,6 @@
 #include <string.h>
 #include "fmt.h"
 #include "irq.h"
-#include "termsafe.h"
-#include "trace.h"
 
 /* include/linux/interrupt.h's order, /proc/softirqs's names (kernel/softirq.c softirq_to_name) */
 static const char *const softirq_names[PWZ_NR_SOFTIRQS] = {
@@ -151,73 +149,4 @@ long irq_thread_rows(const struct pwz_irq_agg *a, size_t n, struct irq_thread_ro
 	qsort(r, k, sizeof(*r), cmp_thread_time);
 	*out = r;
 	return (long)k;
-}
-
-int irq_report_write(FILE *f, const struct trace *t, size_t top)
-{
-	double dur = (double)t->meta.duration_ns;
-	struct irq_vector_row *v = NULL;
-	struct irq_thread_row *th = NULL;
-	long nv, nt;
-	char name[TERMSAFE_NAME_MAX], d[3][FMT_DURATION_MAX];
-
-	if (!t->meta.has_irq)
-		return 0;
-	nv = irq_vector_rows(t->irq_aggs, t->nr_irq_aggs, &v);
-	nt = nv < 0 ? 0 : irq_thread_rows(t->irq_aggs, t->nr_irq_aggs, &th);
-	if (nv < 0 || nt < 0) {
-		free(v);
-		free(th);
-		return -ENOMEM;
-	}
-	fprintf(f, "\nInterrupts (--irq; a hard IRQ during a softirq counts in the hard IRQ only)\n");
-	if (!nv)
-		fprintf(f, "no interrupt counted\n");
-	else
-		fprintf(f, "%-4s %-5s %6s %-20s %10s %10s %10s %10s\n", "CPU", "Kind", "Vector",
-			"Name", "Count", "Total", "Avg", "Max");
-	for (long i = 0; i < nv; i++) {
-		const struct irq_vector_row *r = &v[i];
-
-		fprintf(f, "%-4u %-5s %6u %-20s %10llu %10s %10s %10s\n", r->cpu,
-			r->kind == PWZ_IRQ_KIND_HARD ? "hard" : "soft", r->vector,
-			termsafe_str(name, sizeof(name), r->name ? r->name : "?"),
-			(unsigned long long)r->count, fmt_duration(d[0], sizeof(d[0]), r->time_ns),
-			fmt_duration_avg(d[1], sizeof(d[1]), r->time_ns, r->count),
-			fmt_duration(d[2], sizeof(d[2]), r->max_ns));
-		/* each CPU's total after its last row */
-		if (i + 1 == nv || v[i + 1].cpu != r->cpu) {
-			uint64_t hard = 0, soft = 0;
-
-			for (long j = i; j >= 0 && v[j].cpu == r->cpu; j--)
-				*(v[j].kind == PWZ_IRQ_KIND_HARD ? &hard : &soft) += v[j].time_ns;
-			fprintf(f, "CPU %u: hard %s, soft %s, %.2f %% of the capture\n", r->cpu,
-				fmt_duration(d[0], sizeof(d[0]), hard),
-				fmt_duration(d[1], sizeof(d[1]), soft),
-				dur > 0 ? 100.0 * (double)(hard + soft) / dur : 0.0);
-		}
-	}
-	if (nt) {
-		fprintf(f, "\nThreads interrupted (time taken from them)\n");
-		fprintf(f, "%-28s %10s %10s %12s %10s %12s\n", "Task", "TID", "Hard", "Hard time",
-			"Soft", "Soft time");
-	}
-	for (long i = 0; i < nt && (size_t)i < (top ? top : 20); i++) {
-		const struct irq_thread_row *r = &th[i];
-		const struct pwz_task *task = r->tid == PWZ_IRQ_OTHER_TID ? NULL :
-					      trace__task_at(t, r->tid, r->since_ns);
-		const char *n = r->tid == PWZ_IRQ_OTHER_TID ? "(threads not selected)" :
-				task ? task->name : "?";
-
-		if (r->tid == PWZ_IRQ_OTHER_TID)
-			fprintf(f, "%-28s %10s", n, "-");
-		else
-			fprintf(f, "%-28s %10u", termsafe_str(name, sizeof(name), n), r->tid);
-		fprintf(f, " %10llu %12s %10llu %12s\n", (unsigned long long)r->hard_count,
-			fmt_duration(d[0], sizeof(d[0]), r->hard_ns), (unsigned long long)r->soft_count,
-			fmt_duration(d[1], sizeof(d[1]), r->soft_ns));
-	}
-	free(v);
-	free(th);
-	return ferror(f) ? -EIO : 0;
 }

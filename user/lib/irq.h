@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include "records.h"
 
-struct trace;
-
 #define PWZ_NR_SOFTIRQS 10	/* HI ... RCU, as include/linux/interrupt.h numbers them */
 
 /* The name of softirq vector vec as /proc/softirqs prints it ("HI", "TIMER", ... "RCU"), or
@@ -49,14 +47,5 @@ struct irq_thread_row {
  */
 long irq_vector_rows(const struct pwz_irq_agg *a, size_t n, struct irq_vector_row **out);
 long irq_thread_rows(const struct pwz_irq_agg *a, size_t n, struct irq_thread_row **out);
-
-/*
- * The --stats section of t's interrupts (after report_write_stats()): nothing when the capture
- * was made without --irq, else per CPU and vector the count, total, average and longest, each
- * CPU's total and share of the capture, and the threads that lost the most time to them
- * (at most top, 0 = 20). Names from the capture go through termsafe(). Returns 0 or -EIO /
- * -ENOMEM.
- */
-int irq_report_write(FILE *f, const struct trace *t, size_t top);
 
 #endif /* PWZ_IRQ_H */

@@ -34,4 +34,15 @@ struct vms;
 int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 		     const struct vms *v);
 
+struct trace;
+
+/*
+ * The --stats section of t's interrupts (after report_write_stats()): nothing when the capture
+ * was made without --irq, else per CPU and vector the count, total, average and longest, each
+ * CPU's total and share of the capture, and the threads that lost the most time to them
+ * (at most top, 0 = 20). Names from the capture go through termsafe(). Returns 0 or -EIO /
+ * -ENOMEM.
+ */
+int report_write_irq(FILE *f, const struct trace *t, size_t top);
+
 #endif /* PWZ_REPORT_H */

@@ -32,11 +32,11 @@ struct trace {
 	size_t nr_wakeups;
 	struct pwz_kvm_exit *exits;
 	size_t nr_exits;
-	struct pwz_cpu_agg *cpu_aggs;		/* one per (tid, cpu): repeated keys summed */
+	struct pwz_cpu_agg *cpu_aggs;		/* one per (tid, since, cpu), summed */
 	size_t nr_cpu_aggs;
-	struct pwz_kvm_agg *kvm_aggs;		/* one per (tid, isa, reason), summed */
+	struct pwz_kvm_agg *kvm_aggs;		/* one per (tid, since, isa, reason), summed */
 	size_t nr_kvm_aggs;
-	struct pwz_wait_agg *wait_aggs;		/* one per tid, summed (max: the largest) */
+	struct pwz_wait_agg *wait_aggs;		/* one per (tid, since), summed (max: largest) */
 	size_t nr_wait_aggs;
 	struct pwz_irq_agg *irq_aggs;		/* --irq: one per (cpu, kind, vector, tid, since),
 						 * summed, in pwz_irq_merge()'s order (irq.h) */

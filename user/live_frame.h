@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pwz-bpf --live's frame: one interval's figures, made by user/live.h and shown by
+ * user/live_screen.h. */
+#ifndef PWZ_LIVE_FRAME_H
+#define PWZ_LIVE_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "records.h"
+
+/* One thread over one interval: differences of the kernel's totals (bpf/pwz.h cpu_aggs, with
+ * the slice running at each end counted up to then) between the interval's two readings. */
+struct live_task {
+	uint32_t tid;
+	uint32_t tgid;			/* 0 unknown */
+	char name[PWZ_NAME_MAX];	/* display name (task table), raw bytes: print via termsafe */
+	uint64_t run_ns;		/* CPU time in the interval, all CPUs */
+	uint64_t switches;		/* switch-outs */
+	uint64_t voluntary;		/* of which slept or exited */
+	uint64_t involuntary;		/* of which preempted */
+	uint64_t waits;			/* run-queue waits that ended in the interval */
+	uint64_t wait_ns;		/* their total */
+	uint64_t wait_max_ns;		/* the longest wait since the start (a reading's) */
+	uint32_t wait_hist[PWZ_WHIST_BUCKETS];	/* the waits by bucket (bpf/whist.h), as the
+					 * kernel counts them: a reading's totals, a frame's
+					 * differences (modulo 2^32, as the kernel's counters wrap) */
+	bool has_wait_p99;		/* a frame's: the interval's waits had a histogram that
+					 * the kernel did not miss entries of (CNT_HIST_MISS) */
+	uint64_t wait_p99_lo_ns;	/* then the bucket [lo, hi] holding their p99 (hi cut to
+					 * wait_max_ns: the interval's longest is no longer) */
+	uint64_t wait_p99_hi_ns;
+	uint64_t exits;			/* KVM exits */
+};
+
+/* The index of tid in tasks[0 .. n) (sorted by tid), with *found, or where it would go. */
+size_t live_task_find(const struct live_task *tasks, size_t n, uint32_t tid, bool *found);
+
+/* One (vCPU thread, exit reason) over one interval. */
+struct live_exit {
+	uint32_t tid;
+	uint32_t isa;			/* enum pwz_isa */
+	uint32_t reason;
+	uint64_t count;			/* exits in the interval */
+	uint64_t handling_ns;		/* their handling time (paired exits) */
+};
+
+/* What one interval shows. */
+struct live_frame {
+	uint64_t seq;			/* 1, 2, ...: the interval's number */
+	uint64_t t_ns;			/* its end, ns from the start of the view */
+	uint64_t wall_ns;		/* its end, CLOCK_REALTIME */
+	uint64_t dt_ns;			/* its length */
+	int nr_cpus;
+	uint64_t idle_ns;		/* the idle task's time (tid 0), all CPUs */
+	uint64_t switches;		/* every switch seen (CNT_SWITCHES) */
+	uint64_t drops;			/* records or map entries refused (map_full, task,
+					 * hist_miss) */
+	uint64_t bpf_ns;		/* time in the BPF programs (0: stats off) */
+	struct live_task *tasks;	/* threads active in the interval (idle excluded), by tid */
+	size_t nr_tasks;
+	struct live_exit *exits;	/* by (tid, isa, reason) */
+	size_t nr_exits;
+};
+
+#endif /* PWZ_LIVE_FRAME_H */
