@@ -214,11 +214,103 @@ static int open_output_dir(const struct cli *cli)
 	return 0;
 }
 
+/* parse_args()'s long options without a short form */
+enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND_TID, O_SUCC,
+       O_HEADLESS, O_OPEN, O_MAXPTS, O_PERFETTO, O_PERFETTO_GZ, O_EXPORT, O_MODE, O_FORCE };
+
+/* The options of parse_args() that take a value: checked and stored in cli. Returns 0, or
+ * -EINVAL with a message. */
+static int parse_value_opt(int c, const char *arg, struct cli *cli)
+{
+	switch (c) {
+	case 't':
+		if (!*arg || strchr(arg, '\n')) {
+			fprintf(stderr, "pwz-render: -t: give a non-empty pattern on one line\n");
+			return -EINVAL;
+		}
+		if (cli->nr_tasks == sizeof(cli->tasks) / sizeof(cli->tasks[0])) {
+			fprintf(stderr, "pwz-render: -t: at most %zu patterns\n",
+				sizeof(cli->tasks) / sizeof(cli->tasks[0]));
+			return -EINVAL;
+		}
+		cli->tasks[cli->nr_tasks++] = arg;
+		return 0;
+	case 'f':
+		if (parse_ms("--from", arg, &cli->from_ns))
+			return -EINVAL;
+		return 0;
+	case 'c':
+		if (parse_ms("--cap", arg, &cli->cap_ns))
+			return -EINVAL;
+		if (!cli->cap_ns) {
+			fprintf(stderr, "pwz-render: --cap must be more than 0 ms\n");
+			return -EINVAL;
+		}
+		return 0;
+	case O_EXPORT:
+		if (strcmp(arg, "parquet")) {
+			msg("--export: '%s' is not a format (parquet)", arg);
+			return -EINVAL;
+		}
+		cli->export_fmt = arg;
+		return 0;
+	case O_MAXPTS: {
+		char safe[256];
+		uint64_t v;
+
+		if (numopt_parse_count(arg, SIZE_MAX / 64, &v)) {
+			fprintf(stderr, "pwz-render: --max-points: '%s' is not a positive decimal count\n",
+				termsafe_str(safe, sizeof(safe), arg));
+			return -EINVAL;
+		}
+		cli->max_points = (size_t)v;
+		return 0;
+	}
+	case O_MODE:
+		if (outfile_parse_mode(arg, &cli->mode)) {
+			fprintf(stderr, "pwz-render: --mode: '%s' is not a file mode (octal, at most 0777, with owner read and write: 0600, 0640, 0644)\n",
+				arg);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* What parse_args() checks once every option is read (optind: the first capture file), and
+ * the -t and --successors-of patterns compiled. Returns 0, or -EINVAL with a message. */
+static int check_args(int argc, struct cli *cli)
+{
+	char err[512];
+
+	if (optind >= argc) {
+		fprintf(stderr, "pwz-render: no capture file given (see 'pwz-render --help')\n");
+		return -EINVAL;
+	}
+	if (cli->nr_tasks && cli->successors_of) {
+		fprintf(stderr, "pwz-render: --successors-of takes its task as a -t pattern: drop -t\n");
+		return -EINVAL;
+	}
+	if ((cli->nr_tasks && !(cli->pats = task_patterns__new(cli->tasks, cli->nr_tasks, err,
+								sizeof(err)))) ||
+	    (cli->successors_of && !(cli->succ = task_patterns__new(&cli->successors_of, 1, err,
+								     sizeof(err))))) {
+		print_err(err, "\n");
+		return -EINVAL;
+	}
+	if (cli->json && !cli->list && !cli->successors_of) {
+		fprintf(stderr, "pwz-render: --json goes with --list or --successors-of\n");
+		return -EINVAL;
+	}
+	if (cli->heatmaps && argc - optind > 1) {
+		fprintf(stderr, "pwz-render: --heatmaps takes one capture file, not %d\n", argc - optind);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct cli *cli)
 {
-	enum { O_JSON = 256, O_MAP, O_PARTIAL, O_HEAT, O_LABEL, O_OUTDIR, O_MERGE, O_APPEND_TID,
-	       O_SUCC, O_HEADLESS, O_OPEN, O_MAXPTS, O_PERFETTO, O_PERFETTO_GZ, O_EXPORT, O_MODE,
-	       O_FORCE };
 	static const struct option longopts[] = {
 		{ "task", required_argument, NULL, 't' },
 		{ "heatmaps", no_argument, NULL, O_HEAT },
@@ -262,32 +354,17 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (!*optarg || strchr(optarg, '\n')) {
-				fprintf(stderr, "pwz-render: -t: give a non-empty pattern on one line\n");
+		case 'f':
+		case 'c':
+		case O_EXPORT:
+		case O_MAXPTS:
+		case O_MODE:
+			if (parse_value_opt(c, optarg, cli))
 				return -EINVAL;
-			}
-			if (cli->nr_tasks == sizeof(cli->tasks) / sizeof(cli->tasks[0])) {
-				fprintf(stderr, "pwz-render: -t: at most %zu patterns\n",
-					sizeof(cli->tasks) / sizeof(cli->tasks[0]));
-				return -EINVAL;
-			}
-			cli->tasks[cli->nr_tasks++] = optarg;
 			break;
 		case 'q': quiet = true; break;
 		case O_FORCE: cli->force = true; break;
 		case O_HEAT: cli->heatmaps = true; break;
-		case 'f':
-			if (parse_ms("--from", optarg, &cli->from_ns))
-				return -EINVAL;
-			break;
-		case 'c':
-			if (parse_ms("--cap", optarg, &cli->cap_ns))
-				return -EINVAL;
-			if (!cli->cap_ns) {
-				fprintf(stderr, "pwz-render: --cap must be more than 0 ms\n");
-				return -EINVAL;
-			}
-			break;
 		case O_LABEL: cli->label = optarg; break;
 		case O_MAP: cli->map_path = optarg; break;
 		case O_OUTDIR: cli->output_dir = optarg; break;
@@ -298,35 +375,9 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 		case O_SUCC: cli->successors_of = optarg; break;
 		case O_PARTIAL: cli->partial = true; break;
 		case O_HEADLESS: break;
-		case O_EXPORT:
-			if (strcmp(optarg, "parquet")) {
-				msg("--export: '%s' is not a format (parquet)", optarg);
-				return -EINVAL;
-			}
-			cli->export_fmt = optarg;
-			break;
 		case O_OPEN: cli->open = true; break;
 		case O_PERFETTO: cli->perfetto = 1; break;
 		case O_PERFETTO_GZ: cli->perfetto = 2; break;
-		case O_MAXPTS: {
-			char safe[256];
-			uint64_t v;
-
-			if (numopt_parse_count(optarg, SIZE_MAX / 64, &v)) {
-				fprintf(stderr, "pwz-render: --max-points: '%s' is not a positive decimal count\n",
-					termsafe_str(safe, sizeof(safe), optarg));
-				return -EINVAL;
-			}
-			cli->max_points = (size_t)v;
-			break;
-		}
-		case O_MODE:
-			if (outfile_parse_mode(optarg, &cli->mode)) {
-				fprintf(stderr, "pwz-render: --mode: '%s' is not a file mode (octal, at most 0777, with owner read and write: 0600, 0640, 0644)\n",
-					optarg);
-				return -EINVAL;
-			}
-			break;
 		case 'h':
 			fputs(usage, stdout);
 			exit(stdout_status(0));
@@ -338,30 +389,9 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 			return -EINVAL;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "pwz-render: no capture file given (see 'pwz-render --help')\n");
+	if (check_args(argc, cli))
 		return -EINVAL;
-	}
-	if (cli->nr_tasks && cli->successors_of) {
-		fprintf(stderr, "pwz-render: --successors-of takes its task as a -t pattern: drop -t\n");
-		return -EINVAL;
-	}
-	if ((cli->nr_tasks && !(cli->pats = task_patterns__new(cli->tasks, cli->nr_tasks, err,
-								sizeof(err)))) ||
-	    (cli->successors_of && !(cli->succ = task_patterns__new(&cli->successors_of, 1, err,
-								     sizeof(err))))) {
-		print_err(err, "\n");
-		return -EINVAL;
-	}
 	cli->progress = !quiet && isatty(STDERR_FILENO);
-	if (cli->json && !cli->list && !cli->successors_of) {
-		fprintf(stderr, "pwz-render: --json goes with --list or --successors-of\n");
-		return -EINVAL;
-	}
-	if (cli->heatmaps && argc - optind > 1) {
-		fprintf(stderr, "pwz-render: --heatmaps takes one capture file, not %d\n", argc - optind);
-		return -EINVAL;
-	}
 	if (cli->output_dir && !cli->list && !cli->successors_of)
 		return open_output_dir(cli);
 	return 0;
@@ -805,26 +835,15 @@ static int select_runs(const struct cli *cli, struct trace **t, int n, const str
 	return 1;
 }
 
-static int do_dashboard(const struct cli *cli, char **files, int nfiles,
-			const struct task_map *map)
+/* The captures of a dashboard loaded into t (with their streams when a view needs them), their
+ * base names into names and the names that tell them apart into shorts. Returns 0, or 1 with a
+ * message (what is loaded is the caller's to free). */
+static int load_runs(const struct cli *cli, char **files, int nfiles, const struct task_map *map,
+		     struct trace **t, char **names, char **shorts)
 {
 	bool streams = cli->heatmaps || has_window(cli);
-	struct trace **t = calloc((size_t)nfiles, sizeof(*t));
-	struct dash_run *runs = calloc((size_t)nfiles, sizeof(*runs));
-	char **names = calloc((size_t)nfiles, sizeof(*names));
-	char **shorts = calloc((size_t)nfiles, sizeof(*shorts));
-	struct jbuf json = { 0 }, html = { 0 };
-	struct dash_opts o = { .version = PWZ_VERSION };
-	struct tasksel **sel = calloc((size_t)nfiles, sizeof(*sel));
-	char err[2048], date[64], label[512], title[1024], path[8192], shown[4096] = "";
-	const char *kind = cli->heatmaps ? "heatmaps" : "charts";
-	int i, rc = 1;
 
-	if (!t || !runs || !names || !shorts || !sel) {
-		fprintf(stderr, "pwz-render: out of memory\n");
-		goto out;
-	}
-	for (i = 0; i < nfiles; i++) {
+	for (int i = 0; i < nfiles; i++) {
 		char base[512];
 
 		t[i] = load(cli, files[i], map, streams);
@@ -834,21 +853,76 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 			t[i] = load(cli, files[i], map, true);
 		}
 		if (!t[i])
-			goto out;
+			return 1;
 		if (t[i]->info.cut)
 			warn_cut(cli, t[i]->path);
 		base_name(files[i], base, sizeof(base));
 		names[i] = strdup(base);
 		if (!names[i]) {
 			fprintf(stderr, "pwz-render: out of memory\n");
-			goto out;
+			return 1;
 		}
 	}
 	if (diff_short_names((const char *const *)names, (size_t)nfiles, shorts)) {
 		fprintf(stderr, "pwz-render: out of memory\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* The page of json (dash.h) built, written under its output name (output_name(), kept files
+ * numbered: write_file()), its path printed and opened with --open. Returns 0, or 1 with a
+ * message. */
+static int write_page(const struct cli *cli, char **files, int nfiles, const char *title,
+		      const struct jbuf *json, const struct dash_opts *o)
+{
+	const char *kind = cli->heatmaps ? "heatmaps" : "charts";
+	struct jbuf html = { 0 };
+	char path[8192];
+	int rc;
+
+	progress(cli, "building the page");
+	rc = dash_html(&html, kind, title, json, o);
+	if (rc) {
+		progress_done(cli);
+		fprintf(stderr, "pwz-render: cannot build the page: %s\n", strerror(-rc));
+		jbuf_free(&html);
+		return 1;
+	}
+	progress(cli, "writing the page");
+	output_name(cli, files, nfiles, kind, path, sizeof(path));
+	rc = write_file(cli, path, sizeof(path), &html);
+	progress_done(cli);
+	if (!rc) {
+		put_path(path, "\n");
+		msg("wrote %s (%zu KiB, data %zu KiB)", path, html.len / 1024, json->len / 1024);
+		if (cli->open)
+			open_browser(path);
+	}
+	jbuf_free(&html);
+	return rc ? 1 : 0;
+}
+
+static int do_dashboard(const struct cli *cli, char **files, int nfiles,
+			const struct task_map *map)
+{
+	struct trace **t = calloc((size_t)nfiles, sizeof(*t));
+	struct dash_run *runs = calloc((size_t)nfiles, sizeof(*runs));
+	char **names = calloc((size_t)nfiles, sizeof(*names));
+	char **shorts = calloc((size_t)nfiles, sizeof(*shorts));
+	struct jbuf json = { 0 };
+	struct dash_opts o = { .version = PWZ_VERSION };
+	struct tasksel **sel = calloc((size_t)nfiles, sizeof(*sel));
+	char err[2048], date[64], label[512], title[1024], shown[4096] = "";
+	const char *kind = cli->heatmaps ? "heatmaps" : "charts";
+	int i, rc = 1;
+
+	if (!t || !runs || !names || !shorts || !sel) {
+		fprintf(stderr, "pwz-render: out of memory\n");
 		goto out;
 	}
-	if (select_runs(cli, t, nfiles, map, sel))
+	if (load_runs(cli, files, nfiles, map, t, names, shorts) ||
+	    select_runs(cli, t, nfiles, map, sel))
 		goto out;
 	for (i = 0; i < nfiles; i++)
 		runs[i] = (struct dash_run){ .trace = t[i], .name = names[i], .short_name = shorts[i],
@@ -885,29 +959,9 @@ static int do_dashboard(const struct cli *cli, char **files, int nfiles,
 	snprintf(title, sizeof(title), "%s — %s%s%s", label,
 		 dash_title_kind(runs, (size_t)nfiles, cli->heatmaps), cli->nr_tasks ? " — " : "",
 		 shown);
-	progress(cli, "building the page");
-	rc = dash_html(&html, kind, title, &json, &o);
-	if (rc) {
-		fprintf(stderr, "pwz-render: cannot build the page: %s\n", strerror(-rc));
-		rc = 1;
-		goto out;
-	}
-	progress(cli, "writing the page");
-	output_name(cli, files, nfiles, kind, path, sizeof(path));
-	if (write_file(cli, path, sizeof(path), &html)) {
-		progress_done(cli);
-		rc = 1;
-		goto out;
-	}
-	progress_done(cli);
-	put_path(path, "\n");
-	msg("wrote %s (%zu KiB, data %zu KiB)", path, html.len / 1024, json.len / 1024);
-	if (cli->open)
-		open_browser(path);
-	rc = 0;
+	rc = write_page(cli, files, nfiles, title, &json, &o);
 out:
 	jbuf_free(&json);
-	jbuf_free(&html);
 	for (i = 0; i < nfiles; i++) {
 		if (sel)
 			tasksel__free(sel[i]);
