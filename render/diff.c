@@ -161,65 +161,60 @@ const struct diff_row *diff__row(const struct diff *d, const char *name)
 	return bsearch(&key, d->rows, d->nr_rows, sizeof(key), cmp_row);
 }
 
-struct diff *diff__new(const struct summary *const *s, size_t nr, char *err, size_t errlen)
+/* The scale of each run to the first one's window (d->scale, d->scaled). */
+static void set_scales(struct diff *d, const struct summary *const *s, size_t nr)
 {
-	struct keymap seen = { 0 };	/* (isa, code) -> reasons[] while collecting */
-	size_t i, k, n, cap = 0, rcap = 0, nrows = 0;
-	struct diff *d;
-	uint64_t len0;
+	uint64_t len0 = s[0]->window_end_ns - s[0]->window_start_ns;
 
-	if (!nr) {
-		snprintf(err, errlen, "diff: no capture given");
-		errno = EINVAL;
-		return NULL;
-	}
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		goto nomem;
-	d->nr_runs = nr;
-	d->scale = calloc(nr, sizeof(*d->scale));
-	if (!d->scale)
-		goto nomem;
-	len0 = s[0]->window_end_ns - s[0]->window_start_ns;
-	for (i = 0; i < nr; i++) {
+	for (size_t i = 0; i < nr; i++) {
 		uint64_t len = s[i]->window_end_ns - s[i]->window_start_ns;
 
 		d->scale[i] = len ? (double)len0 / (double)len : 1.0;
 		if (d->scale[i] < 0.999 || d->scale[i] > 1.001)
 			d->scaled = true;
 	}
+}
 
-	/* the union of reasons and of names */
+/* The exit reasons of ts added to d->reasons once each ((isa, code) -> index in seen; rcap
+ * the array's room). Returns 0 or -ENOMEM. */
+static int add_reasons(struct diff *d, struct keymap *seen, size_t *rcap,
+		       const struct task_summary *ts)
+{
+	for (size_t n = 0; n < ts->nr_exits; n++) {
+		const struct summary_exit *e = &ts->exits[n];
+		int added;
+		int64_t r = keymap_get(seen, e->isa, e->code, &added);
+
+		if (r < 0)
+			return -ENOMEM;
+		if (!added) {
+			if (!d->reasons[r].name)
+				d->reasons[r].name = e->name;
+			continue;
+		}
+		if (array_reserve((void **)&d->reasons, rcap, d->nr_reasons + 1, sizeof(*d->reasons)))
+			return -ENOMEM;
+		d->reasons[d->nr_reasons++] = (struct diff_reason){
+			.isa = e->isa, .code = e->code, .name = e->name };
+	}
+	return 0;
+}
+
+/* The union of reasons (sorted) and of task names (sorted, once each, a cell per run).
+ * Returns 0 or -ENOMEM. */
+static int collect_rows(struct diff *d, const struct summary *const *s, size_t nr)
+{
+	struct keymap seen = { 0 };	/* (isa, code) -> reasons[] while collecting */
+	size_t i, n, rcap = 0, cap = 0, nrows = 0;
+
 	for (i = 0; i < nr; i++) {
-		for (k = 0; k < s[i]->nr_tasks; k++) {
+		for (size_t k = 0; k < s[i]->nr_tasks; k++) {
 			const struct task_summary *ts = &s[i]->tasks[k];
 
-			for (n = 0; n < ts->nr_exits; n++) {
-				const struct summary_exit *e = &ts->exits[n];
-				int added;
-				int64_t r = keymap_get(&seen, e->isa, e->code, &added);
-
-				if (r < 0)
-					goto nomem;
-				if (!added) {
-					if (!d->reasons[r].name)
-						d->reasons[r].name = e->name;
-					continue;
-				}
-				if (array_reserve((void **)&d->reasons, &rcap, d->nr_reasons + 1,
-						  sizeof(*d->reasons)))
-					goto nomem;
-				d->reasons[d->nr_reasons++] = (struct diff_reason){
-					.isa = e->isa, .code = e->code, .name = e->name };
-			}
-			if (nrows == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				void *p = realloc(d->rows, ncap * sizeof(*d->rows));
-
-				if (!p)
-					goto nomem;
-				d->rows = p;
-				cap = ncap;
+			if (add_reasons(d, &seen, &rcap, ts) ||
+			    array_reserve((void **)&d->rows, &cap, nrows + 1, sizeof(*d->rows))) {
+				keymap_free(&seen);
+				return -ENOMEM;
 			}
 			memset(&d->rows[nrows], 0, sizeof(d->rows[nrows]));
 			snprintf(d->rows[nrows].name, sizeof(d->rows[nrows].name), "%s", ts->name);
@@ -239,19 +234,23 @@ struct diff *diff__new(const struct summary *const *s, size_t nr, char *err, siz
 	for (i = 0; i < d->nr_rows; i++) {
 		d->rows[i].cells = calloc(nr, sizeof(struct diff_cell));
 		if (!d->rows[i].cells)
-			goto nomem;
+			return -ENOMEM;
 	}
+	return 0;
+}
 
-	/* fill */
-	for (i = 0; i < nr; i++) {
+/* Each run's tasks added to the cells of their names, scaled to the first run's window.
+ * Returns 0 or -ENOMEM. */
+static int fill_cells(struct diff *d, const struct summary *const *s, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
 		double sc = d->scale[i];
 
-		for (k = 0; k < s[i]->nr_tasks; k++) {
+		for (size_t k = 0; k < s[i]->nr_tasks; k++) {
 			const struct task_summary *ts = &s[i]->tasks[k];
-			const struct diff_row *row;
+			const struct diff_row *row = diff__row(d, ts->name);
 			struct diff_cell *c;
 
-			row = diff__row(d, ts->name);
 			if (!row)
 				continue;
 			c = &row->cells[i];
@@ -262,17 +261,38 @@ struct diff *diff__new(const struct summary *const *s, size_t nr, char *err, siz
 			c->involuntary += (double)ts->involuntary * sc;
 			c->exits_total += (double)ts->exits_total * sc;
 			if (add_exits(d, c, ts, sc))
-				goto nomem;
+				return -ENOMEM;
 		}
 	}
-	for (i = 0; i < d->nr_rows; i++) {
-		for (k = 0; k < nr; k++)
+	for (size_t i = 0; i < d->nr_rows; i++)
+		for (size_t k = 0; k < nr; k++)
 			settle_cell(&d->rows[i].cells[k]);
+	return 0;
+}
+
+struct diff *diff__new(const struct summary *const *s, size_t nr, char *err, size_t errlen)
+{
+	struct diff *d;
+
+	if (!nr) {
+		snprintf(err, errlen, "diff: no capture given");
+		errno = EINVAL;
+		return NULL;
 	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		goto nomem;
+	d->nr_runs = nr;
+	d->scale = calloc(nr, sizeof(*d->scale));
+	if (!d->scale)
+		goto free_diff;
+	set_scales(d, s, nr);
+	if (collect_rows(d, s, nr) || fill_cells(d, s, nr))
+		goto free_diff;
 	return d;
-nomem:
-	keymap_free(&seen);
+free_diff:
 	diff__free(d);
+nomem:
 	snprintf(err, errlen, "diff: out of memory");
 	errno = ENOMEM;
 	return NULL;
