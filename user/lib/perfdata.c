@@ -581,32 +581,43 @@ static void getcomm(const uint8_t *raw, struct fld f, char out[PWZ_COMM_LEN])
 static int qpush(struct imp *im, const struct qev *e, uint32_t qi);
 static int qflush(struct imp *im, uint64_t limit, bool all);
 
-static int on_sample(struct imp *im, const struct pd_record *r)
-{
-	const uint8_t *p = r->data + 8, *end = r->data + r->size, *raw = NULL;
-	struct attr_info *ai;
-	struct qev e;
-	uint64_t st, id = 0;
-	uint32_t raw_size = 0, tid = 0, cpu = 0;
-	uint64_t ts = 0;
-	int64_t idx = 0;
-	int ret, i;
+/* What on_sample() reads of a sample before its event's fields. */
+struct sample_fields {
+	uint64_t ts;		/* PERF_SAMPLE_TIME, 0 without */
+	uint32_t tid, cpu;	/* PERF_SAMPLE_TID's tid and PERF_SAMPLE_CPU's cpu, 0 without */
+	const uint8_t *raw;	/* the tracepoint payload (PERF_SAMPLE_RAW), NULL without */
+	uint32_t raw_size;	/* its bytes */
+};
 
-	im->st->samples++;
+static int short_sample(struct imp *im, const struct pd_record *r)
+{
+	return fail(im, -EINVAL, r->offset, "sample of %u bytes is shorter than its layout",
+		    r->size);
+}
+
+/* The event attribute of sample r into *out (resolved): the only one, or the one of the
+ * sample's id; *out NULL for an id of no attribute (skipped). Returns 0 or fail()'s error. */
+static int sample_attr(struct imp *im, const struct pd_record *r, struct attr_info **out)
+{
+	const uint8_t *p = r->data + 8, *end = r->data + r->size;
+	uint64_t st, id;
+	int64_t idx = 0;
+
+	*out = NULL;
 	if (!im->nr_attrs)
 		return fail(im, -EINVAL, r->offset, "sample before any event attribute");
 	if (im->nr_attrs > 1) {
 		st = im->attrs[0].sample_type;
 		if (st & PD_SAMPLE_IDENTIFIER) {
 			if (end - p < 8)
-				goto short_rec;
+				return short_sample(im, r);
 			id = rd64(p);
 		} else if (st & PD_SAMPLE_ID) {
 			int skip = !!(st & PD_SAMPLE_IP) + !!(st & PD_SAMPLE_TID) +
 				   !!(st & PD_SAMPLE_TIME) + !!(st & PD_SAMPLE_ADDR);
 
 			if (end - p < 8 * (skip + 1))
-				goto short_rec;
+				return short_sample(im, r);
 			id = rd64(p + 8 * skip);
 		} else {
 			return fail(im, -EINVAL, r->offset,
@@ -618,43 +629,54 @@ static int on_sample(struct imp *im, const struct pd_record *r)
 			return 0;
 		}
 	}
-	ai = &im->attrs[idx];
-	if (!ai->resolved) {
-		ret = resolve(im, ai, r->offset);
-		if (ret)
-			return ret;
-	}
-	if (ai->kind == EV_NONE)
-		im->st->skipped++;
-	st = ai->sample_type;
-	if (ai->fixed_len) {
-		const uint8_t *d = r->data;
+	*out = &im->attrs[idx];
+	if (!(*out)->resolved)
+		return resolve(im, *out, r->offset);
+	return 0;
+}
 
-		if (r->size < ai->fixed_len)
-			goto short_rec;
-		if (st & PD_SAMPLE_TID)
-			tid = rd32(d + ai->o_tid + 4);
-		if (st & PD_SAMPLE_TIME)
-			ts = rd64(d + ai->o_time);
-		if (st & PD_SAMPLE_CPU)
-			cpu = rd32(d + ai->o_cpu);
-		if (st & PD_SAMPLE_RAW) {
-			raw_size = rd32(d + ai->fixed_len - 4);
-			if (raw_size > (uint32_t)(r->size - ai->fixed_len))
-				goto short_rec;
-			raw = d + ai->fixed_len;
-		}
-		goto decoded;
+/* The fields of a sample of ai's fixed layout (ai->fixed_len: the payload at a known offset).
+ * Returns 0, or -1 when r is shorter than the layout. */
+static int fixed_fields(const struct attr_info *ai, const struct pd_record *r,
+			struct sample_fields *f)
+{
+	const uint8_t *d = r->data;
+	uint64_t st = ai->sample_type;
+
+	if (r->size < ai->fixed_len)
+		return -1;
+	if (st & PD_SAMPLE_TID)
+		f->tid = rd32(d + ai->o_tid + 4);
+	if (st & PD_SAMPLE_TIME)
+		f->ts = rd64(d + ai->o_time);
+	if (st & PD_SAMPLE_CPU)
+		f->cpu = rd32(d + ai->o_cpu);
+	if (st & PD_SAMPLE_RAW) {
+		f->raw_size = rd32(d + ai->fixed_len - 4);
+		if (f->raw_size > (uint32_t)(r->size - ai->fixed_len))
+			return -1;
+		f->raw = d + ai->fixed_len;
 	}
-#define NEED(n) do { if (end - p < (long)(n)) goto short_rec; } while (0)
+	return 0;
+}
+
+/* The fields of a sample read in the order of perf_event_open(2)'s PERF_RECORD_SAMPLE, for a
+ * layout whose length varies (a read group, a call chain). Returns 0, or -1 when r is short. */
+static int walk_fields(const struct attr_info *ai, const struct pd_record *r,
+		       struct sample_fields *f)
+{
+	const uint8_t *p = r->data + 8, *end = r->data + r->size;
+	uint64_t st = ai->sample_type;
+
+#define NEED(n) do { if (end - p < (long)(n)) return -1; } while (0)
 	if (st & PD_SAMPLE_IDENTIFIER) { NEED(8); p += 8; }
 	if (st & PD_SAMPLE_IP) { NEED(8); p += 8; }
-	if (st & PD_SAMPLE_TID) { NEED(8); tid = rd32(p + 4); p += 8; }
-	if (st & PD_SAMPLE_TIME) { NEED(8); ts = rd64(p); p += 8; }
+	if (st & PD_SAMPLE_TID) { NEED(8); f->tid = rd32(p + 4); p += 8; }
+	if (st & PD_SAMPLE_TIME) { NEED(8); f->ts = rd64(p); p += 8; }
 	if (st & PD_SAMPLE_ADDR) { NEED(8); p += 8; }
 	if (st & PD_SAMPLE_ID) { NEED(8); p += 8; }
 	if (st & PD_SAMPLE_STREAM_ID) { NEED(8); p += 8; }
-	if (st & PD_SAMPLE_CPU) { NEED(8); cpu = rd32(p); p += 8; }
+	if (st & PD_SAMPLE_CPU) { NEED(8); f->cpu = rd32(p); p += 8; }
 	if (st & PD_SAMPLE_PERIOD) { NEED(8); p += 8; }
 	if (st & PD_SAMPLE_READ) {
 		uint64_t rf = ai->read_format, nr = 1, per;
@@ -666,7 +688,7 @@ static int on_sample(struct imp *im, const struct pd_record *r)
 		}
 		per = 1 + !!(rf & PD_FORMAT_ID) + !!(rf & PD_FORMAT_LOST);
 		if (nr > 65536)
-			goto short_rec;
+			return -1;
 		NEED(8 * (nr * per + !!(rf & PD_FORMAT_TOTAL_TIME_ENABLED) +
 			  !!(rf & PD_FORMAT_TOTAL_TIME_RUNNING)));
 		p += 8 * (nr * per + !!(rf & PD_FORMAT_TOTAL_TIME_ENABLED) +
@@ -679,48 +701,76 @@ static int on_sample(struct imp *im, const struct pd_record *r)
 		nr = rd64(p);
 		p += 8;
 		if (nr > (uint64_t)(end - p) / 8)
-			goto short_rec;
+			return -1;
 		p += 8 * nr;
 	}
 	if (st & PD_SAMPLE_RAW) {
 		NEED(4);
-		raw_size = rd32(p);
+		f->raw_size = rd32(p);
 		p += 4;
-		NEED(raw_size);
-		raw = p;
+		NEED(f->raw_size);
+		f->raw = p;
 	}
 #undef NEED
-decoded:
-	memset(&e, 0, sizeof(e));
-	e.kind = ai->kind;
-	if (ai->kind == EV_NONE) {
-		/* only its time matters: the capture spans every sample */
-		if (im->started) {
-			/* it will be delivered after the start, where all it does is extend the
-			 * capture's end: do that now, and spare it the queue */
-			if (!(st & PD_SAMPLE_TIME))
-				ts = im->last_ts;
-			if (ts > im->max_ts)
-				im->max_ts = ts;
-			im->last_ts = ts;
-			if (ts > im->last_sample_ts)
-				im->last_sample_ts = ts;
-			return 0;
-		}
-		e.ts = st & PD_SAMPLE_TIME ? ts : UINT64_MAX;
-		return qpush(im, &e, (st & PD_SAMPLE_CPU) && cpu < PWZ_MAX_CPUS ? cpu + 1 : 0);
+	return 0;
+}
+
+/* A sample of an event pwz does not decode: only its time matters (the capture spans every
+ * sample). */
+static int on_other_sample(struct imp *im, const struct attr_info *ai,
+			   const struct sample_fields *f)
+{
+	uint64_t st = ai->sample_type, ts = f->ts;
+	struct qev e = { .kind = EV_NONE };
+
+	if (im->started) {
+		/* it will be delivered after the start, where all it does is extend the
+		 * capture's end: do that now, and spare it the queue */
+		if (!(st & PD_SAMPLE_TIME))
+			ts = im->last_ts;
+		if (ts > im->max_ts)
+			im->max_ts = ts;
+		im->last_ts = ts;
+		if (ts > im->last_sample_ts)
+			im->last_sample_ts = ts;
+		return 0;
 	}
-	for (i = 0; i < 5; i++) {
-		if (ai->f[i].size && (uint64_t)ai->f[i].off + ai->f[i].size > raw_size)
+	e.ts = st & PD_SAMPLE_TIME ? ts : UINT64_MAX;
+	return qpush(im, &e, (st & PD_SAMPLE_CPU) && f->cpu < PWZ_MAX_CPUS ? f->cpu + 1 : 0);
+}
+
+static int on_sample(struct imp *im, const struct pd_record *r)
+{
+	struct sample_fields f = { 0 };
+	struct attr_info *ai;
+	const uint8_t *raw;
+	struct qev e;
+	int ret;
+
+	im->st->samples++;
+	ret = sample_attr(im, r, &ai);
+	if (ret || !ai)
+		return ret;
+	if (ai->kind == EV_NONE)
+		im->st->skipped++;
+	if ((ai->fixed_len ? fixed_fields(ai, r, &f) : walk_fields(ai, r, &f)) < 0)
+		return short_sample(im, r);
+	if (ai->kind == EV_NONE)
+		return on_other_sample(im, ai, &f);
+	for (int i = 0; i < 5; i++) {
+		if (ai->f[i].size && (uint64_t)ai->f[i].off + ai->f[i].size > f.raw_size)
 			return fail(im, -EINVAL, r->offset,
 				    "tracepoint payload of %u bytes is shorter than its format says",
-				    raw_size);
+				    f.raw_size);
 	}
-	if (cpu >= PWZ_MAX_CPUS)
+	if (f.cpu >= PWZ_MAX_CPUS)
 		return fail(im, -EINVAL, r->offset, "sample names CPU %u, beyond the %d supported",
-			    cpu, PWZ_MAX_CPUS);
-	e.ts = ts;
-	e.cpu = cpu;
+			    f.cpu, PWZ_MAX_CPUS);
+	memset(&e, 0, sizeof(e));
+	e.kind = ai->kind;
+	e.ts = f.ts;
+	e.cpu = f.cpu;
+	raw = f.raw;
 	switch (ai->kind) {
 	case EV_SWITCH:
 		getcomm(raw, ai->f[0], e.comm);
@@ -738,21 +788,18 @@ decoded:
 		break;
 	case EV_KVM_EXIT:
 		e.d = getf(raw, ai->f[0]);
-		e.a = tid;
+		e.a = f.tid;
 		e.b = (uint32_t)getf(raw, ai->f[1]);
 		e.c = ai->f[2].off >= 0 ? (uint32_t)getf(raw, ai->f[2]) : PWZ_ISA_VMX;
 		break;
 	case EV_KVM_ENTRY:
-		e.a = tid;
+		e.a = f.tid;
 		e.b = (uint32_t)getf(raw, ai->f[0]);
 		break;
 	default:
 		break;
 	}
-	return qpush(im, &e, cpu + 1);
-short_rec:
-	return fail(im, -EINVAL, r->offset, "sample of %u bytes is shorter than its layout",
-		    r->size);
+	return qpush(im, &e, f.cpu + 1);
 }
 
 /* Time of a non-sample record from its sample id trailer; UINT64_MAX without one. */
