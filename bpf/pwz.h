@@ -300,30 +300,8 @@ struct irq_name {
  */
 static inline __u32 pwz_log2_bucket(__u64 v)
 {
-	__u32 r = 0;
+	__u32 r = pwz_log2(v);	/* log2.h, through whist.h */
 
-	if (v >> 32) {
-		v >>= 32;
-		r += 32;
-	}
-	if (v >> 16) {
-		v >>= 16;
-		r += 16;
-	}
-	if (v >> 8) {
-		v >>= 8;
-		r += 8;
-	}
-	if (v >> 4) {
-		v >>= 4;
-		r += 4;
-	}
-	if (v >> 2) {
-		v >>= 2;
-		r += 2;
-	}
-	if (v >> 1)
-		r += 1;
 	return r < PWZ_BPF_HIST ? r : PWZ_BPF_HIST - 1;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "records.h"
+#include "../../bpf/log2.h"
 
 void pwz_meta_free(struct pwz_meta *meta)
 {
@@ -216,11 +217,8 @@ uint32_t pwz_slice_state(const struct pwz_slice *s)
 
 unsigned int pwz_hist_bucket(uint64_t v)
 {
-	unsigned int b;
+	unsigned int b = pwz_log2(v);
 
-	if (v < 2)
-		return 0;
-	b = 63 - (unsigned int)__builtin_clzll(v);
 	return b < PWZ_HIST_BUCKETS ? b : PWZ_HIST_BUCKETS - 1;
 }
 
