@@ -289,26 +289,29 @@ static ssize_t read_full(int fd, uint8_t *buf, size_t n)
 	return (ssize_t)got;
 }
 
-/* The trace_id of export.h: XXH64 of every byte of the file at path. Returns 0 or -errno with
- * x->err. */
+/* The trace_id of export.h: XXH64 of every byte of the capture at path (cdict_open(): a FIFO
+ * is refused, not waited on). Returns 0 or -errno with x->err. */
 static int trace_id(struct xp *x, const char *path, char out[17])
 {
 	enum { BUF = 1 << 20 };	/* a multiple of 32: whole stripes until the last read */
-	uint8_t *buf = malloc(BUF);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd = cdict_open(path, &st, x->err, x->errlen);
+	uint8_t *buf;
 	struct xxh64 h;
 	ssize_t n = 0;
 	size_t done;
 
+	if (fd < 0)
+		return fd;
+	buf = malloc(BUF);
 	xxh64_init(&h);
-	while (fd >= 0 && buf && (n = read_full(fd, buf, BUF)) == BUF)
+	while (buf && (n = read_full(fd, buf, BUF)) == BUF)
 		xxh64_stripes(&h, buf, BUF);
-	if (fd < 0 || !buf || n < 0) {
-		int e = !buf ? -ENOMEM : fd < 0 ? -errno : (int)n;
+	if (!buf || n < 0) {
+		int e = !buf ? -ENOMEM : (int)n;
 
 		snprintf(x->err, x->errlen, "%s: cannot read: %s", path, strerror(-e));
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		free(buf);
 		return e;
 	}

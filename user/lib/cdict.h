@@ -4,6 +4,7 @@
 #define PWZ_CDICT_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "outfile.h"
 #include "records.h"
@@ -139,6 +140,14 @@ struct cdict_read_info {
 	unsigned long long records;	/* records delivered */
 	unsigned long long cut_offset;	/* with cut: file offset where reading stopped */
 };
+
+/*
+ * Opens the capture at path for reading, refusing what is not a regular file: a capture is
+ * read by its offsets (the trailer, the chunks), and the open never waits (a FIFO without a
+ * writer would block it forever). Fills *st. Returns the descriptor (the caller closes it), or
+ * -errno with err filled: -EINVAL "<path>: not a regular file ...", else "<path>: cannot open".
+ */
+int cdict_open(const char *path, struct stat *st, char *err, size_t errlen);
 
 /*
  * Reads path. Returns 0 when every whole chunk was read (info->cut tells whether the file

@@ -470,26 +470,33 @@ static int read_v2(struct reader *r, const unsigned char *hdr, const struct cdic
 	return 0;
 }
 
-/*
- * Opens path for reading, refusing what is not a regular file: a capture is read by its offsets
- * (the trailer, the chunks), and the open itself does not wait (a FIFO without a writer would
- * block it forever). Returns the stream, or NULL with *ret = -errno and err filled.
- */
-static FILE *open_regular(const char *path, struct stat *st, int *ret, char *err, size_t errlen)
+int cdict_open(const char *path, struct stat *st, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	FILE *f;
+	int ret;
 
 	if (fd < 0) {
-		*ret = -errno;
+		ret = -errno;
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
+		return ret;
 	}
 	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file (a pipe, device or folder): give a capture file",
 			 path);
 		close(fd);
-		*ret = -EINVAL;
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/* cdict_open() as a stream. Returns it, or NULL with *ret = -errno and err filled. */
+static FILE *open_regular(const char *path, struct stat *st, int *ret, char *err, size_t errlen)
+{
+	int fd = cdict_open(path, st, err, errlen);
+	FILE *f;
+
+	if (fd < 0) {
+		*ret = fd;
 		return NULL;
 	}
 	f = fdopen(fd, "rb");
