@@ -27,11 +27,13 @@
  *   every wakeup (+40 ns per switch on the pipe bench).
  * Measured: sched_switch 186 ns/run with streams (245 when it also updated cpu_aggs per
  * switch), 185 aggregates only, wakeup 125-135.
- * Not used: the kernel's own wait clock (next->sched_info.last_queued against the rq clock,
- * which would drop the wakeup programs, -85 ns): it does not measure the same wait. On a
- * mixed load 26 % of the waits read 0 there and the others differ by ~5 us at the median from
- * sched_wakeup to sched_switch (likely the rq clock update skipped after a wakeup that
- * preempts, rq_clock_skip_update(), so the wakeup's IPI latency goes uncounted).
+ * Not used as the wait: the kernel's own wait clock (next->sched_info.last_queued against the
+ * rq clock, which would drop the wakeup programs, -85 ns): it does not measure the same wait.
+ * On a mixed load 26 % of the waits read 0 there and the others differ by ~5 us at the median
+ * from sched_wakeup to sched_switch (the rq clock update skipped after a wakeup that preempts,
+ * rq_clock_skip_update(), so the wakeup's IPI latency goes uncounted). What the kernel charges
+ * is kept beside the wait instead (R9): its growth of sched_info.run_delay over each wait, read
+ * at the wait's start (wakeup, preemption) and at the slice's switch-out, no rq access.
  *
  * The rules these programs apply (what a slice, a wait and an exit are, R1-R7) are written once,
  * in user/lib/model.h; the comments below cite them. On this project's hypervisor some switches
@@ -57,6 +59,8 @@ const volatile __u32 want_wait = 1;	/* 0: no run-queue wait measurement */
 const volatile __u32 want_waker = 1;	/* 0: no waker (sched_waking not attached) */
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader once this much is queued */
 const volatile __u32 task_storage = 1;	/* 0: tp_btf keeps wait starts in the tid hash too (< 5.11) */
+const volatile __u32 want_run_delay = 0;	/* 1: the kernel's charge of each wait (sched_info
+						 * is in BTF: CONFIG_SCHED_INFO; with want_wait) */
 
 /* Written by userspace after load, before attach: the capture start (CLOCK_MONOTONIC ns). */
 __u64 t0 = 0;
@@ -272,7 +276,7 @@ static __always_inline void fold_wait_hist(__u32 tid, __u64 w)
 
 static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u32 tid, __u64 start,
 					 __u64 now, __u32 end, bool known, __u32 wait, __u64 wake,
-					 bool charged, __u64 charge)
+					 bool charged, __u64 charge, bool rd, __u64 rd_charge)
 {
 	__u64 from = start ? start : t0, run = now > from ? now - from : 0;
 
@@ -281,6 +285,10 @@ static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u32 tid, __u
 		agg->involuntary++;
 	else
 		agg->voluntary++;
+	if (rd)		/* R9: the charge of the wait before, measured or not */
+		agg->run_delay_ns += rd_charge;
+	if (rd && (!known || !wait || start < wake))
+		agg->run_delay_unmeasured_ns += rd_charge;
 	if (!known) {
 		agg->unseen++;
 		agg->unseen_ns += run;
@@ -298,6 +306,8 @@ static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u32 tid, __u
 		agg->wait_ns += w;
 		if (w > agg->wait_max_ns)
 			agg->wait_max_ns = w;
+		if (rd)
+			agg->run_delay_wait_ns += w;
 		fold_wait_hist(tid, w);
 	}
 }
@@ -328,7 +338,8 @@ __noinline int fold_batch(__u32 n)
 		if (agg)
 			fold_dropped(agg, tid, r->start_ns, r->end_ns, r->end,
 				     !(r->flags & REC_SLICE_UNSEEN_START), r->wait, r->wake_ns,
-				     r->flags & REC_SLICE_CHARGED, r->charged_ns);
+				     r->flags & REC_SLICE_CHARGED, r->charged_ns,
+				     r->flags & REC_SLICE_RUN_DELAY, r->run_delay_ns);
 	}
 	return 0;
 }
@@ -365,6 +376,82 @@ static __always_inline __u64 sum_exec(bool btf, struct task_struct *t)
 	return btf ? t->se.sum_exec_runtime : BPF_CORE_READ(t, se.sum_exec_runtime);
 }
 
+/*
+ * R9: the thread's sched_info.run_delay, the kernel's total of its run-queue waits (what
+ * /proc/PID/schedstat, libvirt and KubeVirt report): grown at the switch-in by the rq clock
+ * since the enqueue (sched_info_arrive(), after this tracepoint) and at a dequeue while
+ * queued (a migration). 0 where the kernel has no sched_info (CONFIG_SCHED_INFO off:
+ * userspace then leaves want_run_delay 0).
+ */
+static __always_inline __u64 run_delay(bool btf, struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->sched_info.run_delay))
+		return 0;
+	return btf ? t->sched_info.run_delay : BPF_CORE_READ(t, sched_info.run_delay);
+}
+
+/*
+ * R9: the kernel's charge of the wait that ended at prev's switch-in, into *charge: its
+ * run_delay now (that switch-in's sched_info_arrive() done) minus its base, cs->rd_base plus
+ * 1 (base1; 0: none): the run_delay at the wait's start, or at the switch-in when no wait was
+ * pending (measure_wait_start()). Where the switch-in was unseen (R2, !known), a wait still
+ * pending in prev's slot ended there: charged from its start too, though unmeasured. *rd_now:
+ * run_delay now, read when needed, for the charge or as the start of the wait a preemption
+ * begins (one field read per such switch-out; a slot lookup only where the switch-in was
+ * unseen). Returns whether *charge is known. A slice whose switch-out the tracepoint missed
+ * takes the charge of the wait before it along (its base was on the CPU it ran on).
+ */
+static __always_inline bool wait_charge(bool btf, struct task_struct *prev, __u32 prev_pid,
+					bool known, __u32 end, __u64 base1, __u64 *rd_now,
+					__u64 *charge)
+{
+	struct wait_start *ws;
+
+	if (!want_run_delay || !prev_pid)
+		return false;
+	if (!known) {
+		ws = ws_get(btf, prev, prev_pid, false);
+		base1 = ws && ws->ts ? ws->rd_base + 1 : 0;
+	}
+	if (base1 || end == REC_END_PREEMPTED)
+		*rd_now = run_delay(btf, prev);
+	if (!base1)
+		return false;
+	*charge = *rd_now >= base1 - 1 ? *rd_now - (base1 - 1) : 0;
+	return true;
+}
+
+/*
+ * R4: the wait that ends at next's switch-in, if one is pending (woken or preempted during the
+ * capture), into cs; its slot cleared. R9: the base of the kernel's charge of it, cs->rd_base
+ * (plus 1; 0 none): the run_delay at the wait's start, or, with no wait pending (begun before
+ * the capture, or at a switch-out the tracepoint never reported), next's run_delay now, before
+ * this switch-in's sched_info_arrive() (a field read that steady switching never needs).
+ */
+static __always_inline void measure_wait_start(bool btf, struct cpu_state *cs,
+					       struct task_struct *next, __u32 next_pid, __u64 now)
+{
+	struct wait_start *ws;
+	__u64 base1 = 0;
+
+	ws = ws_get(btf, next, next_pid, false);
+	if (ws && ws->ts) {
+		if (ws->ts >= t0 && ws->ts <= now) {
+			cs->wake_ns = ws->ts;
+			cs->wait = ws->preempted ? REC_WAIT_PREEMPT : REC_WAIT_WAKEUP;
+			cs->waker_known = ws->waker_known;
+			cs->waker_tid = ws->waker_tid;
+			cs->waker_cpu = ws->waker_cpu;
+			base1 = ws->rd_base + 1;
+		}
+		ws->ts = 0;
+		ws->waker_known = 0;
+	}
+	if (want_run_delay && !base1)
+		base1 = run_delay(btf, next) + 1;
+	cs->rd_base = base1;
+}
+
 static __always_inline void on_switch(bool btf, bool preempt, struct task_struct *prev,
 				      struct task_struct *next, __u32 prev_pid, __u32 next_pid,
 				      unsigned int prev_state)
@@ -376,8 +463,8 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	struct cpu_agg_val *agg;
 	struct wait_start *ws;
 	struct rec_slice *r;
-	__u64 start, wake, sum_start, charge = 0;
-	bool known, prev_sel, next_sel, charged, waker;
+	__u64 start, wake, sum_start, charge = 0, rd_base1, rd_now = 0, rd_charge = 0;
+	bool known, prev_sel, next_sel, charged, waker, rd;
 
 	cs = bpf_map_lookup_elem(&cpu_state, &key);
 	if (!cs)
@@ -391,6 +478,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	waker = known && cs->waker_known;
 	waker_tid = cs->waker_tid;
 	waker_cpu = cs->waker_cpu;
+	rd_base1 = known ? cs->rd_base : 0;
 	/* the kernel's charge of the slice: its sum_exec_runtime now minus at the switch-in
 	 * (unknown for a slice begun before the capture or unseen, and for the idle task, which
 	 * the kernel does not charge) */
@@ -410,6 +498,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	cs->wake_ns = 0;
 	cs->wait = REC_WAIT_NONE;
 	cs->waker_known = 0;
+	cs->rd_base = 0;
 
 	/* R3 */
 	if (prev_state & TASK_DEAD_BIT)
@@ -420,6 +509,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 		end = REC_END_SLEPT;
 
 	prev_sel = task_selected(prev_pid, prev);
+	rd = prev_sel && wait_charge(btf, prev, prev_pid, known, end, rd_base1, &rd_now, &rd_charge);
 	if (prev_sel) {
 		struct rec_batch *b = emit_streams ? bpf_map_lookup_elem(&batch, &key) : NULL;
 
@@ -442,6 +532,9 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 			r->end_ns = now;
 			r->wake_ns = wake;
 			r->charged_ns = charge;
+			r->run_delay_ns = rd_charge;
+			if (rd)
+				r->flags |= REC_SLICE_RUN_DELAY;
 			b->n = i + 1;
 			if (b->n >= batch_max || b->n == PWZ_BATCH) {
 				__u32 n = b->n;
@@ -462,7 +555,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 			agg = lookup_or_init(&cpu_aggs, &prev_pid, &zero);
 			if (agg)
 				fold_dropped(agg, prev_pid, start, now, end, known, wait, wake,
-					     charged, charge);
+					     charged, charge, rd, rd_charge);
 		}
 	}
 	/* R4: a preempted thread waits from now; a sleeping one has nothing pending (its switch-in
@@ -475,6 +568,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 				ws->ts = now;
 				ws->preempted = 1;
 				ws->waker_known = 0;
+				ws->rd_base = rd_now;
 			}
 		} else if (!known && end == REC_END_SLEPT) {
 			ws = ws_get(btf, prev, prev_pid, false);
@@ -488,20 +582,8 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	next_sel = next_pid && task_selected(next_pid, next);
 	/* + 1: a new thread's first switch-in reads 0, which is known */
 	cs->sum_start = next_sel ? sum_exec(btf, next) + 1 : 0;
-	if (want_wait && next_sel) {
-		ws = ws_get(btf, next, next_pid, false);
-		if (ws && ws->ts) {
-			if (ws->ts >= t0 && ws->ts <= now) {
-				cs->wake_ns = ws->ts;
-				cs->wait = ws->preempted ? REC_WAIT_PREEMPT : REC_WAIT_WAKEUP;
-				cs->waker_known = ws->waker_known;
-				cs->waker_tid = ws->waker_tid;
-				cs->waker_cpu = ws->waker_cpu;
-			}
-			ws->ts = 0;
-			ws->waker_known = 0;
-		}
-	}
+	if (want_wait && next_sel)
+		measure_wait_start(btf, cs, next, next_pid, now);
 }
 
 /*
@@ -520,6 +602,8 @@ static __always_inline void on_wakeup(bool btf, bool is_new, struct task_struct 
 	if (ws && !ws->ts) {
 		ws->ts = bpf_ktime_get_ns();
 		ws->preempted = 0;
+		if (want_run_delay)
+			ws->rd_base = run_delay(btf, p);
 		if (is_new && want_waker) {
 			ws->waker_tid = (__u32)bpf_get_current_pid_tgid();
 			ws->waker_cpu = bpf_get_smp_processor_id();

@@ -58,6 +58,7 @@ enum rec_slice_end {
 #define REC_SLICE_UNSEEN_START 1
 #define REC_SLICE_CHARGED 2	/* charged_ns holds the kernel's charge of the slice */
 #define REC_SLICE_WAKER 4	/* waker_tid and waker_cpu name who woke the thread */
+#define REC_SLICE_RUN_DELAY 8	/* run_delay_ns holds the kernel's charge of the wait */
 
 /* What the wait before a slice began with. */
 enum rec_wait {
@@ -76,7 +77,7 @@ enum rec_wait {
 
 /*
  * One run slice, emitted at switch-out, carrying the run-queue wait that ended at its
- * switch-in (one record per switch, not two). 56 bytes.
+ * switch-in (one record per switch, not two). 64 bytes.
  */
 struct rec_slice {
 	__u32 type;		/* REC_SLICE */
@@ -95,6 +96,11 @@ struct rec_slice {
 	__u64 end_ns;		/* switch-out */
 	__u64 wake_ns;		/* with wait: when it became runnable (wait = start - wake) */
 	__u64 charged_ns;	/* with REC_SLICE_CHARGED: se.sum_exec_runtime out minus in */
+	__u64 run_delay_ns;	/* with REC_SLICE_RUN_DELAY: what the kernel charged for the
+				 * wait that ended at the switch-in (sched_info.run_delay at this
+				 * switch-out minus at the wait's start, user/lib/model.h R9), the
+				 * measured one (wait) or one not measured (no wait pending; with
+				 * REC_SLICE_UNSEEN_START, the wait the unseen switch-in ended) */
 };
 
 /*
@@ -170,6 +176,10 @@ struct cpu_agg_val {
 	__u64 unseen_ns;	/* their slices' time, kept out of runtime_ns */
 	__u64 charged_ns;	/* the kernel's charge (se.sum_exec_runtime) of the slices ... */
 	__u64 charged_run_ns;	/* ... whose charge is known, and their runtime_ns */
+	__u64 run_delay_ns;	/* the kernel's charge (sched_info.run_delay) of the waits ended
+				 * by these slices' switch-ins, measured or not (R9) ... */
+	__u64 run_delay_wait_ns;	/* ... the wait_ns of the measured ones among them ... */
+	__u64 run_delay_unmeasured_ns;	/* ... and the charge of the others */
 };
 
 /*
@@ -223,6 +233,8 @@ struct cpu_state {
 	__u64 sum_start;	/* the thread's se.sum_exec_runtime at start_ns, plus 1; 0 unknown */
 	__u32 waker_tid;	/* who woke it (sched_waking's current) */
 	__u32 waker_cpu;	/* on which CPU */
+	__u64 rd_base;		/* R9: the thread's sched_info.run_delay when that wait began,
+				 * or at the switch-in if none was pending, plus 1; 0 unknown */
 };
 
 /* Value of task storage "wait_ts" (tp_btf) or the hash "wait_start" keyed by tid (raw_tp):
@@ -233,6 +245,7 @@ struct wait_start {
 	__u16 waker_cpu;	/* and its CPU */
 	__u8 preempted;		/* 1 preemption, 0 wakeup */
 	__u8 waker_known;	/* 1: waker_* set by sched_waking for the wakeup to come */
+	__u64 rd_base;		/* with ts: its sched_info.run_delay then (want_run_delay) */
 };
 
 /* Indexes of the per-CPU array "counters" (one entry of PWZ_CNT_MAX __u64). */

@@ -169,6 +169,10 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	jbuf_add(b, ",", 1);
 	kv_bool(b, "has_switch_kind", s->has_switch_kind);
 	kv_bool(b, "has_wait", s->has_wait);
+	/* the kernel's charge of the waits (tasks' run_delay_ns, model.h R9), shown beside the
+	 * waits where it differs by more than ready_bucket_pct % (summary_ready_differs()) */
+	kv_bool(b, "has_run_delay", s->has_run_delay);
+	kv_dbl(b, "ready_bucket_pct", SUMMARY_READY_BUCKET_PCT);
 	/* the wait histogram's bucket bottoms (bpf/whist.h), for the tasks' "wait_hist" */
 	key(b, "wait_bucket_lo");
 	jbuf_add(b, "[", 1);
@@ -280,6 +284,11 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 		kv_u64(b, "wait_ns", ts->wait_ns);
 		kv_u64(b, "wait_count", ts->wait_count);
 		kv_u64(b, "wait_max_ns", ts->wait_max_ns);
+		if (s->has_run_delay) {
+			kv_u64(b, "run_delay_ns", ts->run_delay_ns);
+			kv_u64(b, "run_delay_wait_ns", ts->run_delay_wait_ns);
+			kv_u64(b, "run_delay_unmeasured_ns", ts->run_delay_unmeasured_ns);
+		}
 		/* the waits' histogram, sparse: [[bucket, count]...]; absent without one */
 		if (summary_wait_range(ts, 1.0, &lo, &hi)) {
 			key(b, "wait_hist");

@@ -68,6 +68,8 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_puts(b, m->has_kvm ? "true" : "false");
 	jbuf_key(b, "has_irq", false);
 	jbuf_puts(b, m->has_irq ? "true" : "false");
+	jbuf_key(b, "has_run_delay", false);	/* tasks' run_delay_ns known */
+	jbuf_puts(b, s->has_run_delay ? "true" : "false");
 	jbuf_key(b, "threads", false);
 	jbuf_puts(b, m->threads == PWZ_THREADS_ALL ? "\"all\"" :
 		  m->threads == PWZ_THREADS_SELECTED ? "\"selected\"" : "null");
@@ -166,6 +168,12 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	jbuf_member_u64_or_null(b, "wait_ns", ts->wait_ns, s->has_wait);
 	jbuf_member_u64_or_null(b, "wait_count", ts->wait_count, s->has_wait);
 	jbuf_member_u64_or_null(b, "wait_max_ns", ts->wait_max_ns, s->has_wait);
+	/* the kernel's charge of the waits (model.h R9), the wall time of the measured ones among
+	 * them, and the charge of the others */
+	jbuf_member_u64_or_null(b, "run_delay_ns", ts->run_delay_ns, s->has_run_delay);
+	jbuf_member_u64_or_null(b, "run_delay_wait_ns", ts->run_delay_wait_ns, s->has_run_delay);
+	jbuf_member_u64_or_null(b, "run_delay_unmeasured_ns", ts->run_delay_unmeasured_ns,
+				s->has_run_delay);
 	wait_ranges_json(b, ts);
 	jbuf_key(b, "wait_pct", false);
 	vms_wait_json(b, v ? vms__wait_pct(v, ts->tid, ts->since_ns) : NULL);
@@ -232,6 +240,41 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s,
 	sleeps__free(sl);
 }
 
+/*
+ * After the table, the threads whose ready time as lived (their waits, model.h R4) and as the
+ * kernel charged it (run_delay, R9: what schedstat, libvirt and KubeVirt report) differ by
+ * more than a bucket (summary_ready_differs()), both figures, the first max in the table's
+ * order; nothing when none does or the capture has no charge.
+ */
+static void ready_plain(struct jbuf *b, const struct summary *s, size_t max)
+{
+	char name[TERMSAFE_NAME_MAX], d1[FMT_DURATION_MAX], d2[FMT_DURATION_MAX];
+	size_t shown = 0, more = 0;
+
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		const struct task_summary *ts = &s->tasks[i];
+
+		if (!summary_ready_differs(s, ts))
+			continue;
+		if (shown == max) {
+			more++;
+			continue;
+		}
+		if (!shown++)
+			jbuf_printf(b, "# ready time as lived and as the kernel charged it (run_delay: schedstat, libvirt, KubeVirt), where they differ by more than %.0f %%:\n%8s  %-32s %12s %12s %8s\n",
+				    SUMMARY_READY_BUCKET_PCT, "TID", "NAME", "READY", "KERNEL",
+				    "DIFF%");
+		jbuf_printf(b, "%8u  %-32s %12s %12s %+8.1f\n", ts->tid,
+			    termsafe_str(name, sizeof(name), ts->name),
+			    fmt_duration(d1, sizeof(d1), ts->wait_ns),
+			    fmt_duration(d2, sizeof(d2), ts->run_delay_ns),
+			    100.0 * ((double)(ts->run_delay_ns - ts->run_delay_unmeasured_ns) -
+				     (double)ts->run_delay_wait_ns) / (double)ts->run_delay_wait_ns);
+	}
+	if (more)
+		jbuf_printf(b, "# and %zu more threads (--list --json: run_delay_ns)\n", more);
+}
+
 /* The header line: what the file is, the capture's length, and the window's when it is not
  * the whole capture (-f/-c). */
 static void plain_head(struct jbuf *b, const struct trace *t, const struct summary *s)
@@ -290,5 +333,6 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s,
 			    fmt_duration(run, sizeof(run), ts->runtime_ns), summary_cpu_pct(s, ts),
 			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total, p99);
 	}
+	ready_plain(b, s, 10);
 	irq_plain(b, t, sel, 10);	/* --irq: render/irqtab.h */
 }

@@ -86,6 +86,9 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 	jbuf_member_u64(b, "running_ns", vc->running_ns);
 	jbuf_member_u64(b, "ready_ns", vc->ready_ns);
 	jbuf_member_double(b, "ready_pct", span ? 100.0 * (double)vc->ready_ns / (double)span : 0.0);
+	jbuf_member_u64_or_null(b, "ready_kernel_ns", vc->ready_kernel_ns, vc->has_ready_kernel);
+	jbuf_key(b, "ready_differs", false);
+	jbuf_puts(b, vc->ready_differs ? "true" : "false");
 	jbuf_member_u64(b, "sleep_ns", vc->sleep_ns);
 	jbuf_member_u64(b, "unseen_ns", vc->unseen_ns);
 	jbuf_member_u64_or_null(b, "uncharged_ns", vc->uncharged_ns, vc->has_uncharged);

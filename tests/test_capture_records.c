@@ -280,6 +280,9 @@ static void test_sums(void **state)
 	cv[1].involuntary = 5;
 	cv[1].unseen = 2;
 	cv[1].unseen_ns = 33;
+	cv[1].run_delay_ns = 81;
+	cv[1].run_delay_wait_ns = 77;
+	cv[1].run_delay_unmeasured_ns = 6;
 	capture_conv_cpu_agg(42, 1, &cv[1], &ca, &wa);
 	assert_int_equal(ca.tid, 42);
 	assert_int_equal(ca.cpu, 1);
@@ -293,6 +296,9 @@ static void test_sums(void **state)
 	assert_int_equal(wa.count, 1);
 	assert_int_equal(wa.wait_ns, 100);
 	assert_int_equal(wa.max_ns, 90);
+	assert_int_equal(wa.run_delay_ns, 81);
+	assert_int_equal(wa.run_delay_wait_ns, 77);
+	assert_int_equal(wa.run_delay_unmeasured_ns, 6);
 	/* one CPU's slot of wait_hists: the buckets only (cpu_aggs has count, total, max) */
 	{
 		struct wait_hist_val hv;

@@ -137,7 +137,9 @@ static void write_file(const char *path, size_t chunk_bytes, struct pwz_meta *fi
 		struct pwz_kvm_agg ka = { .tid = 2000 + i, .isa = 2, .reason = i, .count = 3ull * i,
 					  .handling_ns = 77ull * i, .since_ns = since };
 		struct pwz_wait_agg wa = { .tid = 1000 + i, .since_ns = since, .count = i,
-					   .wait_ns = 9ull * i, .max_ns = i + 1ull };
+					   .wait_ns = 9ull * i, .max_ns = i + 1ull,
+					   .run_delay_ns = 5ull * i, .run_delay_wait_ns = 4ull * i,
+					   .run_delay_unmeasured_ns = i };
 
 		snprintf(t.comm, sizeof(t.comm), "comm%u", i);
 		snprintf(t.proc_name, sizeof(t.proc_name), "proc");
@@ -186,7 +188,7 @@ static void test_optional_fields(void **state)
 	for (int known = 0; known < 2; known++) {
 		snprintf(path, sizeof(path), "%s/opt%d.cdict", dir, known);
 		make_meta(&m);
-		m.has_prev_state = m.has_waker = m.has_charged = known;
+		m.has_prev_state = m.has_waker = m.has_charged = m.has_run_delay = known;
 		w = cdict_writer__new(path, &m, &o, err, sizeof(err));
 		assert_non_null(w);
 		for (uint32_t i = 0; i < 5; i++) {
@@ -206,7 +208,13 @@ static void test_optional_fields(void **state)
 		}
 		struct pwz_cpu_agg ca = { .tid = 7, .cpu = 1, .runtime_ns = 900, .switches = 5,
 					  .charged_ns = 700, .charged_run_ns = 800 };
+		/* the kernel's charge of the waits (elements 8-10) without a histogram: an empty
+		 * one is written before it */
+		struct pwz_wait_agg wa = { .tid = 7, .count = 5, .wait_ns = 5, .max_ns = 1,
+					   .run_delay_ns = 13, .run_delay_wait_ns = 4,
+					   .run_delay_unmeasured_ns = 9 };
 		assert_int_equal(cdict_writer__cpu_agg(w, &ca), 0);
+		assert_int_equal(cdict_writer__wait_agg(w, &wa), 0);
 		assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
 		cdict_writer__free(w);
 		pwz_meta_free(&m);
@@ -214,6 +222,7 @@ static void test_optional_fields(void **state)
 		assert_int_equal(read_all(path, &s, NULL, err), 0);
 		assert_int_equal(s.meta.has_prev_state, known);
 		assert_int_equal(s.meta.has_waker, known);
+		assert_int_equal(s.meta.has_run_delay, known);
 		assert_int_equal(s.ns, 5);
 		for (uint32_t i = 0; i < 5; i++) {
 			/* R+ of a preemption and S of a sleep are implied, D, R and I stored */
@@ -234,6 +243,12 @@ static void test_optional_fields(void **state)
 		assert_int_equal(s.cpu[0].charged_ns, 700);
 		assert_int_equal(s.cpu[0].charged_run_ns, 800);
 		assert_int_equal(s.cpu[0].runtime_ns, 900);
+		assert_int_equal(s.nwa, 1);
+		assert_int_equal(s.wait[0].count, 5);
+		assert_false(pwz_wait_agg_has_hist(&s.wait[0]));
+		assert_int_equal(s.wait[0].run_delay_ns, 13);
+		assert_int_equal(s.wait[0].run_delay_wait_ns, 4);
+		assert_int_equal(s.wait[0].run_delay_unmeasured_ns, 9);
 		pwz_meta_free(&s.meta);
 	}
 }
@@ -307,6 +322,9 @@ static void test_round_trip(void **state)
 		assert_int_equal(s.cpu[i].since_ns, i % 3 ? 40ull + i : 0);
 		assert_int_equal(s.kvm[i].since_ns, i % 3 ? 40ull + i : 0);
 		assert_int_equal(s.wait[i].since_ns, i % 3 ? 40ull + i : 0);
+		assert_int_equal(s.wait[i].run_delay_ns, 5ull * i);
+		assert_int_equal(s.wait[i].run_delay_wait_ns, 4ull * i);
+		assert_int_equal(s.wait[i].run_delay_unmeasured_ns, i);
 		{
 			struct pwz_wait_agg want = { 0 };
 

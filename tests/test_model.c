@@ -174,13 +174,44 @@ static int e_kvm(void *ctx, const struct pwz_kvm_agg *a)
 	return a->tid == 77 ? -EIO : 0;
 }
 
+/* R9: a wait's kernel charge counts whole in the window of its end (R6), into the wait
+ * aggregate of its thread's instance (R8); a measured one adds its wall time, another its
+ * charge apart. */
+static void test_run_delay(void **state)
+{
+	struct model_window w = { 100, 200 };
+	struct model_fold *f = model_fold__new(&w);
+	const struct pwz_wait_agg *a;
+
+	(void)state;
+	assert_int_equal(model_fold__born(f, 4, 150), 0);
+	assert_int_equal(model_fold__run_delay(f, 4, 110, 50, true, 60), 0);	/* in, instance 0 */
+	assert_int_equal(model_fold__run_delay(f, 4, 199, 7, false, 0), 0);	/* in, born 150 */
+	assert_int_equal(model_fold__run_delay(f, 4, 160, 5, true, 9), 0);	/* in, born 150 */
+	assert_int_equal(model_fold__run_delay(f, 4, 200, 1000, true, 1000), 0);	/* out */
+	assert_int_equal(model_fold__run_delay(f, 4, 99, 1000, false, 0), 0);	/* out */
+	assert_int_equal(model_fold__wait_aggs(f, &a), 2);
+	assert_int_equal(a[0].since_ns, 0);
+	assert_int_equal(a[0].run_delay_ns, 50);
+	assert_int_equal(a[0].run_delay_wait_ns, 60);
+	assert_int_equal(a[0].run_delay_unmeasured_ns, 0);
+	assert_int_equal(a[0].count, 0);	/* the waits themselves come from model_fold__wait */
+	assert_int_equal(a[1].since_ns, 150);
+	assert_int_equal(a[1].run_delay_ns, 12);
+	assert_int_equal(a[1].run_delay_wait_ns, 9);
+	assert_int_equal(a[1].run_delay_unmeasured_ns, 7);
+	model_fold__free(f);
+}
+
 static void test_aggregates(void **state)
 {
 	struct model_fold *f = model_fold__new(NULL);
 	struct pwz_slice s = { .end = PWZ_END_SLEPT, .start_ns = 100, .dur_ns = 50 };
 	struct pwz_cpu_agg k = { .tid = 1234, .cpu = 1, .runtime_ns = 1000, .switches = 3,
 				 .voluntary = 1, .involuntary = 2, .unseen = 1, .unseen_ns = 9 };
-	struct pwz_wait_agg w = { .tid = 1234, .count = 2, .wait_ns = 70, .max_ns = 60 };
+	struct pwz_wait_agg w = { .tid = 1234, .count = 2, .wait_ns = 70, .max_ns = 60,
+				  .run_delay_ns = 50, .run_delay_wait_ns = 40,
+				  .run_delay_unmeasured_ns = 3 };
 	struct pwz_kvm_agg kv = { .tid = 77, .isa = PWZ_ISA_VMX, .reason = 1, .count = 4 };
 	struct emitted em = { .ordered = true };
 	struct cdict_visitor v = { .ctx = &em, .cpu_agg = e_cpu, .wait_agg = e_wait,
@@ -223,6 +254,9 @@ static void test_aggregates(void **state)
 		assert_int_equal(wa->count, 4);
 		assert_int_equal(wa->wait_ns, 140);
 		assert_int_equal(wa->max_ns, 60);
+		assert_int_equal(wa->run_delay_ns, 100);
+		assert_int_equal(wa->run_delay_wait_ns, 80);
+		assert_int_equal(wa->run_delay_unmeasured_ns, 6);
 		assert_int_equal(model_fold__kvm_aggs(f, &ka), 1);
 		assert_int_equal(ka->count, 8);
 	}
@@ -537,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_slice_kinds),
 		cmocka_unit_test(test_waits),
 		cmocka_unit_test(test_exits),
+		cmocka_unit_test(test_run_delay),
 		cmocka_unit_test(test_aggregates),
 		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_visitor),

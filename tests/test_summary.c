@@ -257,6 +257,77 @@ static void test_cut_uses_streams(void **state)
 	trace__free(t);
 }
 
+/* A malloc'd copy of size bytes at src (the trace frees it). */
+static void *copy_of(const void *src, size_t size)
+{
+	void *p = malloc(size);
+
+	assert_non_null(p);
+	return memcpy(p, src, size);
+}
+
+/* R9: the kernel's charge of the waits comes with the whole capture's aggregates of a file
+ * that has it, and the views show it beside the waits where the same waits differ by more
+ * than a bucket (summary_ready_differs()): 10 here by 10 %, 11 by 1 % only. */
+static void test_run_delay(void **state)
+{
+	struct pwz_wait_agg wa[] = {
+		{ .tid = 10, .count = 4, .wait_ns = 20 * MS, .max_ns = 9 * MS,
+		  .run_delay_ns = 25 * MS, .run_delay_wait_ns = 20 * MS,
+		  .run_delay_unmeasured_ns = 7 * MS },
+		{ .tid = 11, .count = 2, .wait_ns = 10 * MS, .max_ns = 6 * MS,
+		  .run_delay_ns = 9900000, .run_delay_wait_ns = 10 * MS },
+	};
+	struct pwz_cpu_agg ca[] = {
+		{ .tid = 10, .cpu = 0, .runtime_ns = 50 * MS, .switches = 1 },
+		{ .tid = 11, .cpu = 0, .runtime_ns = 20 * MS, .switches = 1 },
+	};
+	struct summary_opts win = { .from_ns = 10 * MS };
+	struct trace *t = hand_built();
+	struct jbuf b = { 0 };
+	char err[256];
+	struct summary *s;
+
+	(void)state;
+	t->cpu_aggs = copy_of(ca, sizeof(ca));
+	t->nr_cpu_aggs = 2;
+	t->wait_aggs = copy_of(wa, sizeof(wa));
+	t->nr_wait_aggs = 2;
+	t->info.has_aggregates = true;
+	for (int known = 0; known < 2; known++) {
+		t->meta.has_run_delay = known;
+		s = summary__new(t, NULL, err, sizeof(err));
+		assert_non_null(s);
+		assert_int_equal(s->has_run_delay, known);
+		assert_int_equal(find(s, 10)->run_delay_ns, 25 * MS);
+		assert_int_equal(find(s, 10)->run_delay_unmeasured_ns, 7 * MS);
+		/* 18 ms charged against 20 ms lived for the measured waits: 10 % apart */
+		assert_int_equal(summary_ready_differs(s, find(s, 10)), known);
+		assert_false(summary_ready_differs(s, find(s, 11)));
+		list_plain(&b, t, s, NULL);
+		assert_int_equal(b.err, 0);
+		assert_int_equal(strstr(b.buf, "# ready time as lived") != NULL, known);
+		assert_int_equal(strstr(b.buf, "20.0 ms      25.0 ms    -10.0") != NULL, known);
+		assert_null(strstr(b.buf, "9.90 ms"));
+		jbuf_free(&b);
+		memset(&b, 0, sizeof(b));
+		list_json(&b, t, s, NULL);
+		assert_int_equal(b.err, 0);
+		assert_non_null(strstr(b.buf, known ? "\"run_delay_ns\":25000000,\"run_delay_wait_ns\":20000000,\"run_delay_unmeasured_ns\":7000000" :
+					   "\"run_delay_ns\":null,\"run_delay_wait_ns\":null,\"run_delay_unmeasured_ns\":null"));
+		jbuf_free(&b);
+		memset(&b, 0, sizeof(b));
+		summary__free(s);
+	}
+	/* a window has no charge: the streams carry none */
+	s = summary__new(t, &win, err, sizeof(err));
+	assert_non_null(s);
+	assert_false(s->has_run_delay);
+	assert_false(summary_ready_differs(s, find(s, 10)));
+	summary__free(s);
+	trace__free(t);
+}
+
 /* Many tasks and a high CPU number (fuzz_render's tasks x CPUs timeout): each task carries
  * the CPUs it ran on, and --list --json grows with the records, not with tasks x CPUs. */
 static void test_sparse_cpus(void **state)
@@ -553,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_idle_per_cpu),
 		cmocka_unit_test(test_sparse_cpus),
 		cmocka_unit_test(test_cut_uses_streams),
+		cmocka_unit_test(test_run_delay),
 		cmocka_unit_test(test_list_json_legacy),
 		cmocka_unit_test(test_reused_tid),
 		cmocka_unit_test(test_cpu_account_complete),

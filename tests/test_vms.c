@@ -277,6 +277,42 @@ static void test_no_streams(void **state)
 	fixture_free(fx);
 }
 
+/* R9: a vCPU's ready time as the kernel charged it is its task row's run_delay_ns, and the
+ * two are shown together where the row's same waits differ by more than a bucket
+ * (summary_ready_differs()): 101's charge set 10 % short, 102's equal. */
+static void test_ready_kernel(void **state)
+{
+	struct fixture *fx = build(false);
+	const struct vms_vcpu *a;
+	char err[256];
+
+	(void)state;
+	assert_false(fx->v->vms[0].vcpus[0].has_ready_kernel);
+	assert_false(fx->v->vms[0].vcpus[0].ready_differs);
+	fx->s->has_run_delay = true;
+	for (size_t i = 0; i < fx->s->nr_tasks; i++) {
+		struct task_summary *ts = &fx->s->tasks[i];
+
+		ts->run_delay_wait_ns = ts->wait_ns;
+		ts->run_delay_ns = ts->tid == 101 ? ts->wait_ns / 10 * 9 : ts->wait_ns;
+	}
+	vms__free(fx->v);
+	fx->v = vms__new(fx->t, fx->s, err, sizeof(err));
+	assert_non_null(fx->v);
+	a = &fx->v->vms[0].vcpus[0];
+	assert_int_equal(a->tid, 101);
+	assert_true(a->has_ready_kernel);
+	assert_int_equal(a->ready_ns, 220 * US);
+	assert_int_equal(a->ready_kernel_ns, 198 * US);
+	assert_true(a->ready_differs);
+	for (size_t v = 0; v < fx->v->nr_vms; v++)
+		for (size_t c = 0; c < fx->v->vms[v].nr_vcpus; c++) {
+			a = &fx->v->vms[v].vcpus[c];
+			assert_int_equal(a->ready_differs, a->tid == 101);
+		}
+	fixture_free(fx);
+}
+
 static void test_split_interval(void **state)
 {
 	const struct pwz_slice s1 = { 1, 0, 100, 50, PWZ_END_PREEMPTED, 0, 0, 0 };
@@ -403,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_exit_split),
 		cmocka_unit_test(test_wait_percentiles),
 		cmocka_unit_test(test_no_streams),
+		cmocka_unit_test(test_ready_kernel),
 		cmocka_unit_test(test_split_interval),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_instances),

@@ -84,6 +84,11 @@ const char *capture__attach_kind(const struct capture *c)
 	return c->raw_tp ? "raw_tp" : "tp_btf";
 }
 
+bool capture__run_delay(const struct capture *c)
+{
+	return c->skel && c->skel->rodata->want_run_delay;
+}
+
 const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len)
 {
 	return capture_compat__describe(&c->compat, c->sched, c->raw_tp, kvm, buf, len);
@@ -509,6 +514,13 @@ static int one_record(struct capture *c, const void *data, size_t size)
 		e = model_fold__slice(c->fold, &s);
 		if (!e && waited)
 			e = model_fold__wait(c->fold, &w);
+		/* R9: the kernel's charge of that wait, or of one not measured (at the
+		 * switch-out where the switch-in was unseen) */
+		if (!e && (r.flags & REC_SLICE_RUN_DELAY))
+			e = model_fold__run_delay(c->fold, s.tid,
+						  s.flags & PWZ_SLICE_UNSEEN_START ?
+						  s.start_ns + s.dur_ns : s.start_ns,
+						  r.run_delay_ns, waited, waited ? w.wait_ns : 0);
 		/* its last switch-out: nothing more of this thread instance comes but the
 		 * kernel's aggregates of its dropped slices and an exit still pending at the end,
 		 * added at the end */

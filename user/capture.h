@@ -50,6 +50,10 @@ const struct capture_map_sizes *capture__map_sizes(const struct capture *c);
 /* "tp_btf" or "raw_tp": how sched_switch is attached. */
 const char *capture__attach_kind(const struct capture *c);
 
+/* Whether the programs read the kernel's charge of each wait (sched_info.run_delay, model.h
+ * R9): the kernel has it and waits are measured. */
+bool capture__run_delay(const struct capture *c);
+
 /* The fallbacks this kernel needed (user/capture_compat.h), "none" or a list, in buf. */
 const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len);
 

@@ -31,6 +31,8 @@ static unsigned int forced_from_env(void)
 		f |= CAPTURE_COMPAT_NO_STORAGE;
 	if (strstr(v, "no_irq"))
 		f |= CAPTURE_COMPAT_NO_IRQ;
+	if (strstr(v, "no_run_delay"))
+		f |= CAPTURE_COMPAT_NO_RUN_DELAY;
 	return f;
 }
 
@@ -48,6 +50,22 @@ static bool switch_has_prev_state(const struct btf *vml)
 		return false;
 	t = btf__type_by_id(vml, t->type);
 	return t && btf_is_func_proto(t) && btf_vlen(t) >= 5;
+}
+
+/* Whether struct name of vml has a member called member. */
+static bool has_member(const struct btf *vml, const char *name, const char *member)
+{
+	__s32 id = btf__find_by_name_kind(vml, name, BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(vml, id);
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++) {
+		const char *n = btf__name_by_offset(vml, m[i].name_off);
+
+		if (n && !strcmp(n, member))
+			return true;
+	}
+	return false;
 }
 
 /* Whether kvm_exit's event struct has BTF: built in (vmlinux) or the kvm module's own. */
@@ -152,6 +170,9 @@ int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool k
 	cc->prev_state = switch_has_prev_state(vml) &&
 			 !(cc->forced & CAPTURE_COMPAT_TASK_STATE);
 	cc->kvm_btf = kvm && kvm_exit_has_btf(vml) && !(cc->forced & CAPTURE_COMPAT_KVM_FMT);
+	cc->run_delay = has_member(vml, "task_struct", "sched_info") &&
+			has_member(vml, "sched_info", "run_delay") &&
+			!(cc->forced & CAPTURE_COMPAT_NO_RUN_DELAY);
 	btf__free(vml);
 	if (kvm && !cc->kvm_btf) {
 		e = kvm_format(cc, tracefs);
@@ -212,6 +233,7 @@ void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
 	 * storage branch is dead code with task_storage = 0), and the tid hash is sized instead */
 	bpf_map__set_autocreate(s->maps.wait_ts, !raw);
 	s->rodata->task_storage = cc->task_storage;
+	s->rodata->want_run_delay = sw && cfg->wait && cc->run_delay;
 	if (!raw && !cc->task_storage) {
 		bpf_map__set_type(s->maps.wait_ts, BPF_MAP_TYPE_HASH);
 		bpf_map__set_map_flags(s->maps.wait_ts, 0);
@@ -246,5 +268,10 @@ const char *capture_compat__describe(const struct capture_compat *cc, bool sched
 		n += snprintf(buf + n, len - n, "%skvm_exit fields at tracefs offsets (%s)",
 			      n ? ", " : "",
 			      cc->forced & CAPTURE_COMPAT_KVM_FMT ? "asked" : "no kvm BTF, Linux < 5.11");
+	if (sched && !cc->run_delay && n < len)
+		n += snprintf(buf + n, len - n, "%swaits without the kernel's charge (%s)",
+			      n ? ", " : "",
+			      cc->forced & CAPTURE_COMPAT_NO_RUN_DELAY ? "asked" :
+			      "no sched_info: CONFIG_SCHED_INFO off");
 	return n ? buf : "none";
 }

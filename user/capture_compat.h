@@ -18,13 +18,17 @@ struct capture_cfg;
  * - no prev_state argument to sched_switch (Linux 5.18): the previous task's state is read
  *   from the task (switch_*_task_state), as the kernel's tracepoint itself did then;
  * - no BTF for kvm_exit's event (module BTF, Linux 5.11): its fields are read at the offsets
- *   of its tracefs format (kvm_exit_fmt).
+ *   of its tracefs format (kvm_exit_fmt);
+ * - no task_struct::sched_info (CONFIG_SCHED_INFO off): the waits carry no kernel charge
+ *   (want_run_delay = 0; META has_run_delay false, run_delay_ns null in the views).
  * What has no fallback (BTF itself, the BPF ring buffer of 5.8) is a one-line error.
  */
 struct capture_compat {
 	bool task_storage;	/* BPF_MAP_TYPE_TASK_STORAGE can be created */
 	bool prev_state;	/* sched_switch's BTF prototype has prev_state */
 	bool kvm_btf;		/* struct trace_event_raw_kvm_exit is in vmlinux or kvm BTF */
+	bool run_delay;		/* task_struct has sched_info.run_delay (CONFIG_SCHED_INFO): the
+				 * kernel's charge of each wait is read (model.h R9) */
 	uint32_t kvm_off_reason;	/* kvm_exit's tracefs offsets (when !kvm_btf) */
 	uint32_t kvm_off_isa;		/* 0: no isa field */
 	uint32_t kvm_off_vcpu;		/* 0: no vcpu_id field */
@@ -37,9 +41,10 @@ struct capture_compat {
 #define CAPTURE_COMPAT_KVM_FMT		0x4u	/* kvm_exit fields at tracefs offsets */
 #define CAPTURE_COMPAT_NO_STORAGE	0x8u	/* wait starts in the tid hash, as without task storage */
 #define CAPTURE_COMPAT_NO_IRQ		0x10u	/* as a kernel without the irq tracepoints */
+#define CAPTURE_COMPAT_NO_RUN_DELAY	0x20u	/* as a kernel without sched_info */
 
 /* The environment variable forcing fallbacks: a comma list of raw_tp, task_state, kvm_fmt,
- * no_task_storage, no_irq. */
+ * no_task_storage, no_irq, no_run_delay. */
 #define CAPTURE_COMPAT_ENV "PWZ_BPF_FALLBACK"
 
 /*

@@ -20,11 +20,11 @@ _Static_assert((int)REC_END_PREEMPTED == (int)PWZ_END_PREEMPTED &&
 	       (int)REC_END_SLEPT == (int)PWZ_END_SLEPT &&
 	       (int)REC_END_EXITED == (int)PWZ_END_EXITED,
 	       "enum rec_slice_end and enum pwz_slice_end differ");
-_Static_assert(sizeof(struct rec_slice) == 56, "struct rec_slice is 56 bytes");
+_Static_assert(sizeof(struct rec_slice) == 64, "struct rec_slice is 64 bytes");
 _Static_assert(sizeof(struct rec_kvm_exit) == 48, "struct rec_kvm_exit is 48 bytes");
 _Static_assert(sizeof(struct rec_task) == 40, "struct rec_task is 40 bytes");
 _Static_assert(sizeof(struct rec_exec) == 24 + PWZ_EXEC_ARGS, "struct rec_exec is 1,048 bytes");
-_Static_assert(sizeof(struct cpu_agg_val) == 11 * 8, "struct cpu_agg_val is 11 counters");
+_Static_assert(sizeof(struct cpu_agg_val) == 14 * 8, "struct cpu_agg_val is 14 counters");
 _Static_assert(sizeof(((struct pwz_wait_agg *)0)->hist) / sizeof(uint64_t) ==
 	       sizeof(((struct wait_hist_val *)0)->b) / sizeof(__u32),
 	       "wait_hist_val.b and pwz_wait_agg.hist differ");
@@ -36,8 +36,8 @@ _Static_assert(sizeof(struct kvm_agg_val) == (2 + PWZ_BPF_HIST) * 8,
 	       "struct kvm_agg_val is count, total and the histogram");
 _Static_assert(sizeof(struct kvm_agg_key) == 16, "struct kvm_agg_key is 16 bytes");
 _Static_assert(sizeof(struct kvm_state) == 40, "struct kvm_state is 40 bytes");
-_Static_assert(sizeof(struct cpu_state) == 64, "struct cpu_state is 64 bytes");
-_Static_assert(sizeof(struct wait_start) == 16, "struct wait_start is 16 bytes");
+_Static_assert(sizeof(struct cpu_state) == 72, "struct cpu_state is 72 bytes");
+_Static_assert(sizeof(struct wait_start) == 24, "struct wait_start is 24 bytes");
 _Static_assert(CNT_HIST_MISS < PWZ_CNT_MAX, "enum pwz_cnt overflows the counters");
 _Static_assert(PWZ_SEL_TIDS_MAX <= PWZ_TID_MAP_MAX && PWZ_TID_MAP_DEFAULT <= PWZ_TID_MAP_MAX &&
 	       PWZ_KVM_STATE_MAX <= PWZ_KVM_STATE_HOST_MAX,
@@ -184,6 +184,8 @@ void capture_conv_cpu_agg(uint32_t tid, uint32_t cpu, const struct cpu_agg_val *
 	};
 	*w = (struct pwz_wait_agg){
 		.tid = tid, .count = v->wait_count, .wait_ns = v->wait_ns, .max_ns = v->wait_max_ns,
+		.run_delay_ns = v->run_delay_ns, .run_delay_wait_ns = v->run_delay_wait_ns,
+		.run_delay_unmeasured_ns = v->run_delay_unmeasured_ns,
 	};
 }
 

@@ -943,6 +943,8 @@ static int fill_meta(struct run *r)
 	r->meta.has_prev_state = r->cfg.sched && r->cfg.streams;
 	r->meta.has_waker = r->cfg.sched && r->cfg.wait && r->cfg.streams;
 	r->meta.has_charged = r->cfg.sched;
+	/* (a flight recorder's ring keeps a wait's start, not its charge) */
+	r->meta.has_run_delay = capture__run_delay(r->cap) && !r->fl;
 	r->meta.has_kvm = r->kvm_ok;
 	r->meta.has_irq = r->cfg.irq;
 	r->meta.threads = r->filter || r->o.kvm_only ? PWZ_THREADS_SELECTED : PWZ_THREADS_ALL;

@@ -360,7 +360,8 @@ function hasVms(data) {
 function newGroup(key, label, ri, r) {
 	return { key, label, run: ri, r, tasks: [], tids: [], cpu_pct: 0, runtime_ns: 0,
 		switches: 0, voluntary: 0, involuntary: 0, wait_ns: 0, wait_count: 0,
-		wait_max_ns: 0, unseen_ns: 0, exits_total: 0, exits: new Map(), cpu: null,
+		wait_max_ns: 0, run_delay_ns: 0, run_delay_wait_ns: 0, run_delay_unmeasured_ns: 0,
+		unseen_ns: 0, exits_total: 0, exits: new Map(), cpu: null,
 		sleep: [0, 0, 0, 0, 0, 0] };
 }
 
@@ -375,6 +376,9 @@ function addTask(g, t) {
 	g.wait_ns += t.wait_ns;
 	g.wait_count += t.wait_count;
 	g.wait_max_ns = Math.max(g.wait_max_ns, t.wait_max_ns);
+	g.run_delay_ns += t.run_delay_ns || 0;
+	g.run_delay_wait_ns += t.run_delay_wait_ns || 0;
+	g.run_delay_unmeasured_ns += t.run_delay_unmeasured_ns || 0;
 	g.unseen_ns += t.unseen_ns;
 	g.exits_total += t.exits_total;
 	if (t.sleep)	// [S, D, other sleeps, then their ns] (render/sleeps.h)
@@ -393,7 +397,8 @@ function addGroup(o, g) {
 	for (const t of g.tids)
 		o.tids.push(t);
 	for (const k of ["cpu_pct", "runtime_ns", "switches", "voluntary", "involuntary", "wait_ns",
-		"wait_count", "unseen_ns", "exits_total"])
+		"wait_count", "run_delay_ns", "run_delay_wait_ns", "run_delay_unmeasured_ns", "unseen_ns",
+		"exits_total"])
 		o[k] += g[k];
 	o.wait_max_ns = Math.max(o.wait_max_ns, g.wait_max_ns);
 	for (let i = 0; i < 6; i++)
@@ -628,6 +633,19 @@ function fmtWaitQ(r) {
 }
 
 // The CPU tab's columns: [title, value(row), class, format, first click sorts ascending]
+// Ready time as the kernel charged it (run_delay_ns, user/lib/model.h R9) beside a row's
+// waits as lived, " (kernel 1.23 ms)", where the same waits differ by more than the run's
+// ready_bucket_pct % (the rule of summary_ready_differs(), its threshold from the page data);
+// "" otherwise or without the charge.
+function fmtKernelReady(x) {
+	const a = x.run_delay_wait_ns, k = x.run_delay_ns - x.run_delay_unmeasured_ns;
+	const big = Math.max(a, k);
+
+	if (!x.r.has_run_delay || !big || Math.abs(a - k) <= big * x.r.ready_bucket_pct / 100)
+		return "";
+	return " (kernel " + fmtNs(k) + ")";
+}
+
 function cpuCols(data) {
 	const anyKind = data.runs.some((r) => r.has_switch_kind);
 	const cols = [
@@ -642,7 +660,7 @@ function cpuCols(data) {
 			["involuntary", (x) => x.involuntary, null, fmtInt]);
 	if (data.runs.some((r) => r.has_wait))
 		cols.push(["waits", (x) => x.wait_count, null, fmtInt],
-			["wait total", (x) => x.wait_ns, null, fmtNs],
+			["wait total", (x) => x.wait_ns, null, (v, x) => fmtNs(v) + fmtKernelReady(x)],
 			["wait mean", (x) => x.wait_count ? x.wait_ns / x.wait_count : 0, null,
 				(v) => fmtNs(Math.round(v))],
 			["wait p50", (x) => { const r = waitQuantile(x, 0.5); return r ? r[0] : null; },
@@ -836,7 +854,7 @@ function cpuChart(holder, rows) {
 			")\nswitch-outs " + fmtInt(t.switches) + (t.r.has_switch_kind ? " (voluntary " +
 			fmtInt(t.voluntary) + ", involuntary " + fmtInt(t.involuntary) + ")" : "") +
 			(t.r.has_wait ? "\nrun-queue waits " + fmtInt(t.wait_count) + ", total " +
-			fmtNs(t.wait_ns) + ", max " + fmtNs(t.wait_max_ns) : ""));
+			fmtNs(t.wait_ns) + fmtKernelReady(t) + ", max " + fmtNs(t.wait_max_ns) : ""));
 	};
 }
 

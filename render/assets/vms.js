@@ -38,7 +38,9 @@ window.pwzVmsTab = function (data, tabs, lib) {
 			["tid", (x) => x.tid, "num"],
 			["index", (x) => x.vcpu === null ? -1 : x.vcpu, "num", (v) => v < 0 ? "?" : String(v)],
 			["running", (x) => x.running_ns, "num", fmtNs],
-			["ready", (x) => x.ready_ns, "num", fmtNs],
+			// as lived, and as the kernel charged it where the two differ (vms.h)
+			["ready", (x) => x.ready_ns, "num", (v, x) => fmtNs(v) +
+				(x.ready_differs ? " (kernel " + fmtNs(x.ready_kernel_ns) + ")" : "")],
 			["ready %", (x) => x.ready_pct, "num", pct],
 			["sleeping", (x) => x.sleep_ns, "num", fmtNs],
 			["migrations", (x) => x.migrations, "num", opt(fmtInt)],

@@ -52,7 +52,8 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	/* a flight recorder's dump adds its trigger, a capture that read steal time its two keys
 	 * (readers without them skip the keys) */
 	msgpack_pack_map(pk, META_KEYS + (m->has_steal ? 2 : 0) + (m->trigger ? 2 : 0) +
-			     (m->trigger && m->trigger_tid ? 2 : 0) + (m->has_irq ? 1 : 0));
+			     (m->trigger && m->trigger_tid ? 2 : 0) + (m->has_irq ? 1 : 0) +
+			     (m->has_run_delay ? 1 : 0));
 	pack_opt_str(pk, "host", m->host);
 	pack_opt_str(pk, "kernel", m->kernel);
 	pack_opt_str(pk, "boot_id", m->boot_id);
@@ -89,6 +90,8 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	pack_bool(pk, "has_charged", m->has_charged);
 	if (m->has_irq)		/* --irq: IRQ_AGG records follow (none: no interrupt seen) */
 		pack_bool(pk, "has_irq", true);
+	if (m->has_run_delay)	/* WAIT_AGG elements 8, 9 (absent: no charge, as older files) */
+		pack_bool(pk, "has_run_delay", true);
 	if (m->has_steal) {
 		pack_u64(pk, "steal_ns", m->steal_ns);
 		pack_u64(pk, "cpu_time_ns", m->cpu_time_ns);
@@ -309,6 +312,8 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			m->has_charged = mp_read_bool(c);
 		else if (!strcmp(key, "has_irq"))
 			m->has_irq = mp_read_bool(c);
+		else if (!strcmp(key, "has_run_delay"))
+			m->has_run_delay = mp_read_bool(c);
 		else if (!strcmp(key, "steal_ns")) {
 			m->steal_ns = mp_read_uint(c);
 			m->has_steal = true;

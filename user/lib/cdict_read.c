@@ -306,6 +306,13 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 				}
 				used++;
 			}
+			if (n > used + 2) {
+				/* the kernel's charge of the waits (elements 8-10: R9) */
+				a.run_delay_ns = mp_read_uint(&c);
+				a.run_delay_wait_ns = mp_read_uint(&c);
+				a.run_delay_unmeasured_ns = mp_read_uint(&c);
+				used += 3;
+			}
 			skip_rest(&c, n, used);
 			if (!c.err && v->wait_agg)
 				ret = v->wait_agg(v->ctx, &a);

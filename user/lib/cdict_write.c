@@ -344,6 +344,7 @@ int cdict_writer__kvm_agg(struct cdict_writer *w, const struct pwz_kvm_agg *a)
 
 int cdict_writer__wait_agg(struct cdict_writer *w, const struct pwz_wait_agg *a)
 {
+	bool rd = a->run_delay_ns || a->run_delay_wait_ns || a->run_delay_unmeasured_ns;
 	int n = PWZ_WHIST_BUCKETS;
 
 	if (w->error)
@@ -352,18 +353,25 @@ int cdict_writer__wait_agg(struct cdict_writer *w, const struct pwz_wait_agg *a)
 		return 0;
 	while (n > 0 && !a->hist[n - 1])
 		n--;
-	pack_head(w, n ? 7 : a->since_ns ? 6 : 5, CDICT_REC_WAIT_AGG);
+	pack_head(w, rd ? 10 : n ? 7 : a->since_ns ? 6 : 5, CDICT_REC_WAIT_AGG);
 	msgpack_pack_uint32(&w->pk, a->tid);
 	msgpack_pack_uint64(&w->pk, a->count);
 	msgpack_pack_uint64(&w->pk, a->wait_ns);
 	msgpack_pack_uint64(&w->pk, a->max_ns);
-	if (a->since_ns || n)
+	if (a->since_ns || n || rd)
 		msgpack_pack_uint64(&w->pk, a->since_ns);
-	if (n) {
+	if (n || rd) {
 		/* the wait histogram (bpf/whist.h), trailing zeros trimmed */
 		msgpack_pack_array(&w->pk, (size_t)n);
 		for (int i = 0; i < n; i++)
 			msgpack_pack_uint64(&w->pk, a->hist[i]);
+	}
+	if (rd) {
+		/* the kernel's charge of the waits, the measured ones' wall time, the charge of
+		 * the others (R9) */
+		msgpack_pack_uint64(&w->pk, a->run_delay_ns);
+		msgpack_pack_uint64(&w->pk, a->run_delay_wait_ns);
+		msgpack_pack_uint64(&w->pk, a->run_delay_unmeasured_ns);
 	}
 	return record_done(w);
 }

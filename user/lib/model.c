@@ -390,6 +390,24 @@ int model_fold__wait(struct model_fold *f, const struct pwz_wakeup *wk)
 	return 0;
 }
 
+int model_fold__run_delay(struct model_fold *f, uint32_t tid, uint64_t end_ns, uint64_t charge_ns,
+			  bool measured, uint64_t wait_ns)
+{
+	struct pwz_wait_agg *a;
+
+	if (end_ns < f->w.from_ns || end_ns >= f->w.to_ns)
+		return 0;
+	a = wait_of(f, tid, model_fold__instance(f, tid, end_ns));
+	if (!a)
+		return -ENOMEM;
+	pwz_add_sat(&a->run_delay_ns, charge_ns);
+	if (measured)
+		pwz_add_sat(&a->run_delay_wait_ns, wait_ns);
+	else
+		pwz_add_sat(&a->run_delay_unmeasured_ns, charge_ns);
+	return 0;
+}
+
 int model_fold__kvm_exit(struct model_fold *f, const struct pwz_kvm_exit *e)
 {
 	struct pwz_kvm_agg *a;
@@ -436,6 +454,9 @@ int model_fold__wait_agg(struct model_fold *f, const struct pwz_wait_agg *x)
 		a->max_ns = x->max_ns;
 	for (int i = 0; i < PWZ_WHIST_BUCKETS; i++)
 		pwz_add_sat(&a->hist[i], x->hist[i]);
+	pwz_add_sat(&a->run_delay_ns, x->run_delay_ns);
+	pwz_add_sat(&a->run_delay_wait_ns, x->run_delay_wait_ns);
+	pwz_add_sat(&a->run_delay_unmeasured_ns, x->run_delay_unmeasured_ns);
 	return 0;
 }
 

@@ -74,6 +74,27 @@
  *    thread. A record belongs to the instance of its tid with the latest birth at or before
  *    its time: a slice's end (switch-out), a wait's end (switch-in), an exit's kvm_exit time.
  *    Aggregates carry the birth of their instance (since_ns).
+ * R9 The kernel's charge of a wait (live captures, META has_run_delay). Beside each wait's wall
+ *    time (R4, ready time as it was lived), the capture keeps what the kernel charged for it:
+ *    how much the thread's sched_info.run_delay grew from the wait's start to the end of the
+ *    slice it ended (read at the wakeup or preemption and at that switch-out; the kernel adds
+ *    at the switch-in, and at a dequeue while queued, a migration). That is the figure of
+ *    /proc/PID/schedstat, libvirt's vcpu.N.delay and KubeVirt's vcpu delay. It runs on the run
+ *    queue's clock from the enqueue, and a wakeup that preempts skips that clock's update
+ *    before the switch (rq_clock_skip_update()), so it is short of the wall time by the
+ *    wakeup-to-switch latency of such waits. A wait the capture could not measure (woken
+ *    before the capture, or its switch-in unseen, R2) is still charged where its base is
+ *    known: its run_delay at the switch-in, or a start still pending; so a thread's
+ *    run_delay_ns over the capture is the growth of its run_delay, but for the wait before a
+ *    slice still running at the end and the waits around events the tracepoints missed (a
+ *    slice whose switch-out was unseen takes the charge of the wait before it along).
+ *    Aggregates per instance: run_delay_ns (every charge), run_delay_wait_ns (the wall time
+ *    of the measured waits among them) and run_delay_unmeasured_ns (the charge of the
+ *    others); a charge counts in the window of its switch-in (R6; the switch-out where that
+ *    was unseen), whole-capture figures only, since the streams carry no charge. Which figure
+ *    the views use: every view's ready time is the wait as lived
+ *    (R4: what delayed the thread); beside it, where both are known and differ by more than
+ *    a bucket (summary_ready_differs()), the kernel's charge, to compare with those counters.
  */
 
 /* A time window [from_ns, to_ns) in ns from the capture start. */
@@ -128,6 +149,16 @@ int model_fold__slice(struct model_fold *f, const struct pwz_slice *s);
 
 /* Folds one measured wait (R4, R6). Returns 0 or -ENOMEM. */
 int model_fold__wait(struct model_fold *f, const struct pwz_wakeup *wk);
+
+/*
+ * R9: adds charge_ns, the kernel's charge of one wait of tid that ended at end_ns (its
+ * switch-in; where that was unseen (R2), the switch-out that followed), to the instance's
+ * run_delay_ns; and, for a measured wait, wait_ns, its wall time, to its run_delay_wait_ns,
+ * else the charge to its run_delay_unmeasured_ns. Counted whole in the window that holds
+ * end_ns (R6). Returns 0 or -ENOMEM.
+ */
+int model_fold__run_delay(struct model_fold *f, uint32_t tid, uint64_t end_ns, uint64_t charge_ns,
+			  bool measured, uint64_t wait_ns);
 
 /* Folds one KVM exit (R5, R6). Returns 0 or -ENOMEM. */
 int model_fold__kvm_exit(struct model_fold *f, const struct pwz_kvm_exit *e);

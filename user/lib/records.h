@@ -184,6 +184,13 @@ struct pwz_wait_agg {
 	uint64_t hist[PWZ_WHIST_BUCKETS];	/* the waits by bucket (bpf/whist.h), summing to
 					 * count; all 0 in files written before it (no histogram:
 					 * pwz_wait_agg_has_hist()) */
+	uint64_t run_delay_ns;	/* the kernel's charge (sched_info.run_delay, model.h R9) of the
+				 * waits whose charge is known (live captures: every wait but one
+				 * before a slice still running at the end, and the waits that
+				 * unseen switch-ins ended (R2), which are not measured) */
+	uint64_t run_delay_wait_ns;	/* wait_ns of the measured ones among them */
+	uint64_t run_delay_unmeasured_ns;	/* the part of run_delay_ns charged for the others;
+						 * all three 0 unknown */
 };
 
 /* Whether a carries a wait histogram that holds all its waits (count), so percentiles can be
@@ -281,6 +288,8 @@ struct pwz_meta {
 	bool has_prev_state;		/* slices' prev_state as reported (SLICE element 8) */
 	bool has_waker;			/* waits name their waker, or say they began preempted */
 	bool has_charged;		/* CPU_AGG carries the kernel's charge (elements 9, 10) */
+	bool has_run_delay;		/* WAIT_AGG carries the kernel's charge of the waits
+					 * (elements 8, 9: model.h R9) */
 	bool has_irq;			/* --irq was on: IRQ_AGG records hold every interrupt
 					 * counted (none: none came), so "no IRQ data" (false)
 					 * differs from "zero IRQs" */

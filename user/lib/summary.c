@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Per-task figures of a capture over a time window, from kernel aggregates or from slices. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +218,9 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 			ts->wait_max_ns = a->max_ns;
 		for (int k = 0; k < PWZ_WHIST_BUCKETS; k++)
 			pwz_add_sat(&ts->wait_hist[k], a->hist[k]);
+		pwz_add_sat(&ts->run_delay_ns, a->run_delay_ns);
+		pwz_add_sat(&ts->run_delay_wait_ns, a->run_delay_wait_ns);
+		pwz_add_sat(&ts->run_delay_unmeasured_ns, a->run_delay_unmeasured_ns);
 	}
 	/* every thread captured: the file says so, or (older files) the idle task is there, which
 	 * is captured only when every thread is (no -t, -p); a CPU busy all along has no idle */
@@ -285,7 +289,8 @@ static bool task_saturated(const struct task_summary *ts)
 {
 	const uint64_t v[] = { ts->runtime_ns, ts->switches, ts->voluntary, ts->involuntary,
 			       ts->unseen, ts->unseen_ns, ts->charged_ns, ts->charged_run_ns,
-			       ts->wait_ns, ts->wait_count, ts->exits_total };
+			       ts->wait_ns, ts->wait_count, ts->exits_total, ts->run_delay_ns,
+			       ts->run_delay_wait_ns, ts->run_delay_unmeasured_ns };
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (v[i] == PWZ_SATURATED)
@@ -320,6 +325,9 @@ static int add_into(struct task_summary *dst, const struct task_summary *src, co
 		dst->wait_max_ns = src->wait_max_ns;
 	for (int k = 0; k < PWZ_WHIST_BUCKETS; k++)
 		pwz_add_sat(&dst->wait_hist[k], src->wait_hist[k]);
+	pwz_add_sat(&dst->run_delay_ns, src->run_delay_ns);
+	pwz_add_sat(&dst->run_delay_wait_ns, src->run_delay_wait_ns);
+	pwz_add_sat(&dst->run_delay_unmeasured_ns, src->run_delay_unmeasured_ns);
 	for (size_t i = 0; i < src->nr_cpus; i++) {
 		const struct summary_task_cpu *c = &src->cpus[i];
 
@@ -450,6 +458,7 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 	if (s->window_start_ns > 0 || s->window_end_ns < end || !s->from_aggregates)
 		s->from_aggregates = false;
 	s->has_charged = t->meta.has_charged && s->from_aggregates;
+	s->has_run_delay = t->meta.has_run_delay && s->from_aggregates;
 	ret = build(&b);
 	if (ret)
 		goto fail;
@@ -532,6 +541,17 @@ const struct summary_task_cpu *summary_task_cpu(const struct task_summary *ts, u
 uint64_t summary_uncharged_ns(const struct task_summary *ts)
 {
 	return ts->charged_run_ns > ts->charged_ns ? ts->charged_run_ns - ts->charged_ns : 0;
+}
+
+bool summary_ready_differs(const struct summary *s, const struct task_summary *ts)
+{
+	double lived = (double)ts->run_delay_wait_ns;
+	double kernel = (double)(ts->run_delay_ns - ts->run_delay_unmeasured_ns);
+	double big = lived > kernel ? lived : kernel;
+
+	if (!s->has_run_delay || big == 0)
+		return false;
+	return fabs(lived - kernel) > big * SUMMARY_READY_BUCKET_PCT / 100;
 }
 
 double summary_cpu_pct(const struct summary *s, const struct task_summary *ts)

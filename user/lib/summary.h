@@ -57,6 +57,11 @@ struct task_summary {
 	uint64_t wait_max_ns;
 	uint64_t wait_hist[PWZ_WHIST_BUCKETS];	/* the waits by bucket (bpf/whist.h); all 0: the
 						 * file has no histogram (summary_wait_range()) */
+	uint64_t run_delay_ns;			/* the kernel's charge of the waits whose charge
+						 * is known (sched_info.run_delay, model.h R9);
+						 * only with has_run_delay */
+	uint64_t run_delay_wait_ns;		/* wait_ns of the measured waits among them */
+	uint64_t run_delay_unmeasured_ns;	/* the charge of the others (model.h R9) */
 	struct summary_exit *exits;		/* sorted by (isa, code) */
 	size_t nr_exits;
 	struct keymap exit_idx;			/* (isa, code) -> exits[] while summing; empty after */
@@ -88,6 +93,8 @@ struct summary {
 	bool has_wait;
 	bool has_charged;		/* charged_ns known: a live capture's whole-capture
 					 * aggregates (not a window, import or legacy file) */
+	bool has_run_delay;		/* run_delay_ns known: likewise, where the kernel has
+					 * sched_info (META has_run_delay) */
 	bool from_aggregates;		/* the file's aggregates (whole capture; exact under drops
 					 * for live captures) vs. folded from the streams */
 	bool saturated;			/* a task's figure is a sum held at PWZ_SATURATED (the
@@ -130,6 +137,17 @@ uint64_t summary_uncharged_ns(const struct task_summary *ts);
  * entry: "hist_miss" in the file's drops), whose percentiles would be those of the rest.
  */
 bool summary_wait_range(const struct task_summary *ts, double q, uint64_t *lo, uint64_t *hi);
+
+/*
+ * Whether ts's ready time as lived (wait_ns: wakeup or preemption to switch-in, model.h R4)
+ * and as the kernel charged it (run_delay_ns, R9) differ by more than a bucket of the views:
+ * the same waits (the measured ones whose charge is known: run_delay_wait_ns against
+ * run_delay_ns - run_delay_unmeasured_ns) more than SUMMARY_READY_BUCKET_PCT % apart, one in
+ * a hundred, finer than any figure the views round to. The views then show both. False
+ * without the charge (has_run_delay false).
+ */
+#define SUMMARY_READY_BUCKET_PCT 1.0
+bool summary_ready_differs(const struct summary *s, const struct task_summary *ts);
 
 /* CPU use of a task in % of one core over the window. */
 double summary_cpu_pct(const struct summary *s, const struct task_summary *ts);

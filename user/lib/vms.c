@@ -528,6 +528,9 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 	vc->running_ns = ts->runtime_ns;
 	vc->ready_ns = ts->wait_ns;
 	vc->unseen_ns = ts->unseen_ns;
+	vc->has_ready_kernel = s->has_run_delay;
+	vc->ready_kernel_ns = ts->run_delay_ns;
+	vc->ready_differs = summary_ready_differs(s, ts);
 	vc->has_uncharged = s->has_charged;
 	vc->uncharged_ns = summary_uncharged_ns(ts);
 	vc->waits = ts->wait_count;

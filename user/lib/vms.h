@@ -21,6 +21,8 @@
  *   running_ns = its runtime (R1, R2: unseen time excluded, kept in unseen_ns),
  *   ready_ns   = its run-queue waits (R4, "CPU ready"; waits count whole in the window of their
  *                switch-in, as schedstat's run_delay),
+ *   ready_kernel_ns = those waits as the kernel charged them (R9, schedstat's run_delay
+ *                itself; whole-capture aggregates of a live capture only),
  *   sleep_ns   = the rest of the window (halted guest, blocked, or not alive), never below 0.
  * From the streams (the trace loaded with its slices, waits and exits; has_streams):
  *   migrations   = consecutive slices of the thread on different CPUs, the later one switched
@@ -98,6 +100,12 @@ struct vms_vcpu {
 	uint64_t ready_ns;
 	uint64_t sleep_ns;
 	uint64_t unseen_ns;		/* R2 time of its switch-outs: in none of the three */
+	bool has_ready_kernel;		/* the capture read the kernel's charge of the waits
+					 * (summary has_run_delay) */
+	uint64_t ready_kernel_ns;	/* ready_ns as the kernel charged it: run_delay_ns of its
+					 * task row (model.h R9) */
+	bool ready_differs;		/* the two differ by more than a bucket
+					 * (summary_ready_differs()): the views show both */
 	bool has_uncharged;		/* the capture read the kernel's charge (summary has_charged) */
 	uint64_t uncharged_ns;		/* of running_ns, what the kernel did not charge the thread
 					 * (steal by the hypervisor, IRQ time): charged_run_ns -
