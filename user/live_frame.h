@@ -57,6 +57,9 @@ struct live_frame {
 	uint64_t drops;			/* records or map entries refused (map_full, task,
 					 * hist_miss) */
 	uint64_t bpf_ns;		/* time in the BPF programs (0: stats off) */
+	int nr_cpu_slots;		/* entries of the two arrays below: the possible CPUs */
+	uint64_t *cpu_busy_ns;		/* per CPU: time of its threads but the idle task */
+	uint64_t *cpu_idle_ns;		/* per CPU: the idle task's time */
 	struct live_task *tasks;	/* threads active in the interval (idle excluded), by tid */
 	size_t nr_tasks;
 	struct live_exit *exits;	/* by (tid, isa, reason) */
