@@ -27,6 +27,7 @@ struct reading {
 	uint64_t bpf_ns;
 	uint64_t *cpu_busy;		/* totals per CPU (nr_cpu_slots): threads but idle */
 	uint64_t *cpu_idle;		/* the idle task (tid 0) */
+	uint64_t *cpu_unseen;		/* slices whose switch-in was not seen (R2) */
 };
 
 struct live {
@@ -136,6 +137,7 @@ static int read_totals(struct live *l, struct reading *r)
 	r->nr_tasks = 0;
 	memset(r->cpu_busy, 0, l->nr_cpu_slots * sizeof(*r->cpu_busy));
 	memset(r->cpu_idle, 0, l->nr_cpu_slots * sizeof(*r->cpu_idle));
+	memset(r->cpu_unseen, 0, l->nr_cpu_slots * sizeof(*r->cpu_unseen));
 	e = capture__read_kernel_aggs(l->cap, f);
 	if (e)
 		goto out;
@@ -149,6 +151,8 @@ static int read_totals(struct live *l, struct reading *r)
 		}
 		t->run_ns += ca[i].runtime_ns;
 		reading_cpu(l, r, ca[i].cpu, ca[i].tid, ca[i].runtime_ns);
+		if (ca[i].cpu < (uint32_t)l->nr_cpu_slots)
+			r->cpu_unseen[ca[i].cpu] += ca[i].unseen_ns;
 		t->switches += ca[i].switches;
 		t->voluntary += ca[i].voluntary;
 		t->involuntary += ca[i].involuntary;
@@ -232,6 +236,51 @@ static void wait_p99(struct live_task *t, bool missed)
 		t->wait_p99_lo_ns = t->wait_p99_hi_ns = 0;
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * A reading is short of the slice that ends on a CPU while the maps are read (neither in the
+ * aggregates read before its end nor running after it): the next reading has it. So that such
+ * a dip is never counted twice (once as the running slice before it, once whole after it), a
+ * reading never goes below the previous one: cur keeps prev's totals where they are higher,
+ * and the threads prev had that cur misses. Returns 0 or -ENOMEM.
+ */
+static int hold_high_water(struct live *l)
+{
+	struct reading *p = &l->prev, *c = &l->cur;
+
+	for (int cpu = 0; cpu < l->nr_cpu_slots; cpu++) {
+		c->cpu_busy[cpu] = max_u64(c->cpu_busy[cpu], p->cpu_busy[cpu]);
+		c->cpu_idle[cpu] = max_u64(c->cpu_idle[cpu], p->cpu_idle[cpu]);
+		c->cpu_unseen[cpu] = max_u64(c->cpu_unseen[cpu], p->cpu_unseen[cpu]);
+	}
+	for (size_t i = 0; i < p->nr_tasks; i++) {
+		const struct live_task *pt = &p->tasks[i];
+		bool found;
+		struct live_task *ct;
+
+		live_task_find(c->tasks, c->nr_tasks, pt->tid, &found);
+		ct = reading_task(c, pt->tid);
+		if (!ct)
+			return -ENOMEM;
+		if (!found) {
+			*ct = *pt;
+			continue;
+		}
+		ct->run_ns = max_u64(ct->run_ns, pt->run_ns);
+		ct->switches = max_u64(ct->switches, pt->switches);
+		ct->voluntary = max_u64(ct->voluntary, pt->voluntary);
+		ct->involuntary = max_u64(ct->involuntary, pt->involuntary);
+		ct->waits = max_u64(ct->waits, pt->waits);
+		ct->wait_ns = max_u64(ct->wait_ns, pt->wait_ns);
+		ct->exits = max_u64(ct->exits, pt->exits);
+	}
+	return 0;
+}
+
 /* frame = cur - prev, threads without activity left out. */
 static int make_frame(struct live *l)
 {
@@ -253,6 +302,7 @@ static int make_frame(struct live *l)
 	for (int cpu = 0; cpu < l->nr_cpu_slots; cpu++) {
 		f->cpu_busy_ns[cpu] = sub(c->cpu_busy[cpu], p->cpu_busy[cpu]);
 		f->cpu_idle_ns[cpu] = sub(c->cpu_idle[cpu], p->cpu_idle[cpu]);
+		f->cpu_unseen_ns[cpu] = sub(c->cpu_unseen[cpu], p->cpu_unseen[cpu]);
 	}
 	f->idle_ns = 0;
 	f->nr_tasks = 0;
@@ -328,7 +378,8 @@ static int reading_alloc(const struct live *l, struct reading *r)
 {
 	r->cpu_busy = calloc(l->nr_cpu_slots, sizeof(*r->cpu_busy));
 	r->cpu_idle = calloc(l->nr_cpu_slots, sizeof(*r->cpu_idle));
-	return r->cpu_busy && r->cpu_idle ? 0 : -ENOMEM;
+	r->cpu_unseen = calloc(l->nr_cpu_slots, sizeof(*r->cpu_unseen));
+	return r->cpu_busy && r->cpu_idle && r->cpu_unseen ? 0 : -ENOMEM;
 }
 
 struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
@@ -353,7 +404,8 @@ struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
 		l->nr_cpu_slots = l->nr_cpus;
 	if (reading_alloc(l, &l->prev) || reading_alloc(l, &l->cur) ||
 	    !(l->frame.cpu_busy_ns = calloc(l->nr_cpu_slots, sizeof(uint64_t))) ||
-	    !(l->frame.cpu_idle_ns = calloc(l->nr_cpu_slots, sizeof(uint64_t)))) {
+	    !(l->frame.cpu_idle_ns = calloc(l->nr_cpu_slots, sizeof(uint64_t))) ||
+	    !(l->frame.cpu_unseen_ns = calloc(l->nr_cpu_slots, sizeof(uint64_t)))) {
 		snprintf(err, errlen, "out of memory");
 		live__free(l);
 		errno = ENOMEM;
@@ -377,6 +429,8 @@ int live__sample(struct live *l, struct live_frame **f)
 	struct reading tmp;
 	int e = read_totals(l, &l->cur);
 
+	if (!e)
+		e = hold_high_water(l);
 	if (e)
 		return e;
 	e = make_frame(l);
@@ -397,14 +451,17 @@ void live__free(struct live *l)
 	free(l->prev.exits);
 	free(l->prev.cpu_busy);
 	free(l->prev.cpu_idle);
+	free(l->prev.cpu_unseen);
 	free(l->cur.tasks);
 	free(l->cur.exits);
 	free(l->cur.cpu_busy);
 	free(l->cur.cpu_idle);
+	free(l->cur.cpu_unseen);
 	free(l->frame.tasks);
 	free(l->frame.exits);
 	free(l->frame.cpu_busy_ns);
 	free(l->frame.cpu_idle_ns);
+	free(l->frame.cpu_unseen_ns);
 	free(l);
 }
 

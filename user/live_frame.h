@@ -60,6 +60,8 @@ struct live_frame {
 	int nr_cpu_slots;		/* entries of the two arrays below: the possible CPUs */
 	uint64_t *cpu_busy_ns;		/* per CPU: time of its threads but the idle task */
 	uint64_t *cpu_idle_ns;		/* per CPU: the idle task's time */
+	uint64_t *cpu_unseen_ns;	/* per CPU: slices whose switch-in was not seen (model.h
+					 * R2), in neither of the two above */
 	struct live_task *tasks;	/* threads active in the interval (idle excluded), by tid */
 	size_t nr_tasks;
 	struct live_exit *exits;	/* by (tid, isa, reason) */
