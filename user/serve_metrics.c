@@ -75,6 +75,7 @@ struct serve_metrics {
 	int nr_cpus;			/* entries of cpu_busy, cpu_idle */
 	uint64_t *cpu_busy;		/* per CPU: on-CPU time of every thread but idle */
 	uint64_t *cpu_idle;		/* per CPU: the idle task's time */
+	uint64_t *cpu_unseen;		/* per CPU: slices whose switch-in was not seen */
 	struct capture_cpu_stat stat0;	/* /proc/stat at the start (steal) */
 	uint64_t bpf_ns;		/* the programs' run time */
 	struct sm_vm *vms;
@@ -364,12 +365,14 @@ static int add_frame(struct serve_metrics *sm, const struct live_frame *f)
 		sm->nr_cpus = f->nr_cpu_slots;
 		sm->cpu_busy = calloc(sm->nr_cpus, sizeof(*sm->cpu_busy));
 		sm->cpu_idle = calloc(sm->nr_cpus, sizeof(*sm->cpu_idle));
-		if (!sm->cpu_busy || !sm->cpu_idle)
+		sm->cpu_unseen = calloc(sm->nr_cpus, sizeof(*sm->cpu_unseen));
+		if (!sm->cpu_busy || !sm->cpu_idle || !sm->cpu_unseen)
 			return -ENOMEM;
 	}
 	for (int c = 0; c < sm->nr_cpus && c < f->nr_cpu_slots; c++) {
 		sm->cpu_busy[c] += f->cpu_busy_ns[c];
 		sm->cpu_idle[c] += f->cpu_idle_ns[c];
+		sm->cpu_unseen[c] += f->cpu_unseen_ns[c];
 	}
 	sm->bpf_ns += f->bpf_ns;
 	/* the vCPUs first, so that their processes are known VMs for the other threads */
@@ -622,6 +625,9 @@ int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 		   "On-CPU time of every thread but the idle task, per CPU.", sm->cpu_busy);
 	write_cpus(sm, pt, "pwz_cpu_idle_seconds_total", "Time of the idle task, per CPU.",
 		   sm->cpu_idle);
+	write_cpus(sm, pt, "pwz_cpu_unattributed_seconds_total",
+		   "Time of slices whose switch-in the tracepoint did not see, per CPU: neither busy nor idle.",
+		   sm->cpu_unseen);
 	write_steal(sm, pt);
 	write_vms(sm, pt);
 	if (sm->o.threads)
@@ -654,5 +660,6 @@ void serve_metrics__free(struct serve_metrics *sm)
 	free(sm->thr);
 	free(sm->cpu_busy);
 	free(sm->cpu_idle);
+	free(sm->cpu_unseen);
 	free(sm);
 }
