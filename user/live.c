@@ -306,6 +306,7 @@ static int make_frame(struct live *l)
 	}
 	f->idle_ns = 0;
 	f->nr_tasks = 0;
+	f->nr_read = c->nr_tasks;
 	if (c->nr_tasks > l->cap_frame_tasks) {
 		struct live_task *t = realloc(f->tasks, c->nr_tasks * sizeof(*t));
 

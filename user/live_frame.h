@@ -62,6 +62,8 @@ struct live_frame {
 	uint64_t *cpu_idle_ns;		/* per CPU: the idle task's time */
 	uint64_t *cpu_unseen_ns;	/* per CPU: slices whose switch-in was not seen (model.h
 					 * R2), in neither of the two above */
+	size_t nr_read;			/* threads the reading holds: every tid the kernel's
+					 * aggregates hold since the start (its memory) */
 	struct live_task *tasks;	/* threads active in the interval (idle excluded), by tid */
 	size_t nr_tasks;
 	struct live_exit *exits;	/* by (tid, isa, reason) */

@@ -78,6 +78,7 @@ struct serve_metrics {
 	uint64_t *cpu_unseen;		/* per CPU: slices whose switch-in was not seen */
 	struct capture_cpu_stat stat0;	/* /proc/stat at the start (steal) */
 	uint64_t bpf_ns;		/* the programs' run time */
+	size_t nr_read;			/* threads of the last reading */
 	struct sm_vm *vms;
 	size_t nr_vms, cap_vms;
 	struct keymap vcpu_tids;	/* vCPU tid -> index in vcpu_refs */
@@ -375,6 +376,7 @@ static int add_frame(struct serve_metrics *sm, const struct live_frame *f)
 		sm->cpu_unseen[c] += f->cpu_unseen_ns[c];
 	}
 	sm->bpf_ns += f->bpf_ns;
+	sm->nr_read = f->nr_read;
 	/* the vCPUs first, so that their processes are known VMs for the other threads */
 	for (size_t i = 0; i < f->nr_tasks && !e; i++) {
 		const struct live_task *t = &f->tasks[i];
@@ -582,6 +584,9 @@ static int write_health(struct serve_metrics *sm, struct promtext *pt)
 	promtext_family(pt, "pwz_bpf_run_seconds_total", "counter",
 			"Time spent in pwz's BPF programs (0 when the kernel's BPF statistics are off).");
 	promtext_sample_ns(pt, "pwz_bpf_run_seconds_total", NULL, 0, sm->bpf_ns);
+	promtext_family(pt, "pwz_threads_read", "gauge",
+			"Threads whose kernel aggregates a scrape reads: every thread id seen since the start.");
+	promtext_sample_u64(pt, "pwz_threads_read", NULL, 0, sm->nr_read);
 	promtext_family(pt, "pwz_start_time_seconds", "gauge",
 			"When the counters started, seconds since the Unix epoch.");
 	promtext_sample_ns(pt, "pwz_start_time_seconds", NULL, 0, sm->start_wall_ns);
