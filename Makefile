@@ -280,7 +280,10 @@ CHECK_SUITES += tests/liveview/run
 # pwz-bpf --irq against /proc/softirqs, /proc/interrupts, /proc/stat (root; BPF: each
 # capture takes /tmp/pwz-bpf.lock itself)
 CHECK_SUITES += tests/irq/run
-SANITIZE_SKIP_SUITES := tests/irq/run tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
+# pwz-bpf --serve scraped with urllib and checked by promtool (root; BPF: takes
+# /tmp/pwz-bpf.lock while pwz-bpf runs)
+CHECK_SUITES += tests/serve/run
+SANITIZE_SKIP_SUITES := tests/irq/run tests/serve/run tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
 	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
 unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)

@@ -240,6 +240,36 @@ static void test_live_options(void **state)
 	assert_non_null(strstr(err, "pick one"));
 }
 
+static void test_serve_options(void **state)
+{
+	struct capture_opts o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--serve", "9100"), 0);
+	assert_string_equal(o.serve, "9100");
+	assert_int_equal(o.serve_threads, 0);
+	assert_false(capture_opts_want_cdict(&o));
+	assert_false(capture_opts_want_stats(&o));
+	assert_int_equal(PARSE(&o, err, "--serve", "0.0.0.0:0", "--serve-threads", "5"), 0);
+	assert_int_equal(o.serve_threads, 5);
+	assert_int_equal(PARSE(&o, err, "--serve", "[::1]:9100", "-p", "4321"), 0);
+
+	assert_int_equal(PARSE(&o, err, "--serve", "65536"), -EINVAL);
+	assert_non_null(strstr(err, "PORT 0-65535"));
+	assert_int_equal(PARSE(&o, err, "--serve", "-1"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--serve", "host.example:80"), -EINVAL);
+	assert_non_null(strstr(err, "'host.example'"));
+	assert_int_equal(PARSE(&o, err, "--serve-threads", "3"), -EINVAL);
+	assert_non_null(strstr(err, "add --serve"));
+	assert_int_equal(PARSE(&o, err, "--serve", "1", "--serve-threads", "0"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--serve", "1", "--live"), -EINVAL);
+	assert_non_null(strstr(err, "pick one"));
+	assert_int_equal(PARSE(&o, err, "--serve", "1", "--aggregate-only"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--serve", "1", "-s", "3"), -EINVAL);
+	assert_non_null(strstr(err, "until Ctrl-C"));
+}
+
 /* The issue's --flight examples, durations with units, and what --flight refuses. */
 static void test_flight_options(void **state)
 {
@@ -351,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_exact_and_removed),
 		cmocka_unit_test(test_live_options),
 		cmocka_unit_test(test_flight_options),
+		cmocka_unit_test(test_serve_options),
 		cmocka_unit_test(test_no_waker),
 		cmocka_unit_test(test_force),
 		cmocka_unit_test(test_usage),

@@ -112,6 +112,28 @@ static void test_qemu_names(void **state)
 		assert_false(task_vcpu_of("CPU x/KVM", NULL));
 		assert_false(task_vcpu_of("kvm-guest", NULL));
 	}
+	{
+		char vname[32] = "untouched";
+		unsigned int vcpu = 99;
+
+		/* the inverse of task_display_name() for a vCPU */
+		task_display_name("CPU 3/KVM", "web.prod", true, out, sizeof(out));
+		assert_true(task_display_vcpu(out, vname, sizeof(vname), &vcpu));
+		assert_string_equal(vname, "web.prod");
+		assert_int_equal(vcpu, 3);
+		assert_true(task_display_vcpu("CPU 12/KVM", vname, sizeof(vname), &vcpu));
+		assert_string_equal(vname, "");
+		assert_int_equal(vcpu, 12);
+		strcpy(vname, "untouched");
+		vcpu = 99;
+		assert_false(task_display_vcpu("web.emulator", vname, sizeof(vname), &vcpu));
+		assert_false(task_display_vcpu(".vcpu1", vname, sizeof(vname), &vcpu));
+		assert_false(task_display_vcpu("web.vcpu", vname, sizeof(vname), &vcpu));
+		assert_false(task_display_vcpu("web.vcpu1x", vname, sizeof(vname), &vcpu));
+		assert_false(task_display_vcpu("web.vcpu-1", vname, sizeof(vname), &vcpu));
+		assert_string_equal(vname, "untouched");
+		assert_int_equal(vcpu, 99);
+	}
 	/* a program that is not QEMU but has "-name" in its arguments keeps its names */
 	task_display_name("pwz-bpf", "nested", false, out, sizeof(out));
 	assert_string_equal(out, "pwz-bpf");

@@ -12,6 +12,7 @@
 #include "live_screen.h"
 #include "numopt.h"
 #include "outfile.h"
+#include "serve.h"
 
 static const char usage[] =
 "Usage: pwz-bpf [OPTIONS] [RUN-NAME] [-- COMMAND [ARGS...]]\n"
@@ -82,6 +83,13 @@ static const char usage[] =
 "                          (default: once the window is full, N seconds)\n"
 "      --once              stop after the first dump written\n"
 "      SIGUSR1             dump now (kill -USR1 PID)\n"
+"Metrics for Prometheus (nothing written; as cheap as --aggregate-only; docs/metrics.md):\n"
+"      --serve [ADDR:]PORT answer GET /metrics on ADDR (default 127.0.0.1; another address\n"
+"                          is said on start) until Ctrl-C or SIGTERM: per CPU busy and\n"
+"                          idle, per VM and vCPU run and ready seconds, KVM exits, pwz's\n"
+"                          own cost and drops; counters that only grow\n"
+"      --serve-threads N   also per-thread series for the N busiest threads (the rest in\n"
+"                          thread=\"other\"); default none\n"
 "  -h, --help              this help\n"
 "  -V, --version           the version\n"
 "\n"
@@ -109,7 +117,8 @@ enum {
 	OPT_ALL = 256, OPT_SWITCHES, OPT_STATS, OPT_DEST, OPT_MAP, OPT_KVM, OPT_LEGACY,
 	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_MODE, OPT_REMAP,
 	OPT_LIVE, OPT_BATCH, OPT_JSON, OPT_FLIGHT, OPT_FLIGHT_MB, OPT_TRIG_WAIT, OPT_TRIG_EXIT,
-	OPT_AFTER, OPT_ONCE, OPT_IRQ, OPT_NOWAKER, OPT_FORCE, OPT_ARM_AFTER,
+	OPT_AFTER, OPT_ONCE, OPT_IRQ, OPT_NOWAKER, OPT_FORCE, OPT_ARM_AFTER, OPT_SERVE,
+	OPT_SERVE_THREADS,
 };
 
 static const struct option long_opts[] = {
@@ -133,6 +142,8 @@ static const struct option long_opts[] = {
 	{ "irq", no_argument, NULL, OPT_IRQ },
 	{ "no-waker", no_argument, NULL, OPT_NOWAKER },
 	{ "live", no_argument, NULL, OPT_LIVE },
+	{ "serve", required_argument, NULL, OPT_SERVE },
+	{ "serve-threads", required_argument, NULL, OPT_SERVE_THREADS },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "count", required_argument, NULL, 'n' },
 	{ "batch", no_argument, NULL, OPT_BATCH },
@@ -249,6 +260,52 @@ static int parse_dur(const char *arg, unsigned int def_digits, uint64_t max_ns, 
 	return numopt_parse_ns(arg, def_digits, max_ns, ns);
 }
 
+/* --serve and --serve-threads (given the rest). Returns 0 or -EINVAL with err. */
+static int check_serve(const struct capture_opts *o, char *err, size_t errlen)
+{
+	if (o->serve_threads && !o->serve) {
+		snprintf(err, errlen, "--serve-threads belongs to --serve (add --serve [ADDR:]PORT)");
+		return -EINVAL;
+	}
+	if (!o->serve)
+		return 0;
+	if (o->live || o->flight_s) {
+		snprintf(err, errlen, "--serve and %s are two modes: pick one",
+			 o->live ? "--live" : "--flight");
+		return -EINVAL;
+	}
+	if (o->legacy || o->no_streams || o->stats || o->all || o->perf_data || o->force || o->irq) {
+		snprintf(err, errlen, "--serve writes no file: it takes no --legacy, --aggregate-only, --stats, --all, --use-perf-data, --force or --irq");
+		return -EINVAL;
+	}
+	if (o->sleep_given || o->command) {
+		snprintf(err, errlen, "--serve runs until Ctrl-C or SIGTERM: it takes no -s or command");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One of --serve's options. Returns 0 or -EINVAL with err. */
+static int parse_serve_opt(struct capture_opts *o, int c, const char *arg, char *err,
+			   size_t errlen)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+	uint64_t v;
+
+	if (c == OPT_SERVE) {
+		o->serve = arg;
+		return serve_parse_listen(arg, &sa, &len, err, errlen);
+	}
+	if (numopt_parse_count(arg, CAPTURE_MAX_SERVE_THREADS, &v)) {
+		snprintf(err, errlen, "--serve-threads '%s': give a number of threads from 1 to %d",
+			 arg, CAPTURE_MAX_SERVE_THREADS);
+		return -EINVAL;
+	}
+	o->serve_threads = (uint32_t)v;
+	return 0;
+}
+
 /* The options of --live and --flight (given the rest). Returns 0 or -EINVAL with err. */
 static int check_modes(const struct capture_opts *o, bool live_opts, bool flight_opts,
 		       char *err, size_t errlen)
@@ -302,7 +359,9 @@ static int check_combinations(const struct capture_opts *o, bool live_opts, bool
 		snprintf(err, errlen, "--use-perf-data converts a file: it takes no -s, -p, -t, --kvm or command");
 		return -EINVAL;
 	}
-	rc = check_modes(o, live_opts, flight_opts, err, errlen);
+	rc = check_serve(o, err, errlen);
+	if (!rc)
+		rc = check_modes(o, live_opts, flight_opts, err, errlen);
 	if (rc)
 		return rc;
 	if (o->remap && !o->map_path) {
@@ -516,6 +575,10 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		case 'V': o->version = true; break;
 		case OPT_REMAP: o->remap = optarg; break;
 		case OPT_LIVE: o->live = true; break;
+		case OPT_SERVE:
+		case OPT_SERVE_THREADS:
+			rc = parse_serve_opt(o, c, optarg, err, errlen);
+			break;
 		case 'i':
 		case 'n':
 		case OPT_BATCH:
@@ -554,14 +617,14 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 
 bool capture_opts_want_cdict(const struct capture_opts *o)
 {
-	if (o->live || o->flight_s)	/* the live view writes nothing; a flight writes dumps */
+	if (o->live || o->flight_s || o->serve)	/* the views write nothing; a flight, dumps */
 		return false;
 	return o->all || o->switches || !o->stats;
 }
 
 bool capture_opts_want_stats(const struct capture_opts *o)
 {
-	if (o->live || o->flight_s)
+	if (o->live || o->flight_s || o->serve)
 		return false;
 	return o->all || o->stats;
 }
@@ -614,6 +677,10 @@ void capture_opts_describe(const struct capture_opts *o, char *out, size_t outle
 		ADD(" irq");
 	if (o->no_waker)
 		ADD(" no-waker");
+	if (o->serve)
+		ADD(" serve=%s", o->serve);
+	if (o->serve_threads)
+		ADD(" serve-threads=%u", o->serve_threads);
 	if (o->flight_s)
 		ADD(" flight=%g", o->flight_s);
 	if (o->flight_mb)

@@ -14,6 +14,7 @@
 #define CAPTURE_MAX_SLEEP_S 86400.0	/* -s upper bound: one day */
 #define CAPTURE_MAX_FLIGHT_S 3600.0	/* --flight upper bound: one hour */
 #define CAPTURE_MAX_FLIGHT_MB 65536	/* --flight-mb upper bound */
+#define CAPTURE_MAX_SERVE_THREADS 10000	/* --serve-threads upper bound */
 
 struct capture_opts {
 	double sleep_s;			/* -s: capture length in seconds (> 0); default 1 */
@@ -56,6 +57,8 @@ struct capture_opts {
 	uint64_t arm_after_ns;		/* --arm-after: the wait and exit triggers fire from then on */
 	bool arm_after_given;		/* else from when the window is full */
 	bool once;			/* --once: stop after the first dump */
+	const char *serve;		/* --serve [ADDR:]PORT: metrics over HTTP; NULL off */
+	uint32_t serve_threads;		/* --serve-threads N: per-thread series for the N busiest */
 	char **command;			/* after "--": the command's argv (NULL-terminated),
 					 * pointing into the caller's argv; NULL when none */
 	int nr_command;

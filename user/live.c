@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "capture.h"
 #include "capture_tasks.h"
 #include "live.h"
@@ -24,6 +25,9 @@ struct reading {
 	size_t nr_exits;
 	uint64_t cnt[PWZ_CNT_MAX];
 	uint64_t bpf_ns;
+	uint64_t *cpu_busy;		/* totals per CPU (nr_cpu_slots): threads but idle */
+	uint64_t *cpu_idle;		/* the idle task (tid 0) */
+	uint64_t *cpu_unseen;		/* slices whose switch-in was not seen (R2) */
 };
 
 struct live {
@@ -33,6 +37,7 @@ struct live {
 	bool (*selected)(void *ctx, uint32_t tid);
 	void *ctx;
 	int nr_cpus;
+	int nr_cpu_slots;		/* possible CPUs: the per-CPU arrays' length */
 	int stats_fd;			/* bpf_enable_stats(): run time counted while open */
 	struct reading prev, cur;
 	struct live_frame frame;
@@ -79,6 +84,19 @@ static struct live_task *reading_task(struct reading *r, uint32_t tid)
 	return &r->tasks[lo];
 }
 
+/* Adds ns of thread tid to CPU cpu's busy or idle total of r (a CPU past the possible ones,
+ * which the kernel never reports, is left out). */
+static void reading_cpu(const struct live *l, struct reading *r, uint32_t cpu, uint32_t tid,
+			uint64_t ns)
+{
+	if (cpu >= (uint32_t)l->nr_cpu_slots)
+		return;
+	if (tid)
+		r->cpu_busy[cpu] += ns;
+	else
+		r->cpu_idle[cpu] += ns;
+}
+
 struct open_arg {
 	struct live *l;
 	struct reading *r;
@@ -92,13 +110,13 @@ static int open_cb(void *ctx, uint32_t cpu, const struct cpu_state *st)
 	uint64_t start = st->start_ns ? st->start_ns : a->l->t0;
 	struct live_task *t;
 
-	(void)cpu;
 	if (start >= a->r->t || (a->l->selected && !a->l->selected(a->l->ctx, st->tid)))
 		return 0;
 	t = reading_task(a->r, st->tid);
 	if (!t)
 		return -ENOMEM;
 	t->run_ns += a->r->t - start;
+	reading_cpu(a->l, a->r, cpu, st->tid, a->r->t - start);
 	return 0;
 }
 
@@ -117,6 +135,9 @@ static int read_totals(struct live *l, struct reading *r)
 	if (!f)
 		return -ENOMEM;
 	r->nr_tasks = 0;
+	memset(r->cpu_busy, 0, l->nr_cpu_slots * sizeof(*r->cpu_busy));
+	memset(r->cpu_idle, 0, l->nr_cpu_slots * sizeof(*r->cpu_idle));
+	memset(r->cpu_unseen, 0, l->nr_cpu_slots * sizeof(*r->cpu_unseen));
 	e = capture__read_kernel_aggs(l->cap, f);
 	if (e)
 		goto out;
@@ -129,6 +150,9 @@ static int read_totals(struct live *l, struct reading *r)
 			goto out;
 		}
 		t->run_ns += ca[i].runtime_ns;
+		reading_cpu(l, r, ca[i].cpu, ca[i].tid, ca[i].runtime_ns);
+		if (ca[i].cpu < (uint32_t)l->nr_cpu_slots)
+			r->cpu_unseen[ca[i].cpu] += ca[i].unseen_ns;
 		t->switches += ca[i].switches;
 		t->voluntary += ca[i].voluntary;
 		t->involuntary += ca[i].involuntary;
@@ -212,6 +236,51 @@ static void wait_p99(struct live_task *t, bool missed)
 		t->wait_p99_lo_ns = t->wait_p99_hi_ns = 0;
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * A reading is short of the slice that ends on a CPU while the maps are read (neither in the
+ * aggregates read before its end nor running after it): the next reading has it. So that such
+ * a dip is never counted twice (once as the running slice before it, once whole after it), a
+ * reading never goes below the previous one: cur keeps prev's totals where they are higher,
+ * and the threads prev had that cur misses. Returns 0 or -ENOMEM.
+ */
+static int hold_high_water(struct live *l)
+{
+	struct reading *p = &l->prev, *c = &l->cur;
+
+	for (int cpu = 0; cpu < l->nr_cpu_slots; cpu++) {
+		c->cpu_busy[cpu] = max_u64(c->cpu_busy[cpu], p->cpu_busy[cpu]);
+		c->cpu_idle[cpu] = max_u64(c->cpu_idle[cpu], p->cpu_idle[cpu]);
+		c->cpu_unseen[cpu] = max_u64(c->cpu_unseen[cpu], p->cpu_unseen[cpu]);
+	}
+	for (size_t i = 0; i < p->nr_tasks; i++) {
+		const struct live_task *pt = &p->tasks[i];
+		bool found;
+		struct live_task *ct;
+
+		live_task_find(c->tasks, c->nr_tasks, pt->tid, &found);
+		ct = reading_task(c, pt->tid);
+		if (!ct)
+			return -ENOMEM;
+		if (!found) {
+			*ct = *pt;
+			continue;
+		}
+		ct->run_ns = max_u64(ct->run_ns, pt->run_ns);
+		ct->switches = max_u64(ct->switches, pt->switches);
+		ct->voluntary = max_u64(ct->voluntary, pt->voluntary);
+		ct->involuntary = max_u64(ct->involuntary, pt->involuntary);
+		ct->waits = max_u64(ct->waits, pt->waits);
+		ct->wait_ns = max_u64(ct->wait_ns, pt->wait_ns);
+		ct->exits = max_u64(ct->exits, pt->exits);
+	}
+	return 0;
+}
+
 /* frame = cur - prev, threads without activity left out. */
 static int make_frame(struct live *l)
 {
@@ -230,8 +299,14 @@ static int make_frame(struct live *l)
 		       p->cnt[CNT_MAP_FULL] + p->cnt[CNT_DROP_TASK] + p->cnt[CNT_HIST_MISS]);
 	missed = c->cnt[CNT_HIST_MISS] != p->cnt[CNT_HIST_MISS];
 	f->bpf_ns = sub(c->bpf_ns, p->bpf_ns);
+	for (int cpu = 0; cpu < l->nr_cpu_slots; cpu++) {
+		f->cpu_busy_ns[cpu] = sub(c->cpu_busy[cpu], p->cpu_busy[cpu]);
+		f->cpu_idle_ns[cpu] = sub(c->cpu_idle[cpu], p->cpu_idle[cpu]);
+		f->cpu_unseen_ns[cpu] = sub(c->cpu_unseen[cpu], p->cpu_unseen[cpu]);
+	}
 	f->idle_ns = 0;
 	f->nr_tasks = 0;
+	f->nr_read = c->nr_tasks;
 	if (c->nr_tasks > l->cap_frame_tasks) {
 		struct live_task *t = realloc(f->tasks, c->nr_tasks * sizeof(*t));
 
@@ -299,6 +374,15 @@ static int make_frame(struct live *l)
 	return 0;
 }
 
+/* The per-CPU arrays of r. Returns 0 or -ENOMEM. */
+static int reading_alloc(const struct live *l, struct reading *r)
+{
+	r->cpu_busy = calloc(l->nr_cpu_slots, sizeof(*r->cpu_busy));
+	r->cpu_idle = calloc(l->nr_cpu_slots, sizeof(*r->cpu_idle));
+	r->cpu_unseen = calloc(l->nr_cpu_slots, sizeof(*r->cpu_unseen));
+	return r->cpu_busy && r->cpu_idle && r->cpu_unseen ? 0 : -ENOMEM;
+}
+
 struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
 		       bool (*selected)(void *ctx, uint32_t tid), void *ctx, char *err, size_t errlen)
 {
@@ -309,12 +393,26 @@ struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	l->stats_fd = -1;
 	l->cap = cap;
 	l->tt = tt;
 	l->t0 = t0;
 	l->selected = selected;
 	l->ctx = ctx;
 	l->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	l->nr_cpu_slots = libbpf_num_possible_cpus();
+	if (l->nr_cpu_slots < l->nr_cpus)
+		l->nr_cpu_slots = l->nr_cpus;
+	if (reading_alloc(l, &l->prev) || reading_alloc(l, &l->cur) ||
+	    !(l->frame.cpu_busy_ns = calloc(l->nr_cpu_slots, sizeof(uint64_t))) ||
+	    !(l->frame.cpu_idle_ns = calloc(l->nr_cpu_slots, sizeof(uint64_t))) ||
+	    !(l->frame.cpu_unseen_ns = calloc(l->nr_cpu_slots, sizeof(uint64_t)))) {
+		snprintf(err, errlen, "out of memory");
+		live__free(l);
+		errno = ENOMEM;
+		return NULL;
+	}
+	l->frame.nr_cpu_slots = l->nr_cpu_slots;
 	/* the programs' own run time for the header; without it the header says "bpf ?" */
 	l->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	e = read_totals(l, &l->prev);
@@ -332,6 +430,8 @@ int live__sample(struct live *l, struct live_frame **f)
 	struct reading tmp;
 	int e = read_totals(l, &l->cur);
 
+	if (!e)
+		e = hold_high_water(l);
 	if (e)
 		return e;
 	e = make_frame(l);
@@ -350,10 +450,19 @@ void live__free(struct live *l)
 		close(l->stats_fd);
 	free(l->prev.tasks);
 	free(l->prev.exits);
+	free(l->prev.cpu_busy);
+	free(l->prev.cpu_idle);
+	free(l->prev.cpu_unseen);
 	free(l->cur.tasks);
 	free(l->cur.exits);
+	free(l->cur.cpu_busy);
+	free(l->cur.cpu_idle);
+	free(l->cur.cpu_unseen);
 	free(l->frame.tasks);
 	free(l->frame.exits);
+	free(l->frame.cpu_busy_ns);
+	free(l->frame.cpu_idle_ns);
+	free(l->frame.cpu_unseen_ns);
 	free(l);
 }
 

@@ -57,6 +57,13 @@ struct live_frame {
 	uint64_t drops;			/* records or map entries refused (map_full, task,
 					 * hist_miss) */
 	uint64_t bpf_ns;		/* time in the BPF programs (0: stats off) */
+	int nr_cpu_slots;		/* entries of the two arrays below: the possible CPUs */
+	uint64_t *cpu_busy_ns;		/* per CPU: time of its threads but the idle task */
+	uint64_t *cpu_idle_ns;		/* per CPU: the idle task's time */
+	uint64_t *cpu_unseen_ns;	/* per CPU: slices whose switch-in was not seen (model.h
+					 * R2), in neither of the two above */
+	size_t nr_read;			/* threads the reading holds: every tid the kernel's
+					 * aggregates hold since the start (its memory) */
 	struct live_task *tasks;	/* threads active in the interval (idle excluded), by tid */
 	size_t nr_tasks;
 	struct live_exit *exits;	/* by (tid, isa, reason) */

@@ -33,6 +33,8 @@
 #include "trace.h"
 #include "records.h"
 #include "report.h"
+#include "serve.h"
+#include "serve_metrics.h"
 #include "vms.h"
 #include "summary.h"
 #include "tasknames.h"
@@ -1059,9 +1061,11 @@ static int prepare(struct run *r)
 		return -1;
 
 	r->cfg = (struct capture_cfg){
-		.sched = !r->o.kvm_only || r->o.live, .wait = true, .waker = !r->o.no_waker,
+		.sched = !r->o.kvm_only || r->o.live || r->o.serve, .wait = true,
+		.waker = !r->o.no_waker,
 		.kvm = r->kvm_ok,
-		.streams = !r->o.no_streams && !r->o.live,	/* --live: the aggregates only */
+		/* --live, --serve: the aggregates only */
+		.streams = !r->o.no_streams && !r->o.live && !r->o.serve,
 		.prompt = r->o.flight_s > 0, .force_raw_tp = r->o.force_raw_tp,
 		.ringbuf_mb = r->o.ringbuf_mb, .filter = r->filter,
 		.tids = r->sel_tids, .nr_tids = r->nr_sel_tids,
@@ -1090,7 +1094,7 @@ static int prepare(struct run *r)
 	r->fold = capture__fold(r->cap);
 	/* each exited thread's aggregates are written once it exited, not kept to the end (a
 	 * flight recorder and the live view keep theirs: they write no capture file as it goes) */
-	if (!r->o.flight_s && !r->o.live)
+	if (!r->o.flight_s && !r->o.live && !r->o.serve)
 		capture__write_exited(r->cap, &(struct cdict_visitor){ .ctx = r,
 								     .cpu_agg = out_cpu_agg,
 								     .kvm_agg = out_kvm_agg,
@@ -1489,6 +1493,26 @@ static int run_live(struct run *r)
 	return e ? 1 : 0;
 }
 
+/* --serve: metrics over HTTP until a signal (user/serve.h). Returns the exit code. */
+static int run_serve(struct run *r)
+{
+	struct serve_metrics_opts so = { .threads = r->o.serve_threads,
+					 .selected = r->filter ? run_selected : NULL, .ctx = r };
+	struct sockaddr_storage sa;
+	socklen_t len;
+	char err[512];
+	int e;
+
+	clear_progress();
+	e = serve_parse_listen(r->o.serve, &sa, &len, err, sizeof(err));
+	if (!e)
+		e = serve_run(r->cap, r->tt, r->t0, &r->meta, &sa, len, &so, &stop_signal, msg, err,
+			      sizeof(err));
+	if (e)
+		msg("%s", err);
+	return e ? 1 : 0;
+}
+
 /* A dump's drop counters: the kernel's since the start (a superset of the window's). */
 static int flight_counters(void *ctx, struct pwz_meta *m)
 {
@@ -1597,6 +1621,10 @@ int main(int argc, char **argv)
 		goto out;
 	if (r->o.live || r->o.flight_s) {
 		rc = r->o.live ? run_live(r) : run_flight(r);
+		goto out;
+	}
+	if (r->o.serve) {
+		rc = run_serve(r);
 		goto out;
 	}
 	if (capture_loop(r) || finish(r))

@@ -271,6 +271,25 @@ bool task_vcpu_of(const char *comm, unsigned int *vcpu)
 	return true;
 }
 
+bool task_display_vcpu(const char *name, char *vm, size_t vmlen, unsigned int *vcpu)
+{
+	const char *dot = strrchr(name, '.');
+	unsigned int n;
+	char tail;
+
+	if (task_vcpu_of(name, vcpu)) {
+		if (vmlen)
+			vm[0] = '\0';
+		return true;
+	}
+	if (!dot || dot == name || sscanf(dot, ".vcpu%u%c", &n, &tail) != 1 ||
+	    !isdigit((unsigned char)dot[5]))
+		return false;
+	snprintf(vm, vmlen, "%.*s", (int)(dot - name), name);
+	*vcpu = n;
+	return true;
+}
+
 void task_display_name(const char *comm, const char *vm, bool is_qemu, char *out, size_t outlen)
 {
 	unsigned int vcpu;

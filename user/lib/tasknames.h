@@ -59,6 +59,13 @@ bool task_vcpu_of(const char *comm, unsigned int *vcpu);
  */
 void task_display_name(const char *comm, const char *vm, bool is_qemu, char *out, size_t outlen);
 
+/*
+ * The vCPU a display name (task_display_name()) names: "<vm>.vcpu<n>" gives vm and n, a bare
+ * "CPU <n>/KVM" (no VM name known) n and vm "". False (vm and *vcpu untouched) for any other
+ * name.
+ */
+bool task_display_vcpu(const char *name, char *vm, size_t vmlen, unsigned int *vcpu);
+
 /* How a thread is named in every view of pwz-render (task_label()). */
 struct task_label_opts {
 	const struct task_map *map;	/* --map: its name for the tid comes first; NULL none */

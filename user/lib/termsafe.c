@@ -8,12 +8,7 @@
 
 _Static_assert(TERMSAFE_NAME_MAX >= 4 * (PWZ_NAME_MAX - 1) + 1, "a whole name fits");
 
-/*
- * Length of the valid UTF-8 sequence at s (n bytes left), or 0 when the byte at s does not
- * start one: the well-formed table of Unicode 15 section 3.9 (no overlong forms, no
- * surrogates, nothing past U+10FFFF).
- */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t termsafe_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	size_t len;
@@ -73,7 +68,7 @@ size_t termsafe(char *dst, size_t dst_size, const char *src, size_t len)
 		} else if (s[i] < 0x80) {
 			put(dst, dst_size, &at, &full, (const char *)s + i, 1);
 			i++;
-		} else if (!(k = utf8_len(s + i, len - i))) {
+		} else if (!(k = termsafe_utf8_len(s + i, len - i))) {
 			memcpy(esc, "\\x", 2);
 			esc[2] = hex[s[i] >> 4];
 			esc[3] = hex[s[i] & 15];

@@ -25,6 +25,13 @@
  */
 size_t termsafe(char *dst, size_t dst_size, const char *src, size_t len);
 
+/*
+ * Length of the valid multi-byte UTF-8 sequence at s (n bytes left, n > 0), or 0 when the byte
+ * at s does not start one (ASCII included): the well-formed table of Unicode 15 section 3.9 (no
+ * overlong forms, no surrogates, nothing past U+10FFFF). The one UTF-8 rule of the library.
+ */
+size_t termsafe_utf8_len(const unsigned char *s, size_t n);
+
 /* termsafe() of the NUL-terminated s into buf; returns buf (for printf arguments). A NULL s
  * gives "(null)". */
 const char *termsafe_str(char *buf, size_t size, const char *s);

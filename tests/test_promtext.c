@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of user/lib/promtext.c: names, label escaping, sample values, sticky errors. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "promtext.h"
+
+/* The page of pt as a NUL-terminated string (the caller frees it). */
+static char *page(const struct promtext *pt)
+{
+	char *s = malloc(pt->len + 1);
+
+	assert_non_null(s);
+	memcpy(s, pt->buf, pt->len);
+	s[pt->len] = '\0';
+	return s;
+}
+
+/* The sample line of one label a=value with value 1. */
+static void check_label(const char *value, const char *want)
+{
+	struct promtext pt;
+	struct promtext_label l = { "a", value };
+	char *s;
+
+	promtext_init(&pt);
+	promtext_sample_u64(&pt, "m", &l, 1, 1);
+	assert_int_equal(promtext_error(&pt), 0);
+	s = page(&pt);
+	assert_string_equal(s, want);
+	free(s);
+	promtext_release(&pt);
+}
+
+static void test_label_escapes(void **state)
+{
+	(void)state;
+	check_label("plain", "m{a=\"plain\"} 1\n");
+	check_label("back\\slash", "m{a=\"back\\\\slash\"} 1\n");
+	check_label("say \"hi\"", "m{a=\"say \\\"hi\\\"\"} 1\n");
+	check_label("two\nlines", "m{a=\"two\\nlines\"} 1\n");
+	check_label("", "m{a=\"\"} 1\n");
+	/* valid UTF-8 kept, each invalid byte one '?', tab and other controls kept as they are */
+	check_label("\xc3\xa9t\xc3\xa9", "m{a=\"\xc3\xa9t\xc3\xa9\"} 1\n");
+	check_label("x\xff\xc3(y", "m{a=\"x?" "?(y\"} 1\n");
+	check_label("t\tb", "m{a=\"t\tb\"} 1\n");
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_true(promtext_metric_name_ok("pwz_cpu_busy_seconds_total"));
+	assert_true(promtext_metric_name_ok("job:rate5m"));
+	assert_true(promtext_metric_name_ok("_x9"));
+	assert_false(promtext_metric_name_ok("9x"));
+	assert_false(promtext_metric_name_ok("a-b"));
+	assert_false(promtext_metric_name_ok(""));
+	assert_false(promtext_metric_name_ok("a b"));
+	assert_true(promtext_label_name_ok("vcpu"));
+	assert_true(promtext_label_name_ok("_v"));
+	assert_false(promtext_label_name_ok("__name__"));
+	assert_false(promtext_label_name_ok("a:b"));
+	assert_false(promtext_label_name_ok("0a"));
+}
+
+static void test_family_and_values(void **state)
+{
+	struct promtext pt;
+	struct promtext_label l[2] = { { "vm", "guest1" }, { "vcpu", "0" } };
+	char *s;
+
+	(void)state;
+	promtext_init(&pt);
+	promtext_family(&pt, "pwz_x_seconds_total", "counter", "Time in x.\nSecond \\ line.");
+	promtext_sample_ns(&pt, "pwz_x_seconds_total", l, 2, 1000000002ull);
+	promtext_sample_ns(&pt, "pwz_x_seconds_total", l, 1, 999);
+	promtext_sample_u64(&pt, "pwz_x_seconds_total", NULL, 0, 18446744073709551615ull);
+	promtext_sample_f(&pt, "g", NULL, 0, 0.25);
+	promtext_sample_f(&pt, "g", NULL, 0, NAN);
+	promtext_sample_f(&pt, "g", NULL, 0, -INFINITY);
+	assert_int_equal(promtext_error(&pt), 0);
+	assert_int_equal(pt.series, 6);
+	s = page(&pt);
+	assert_string_equal(s,
+		"# HELP pwz_x_seconds_total Time in x.\\nSecond \\\\ line.\n"
+		"# TYPE pwz_x_seconds_total counter\n"
+		"pwz_x_seconds_total{vm=\"guest1\",vcpu=\"0\"} 1.000000002\n"
+		"pwz_x_seconds_total{vm=\"guest1\"} 0.000000999\n"
+		"pwz_x_seconds_total 18446744073709551615\n"
+		"g 0.25\n"
+		"g NaN\n"
+		"g -Inf\n");
+	free(s);
+	/* reset keeps nothing of the page */
+	promtext_reset(&pt);
+	assert_int_equal(pt.len, 0);
+	assert_int_equal(pt.series, 0);
+	promtext_release(&pt);
+}
+
+/* A bad name or type writes nothing of its line, and nothing after it. */
+static void test_errors_sticky(void **state)
+{
+	struct promtext pt;
+	struct promtext_label bad = { "__reserved", "v" };
+	size_t len;
+
+	(void)state;
+	promtext_init(&pt);
+	promtext_sample_u64(&pt, "ok", NULL, 0, 1);
+	len = pt.len;
+	promtext_sample_u64(&pt, "ok", &bad, 1, 2);
+	assert_int_equal(promtext_error(&pt), -EINVAL);
+	assert_int_equal(pt.len, len);
+	promtext_sample_u64(&pt, "ok", NULL, 0, 3);
+	assert_int_equal(pt.len, len);
+	assert_int_equal(pt.series, 1);
+	promtext_reset(&pt);
+	promtext_family(&pt, "x", "histogramm", "h");
+	assert_int_equal(promtext_error(&pt), -EINVAL);
+	assert_int_equal(pt.len, 0);
+	promtext_reset(&pt);
+	promtext_sample_u64(&pt, "bad-name", NULL, 0, 1);
+	assert_int_equal(promtext_error(&pt), -EINVAL);
+	assert_int_equal(pt.len, 0);
+	promtext_release(&pt);
+}
+
+/* A page bigger than the first allocation grows and keeps every byte. */
+static void test_growth(void **state)
+{
+	struct promtext pt;
+	char v[16];
+
+	(void)state;
+	promtext_init(&pt);
+	for (int i = 0; i < 2000; i++) {
+		struct promtext_label l = { "i", v };
+
+		snprintf(v, sizeof(v), "%d", i);
+		promtext_sample_u64(&pt, "m", &l, 1, (uint64_t)i);
+	}
+	assert_int_equal(promtext_error(&pt), 0);
+	assert_int_equal(pt.series, 2000);
+	assert_true(pt.len > 4096);
+	assert_memory_equal(pt.buf + pt.len - 17, "m{i=\"1999\"} 1999\n", 17);
+	promtext_release(&pt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_label_escapes),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_family_and_values),
+		cmocka_unit_test(test_errors_sticky),
+		cmocka_unit_test(test_growth),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

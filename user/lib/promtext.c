@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The Prometheus text exposition format 0.0.4: names checked, label values escaped, samples. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "promtext.h"
+#include "termsafe.h"
+
+void promtext_init(struct promtext *pt)
+{
+	memset(pt, 0, sizeof(*pt));
+}
+
+void promtext_release(struct promtext *pt)
+{
+	free(pt->buf);
+	promtext_init(pt);
+}
+
+void promtext_reset(struct promtext *pt)
+{
+	pt->len = 0;
+	pt->series = 0;
+	pt->err = 0;
+}
+
+int promtext_error(const struct promtext *pt)
+{
+	return pt->err;
+}
+
+static void fail(struct promtext *pt, int e)
+{
+	if (!pt->err)
+		pt->err = e;
+}
+
+/* Room for n more bytes; false (err set) when memory runs out. */
+static bool reserve(struct promtext *pt, size_t n)
+{
+	size_t want = pt->len + n, cap = pt->cap ? pt->cap : 4096;
+	char *p;
+
+	if (pt->err)
+		return false;
+	if (want <= pt->cap)
+		return true;
+	while (cap < want)
+		cap *= 2;
+	p = realloc(pt->buf, cap);
+	if (!p) {
+		fail(pt, -ENOMEM);
+		return false;
+	}
+	pt->buf = p;
+	pt->cap = cap;
+	return true;
+}
+
+static void put(struct promtext *pt, const char *s, size_t n)
+{
+	if (!reserve(pt, n))
+		return;
+	memcpy(pt->buf + pt->len, s, n);
+	pt->len += n;
+}
+
+static void puts_(struct promtext *pt, const char *s)
+{
+	put(pt, s, strlen(s));
+}
+
+static bool name_ok(const char *name, bool colon)
+{
+	if (!name || !*name)
+		return false;
+	for (const char *p = name; *p; p++) {
+		char c = *p;
+		bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+			     (colon && c == ':');
+
+		if (!alpha && (p == name || c < '0' || c > '9'))
+			return false;
+	}
+	return true;
+}
+
+bool promtext_metric_name_ok(const char *name)
+{
+	return name_ok(name, true);
+}
+
+bool promtext_label_name_ok(const char *name)
+{
+	return name_ok(name, false) && strncmp(name, "__", 2);
+}
+
+void promtext_escape_label(struct promtext *pt, const char *value)
+{
+	const unsigned char *s = (const unsigned char *)value;
+	size_t n = strlen(value);
+
+	for (size_t i = 0; i < n;) {
+		size_t k;
+
+		if (s[i] == '\\' || s[i] == '"') {
+			put(pt, "\\", 1);
+			put(pt, (const char *)s + i, 1);
+			i++;
+		} else if (s[i] == '\n') {
+			put(pt, "\\n", 2);
+			i++;
+		} else if (s[i] < 0x80) {
+			put(pt, (const char *)s + i, 1);
+			i++;
+		} else if ((k = termsafe_utf8_len(s + i, n - i))) {
+			put(pt, (const char *)s + i, k);
+			i += k;
+		} else {
+			put(pt, "?", 1);
+			i++;
+		}
+	}
+}
+
+/* help with '\' and newline escaped (the format's HELP rule). */
+static void escape_help(struct promtext *pt, const char *help)
+{
+	for (const char *p = help; *p; p++) {
+		if (*p == '\\')
+			put(pt, "\\\\", 2);
+		else if (*p == '\n')
+			put(pt, "\\n", 2);
+		else
+			put(pt, p, 1);
+	}
+}
+
+void promtext_family(struct promtext *pt, const char *name, const char *type, const char *help)
+{
+	if (!promtext_metric_name_ok(name) ||
+	    (strcmp(type, "counter") && strcmp(type, "gauge") && strcmp(type, "untyped"))) {
+		fail(pt, -EINVAL);
+		return;
+	}
+	puts_(pt, "# HELP ");
+	puts_(pt, name);
+	puts_(pt, " ");
+	escape_help(pt, help);
+	puts_(pt, "\n# TYPE ");
+	puts_(pt, name);
+	puts_(pt, " ");
+	puts_(pt, type);
+	puts_(pt, "\n");
+}
+
+/* "name{a="x",b="y"} " */
+static void sample_head(struct promtext *pt, const char *name, const struct promtext_label *l,
+			size_t nr)
+{
+	if (!promtext_metric_name_ok(name)) {
+		fail(pt, -EINVAL);
+		return;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (!promtext_label_name_ok(l[i].name) || !l[i].value) {
+			fail(pt, -EINVAL);
+			return;
+		}
+	}
+	puts_(pt, name);
+	for (size_t i = 0; i < nr; i++) {
+		puts_(pt, i ? "," : "{");
+		puts_(pt, l[i].name);
+		puts_(pt, "=\"");
+		promtext_escape_label(pt, l[i].value);
+		puts_(pt, "\"");
+	}
+	puts_(pt, nr ? "} " : " ");
+}
+
+static void sample_tail(struct promtext *pt, const char *value)
+{
+	puts_(pt, value);
+	puts_(pt, "\n");
+	if (!pt->err)
+		pt->series++;
+}
+
+void promtext_sample_ns(struct promtext *pt, const char *name, const struct promtext_label *labels,
+			size_t nr, uint64_t ns)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+	sample_head(pt, name, labels, nr);
+	sample_tail(pt, v);
+}
+
+void promtext_sample_u64(struct promtext *pt, const char *name,
+			 const struct promtext_label *labels, size_t nr, uint64_t v)
+{
+	char s[24];
+
+	snprintf(s, sizeof(s), "%" PRIu64, v);
+	sample_head(pt, name, labels, nr);
+	sample_tail(pt, s);
+}
+
+void promtext_sample_f(struct promtext *pt, const char *name, const struct promtext_label *labels,
+		       size_t nr, double v)
+{
+	char s[40];
+
+	if (isnan(v))
+		snprintf(s, sizeof(s), "NaN");
+	else if (isinf(v))
+		snprintf(s, sizeof(s), "%s", v > 0 ? "+Inf" : "-Inf");
+	else
+		snprintf(s, sizeof(s), "%.17g", v);
+	sample_head(pt, name, labels, nr);
+	sample_tail(pt, s);
+}

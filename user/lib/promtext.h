@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The Prometheus text exposition format 0.0.4: metric families written into a growing buffer. */
+#ifndef PWZ_PROMTEXT_H
+#define PWZ_PROMTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The Content-Type of what this module writes. */
+#define PROMTEXT_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/*
+ * A page of families. Writing never stops half-way through a line: the first failure (out of
+ * memory, a bad name) is kept in err and every later call does nothing, so that a caller writes
+ * a whole page and checks once with promtext_error(). The text is buf[0 .. len), not
+ * NUL-terminated.
+ */
+struct promtext {
+	char *buf;		/* the page so far (malloc'd, owned) */
+	size_t len;		/* bytes in buf */
+	size_t cap;		/* bytes allocated */
+	uint64_t series;	/* sample lines written */
+	int err;		/* 0, or the first failure (-ENOMEM, -EINVAL) */
+};
+
+/* One label of a sample: its value is any bytes up to a NUL (escaped as the format says). */
+struct promtext_label {
+	const char *name;	/* a label name: [a-zA-Z_][a-zA-Z0-9_]*, not starting "__" */
+	const char *value;	/* the value */
+};
+
+/* Starts an empty page (allocates nothing yet). */
+void promtext_init(struct promtext *pt);
+
+/* Frees the page's buffer and leaves pt empty. */
+void promtext_release(struct promtext *pt);
+
+/* Empties the page and clears err, keeping the buffer for the next page. */
+void promtext_reset(struct promtext *pt);
+
+/* 0, or the first failure of the calls since promtext_init() or promtext_reset(). */
+int promtext_error(const struct promtext *pt);
+
+/* Whether name is a metric name: [a-zA-Z_:][a-zA-Z0-9_:]*. */
+bool promtext_metric_name_ok(const char *name);
+
+/* Whether name is a label name: [a-zA-Z_][a-zA-Z0-9_]*, and not reserved (a leading "__"). */
+bool promtext_label_name_ok(const char *name);
+
+/*
+ * Appends value to pt as the inside of a quoted label value: '\' as "\\", '"' as "\"", a
+ * newline as "\n"; a byte that is not part of valid UTF-8 (the format is UTF-8; thread names
+ * are any bytes) as '?'. Never fails but for memory (then pt's err).
+ */
+void promtext_escape_label(struct promtext *pt, const char *value);
+
+/*
+ * The "# HELP" and "# TYPE" lines of family name; type is "counter", "gauge" or "untyped".
+ * help: one line of text ('\' and newline escaped as the format says). Every sample of the
+ * family must follow before the next family. -EINVAL in err for a bad name or type.
+ */
+void promtext_family(struct promtext *pt, const char *name, const char *type, const char *help);
+
+/*
+ * One sample line: name{labels} value. labels may be NULL when nr is 0; label names are checked
+ * (-EINVAL in err). The value forms:
+ *   promtext_sample_ns()  - nanoseconds written as exact decimal seconds ("1.000000002");
+ *   promtext_sample_u64() - an integer;
+ *   promtext_sample_f()   - a double, "%.17g" (round-trips), "NaN", "+Inf", "-Inf".
+ */
+void promtext_sample_ns(struct promtext *pt, const char *name, const struct promtext_label *labels,
+			size_t nr, uint64_t ns);
+void promtext_sample_u64(struct promtext *pt, const char *name,
+			 const struct promtext_label *labels, size_t nr, uint64_t v);
+void promtext_sample_f(struct promtext *pt, const char *name, const struct promtext_label *labels,
+		       size_t nr, double v);
+
+#endif /* PWZ_PROMTEXT_H */

@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pwz-bpf --serve: per-scrape differences of the kernel's totals added to counters by series. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "capture.h"
+#include "capture_meta.h"
+#include "capture_tasks.h"
+#include "keymap.h"
+#include "live.h"
+#include "promtext.h"
+#include "records.h"
+#include "serve_metrics.h"
+#include "tasknames.h"
+
+/* One exit reason of a vCPU. */
+struct sm_exit {
+	uint32_t isa;			/* enum pwz_isa */
+	uint32_t reason;		/* exit_reason */
+	uint64_t count;			/* exits since the start */
+};
+
+/* One vCPU of a VM: the series {vm, vcpu}. */
+struct sm_vcpu {
+	char vcpu[24];			/* its label: the index, or "tid<tid>" when unknown */
+	uint64_t run_ns;		/* on-CPU time of its threads */
+	uint64_t ready_ns;		/* their run-queue waits */
+	uint64_t waits;			/* how many */
+	struct sm_exit *exits;		/* by (isa, reason), in order of first sight */
+	size_t nr_exits, cap_exits;
+};
+
+/* One VM: the series {vm}. */
+struct sm_vm {
+	char name[PWZ_NAME_MAX];	/* its label */
+	uint32_t pid;			/* its process as last seen (0 unknown) */
+	uint64_t emu_run_ns;		/* on-CPU time of the process's other threads */
+	struct sm_vcpu *vcpus;
+	size_t nr_vcpus, cap_vcpus;
+};
+
+/* What a vCPU thread id was found to be (kept while its name stays). */
+struct sm_vcpu_ref {
+	char name[PWZ_NAME_MAX];	/* the thread's display name when classified */
+	uint32_t vm;			/* index in vms */
+	uint32_t vcpu;			/* index in its vcpus */
+};
+
+/* A thread, for --serve-threads. */
+struct sm_thread {
+	uint32_t tid;
+	char name[PWZ_NAME_MAX];	/* display name (a new name restarts its series) */
+	uint64_t total_ns;		/* on-CPU time since the start: the ranking */
+	uint64_t run_ns;		/* its series (while shown): on-CPU time */
+	uint64_t ready_ns;		/* run-queue waits */
+	uint64_t waits;			/* how many */
+	bool shown;			/* has a series now (one of the busiest) */
+	uint64_t seen;			/* the scrape of its last activity */
+};
+
+struct serve_metrics {
+	struct capture *cap;
+	struct task_table *tt;
+	const struct pwz_meta *meta;
+	struct serve_metrics_opts o;
+	struct live *live;		/* the reading of the kernel's totals */
+	uint64_t start_wall_ns;		/* CLOCK_REALTIME of the first reading */
+	uint64_t seq;			/* scrapes so far */
+	int nr_cpus;			/* entries of cpu_busy, cpu_idle */
+	uint64_t *cpu_busy;		/* per CPU: on-CPU time of every thread but idle */
+	uint64_t *cpu_idle;		/* per CPU: the idle task's time */
+	uint64_t *cpu_unseen;		/* per CPU: slices whose switch-in was not seen */
+	struct capture_cpu_stat stat0;	/* /proc/stat at the start (steal) */
+	uint64_t bpf_ns;		/* the programs' run time */
+	size_t nr_read;			/* threads of the last reading */
+	struct sm_vm *vms;
+	size_t nr_vms, cap_vms;
+	struct keymap vcpu_tids;	/* vCPU tid -> index in vcpu_refs */
+	struct sm_vcpu_ref *vcpu_refs;
+	size_t cap_refs;
+	struct sm_thread *thr;		/* --serve-threads: threads seen, by tid */
+	size_t nr_thr, cap_thr;
+	uint64_t other_run_ns;		/* threads without a series (and those gone) */
+	uint64_t other_ready_ns;
+	uint64_t other_waits;
+};
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct serve_metrics *serve_metrics__new(struct capture *cap, struct task_table *tt, uint64_t t0,
+					 const struct pwz_meta *meta,
+					 const struct serve_metrics_opts *o, char *err,
+					 size_t errlen)
+{
+	struct serve_metrics *sm = calloc(1, sizeof(*sm));
+
+	if (!sm) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	sm->cap = cap;
+	sm->tt = tt;
+	sm->meta = meta;
+	sm->o = *o;
+	sm->live = live__new(cap, tt, t0, o->selected, o->ctx, err, errlen);
+	if (!sm->live)
+		goto err_free;
+	sm->start_wall_ns = clock_ns(CLOCK_REALTIME);
+	capture_meta_read_stat("/proc/stat", &sm->stat0);
+	return sm;
+err_free:
+	serve_metrics__free(sm);
+	return NULL;
+}
+
+/* The VM named name (added when new), its pid noted. NULL on ENOMEM. */
+static struct sm_vm *vm_get(struct serve_metrics *sm, const char *name, uint32_t pid)
+{
+	struct sm_vm *v;
+
+	for (size_t i = 0; i < sm->nr_vms; i++) {
+		if (!strcmp(sm->vms[i].name, name)) {
+			if (pid)
+				sm->vms[i].pid = pid;
+			return &sm->vms[i];
+		}
+	}
+	if (array_reserve((void **)&sm->vms, &sm->cap_vms, sm->nr_vms + 1, sizeof(*sm->vms)))
+		return NULL;
+	v = &sm->vms[sm->nr_vms++];
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	v->pid = pid;
+	return v;
+}
+
+/* The vCPU labelled label of v (added when new). -ENOMEM or its index. */
+static int64_t vcpu_get(struct sm_vm *v, const char *label)
+{
+	struct sm_vcpu *c;
+
+	for (size_t i = 0; i < v->nr_vcpus; i++)
+		if (!strcmp(v->vcpus[i].vcpu, label))
+			return (int64_t)i;
+	if (array_reserve((void **)&v->vcpus, &v->cap_vcpus, v->nr_vcpus + 1, sizeof(*v->vcpus)))
+		return -ENOMEM;
+	c = &v->vcpus[v->nr_vcpus];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->vcpu, sizeof(c->vcpu), "%s", label);
+	return (int64_t)v->nr_vcpus++;
+}
+
+/*
+ * The vCPU that thread t is, or NULL (not a vCPU, or out of memory: *e). A thread once found a
+ * vCPU stays one while its display name stays (a halted vCPU exits nothing).
+ */
+static struct sm_vcpu *vcpu_of(struct serve_metrics *sm, const struct live_task *t, int *e)
+{
+	char vm[PWZ_NAME_MAX], label[24];
+	int64_t ref = keymap_find(&sm->vcpu_tids, t->tid, 0), ci;
+	unsigned int n;
+	struct sm_vm *v;
+	int added;
+
+	if (ref >= 0 && !strcmp(sm->vcpu_refs[ref].name, t->name)) {
+		struct sm_vcpu_ref *r = &sm->vcpu_refs[ref];
+
+		return &sm->vms[r->vm].vcpus[r->vcpu];
+	}
+	if (task_display_vcpu(t->name, vm, sizeof(vm), &n)) {
+		snprintf(label, sizeof(label), "%u", n);
+	} else if (t->exits) {
+		vm[0] = '\0';
+		snprintf(label, sizeof(label), "tid%u", t->tid);
+	} else {
+		return NULL;
+	}
+	if (!vm[0]) {	/* the process names the VM, else the thread itself */
+		const char *pname = t->tgid && t->tgid != t->tid ?
+				    task_table__name(sm->tt, t->tgid) : NULL;
+
+		snprintf(vm, sizeof(vm), "%s", pname ? pname : t->name);
+	}
+	v = vm_get(sm, vm, t->tgid);
+	ci = v ? vcpu_get(v, label) : -ENOMEM;
+	ref = ci >= 0 ? keymap_get(&sm->vcpu_tids, t->tid, 0, &added) : ci;
+	if (ref < 0 || array_reserve((void **)&sm->vcpu_refs, &sm->cap_refs, (size_t)ref + 1,
+				     sizeof(*sm->vcpu_refs))) {
+		*e = -ENOMEM;
+		return NULL;
+	}
+	snprintf(sm->vcpu_refs[ref].name, PWZ_NAME_MAX, "%s", t->name);
+	sm->vcpu_refs[ref].vm = (uint32_t)(v - sm->vms);
+	sm->vcpu_refs[ref].vcpu = (uint32_t)ci;
+	return &v->vcpus[ci];
+}
+
+/* Adds the exits of frame f to their vCPUs. Returns 0 or -ENOMEM. */
+static int add_exits(struct serve_metrics *sm, const struct live_frame *f)
+{
+	for (size_t i = 0; i < f->nr_exits; i++) {
+		const struct live_exit *x = &f->exits[i];
+		int64_t ref = keymap_find(&sm->vcpu_tids, x->tid, 0);
+		struct sm_vcpu_ref *r;
+		struct sm_vcpu *c;
+		size_t k;
+
+		if (ref < 0)
+			continue;	/* a thread of no frame task: cannot be (exits count) */
+		r = &sm->vcpu_refs[ref];
+		c = &sm->vms[r->vm].vcpus[r->vcpu];
+		for (k = 0; k < c->nr_exits; k++)
+			if (c->exits[k].isa == x->isa && c->exits[k].reason == x->reason)
+				break;
+		if (k == c->nr_exits) {
+			if (array_reserve((void **)&c->exits, &c->cap_exits, k + 1,
+					  sizeof(*c->exits)))
+				return -ENOMEM;
+			c->exits[c->nr_exits++] = (struct sm_exit){ x->isa, x->reason, 0 };
+		}
+		c->exits[k].count += x->count;
+	}
+	return 0;
+}
+
+/* The VM whose process is tgid, or NULL. */
+static struct sm_vm *vm_of_pid(struct serve_metrics *sm, uint32_t tgid)
+{
+	for (size_t i = 0; tgid && i < sm->nr_vms; i++)
+		if (sm->vms[i].pid == tgid)
+			return &sm->vms[i];
+	return NULL;
+}
+
+/* The --serve-threads entry of tid (added when new), or NULL on ENOMEM. */
+static struct sm_thread *thread_get(struct serve_metrics *sm, uint32_t tid)
+{
+	size_t lo = 0, hi = sm->nr_thr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (sm->thr[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < sm->nr_thr && sm->thr[lo].tid == tid)
+		return &sm->thr[lo];
+	if (array_reserve((void **)&sm->thr, &sm->cap_thr, sm->nr_thr + 1, sizeof(*sm->thr)))
+		return NULL;
+	memmove(&sm->thr[lo + 1], &sm->thr[lo], (sm->nr_thr - lo) * sizeof(*sm->thr));
+	sm->nr_thr++;
+	memset(&sm->thr[lo], 0, sizeof(*sm->thr));
+	sm->thr[lo].tid = tid;
+	return &sm->thr[lo];
+}
+
+/* Ends th's series: what it held goes to "other" (so the sum of the family never shrinks). */
+static void thread_hide(struct serve_metrics *sm, struct sm_thread *th)
+{
+	sm->other_run_ns += th->run_ns;
+	sm->other_ready_ns += th->ready_ns;
+	sm->other_waits += th->waits;
+	th->run_ns = th->ready_ns = th->waits = 0;
+	th->shown = false;
+}
+
+/* Adds t's interval to its --serve-threads entry, or to "other". Returns 0 or -ENOMEM. */
+static int add_thread(struct serve_metrics *sm, const struct live_task *t)
+{
+	struct sm_thread *th = thread_get(sm, t->tid);
+
+	if (!th)
+		return -ENOMEM;
+	if (strcmp(th->name, t->name)) {	/* renamed, or the tid reused: another series */
+		thread_hide(sm, th);
+		th->total_ns = 0;
+		snprintf(th->name, sizeof(th->name), "%s", t->name);
+	}
+	th->total_ns += t->run_ns;
+	th->seen = sm->seq;
+	if (th->shown) {
+		th->run_ns += t->run_ns;
+		th->ready_ns += t->wait_ns;
+		th->waits += t->waits;
+	} else {
+		sm->other_run_ns += t->run_ns;
+		sm->other_ready_ns += t->wait_ns;
+		sm->other_waits += t->waits;
+	}
+	return 0;
+}
+
+/* Whether thread tid still exists. */
+static bool thread_alive(uint32_t tid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u", tid);
+	return !stat(path, &st);
+}
+
+static int by_total_desc(const void *a, const void *b)
+{
+	const struct sm_thread *x = *(const struct sm_thread *const *)a;
+	const struct sm_thread *y = *(const struct sm_thread *const *)b;
+
+	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+}
+
+/*
+ * The threads gone (idle this scrape and no longer in /proc) leave, their series into "other";
+ * then the o.threads busiest since the start have a series. Returns 0 or -ENOMEM.
+ */
+static int rank_threads(struct serve_metrics *sm)
+{
+	struct sm_thread **order;
+	size_t n = 0;
+
+	for (size_t i = 0; i < sm->nr_thr; i++) {
+		struct sm_thread *th = &sm->thr[i];
+
+		if (th->seen != sm->seq && !thread_alive(th->tid)) {
+			thread_hide(sm, th);
+			continue;
+		}
+		sm->thr[n++] = *th;
+	}
+	sm->nr_thr = n;
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		order[i] = &sm->thr[i];
+	qsort(order, n, sizeof(*order), by_total_desc);
+	for (size_t i = 0; i < n; i++) {
+		if (i < sm->o.threads)
+			order[i]->shown = true;
+		else if (order[i]->shown)
+			thread_hide(sm, order[i]);
+	}
+	free(order);
+	return 0;
+}
+
+/* Adds frame f (the differences since the previous reading) to the counters. */
+static int add_frame(struct serve_metrics *sm, const struct live_frame *f)
+{
+	int e = 0;
+
+	if (!sm->cpu_busy) {
+		sm->nr_cpus = f->nr_cpu_slots;
+		sm->cpu_busy = calloc(sm->nr_cpus, sizeof(*sm->cpu_busy));
+		sm->cpu_idle = calloc(sm->nr_cpus, sizeof(*sm->cpu_idle));
+		sm->cpu_unseen = calloc(sm->nr_cpus, sizeof(*sm->cpu_unseen));
+		if (!sm->cpu_busy || !sm->cpu_idle || !sm->cpu_unseen)
+			return -ENOMEM;
+	}
+	for (int c = 0; c < sm->nr_cpus && c < f->nr_cpu_slots; c++) {
+		sm->cpu_busy[c] += f->cpu_busy_ns[c];
+		sm->cpu_idle[c] += f->cpu_idle_ns[c];
+		sm->cpu_unseen[c] += f->cpu_unseen_ns[c];
+	}
+	sm->bpf_ns += f->bpf_ns;
+	sm->nr_read = f->nr_read;
+	/* the vCPUs first, so that their processes are known VMs for the other threads */
+	for (size_t i = 0; i < f->nr_tasks && !e; i++) {
+		const struct live_task *t = &f->tasks[i];
+		struct sm_vcpu *c = vcpu_of(sm, t, &e);
+
+		if (!c)
+			continue;
+		c->run_ns += t->run_ns;
+		c->ready_ns += t->wait_ns;
+		c->waits += t->waits;
+	}
+	for (size_t i = 0; i < f->nr_tasks && !e; i++) {
+		const struct live_task *t = &f->tasks[i];
+		struct sm_vm *v;
+
+		if (keymap_find(&sm->vcpu_tids, t->tid, 0) < 0 && (v = vm_of_pid(sm, t->tgid)))
+			v->emu_run_ns += t->run_ns;
+		if (sm->o.threads)
+			e = add_thread(sm, t);
+	}
+	if (!e)
+		e = add_exits(sm, f);
+	if (!e && sm->o.threads)
+		e = rank_threads(sm);
+	return e;
+}
+
+/* A family of one counter per CPU from v (nanoseconds). */
+static void write_cpus(struct serve_metrics *sm, struct promtext *pt, const char *name,
+		       const char *help, const uint64_t *v)
+{
+	char cpu[16];
+	struct promtext_label l = { "cpu", cpu };
+
+	promtext_family(pt, name, "counter", help);
+	for (int c = 0; c < sm->nr_cpus; c++) {
+		snprintf(cpu, sizeof(cpu), "%d", c);
+		promtext_sample_ns(pt, name, &l, 1, v[c]);
+	}
+}
+
+/* Which figure of a vCPU or VM a family shows. */
+enum sm_fig { FIG_RUN, FIG_READY, FIG_WAITS };
+
+static uint64_t vcpu_fig(const struct sm_vcpu *c, enum sm_fig fig)
+{
+	return fig == FIG_RUN ? c->run_ns : fig == FIG_READY ? c->ready_ns : c->waits;
+}
+
+/* One sample of figure fig: seconds, or a count for FIG_WAITS. */
+static void fig_sample(struct promtext *pt, const char *name, const struct promtext_label *l,
+		       size_t nr, enum sm_fig fig, uint64_t v)
+{
+	if (fig == FIG_WAITS)
+		promtext_sample_u64(pt, name, l, nr, v);
+	else
+		promtext_sample_ns(pt, name, l, nr, v);
+}
+
+/* The family name of figure fig per vCPU, or (per_vm) per VM summed over its vCPUs. */
+static void write_vm_fig(struct serve_metrics *sm, struct promtext *pt, bool per_vm,
+			 enum sm_fig fig, const char *name, const char *help)
+{
+	promtext_family(pt, name, "counter", help);
+	for (size_t i = 0; i < sm->nr_vms; i++) {
+		const struct sm_vm *v = &sm->vms[i];
+		struct promtext_label l[2] = { { "vm", v->name }, { "vcpu", NULL } };
+		uint64_t sum = 0;
+
+		for (size_t k = 0; k < v->nr_vcpus; k++) {
+			sum += vcpu_fig(&v->vcpus[k], fig);
+			l[1].value = v->vcpus[k].vcpu;
+			if (!per_vm)
+				fig_sample(pt, name, l, 2, fig, vcpu_fig(&v->vcpus[k], fig));
+		}
+		if (per_vm)
+			fig_sample(pt, name, l, 1, fig, sum);
+	}
+}
+
+/* pwz_vcpu_exits_total{vm, vcpu, reason}. */
+static void write_exits(struct serve_metrics *sm, struct promtext *pt)
+{
+	const char *name = "pwz_vcpu_exits_total";
+
+	promtext_family(pt, name, "counter", "KVM exits of the vCPU by exit reason.");
+	for (size_t i = 0; i < sm->nr_vms; i++) {
+		const struct sm_vm *v = &sm->vms[i];
+
+		for (size_t k = 0; k < v->nr_vcpus; k++) {
+			const struct sm_vcpu *c = &v->vcpus[k];
+
+			for (size_t x = 0; x < c->nr_exits; x++) {
+				const char *rn = pwz_meta_exit_name(sm->meta, c->exits[x].isa,
+								    c->exits[x].reason);
+				char code[16];
+				struct promtext_label l[3] = { { "vm", v->name },
+							       { "vcpu", c->vcpu },
+							       { "reason", code } };
+
+				snprintf(code, sizeof(code), "%u", c->exits[x].reason);
+				if (rn)
+					l[2].value = rn;
+				promtext_sample_u64(pt, name, l, 3, c->exits[x].count);
+			}
+		}
+	}
+}
+
+/* The VM families. */
+static void write_vms(struct serve_metrics *sm, struct promtext *pt)
+{
+	static const struct {
+		bool per_vm;		/* summed over the VM's vCPUs */
+		enum sm_fig fig;
+		const char *name, *help;
+	} fam[] = {
+		{ false, FIG_RUN, "pwz_vcpu_run_seconds_total", "On-CPU time of the vCPU's thread." },
+		{ false, FIG_READY, "pwz_vcpu_ready_seconds_total",
+		  "Run-queue wait (CPU ready) of the vCPU's thread, counted when the wait ends." },
+		{ false, FIG_WAITS, "pwz_vcpu_ready_waits_total",
+		  "Run-queue waits of the vCPU's thread that ended." },
+		{ true, FIG_RUN, "pwz_vm_run_seconds_total", "On-CPU time of the VM's vCPU threads." },
+		{ true, FIG_READY, "pwz_vm_ready_seconds_total",
+		  "Run-queue wait of the VM's vCPU threads." },
+		{ true, FIG_WAITS, "pwz_vm_ready_waits_total",
+		  "Run-queue waits of the VM's vCPU threads that ended." },
+	};
+
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++)
+		write_vm_fig(sm, pt, fam[f].per_vm, fam[f].fig, fam[f].name, fam[f].help);
+	write_exits(sm, pt);
+	promtext_family(pt, "pwz_vm_emulator_run_seconds_total", "counter",
+			"On-CPU time of the VM process's other threads (emulator, I/O).");
+	for (size_t i = 0; i < sm->nr_vms; i++)
+		promtext_sample_ns(pt, "pwz_vm_emulator_run_seconds_total",
+				   &(struct promtext_label){ "vm", sm->vms[i].name }, 1,
+				   sm->vms[i].emu_run_ns);
+}
+
+/* The --serve-threads families: the threads with a series, then "other". */
+static void write_threads(struct serve_metrics *sm, struct promtext *pt)
+{
+	static const struct {
+		const char *name, *help;
+		enum sm_fig fig;
+	} fam[] = {
+		{ "pwz_thread_run_seconds_total", "On-CPU time of the thread (the busiest; the rest in thread=\"other\").", FIG_RUN },
+		{ "pwz_thread_ready_seconds_total", "Run-queue wait of the thread, counted when the wait ends.", FIG_READY },
+		{ "pwz_thread_ready_waits_total", "Run-queue waits of the thread that ended.", FIG_WAITS },
+	};
+	char tid[16];
+
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		struct promtext_label l[2] = { { "thread", "other" }, { "tid", tid } };
+		struct sm_vcpu other = { .run_ns = sm->other_run_ns, .ready_ns = sm->other_ready_ns,
+					 .waits = sm->other_waits };
+
+		promtext_family(pt, fam[f].name, "counter", fam[f].help);
+		for (size_t i = 0; i < sm->nr_thr; i++) {
+			const struct sm_thread *th = &sm->thr[i];
+			struct sm_vcpu c = { .run_ns = th->run_ns, .ready_ns = th->ready_ns,
+					     .waits = th->waits };
+
+			if (!th->shown)
+				continue;
+			snprintf(tid, sizeof(tid), "%u", th->tid);
+			l[0].value = th->name;
+			fig_sample(pt, fam[f].name, l, 2, fam[f].fig, vcpu_fig(&c, fam[f].fig));
+		}
+		l[0].value = "other";
+		fig_sample(pt, fam[f].name, l, 1, fam[f].fig, vcpu_fig(&other, fam[f].fig));
+	}
+}
+
+/* pwz's own families: cost, drops, start, build. */
+static int write_health(struct serve_metrics *sm, struct promtext *pt)
+{
+	static const struct {
+		const char *kind;
+		enum pwz_cnt cnt;
+	} drops[] = {
+		{ "map_full", CNT_MAP_FULL }, { "task", CNT_DROP_TASK },
+		{ "hist_miss", CNT_HIST_MISS }, { "slice", CNT_DROP_SLICE },
+		{ "kvm_exit", CNT_DROP_KVM_EXIT },
+	};
+	struct promtext_label info[2] = {
+		{ "version", sm->meta->tool_version ? sm->meta->tool_version : "" },
+		{ "kernel", sm->meta->kernel ? sm->meta->kernel : "" },
+	};
+	uint64_t cnt[PWZ_CNT_MAX];
+	int e = capture__counters(sm->cap, cnt);
+
+	if (e)
+		return e;
+	promtext_family(pt, "pwz_context_switches_total", "counter",
+			"Context switches (sched_switch events) seen on every CPU.");
+	promtext_sample_u64(pt, "pwz_context_switches_total", NULL, 0, cnt[CNT_SWITCHES]);
+	promtext_family(pt, "pwz_drops_total", "counter",
+			"Events the kernel side could not count or record, by kind.");
+	for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++)
+		promtext_sample_u64(pt, "pwz_drops_total",
+				    &(struct promtext_label){ "kind", drops[i].kind }, 1,
+				    cnt[drops[i].cnt]);
+	promtext_family(pt, "pwz_bpf_run_seconds_total", "counter",
+			"Time spent in pwz's BPF programs (0 when the kernel's BPF statistics are off).");
+	promtext_sample_ns(pt, "pwz_bpf_run_seconds_total", NULL, 0, sm->bpf_ns);
+	promtext_family(pt, "pwz_threads_read", "gauge",
+			"Threads whose kernel aggregates a scrape reads: every thread id seen since the start.");
+	promtext_sample_u64(pt, "pwz_threads_read", NULL, 0, sm->nr_read);
+	promtext_family(pt, "pwz_start_time_seconds", "gauge",
+			"When the counters started, seconds since the Unix epoch.");
+	promtext_sample_ns(pt, "pwz_start_time_seconds", NULL, 0, sm->start_wall_ns);
+	promtext_family(pt, "pwz_build_info", "gauge", "pwz's version and the kernel's release.");
+	promtext_sample_u64(pt, "pwz_build_info", info, 2, 1);
+	return 0;
+}
+
+/* Host-wide steal time of /proc/stat since the start, when it can be read. */
+static void write_steal(struct serve_metrics *sm, struct promtext *pt)
+{
+	struct capture_cpu_stat now;
+	struct pwz_meta m = { 0 };
+
+	if (capture_meta_read_stat("/proc/stat", &now))
+		return;
+	capture_meta_steal(&m, &sm->stat0, &now, sysconf(_SC_CLK_TCK));
+	if (!m.has_steal)
+		return;
+	promtext_family(pt, "pwz_host_steal_seconds_total", "counter",
+			"Time the hypervisor ran something else, all CPUs (/proc/stat).");
+	promtext_sample_ns(pt, "pwz_host_steal_seconds_total", NULL, 0, m.steal_ns);
+}
+
+int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
+{
+	uint64_t t = clock_ns(CLOCK_MONOTONIC);
+	struct live_frame *f;
+	int e;
+
+	sm->seq++;
+	e = live__sample(sm->live, &f);
+	if (e)
+		return e;
+	e = add_frame(sm, f);
+	task_table__forget_gone(sm->tt, NULL, NULL);
+	if (e)
+		return e;
+	promtext_reset(pt);
+	write_cpus(sm, pt, "pwz_cpu_busy_seconds_total",
+		   "On-CPU time of every thread but the idle task, per CPU.", sm->cpu_busy);
+	write_cpus(sm, pt, "pwz_cpu_idle_seconds_total", "Time of the idle task, per CPU.",
+		   sm->cpu_idle);
+	write_cpus(sm, pt, "pwz_cpu_unattributed_seconds_total",
+		   "Time of slices whose switch-in the tracepoint did not see, per CPU: neither busy nor idle.",
+		   sm->cpu_unseen);
+	write_steal(sm, pt);
+	write_vms(sm, pt);
+	if (sm->o.threads)
+		write_threads(sm, pt);
+	e = write_health(sm, pt);
+	if (e)
+		return e;
+	promtext_family(pt, "pwz_scrape_duration_seconds", "gauge",
+			"Time this scrape took to read the aggregates and write the page.");
+	promtext_sample_ns(pt, "pwz_scrape_duration_seconds", NULL, 0,
+			   clock_ns(CLOCK_MONOTONIC) - t);
+	promtext_family(pt, "pwz_series", "gauge", "Samples on this page, this one included.");
+	promtext_sample_u64(pt, "pwz_series", NULL, 0, pt->series + 1);
+	return promtext_error(pt);
+}
+
+void serve_metrics__free(struct serve_metrics *sm)
+{
+	if (!sm)
+		return;
+	live__free(sm->live);
+	for (size_t i = 0; i < sm->nr_vms; i++) {
+		for (size_t k = 0; k < sm->vms[i].nr_vcpus; k++)
+			free(sm->vms[i].vcpus[k].exits);
+		free(sm->vms[i].vcpus);
+	}
+	free(sm->vms);
+	keymap_free(&sm->vcpu_tids);
+	free(sm->vcpu_refs);
+	free(sm->thr);
+	free(sm->cpu_busy);
+	free(sm->cpu_idle);
+	free(sm->cpu_unseen);
+	free(sm);
+}
