@@ -409,11 +409,11 @@ $(DEB): $(PROGS) $(wildcard tools/deb/*) VERSION README.md $(wildcard docs/*.md 
 demo:
 	$(Q)$(MAKE) --no-print-directory deps DEPS=build
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(BINDIR)/pwz-bpf -s 5 --all --dest-folder $(OUTPUT) demo
+	$(Q)$(BINDIR)/pwz-bpf -s 5 --all --force --dest-folder $(OUTPUT) demo
 	$(Q)$(BINDIR)/pwz-render --list $(OUTPUT)/demo.cdict > $(OUTPUT)/demo.list
 	$(Q)head -n 15 $(OUTPUT)/demo.list
-	$(Q)$(BINDIR)/pwz-render --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
-	$(Q)$(BINDIR)/pwz-render --heatmaps --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
+	$(Q)$(BINDIR)/pwz-render --force --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
+	$(Q)$(BINDIR)/pwz-render --force --heatmaps --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
 
 clean:
 	rm -rf $(OUTPUT) $(PROGS) $(TOOLS) $(BINDIR)/pwz_*.deb
