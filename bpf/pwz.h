@@ -309,12 +309,36 @@ struct irq_name {
 
 /*
  * Log2 histogram bucket of v, as both sides count it: floor(log2(v)), 0 for v == 0, the last
- * bucket for anything larger (same as pwz_hist_bucket() of user/lib/records.h).
+ * bucket for anything larger (same as pwz_hist_bucket() of user/lib/records.h). Not through
+ * pwz_log2() of log2.h: the verifiers of 5.10 and 6.1 lose the bound of its OR steps, and the
+ * histogram's index then reads as unbounded (EACCES at load).
  */
 static inline __u32 pwz_log2_bucket(__u64 v)
 {
-	__u32 r = pwz_log2(v);	/* log2.h, through whist.h */
+	__u32 r = 0;
 
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
 	return r < PWZ_BPF_HIST ? r : PWZ_BPF_HIST - 1;
 }
 
