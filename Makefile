@@ -319,7 +319,7 @@ parquet: all
 hardening: all
 	$(Q)tests/hardening/run
 browser: all
-	$(Q)tests/browser/run
+	$(Q)PWZ_BROWSER_SHOTS=1 tests/browser/run
 vmtest:
 	$(Q)VMTEST_BINDIR=$(VMTEST_BINDIR) tests/vmtest/run
 # `make cli`: the command lines of pwz-bpf and pwz-render (captures take the BPF lock).

@@ -26,10 +26,16 @@ class Dom(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.elems = []
         self.stack = []
+        self.ids = {}
 
     def handle_starttag(self, tag, attrs):
-        e = {"tag": tag, "attrs": dict(attrs), "text": "", "parent": self.stack[-1] if self.stack else None}
+        e = {"tag": tag, "attrs": dict(attrs), "text": "", "parent": self.stack[-1] if self.stack else None,
+             "kids": []}
         self.elems.append(e)
+        if "id" in e["attrs"]:
+            self.ids.setdefault(e["attrs"]["id"], []).append(e)
+        if e["parent"] is not None:
+            e["parent"]["kids"].append(e)
         if tag not in ("meta", "br", "img", "input", "link", "hr"):
             self.stack.append(e)
 
@@ -45,11 +51,26 @@ class Dom(HTMLParser):
 
     def find(self, tag=None, **attrs):
         out = []
-        for e in self.elems:
+        pool = self.ids.get(attrs["id"], []) if "id" in attrs else self.elems
+        for e in pool:
             if tag and e["tag"] != tag:
                 continue
             if all(e["attrs"].get(k.replace("_", "-")) == v for k, v in attrs.items()):
                 out.append(e)
+        return out
+
+    def kids(self, e, tag):
+        """The elements directly inside e with this tag."""
+        return [k for k in e["kids"] if k["tag"] == tag]
+
+    def descendants(self, anc, tag):
+        """The elements inside anc, at any depth, with this tag, in document order."""
+        out, todo = [], list(reversed(anc["kids"]))
+        while todo:
+            e = todo.pop()
+            if e["tag"] == tag:
+                out.append(e)
+            todo.extend(reversed(e["kids"]))
         return out
 
     def within(self, e, anc):
@@ -217,7 +238,7 @@ def check_units(dom, lst, diff):
     started = [e for e in dom.find("tr") if e["attrs"].get("data-key") == "started"]
     check(len(started) == len(lst), "capture tab: %d started rows for %d runs" % (len(started), len(lst)))
     for tr, run in zip(started, lst):
-        c, got = run["capture"], [e for e in dom.elems if e["tag"] == "td" and e["parent"] is tr][0]["text"]
+        c, got = run["capture"], dom.kids(tr, "td")[0]["text"]
         if c.get("start_wall_ns"):
             sec, ms = divmod(c["start_wall_ns"] // 1000000, 1000)
             want = datetime.datetime.fromtimestamp(sec, datetime.timezone.utc).strftime(
@@ -230,15 +251,14 @@ def check_units(dom, lst, diff):
 
 
 def cells(dom, row):
-    return {e["attrs"].get("data-col"): e for e in dom.elems
-            if e["tag"] == "td" and e["parent"] is row}
+    return {e["attrs"].get("data-col"): e for e in dom.kids(row, "td")}
 
 
 def table_rows(dom, tid):
     tab = (dom.find("table", id=tid) or [None])[0]
     if tab is None:
         return []
-    return [e for e in dom.find("tr") if "data-key" in e["attrs"] and dom.within(e, tab)]
+    return [e for e in dom.descendants(tab, "tr") if "data-key" in e["attrs"]]
 
 
 def reason_name(e):
@@ -390,7 +410,7 @@ def check_charts(dom, lst, data, diff):
         # handling-time percentiles: a power-of-two range or n/a, never a false precision
         rtab = dom.find("table", id="table-reasons")
         if check(bool(rtab), "kvm: no handling-time table"):
-            for tr in [e for e in dom.find("tr") if dom.within(e, rtab[0])]:
+            for tr in dom.descendants(rtab[0], "tr"):
                 c = cells(dom, tr)
                 if "median" not in c:
                     continue
@@ -405,12 +425,12 @@ def check_charts(dom, lst, data, diff):
     if check(bool(cm), "coremap: no table"):
         ncpu = data["runs"][0]["nr_cpus"]
         win = lst[0]["capture"]["window_end_ns"] - lst[0]["capture"]["window_start_ns"]
-        trs = [e for e in dom.find("tr") if "data-task" in e["attrs"] and dom.within(e, cm[0])]
+        trs = [e for e in dom.descendants(cm[0], "tr") if "data-task" in e["attrs"]]
         check(trs and trs[0]["attrs"]["data-task"] == "all tasks", "coremap: the \"all tasks\" row is not first")
         nchecked = 0
         for tr in trs:
             name = tr["attrs"]["data-task"]
-            tds = [e for e in dom.elems if e["tag"] == "td" and e["parent"] is tr]
+            tds = dom.kids(tr, "td")
             check(len(tds) == ncpu + 1, "coremap: row %r has %d cells for %d cores + all" % (name, len(tds), ncpu))
             if tr["attrs"].get("data-other") == "1":
                 continue
@@ -445,7 +465,7 @@ def check_charts(dom, lst, data, diff):
         short1 = data["runs"][1]["short"]
         nchecked = 0
         nabsent = [0]
-        for tr in [e for e in dom.find("tr") if dtab and dom.within(e, dtab[0])]:
+        for tr in (dom.descendants(dtab[0], "tr") if dtab else []):
             c = cells(dom, tr)
             if "task" not in c:
                 continue
@@ -555,7 +575,7 @@ def check_heatmaps(dom, lst, data, expect_grid=None):
     if any(t["exits_total"] for t in run["tasks"]):
         sel = dom.find("select", id="exit-task")
         if check(bool(sel) and bool(reasons), "exits tab: no task selector or reason legend"):
-            opts = [e for e in dom.elems if e["tag"] == "option" and e["parent"] is sel[0]]
+            opts = dom.kids(sel[0], "option")
             opt = ([o for o in opts if "selected" in o["attrs"]] or opts)[0]
             tname = opt["text"].rsplit(" (", 1)[0]
             box = [e for e in dom.elems if e["attrs"].get("id") == "exit-reasons"]
