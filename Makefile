@@ -54,7 +54,7 @@ PROGS := $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
 TOOLS :=
 CHECK_SUITES :=
 
-.PHONY: all deps clean check unit live liveview irq vms agree perfetto parquet deb hardening browser vmtest cli vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture bench-fallbacks \
+.PHONY: all deps clean check unit unit-progs live liveview irq vms agree perfetto parquet deb hardening browser vmtest cli vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture bench-fallbacks \
 	fuzz fuzz-progs valgrind-unit install demo
 .DELETE_ON_ERROR:
 
@@ -197,13 +197,14 @@ $(IMPORT_SPIN): tests/import/spin.c
 
 # Fuzzing: libFuzzer harnesses (tests/fuzz/fuzz_*.c) link the library sources compiled again
 # with clang and the sanitizers into $(FUZZ_OUT) (gcc's libpwz.a cannot be reused). `make fuzz
-# FUZZ_SECONDS=N FUZZ_JOBS=J` runs each harness N seconds, J at once; `make check` runs tests/fuzz/run, which replays
-# tests/regress/ and fuzzes each harness FUZZ_CHECK_SECONDS. tests/badinput/run and
+# FUZZ_SECONDS=N FUZZ_JOBS=J` runs each harness N seconds, J at once; `make check` runs
+# tests/fuzz/run, which replays tests/regress/ and fuzzes each harness FUZZ_CHECK_SECONDS (a
+# smoke run from the seeds; the long runs are `make fuzz`). tests/badinput/run and
 # tests/robust/run feed the real programs hostile files, options, signals and full disks.
 FUZZ_OUT := $(OUTPUT)/fuzz
 FUZZ_SECONDS ?= 300
 FUZZ_JOBS ?= 1
-FUZZ_CHECK_SECONDS ?= 30
+FUZZ_CHECK_SECONDS ?= 6
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -O1 -g $(FUZZ_SAN) -MMD -MP -Iuser -Iuser/lib -Irender -I$(OUTPUT) \
 	-DPWZ_VERSION='"$(VERSION)"'
@@ -286,14 +287,19 @@ CHECK_SUITES += tests/serve/run
 SANITIZE_SKIP_SUITES := tests/irq/run tests/serve/run tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
 	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
-unit: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
+unit-progs: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
+unit: unit-progs
 	$(Q)tools/include-cycles bpf user render
 	$(Q)tests/run-unit-tests $(TEST_BINS)
 
+# make check builds on every CPU whether or not -j was given (CHECK_JOBS=N to choose).
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: export PWZ_FUZZ_SECONDS := $(FUZZ_CHECK_SECONDS)
+check: export PWZ_CHECK_JOBS := $(CHECK_JOBS)
 check:
 	$(Q)$(MAKE) --no-print-directory deps DEPS=all
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory -j$(CHECK_JOBS) all
+	$(Q)$(MAKE) --no-print-directory -j$(CHECK_JOBS) unit-progs
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)tests/run-check-suites $(if $(filter 1,$(SANITIZE)),$(filter-out $(SANITIZE_SKIP_SUITES),$(CHECK_SUITES)),$(CHECK_SUITES))
 
