@@ -167,6 +167,7 @@ static int read_totals(struct live *l, struct reading *r)
 		}
 		t->waits += wa[i].count;
 		t->wait_ns += wa[i].wait_ns;
+		t->run_delay_ns += wa[i].run_delay_ns;
 		if (wa[i].max_ns > t->wait_max_ns)
 			t->wait_max_ns = wa[i].max_ns;
 		for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
@@ -276,6 +277,7 @@ static int hold_high_water(struct live *l)
 		ct->involuntary = max_u64(ct->involuntary, pt->involuntary);
 		ct->waits = max_u64(ct->waits, pt->waits);
 		ct->wait_ns = max_u64(ct->wait_ns, pt->wait_ns);
+		ct->run_delay_ns = max_u64(ct->run_delay_ns, pt->run_delay_ns);
 		ct->exits = max_u64(ct->exits, pt->exits);
 	}
 	return 0;
@@ -331,6 +333,7 @@ static int make_frame(struct live *l)
 			d.involuntary = sub(ct->involuntary, pt->involuntary);
 			d.waits = sub(ct->waits, pt->waits);
 			d.wait_ns = sub(ct->wait_ns, pt->wait_ns);
+			d.run_delay_ns = sub(ct->run_delay_ns, pt->run_delay_ns);
 			d.wait_max_ns = ct->wait_max_ns;
 			for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
 				d.wait_hist[b] = ct->wait_hist[b] - pt->wait_hist[b];
@@ -343,7 +346,7 @@ static int make_frame(struct live *l)
 			f->idle_ns = d.run_ns;
 			continue;
 		}
-		if (!d.run_ns && !d.switches && !d.waits && !d.exits)
+		if (!d.run_ns && !d.switches && !d.waits && !d.exits && !d.run_delay_ns)
 			continue;
 		name = task_table__name(l->tt, d.tid);
 		if (name)

@@ -21,6 +21,10 @@ struct live_task {
 	uint64_t involuntary;		/* of which preempted */
 	uint64_t waits;			/* run-queue waits that ended in the interval */
 	uint64_t wait_ns;		/* their total */
+	uint64_t run_delay_ns;		/* the kernel's charge of its waits (sched_info.run_delay,
+					 * model.h R9), counted at the switch-out after each
+					 * wait's slice; 0 when the capture has no charge
+					 * (capture__run_delay()) */
 	uint64_t wait_max_ns;		/* the longest wait since the start (a reading's) */
 	uint32_t wait_hist[PWZ_WHIST_BUCKETS];	/* the waits by bucket (bpf/whist.h), as the
 					 * kernel counts them: a reading's totals, a frame's
