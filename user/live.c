@@ -354,7 +354,7 @@ static int make_frame(struct live *l)
 			f->idle_ns = d.run_ns;
 			continue;
 		}
-		if (!d.run_ns && !d.switches && !d.waits && !d.exits)
+		if (!d.run_ns && !d.switches && !d.waits && !d.exits && !d.run_delay_ns)
 			continue;
 		name = task_table__name(l->tt, d.tid);
 		if (name)
