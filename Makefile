@@ -268,22 +268,17 @@ export PWZ_FUZZ_MKSEEDS := $(abspath $(FUZZ_MKSEEDS))
 export PWZ_BADINPUT_CRAFT := $(abspath $(BADINPUT_CRAFT))
 export PWZ_TESTDATA_DIR := $(TESTDATA)
 
-# In the order `make check` runs them; the last runs the unit tests and the bad-input table
-# again, built with ASan and UBSan. With SANITIZE=1 the programs are ASan builds: the suites
-# that load BPF or boot a VM, and the sanitizer pass itself, are left out.
-CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/run tests/perfetto/run \
-	tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run tests/fuzz/run \
-	tests/badinput/run tests/robust/run tests/hardening/run tests/cli/run tests/sanitize/run
-# VMs: the perf.data KVM fixture, the VMs tab, and a live capture (root; BPF)
-CHECK_SUITES += tests/vms/run
-# pwz-bpf --live under tmux and --flight (BPF: each test takes /tmp/pwz-bpf.lock itself)
-CHECK_SUITES += tests/liveview/run
-# pwz-bpf --irq against /proc/softirqs, /proc/interrupts, /proc/stat (root; BPF: each
-# capture takes /tmp/pwz-bpf.lock itself)
-CHECK_SUITES += tests/irq/run
-# pwz-bpf --serve scraped with urllib and checked by promtool (root; BPF: takes
-# /tmp/pwz-bpf.lock while pwz-bpf runs)
-CHECK_SUITES += tests/serve/run
+# In the order `make check` starts them, CHECK_LANES (default 2) side by side, each started as
+# one ends: the longest first, so that the lanes end together. tests/sanitize runs the unit tests
+# and the bad-input table again, built with ASan and UBSan. With SANITIZE=1 the programs are ASan
+# builds: the suites that load BPF or boot a VM, and the sanitizer pass itself, are left out.
+# Suites that load BPF take /tmp/pwz-bpf.lock for each capture (pwz-bpf --live under tmux and
+# --flight in tests/liveview, --irq against /proc/softirqs, /proc/interrupts and /proc/stat in
+# tests/irq, --serve scraped and checked by promtool in tests/serve, the VMs tab in tests/vms).
+CHECK_SUITES += tests/sanitize/run tests/browser/run tests/robust/run tests/vmtest/run \
+	tests/liveview/run tests/live/run tests/fuzz/run tests/cli/run tests/badinput/run \
+	tests/hardening/run tests/agree/run tests/perfetto/run tests/serve/run tests/import/run \
+	tests/deb/run tests/vms/run tests/parquet/run tests/irq/run tests/bench/run
 SANITIZE_SKIP_SUITES := tests/irq/run tests/serve/run tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
 	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
@@ -292,10 +287,14 @@ unit: unit-progs
 	$(Q)tools/include-cycles bpf user render
 	$(Q)tests/run-unit-tests $(TEST_BINS)
 
-# make check builds on every CPU whether or not -j was given (CHECK_JOBS=N to choose).
+# make check builds on every CPU whether or not -j was given (CHECK_JOBS=N to choose), and runs
+# CHECK_LANES suites side by side (tests/run-check-suites; CHECK_LANES=1: one after the other,
+# their output as it comes).
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: export PWZ_FUZZ_SECONDS := $(FUZZ_CHECK_SECONDS)
 check: export PWZ_CHECK_JOBS := $(CHECK_JOBS)
+CHECK_LANES ?= 2
+check: export PWZ_CHECK_LANES := $(CHECK_LANES)
 check:
 	$(Q)$(MAKE) --no-print-directory deps DEPS=all
 	$(Q)$(MAKE) --no-print-directory -j$(CHECK_JOBS) all

@@ -36,6 +36,8 @@ static const struct parquet_column thread_cols[] = {
 	COMMON, { "utid", U32, false }, { "tid", U32, false }, { "start_ts", U64, true },
 	{ "pid", U32, true }, { "name", STR, true }, { "comm", STR, true },
 	{ "wait_count", U64, true }, { "wait_ns", U64, true }, { "wait_max_ns", U64, true },
+	{ "run_delay_ns", U64, true }, { "run_delay_wait_ns", U64, true },
+	{ "run_delay_unmeasured_ns", U64, true },
 };
 static const struct parquet_column process_cols[] = {
 	COMMON, { "pid", U32, false }, { "name", STR, true },
@@ -610,6 +612,9 @@ static int on_wait_agg(void *ctx, const struct pwz_wait_agg *a)
 	th->wait.wait_ns += a->wait_ns;
 	if (a->max_ns > th->wait.max_ns)
 		th->wait.max_ns = a->max_ns;
+	th->wait.run_delay_ns += a->run_delay_ns;
+	th->wait.run_delay_wait_ns += a->run_delay_wait_ns;
+	th->wait.run_delay_unmeasured_ns += a->run_delay_unmeasured_ns;
 	return 0;
 }
 
@@ -672,11 +677,13 @@ static int write_processes(struct xp *x)
 	return ret;
 }
 
-static int write_threads(struct xp *x)
+/* thread: one row per instance with its waits and, where the capture has it (a whole live
+ * capture: not a cut file's partial aggregates), the kernel's charge of them (model.h R9). */
+static int write_threads(struct xp *x, const struct cdict_read_info *info)
 {
 	char b1[PWZ_NAME_MAX * 3], b2[PWZ_NAME_MAX * 3];
 	size_t n = x->thr_idx.count;
-	bool wait = x->meta.has_wait;
+	bool wait = x->meta.has_wait, rd = x->meta.has_run_delay && !info->cut;
 	int ret;
 
 	if (n)
@@ -695,7 +702,9 @@ static int write_threads(struct xp *x)
 			      V_IN(th->since_ns, th->since_ns), V_IN(th->tid ? t->tgid : 0, pid_known),
 			      v_clean(name, b1, sizeof(b1)), v_clean(comm, b2, sizeof(b2)),
 			      V_IN(th->wait.count, wait), V_IN(th->wait.wait_ns, wait),
-			      V_IN(th->wait.max_ns, wait));
+			      V_IN(th->wait.max_ns, wait), V_IN(th->wait.run_delay_ns, rd),
+			      V_IN(th->wait.run_delay_wait_ns, rd),
+			      V_IN(th->wait.run_delay_unmeasured_ns, rd));
 		if (ret)
 			return ret;
 	}
@@ -800,7 +809,7 @@ static int finish(struct xp *x, const struct cdict_read_info *info)
 {
 	int ret;
 
-	if ((ret = finish_split(x)) || (ret = write_vcpus(x)) || (ret = write_threads(x)) || (ret = write_capture(x, info))) {
+	if ((ret = finish_split(x)) || (ret = write_vcpus(x)) || (ret = write_threads(x, info)) || (ret = write_capture(x, info))) {
 		snprintf(x->err, x->errlen, "%s: cannot write the tables: %s", x->path, strerror(-ret));
 		return ret;
 	}

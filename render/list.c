@@ -6,6 +6,7 @@
 #include "fmt.h"
 #include "irqtab.h"
 #include "list.h"
+#include "report.h"
 #include "sleeps.h"
 #include "termsafe.h"
 #include "vmtab.h"
@@ -240,39 +241,10 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s,
 	sleeps__free(sl);
 }
 
-/*
- * After the table, the threads whose ready time as lived (their waits, model.h R4) and as the
- * kernel charged it (run_delay, R9: what schedstat, libvirt and KubeVirt report) differ by
- * more than a bucket (summary_ready_differs()), both figures, the first max in the table's
- * order; nothing when none does or the capture has no charge.
- */
-static void ready_plain(struct jbuf *b, const struct summary *s, size_t max)
+/* A line of report_ready_lines() into the jbuf ctx. */
+static void put_jbuf(void *ctx, const char *line)
 {
-	char name[TERMSAFE_NAME_MAX], d1[FMT_DURATION_MAX], d2[FMT_DURATION_MAX];
-	size_t shown = 0, more = 0;
-
-	for (size_t i = 0; i < s->nr_tasks; i++) {
-		const struct task_summary *ts = &s->tasks[i];
-
-		if (!summary_ready_differs(s, ts))
-			continue;
-		if (shown == max) {
-			more++;
-			continue;
-		}
-		if (!shown++)
-			jbuf_printf(b, "# ready time as lived and as the kernel charged it (run_delay: schedstat, libvirt, KubeVirt), where they differ by more than %.0f %%:\n%8s  %-32s %12s %12s %8s\n",
-				    SUMMARY_READY_BUCKET_PCT, "TID", "NAME", "READY", "KERNEL",
-				    "DIFF%");
-		jbuf_printf(b, "%8u  %-32s %12s %12s %+8.1f\n", ts->tid,
-			    termsafe_str(name, sizeof(name), ts->name),
-			    fmt_duration(d1, sizeof(d1), ts->wait_ns),
-			    fmt_duration(d2, sizeof(d2), ts->run_delay_ns),
-			    100.0 * ((double)(ts->run_delay_ns - ts->run_delay_unmeasured_ns) -
-				     (double)ts->run_delay_wait_ns) / (double)ts->run_delay_wait_ns);
-	}
-	if (more)
-		jbuf_printf(b, "# and %zu more threads (--list --json: run_delay_ns)\n", more);
+	jbuf_puts(ctx, line);
 }
 
 /* The header line: what the file is, the capture's length, and the window's when it is not
@@ -333,6 +305,7 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s,
 			    fmt_duration(run, sizeof(run), ts->runtime_ns), summary_cpu_pct(s, ts),
 			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total, p99);
 	}
-	ready_plain(b, s, 10);
+	/* the threads whose two ready figures differ, the first 10 (user/lib/report.h) */
+	report_ready_lines(s, 10, "# ", put_jbuf, b);
 	irq_plain(b, t, sel, 10);	/* --irq: render/irqtab.h */
 }

@@ -168,11 +168,54 @@ static void test_empty(void **state)
 	free(text);
 }
 
+/* R9: the report shows, after its task table, the threads whose ready time as lived and as
+ * the kernel charged it differ by more than a bucket (summary_ready_differs()), both figures:
+ * 10 here (18 ms charged against 20 ms lived, -10 %), not 20 (1 % apart); nothing without
+ * the charge (has_run_delay false). */
+static void test_ready_kernel(void **state)
+{
+	struct pwz_cpu_agg cpu[] = {
+		{ .tid = 10, .cpu = 0, .runtime_ns = 300000000, .switches = 30 },
+		{ .tid = 20, .cpu = 1, .runtime_ns = 100000000, .switches = 7 },
+	};
+	struct pwz_wait_agg wait[] = {
+		{ .tid = 10, .count = 4, .wait_ns = 20000000, .max_ns = 9000000,
+		  .run_delay_ns = 25000000, .run_delay_wait_ns = 20000000,
+		  .run_delay_unmeasured_ns = 7000000 },
+		{ .tid = 20, .count = 2, .wait_ns = 10000000, .max_ns = 6000000,
+		  .run_delay_ns = 9900000, .run_delay_wait_ns = 10000000 },
+	};
+	const char *rows = "     TID  NAME                                    READY       KERNEL    DIFF%\n"
+			   "      10  vm1.vcpu0                             20.0 ms      25.0 ms    -10.0\n"
+			   "\nCPUs (";
+	const char *title = "\nready time as lived and as the kernel charged it (run_delay: schedstat, libvirt, KubeVirt), where they differ by more than 1 %:\n";
+
+	(void)state;
+	for (int known = 0; known < 2; known++) {
+		struct pwz_meta m = { .duration_ns = 1000000000, .nr_cpus = 2, .has_wait = true,
+				      .has_run_delay = known };
+		char *text = report(&m, cpu, 2, wait, 2, NULL, 0);
+		const char *at = strstr(text, title), *cpus = strstr(text, "\nCPUs (");
+
+		assert_int_equal(at != NULL, known);
+		assert_null(strstr(text, "9.90 ms"));
+		if (known) {
+			/* after the task table, before the CPUs; one row: 10's */
+			assert_true(at < cpus);
+			at += strlen(title);
+			assert_int_equal(strncmp(at, rows, strlen(rows)), 0);
+		}
+		free(text);
+		pwz_meta_free(&m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_ready_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

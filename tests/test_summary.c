@@ -328,6 +328,20 @@ static void test_run_delay(void **state)
 	trace__free(t);
 }
 
+/* The rule on two figures (the live view's): more than 1 % of the larger apart, either way;
+ * nothing to compare when both are 0. */
+static void test_ready_figures_differ(void **state)
+{
+	(void)state;
+	assert_false(summary_ready_figures_differ(0, 0));
+	assert_true(summary_ready_figures_differ(1000, 0));
+	assert_true(summary_ready_figures_differ(0, 1000));
+	assert_false(summary_ready_figures_differ(100000, 99000));	/* exactly 1 % */
+	assert_true(summary_ready_figures_differ(100000, 98999));
+	assert_true(summary_ready_figures_differ(98999, 100000));
+	assert_false(summary_ready_figures_differ(UINT64_MAX, UINT64_MAX - 1000));
+}
+
 /* Many tasks and a high CPU number (fuzz_render's tasks x CPUs timeout): each task carries
  * the CPUs it ran on, and --list --json grows with the records, not with tasks x CPUs. */
 static void test_sparse_cpus(void **state)
@@ -625,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_sparse_cpus),
 		cmocka_unit_test(test_cut_uses_streams),
 		cmocka_unit_test(test_run_delay),
+		cmocka_unit_test(test_ready_figures_differ),
 		cmocka_unit_test(test_list_json_legacy),
 		cmocka_unit_test(test_reused_tid),
 		cmocka_unit_test(test_cpu_account_complete),

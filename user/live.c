@@ -167,6 +167,9 @@ static int read_totals(struct live *l, struct reading *r)
 		}
 		t->waits += wa[i].count;
 		t->wait_ns += wa[i].wait_ns;
+		t->run_delay_ns += wa[i].run_delay_ns;
+		t->run_delay_wait_ns += wa[i].run_delay_wait_ns;
+		t->run_delay_unmeasured_ns += wa[i].run_delay_unmeasured_ns;
 		if (wa[i].max_ns > t->wait_max_ns)
 			t->wait_max_ns = wa[i].max_ns;
 		for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
@@ -277,6 +280,10 @@ static int hold_high_water(struct live *l)
 		ct->waits = max_u64(ct->waits, pt->waits);
 		ct->wait_ns = max_u64(ct->wait_ns, pt->wait_ns);
 		ct->exits = max_u64(ct->exits, pt->exits);
+		ct->run_delay_ns = max_u64(ct->run_delay_ns, pt->run_delay_ns);
+		ct->run_delay_wait_ns = max_u64(ct->run_delay_wait_ns, pt->run_delay_wait_ns);
+		ct->run_delay_unmeasured_ns = max_u64(ct->run_delay_unmeasured_ns,
+						      pt->run_delay_unmeasured_ns);
 	}
 	return 0;
 }
@@ -335,6 +342,10 @@ static int make_frame(struct live *l)
 			for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
 				d.wait_hist[b] = ct->wait_hist[b] - pt->wait_hist[b];
 			d.exits = sub(ct->exits, pt->exits);
+			d.run_delay_ns = sub(ct->run_delay_ns, pt->run_delay_ns);
+			d.run_delay_wait_ns = sub(ct->run_delay_wait_ns, pt->run_delay_wait_ns);
+			d.run_delay_unmeasured_ns = sub(ct->run_delay_unmeasured_ns,
+							pt->run_delay_unmeasured_ns);
 		} else {
 			d = *ct;
 		}
@@ -343,7 +354,7 @@ static int make_frame(struct live *l)
 			f->idle_ns = d.run_ns;
 			continue;
 		}
-		if (!d.run_ns && !d.switches && !d.waits && !d.exits)
+		if (!d.run_ns && !d.switches && !d.waits && !d.exits && !d.run_delay_ns)
 			continue;
 		name = task_table__name(l->tt, d.tid);
 		if (name)
@@ -413,6 +424,7 @@ struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
 		return NULL;
 	}
 	l->frame.nr_cpu_slots = l->nr_cpu_slots;
+	l->frame.has_run_delay = capture__run_delay(cap);
 	/* the programs' own run time for the header; without it the header says "bpf ?" */
 	l->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	e = read_totals(l, &l->prev);

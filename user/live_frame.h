@@ -31,6 +31,10 @@ struct live_task {
 					 * wait_max_ns: the interval's longest is no longer) */
 	uint64_t wait_p99_hi_ns;
 	uint64_t exits;			/* KVM exits */
+	uint64_t run_delay_ns;		/* the kernel's charge of the waits whose charge is known
+					 * (model.h R9; the frame's has_run_delay) */
+	uint64_t run_delay_wait_ns;	/* wait_ns of the measured ones among them */
+	uint64_t run_delay_unmeasured_ns;	/* the part of run_delay_ns charged for the others */
 };
 
 /* The index of tid in tasks[0 .. n) (sorted by tid), with *found, or where it would go. */
@@ -57,6 +61,8 @@ struct live_frame {
 	uint64_t drops;			/* records or map entries refused (map_full, task,
 					 * hist_miss) */
 	uint64_t bpf_ns;		/* time in the BPF programs (0: stats off) */
+	bool has_run_delay;		/* the tasks' run_delay figures are the kernel's charge
+					 * (capture__run_delay()); else unknown, all 0 */
 	int nr_cpu_slots;		/* entries of the two arrays below: the possible CPUs */
 	uint64_t *cpu_busy_ns;		/* per CPU: time of its threads but the idle task */
 	uint64_t *cpu_idle_ns;		/* per CPU: the idle task's time */

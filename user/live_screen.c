@@ -15,6 +15,7 @@
 #include "fmt.h"
 #include "live_screen.h"
 #include "records.h"
+#include "summary.h"
 #include "termsafe.h"
 
 /* The terminal modes: entering and leaving the alternate screen with the cursor hidden. */
@@ -220,14 +221,26 @@ static void header_line(char *b, size_t n, const struct live_frame *f)
 		 per_s(f->switches, f), bpf, (unsigned long long)f->drops);
 }
 
+/* READY% is the run-queue wait as lived; KREADY% the same waits as the kernel charged them
+ * (schedstat's run_delay, model.h R9), shown only where the two differ
+ * (summary_ready_figures_differ()) */
 static const char task_cols[] =
-	"    TID     PID   CPU%   SW/s  VOL/s  INV/s       WAIT_P99  READY%  EXITS/s  NAME";
+	"    TID     PID   CPU%   SW/s  VOL/s  INV/s       WAIT_P99  READY% KREADY%  EXITS/s  NAME";
 static const char kvm_cols[] =
 	"    TID     PID  EXITS/s  HANDLE_AVG  HANDLE%  EXIT                       NAME";
 
+/* Whether t's ready time as the kernel charged it is to be shown beside the lived one. */
+static bool ready_differs(const struct live_task *t, const struct live_frame *f)
+{
+	return f->has_run_delay &&
+	       summary_ready_figures_differ(t->run_delay_wait_ns,
+					    t->run_delay_ns > t->run_delay_unmeasured_ns ?
+					    t->run_delay_ns - t->run_delay_unmeasured_ns : 0);
+}
+
 static void task_line(char *b, size_t n, const struct live_task *t, const struct live_frame *f)
 {
-	char p99[FMT_DURATION_MAX], name[TERMSAFE_NAME_MAX];
+	char p99[FMT_DURATION_MAX], name[TERMSAFE_NAME_MAX], kready[16] = "";
 
 	/* the histogram bucket holding the interval's p99 (a tail, which an average hides;
 	 * --json keeps waits and wait_ns for the average) */
@@ -236,9 +249,12 @@ static void task_line(char *b, size_t n, const struct live_task *t, const struct
 	else	/* "n/a": waits whose histogram the kernel could not keep whole (hist_miss) */
 		snprintf(p99, sizeof(p99), "%s", t->waits ? "n/a" : "-");
 	termsafe_str(name, sizeof(name), t->name);
-	snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %14s %7.1f %8.0f  %s", t->tid, t->tgid,
+	if (ready_differs(t, f))
+		snprintf(kready, sizeof(kready), "%.1f", pct(t->run_delay_ns, f));
+	snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %14s %7.1f %7s %8.0f  %s", t->tid, t->tgid,
 		 pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
-		 per_s(t->involuntary, f), p99, pct(t->wait_ns, f), per_s(t->exits, f), name);
+		 per_s(t->involuntary, f), p99, pct(t->wait_ns, f), kready, per_s(t->exits, f),
+		 name);
 }
 
 static const struct live_task *find_task(const struct live_frame *f, uint32_t tid)
@@ -404,13 +420,25 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 		json_str(out, t->name);
 		fprintf(out, ",\"runtime_ns\":%llu,\"cpu_pct\":%.3f,\"switches\":%llu,\"voluntary\":%llu,"
 			"\"involuntary\":%llu,\"waits\":%llu,\"wait_ns\":%llu,\"ready_pct\":%.3f,"
-			"\"exits\":%llu,\"wait_p99\":",
+			"\"exits\":%llu,\"run_delay_ns\":",
 			(unsigned long long)t->run_ns, pct(t->run_ns, f),
 			(unsigned long long)t->switches, (unsigned long long)t->voluntary,
 			(unsigned long long)t->involuntary, (unsigned long long)t->waits,
 			(unsigned long long)t->wait_ns, pct(t->wait_ns, f),
 			(unsigned long long)t->exits);
+		/* the kernel's charge of the waits (model.h R9): null without it */
+		if (f->has_run_delay)
+			fprintf(out, "%llu,\"run_delay_wait_ns\":%llu,"
+				"\"run_delay_unmeasured_ns\":%llu,\"ready_kernel_pct\":%.3f,"
+				"\"ready_differs\":%s", (unsigned long long)t->run_delay_ns,
+				(unsigned long long)t->run_delay_wait_ns,
+				(unsigned long long)t->run_delay_unmeasured_ns,
+				pct(t->run_delay_ns, f), ready_differs(t, f) ? "true" : "false");
+		else
+			fputs("null,\"run_delay_wait_ns\":null,\"run_delay_unmeasured_ns\":null,"
+			      "\"ready_kernel_pct\":null,\"ready_differs\":false", out);
 		/* the bucket holding the interval's p99 (as --list --json's wait_p99) */
+		fputs(",\"wait_p99\":", out);
 		if (t->has_wait_p99)
 			fprintf(out, "{\"lo_ns\":%llu,\"hi_ns\":%llu}}",
 				(unsigned long long)t->wait_p99_lo_ns,

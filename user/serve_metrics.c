@@ -31,6 +31,7 @@ struct sm_vcpu {
 	char vcpu[24];			/* its label: the index, or "tid<tid>" when unknown */
 	uint64_t run_ns;		/* on-CPU time of its threads */
 	uint64_t ready_ns;		/* their run-queue waits */
+	uint64_t ready_kernel_ns;	/* the kernel's charge of them (model.h R9) */
 	uint64_t waits;			/* how many */
 	struct sm_exit *exits;		/* by (isa, reason), in order of first sight */
 	size_t nr_exits, cap_exits;
@@ -59,6 +60,7 @@ struct sm_thread {
 	uint64_t total_ns;		/* on-CPU time since the start: the ranking */
 	uint64_t run_ns;		/* its series (while shown): on-CPU time */
 	uint64_t ready_ns;		/* run-queue waits */
+	uint64_t ready_kernel_ns;	/* the kernel's charge of them (model.h R9) */
 	uint64_t waits;			/* how many */
 	bool shown;			/* has a series now (one of the busiest) */
 	uint64_t seen;			/* the scrape of its last activity */
@@ -88,6 +90,7 @@ struct serve_metrics {
 	size_t nr_thr, cap_thr;
 	uint64_t other_run_ns;		/* threads without a series (and those gone) */
 	uint64_t other_ready_ns;
+	uint64_t other_ready_kernel_ns;
 	uint64_t other_waits;
 };
 
@@ -273,8 +276,9 @@ static void thread_hide(struct serve_metrics *sm, struct sm_thread *th)
 {
 	sm->other_run_ns += th->run_ns;
 	sm->other_ready_ns += th->ready_ns;
+	sm->other_ready_kernel_ns += th->ready_kernel_ns;
 	sm->other_waits += th->waits;
-	th->run_ns = th->ready_ns = th->waits = 0;
+	th->run_ns = th->ready_ns = th->ready_kernel_ns = th->waits = 0;
 	th->shown = false;
 }
 
@@ -295,10 +299,12 @@ static int add_thread(struct serve_metrics *sm, const struct live_task *t)
 	if (th->shown) {
 		th->run_ns += t->run_ns;
 		th->ready_ns += t->wait_ns;
+		th->ready_kernel_ns += t->run_delay_ns;
 		th->waits += t->waits;
 	} else {
 		sm->other_run_ns += t->run_ns;
 		sm->other_ready_ns += t->wait_ns;
+		sm->other_ready_kernel_ns += t->run_delay_ns;
 		sm->other_waits += t->waits;
 	}
 	return 0;
@@ -386,6 +392,7 @@ static int add_frame(struct serve_metrics *sm, const struct live_frame *f)
 			continue;
 		c->run_ns += t->run_ns;
 		c->ready_ns += t->wait_ns;
+		c->ready_kernel_ns += t->run_delay_ns;
 		c->waits += t->waits;
 	}
 	for (size_t i = 0; i < f->nr_tasks && !e; i++) {
@@ -418,12 +425,28 @@ static void write_cpus(struct serve_metrics *sm, struct promtext *pt, const char
 	}
 }
 
-/* Which figure of a vCPU or VM a family shows. */
-enum sm_fig { FIG_RUN, FIG_READY, FIG_WAITS };
+/* Which figure of a vCPU or VM a family shows: FIG_READY_KERNEL only when the capture has the
+ * kernel's charge (capture__run_delay()). */
+enum sm_fig { FIG_RUN, FIG_READY, FIG_READY_KERNEL, FIG_WAITS };
 
 static uint64_t vcpu_fig(const struct sm_vcpu *c, enum sm_fig fig)
 {
-	return fig == FIG_RUN ? c->run_ns : fig == FIG_READY ? c->ready_ns : c->waits;
+	switch (fig) {
+	case FIG_RUN:
+		return c->run_ns;
+	case FIG_READY:
+		return c->ready_ns;
+	case FIG_READY_KERNEL:
+		return c->ready_kernel_ns;
+	default:
+		return c->waits;
+	}
+}
+
+/* Whether the page has figure fig's families. */
+static bool fig_shown(const struct serve_metrics *sm, enum sm_fig fig)
+{
+	return fig != FIG_READY_KERNEL || capture__run_delay(sm->cap);
 }
 
 /* One sample of figure fig: seconds, or a count for FIG_WAITS. */
@@ -497,17 +520,24 @@ static void write_vms(struct serve_metrics *sm, struct promtext *pt)
 		{ false, FIG_RUN, "pwz_vcpu_run_seconds_total", "On-CPU time of the vCPU's thread." },
 		{ false, FIG_READY, "pwz_vcpu_ready_seconds_total",
 		  "Run-queue wait (CPU ready) of the vCPU's thread, counted when the wait ends." },
+		{ false, FIG_READY_KERNEL, "pwz_vcpu_ready_kernel_seconds_total",
+		  "The kernel's charge of the vCPU thread's run-queue waits (schedstat run_delay), counted at the switch-out after each wait." },
 		{ false, FIG_WAITS, "pwz_vcpu_ready_waits_total",
 		  "Run-queue waits of the vCPU's thread that ended." },
 		{ true, FIG_RUN, "pwz_vm_run_seconds_total", "On-CPU time of the VM's vCPU threads." },
 		{ true, FIG_READY, "pwz_vm_ready_seconds_total",
 		  "Run-queue wait of the VM's vCPU threads." },
+		{ true, FIG_READY_KERNEL, "pwz_vm_ready_kernel_seconds_total",
+		  "The kernel's charge of the VM's vCPU threads' run-queue waits (schedstat run_delay)." },
 		{ true, FIG_WAITS, "pwz_vm_ready_waits_total",
 		  "Run-queue waits of the VM's vCPU threads that ended." },
 	};
 
-	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++)
-		write_vm_fig(sm, pt, fam[f].per_vm, fam[f].fig, fam[f].name, fam[f].help);
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		if (fig_shown(sm, fam[f].fig))
+			write_vm_fig(sm, pt, fam[f].per_vm, fam[f].fig, fam[f].name,
+				     fam[f].help);
+	}
 	write_exits(sm, pt);
 	promtext_family(pt, "pwz_vm_emulator_run_seconds_total", "counter",
 			"On-CPU time of the VM process's other threads (emulator, I/O).");
@@ -526,6 +556,7 @@ static void write_threads(struct serve_metrics *sm, struct promtext *pt)
 	} fam[] = {
 		{ "pwz_thread_run_seconds_total", "On-CPU time of the thread (the busiest; the rest in thread=\"other\").", FIG_RUN },
 		{ "pwz_thread_ready_seconds_total", "Run-queue wait of the thread, counted when the wait ends.", FIG_READY },
+		{ "pwz_thread_ready_kernel_seconds_total", "The kernel's charge of the thread's run-queue waits (schedstat run_delay).", FIG_READY_KERNEL },
 		{ "pwz_thread_ready_waits_total", "Run-queue waits of the thread that ended.", FIG_WAITS },
 	};
 	char tid[16];
@@ -533,12 +564,16 @@ static void write_threads(struct serve_metrics *sm, struct promtext *pt)
 	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
 		struct promtext_label l[2] = { { "thread", "other" }, { "tid", tid } };
 		struct sm_vcpu other = { .run_ns = sm->other_run_ns, .ready_ns = sm->other_ready_ns,
+					 .ready_kernel_ns = sm->other_ready_kernel_ns,
 					 .waits = sm->other_waits };
 
+		if (!fig_shown(sm, fam[f].fig))
+			continue;
 		promtext_family(pt, fam[f].name, "counter", fam[f].help);
 		for (size_t i = 0; i < sm->nr_thr; i++) {
 			const struct sm_thread *th = &sm->thr[i];
 			struct sm_vcpu c = { .run_ns = th->run_ns, .ready_ns = th->ready_ns,
+					     .ready_kernel_ns = th->ready_kernel_ns,
 					     .waits = th->waits };
 
 			if (!th->shown)

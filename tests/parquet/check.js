@@ -152,6 +152,28 @@ async function perCapture(c) {
 			`${label}: no waits in the capture: thread.wait_* null, thread_state empty`, JSON.stringify([r, st]));
 	}
 
+	// thread.run_delay_*: the kernel's charge of the waits (model.h R9) = --list's where the
+	// capture has it (a live capture), else null in every row (imports, legacy, synthetic)
+	if (cap.has_run_delay) {
+		want = new Map(tasks.filter((t) => t.tid && t.run_delay_ns !== null).map((t) => [instKey(t), {
+			rd: t.run_delay_ns, rdw: t.run_delay_wait_ns, rdu: t.run_delay_unmeasured_ns,
+		}]));
+		rows = await q(`select tid || ':' || coalesce(start_ts, 0) k, run_delay_ns rd,
+			run_delay_wait_ns rdw, run_delay_unmeasured_ns rdu from ${glob('thread')}
+			where ${where} and tid <> 0 and utid in (select utid from ${glob('cpu_residency')}
+				where ${where} union select utid from ${glob('thread_state')} where ${where})`);
+		d = diff(want, new Map(rows.map((r) => [r.k, r])));
+		const charged = tasks.filter((t) => t.tid && t.run_delay_ns > 0).length;
+		check(!d && charged > 0, `${label}: thread.run_delay_ns, run_delay_wait_ns, run_delay_unmeasured_ns = --list's (${rows.length} threads, ${charged} with a charge)`,
+			d || 'no thread with a charge');
+	} else {
+		const [r] = await q(`select count(*) n, count(run_delay_ns) a, count(run_delay_wait_ns) b,
+			count(run_delay_unmeasured_ns) c from ${glob('thread')} where ${where}`);
+		check(Number(r.n) > 0 && r.a === '0' && r.b === '0' && r.c === '0',
+			`${label}: no kernel charge in the capture (has_run_delay false): thread.run_delay_* null in its ${r.n} rows`,
+			JSON.stringify(r));
+	}
+
 	// thread: pid and name of every --list thread
 	want = new Map(tasks.filter((t) => t.tid).map((t) => [instKey(t), { pid: t.pid, name: t.name }]));
 	rows = await q(`select tid || ':' || coalesce(start_ts, 0) k, pid, name from ${glob('thread')}

@@ -94,7 +94,9 @@
  *    was unseen), whole-capture figures only, since the streams carry no charge. Which figure
  *    the views use: every view's ready time is the wait as lived
  *    (R4: what delayed the thread); beside it, where both are known and differ by more than
- *    a bucket (summary_ready_differs()), the kernel's charge, to compare with those counters.
+ *    a bucket (summary_ready_differs(); --live: summary_ready_figures_differ() on the
+ *    interval's figures, a charge counting in the interval of its switch-out), the kernel's
+ *    charge, to compare with those counters.
  */
 
 /* A time window [from_ns, to_ns) in ns from the capture start. */

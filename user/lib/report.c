@@ -134,6 +134,50 @@ static int write_exits(FILE *f, const struct summary *s)
 	return 0;
 }
 
+void report_ready_lines(const struct summary *s, size_t max, const char *prefix,
+			void (*put)(void *ctx, const char *line), void *ctx)
+{
+	char line[TERMSAFE_NAME_MAX + 256], name[TERMSAFE_NAME_MAX];
+	char d1[FMT_DURATION_MAX], d2[FMT_DURATION_MAX];
+	size_t shown = 0, more = 0;
+
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		const struct task_summary *ts = &s->tasks[i];
+
+		if (!summary_ready_differs(s, ts))
+			continue;
+		if (max && shown == max) {
+			more++;
+			continue;
+		}
+		if (!shown++) {
+			snprintf(line, sizeof(line), "%sready time as lived and as the kernel charged it (run_delay: schedstat, libvirt, KubeVirt), where they differ by more than %.0f %%:\n",
+				 prefix, SUMMARY_READY_BUCKET_PCT);
+			put(ctx, line);
+			snprintf(line, sizeof(line), "%8s  %-32s %12s %12s %8s\n", "TID", "NAME",
+				 "READY", "KERNEL", "DIFF%");
+			put(ctx, line);
+		}
+		snprintf(line, sizeof(line), "%8u  %-32s %12s %12s %+8.1f\n", ts->tid,
+			 termsafe_str(name, sizeof(name), ts->name),
+			 fmt_duration(d1, sizeof(d1), ts->wait_ns),
+			 fmt_duration(d2, sizeof(d2), ts->run_delay_ns),
+			 100.0 * ((double)(ts->run_delay_ns - ts->run_delay_unmeasured_ns) -
+				  (double)ts->run_delay_wait_ns) / (double)ts->run_delay_wait_ns);
+		put(ctx, line);
+	}
+	if (more) {
+		snprintf(line, sizeof(line), "%sand %zu more threads (--list --json: run_delay_ns)\n",
+			 prefix, more);
+		put(ctx, line);
+	}
+}
+
+static void put_file(void *ctx, const char *line)
+{
+	fputs(line, ctx);
+}
+
 int report_write_stats(FILE *f, const struct summary *s, const struct pwz_meta *m)
 {
 	double span_s = (s->window_end_ns - s->window_start_ns) / 1e9;
@@ -151,6 +195,7 @@ int report_write_stats(FILE *f, const struct summary *s, const struct pwz_meta *
 		"folded from the recorded slices, waits and exits",
 		s->saturated ? "; WARNING: sums past 2^64-1 are held at 18446744073709551615" : "");
 	write_tasks(f, s, span_s);
+	report_ready_lines(s, 0, "\n", put_file, f);
 	write_cpus(f, s);
 	e = write_exits(f, s);
 	if (!e && m->nr_drops) {

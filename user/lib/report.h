@@ -11,12 +11,26 @@
  * length, dropped records), one line per row of s in its order (runtime, % of one CPU,
  * switches, voluntary, involuntary, waits, average and longest wait, the time of slices whose
  * switch-in was unseen, model.h R2, and the wait p50 and p99 as the ranges of their histogram
- * buckets), each CPU's account of the window (threads, unseen, unaccounted), then the KVM
+ * buckets), the threads whose two ready figures differ (report_ready_lines(), all of them),
+ * each CPU's account of the window (threads, unseen, unaccounted), then the KVM
  * exits per task by count (share, total and average handling time, median and p99 as the log2
  * buckets that hold them). Durations as user/lib/fmt.h writes them; strings from the capture
  * go through termsafe(). Returns 0, -ENOMEM, or -EIO when f reports a write error.
  */
 int report_write_stats(FILE *f, const struct summary *s, const struct pwz_meta *m);
+
+/*
+ * The comparison of ready time as lived and as the kernel charged it (model.h R9: run_delay,
+ * what schedstat, libvirt and KubeVirt report) that the text views print after their task
+ * table (--stats, pwz-render --list): a title line (prefix before it), the columns TID, NAME,
+ * READY (wait_ns), KERNEL (run_delay_ns) and DIFF% (the same waits on the two clocks:
+ * run_delay_ns - run_delay_unmeasured_ns against run_delay_wait_ns), one row per thread of s
+ * for which summary_ready_differs(), the first max (0: all) in s's order, then how many more
+ * (prefix before it). Each line, '\n' included, goes to put(ctx, line). Nothing when no
+ * thread differs or s has no charge. Names go through termsafe(). Never fails.
+ */
+void report_ready_lines(const struct summary *s, size_t max, const char *prefix,
+			void (*put)(void *ctx, const char *line), void *ctx);
 
 struct vms;
 
