@@ -55,7 +55,7 @@ TOOLS :=
 CHECK_SUITES :=
 
 .PHONY: all deps clean check unit unit-progs live liveview irq vms agree perfetto parquet deb hardening browser vmtest cli vmtest-progs bench bench-render bench-perfetto bench-parquet bench-capture bench-fallbacks \
-	fuzz fuzz-progs valgrind-unit install demo
+	fuzz fuzz-progs valgrind-unit install demo screenshot
 .DELETE_ON_ERROR:
 
 all: $(PROGS)
@@ -393,7 +393,7 @@ bench: bench-fallbacks
 bench-fallbacks: $(BENCH_PROGS) $(BINDIR)/pwz-bpf
 	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/fallbacks
 
-# ---- install, demo, clean ----
+# ---- install, demo, the README's picture, clean ----
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
@@ -419,6 +419,11 @@ demo:
 	$(Q)head -n 15 $(OUTPUT)/demo.list
 	$(Q)$(BINDIR)/pwz-render --force --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
 	$(Q)$(BINDIR)/pwz-render --force --heatmaps --output-dir $(OUTPUT) $(OUTPUT)/demo.cdict
+
+# The README's picture, docs/dashboard.png: a 3 s capture of a small workload, its basic
+# dashboard photographed by headless Chromium (tools/screenshot; root: the capture loads BPF).
+screenshot: all
+	$(Q)tools/screenshot docs/dashboard.png
 
 clean:
 	rm -rf $(OUTPUT) $(PROGS) $(TOOLS) $(BINDIR)/pwz_*.deb
