@@ -299,10 +299,6 @@ def check_acct(path, wpath):
     expect(hogs >= 2, f"acct: {hogs} hog threads in the workload, expected 2 (their times are held)")
 
 
-# The SVM exit codes kvm-guest makes: cpuid, hlt, io, and the nested page faults of its
-# first touches of guest memory.
-SVM_GUEST_EXITS = (0x72, 0x78, 0x7b, 0x400)
-
 
 def check_flight(path, guest, limit_us):
     with open(path) as f:
@@ -320,12 +316,18 @@ def check_flight(path, guest, limit_us):
     expect(cap.get("trigger_tid") == tid,
            f"flight: the trigger's tid {cap.get('trigger_tid')} is not the vCPU thread {tid}")
     expect(ms * 1.005 > limit_ms, f"flight: handled in {m.group(2)} {m.group(3)}, not above {limit_ms} ms")
-    expect(int(m.group(1)) in SVM_GUEST_EXITS, f"flight: exit code {m.group(1)} is none kvm-guest makes")
     ws, we, t = cap.get("window_start_ns"), cap.get("window_end_ns"), cap.get("trigger_ns")
     expect(None not in (ws, we, t) and ws <= t <= we, f"flight: trigger_ns {t} outside the window [{ws}, {we}]")
     vcpu = [x for x in doc["tasks"] if x["tid"] == tid]
-    n = sum(e.get("count") or 0 for e in vcpu[0].get("kvm_exits") or []) if vcpu else 0
+    exits = (vcpu[0].get("kvm_exits") or []) if vcpu else []
+    n = sum(e.get("count") or 0 for e in exits)
     expect(n > 0, "flight: the dump holds no exit of the vCPU thread")
+    # the exit that fired is one of the vCPU's in the dump: one kvm-guest makes (cpuid, hlt,
+    # io, nested page faults) or one the host makes it take (an external interrupt, 0x60, that
+    # a loaded host holds longer)
+    codes = {e.get("code") for e in exits if e.get("count")}
+    expect(int(m.group(1)) in codes, f"flight: exit code {m.group(1)} is not among the vCPU's "
+           f"exits in the dump ({sorted(c for c in codes if c is not None)})")
     print(f"flight: the dump holds {n} exits of the vCPU thread")
 
 
