@@ -235,16 +235,175 @@ static void no_rows(const struct dash_run *r, const struct summary *s, char *err
 		snprintf(err, errlen, "%s: no thread ran in the window (see --list)", r->trace->path);
 }
 
+/* The exits of the selected tasks summed per reason, in order of first sight. */
+struct reason_accs {
+	struct reason_acc *v;		/* one per (isa, code) */
+	size_t n, cap;			/* entries used, allocated */
+	struct keymap idx;		/* (isa, code) -> v[] */
+};
+
+/* Adds a task's exits of one reason to their reason's sums. Returns 0 or -ENOMEM. */
+static int reason_accs_add(struct reason_accs *a, const struct summary_exit *e)
+{
+	struct reason_acc *r;
+	int added;
+	int64_t at = keymap_get(&a->idx, e->isa, e->code, &added);
+	uint32_t c;
+
+	if (at < 0 || array_reserve((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		return -ENOMEM;
+	if (added) {
+		memset(&a->v[a->n], 0, sizeof(*a->v));
+		a->v[a->n].isa = e->isa;
+		a->v[a->n].code = e->code;
+		a->n++;
+	}
+	r = &a->v[at];
+	if (!r->name)
+		r->name = e->name;
+	r->count += e->count;
+	r->handling_ns += e->handling_ns;
+	for (c = 0; c < PWZ_HIST_BUCKETS; c++)
+		r->hist[c] += e->hist[c];
+	return 0;
+}
+
+/* "reasons": per reason over the selected tasks, sorted by (isa, code), the handling-time
+ * median and p99. Frees a's index (sorting invalidates it). */
+static void emit_reason_accs(struct jbuf *b, struct reason_accs *a)
+{
+	size_t n;
+
+	keymap_free(&a->idx);
+	if (a->n)
+		qsort(a->v, a->n, sizeof(*a->v), cmp_reason_acc);
+	key(b, "reasons");
+	jbuf_add(b, "[", 1);
+	for (n = 0; n < a->n; n++) {
+		const struct reason_acc *r = &a->v[n];
+
+		jbuf_add(b, "{", 1);
+		kv_u64(b, "isa", r->isa);
+		kv_u64(b, "code", r->code);
+		kv_str(b, "name", r->name);
+		kv_u64(b, "count", r->count);
+		kv_u64(b, "handling_ns", r->handling_ns);
+		kv_u64(b, "median_ns", pwz_hist_quantile(r->hist, 0.5));
+		kv_u64(b, "p99_ns", pwz_hist_quantile(r->hist, 0.99));
+		emit_quantile_range(b, r->hist);
+		close_with(b, '}');
+		jbuf_add(b, ",", 1);
+	}
+	close_with(b, ']');
+}
+
+/* A task's "sleep": [S, D, other sleeps begun in the window, then their ns in it]; null
+ * when the capture cannot tell (sl NULL). */
+static void emit_task_sleep(struct jbuf *b, const struct sleeps *sl,
+			    const struct task_summary *ts)
+{
+	static const struct sleep_row none;
+	const struct sleep_row *sr;
+
+	key(b, "sleep");
+	if (!sl) {
+		jbuf_puts(b, "null,");
+		return;
+	}
+	sr = sleeps__of(sl, ts->tid, ts->since_ns);
+	if (!sr)
+		sr = &none;
+	jbuf_printf(b, "[%llu,%llu,%llu,%llu,%llu,%llu],",
+		    (unsigned long long)sr->count[0], (unsigned long long)sr->count[1],
+		    (unsigned long long)sr->count[2], (unsigned long long)sr->ns[0],
+		    (unsigned long long)sr->ns[1], (unsigned long long)sr->ns[2]);
+}
+
+/* A task's "cpus" and "exits" (its exits also summed into acc). Returns 0 or -ENOMEM. */
+static int emit_task_cpus_exits(struct jbuf *b, const struct task_summary *ts,
+				struct reason_accs *acc)
+{
+	size_t k;
+
+	key(b, "cpus");
+	jbuf_add(b, "[", 1);
+	for (k = 0; k < ts->nr_cpus; k++)
+		jbuf_printf(b, "[%u,%llu,%llu],", ts->cpus[k].cpu,
+			    (unsigned long long)ts->cpus[k].runtime_ns,
+			    (unsigned long long)ts->cpus[k].switches);
+	close_with(b, ']');
+	jbuf_add(b, ",", 1);
+	key(b, "exits");
+	jbuf_add(b, "[", 1);
+	for (k = 0; k < ts->nr_exits; k++) {
+		const struct summary_exit *e = &ts->exits[k];
+
+		jbuf_printf(b, "[%u,%u,%llu,%llu],", e->isa, e->code,
+			    (unsigned long long)e->count, (unsigned long long)e->handling_ns);
+		if (reason_accs_add(acc, e))
+			return -ENOMEM;
+	}
+	close_with(b, ']');
+	return 0;
+}
+
+/* One entry of a run's "tasks" (sl: its sleeps by state, or NULL); its exits are summed
+ * into acc. Returns 0 or -ENOMEM. */
+static int emit_task_row(struct jbuf *b, const struct summary *s, const struct task_summary *ts,
+			 const struct sleeps *sl, struct reason_accs *acc)
+{
+	uint64_t lo, hi;
+	size_t k;
+
+	jbuf_add(b, "{", 1);
+	kv_u64(b, "tid", ts->tid);
+	kv_u64(b, "pid", ts->pid);
+	kv_u64(b, "born_ns", ts->since_ns);
+	kv_str(b, "name", ts->name);
+	key(b, "comm");
+	jbuf_json_str(b, ts->comm, strnlen(ts->comm, sizeof(ts->comm)));
+	jbuf_add(b, ",", 1);
+	kv_u64(b, "runtime_ns", ts->runtime_ns);
+	kv_dbl(b, "cpu_pct", summary_cpu_pct(s, ts));
+	kv_u64(b, "switches", ts->switches);
+	kv_u64(b, "voluntary", ts->voluntary);
+	kv_u64(b, "involuntary", ts->involuntary);
+	kv_u64(b, "wait_ns", ts->wait_ns);
+	kv_u64(b, "wait_count", ts->wait_count);
+	kv_u64(b, "wait_max_ns", ts->wait_max_ns);
+	if (s->has_run_delay) {
+		kv_u64(b, "run_delay_ns", ts->run_delay_ns);
+		kv_u64(b, "run_delay_wait_ns", ts->run_delay_wait_ns);
+		kv_u64(b, "run_delay_unmeasured_ns", ts->run_delay_unmeasured_ns);
+	}
+	/* the waits' histogram, sparse: [[bucket, count]...]; absent without one */
+	if (summary_wait_range(ts, 1.0, &lo, &hi)) {
+		key(b, "wait_hist");
+		jbuf_add(b, "[", 1);
+		for (k = 0; k < PWZ_WHIST_BUCKETS; k++)
+			if (ts->wait_hist[k])
+				jbuf_printf(b, "[%zu,%llu],", k,
+					    (unsigned long long)ts->wait_hist[k]);
+		close_with(b, ']');
+		jbuf_add(b, ",", 1);
+	}
+	kv_u64(b, "unseen_ns", ts->unseen_ns);
+	kv_u64(b, "exits_total", ts->exits_total);
+	emit_task_sleep(b, sl, ts);
+	if (emit_task_cpus_exits(b, ts, acc))
+		return -ENOMEM;
+	close_with(b, '}');
+	jbuf_add(b, ",", 1);
+	return 0;
+}
+
 static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struct summary *s,
 			   size_t *nr_selected)
 {
-	struct reason_acc *acc = NULL;
-	struct keymap acc_idx = { 0 };	/* (isa, code) -> acc[] */
-	size_t nr_acc = 0, acc_cap = 0, i, k, n;
-	uint64_t lo, hi;
-	int added;
-	uint32_t c;
+	struct reason_accs acc = { 0 };
 	struct sleeps *sl = NULL;	/* sleeps by state (sleeps.h), when the capture has them */
+	size_t i;
+	int rc = -ENOMEM;
 
 	if (sleeps_known(r->trace)) {
 		sl = sleeps__new(r->trace, s->window_start_ns, s->window_end_ns);
@@ -254,136 +413,28 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	jbuf_add(b, "{", 1);
 	emit_run_head(b, r, s);
 	kv_bool(b, "has_sleep_states", sl != NULL);
-	if (vms_dash_json(b, r->trace, s)) {	/* the VMs tab, render/vmtab.h */
-		sleeps__free(sl);
-		return -ENOMEM;
-	}
-	if (irq_dash_json(b, r->trace, r->sel, 10)) {	/* --irq, the Capture tab: irqtab.h */
-		sleeps__free(sl);
-		return -ENOMEM;
-	}
+	if (vms_dash_json(b, r->trace, s))	/* the VMs tab, render/vmtab.h */
+		goto free_sleeps;
+	if (irq_dash_json(b, r->trace, r->sel, 10))	/* --irq, the Capture tab: irqtab.h */
+		goto free_sleeps;
 	key(b, "tasks");
 	jbuf_add(b, "[", 1);
 	for (i = 0; i < s->nr_tasks; i++) {
-		const struct task_summary *ts = &s->tasks[i];	/* of the selection (sel) */
-
 		(*nr_selected)++;
-		jbuf_add(b, "{", 1);
-		kv_u64(b, "tid", ts->tid);
-		kv_u64(b, "pid", ts->pid);
-		kv_u64(b, "born_ns", ts->since_ns);
-		kv_str(b, "name", ts->name);
-		key(b, "comm");
-		jbuf_json_str(b, ts->comm, strnlen(ts->comm, sizeof(ts->comm)));
-		jbuf_add(b, ",", 1);
-		kv_u64(b, "runtime_ns", ts->runtime_ns);
-		kv_dbl(b, "cpu_pct", summary_cpu_pct(s, ts));
-		kv_u64(b, "switches", ts->switches);
-		kv_u64(b, "voluntary", ts->voluntary);
-		kv_u64(b, "involuntary", ts->involuntary);
-		kv_u64(b, "wait_ns", ts->wait_ns);
-		kv_u64(b, "wait_count", ts->wait_count);
-		kv_u64(b, "wait_max_ns", ts->wait_max_ns);
-		if (s->has_run_delay) {
-			kv_u64(b, "run_delay_ns", ts->run_delay_ns);
-			kv_u64(b, "run_delay_wait_ns", ts->run_delay_wait_ns);
-			kv_u64(b, "run_delay_unmeasured_ns", ts->run_delay_unmeasured_ns);
-		}
-		/* the waits' histogram, sparse: [[bucket, count]...]; absent without one */
-		if (summary_wait_range(ts, 1.0, &lo, &hi)) {
-			key(b, "wait_hist");
-			jbuf_add(b, "[", 1);
-			for (k = 0; k < PWZ_WHIST_BUCKETS; k++)
-				if (ts->wait_hist[k])
-					jbuf_printf(b, "[%zu,%llu],", k,
-						    (unsigned long long)ts->wait_hist[k]);
-			close_with(b, ']');
-			jbuf_add(b, ",", 1);
-		}
-		kv_u64(b, "unseen_ns", ts->unseen_ns);
-		kv_u64(b, "exits_total", ts->exits_total);
-		/* [S, D, other sleeps begun in the window, then their ns in it], null: unknown */
-		key(b, "sleep");
-		if (sl) {
-			const struct sleep_row *sr = sleeps__of(sl, ts->tid, ts->since_ns);
-			static const struct sleep_row none;
-
-			if (!sr)
-				sr = &none;
-			jbuf_printf(b, "[%llu,%llu,%llu,%llu,%llu,%llu],",
-				    (unsigned long long)sr->count[0], (unsigned long long)sr->count[1],
-				    (unsigned long long)sr->count[2], (unsigned long long)sr->ns[0],
-				    (unsigned long long)sr->ns[1], (unsigned long long)sr->ns[2]);
-		} else {
-			jbuf_puts(b, "null,");
-		}
-		key(b, "cpus");
-		jbuf_add(b, "[", 1);
-		for (k = 0; k < ts->nr_cpus; k++)
-			jbuf_printf(b, "[%u,%llu,%llu],", ts->cpus[k].cpu,
-				    (unsigned long long)ts->cpus[k].runtime_ns,
-				    (unsigned long long)ts->cpus[k].switches);
-		close_with(b, ']');
-		jbuf_add(b, ",", 1);
-		key(b, "exits");
-		jbuf_add(b, "[", 1);
-		for (k = 0; k < ts->nr_exits; k++) {
-			const struct summary_exit *e = &ts->exits[k];
-			int64_t at = keymap_get(&acc_idx, e->isa, e->code, &added);
-
-			jbuf_printf(b, "[%u,%u,%llu,%llu],", e->isa, e->code,
-				    (unsigned long long)e->count, (unsigned long long)e->handling_ns);
-			if (at < 0 || array_reserve((void **)&acc, &acc_cap, nr_acc + 1, sizeof(*acc))) {
-				keymap_free(&acc_idx);
-				free(acc);
-				sleeps__free(sl);
-				return -ENOMEM;
-			}
-			n = (size_t)at;
-			if (added) {
-				memset(&acc[nr_acc], 0, sizeof(*acc));
-				acc[nr_acc].isa = e->isa;
-				acc[nr_acc].code = e->code;
-				nr_acc++;
-			}
-			if (!acc[n].name)
-				acc[n].name = e->name;
-			acc[n].count += e->count;
-			acc[n].handling_ns += e->handling_ns;
-			for (c = 0; c < PWZ_HIST_BUCKETS; c++)
-				acc[n].hist[c] += e->hist[c];
-		}
-		close_with(b, ']');
-		close_with(b, '}');
-		jbuf_add(b, ",", 1);
+		if (emit_task_row(b, s, &s->tasks[i], sl, &acc))
+			goto free_acc;
 	}
 	close_with(b, ']');
 	jbuf_add(b, ",", 1);
-
-	/* per reason over the selected tasks: handling-time median and p99 */
-	keymap_free(&acc_idx);
-	if (nr_acc)
-		qsort(acc, nr_acc, sizeof(*acc), cmp_reason_acc);
-	key(b, "reasons");
-	jbuf_add(b, "[", 1);
-	for (n = 0; n < nr_acc; n++) {
-		jbuf_add(b, "{", 1);
-		kv_u64(b, "isa", acc[n].isa);
-		kv_u64(b, "code", acc[n].code);
-		kv_str(b, "name", acc[n].name);
-		kv_u64(b, "count", acc[n].count);
-		kv_u64(b, "handling_ns", acc[n].handling_ns);
-		kv_u64(b, "median_ns", pwz_hist_quantile(acc[n].hist, 0.5));
-		kv_u64(b, "p99_ns", pwz_hist_quantile(acc[n].hist, 0.99));
-		emit_quantile_range(b, acc[n].hist);
-		close_with(b, '}');
-		jbuf_add(b, ",", 1);
-	}
-	close_with(b, ']');
+	emit_reason_accs(b, &acc);
 	close_with(b, '}');
-	free(acc);
+	rc = b->err;
+free_acc:
+	keymap_free(&acc.idx);
+	free(acc.v);
+free_sleeps:
 	sleeps__free(sl);
-	return b->err;
+	return rc;
 }
 
 static void emit_delta(struct jbuf *b, const struct diff *d)
