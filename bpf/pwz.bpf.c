@@ -452,138 +452,192 @@ static __always_inline void measure_wait_start(bool btf, struct cpu_state *cs,
 	cs->rd_base = base1;
 }
 
-static __always_inline void on_switch(bool btf, bool preempt, struct task_struct *prev,
-				      struct task_struct *next, __u32 prev_pid, __u32 next_pid,
-				      unsigned int prev_state)
-{
-	static const struct cpu_agg_val zero;
-	__u64 now = bpf_ktime_get_ns();
-	__u32 key = 0, end, wait, waker_tid, waker_cpu;
-	struct cpu_state *cs;
-	struct cpu_agg_val *agg;
-	struct wait_start *ws;
-	struct rec_slice *r;
-	__u64 start, wake, sum_start, charge = 0, rd_base1, rd_now = 0, rd_charge = 0;
-	bool known, prev_sel, next_sel, charged, waker, rd;
+/* The slice a switch-out ends, as the CPU's state and the switch tell it. */
+struct switch_out {
+	__u64 now;		/* the switch's time */
+	__u64 start;		/* the slice's switch-in; 0 before the capture (R1) */
+	__u64 wake;		/* start of the wait that ended at start; 0 none */
+	__u64 charge;		/* the kernel's charge of the slice (with charged) */
+	__u64 rd_base;		/* R9: the wait's run_delay base plus 1 (cs->rd_base); 0 unknown */
+	__u64 rd_now;		/* prev's run_delay now, plus 1 (wait_charge()) */
+	__u64 rd_charge;	/* the kernel's charge of the wait (with rd) */
+	__u32 end;		/* enum rec_end (R3) */
+	__u32 wait;		/* enum rec_wait of the wait that ended at start */
+	__u32 waker_tid;	/* with waker: who woke it */
+	__u32 waker_cpu;	/* on which CPU */
+	bool known;		/* the switch-in was seen here (R2) */
+	bool charged;		/* charge is the kernel's */
+	bool waker;		/* waker_tid, waker_cpu are known */
+	bool rd;		/* rd_charge is the kernel's */
+};
 
-	cs = bpf_map_lookup_elem(&cpu_state, &key);
-	if (!cs)
-		return;
+/* Takes the ending slice of prev_pid out of the CPU's state into so and resets the state
+ * for next_pid's, switched in at so->now. */
+static __always_inline void switch_out_take(struct switch_out *so, struct cpu_state *cs,
+					    bool btf, struct task_struct *prev, __u32 prev_pid,
+					    __u32 next_pid)
+{
+	__u64 sum_start;
+
 	/* R1: unseen CPU, prev ran since before the capture. R2: seen but another tid: the
 	 * switch-in was unseen, the slice starts at the last switch here and is flagged. */
-	known = !cs->seen || cs->tid == prev_pid;
-	start = cs->seen ? cs->start_ns : 0;
-	wake = cs->wake_ns;
-	wait = known ? cs->wait : REC_WAIT_NONE;
-	waker = known && cs->waker_known;
-	waker_tid = cs->waker_tid;
-	waker_cpu = cs->waker_cpu;
-	rd_base1 = known ? cs->rd_base : 0;
+	so->known = !cs->seen || cs->tid == prev_pid;
+	so->start = cs->seen ? cs->start_ns : 0;
+	so->wake = cs->wake_ns;
+	so->wait = so->known ? cs->wait : REC_WAIT_NONE;
+	so->waker = so->known && cs->waker_known;
+	so->waker_tid = cs->waker_tid;
+	so->waker_cpu = cs->waker_cpu;
+	so->rd_base = so->known ? cs->rd_base : 0;
 	/* the kernel's charge of the slice: its sum_exec_runtime now minus at the switch-in
 	 * (unknown for a slice begun before the capture or unseen, and for the idle task, which
 	 * the kernel does not charge) */
 	sum_start = cs->sum_start;
-	charged = known && sum_start && prev_pid;
-	if (charged) {
+	so->charged = so->known && sum_start && prev_pid;
+	if (so->charged) {
 		__u64 sum = sum_exec(btf, prev);
 
-		charge = sum >= sum_start ? sum - (sum_start - 1) : 0;
+		so->charge = sum >= sum_start ? sum - (sum_start - 1) : 0;
 	}
 	cs->switches++;
-	if (!known)
+	if (!so->known)
 		cs->unpaired++;
 	cs->seen = 1;
 	cs->tid = next_pid;
-	cs->start_ns = now;
+	cs->start_ns = so->now;
 	cs->wake_ns = 0;
 	cs->wait = REC_WAIT_NONE;
 	cs->waker_known = 0;
 	cs->rd_base = 0;
+}
 
-	/* R3 */
+/* R3: how the slice ended (enum rec_end). */
+static __always_inline __u32 switch_end(bool preempt, unsigned int prev_state)
+{
 	if (prev_state & TASK_DEAD_BIT)
-		end = REC_END_EXITED;
-	else if (preempt || !prev_state)
-		end = REC_END_PREEMPTED;
-	else
-		end = REC_END_SLEPT;
+		return REC_END_EXITED;
+	if (preempt || !prev_state)
+		return REC_END_PREEMPTED;
+	return REC_END_SLEPT;
+}
 
+/* Adds the slice to the CPU's batch b, and sends the batch when full (batch_max); a batch
+ * the ring buffer refuses is counted and folded. */
+static __always_inline void batch_slice(struct rec_batch *b, const struct switch_out *so,
+					bool btf, bool preempt, struct task_struct *prev,
+					__u32 prev_pid, unsigned int prev_state)
+{
+	__u32 i = b->n & (PWZ_BATCH - 1);
+	struct rec_slice *r = &b->s[i];
+
+	r->type = REC_SLICE;
+	r->tid = prev_pid;
+	r->cpu = bpf_get_smp_processor_id();
+	r->prev_state = reported_state(btf, preempt, prev_state, prev);
+	r->end = so->end;
+	r->wait = so->wait;
+	r->flags = (so->known ? 0 : REC_SLICE_UNSEEN_START) |
+		   (so->charged ? REC_SLICE_CHARGED : 0) | (so->waker ? REC_SLICE_WAKER : 0);
+	r->pad = 0;
+	r->waker_tid = so->waker_tid;
+	r->waker_cpu = so->waker_cpu;
+	r->start_ns = so->start;
+	r->end_ns = so->now;
+	r->wake_ns = so->wake;
+	r->charged_ns = so->charge;
+	r->run_delay_ns = so->rd_charge;
+	if (so->rd)
+		r->flags |= REC_SLICE_RUN_DELAY;
+	b->n = i + 1;
+	if (b->n >= batch_max || b->n == PWZ_BATCH) {
+		__u32 n = b->n;
+		__u64 size = offsetof(struct rec_batch, s) +
+			     (__u64)(n & (2 * PWZ_BATCH - 1)) * sizeof(struct rec_slice);
+
+		b->type = REC_SLICE_BATCH;
+		if (size > sizeof(*b))
+			size = sizeof(*b);
+		if (bpf_ringbuf_output(&rb, b, size, rb_flags(&rb))) {
+			cnt_add(CNT_DROP_SLICE, n);
+			fold_batch(n);
+		}
+		b->n = 0;
+	}
+}
+
+/* A selected thread's slice: into the CPU's batch with streams, else folded (R7). */
+static __always_inline void switch_out_slice(const struct switch_out *so, bool btf,
+					     bool preempt, struct task_struct *prev,
+					     __u32 prev_pid, unsigned int prev_state)
+{
+	static const struct cpu_agg_val zero;
+	__u32 key = 0;
+	struct rec_batch *b = emit_streams ? bpf_map_lookup_elem(&batch, &key) : NULL;
+	struct cpu_agg_val *agg;
+
+	if (b) {
+		batch_slice(b, so, btf, preempt, prev, prev_pid, prev_state);
+		return;
+	}
+	/* R7: without streams, the kernel folds every slice */
+	agg = lookup_or_init(&cpu_aggs, &prev_pid, &zero);
+	if (agg)
+		fold_dropped(agg, prev_pid, so->start, so->now, so->end, so->known, so->wait,
+			     so->wake, so->charged, so->charge, so->rd, so->rd_charge);
+}
+
+/* R4: a preempted thread waits from now; a sleeping one has nothing pending (its switch-in
+ * took the wait, and wakeups of a running thread are ignored) unless that switch-in was
+ * unseen (R2): then the wait it ended is forgotten here; a dead one loses its slot. */
+static __always_inline void switch_out_wait(const struct switch_out *so, bool btf,
+					    struct task_struct *prev, __u32 prev_pid)
+{
+	struct wait_start *ws;
+
+	if (so->end == REC_END_PREEMPTED) {
+		ws = ws_get(btf, prev, prev_pid, true);
+		if (ws) {
+			ws->ts = so->now;
+			ws->preempted = 1;
+			ws->waker_known = 0;
+			ws->rd_base = so->rd_now;
+		}
+	} else if (!so->known && so->end == REC_END_SLEPT) {
+		ws = ws_get(btf, prev, prev_pid, false);
+		if (ws)
+			ws->ts = 0;
+	} else if (so->end == REC_END_EXITED && !(btf && task_storage)) {
+		/* (task storage dies with the task by itself) */
+		bpf_map_delete_elem(&wait_start, &prev_pid);
+	}
+}
+
+static __always_inline void on_switch(bool btf, bool preempt, struct task_struct *prev,
+				      struct task_struct *next, __u32 prev_pid, __u32 next_pid,
+				      unsigned int prev_state)
+{
+	struct switch_out so = { .now = bpf_ktime_get_ns() };
+	__u32 key = 0;
+	struct cpu_state *cs;
+	bool prev_sel, next_sel;
+
+	cs = bpf_map_lookup_elem(&cpu_state, &key);
+	if (!cs)
+		return;
+	switch_out_take(&so, cs, btf, prev, prev_pid, next_pid);
+	so.end = switch_end(preempt, prev_state);
 	prev_sel = task_selected(prev_pid, prev);
-	rd = prev_sel && wait_charge(btf, prev, prev_pid, known, end, rd_base1, &rd_now, &rd_charge);
-	if (prev_sel) {
-		struct rec_batch *b = emit_streams ? bpf_map_lookup_elem(&batch, &key) : NULL;
-
-		if (b) {
-			__u32 i = b->n & (PWZ_BATCH - 1);
-
-			r = &b->s[i];
-			r->type = REC_SLICE;
-			r->tid = prev_pid;
-			r->cpu = bpf_get_smp_processor_id();
-			r->prev_state = reported_state(btf, preempt, prev_state, prev);
-			r->end = end;
-			r->wait = wait;
-			r->flags = (known ? 0 : REC_SLICE_UNSEEN_START) |
-				   (charged ? REC_SLICE_CHARGED : 0) | (waker ? REC_SLICE_WAKER : 0);
-			r->pad = 0;
-			r->waker_tid = waker_tid;
-			r->waker_cpu = waker_cpu;
-			r->start_ns = start;
-			r->end_ns = now;
-			r->wake_ns = wake;
-			r->charged_ns = charge;
-			r->run_delay_ns = rd_charge;
-			if (rd)
-				r->flags |= REC_SLICE_RUN_DELAY;
-			b->n = i + 1;
-			if (b->n >= batch_max || b->n == PWZ_BATCH) {
-				__u32 n = b->n;
-				__u64 size = offsetof(struct rec_batch, s) +
-					     (__u64)(n & (2 * PWZ_BATCH - 1)) * sizeof(struct rec_slice);
-
-				b->type = REC_SLICE_BATCH;
-				if (size > sizeof(*b))
-					size = sizeof(*b);
-				if (bpf_ringbuf_output(&rb, b, size, rb_flags(&rb))) {
-					cnt_add(CNT_DROP_SLICE, n);
-					fold_batch(n);
-				}
-				b->n = 0;
-			}
-		} else {
-			/* R7: without streams, the kernel folds every slice */
-			agg = lookup_or_init(&cpu_aggs, &prev_pid, &zero);
-			if (agg)
-				fold_dropped(agg, prev_pid, start, now, end, known, wait, wake,
-					     charged, charge, rd, rd_charge);
-		}
-	}
-	/* R4: a preempted thread waits from now; a sleeping one has nothing pending (its switch-in
-	 * took the wait, and wakeups of a running thread are ignored) unless that switch-in was
-	 * unseen (R2): then the wait it ended is forgotten here; a dead one loses its slot */
-	if (want_wait && prev_pid && prev_sel) {
-		if (end == REC_END_PREEMPTED) {
-			ws = ws_get(btf, prev, prev_pid, true);
-			if (ws) {
-				ws->ts = now;
-				ws->preempted = 1;
-				ws->waker_known = 0;
-				ws->rd_base = rd_now;
-			}
-		} else if (!known && end == REC_END_SLEPT) {
-			ws = ws_get(btf, prev, prev_pid, false);
-			if (ws)
-				ws->ts = 0;
-		} else if (end == REC_END_EXITED && !(btf && task_storage)) {
-			/* (task storage dies with the task by itself) */
-			bpf_map_delete_elem(&wait_start, &prev_pid);
-		}
-	}
+	so.rd = prev_sel && wait_charge(btf, prev, prev_pid, so.known, so.end, so.rd_base,
+					&so.rd_now, &so.rd_charge);
+	if (prev_sel)
+		switch_out_slice(&so, btf, preempt, prev, prev_pid, prev_state);
+	if (want_wait && prev_pid && prev_sel)
+		switch_out_wait(&so, btf, prev, prev_pid);
+	/* the switch-in: + 1, a new thread's first switch-in reads 0, which is known */
 	next_sel = next_pid && task_selected(next_pid, next);
-	/* + 1: a new thread's first switch-in reads 0, which is known */
 	cs->sum_start = next_sel ? sum_exec(btf, next) + 1 : 0;
 	if (want_wait && next_sel)
-		measure_wait_start(btf, cs, next, next_pid, now);
+		measure_wait_start(btf, cs, next, next_pid, so.now);
 }
 
 /*

@@ -235,16 +235,175 @@ static void no_rows(const struct dash_run *r, const struct summary *s, char *err
 		snprintf(err, errlen, "%s: no thread ran in the window (see --list)", r->trace->path);
 }
 
+/* The exits of the selected tasks summed per reason, in order of first sight. */
+struct reason_accs {
+	struct reason_acc *v;		/* one per (isa, code) */
+	size_t n, cap;			/* entries used, allocated */
+	struct keymap idx;		/* (isa, code) -> v[] */
+};
+
+/* Adds a task's exits of one reason to their reason's sums. Returns 0 or -ENOMEM. */
+static int reason_accs_add(struct reason_accs *a, const struct summary_exit *e)
+{
+	struct reason_acc *r;
+	int added;
+	int64_t at = keymap_get(&a->idx, e->isa, e->code, &added);
+	uint32_t c;
+
+	if (at < 0 || array_reserve((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		return -ENOMEM;
+	if (added) {
+		memset(&a->v[a->n], 0, sizeof(*a->v));
+		a->v[a->n].isa = e->isa;
+		a->v[a->n].code = e->code;
+		a->n++;
+	}
+	r = &a->v[at];
+	if (!r->name)
+		r->name = e->name;
+	r->count += e->count;
+	r->handling_ns += e->handling_ns;
+	for (c = 0; c < PWZ_HIST_BUCKETS; c++)
+		r->hist[c] += e->hist[c];
+	return 0;
+}
+
+/* "reasons": per reason over the selected tasks, sorted by (isa, code), the handling-time
+ * median and p99. Frees a's index (sorting invalidates it). */
+static void emit_reason_accs(struct jbuf *b, struct reason_accs *a)
+{
+	size_t n;
+
+	keymap_free(&a->idx);
+	if (a->n)
+		qsort(a->v, a->n, sizeof(*a->v), cmp_reason_acc);
+	key(b, "reasons");
+	jbuf_add(b, "[", 1);
+	for (n = 0; n < a->n; n++) {
+		const struct reason_acc *r = &a->v[n];
+
+		jbuf_add(b, "{", 1);
+		kv_u64(b, "isa", r->isa);
+		kv_u64(b, "code", r->code);
+		kv_str(b, "name", r->name);
+		kv_u64(b, "count", r->count);
+		kv_u64(b, "handling_ns", r->handling_ns);
+		kv_u64(b, "median_ns", pwz_hist_quantile(r->hist, 0.5));
+		kv_u64(b, "p99_ns", pwz_hist_quantile(r->hist, 0.99));
+		emit_quantile_range(b, r->hist);
+		close_with(b, '}');
+		jbuf_add(b, ",", 1);
+	}
+	close_with(b, ']');
+}
+
+/* A task's "sleep": [S, D, other sleeps begun in the window, then their ns in it]; null
+ * when the capture cannot tell (sl NULL). */
+static void emit_task_sleep(struct jbuf *b, const struct sleeps *sl,
+			    const struct task_summary *ts)
+{
+	static const struct sleep_row none;
+	const struct sleep_row *sr;
+
+	key(b, "sleep");
+	if (!sl) {
+		jbuf_puts(b, "null,");
+		return;
+	}
+	sr = sleeps__of(sl, ts->tid, ts->since_ns);
+	if (!sr)
+		sr = &none;
+	jbuf_printf(b, "[%llu,%llu,%llu,%llu,%llu,%llu],",
+		    (unsigned long long)sr->count[0], (unsigned long long)sr->count[1],
+		    (unsigned long long)sr->count[2], (unsigned long long)sr->ns[0],
+		    (unsigned long long)sr->ns[1], (unsigned long long)sr->ns[2]);
+}
+
+/* A task's "cpus" and "exits" (its exits also summed into acc). Returns 0 or -ENOMEM. */
+static int emit_task_cpus_exits(struct jbuf *b, const struct task_summary *ts,
+				struct reason_accs *acc)
+{
+	size_t k;
+
+	key(b, "cpus");
+	jbuf_add(b, "[", 1);
+	for (k = 0; k < ts->nr_cpus; k++)
+		jbuf_printf(b, "[%u,%llu,%llu],", ts->cpus[k].cpu,
+			    (unsigned long long)ts->cpus[k].runtime_ns,
+			    (unsigned long long)ts->cpus[k].switches);
+	close_with(b, ']');
+	jbuf_add(b, ",", 1);
+	key(b, "exits");
+	jbuf_add(b, "[", 1);
+	for (k = 0; k < ts->nr_exits; k++) {
+		const struct summary_exit *e = &ts->exits[k];
+
+		jbuf_printf(b, "[%u,%u,%llu,%llu],", e->isa, e->code,
+			    (unsigned long long)e->count, (unsigned long long)e->handling_ns);
+		if (reason_accs_add(acc, e))
+			return -ENOMEM;
+	}
+	close_with(b, ']');
+	return 0;
+}
+
+/* One entry of a run's "tasks" (sl: its sleeps by state, or NULL); its exits are summed
+ * into acc. Returns 0 or -ENOMEM. */
+static int emit_task_row(struct jbuf *b, const struct summary *s, const struct task_summary *ts,
+			 const struct sleeps *sl, struct reason_accs *acc)
+{
+	uint64_t lo, hi;
+	size_t k;
+
+	jbuf_add(b, "{", 1);
+	kv_u64(b, "tid", ts->tid);
+	kv_u64(b, "pid", ts->pid);
+	kv_u64(b, "born_ns", ts->since_ns);
+	kv_str(b, "name", ts->name);
+	key(b, "comm");
+	jbuf_json_str(b, ts->comm, strnlen(ts->comm, sizeof(ts->comm)));
+	jbuf_add(b, ",", 1);
+	kv_u64(b, "runtime_ns", ts->runtime_ns);
+	kv_dbl(b, "cpu_pct", summary_cpu_pct(s, ts));
+	kv_u64(b, "switches", ts->switches);
+	kv_u64(b, "voluntary", ts->voluntary);
+	kv_u64(b, "involuntary", ts->involuntary);
+	kv_u64(b, "wait_ns", ts->wait_ns);
+	kv_u64(b, "wait_count", ts->wait_count);
+	kv_u64(b, "wait_max_ns", ts->wait_max_ns);
+	if (s->has_run_delay) {
+		kv_u64(b, "run_delay_ns", ts->run_delay_ns);
+		kv_u64(b, "run_delay_wait_ns", ts->run_delay_wait_ns);
+		kv_u64(b, "run_delay_unmeasured_ns", ts->run_delay_unmeasured_ns);
+	}
+	/* the waits' histogram, sparse: [[bucket, count]...]; absent without one */
+	if (summary_wait_range(ts, 1.0, &lo, &hi)) {
+		key(b, "wait_hist");
+		jbuf_add(b, "[", 1);
+		for (k = 0; k < PWZ_WHIST_BUCKETS; k++)
+			if (ts->wait_hist[k])
+				jbuf_printf(b, "[%zu,%llu],", k,
+					    (unsigned long long)ts->wait_hist[k]);
+		close_with(b, ']');
+		jbuf_add(b, ",", 1);
+	}
+	kv_u64(b, "unseen_ns", ts->unseen_ns);
+	kv_u64(b, "exits_total", ts->exits_total);
+	emit_task_sleep(b, sl, ts);
+	if (emit_task_cpus_exits(b, ts, acc))
+		return -ENOMEM;
+	close_with(b, '}');
+	jbuf_add(b, ",", 1);
+	return 0;
+}
+
 static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struct summary *s,
 			   size_t *nr_selected)
 {
-	struct reason_acc *acc = NULL;
-	struct keymap acc_idx = { 0 };	/* (isa, code) -> acc[] */
-	size_t nr_acc = 0, acc_cap = 0, i, k, n;
-	uint64_t lo, hi;
-	int added;
-	uint32_t c;
+	struct reason_accs acc = { 0 };
 	struct sleeps *sl = NULL;	/* sleeps by state (sleeps.h), when the capture has them */
+	size_t i;
+	int rc = -ENOMEM;
 
 	if (sleeps_known(r->trace)) {
 		sl = sleeps__new(r->trace, s->window_start_ns, s->window_end_ns);
@@ -254,136 +413,28 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	jbuf_add(b, "{", 1);
 	emit_run_head(b, r, s);
 	kv_bool(b, "has_sleep_states", sl != NULL);
-	if (vms_dash_json(b, r->trace, s)) {	/* the VMs tab, render/vmtab.h */
-		sleeps__free(sl);
-		return -ENOMEM;
-	}
-	if (irq_dash_json(b, r->trace, r->sel, 10)) {	/* --irq, the Capture tab: irqtab.h */
-		sleeps__free(sl);
-		return -ENOMEM;
-	}
+	if (vms_dash_json(b, r->trace, s))	/* the VMs tab, render/vmtab.h */
+		goto free_sleeps;
+	if (irq_dash_json(b, r->trace, r->sel, 10))	/* --irq, the Capture tab: irqtab.h */
+		goto free_sleeps;
 	key(b, "tasks");
 	jbuf_add(b, "[", 1);
 	for (i = 0; i < s->nr_tasks; i++) {
-		const struct task_summary *ts = &s->tasks[i];	/* of the selection (sel) */
-
 		(*nr_selected)++;
-		jbuf_add(b, "{", 1);
-		kv_u64(b, "tid", ts->tid);
-		kv_u64(b, "pid", ts->pid);
-		kv_u64(b, "born_ns", ts->since_ns);
-		kv_str(b, "name", ts->name);
-		key(b, "comm");
-		jbuf_json_str(b, ts->comm, strnlen(ts->comm, sizeof(ts->comm)));
-		jbuf_add(b, ",", 1);
-		kv_u64(b, "runtime_ns", ts->runtime_ns);
-		kv_dbl(b, "cpu_pct", summary_cpu_pct(s, ts));
-		kv_u64(b, "switches", ts->switches);
-		kv_u64(b, "voluntary", ts->voluntary);
-		kv_u64(b, "involuntary", ts->involuntary);
-		kv_u64(b, "wait_ns", ts->wait_ns);
-		kv_u64(b, "wait_count", ts->wait_count);
-		kv_u64(b, "wait_max_ns", ts->wait_max_ns);
-		if (s->has_run_delay) {
-			kv_u64(b, "run_delay_ns", ts->run_delay_ns);
-			kv_u64(b, "run_delay_wait_ns", ts->run_delay_wait_ns);
-			kv_u64(b, "run_delay_unmeasured_ns", ts->run_delay_unmeasured_ns);
-		}
-		/* the waits' histogram, sparse: [[bucket, count]...]; absent without one */
-		if (summary_wait_range(ts, 1.0, &lo, &hi)) {
-			key(b, "wait_hist");
-			jbuf_add(b, "[", 1);
-			for (k = 0; k < PWZ_WHIST_BUCKETS; k++)
-				if (ts->wait_hist[k])
-					jbuf_printf(b, "[%zu,%llu],", k,
-						    (unsigned long long)ts->wait_hist[k]);
-			close_with(b, ']');
-			jbuf_add(b, ",", 1);
-		}
-		kv_u64(b, "unseen_ns", ts->unseen_ns);
-		kv_u64(b, "exits_total", ts->exits_total);
-		/* [S, D, other sleeps begun in the window, then their ns in it], null: unknown */
-		key(b, "sleep");
-		if (sl) {
-			const struct sleep_row *sr = sleeps__of(sl, ts->tid, ts->since_ns);
-			static const struct sleep_row none;
-
-			if (!sr)
-				sr = &none;
-			jbuf_printf(b, "[%llu,%llu,%llu,%llu,%llu,%llu],",
-				    (unsigned long long)sr->count[0], (unsigned long long)sr->count[1],
-				    (unsigned long long)sr->count[2], (unsigned long long)sr->ns[0],
-				    (unsigned long long)sr->ns[1], (unsigned long long)sr->ns[2]);
-		} else {
-			jbuf_puts(b, "null,");
-		}
-		key(b, "cpus");
-		jbuf_add(b, "[", 1);
-		for (k = 0; k < ts->nr_cpus; k++)
-			jbuf_printf(b, "[%u,%llu,%llu],", ts->cpus[k].cpu,
-				    (unsigned long long)ts->cpus[k].runtime_ns,
-				    (unsigned long long)ts->cpus[k].switches);
-		close_with(b, ']');
-		jbuf_add(b, ",", 1);
-		key(b, "exits");
-		jbuf_add(b, "[", 1);
-		for (k = 0; k < ts->nr_exits; k++) {
-			const struct summary_exit *e = &ts->exits[k];
-			int64_t at = keymap_get(&acc_idx, e->isa, e->code, &added);
-
-			jbuf_printf(b, "[%u,%u,%llu,%llu],", e->isa, e->code,
-				    (unsigned long long)e->count, (unsigned long long)e->handling_ns);
-			if (at < 0 || array_reserve((void **)&acc, &acc_cap, nr_acc + 1, sizeof(*acc))) {
-				keymap_free(&acc_idx);
-				free(acc);
-				sleeps__free(sl);
-				return -ENOMEM;
-			}
-			n = (size_t)at;
-			if (added) {
-				memset(&acc[nr_acc], 0, sizeof(*acc));
-				acc[nr_acc].isa = e->isa;
-				acc[nr_acc].code = e->code;
-				nr_acc++;
-			}
-			if (!acc[n].name)
-				acc[n].name = e->name;
-			acc[n].count += e->count;
-			acc[n].handling_ns += e->handling_ns;
-			for (c = 0; c < PWZ_HIST_BUCKETS; c++)
-				acc[n].hist[c] += e->hist[c];
-		}
-		close_with(b, ']');
-		close_with(b, '}');
-		jbuf_add(b, ",", 1);
+		if (emit_task_row(b, s, &s->tasks[i], sl, &acc))
+			goto free_acc;
 	}
 	close_with(b, ']');
 	jbuf_add(b, ",", 1);
-
-	/* per reason over the selected tasks: handling-time median and p99 */
-	keymap_free(&acc_idx);
-	if (nr_acc)
-		qsort(acc, nr_acc, sizeof(*acc), cmp_reason_acc);
-	key(b, "reasons");
-	jbuf_add(b, "[", 1);
-	for (n = 0; n < nr_acc; n++) {
-		jbuf_add(b, "{", 1);
-		kv_u64(b, "isa", acc[n].isa);
-		kv_u64(b, "code", acc[n].code);
-		kv_str(b, "name", acc[n].name);
-		kv_u64(b, "count", acc[n].count);
-		kv_u64(b, "handling_ns", acc[n].handling_ns);
-		kv_u64(b, "median_ns", pwz_hist_quantile(acc[n].hist, 0.5));
-		kv_u64(b, "p99_ns", pwz_hist_quantile(acc[n].hist, 0.99));
-		emit_quantile_range(b, acc[n].hist);
-		close_with(b, '}');
-		jbuf_add(b, ",", 1);
-	}
-	close_with(b, ']');
+	emit_reason_accs(b, &acc);
 	close_with(b, '}');
-	free(acc);
+	rc = b->err;
+free_acc:
+	keymap_free(&acc.idx);
+	free(acc.v);
+free_sleeps:
 	sleeps__free(sl);
-	return b->err;
+	return rc;
 }
 
 static void emit_delta(struct jbuf *b, const struct diff *d)
@@ -1101,31 +1152,409 @@ static int hm_emit_exit_grids(struct jbuf *b, const struct hm_ctx *h, const stru
 	return b->err;
 }
 
+/* What the heatmaps are built from: the window's records per group and the scratch to emit. */
+struct hm_work {
+	struct hm_ctx h;
+	struct summary *s;
+	struct model_window win;	/* the window as summary__new() folds it */
+	bool states;			/* sleeps told apart by state (has_prev_state) */
+	struct hm_bucket bs, bw, be;	/* per group: all slices, the window's wakeups, exits */
+	struct reason_acc *rs;		/* the exit reasons present, in (isa, code) order */
+	size_t nrs;			/* entries of rs */
+	struct keymap rsi;		/* (isa, code) -> rs[] */
+	size_t *gt_first, *gt_idx;	/* the tasks of each group, hm_tasks_by_group() */
+	uint32_t *tpos;			/* per trace->tasks entry: its index in its group's tids */
+	struct hm_pt *pt;		/* scratch: a series' points, sized for the largest group */
+	uint32_t *keys;			/* scratch: cell keys, as many */
+	uint32_t *cnt;			/* HM_GRID_COLS * HM_GRID_ROWS counters, left zeroed */
+	uint32_t *rcount;		/* per reason: exits in the current group, left zeroed */
+	uint32_t *touched;		/* the reasons of the current group */
+	uint32_t *rank, *rslot;		/* a group's reasons by count; reason -> grid */
+	struct hm_lanes lanes;		/* core locality; lanes.cur NULL when nothing is binned */
+};
+
+/* Frees what w holds (w itself is the caller's). */
+static void hm_work_free(struct hm_work *w)
+{
+	keymap_free(&w->rsi);
+	free(w->tpos);
+	free(w->touched);
+	free(w->gt_first);
+	free(w->gt_idx);
+	free(w->rs);
+	free(w->pt);
+	free(w->keys);
+	free(w->rcount);
+	free(w->rank);
+	free(w->rslot);
+	free(w->cnt);
+	free(w->lanes.busy); free(w->lanes.best); free(w->lanes.cur); free(w->lanes.bestg);
+	hm_bucket_free(&w->bs);
+	hm_bucket_free(&w->bw);
+	hm_bucket_free(&w->be);
+	free(w->h.group_of);
+	free(w->h.groups);
+	summary__free(w->s);
+}
+
+/* Buckets the selected records per group: all slices (sleeps need the neighbours), the
+ * wakeups and exits of the window. Returns 0 or -ENOMEM. */
+static int hm_bucket_streams(struct hm_work *w)
+{
+	const struct trace *t = w->h.t;
+	size_t nmax = t->nr_slices, i;
+	int32_t *grp;
+	int rc = -ENOMEM;
+
+	if (t->nr_wakeups > nmax)
+		nmax = t->nr_wakeups;
+	if (t->nr_exits > nmax)
+		nmax = t->nr_exits;
+	grp = malloc((nmax + 1) * sizeof(*grp));
+	if (!grp)
+		return -ENOMEM;
+	for (i = 0; i < t->nr_slices; i++)
+		grp[i] = hm_group(&w->h, t->slices[i].tid,
+				  t->slices[i].start_ns + t->slices[i].dur_ns);
+	if (hm_bucket_fill(&w->bs, grp, t->nr_slices, w->h.nr_groups))
+		goto free_grp;
+	for (i = 0; i < t->nr_wakeups; i++) {
+		const struct pwz_wakeup *x = &t->wakeups[i];
+
+		grp[i] = model_wait_in(x, &w->win) ? hm_group(&w->h, x->tid, x->wake_ns + x->wait_ns)
+						   : -1;
+	}
+	if (hm_bucket_fill(&w->bw, grp, t->nr_wakeups, w->h.nr_groups))
+		goto free_grp;
+	for (i = 0; i < t->nr_exits; i++) {
+		const struct pwz_kvm_exit *x = &t->exits[i];
+
+		grp[i] = model_exit_in(x, &w->win) ? hm_group(&w->h, x->tid, x->time_ns) : -1;
+	}
+	if (hm_bucket_fill(&w->be, grp, t->nr_exits, w->h.nr_groups))
+		goto free_grp;
+	rc = 0;
+free_grp:
+	free(grp);
+	return rc;
+}
+
+/* The exit reasons of the bucketed exits, in (isa, code) order, with w->rsi mapping (isa,
+ * code) to that order. Returns 0 or -ENOMEM. */
+static int hm_collect_reasons(struct hm_work *w)
+{
+	const struct trace *t = w->h.t;
+	size_t i, k, rs_cap = 0;
+
+	for (i = 0; i < w->be.n; i++) {
+		const struct pwz_kvm_exit *x = &t->exits[w->be.idx[i]];
+		int added;
+		int64_t r = keymap_get(&w->rsi, x->isa, x->reason, &added);
+
+		if (r < 0 || array_reserve((void **)&w->rs, &rs_cap, w->nrs + 1, sizeof(*w->rs)))
+			return -ENOMEM;
+		if (added) {
+			struct reason_acc *a = &w->rs[w->nrs++];
+
+			memset(a, 0, sizeof(*a));
+			a->isa = x->isa;
+			a->code = x->reason;
+			a->name = pwz_meta_exit_name(&t->meta, x->isa, x->reason);
+		}
+		w->rs[r].count++;
+	}
+	keymap_free(&w->rsi);
+	if (w->nrs)
+		qsort(w->rs, w->nrs, sizeof(*w->rs), cmp_reason_acc);
+	for (k = 0; k < w->nrs; k++)
+		if (keymap_get(&w->rsi, w->rs[k].isa, w->rs[k].code, NULL) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* The tasks of each group, for its "tids", and each task's place in its group's (w->tpos).
+ * Returns 0 or -ENOMEM. */
+static int hm_place_tasks(struct hm_work *w)
+{
+	size_t g, i;
+
+	if (hm_tasks_by_group(&w->h, &w->gt_first, &w->gt_idx))
+		return -ENOMEM;
+	w->tpos = calloc(w->h.t->nr_tasks + 1, sizeof(*w->tpos));
+	if (!w->tpos)
+		return -ENOMEM;
+	for (g = 0; g < w->h.nr_groups; g++)
+		for (i = w->gt_first[g]; i < w->gt_first[g + 1]; i++)
+			w->tpos[w->gt_idx[i]] = (uint32_t)(i - w->gt_first[g]);
+	return 0;
+}
+
+/* The scratch sized for the largest group, and the core lanes when a group's slices are
+ * binned. Returns 0 or -ENOMEM. */
+static int hm_alloc_scratch(struct hm_work *w)
+{
+	struct hm_lanes *l = &w->lanes;
+	bool any_binned = false;
+	size_t nmax = 1, g, cells;
+
+	for (g = 0; g < w->h.nr_groups; g++) {
+		size_t a = w->bs.first[g + 1] - w->bs.first[g], b = w->bw.first[g + 1] - w->bw.first[g],
+		       c = w->be.first[g + 1] - w->be.first[g];
+
+		if (a > nmax) nmax = a;
+		if (b > nmax) nmax = b;
+		if (c > nmax) nmax = c;
+		if (a > w->h.max_points)
+			any_binned = true;
+	}
+	w->pt = malloc(nmax * sizeof(*w->pt));
+	w->keys = malloc(nmax * sizeof(*w->keys));
+	w->rcount = calloc(w->nrs + 1, sizeof(*w->rcount));
+	w->rank = calloc(w->nrs + 1, sizeof(*w->rank));
+	w->rslot = calloc(w->nrs + 1, sizeof(*w->rslot));
+	w->touched = malloc((nmax + 1) * sizeof(*w->touched));
+	w->cnt = calloc((size_t)HM_GRID_COLS * HM_GRID_ROWS, sizeof(*w->cnt));
+	if (!w->pt || !w->keys || !w->rcount || !w->cnt || !w->touched || !w->rank || !w->rslot)
+		return -ENOMEM;
+	if (!any_binned)
+		return 0;
+	l->ncpu = w->s->nr_cpus ? w->s->nr_cpus : 1;
+	l->cols = hm_lane_cols(l->ncpu);
+	cells = (size_t)l->ncpu * l->cols;
+	l->busy = calloc(cells, sizeof(uint64_t));
+	l->best = calloc(cells, sizeof(uint64_t));
+	l->cur = calloc(cells, sizeof(uint64_t));
+	l->bestg = calloc(cells, sizeof(uint32_t));
+	if (!l->busy || !l->best || !l->cur || !l->bestg)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Opens the page's object and emits what precedes "tasks": the run, the grid, the reasons. */
+static void hm_emit_head(struct jbuf *out, const struct hm_work *w, const struct dash_run *run,
+			 const struct dash_opts *o)
+{
+	size_t k;
+
+	jbuf_add(out, "{", 1);
+	emit_common(out, "heatmaps", o);
+	key(out, "run");
+	jbuf_add(out, "{", 1);
+	emit_run_head(out, run, w->s);
+	close_with(out, '}');
+	jbuf_add(out, ",", 1);
+	/* sleeps split by the state slept in (sleeps.h): "sleeps" (S), "sleeps_d", "sleeps_o" */
+	kv_bool(out, "sleep_states", w->states);
+	jbuf_printf(out, "\"max_points\":%zu,\"grid\":{\"cols\":%u,\"rpd\":%u,\"rows\":%u},",
+		    w->h.max_points, HM_GRID_COLS, HM_GRID_RPD, HM_GRID_ROWS);
+	key(out, "reasons");
+	jbuf_add(out, "[", 1);
+	for (k = 0; k < w->nrs; k++) {
+		const struct reason_acc *r = &w->rs[k];
+
+		jbuf_printf(out, "{\"isa\":%u,\"code\":%u,\"count\":%llu,\"name\":", r->isa, r->code,
+			    (unsigned long long)r->count);
+		if (r->name)
+			jbuf_json_str(out, r->name, (size_t)-1);
+		else
+			jbuf_puts(out, "null");
+		jbuf_puts(out, "},");
+	}
+	close_with(out, ']');
+	jbuf_add(out, ",", 1);
+}
+
+/* The sleeps of a group's n slices idx (sorted here by tid): the gap after a slice that ended
+ * voluntarily (or unknown, legacy); with prev_state reported, one series per state class
+ * (sleeps.h): S, D, other. Returns out->err. */
+static int hm_emit_sleeps(struct jbuf *out, const struct hm_work *w, uint32_t *idx, size_t n)
+{
+	static const char *const sname[SLEEP_NR] = { "sleeps", "sleeps_d", "sleeps_o" };
+	static const char *const wt_f[] = { "d" };
+	static const bool wt_b[] = { true };
+	const struct trace *t = w->h.t;
+	size_t i, k, np, cls_end[SLEEP_NR];
+
+	hm_sort_by_tid(t, idx, n);
+	for (i = 0, np = 0; i + 1 < n; i++) {
+		const struct pwz_slice *a = &t->slices[idx[i]], *b = &t->slices[idx[i + 1]];
+		uint64_t end = a->start_ns + a->dur_ns;
+
+		if (a->tid != b->tid)
+			continue;
+		if (a->end != PWZ_END_SLEPT && a->end != PWZ_END_UNKNOWN)
+			continue;
+		if (b->start_ns < end || end < w->h.ws || end >= w->h.we)
+			continue;
+		w->pt[np++] = (struct hm_pt){ .t = end, .v = { b->start_ns - end,
+			w->states ? (uint64_t)sleep_class_of(pwz_slice_state(a)) : 0 } };
+	}
+	/* one pass over the slices, then the points grouped by class in place */
+	hm_partition3(w->pt, np, cls_end);
+	for (k = 0; k < (w->states ? SLEEP_NR : 1); k++) {
+		size_t from = k ? cls_end[k - 1] : 0;
+
+		if (emit_hm_series(out, &w->h, sname[k], w->pt + from, cls_end[k] - from, wt_f, 1,
+				   wt_b, w->keys, w->cnt))
+			break;
+	}
+	return out->err;
+}
+
+/* Group g's slices (its n slices idx) overlapping the window, clipped to it (model.h R6);
+ * the time of slices whose switch-in was unseen (R2) is kept apart, as --list keeps it.
+ * Adds them to the core lanes when those are kept. Returns out->err. */
+static int hm_emit_slices(struct jbuf *out, struct hm_work *w, size_t g, const uint32_t *idx,
+			  size_t n, struct trace_task_cache *tc)
+{
+	static const char *const sl_f[] = { "d", "c", "e", "p" };
+	static const bool sl_b[] = { true, false, false, false };
+	const struct trace *t = w->h.t;
+	uint64_t ns = 0, uns = 0;
+	size_t i, np = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct pwz_slice *x = &t->slices[idx[i]];
+		uint64_t a, z, in = model_slice_run_in(x, &w->win);
+		const struct pwz_task *who;	/* the thread instance (R8), for "p" */
+
+		if (!in && !(x->dur_ns == 0 && x->start_ns >= w->h.ws && x->start_ns < w->h.we))
+			continue;
+		a = x->start_ns < w->h.ws ? w->h.ws : x->start_ns;
+		z = a + in;
+		who = trace__task_at_cached(t, tc, x->tid, x->start_ns + x->dur_ns);
+		w->pt[np++] = (struct hm_pt){ .t = a, .v = { z - a, x->cpu, x->end,
+							who ? w->tpos[who - t->tasks] : 0 } };
+		if (x->flags & PWZ_SLICE_UNSEEN_START)
+			uns += in;
+		else
+			ns += in;
+		if (w->lanes.cur)
+			hm_lanes_add(&w->lanes, &w->h, x->cpu, a, z);
+	}
+	if (w->lanes.cur)
+		hm_lanes_fold(&w->lanes, (uint32_t)g);
+	kv_u64(out, "slices_ns", ns);
+	kv_u64(out, "unseen_ns", uns);
+	/* "p": the slice's thread as an index in "tids", when the name has several */
+	return emit_hm_series(out, &w->h, "slices", w->pt, np, sl_f,
+			      w->gt_first[g + 1] - w->gt_first[g] > 1 ? 4 : 3, sl_b, w->keys,
+			      w->cnt);
+}
+
+/* Group g's waits: "c" the CPU it waited for, "p" its thread (as for slices). Returns
+ * out->err. */
+static int hm_emit_waits(struct jbuf *out, struct hm_work *w, size_t g,
+			 struct trace_task_cache *tc)
+{
+	static const char *const wk_f[] = { "d", "c", "p" };
+	static const bool wk_b[] = { true, false, false };
+	const struct trace *t = w->h.t;
+	size_t i, n = w->bw.first[g + 1] - w->bw.first[g];
+
+	for (i = 0; i < n; i++) {
+		const struct pwz_wakeup *x = &t->wakeups[w->bw.idx[w->bw.first[g] + i]];
+		const struct pwz_task *who = trace__task_at_cached(t, tc, x->tid,
+								   x->wake_ns + x->wait_ns);
+
+		w->pt[i] = (struct hm_pt){ .t = x->wake_ns, .v = { x->wait_ns, x->cpu,
+								who ? w->tpos[who - t->tasks] : 0 } };
+	}
+	return emit_hm_series(out, &w->h, "waits", w->pt, n, wk_f,
+			      w->gt_first[g + 1] - w->gt_first[g] > 1 ? 3 : 2, wk_b, w->keys,
+			      w->cnt);
+}
+
+/* Ranks the nt reasons w->touched of a group by count into w->rank and gives each its grid
+ * (w->rslot): the HM_EXIT_REASONS most frequent one each, the rest one together; sercount[j]
+ * the exits of grid j. Returns the number of grids. */
+static size_t hm_rank_reasons(struct hm_work *w, size_t nt,
+			      uint64_t sercount[HM_EXIT_REASONS + 1])
+{
+	size_t i, nser;
+
+	memcpy(w->rank, w->touched, nt * sizeof(*w->rank));
+	qsort_r(w->rank, nt, sizeof(*w->rank), cmp_reason_count, w->rcount);
+	nser = nt <= HM_EXIT_REASONS + 1 ? nt : HM_EXIT_REASONS + 1;
+	memset(sercount, 0, (HM_EXIT_REASONS + 1) * sizeof(*sercount));
+	for (i = 0; i < nt; i++) {
+		size_t j = i < nser ? i : nser - 1;
+
+		w->rslot[w->rank[i]] = (uint32_t)j;
+		sercount[j] += w->rcount[w->rank[i]];
+	}
+	return nser;
+}
+
+/* Group g's "exit_reasons" ([reason index, exits] pairs) and its exits: whole, or as one grid
+ * per reason past max_points. Only the reasons this group has are touched: groups x reasons
+ * never occurs. Returns out->err. */
+static int hm_emit_exits(struct jbuf *out, struct hm_work *w, size_t g)
+{
+	static const char *const ex_f[] = { "g", "h", "r" };
+	static const bool ex_b[] = { true, true, false };
+	const struct trace *t = w->h.t;
+	uint64_t sercount[HM_EXIT_REASONS + 1];	/* exits in each grid of the group */
+	size_t i, k, nt = 0, nser = 0, n = w->be.first[g + 1] - w->be.first[g];
+
+	for (i = 0; i < n; i++) {
+		const struct pwz_kvm_exit *x = &t->exits[w->be.idx[w->be.first[g] + i]];
+
+		k = (size_t)keymap_find(&w->rsi, x->isa, x->reason);
+		if (!w->rcount[k]++)
+			w->touched[nt++] = (uint32_t)k;
+		w->pt[i] = (struct hm_pt){ .t = x->time_ns,
+					   .v = { x->guest_ns, x->handling_ns, k } };
+	}
+	if (nt > 1)
+		qsort(w->touched, nt, sizeof(*w->touched), cmp_u32);
+	if (n > w->h.max_points)
+		nser = hm_rank_reasons(w, nt, sercount);
+	key(out, "exit_reasons");
+	jbuf_add(out, "[", 1);
+	for (i = 0; i < nt; i++) {
+		jbuf_printf(out, "[%u,%u],", w->touched[i], w->rcount[w->touched[i]]);
+		w->rcount[w->touched[i]] = 0;
+	}
+	close_with(out, ']');
+	jbuf_add(out, ",", 1);
+	if (nser)
+		return hm_emit_exit_grids(out, &w->h, w->pt, n, w->rank, w->rslot, sercount, nser,
+					  nt > nser, w->keys, w->cnt);
+	return emit_hm_series(out, &w->h, "exits", w->pt, n, ex_f, 3, ex_b, w->keys, w->cnt);
+}
+
+/* One entry of "tasks": group g's name, tids and series. Returns out->err. */
+static int hm_emit_group(struct jbuf *out, struct hm_work *w, size_t g)
+{
+	uint32_t *idx = w->bs.idx + w->bs.first[g];
+	size_t i, n = w->bs.first[g + 1] - w->bs.first[g];
+	struct trace_task_cache tc = { 0 };
+
+	jbuf_add(out, "{", 1);
+	kv_str(out, "name", w->h.groups[g]);
+	key(out, "tids");
+	jbuf_add(out, "[", 1);
+	for (i = w->gt_first[g]; i < w->gt_first[g + 1]; i++)
+		jbuf_printf(out, "%u,", w->h.t->tasks[w->gt_idx[i]].tid);
+	close_with(out, ']');
+	jbuf_add(out, ",", 1);
+	if (hm_emit_sleeps(out, w, idx, n) || hm_emit_slices(out, w, g, idx, n, &tc) ||
+	    hm_emit_waits(out, w, g, &tc) || hm_emit_exits(out, w, g))
+		return out->err;
+	close_with(out, '}');
+	jbuf_add(out, ",", 1);
+	return out->err;
+}
+
 int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struct dash_opts *o,
 		       char *err, size_t errlen)
 {
 	const struct trace *t = run->trace;
-	struct hm_ctx h = { .t = t, .sel = run->sel };
-	struct summary *s = NULL;
-	struct hm_bucket bs = { 0 }, bw = { 0 }, be = { 0 };
-	struct hm_lanes lanes = { 0 };
-	int32_t *grp = NULL;
-	struct hm_pt *pt = NULL;
-	uint32_t *keys = NULL, *rcount = NULL, *cnt = NULL;
-	size_t nmax, i, g, k;
-	uint64_t ws, we;
-	struct model_window win;
-	struct reason_acc *rs = NULL;
-	size_t nrs = 0, rs_cap = 0, nt, *gt_first = NULL, *gt_idx = NULL;
-	struct keymap rsi = { 0 };	/* (isa, code) -> rs[] */
-	uint32_t *touched = NULL;	/* reasons of the current group */
-	uint32_t *tpos = NULL;		/* per trace->tasks entry: its index in its group's tids */
-	bool any_binned = false;
-	bool states = t->meta.has_prev_state;	/* sleeps told apart by state */
-	uint32_t *rank = NULL, *rslot = NULL;	/* a group's reasons by count; reason -> grid */
-	uint64_t sercount[HM_EXIT_REASONS + 1];	/* exits in each grid of a group */
-	size_t nser;
-	int rc = -ENOMEM;
+	struct hm_work w = { .h = { .t = t, .sel = run->sel } };
+	struct hm_ctx *h = &w.h;
+	size_t g;
+	int rc;
 
 	if (!t->nr_slices && !t->nr_exits) {
 		snprintf(err, errlen,
@@ -1138,299 +1567,40 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 			 t->path);
 		return -E2BIG;
 	}
-	s = summary__new(t, &o->window, err, errlen);
-	if (!s)
+	w.s = summary__new(t, &o->window, err, errlen);
+	if (!w.s)
 		return errno ? -errno : -EINVAL;
-	h.ws = ws = s->window_start_ns;
-	h.we = we = s->window_end_ns > ws ? s->window_end_ns : ws + 1;
+	h->ws = w.s->window_start_ns;
+	h->we = w.s->window_end_ns > h->ws ? w.s->window_end_ns : h->ws + 1;
 	/* the window as summary__new() folds it: to the end when -c is not given */
-	win = (struct model_window){ ws, o->window.cap_ns ? we : UINT64_MAX };
-	h.max_points = o->max_points ? o->max_points : DASH_MAX_POINTS_DEFAULT;
+	w.win = (struct model_window){ h->ws, o->window.cap_ns ? h->we : UINT64_MAX };
+	h->max_points = o->max_points ? o->max_points : DASH_MAX_POINTS_DEFAULT;
+	w.states = t->meta.has_prev_state;
 
-	h.group_of = malloc((t->nr_tasks + 1) * sizeof(*h.group_of));
-	h.groups = malloc((t->nr_tasks + 1) * sizeof(*h.groups));
-	if (!h.group_of || !h.groups)
+	h->group_of = malloc((t->nr_tasks + 1) * sizeof(*h->group_of));
+	h->groups = malloc((t->nr_tasks + 1) * sizeof(*h->groups));
+	if (!h->group_of || !h->groups || hm_make_groups(h, o) || hm_bucket_streams(&w) ||
+	    hm_collect_reasons(&w) || hm_place_tasks(&w) || hm_alloc_scratch(&w))
 		goto nomem;
-	if (hm_make_groups(&h, o))
-		goto nomem;
 
-	/* bucket the selected records per group: all slices (sleeps need the neighbours),
-	 * wakeups and exits of the window */
-	nmax = t->nr_slices;
-	if (t->nr_wakeups > nmax)
-		nmax = t->nr_wakeups;
-	if (t->nr_exits > nmax)
-		nmax = t->nr_exits;
-	grp = malloc((nmax + 1) * sizeof(*grp));
-	if (!grp)
-		goto nomem;
-	for (i = 0; i < t->nr_slices; i++)
-		grp[i] = hm_group(&h, t->slices[i].tid,
-				  t->slices[i].start_ns + t->slices[i].dur_ns);
-	if (hm_bucket_fill(&bs, grp, t->nr_slices, h.nr_groups))
-		goto nomem;
-	for (i = 0; i < t->nr_wakeups; i++) {
-		const struct pwz_wakeup *x = &t->wakeups[i];
-
-		grp[i] = model_wait_in(x, &win) ? hm_group(&h, x->tid, x->wake_ns + x->wait_ns) : -1;
-	}
-	if (hm_bucket_fill(&bw, grp, t->nr_wakeups, h.nr_groups))
-		goto nomem;
-	for (i = 0; i < t->nr_exits; i++) {
-		const struct pwz_kvm_exit *x = &t->exits[i];
-
-		grp[i] = model_exit_in(x, &win) ? hm_group(&h, x->tid, x->time_ns) : -1;
-	}
-	if (hm_bucket_fill(&be, grp, t->nr_exits, h.nr_groups))
-		goto nomem;
-	free(grp);
-	grp = NULL;
-
-	/* the exit reasons present, in (isa, code) order; rsi maps (isa, code) to that order */
-	for (i = 0; i < be.n; i++) {
-		const struct pwz_kvm_exit *x = &t->exits[be.idx[i]];
-		int added;
-		int64_t r = keymap_get(&rsi, x->isa, x->reason, &added);
-
-		if (r < 0 || array_reserve((void **)&rs, &rs_cap, nrs + 1, sizeof(*rs)))
-			goto nomem;
-		if (added) {
-			memset(&rs[nrs], 0, sizeof(*rs));
-			rs[nrs].isa = x->isa;
-			rs[nrs].code = x->reason;
-			rs[nrs].name = pwz_meta_exit_name(&t->meta, x->isa, x->reason);
-			nrs++;
-		}
-		rs[r].count++;
-	}
-	keymap_free(&rsi);
-	if (nrs)
-		qsort(rs, nrs, sizeof(*rs), cmp_reason_acc);
-	for (k = 0; k < nrs; k++)
-		if (keymap_get(&rsi, rs[k].isa, rs[k].code, NULL) < 0)
-			goto nomem;
-	/* the tasks of each group, for its "tids", and each task's place in its group's */
-	if (hm_tasks_by_group(&h, &gt_first, &gt_idx))
-		goto nomem;
-	tpos = calloc(t->nr_tasks + 1, sizeof(*tpos));
-	if (!tpos)
-		goto nomem;
-	for (g = 0; g < h.nr_groups; g++)
-		for (i = gt_first[g]; i < gt_first[g + 1]; i++)
-			tpos[gt_idx[i]] = (uint32_t)(i - gt_first[g]);
-
-	/* scratch sized for the largest group */
-	nmax = 1;
-	for (g = 0; g < h.nr_groups; g++) {
-		size_t a = bs.first[g + 1] - bs.first[g], b = bw.first[g + 1] - bw.first[g],
-		       c = be.first[g + 1] - be.first[g];
-
-		if (a > nmax) nmax = a;
-		if (b > nmax) nmax = b;
-		if (c > nmax) nmax = c;
-		if (a > h.max_points)
-			any_binned = true;
-	}
-	pt = malloc(nmax * sizeof(*pt));
-	keys = malloc(nmax * sizeof(*keys));
-	rcount = calloc(nrs + 1, sizeof(*rcount));
-	rank = calloc(nrs + 1, sizeof(*rank));
-	rslot = calloc(nrs + 1, sizeof(*rslot));
-	touched = malloc((nmax + 1) * sizeof(*touched));
-	cnt = calloc((size_t)HM_GRID_COLS * HM_GRID_ROWS, sizeof(*cnt));
-	if (!pt || !keys || !rcount || !cnt || !touched || !rank || !rslot)
-		goto nomem;
-	if (any_binned) {
-		size_t cells;
-
-		lanes.ncpu = s->nr_cpus ? s->nr_cpus : 1;
-		lanes.cols = hm_lane_cols(lanes.ncpu);
-		cells = (size_t)lanes.ncpu * lanes.cols;
-		lanes.busy = calloc(cells, sizeof(uint64_t));
-		lanes.best = calloc(cells, sizeof(uint64_t));
-		lanes.cur = calloc(cells, sizeof(uint64_t));
-		lanes.bestg = calloc(cells, sizeof(uint32_t));
-		if (!lanes.busy || !lanes.best || !lanes.cur || !lanes.bestg)
-			goto nomem;
-	}
-
-	jbuf_add(out, "{", 1);
-	emit_common(out, "heatmaps", o);
-	key(out, "run");
-	jbuf_add(out, "{", 1);
-	emit_run_head(out, run, s);
-	close_with(out, '}');
-	jbuf_add(out, ",", 1);
-	/* sleeps split by the state slept in (sleeps.h): "sleeps" (S), "sleeps_d", "sleeps_o" */
-	kv_bool(out, "sleep_states", states);
-	jbuf_printf(out, "\"max_points\":%zu,\"grid\":{\"cols\":%u,\"rpd\":%u,\"rows\":%u},",
-		    h.max_points, HM_GRID_COLS, HM_GRID_RPD, HM_GRID_ROWS);
-	key(out, "reasons");
-	jbuf_add(out, "[", 1);
-	for (k = 0; k < nrs; k++) {
-		jbuf_printf(out, "{\"isa\":%u,\"code\":%u,\"count\":%llu,\"name\":", rs[k].isa,
-			    rs[k].code, (unsigned long long)rs[k].count);
-		if (rs[k].name)
-			jbuf_json_str(out, rs[k].name, (size_t)-1);
-		else
-			jbuf_puts(out, "null");
-		jbuf_puts(out, "},");
-	}
-	close_with(out, ']');
-	jbuf_add(out, ",", 1);
+	hm_emit_head(out, &w, run, o);
 	key(out, "tasks");
 	jbuf_add(out, "[", 1);
-	for (g = 0; g < h.nr_groups && !out->err; g++) {
-		static const char *const sl_f[] = { "d", "c", "e", "p" }, *const wt_f[] = { "d" },
-			     *const ex_f[] = { "g", "h", "r" }, *const wk_f[] = { "d", "c", "p" };
-		static const bool sl_b[] = { true, false, false, false }, wt_b[] = { true },
-			    ex_b[] = { true, true, false }, wk_b[] = { true, false, false };
-		uint32_t *idx = bs.idx + bs.first[g];
-		size_t n = bs.first[g + 1] - bs.first[g], np = 0;
-		uint64_t ns = 0, uns;
-		struct trace_task_cache tc = { 0 };
-
-		jbuf_add(out, "{", 1);
-		kv_str(out, "name", h.groups[g]);
-		key(out, "tids");
-		jbuf_add(out, "[", 1);
-		for (i = gt_first[g]; i < gt_first[g + 1]; i++)
-			jbuf_printf(out, "%u,", t->tasks[gt_idx[i]].tid);
-		close_with(out, ']');
-		jbuf_add(out, ",", 1);
-
-		/* sleeps: the gap after a slice that ended voluntarily (or unknown, legacy); with
-		 * prev_state reported, one series per state class (sleeps.h): S, D, other */
-		hm_sort_by_tid(t, idx, n);
-		for (i = 0, np = 0; i + 1 < n; i++) {
-			const struct pwz_slice *a = &t->slices[idx[i]], *b = &t->slices[idx[i + 1]];
-			uint64_t end = a->start_ns + a->dur_ns;
-
-			if (a->tid != b->tid)
-				continue;
-			if (a->end != PWZ_END_SLEPT && a->end != PWZ_END_UNKNOWN)
-				continue;
-			if (b->start_ns < end || end < ws || end >= we)
-				continue;
-			pt[np++] = (struct hm_pt){ .t = end, .v = { b->start_ns - end,
-				states ? (uint64_t)sleep_class_of(pwz_slice_state(a)) : 0 } };
-		}
-		/* one pass over the slices, then the points grouped by class in place */
-		size_t cls_end[SLEEP_NR];
-
-		hm_partition3(pt, np, cls_end);
-		for (k = 0; k < (states ? SLEEP_NR : 1); k++) {
-			static const char *const sname[SLEEP_NR] = { "sleeps", "sleeps_d", "sleeps_o" };
-			size_t from = k ? cls_end[k - 1] : 0;
-
-			if (emit_hm_series(out, &h, sname[k], pt + from, cls_end[k] - from, wt_f, 1, wt_b,
-					   keys, cnt))
-				break;
-		}
-		if (out->err)
+	for (g = 0; g < h->nr_groups && !out->err; g++)
+		if (hm_emit_group(out, &w, g))
 			break;
-
-		/* slices overlapping the window, clipped to it (model.h R6); the time of slices
-		 * whose switch-in was unseen (R2) is kept apart, as --list keeps it */
-		for (i = 0, np = 0, uns = 0; i < n; i++) {
-			const struct pwz_slice *x = &t->slices[idx[i]];
-			uint64_t a, z, in = model_slice_run_in(x, &win);
-			const struct pwz_task *who;	/* the thread instance (R8), for "p" */
-
-			if (!in && !(x->dur_ns == 0 && x->start_ns >= ws && x->start_ns < we))
-				continue;
-			a = x->start_ns < ws ? ws : x->start_ns;
-			z = a + in;
-			who = trace__task_at_cached(t, &tc, x->tid, x->start_ns + x->dur_ns);
-			pt[np++] = (struct hm_pt){ .t = a, .v = { z - a, x->cpu, x->end,
-							 who ? tpos[who - t->tasks] : 0 } };
-			if (x->flags & PWZ_SLICE_UNSEEN_START)
-				uns += in;
-			else
-				ns += in;
-			if (lanes.cur)
-				hm_lanes_add(&lanes, &h, x->cpu, a, z);
-		}
-		if (lanes.cur)
-			hm_lanes_fold(&lanes, (uint32_t)g);
-		kv_u64(out, "slices_ns", ns);
-		kv_u64(out, "unseen_ns", uns);
-		/* "p": the slice's thread as an index in "tids", when the name has several */
-		if (emit_hm_series(out, &h, "slices", pt, np, sl_f,
-				   gt_first[g + 1] - gt_first[g] > 1 ? 4 : 3, sl_b, keys, cnt))
-			break;
-
-		n = bw.first[g + 1] - bw.first[g];
-		for (i = 0; i < n; i++) {
-			const struct pwz_wakeup *x = &t->wakeups[bw.idx[bw.first[g] + i]];
-			const struct pwz_task *who = trace__task_at_cached(t, &tc, x->tid,
-									   x->wake_ns + x->wait_ns);
-
-			pt[i] = (struct hm_pt){ .t = x->wake_ns, .v = { x->wait_ns, x->cpu,
-								   who ? tpos[who - t->tasks] : 0 } };
-		}
-		/* "c": the CPU it waited for, "p" its thread (as for slices) */
-		if (emit_hm_series(out, &h, "waits", pt, n, wk_f,
-				   gt_first[g + 1] - gt_first[g] > 1 ? 3 : 2, wk_b, keys, cnt))
-			break;
-
-		/* only the reasons this group has are touched: groups x reasons never occurs */
-		n = be.first[g + 1] - be.first[g];
-		nt = 0;
-		for (i = 0; i < n; i++) {
-			const struct pwz_kvm_exit *x = &t->exits[be.idx[be.first[g] + i]];
-
-			k = (size_t)keymap_find(&rsi, x->isa, x->reason);
-			if (!rcount[k]++)
-				touched[nt++] = (uint32_t)k;
-			pt[i] = (struct hm_pt){ .t = x->time_ns,
-						.v = { x->guest_ns, x->handling_ns, k } };
-		}
-		if (nt > 1)
-			qsort(touched, nt, sizeof(*touched), cmp_u32);
-		/* a grid: one per reason, the HM_EXIT_REASONS most frequent and the rest as one */
-		nser = 0;
-		if (n > h.max_points) {
-			memcpy(rank, touched, nt * sizeof(*rank));
-			qsort_r(rank, nt, sizeof(*rank), cmp_reason_count, rcount);
-			nser = nt <= HM_EXIT_REASONS + 1 ? nt : HM_EXIT_REASONS + 1;
-			memset(sercount, 0, sizeof(sercount));
-			for (i = 0; i < nt; i++) {
-				size_t j = i < nser ? i : nser - 1;
-
-				rslot[rank[i]] = (uint32_t)j;
-				sercount[j] += rcount[rank[i]];
-			}
-		}
-		key(out, "exit_reasons");
-		jbuf_add(out, "[", 1);
-		for (i = 0; i < nt; i++) {
-			jbuf_printf(out, "[%u,%u],", touched[i], rcount[touched[i]]);
-			rcount[touched[i]] = 0;
-		}
-		close_with(out, ']');
-		jbuf_add(out, ",", 1);
-		if (nser) {
-			if (hm_emit_exit_grids(out, &h, pt, n, rank, rslot, sercount, nser,
-					       nt > nser, keys, cnt))
-				break;
-		} else if (emit_hm_series(out, &h, "exits", pt, n, ex_f, 3, ex_b, keys, cnt)) {
-			break;
-		}
-		close_with(out, '}');
-		jbuf_add(out, ",", 1);
-	}
 	close_with(out, ']');
-	if (lanes.cur) {
+	if (w.lanes.cur) {
 		jbuf_add(out, ",", 1);
-		hm_lanes_emit(out, &lanes);
+		hm_lanes_emit(out, &w.lanes);
 	}
-	if (!out->err && h.nr_groups && hm_emit_others(out, &h, s->nr_cpus ? s->nr_cpus : 1, &win))
+	if (!out->err && h->nr_groups &&
+	    hm_emit_others(out, h, w.s->nr_cpus ? w.s->nr_cpus : 1, &w.win))
 		goto nomem;
 	jbuf_add(out, "}", 1);
 
-	if (!h.nr_groups) {
-		no_rows(run, s, err, errlen);
+	if (!h->nr_groups) {
+		no_rows(run, w.s, err, errlen);
 		rc = -ENOENT;
 	} else if (out->err) {
 		snprintf(err, errlen, "out of memory building the page data");
@@ -1438,31 +1608,12 @@ int dash_heatmaps_json(struct jbuf *out, const struct dash_run *run, const struc
 	} else {
 		rc = 0;
 	}
-	goto out;
+	goto free_work;
 nomem:
 	snprintf(err, errlen, "out of memory building the heatmaps");
 	rc = -ENOMEM;
-out:
-	keymap_free(&rsi);
-	free(tpos);
-	free(touched);
-	free(gt_first);
-	free(gt_idx);
-	free(rs);
-	free(pt);
-	free(keys);
-	free(rcount);
-	free(rank);
-	free(rslot);
-	free(cnt);
-	free(grp);
-	free(lanes.busy); free(lanes.best); free(lanes.cur); free(lanes.bestg);
-	hm_bucket_free(&bs);
-	hm_bucket_free(&bw);
-	hm_bucket_free(&be);
-	free(h.group_of);
-	free(h.groups);
-	summary__free(s);
+free_work:
+	hm_work_free(&w);
 	return rc;
 }
 

@@ -114,8 +114,274 @@ static void skip_rest(struct mp_cursor *c, uint32_t have, uint32_t used)
 		mp_skip(c);
 }
 
-/* Parses and delivers the records of one chunk. meta_done: the meta was delivered already
- * (META and END records are then skipped). */
+/*
+ * The record readers: each parses the fields of one record kind after its type (n fields in
+ * all, the type included), hands the record to its visitor callback when the cursor is still
+ * sound, and returns 0, -EINVAL (too few fields; the cursor then holds the error) or what the
+ * callback returned. Fields past those known are skipped.
+ */
+
+/* TASK: tid, tgid, time, comm, proc_name, name[, flags]. */
+static int read_task(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v)
+{
+	struct pwz_task t = { 0 };
+	uint32_t used = 7;
+	int ret = check_fields(c, n, used);
+
+	if (ret)
+		return ret;
+	t.tid = (uint32_t)mp_read_uint(c);
+	t.tgid = (uint32_t)mp_read_uint(c);
+	t.time_ns = mp_read_uint(c);
+	mp_read_string(c, t.comm, sizeof(t.comm));
+	mp_read_string(c, t.proc_name, sizeof(t.proc_name));
+	mp_read_string(c, t.name, sizeof(t.name));
+	t.flags = n > used ? (uint32_t)mp_read_uint(c) : 0;
+	used += n > used;
+	t.since_ns = t.flags & PWZ_TASK_BORN ? t.time_ns : 0;
+	skip_rest(c, n, used);
+	return !c->err && v->task ? v->task(v->ctx, &t) : 0;
+}
+
+/* SLICE: tid, cpu, start, dur, end[, flags[, prev_state]]; without prev_state, a capture
+ * that records it (r->has_prev_state) implies it from the end. */
+static int read_slice(const struct reader *r, struct mp_cursor *c, uint32_t n,
+		      const struct cdict_visitor *v)
+{
+	struct pwz_slice s;
+	uint32_t used = 6;
+	int ret = check_fields(c, n, used);
+
+	if (ret)
+		return ret;
+	s.tid = (uint32_t)mp_read_uint(c);
+	s.cpu = (uint32_t)mp_read_uint(c);
+	s.start_ns = mp_read_uint(c);
+	s.dur_ns = mp_read_uint(c);
+	s.end = (uint32_t)mp_read_uint(c);
+	s.flags = n > used ? (uint32_t)mp_read_uint(c) & PWZ_SLICE_UNSEEN_START : 0;
+	used += n > used;
+	s.prev_state = 0;
+	s.charged_ns = 0;
+	if (n > used) {
+		s.prev_state = (uint32_t)mp_read_uint(c);
+		s.flags |= PWZ_SLICE_STATE;
+		used++;
+	} else if (r->has_prev_state && s.end <= PWZ_END_EXITED) {
+		s.prev_state = pwz_state_of_end(s.end);
+		s.flags |= PWZ_SLICE_STATE;
+	}
+	skip_rest(c, n, used);
+	return !c->err && v->slice ? v->slice(v->ctx, &s) : 0;
+}
+
+/* WAKEUP: tid, cpu, wake, wait[, waker_tid, waker_cpu]; without the waker, a capture that
+ * records wakers (r->has_waker) marks the wait as a preemption's. */
+static int read_wakeup(const struct reader *r, struct mp_cursor *c, uint32_t n,
+		       const struct cdict_visitor *v)
+{
+	struct pwz_wakeup wk;
+	uint32_t used = 5;
+	int ret = check_fields(c, n, used);
+
+	if (ret)
+		return ret;
+	wk.tid = (uint32_t)mp_read_uint(c);
+	wk.cpu = (uint32_t)mp_read_uint(c);
+	wk.wake_ns = mp_read_uint(c);
+	wk.wait_ns = mp_read_uint(c);
+	wk.flags = 0;
+	wk.waker_tid = wk.waker_cpu = 0;
+	if (n >= used + 2) {
+		wk.waker_tid = (uint32_t)mp_read_uint(c);
+		wk.waker_cpu = (uint32_t)mp_read_uint(c);
+		wk.flags = PWZ_WAKEUP_WOKEN;
+		if (wk.waker_cpu != PWZ_WAKER_CPU_UNKNOWN)
+			wk.flags |= PWZ_WAKEUP_WAKER;
+		else
+			wk.waker_tid = wk.waker_cpu = 0;
+		used += 2;
+	} else if (r->has_waker) {
+		wk.flags = PWZ_WAKEUP_PREEMPTED;
+	}
+	skip_rest(c, n, used);
+	return !c->err && v->wakeup ? v->wakeup(v->ctx, &wk) : 0;
+}
+
+/* KVM_EXIT: tid, vcpu, time, isa, reason, guest, handling[, flags]. */
+static int read_kvm_exit(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v)
+{
+	struct pwz_kvm_exit e;
+	uint32_t used = 8;
+	int ret = check_fields(c, n, used);
+
+	if (ret)
+		return ret;
+	e.tid = (uint32_t)mp_read_uint(c);
+	e.vcpu = (uint32_t)mp_read_uint(c);
+	e.time_ns = mp_read_uint(c);
+	e.isa = (uint32_t)mp_read_uint(c);
+	e.reason = (uint32_t)mp_read_uint(c);
+	e.guest_ns = mp_read_uint(c);
+	e.handling_ns = mp_read_uint(c);
+	/* before the flags field, handling 0 meant unpaired */
+	e.flags = n > used ? (uint32_t)mp_read_uint(c) :
+			     e.handling_ns ? 0 : PWZ_EXIT_UNPAIRED;
+	used += n > used;
+	skip_rest(c, n, used);
+	return !c->err && v->kvm_exit ? v->kvm_exit(v->ctx, &e) : 0;
+}
+
+/* CPU_AGG (sets info->has_aggregates): tid, cpu, runtime, switches, voluntary,
+ * involuntary[, unseen[, unseen_ns[, since[, charged, charged_run]]]]. */
+static int read_cpu_agg(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v,
+			struct cdict_read_info *info)
+{
+	struct pwz_cpu_agg a;
+	uint32_t used = 7;
+	int ret = check_fields(c, n, used);
+
+	if (ret)
+		return ret;
+	a.tid = (uint32_t)mp_read_uint(c);
+	a.cpu = (uint32_t)mp_read_uint(c);
+	a.runtime_ns = mp_read_uint(c);
+	a.switches = mp_read_uint(c);
+	a.voluntary = mp_read_uint(c);
+	a.involuntary = mp_read_uint(c);
+	a.unseen = n > used ? mp_read_uint(c) : 0;
+	used += n > used;
+	a.unseen_ns = n > used ? mp_read_uint(c) : 0;
+	used += n > used;
+	a.since_ns = n > used ? mp_read_uint(c) : 0;
+	used += n > used;
+	a.charged_ns = a.charged_run_ns = 0;
+	if (n >= used + 2) {
+		a.charged_ns = mp_read_uint(c);
+		a.charged_run_ns = mp_read_uint(c);
+		used += 2;
+	}
+	skip_rest(c, n, used);
+	info->has_aggregates = true;
+	return !c->err && v->cpu_agg ? v->cpu_agg(v->ctx, &a) : 0;
+}
+
+/* Adds a histogram array's counts to hist (nb buckets; entries past the last go to it). */
+static void read_hist(struct mp_cursor *c, uint64_t *hist, uint32_t nb)
+{
+	uint32_t nh = mp_read_array(c);
+
+	for (uint32_t i = 0; i < nh && !c->err; i++) {
+		uint64_t x = mp_read_uint(c);
+
+		hist[i < nb ? i : nb - 1] += x;
+	}
+}
+
+/* KVM_AGG (sets info->has_aggregates): tid, isa, reason, count, handling, [hist][, since]. */
+static int read_kvm_agg(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v,
+			struct cdict_read_info *info)
+{
+	struct pwz_kvm_agg a = { 0 };
+	uint32_t used = 7;
+	int ret = check_fields(c, n, used);
+
+	if (ret)
+		return ret;
+	a.tid = (uint32_t)mp_read_uint(c);
+	a.isa = (uint32_t)mp_read_uint(c);
+	a.reason = (uint32_t)mp_read_uint(c);
+	a.count = mp_read_uint(c);
+	a.handling_ns = mp_read_uint(c);
+	read_hist(c, a.hist, PWZ_HIST_BUCKETS);
+	a.since_ns = n > used ? mp_read_uint(c) : 0;
+	used += n > used;
+	skip_rest(c, n, used);
+	info->has_aggregates = true;
+	return !c->err && v->kvm_agg ? v->kvm_agg(v->ctx, &a) : 0;
+}
+
+/* WAIT_AGG: tid, count, wait, max[, since[, [hist][, run_delay, run_delay_wait,
+ * run_delay_unmeasured]]]. */
+static int read_wait_agg(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v)
+{
+	struct pwz_wait_agg a;
+	uint32_t used = 5;
+	int ret = check_fields(c, n, used);
+
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.tid = (uint32_t)mp_read_uint(c);
+	a.count = mp_read_uint(c);
+	a.wait_ns = mp_read_uint(c);
+	a.max_ns = mp_read_uint(c);
+	a.since_ns = n > used ? mp_read_uint(c) : 0;
+	used += n > used;
+	if (n > used) {
+		/* the wait histogram (element 7): files without it have none */
+		read_hist(c, a.hist, PWZ_WHIST_BUCKETS);
+		used++;
+	}
+	if (n > used + 2) {
+		/* the kernel's charge of the waits (elements 8-10: R9) */
+		a.run_delay_ns = mp_read_uint(c);
+		a.run_delay_wait_ns = mp_read_uint(c);
+		a.run_delay_unmeasured_ns = mp_read_uint(c);
+		used += 3;
+	}
+	skip_rest(c, n, used);
+	return !c->err && v->wait_agg ? v->wait_agg(v->ctx, &a) : 0;
+}
+
+/* IRQ_AGG: cpu, tid, kind, vector, count, time, max, nested, name[, since]; a cpu out of
+ * range is corrupt, a kind of a later version skipped like an unknown record. */
+static int read_irq_agg(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v)
+{
+	struct pwz_irq_agg a = { 0 };
+	uint32_t used = 10;
+	int ret = check_fields(c, n, used);
+
+	if (ret)
+		return ret;
+	a.cpu = (uint32_t)mp_read_uint(c);
+	a.tid = (uint32_t)mp_read_uint(c);
+	a.kind = (uint32_t)mp_read_uint(c);
+	a.vector = (uint32_t)mp_read_uint(c);
+	a.count = mp_read_uint(c);
+	a.time_ns = mp_read_uint(c);
+	a.max_ns = mp_read_uint(c);
+	a.nested_ns = mp_read_uint(c);
+	mp_read_string(c, a.name, sizeof(a.name));
+	a.since_ns = n > used ? mp_read_uint(c) : 0;
+	used += n > used;
+	skip_rest(c, n, used);
+	if (!c->err && a.cpu >= PWZ_MAX_CPUS)
+		mp_fail(c, "IRQ_AGG cpu out of range");
+	if (!c->err && a.kind <= PWZ_IRQ_KIND_SOFT && v->irq_agg)
+		return v->irq_agg(v->ctx, &a);
+	return 0;
+}
+
+/* META or END: delivered already (the final one), checked here all the same. Returns 0 or
+ * -EINVAL (too few fields); a corrupt meta leaves its error in the cursor. */
+static int check_meta_rec(struct mp_cursor *c, uint32_t n)
+{
+	struct pwz_meta m;
+	int ret = check_fields(c, n, 2);
+
+	if (ret)
+		return ret;
+	ret = cdict_unpack_meta(c, &m);
+	pwz_meta_free(&m);
+	if (ret == -EINVAL)
+		ret = 0;	/* the cursor's error is reported by the caller */
+	skip_rest(c, n, 2);
+	return ret;
+}
+
+/* Parses and delivers the records of one chunk. META and END records were delivered
+ * already: they are checked, not delivered, nor counted in info->records. */
 static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsigned long long off,
 		   uint32_t nrecords, const struct cdict_visitor *v, struct cdict_read_info *info)
 {
@@ -125,7 +391,7 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 
 	mp_init(&c, buf, len);
 	while (!ret && !mp_at_end(&c) && !c.err) {
-		uint32_t n = mp_read_array(&c), type, used;
+		uint32_t n = mp_read_array(&c), type;
 
 		if (!n)
 			mp_fail(&c, "empty record");
@@ -134,228 +400,34 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			break;
 		seen++;
 		switch (type) {
-		case CDICT_REC_TASK: {
-			struct pwz_task t = { 0 };
-
-			if ((ret = check_fields(&c, n, used = 7)))
-				break;
-			t.tid = (uint32_t)mp_read_uint(&c);
-			t.tgid = (uint32_t)mp_read_uint(&c);
-			t.time_ns = mp_read_uint(&c);
-			mp_read_string(&c, t.comm, sizeof(t.comm));
-			mp_read_string(&c, t.proc_name, sizeof(t.proc_name));
-			mp_read_string(&c, t.name, sizeof(t.name));
-			t.flags = n > used ? (uint32_t)mp_read_uint(&c) : 0;
-			used += n > used;
-			t.since_ns = t.flags & PWZ_TASK_BORN ? t.time_ns : 0;
-			skip_rest(&c, n, used);
-			if (!c.err && v->task)
-				ret = v->task(v->ctx, &t);
+		case CDICT_REC_TASK:
+			ret = read_task(&c, n, v);
 			break;
-		}
-		case CDICT_REC_SLICE: {
-			struct pwz_slice s;
-
-			if ((ret = check_fields(&c, n, used = 6)))
-				break;
-			s.tid = (uint32_t)mp_read_uint(&c);
-			s.cpu = (uint32_t)mp_read_uint(&c);
-			s.start_ns = mp_read_uint(&c);
-			s.dur_ns = mp_read_uint(&c);
-			s.end = (uint32_t)mp_read_uint(&c);
-			s.flags = n > used ? (uint32_t)mp_read_uint(&c) & PWZ_SLICE_UNSEEN_START : 0;
-			used += n > used;
-			s.prev_state = 0;
-			s.charged_ns = 0;
-			if (n > used) {
-				s.prev_state = (uint32_t)mp_read_uint(&c);
-				s.flags |= PWZ_SLICE_STATE;
-				used++;
-			} else if (r->has_prev_state && s.end <= PWZ_END_EXITED) {
-				s.prev_state = pwz_state_of_end(s.end);
-				s.flags |= PWZ_SLICE_STATE;
-			}
-			skip_rest(&c, n, used);
-			if (!c.err && v->slice)
-				ret = v->slice(v->ctx, &s);
+		case CDICT_REC_SLICE:
+			ret = read_slice(r, &c, n, v);
 			break;
-		}
-		case CDICT_REC_WAKEUP: {
-			struct pwz_wakeup wk;
-
-			if ((ret = check_fields(&c, n, used = 5)))
-				break;
-			wk.tid = (uint32_t)mp_read_uint(&c);
-			wk.cpu = (uint32_t)mp_read_uint(&c);
-			wk.wake_ns = mp_read_uint(&c);
-			wk.wait_ns = mp_read_uint(&c);
-			wk.flags = 0;
-			wk.waker_tid = wk.waker_cpu = 0;
-			if (n >= used + 2) {
-				wk.waker_tid = (uint32_t)mp_read_uint(&c);
-				wk.waker_cpu = (uint32_t)mp_read_uint(&c);
-				wk.flags = PWZ_WAKEUP_WOKEN;
-				if (wk.waker_cpu != PWZ_WAKER_CPU_UNKNOWN)
-					wk.flags |= PWZ_WAKEUP_WAKER;
-				else
-					wk.waker_tid = wk.waker_cpu = 0;
-				used += 2;
-			} else if (r->has_waker) {
-				wk.flags = PWZ_WAKEUP_PREEMPTED;
-			}
-			skip_rest(&c, n, used);
-			if (!c.err && v->wakeup)
-				ret = v->wakeup(v->ctx, &wk);
+		case CDICT_REC_WAKEUP:
+			ret = read_wakeup(r, &c, n, v);
 			break;
-		}
-		case CDICT_REC_KVM_EXIT: {
-			struct pwz_kvm_exit e;
-
-			if ((ret = check_fields(&c, n, used = 8)))
-				break;
-			e.tid = (uint32_t)mp_read_uint(&c);
-			e.vcpu = (uint32_t)mp_read_uint(&c);
-			e.time_ns = mp_read_uint(&c);
-			e.isa = (uint32_t)mp_read_uint(&c);
-			e.reason = (uint32_t)mp_read_uint(&c);
-			e.guest_ns = mp_read_uint(&c);
-			e.handling_ns = mp_read_uint(&c);
-			/* before the flags field, handling 0 meant unpaired */
-			e.flags = n > used ? (uint32_t)mp_read_uint(&c) :
-					     e.handling_ns ? 0 : PWZ_EXIT_UNPAIRED;
-			used += n > used;
-			skip_rest(&c, n, used);
-			if (!c.err && v->kvm_exit)
-				ret = v->kvm_exit(v->ctx, &e);
+		case CDICT_REC_KVM_EXIT:
+			ret = read_kvm_exit(&c, n, v);
 			break;
-		}
-		case CDICT_REC_CPU_AGG: {
-			struct pwz_cpu_agg a;
-
-			if ((ret = check_fields(&c, n, used = 7)))
-				break;
-			a.tid = (uint32_t)mp_read_uint(&c);
-			a.cpu = (uint32_t)mp_read_uint(&c);
-			a.runtime_ns = mp_read_uint(&c);
-			a.switches = mp_read_uint(&c);
-			a.voluntary = mp_read_uint(&c);
-			a.involuntary = mp_read_uint(&c);
-			a.unseen = n > used ? mp_read_uint(&c) : 0;
-			used += n > used;
-			a.unseen_ns = n > used ? mp_read_uint(&c) : 0;
-			used += n > used;
-			a.since_ns = n > used ? mp_read_uint(&c) : 0;
-			used += n > used;
-			a.charged_ns = a.charged_run_ns = 0;
-			if (n >= used + 2) {
-				a.charged_ns = mp_read_uint(&c);
-				a.charged_run_ns = mp_read_uint(&c);
-				used += 2;
-			}
-			skip_rest(&c, n, used);
-			info->has_aggregates = true;
-			if (!c.err && v->cpu_agg)
-				ret = v->cpu_agg(v->ctx, &a);
+		case CDICT_REC_CPU_AGG:
+			ret = read_cpu_agg(&c, n, v, info);
 			break;
-		}
-		case CDICT_REC_KVM_AGG: {
-			struct pwz_kvm_agg a = { 0 };
-			uint32_t nh;
-
-			if ((ret = check_fields(&c, n, used = 7)))
-				break;
-			a.tid = (uint32_t)mp_read_uint(&c);
-			a.isa = (uint32_t)mp_read_uint(&c);
-			a.reason = (uint32_t)mp_read_uint(&c);
-			a.count = mp_read_uint(&c);
-			a.handling_ns = mp_read_uint(&c);
-			nh = mp_read_array(&c);
-			for (uint32_t i = 0; i < nh && !c.err; i++) {
-				uint64_t x = mp_read_uint(&c);
-
-				a.hist[i < PWZ_HIST_BUCKETS ? i : PWZ_HIST_BUCKETS - 1] += x;
-			}
-			a.since_ns = n > used ? mp_read_uint(&c) : 0;
-			used += n > used;
-			skip_rest(&c, n, used);
-			info->has_aggregates = true;
-			if (!c.err && v->kvm_agg)
-				ret = v->kvm_agg(v->ctx, &a);
+		case CDICT_REC_KVM_AGG:
+			ret = read_kvm_agg(&c, n, v, info);
 			break;
-		}
-		case CDICT_REC_WAIT_AGG: {
-			struct pwz_wait_agg a;
-
-			if ((ret = check_fields(&c, n, used = 5)))
-				break;
-			memset(&a, 0, sizeof(a));
-			a.tid = (uint32_t)mp_read_uint(&c);
-			a.count = mp_read_uint(&c);
-			a.wait_ns = mp_read_uint(&c);
-			a.max_ns = mp_read_uint(&c);
-			a.since_ns = n > used ? mp_read_uint(&c) : 0;
-			used += n > used;
-			if (n > used) {
-				/* the wait histogram (element 7): files without it have none */
-				uint32_t nh = mp_read_array(&c);
-
-				for (uint32_t i = 0; i < nh && !c.err; i++) {
-					uint64_t x = mp_read_uint(&c);
-
-					a.hist[i < PWZ_WHIST_BUCKETS ? i : PWZ_WHIST_BUCKETS - 1] += x;
-				}
-				used++;
-			}
-			if (n > used + 2) {
-				/* the kernel's charge of the waits (elements 8-10: R9) */
-				a.run_delay_ns = mp_read_uint(&c);
-				a.run_delay_wait_ns = mp_read_uint(&c);
-				a.run_delay_unmeasured_ns = mp_read_uint(&c);
-				used += 3;
-			}
-			skip_rest(&c, n, used);
-			if (!c.err && v->wait_agg)
-				ret = v->wait_agg(v->ctx, &a);
+		case CDICT_REC_WAIT_AGG:
+			ret = read_wait_agg(&c, n, v);
 			break;
-		}
-		case CDICT_REC_IRQ_AGG: {
-			struct pwz_irq_agg a = { 0 };
-
-			if ((ret = check_fields(&c, n, used = 10)))
-				break;
-			a.cpu = (uint32_t)mp_read_uint(&c);
-			a.tid = (uint32_t)mp_read_uint(&c);
-			a.kind = (uint32_t)mp_read_uint(&c);
-			a.vector = (uint32_t)mp_read_uint(&c);
-			a.count = mp_read_uint(&c);
-			a.time_ns = mp_read_uint(&c);
-			a.max_ns = mp_read_uint(&c);
-			a.nested_ns = mp_read_uint(&c);
-			mp_read_string(&c, a.name, sizeof(a.name));
-			a.since_ns = n > used ? mp_read_uint(&c) : 0;
-			used += n > used;
-			skip_rest(&c, n, used);
-			if (!c.err && a.cpu >= PWZ_MAX_CPUS)
-				mp_fail(&c, "IRQ_AGG cpu out of range");
-			/* a kind of a later version: skipped like an unknown record */
-			if (!c.err && a.kind <= PWZ_IRQ_KIND_SOFT && v->irq_agg)
-				ret = v->irq_agg(v->ctx, &a);
+		case CDICT_REC_IRQ_AGG:
+			ret = read_irq_agg(&c, n, v);
 			break;
-		}
 		case CDICT_REC_META:
-		case CDICT_REC_END: {
-			/* delivered already (the final one): checked here all the same */
-			struct pwz_meta m;
-
-			if ((ret = check_fields(&c, n, 2)))
-				break;
-			ret = cdict_unpack_meta(&c, &m);
-			pwz_meta_free(&m);
-			if (ret == -EINVAL)
-				ret = 0;	/* the cursor's error is reported below */
-			skip_rest(&c, n, 2);
+		case CDICT_REC_END:
+			ret = check_meta_rec(&c, n);
 			continue;
-		}
 		default:
 			/* record types of later versions */
 			skip_rest(&c, n, 1);

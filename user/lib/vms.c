@@ -373,34 +373,49 @@ static void exit_percentiles(struct vms_exit *e)
 	e->p99_ns = e->durs[rank(e->paired, 0.99)];
 }
 
-/* The figures of the streams for one vCPU: migrations, preempters, exits split. */
-static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const struct summary *s,
-			const struct model_window *w, struct vms_exit **rows, size_t *nr,
-			size_t *cap, struct keymap *km)
-{
-	size_t slo, shi, wlo, whi, elo, ehi, i;
-	struct keymap pk = { 0 };
-	struct vms_preempter *pre = NULL;
-	size_t nr_pre = 0, pre_cap = 0;
-	int rc = 0;
+/* One vCPU thread instance's records in the index: [lo, hi) of sl_tid, wk_tid, ex_tid. */
+struct vcpu_recs {
+	size_t slo, shi;		/* its slices */
+	size_t wlo, whi;		/* its wakeups */
+	size_t elo, ehi;		/* its exits */
+};
 
+/* The records of vc's thread instance (its tid, from since_ns to its end). */
+static void vcpu_recs_of(struct vcpu_recs *r, const struct vms_vcpu *vc,
+			 const struct vms_index *ix)
+{
 	uint64_t end = instance_end(ix->t, vc->tid, vc->since_ns);
 
-	RANGE_OF(ix->sl_tid, ix->nr_sl, tid, vc->tid, &slo, &shi);
-	RANGE_OF(ix->wk_tid, ix->nr_wk, tid, vc->tid, &wlo, &whi);
-	RANGE_OF(ix->ex_tid, ix->nr_ex, tid, vc->tid, &elo, &ehi);
+	RANGE_OF(ix->sl_tid, ix->nr_sl, tid, vc->tid, &r->slo, &r->shi);
+	RANGE_OF(ix->wk_tid, ix->nr_wk, tid, vc->tid, &r->wlo, &r->whi);
+	RANGE_OF(ix->ex_tid, ix->nr_ex, tid, vc->tid, &r->elo, &r->ehi);
 	/* this instance's records only */
-	NARROW(ix->sl_tid, &slo, &shi, SL_TIME, vc->since_ns, end);
-	NARROW(ix->wk_tid, &wlo, &whi, WK_TIME, vc->since_ns, end);
-	NARROW(ix->ex_tid, &elo, &ehi, EX_TIME, vc->since_ns, end);
+	NARROW(ix->sl_tid, &r->slo, &r->shi, SL_TIME, vc->since_ns, end);
+	NARROW(ix->wk_tid, &r->wlo, &r->whi, WK_TIME, vc->since_ns, end);
+	NARROW(ix->ex_tid, &r->elo, &r->ehi, EX_TIME, vc->since_ns, end);
+}
 
-	for (i = slo + 1; i < shi; i++)
+/* Counts into vc->migrations the slices begun in w on another CPU than the one before. */
+static void vcpu_migrations(struct vms_vcpu *vc, const struct vms_index *ix,
+			    const struct vcpu_recs *r, const struct model_window *w)
+{
+	for (size_t i = r->slo + 1; i < r->shi; i++)
 		if (ix->sl_tid[i]->cpu != ix->sl_tid[i - 1]->cpu &&
 		    ix->sl_tid[i]->start_ns >= w->from_ns && ix->sl_tid[i]->start_ns < w->to_ns)
 			vc->migrations++;
+}
 
-	/* who ran on the CPU while the vCPU waited for it */
-	for (i = wlo; i < whi; i++) {
+/* Who ran on the CPU while the vCPU waited for it in w: *pre (*nr entries, the caller
+ * frees it) per thread instance, with the ns it ran. Returns 0 or -ENOMEM. */
+static int vcpu_preempters_of(const struct vms_vcpu *vc, const struct vms_index *ix,
+			      const struct vcpu_recs *r, const struct model_window *w,
+			      struct vms_preempter **pre, size_t *nr)
+{
+	struct keymap pk = { 0 };
+	size_t cap = 0, i;
+	int rc = 0;
+
+	for (i = r->wlo; i < r->whi && !rc; i++) {
 		const struct pwz_wakeup *wk = ix->wk_tid[i];
 		uint64_t a = wk->wake_ns, b = wk->wake_ns + wk->wait_ns;
 		size_t clo, chi, j;
@@ -420,19 +435,30 @@ static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const s
 				continue;
 			since = sl->tid ? since_at(ix->t, sl->tid, sl->start_ns) : 0;
 			at = keymap_get(&pk, sl->tid, since, &added);
-			if (at < 0 || (added && array_reserve((void **)&pre, &pre_cap, nr_pre + 1,
-								  sizeof(*pre)))) {
+			if (at < 0 || (added && array_reserve((void **)pre, &cap, *nr + 1,
+								  sizeof(**pre)))) {
 				rc = -ENOMEM;
-				goto out;
+				break;
 			}
 			if (added) {
-				memset(&pre[nr_pre], 0, sizeof(*pre));
-				pre[nr_pre].since_ns = since;
-				pre[nr_pre++].tid = sl->tid;
+				memset(&(*pre)[*nr], 0, sizeof(**pre));
+				(*pre)[*nr].since_ns = since;
+				(*pre)[(*nr)++].tid = sl->tid;
 			}
-			pre[at].ns += ov;
+			(*pre)[at].ns += ov;
 		}
 	}
+	keymap_free(&pk);
+	return rc;
+}
+
+/* vc->top: the VMS_TOP_PREEMPTERS threads of pre (sorted here) that ran longest while the
+ * vCPU waited, named as s names them. */
+static void vcpu_top_preempters(struct vms_vcpu *vc, const struct summary *s,
+				struct vms_preempter *pre, size_t nr_pre)
+{
+	size_t i;
+
 	if (nr_pre)
 		qsort(pre, nr_pre, sizeof(*pre), cmp_u64_desc_pre);
 	for (i = 0; i < nr_pre && i < VMS_TOP_PREEMPTERS; i++) {
@@ -446,9 +472,16 @@ static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const s
 			}
 	}
 	vc->nr_top = i;
+}
 
-	/* each paired exit's handling interval against the thread's slices and waits */
-	for (i = elo; i < ehi; i++) {
+/* Each paired exit of w: its handling interval against the thread's slices and waits,
+ * added to its reason's row of *rows (keyed by km); sets vc->vcpu from the first exit in
+ * w when unknown. Returns 0 or -ENOMEM. */
+static int vcpu_exits_split(struct vms_vcpu *vc, const struct vms_index *ix,
+			    const struct vcpu_recs *r, const struct model_window *w,
+			    struct vms_exit **rows, size_t *nr, size_t *cap, struct keymap *km)
+{
+	for (size_t i = r->elo; i < r->ehi; i++) {
 		const struct pwz_kvm_exit *e = ix->ex_tid[i];
 		struct vms_exit *row;
 		uint64_t on, rd, sl;
@@ -463,12 +496,11 @@ static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const s
 		if (row && array_reserve((void **)&row->durs, &row->cap_durs, row->paired + 1,
 					 sizeof(*row->durs)))
 			row = NULL;
-		if (!row) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		vms_split_interval(ix->sl_tid + slo, shi - slo, ix->wk_tid + wlo, whi - wlo,
-				   e->time_ns, e->time_ns + e->handling_ns, &on, &rd, &sl);
+		if (!row)
+			return -ENOMEM;
+		vms_split_interval(ix->sl_tid + r->slo, r->shi - r->slo, ix->wk_tid + r->wlo,
+				   r->whi - r->wlo, e->time_ns, e->time_ns + e->handling_ns, &on,
+				   &rd, &sl);
 		row->paired++;
 		row->total_ns += e->handling_ns;
 		row->on_cpu_ns += on;
@@ -478,8 +510,27 @@ static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const s
 			row->max_ns = e->handling_ns;
 		row->durs[row->paired - 1] = e->handling_ns;
 	}
-out:
-	keymap_free(&pk);
+	return 0;
+}
+
+/* The figures of the streams for one vCPU: migrations, preempters, exits split. */
+static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const struct summary *s,
+			const struct model_window *w, struct vms_exit **rows, size_t *nr,
+			size_t *cap, struct keymap *km)
+{
+	struct vms_preempter *pre = NULL;
+	struct vcpu_recs r;
+	size_t nr_pre = 0;
+	int rc;
+
+	vcpu_recs_of(&r, vc, ix);
+	vcpu_migrations(vc, ix, &r, w);
+	rc = vcpu_preempters_of(vc, ix, &r, w, &pre, &nr_pre);
+	if (rc)
+		goto free_pre;
+	vcpu_top_preempters(vc, s, pre, nr_pre);
+	rc = vcpu_exits_split(vc, ix, &r, w, rows, nr, cap, km);
+free_pre:
 	free(pre);
 	return rc;
 }
