@@ -268,17 +268,21 @@ export PWZ_FUZZ_MKSEEDS := $(abspath $(FUZZ_MKSEEDS))
 export PWZ_BADINPUT_CRAFT := $(abspath $(BADINPUT_CRAFT))
 export PWZ_TESTDATA_DIR := $(TESTDATA)
 
-# In the order `make check` starts them, CHECK_LANES (default 2) side by side, each started as
-# one ends: the longest first, so that the lanes end together. tests/sanitize runs the unit tests
-# and the bad-input table again, built with ASan and UBSan. With SANITIZE=1 the programs are ASan
+# The suites, each tests/<suite>/run, in the order `make check` runs them. Those that capture
+# (BPF: each capture takes /tmp/pwz-bpf.lock), boot a VM or time things run one after the other;
+# CHECK_SIDE_SUITES, which only use the CPU and read files, run one after the other beside them
+# (CHECK_SIDE_SUITES= runs everything in one line). tests/sanitize runs the unit tests and the
+# bad-input table again, built with ASan and UBSan. With SANITIZE=1 the programs are ASan
 # builds: the suites that load BPF or boot a VM, and the sanitizer pass itself, are left out.
-# Suites that load BPF take /tmp/pwz-bpf.lock for each capture (pwz-bpf --live under tmux and
-# --flight in tests/liveview, --irq against /proc/softirqs, /proc/interrupts and /proc/stat in
-# tests/irq, --serve scraped and checked by promtool in tests/serve, the VMs tab in tests/vms).
-CHECK_SUITES += tests/sanitize/run tests/browser/run tests/robust/run tests/vmtest/run \
-	tests/liveview/run tests/live/run tests/fuzz/run tests/cli/run tests/badinput/run \
-	tests/hardening/run tests/agree/run tests/perfetto/run tests/serve/run tests/import/run \
-	tests/deb/run tests/vms/run tests/parquet/run tests/irq/run tests/bench/run
+# pwz-bpf --live under tmux and --flight: tests/liveview; --irq against /proc/softirqs,
+# /proc/interrupts and /proc/stat: tests/irq; --serve scraped and checked by promtool:
+# tests/serve; the VMs tab: tests/vms; the nested KVM guests (5.10, 6.1, 6.12): tests/vmtest.
+CHECK_SUITES += tests/browser/run tests/robust/run tests/live/run tests/liveview/run \
+	tests/vmtest/run tests/cli/run tests/hardening/run tests/deb/run tests/agree/run \
+	tests/serve/run tests/vms/run tests/irq/run
+CHECK_SIDE_SUITES ?= tests/sanitize/run tests/fuzz/run tests/badinput/run tests/perfetto/run \
+	tests/parquet/run tests/import/run tests/bench/run
+CHECK_SUITES += $(CHECK_SIDE_SUITES)
 SANITIZE_SKIP_SUITES := tests/irq/run tests/serve/run tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
 	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
@@ -288,13 +292,11 @@ unit: unit-progs
 	$(Q)tests/run-unit-tests $(TEST_BINS)
 
 # make check builds on every CPU whether or not -j was given (CHECK_JOBS=N to choose), and runs
-# CHECK_LANES suites side by side (tests/run-check-suites; CHECK_LANES=1: one after the other,
-# their output as it comes).
+# CHECK_SIDE_SUITES beside the others (tests/run-check-suites).
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: export PWZ_FUZZ_SECONDS := $(FUZZ_CHECK_SECONDS)
 check: export PWZ_CHECK_JOBS := $(CHECK_JOBS)
-CHECK_LANES ?= 2
-check: export PWZ_CHECK_LANES := $(CHECK_LANES)
+check: export PWZ_CHECK_SIDE := $(CHECK_SIDE_SUITES)
 check:
 	$(Q)$(MAKE) --no-print-directory deps DEPS=all
 	$(Q)$(MAKE) --no-print-directory -j$(CHECK_JOBS) all
