@@ -180,6 +180,58 @@ static void test_write_then_read(void **state)
 	trace__free(b);
 }
 
+/* A capture whose META announces neither KVM exits nor prev_state, with one slice. */
+static void write_plain_v2(const char *path)
+{
+	struct pwz_meta m = { .nr_cpus = 1, .duration_ns = 1000 };
+	struct pwz_slice sl = { .tid = 7, .cpu = 0, .start_ns = 0, .dur_ns = 1000,
+				.end = PWZ_END_OPEN };
+	char err[512];
+	struct cdict_writer *w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
+
+	if (!w)
+		fail_msg("%s", err);
+	assert_int_equal(cdict_writer__slice(w, &sl), 0);
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+}
+
+/* streams_if_meta: the streams of a capture whose META announces KVM exits (the legacy
+ * sample's) are kept in the one reading; those of a capture announcing neither are not. */
+static void test_streams_if_meta(void **state)
+{
+	struct trace_load_opts only = { .streams_if_meta = true }, none = { 0 };
+	struct trace *full = load(SAMPLE), *t;
+	char err[512], path[256];
+
+	(void)state;
+	t = trace__load(SAMPLE, &only, err, sizeof(err));
+	assert_non_null(t);
+	assert_true(full->nr_slices > 0 && full->nr_exits > 0);
+	assert_true(t->streams);
+	assert_int_equal(t->nr_slices, full->nr_slices);
+	assert_int_equal(t->nr_exits, full->nr_exits);
+	assert_memory_equal(t->slices, full->slices, t->nr_slices * sizeof(*t->slices));
+	assert_int_equal(t->nr_kvm_aggs, full->nr_kvm_aggs);
+	trace__drop_streams(t);
+	assert_false(t->streams);
+	assert_int_equal(t->nr_slices + t->nr_exits, 0);
+	trace__free(t);
+	t = trace__load(SAMPLE, &none, err, sizeof(err));
+	assert_non_null(t);
+	assert_false(t->streams);
+	assert_int_equal(t->nr_slices, 0);
+	trace__free(t);
+	snprintf(path, sizeof(path), "%s/plain.cdict", dir);
+	write_plain_v2(path);
+	t = trace__load(path, &only, err, sizeof(err));
+	assert_non_null(t);
+	assert_false(t->streams);
+	assert_int_equal(t->nr_slices, 0);
+	trace__free(t);
+	trace__free(full);
+}
+
 /* Writes len bytes of msgpack at path as one zlib stream, as perfwhiz wrote its files. */
 static void write_zlib(const char *path, const void *msgpack, size_t len)
 {
@@ -266,6 +318,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample_against_truth),
 		cmocka_unit_test(test_write_then_read),
+		cmocka_unit_test(test_streams_if_meta),
 		cmocka_unit_test(test_bad_legacy),
 		cmocka_unit_test(test_legacy_shape),
 	};
