@@ -144,6 +144,19 @@ static int cmp_slice(const void *a, const void *b)
 	return x->dur_ns < y->dur_ns ? -1 : x->dur_ns > y->dur_ns;
 }
 
+/* The slices of a and b (as many) are the same, in whatever order they came. */
+static void assert_same_slices(struct trace *a, struct trace *b)
+{
+	qsort(a->slices, a->nr_slices, sizeof(*a->slices), cmp_slice);
+	qsort(b->slices, b->nr_slices, sizeof(*b->slices), cmp_slice);
+	for (size_t i = 0; i < a->nr_slices; i++) {
+		assert_int_equal(b->slices[i].tid, a->slices[i].tid);
+		assert_int_equal(b->slices[i].cpu, a->slices[i].cpu);
+		assert_int_equal(b->slices[i].dur_ns, a->slices[i].dur_ns);
+		assert_int_equal(b->slices[i].start_ns, a->slices[i].start_ns);
+	}
+}
+
 static void test_write_then_read(void **state)
 {
 	struct trace *a = load(SAMPLE), *b;
@@ -158,14 +171,7 @@ static void test_write_then_read(void **state)
 	assert_int_equal(b->nr_exits, a->nr_exits);
 	/* tasks only ever switched to (no slice of their own) may not come back */
 	assert_true(b->nr_tasks <= a->nr_tasks);
-	qsort(a->slices, a->nr_slices, sizeof(*a->slices), cmp_slice);
-	qsort(b->slices, b->nr_slices, sizeof(*b->slices), cmp_slice);
-	for (size_t i = 0; i < a->nr_slices; i++) {
-		assert_int_equal(b->slices[i].tid, a->slices[i].tid);
-		assert_int_equal(b->slices[i].cpu, a->slices[i].cpu);
-		assert_int_equal(b->slices[i].dur_ns, a->slices[i].dur_ns);
-		assert_int_equal(b->slices[i].start_ns, a->slices[i].start_ns);
-	}
+	assert_same_slices(a, b);
 	for (size_t i = 0; i < a->nr_exits; i++) {
 		assert_int_equal(b->exits[i].tid, a->exits[i].tid);
 		assert_int_equal(b->exits[i].reason, a->exits[i].reason);
@@ -176,6 +182,37 @@ static void test_write_then_read(void **state)
 	for (size_t i = 0; i < a->nr_slices; i++)
 		assert_string_equal(trace__task(b, a->slices[i].tid)->name,
 				    trace__task(a, a->slices[i].tid)->name);
+	trace__free(a);
+	trace__free(b);
+}
+
+/* A file of more rows than the reader emits between two releases of the pages it has read
+ * (LONG_COPIES copies of the sample, one after the other): every slice comes back. */
+#define LONG_COPIES 6
+static void test_long_file(void **state)
+{
+	struct trace *a = load(SAMPLE), *b;
+	size_t n = a->nr_slices;
+	uint64_t shift = a->meta.duration_ns + 1000000;
+	char path[256];
+
+	(void)state;
+	a->slices = realloc(a->slices, LONG_COPIES * n * sizeof(*a->slices));
+	assert_non_null(a->slices);
+	for (size_t k = 1; k < LONG_COPIES; k++) {
+		for (size_t i = 0; i < n; i++) {
+			a->slices[k * n + i] = a->slices[i];
+			a->slices[k * n + i].start_ns += k * shift;
+		}
+	}
+	a->nr_slices = LONG_COPIES * n;
+	a->meta.duration_ns += (LONG_COPIES - 1) * shift;
+	snprintf(path, sizeof(path), "%s/long.cdict", dir);
+	write_legacy(a, path);
+	b = load(path);
+	assert_true(b->nr_slices + b->nr_exits * 2 > 3 * 65536);
+	assert_int_equal(b->nr_slices, a->nr_slices);
+	assert_same_slices(a, b);
 	trace__free(a);
 	trace__free(b);
 }
@@ -319,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_sample_against_truth),
 		cmocka_unit_test(test_write_then_read),
 		cmocka_unit_test(test_streams_if_meta),
+		cmocka_unit_test(test_long_file),
 		cmocka_unit_test(test_bad_legacy),
 		cmocka_unit_test(test_legacy_shape),
 	};

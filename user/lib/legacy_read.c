@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "exitnames.h"
 #include "legacy.h"
@@ -598,19 +600,49 @@ static void derive_free(struct derive *d)
 	free(d->pend);
 }
 
+#define LEGACY_RELEASE_ROWS (1u << 16)	/* rows emitted between two releases of what was read */
+
+/*
+ * Gives the pages of the document that the emit pass has read back to the system: each
+ * column's bytes from *done[k] to its cursor, whole pages only (a page shared with the next
+ * column stays). The emit pass reads them last, so the inflated document and the records made
+ * from it are not held whole at once. Only pages inside the document's allocation are given
+ * back, and they are never read again (they would read as zeros); a release that fails only
+ * keeps the memory.
+ */
+static void release_read(struct legacy *l, const uint8_t **done)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	for (int k = 0; k < NCOLS; k++) {
+		uintptr_t a = ((uintptr_t)done[k] + page - 1) & ~(page - 1);
+		uintptr_t b = (uintptr_t)l->col[k].p & ~(page - 1);
+
+		if (b > a) {
+			madvise((void *)a, b - a, MADV_DONTNEED);
+			done[k] = (const uint8_t *)b;
+		}
+	}
+}
+
 /* The records of the rows, after scan() named the tasks. Times stay in perfwhiz's base,
  * microseconds from its first event. */
 static int emit_rows(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 		     const struct cdict_visitor *v, struct cdict_read_info *info)
 {
+	const uint8_t *done[NCOLS];
 	struct row r;
 	int ret = 0;
 
 	memcpy(l->col, saved, sizeof(l->col));
+	for (int k = 0; k < NCOLS; k++)
+		done[k] = saved[k].p;
 	for (uint32_t i = 0; i < l->rows && !ret; i++) {
 		ret = read_row(l, &r, COLS_EMIT);
 		if (ret)
 			break;
+		if (i % LEGACY_RELEASE_ROWS == LEGACY_RELEASE_ROWS - 1)
+			release_read(l, done);
 		if (r.event == EV_SWITCH) {
 			struct pwz_slice s = { .tid = (uint32_t)r.pid, .cpu = r.cpu,
 					       .end = PWZ_END_UNKNOWN };
