@@ -382,6 +382,12 @@ bench-perfetto: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 bench: bench-parquet
 bench-parquet: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 	$(Q)tools/bench/parquet
+# a legacy perfwhiz file of 2 M rows: the basic dashboard beside bare inflation and pandas
+# (user/lib/legacy_read.c, the VMs tab's index in user/lib/vms.c)
+.PHONY: bench-legacy
+bench: bench-legacy
+bench-legacy: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
+	$(Q)tools/bench/legacy
 # the dashboards as a person uses them: first paint and each interaction's time, at 10,000
 # threads and 10 M slices (render/assets/, tests/browser/bench-dash.js)
 .PHONY: bench-dash

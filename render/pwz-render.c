@@ -408,12 +408,14 @@ static void warn_cut(const struct cli *cli, const char *path)
 		termsafe_str(safe, sizeof(safe), path));
 }
 
-/* Loads one file; refuses a cut file unless --partial (the caller warns: warn_cut()). */
+/* Loads one file, with its streams, or with them when its META says streams_if_meta
+ * (trace_load_opts); refuses a cut file unless --partial (the caller warns: warn_cut()). */
 static struct trace *load(const struct cli *cli, const char *path, const struct task_map *map,
-			  bool streams)
+			  bool streams, bool streams_if_meta)
 {
 	bool window = cli->from_ns > 0 || cli->cap_ns > 0;
-	struct trace_load_opts lo = { .streams = streams, .map = map };
+	struct trace_load_opts lo = { .streams = streams, .streams_if_meta = streams_if_meta,
+				      .map = map };
 	char err[512], safe[4 * 4096];
 	struct trace *t;
 
@@ -432,7 +434,7 @@ static struct trace *load(const struct cli *cli, const char *path, const struct 
 		trace__free(t);
 		return NULL;
 	}
-	if (t->info.cut && !streams) {
+	if (t->info.cut && !t->streams) {
 		/* the aggregates come at the end of a capture: a cut one has only its streams (and
 		 * at most part of its aggregates), which summary__new() folds */
 		trace__free(t);
@@ -517,7 +519,7 @@ static int do_list(const struct cli *cli, char **files, int nfiles, const struct
 		jbuf_puts(&out, "[\n");
 	for (i = 0; i < nfiles && !ret; i++) {
 		/* --json's VMs and wait percentiles are made from the streams */
-		struct trace *t = load(cli, files[i], map, has_window(cli) || cli->json);
+		struct trace *t = load(cli, files[i], map, has_window(cli) || cli->json, false);
 		struct tasksel *sel = NULL;
 		struct summary_opts w;
 		struct summary *s = NULL;
@@ -580,7 +582,7 @@ static int do_successors(const struct cli *cli, char **files, int nfiles,
 	if (cli->json && nfiles > 1)
 		jbuf_puts(&out, "[\n");
 	for (i = 0; i < nfiles; i++) {
-		struct trace *t = load(cli, files[i], map, true);
+		struct trace *t = load(cli, files[i], map, true, false);
 		struct tasksel *who = NULL;
 		struct summary_opts w;
 		struct successors *s;
@@ -835,6 +837,13 @@ static int select_runs(const struct cli *cli, struct trace **t, int n, const str
 	return 1;
 }
 
+/* Whether the basic dashboard of t reads its streams: the VMs tab of a KVM capture, the sleeps
+ * by state of slices with their prev_state. */
+static bool needs_streams(const struct trace *t)
+{
+	return t->nr_kvm_aggs || t->meta.has_prev_state;
+}
+
 /* The captures of a dashboard loaded into t (with their streams when a view needs them), their
  * base names into names and the names that tell them apart into shorts. Returns 0, or 1 with a
  * message (what is loaded is the caller's to free). */
@@ -846,11 +855,16 @@ static int load_runs(const struct cli *cli, char **files, int nfiles, const stru
 	for (int i = 0; i < nfiles; i++) {
 		char base[512];
 
-		t[i] = load(cli, files[i], map, streams);
-		if (t[i] && !streams && (t[i]->nr_kvm_aggs || t[i]->meta.has_prev_state)) {
-			/* the VMs tab needs a KVM capture's streams, the sleeps by state the slices */
+		/* the VMs tab needs a KVM capture's streams, the sleeps by state the slices: kept
+		 * as the file is read when its META announces either */
+		t[i] = load(cli, files[i], map, streams, true);
+		if (t[i] && !streams && needs_streams(t[i]) && !t[i]->streams) {
 			trace__free(t[i]);
-			t[i] = load(cli, files[i], map, true);
+			t[i] = load(cli, files[i], map, true, false);
+		} else if (t[i] && !streams && !needs_streams(t[i]) && t[i]->streams &&
+			   !t[i]->info.cut) {
+			/* a KVM capture without exits: read as before, without its streams */
+			trace__drop_streams(t[i]);
 		}
 		if (!t[i])
 			return 1;
@@ -990,7 +1004,7 @@ static int select_tasks(const struct cli *cli, const char *path, const struct ta
 	*sel = NULL;
 	if (!cli->pats)
 		return 0;
-	*t = load(cli, path, map, false);
+	*t = load(cli, path, map, false, false);
 	if (*t && !resolve(cli, cli->pats, *t, map, false, sel))
 		return 0;
 	trace__free(*t);

@@ -144,6 +144,19 @@ static int cmp_slice(const void *a, const void *b)
 	return x->dur_ns < y->dur_ns ? -1 : x->dur_ns > y->dur_ns;
 }
 
+/* The slices of a and b (as many) are the same, in whatever order they came. */
+static void assert_same_slices(struct trace *a, struct trace *b)
+{
+	qsort(a->slices, a->nr_slices, sizeof(*a->slices), cmp_slice);
+	qsort(b->slices, b->nr_slices, sizeof(*b->slices), cmp_slice);
+	for (size_t i = 0; i < a->nr_slices; i++) {
+		assert_int_equal(b->slices[i].tid, a->slices[i].tid);
+		assert_int_equal(b->slices[i].cpu, a->slices[i].cpu);
+		assert_int_equal(b->slices[i].dur_ns, a->slices[i].dur_ns);
+		assert_int_equal(b->slices[i].start_ns, a->slices[i].start_ns);
+	}
+}
+
 static void test_write_then_read(void **state)
 {
 	struct trace *a = load(SAMPLE), *b;
@@ -158,14 +171,7 @@ static void test_write_then_read(void **state)
 	assert_int_equal(b->nr_exits, a->nr_exits);
 	/* tasks only ever switched to (no slice of their own) may not come back */
 	assert_true(b->nr_tasks <= a->nr_tasks);
-	qsort(a->slices, a->nr_slices, sizeof(*a->slices), cmp_slice);
-	qsort(b->slices, b->nr_slices, sizeof(*b->slices), cmp_slice);
-	for (size_t i = 0; i < a->nr_slices; i++) {
-		assert_int_equal(b->slices[i].tid, a->slices[i].tid);
-		assert_int_equal(b->slices[i].cpu, a->slices[i].cpu);
-		assert_int_equal(b->slices[i].dur_ns, a->slices[i].dur_ns);
-		assert_int_equal(b->slices[i].start_ns, a->slices[i].start_ns);
-	}
+	assert_same_slices(a, b);
 	for (size_t i = 0; i < a->nr_exits; i++) {
 		assert_int_equal(b->exits[i].tid, a->exits[i].tid);
 		assert_int_equal(b->exits[i].reason, a->exits[i].reason);
@@ -178,6 +184,89 @@ static void test_write_then_read(void **state)
 				    trace__task(a, a->slices[i].tid)->name);
 	trace__free(a);
 	trace__free(b);
+}
+
+/* A file of more rows than the reader emits between two releases of the pages it has read
+ * (LONG_COPIES copies of the sample, one after the other): every slice comes back. */
+#define LONG_COPIES 6
+static void test_long_file(void **state)
+{
+	struct trace *a = load(SAMPLE), *b;
+	size_t n = a->nr_slices;
+	uint64_t shift = a->meta.duration_ns + 1000000;
+	char path[256];
+
+	(void)state;
+	a->slices = realloc(a->slices, LONG_COPIES * n * sizeof(*a->slices));
+	assert_non_null(a->slices);
+	for (size_t k = 1; k < LONG_COPIES; k++) {
+		for (size_t i = 0; i < n; i++) {
+			a->slices[k * n + i] = a->slices[i];
+			a->slices[k * n + i].start_ns += k * shift;
+		}
+	}
+	a->nr_slices = LONG_COPIES * n;
+	a->meta.duration_ns += (LONG_COPIES - 1) * shift;
+	snprintf(path, sizeof(path), "%s/long.cdict", dir);
+	write_legacy(a, path);
+	b = load(path);
+	assert_true(b->nr_slices + b->nr_exits * 2 > 3 * 65536);
+	assert_int_equal(b->nr_slices, a->nr_slices);
+	assert_same_slices(a, b);
+	trace__free(a);
+	trace__free(b);
+}
+
+/* A capture whose META announces neither KVM exits nor prev_state, with one slice. */
+static void write_plain_v2(const char *path)
+{
+	struct pwz_meta m = { .nr_cpus = 1, .duration_ns = 1000 };
+	struct pwz_slice sl = { .tid = 7, .cpu = 0, .start_ns = 0, .dur_ns = 1000,
+				.end = PWZ_END_OPEN };
+	char err[512];
+	struct cdict_writer *w = cdict_writer__new(path, &m, NULL, err, sizeof(err));
+
+	if (!w)
+		fail_msg("%s", err);
+	assert_int_equal(cdict_writer__slice(w, &sl), 0);
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+}
+
+/* streams_if_meta: the streams of a capture whose META announces KVM exits (the legacy
+ * sample's) are kept in the one reading; those of a capture announcing neither are not. */
+static void test_streams_if_meta(void **state)
+{
+	struct trace_load_opts only = { .streams_if_meta = true }, none = { 0 };
+	struct trace *full = load(SAMPLE), *t;
+	char err[512], path[256];
+
+	(void)state;
+	t = trace__load(SAMPLE, &only, err, sizeof(err));
+	assert_non_null(t);
+	assert_true(full->nr_slices > 0 && full->nr_exits > 0);
+	assert_true(t->streams);
+	assert_int_equal(t->nr_slices, full->nr_slices);
+	assert_int_equal(t->nr_exits, full->nr_exits);
+	assert_memory_equal(t->slices, full->slices, t->nr_slices * sizeof(*t->slices));
+	assert_int_equal(t->nr_kvm_aggs, full->nr_kvm_aggs);
+	trace__drop_streams(t);
+	assert_false(t->streams);
+	assert_int_equal(t->nr_slices + t->nr_exits, 0);
+	trace__free(t);
+	t = trace__load(SAMPLE, &none, err, sizeof(err));
+	assert_non_null(t);
+	assert_false(t->streams);
+	assert_int_equal(t->nr_slices, 0);
+	trace__free(t);
+	snprintf(path, sizeof(path), "%s/plain.cdict", dir);
+	write_plain_v2(path);
+	t = trace__load(path, &only, err, sizeof(err));
+	assert_non_null(t);
+	assert_false(t->streams);
+	assert_int_equal(t->nr_slices, 0);
+	trace__free(t);
+	trace__free(full);
 }
 
 /* Writes len bytes of msgpack at path as one zlib stream, as perfwhiz wrote its files. */
@@ -266,6 +355,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample_against_truth),
 		cmocka_unit_test(test_write_then_read),
+		cmocka_unit_test(test_streams_if_meta),
+		cmocka_unit_test(test_long_file),
 		cmocka_unit_test(test_bad_legacy),
 		cmocka_unit_test(test_legacy_shape),
 	};

@@ -74,7 +74,8 @@ struct fixture {
 	struct vms *v;
 };
 
-static struct fixture *build(bool streams)
+/* The fixture, its streams in the order above or (reversed) each in the reverse order. */
+static struct fixture *build_order(bool streams, bool reversed)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
 	struct pwz_meta m = { .nr_cpus = 2, .duration_ns = 1000 * US, .has_wait = true,
@@ -91,12 +92,14 @@ static struct fixture *build(bool streams)
 	assert_int_equal(v.meta(v.ctx, &m), 0);
 	for (i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++)
 		assert_int_equal(v.task(v.ctx, &tasks[i]), 0);
+#define AT(arr, i) (&(arr)[reversed ? sizeof(arr) / sizeof((arr)[0]) - 1 - (i) : (i)])
 	for (i = 0; i < sizeof(slices) / sizeof(slices[0]); i++)
-		assert_int_equal(v.slice(v.ctx, &slices[i]), 0);
+		assert_int_equal(v.slice(v.ctx, AT(slices, i)), 0);
 	for (i = 0; i < sizeof(waits) / sizeof(waits[0]); i++)
-		assert_int_equal(v.wakeup(v.ctx, &waits[i]), 0);
+		assert_int_equal(v.wakeup(v.ctx, AT(waits, i)), 0);
 	for (i = 0; i < sizeof(exits) / sizeof(exits[0]); i++)
-		assert_int_equal(v.kvm_exit(v.ctx, &exits[i]), 0);
+		assert_int_equal(v.kvm_exit(v.ctx, AT(exits, i)), 0);
+#undef AT
 	assert_int_equal(trace__settle(fx->t), 0);
 	pwz_meta_free(&m);
 	fx->s = summary__new(fx->t, NULL, err, sizeof(err));
@@ -108,6 +111,11 @@ static struct fixture *build(bool streams)
 	fx->v = vms__new(fx->t, fx->s, err, sizeof(err));
 	assert_non_null(fx->v);
 	return fx;
+}
+
+static struct fixture *build(bool streams)
+{
+	return build_order(streams, false);
 }
 
 static void fixture_free(struct fixture *fx)
@@ -255,6 +263,52 @@ static void test_wait_percentiles(void **state)
 	assert_int_equal(p->count, 1);
 	assert_null(vms__wait_pct(fx->v, 102, 0));
 	fixture_free(fx);
+}
+
+/* The stream figures do not depend on the order the records came in (a live capture writes
+ * each CPU's records in batches): every thread's and CPU's records reversed. */
+static void test_record_order(void **state)
+{
+	struct fixture *fx = build(true), *rx = build_order(true, true);
+
+	(void)state;
+	assert_int_equal(rx->v->nr_vms, fx->v->nr_vms);
+	assert_int_equal(rx->v->nr_migr, fx->v->nr_migr);
+	for (size_t i = 0; i < fx->v->nr_migr; i++) {
+		assert_int_equal(rx->v->migr[i].tid, fx->v->migr[i].tid);
+		assert_int_equal(rx->v->migr[i].count, fx->v->migr[i].count);
+	}
+	for (size_t m = 0; m < fx->v->nr_vms; m++) {
+		for (size_t c = 0; c < fx->v->vms[m].nr_vcpus; c++) {
+			const struct vms_vcpu *a = &fx->v->vms[m].vcpus[c];
+			const struct vms_vcpu *b = &rx->v->vms[m].vcpus[c];
+
+			assert_int_equal(b->tid, a->tid);
+			assert_int_equal(b->migrations, a->migrations);
+			assert_int_equal(b->wait.count, a->wait.count);
+			assert_int_equal(b->wait.max_ns, a->wait.max_ns);
+			assert_int_equal(b->nr_top, a->nr_top);
+			for (size_t k = 0; k < a->nr_top; k++) {
+				assert_int_equal(b->top[k].tid, a->top[k].tid);
+				assert_int_equal(b->top[k].ns, a->top[k].ns);
+			}
+			assert_int_equal(b->nr_exits, a->nr_exits);
+			for (size_t k = 0; k < a->nr_exits; k++) {
+				assert_int_equal(b->exits[k].code, a->exits[k].code);
+				assert_int_equal(b->exits[k].on_cpu_ns, a->exits[k].on_cpu_ns);
+				assert_int_equal(b->exits[k].off_ready_ns, a->exits[k].off_ready_ns);
+				assert_int_equal(b->exits[k].off_sleep_ns, a->exits[k].off_sleep_ns);
+				assert_int_equal(b->exits[k].p50_ns, a->exits[k].p50_ns);
+			}
+		}
+	}
+	/* and the figures are the ones above: vCPU 101 migrated once, 200 ran while it waited */
+	assert_int_equal(rx->v->vms[0].vcpus[0].migrations, 1);
+	assert_int_equal(rx->v->vms[0].vcpus[0].top[0].tid, 200);
+	assert_int_equal(reason(rx->v->vms[0].vcpus[0].exits, rx->v->vms[0].vcpus[0].nr_exits,
+				12)->off_sleep_ns, 180 * US);
+	fixture_free(fx);
+	fixture_free(rx);
 }
 
 /* Without the streams: the summary's figures, nothing made up. */
@@ -439,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_exit_split),
 		cmocka_unit_test(test_wait_percentiles),
 		cmocka_unit_test(test_no_streams),
+		cmocka_unit_test(test_record_order),
 		cmocka_unit_test(test_ready_kernel),
 		cmocka_unit_test(test_split_interval),
 		cmocka_unit_test(test_report),

@@ -10,12 +10,14 @@ build_pkgs=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-
 	liblz4-dev libmsgpack-dev libtraceevent-dev)
 test_pkgs=(libcmocka-dev linux-perf chromium firefox-esr python3 util-linux procps busybox-static
 	qemu-system-x86 cpio xz-utils debian-archive-keyring libclang-rt-14-dev nodejs npm ca-certificates
-	jq bc protobuf-compiler dpkg-dev lintian devscripts tmux prometheus)
+	jq bc protobuf-compiler dpkg-dev lintian devscripts tmux prometheus python3-pandas
+	python3-msgpack)
 # The browser suite npm-installs playwright-core and puppeteer-core (tests/browser/package.json)
 # and runs them with node; protoc decodes the Perfetto exports (tests/perfetto); jq and bc are
-# for `make bench`; dpkg-dev (dpkg-shlibdeps, dpkg-gencontrol) for `make deb`, lintian and
-# devscripts (hardening-check) for tests/deb; xz-utils and debian-archive-keyring
-# let tools/vmtest fetch and unpack other Debian releases' kernels (trixie's modules are .ko.xz).
+# for `make bench`, python3-pandas and python3-msgpack for its legacy part (tools/bench/legacy,
+# pandas reading a perfwhiz file as perfwhiz did); dpkg-dev (dpkg-shlibdeps, dpkg-gencontrol)
+# for `make deb`, lintian and devscripts (hardening-check) for tests/deb; xz-utils and
+# debian-archive-keyring let tools/vmtest fetch and unpack other Debian releases' kernels (trixie's modules are .ko.xz).
 # tmux drives `pwz-bpf --live` in tests/liveview.
 # prometheus gives promtool, which checks `pwz-bpf --serve`'s page in tests/serve.
 # A node from elsewhere (e.g. NodeSource's nodejs, which bundles npm) counts as installed when

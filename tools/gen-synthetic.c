@@ -31,6 +31,9 @@ static const char usage[] =
 	"                       during an IO exit and sleeps during a HLT exit (its splits are\n"
 	"                       in tests/parquet/run); live: as a live capture, with CPU 1's\n"
 	"                       slices written late (pwz-bpf's per-CPU batches)\n"
+	"      --vcpus N        only the first N of those vCPU tasks (every 4th) are vCPUs\n"
+	"      --legacy         write perfwhiz's legacy format (as pwz-bpf --legacy: switch,\n"
+	"                       kvm_exit and kvm_entry rows; no waits, no aggregates)\n"
 	"Example: gen-synthetic -n 1M -t 64 -c 32 -o big.cdict\n";
 
 static uint64_t rng_state;
@@ -260,15 +263,19 @@ int main(int argc, char **argv)
 		{ "reuse", no_argument, NULL, 'R' },
 		{ "irq", no_argument, NULL, 'I' },
 		{ "exit-split", optional_argument, NULL, 'X' },
+		{ "legacy", no_argument, NULL, 'L' },
+		{ "vcpus", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	uint64_t nslices = 100000, ntasks = 8, ncpus = 4, seed = 1, drops = 0, done = 0, t_end = 0;
 	uint64_t nnames = 0;	/* --names: 0 = every task its own name */
+	uint64_t nvcpus = UINT64_MAX;	/* --vcpus: vCPU tasks at most */
 	const char *path = NULL;
 	bool hostile_names = false, reuse = false, reborn = false, irq = false;
 	int exit_split = 0;	/* 1 --exit-split, 2 --exit-split=live */
 	struct pwz_meta meta = { 0 };
+	struct cdict_writer_opts wopts = { 0 };
 	struct cdict_writer *w = NULL;
 	struct model_fold *fold = model_fold__new(NULL);
 	struct cdict_visitor sink;
@@ -295,6 +302,8 @@ int main(int argc, char **argv)
 		case 'N': nnames = strtoull(optarg, NULL, 0); break;
 		case 'R': reuse = true; break;
 		case 'I': irq = true; break;
+		case 'L': wopts.legacy = true; break;
+		case 'V': nvcpus = strtoull(optarg, NULL, 0); break;
 		case 'X':
 			if (optarg && strcmp(optarg, "live")) {
 				fprintf(stderr, "gen-synthetic: --exit-split takes =live or nothing\n");
@@ -351,7 +360,7 @@ int main(int argc, char **argv)
 			goto nomem;
 	}
 
-	w = cdict_writer__new(path, &meta, NULL, err, sizeof(err));
+	w = cdict_writer__new(path, &meta, &wopts, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "gen-synthetic: %s\n", err);
 		goto out;
@@ -362,7 +371,7 @@ int main(int argc, char **argv)
 
 		t->tid = (uint32_t)(1000 + i);
 		t->tgid = (uint32_t)(1000 + i / 4 * 4);
-		s->vcpu = i % 4 == 1;
+		s->vcpu = i % 4 == 1 && i / 4 < nvcpus;
 		if (hostile_names && i % 2 == 0)
 			snprintf(t->name, sizeof(t->name), "%s", hostile[(i / 2) % 8]);
 		else if (s->vcpu)

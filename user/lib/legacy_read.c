@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "exitnames.h"
 #include "legacy.h"
@@ -18,6 +20,11 @@ enum col { C_EVENT, C_CPU, C_USECS, C_PID, C_TASK_NAME, C_DURATION, C_NEXT_PID, 
 static const char *const col_names[NCOLS] = {
 	"event", "cpu", "usecs", "pid", "task_name", "duration", "next_pid", "next_comm",
 };
+
+/* The columns a pass reads (each column has its own cursor: one not read stays put). */
+#define COL(k) (1u << (k))
+#define COLS_ALL (COL(NCOLS) - 1)
+#define COLS_EMIT (COLS_ALL & ~COL(C_TASK_NAME) & ~COL(C_NEXT_PID))
 
 enum row_event { EV_OTHER, EV_SWITCH, EV_KVM_EXIT, EV_KVM_ENTRY };
 
@@ -392,32 +399,50 @@ static int64_t read_opt_int(struct mp_cursor *c, bool *present)
 	return mp_read_int(c);
 }
 
-/* Reads row fields from the column cursors (they advance by one element). */
-static int read_row(struct legacy *l, struct row *r)
+/* The event of an event column's string (read up to a NUL, as a C string of 31 bytes). */
+static enum row_event event_of(const uint8_t *p, uint32_t len)
 {
-	char event[32];
+	static const struct {
+		const char *name;
+		enum row_event event;
+	} events[] = {
+		{ "sched__sched_switch", EV_SWITCH },
+		{ "kvm_exit", EV_KVM_EXIT },
+		{ "kvm_entry", EV_KVM_ENTRY },
+	};
+	size_t n = p ? strnlen((const char *)p, len < 31 ? len : 31) : 0;
+
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (n == strlen(events[i].name) && !memcmp(p, events[i].name, n))
+			return events[i].event;
+	return EV_OTHER;
+}
+
+/* Reads row fields from the column cursors of cols (COL() of each; they advance by one
+ * element); the fields of the others are left unset. */
+static int read_row(struct legacy *l, struct row *r, unsigned int cols)
+{
+	const uint8_t *event;
+	uint32_t len;
 	bool present;
 
-	mp_read_string(&l->col[C_EVENT], event, sizeof(event));
-	if (!strcmp(event, "sched__sched_switch"))
-		r->event = EV_SWITCH;
-	else if (!strcmp(event, "kvm_exit"))
-		r->event = EV_KVM_EXIT;
-	else if (!strcmp(event, "kvm_entry"))
-		r->event = EV_KVM_ENTRY;
-	else
-		r->event = EV_OTHER;
+	event = mp_read_bytes(&l->col[C_EVENT], &len);
+	r->event = event_of(event, len);
 	r->cpu = (uint32_t)mp_read_uint(&l->col[C_CPU]);
 	r->usecs = mp_read_uint(&l->col[C_USECS]);
 	r->pid = mp_read_int(&l->col[C_PID]);
-	if (mp_peek(&l->col[C_TASK_NAME]) == MP_NIL) {
+	if (!(cols & COL(C_TASK_NAME))) {
+		r->task_name[0] = '\0';
+	} else if (mp_peek(&l->col[C_TASK_NAME]) == MP_NIL) {
 		mp_read_nil(&l->col[C_TASK_NAME]);
 		r->task_name[0] = '\0';
 	} else {
 		mp_read_string(&l->col[C_TASK_NAME], r->task_name, sizeof(r->task_name));
 	}
 	r->duration = (uint64_t)read_opt_int(&l->col[C_DURATION], &present);
-	r->next_pid = read_opt_int(&l->col[C_NEXT_PID], &r->has_next_pid);
+	r->has_next_pid = false;
+	if (cols & COL(C_NEXT_PID))
+		r->next_pid = read_opt_int(&l->col[C_NEXT_PID], &r->has_next_pid);
 	r->next_comm_is_str = r->next_comm_is_int = false;
 	switch (mp_peek(&l->col[C_NEXT_COMM])) {
 	case MP_STR:
@@ -451,6 +476,12 @@ struct pending {
 	bool live;		/* an exit is waiting */
 };
 
+/* The first name a switch row's next_comm gives a tid. */
+struct next_name {
+	uint32_t tid;
+	char name[PWZ_NAME_MAX];
+};
+
 /* Derived state: tasks, pending exits (each array indexed through its keymap), and the fold
  * of the records made (model.h R7). */
 struct derive {
@@ -464,6 +495,9 @@ struct derive {
 	struct keymap pend_idx;		/* (tid, 0) */
 	struct pending *pend;
 	size_t cap_pend;
+	struct keymap next_idx;		/* (tid, 0) */
+	struct next_name *next;		/* per tid switched to: the first next_comm naming it */
+	size_t cap_next;
 };
 
 /* The element of (a, b) in *arr, the array indexed through m: added zeroed when new (*added
@@ -559,35 +593,56 @@ static void derive_free(struct derive *d)
 	keymap_free(&d->cur_idx);
 	free(d->cur);
 	keymap_free(&d->pend_idx);
+	keymap_free(&d->next_idx);
+	free(d->next);
 	model_fold__free(d->fold);
 	free(d->tasks);
 	free(d->pend);
 }
 
-/* Row passes after scan() (which names tasks from the pid column: those names win): task
- * names from next_comm for tasks only ever switched to, then the records. Times stay in
- * perfwhiz's base, microseconds from its first event. */
-enum pass { PASS_NEXT_NAMES, PASS_EMIT };
+#define LEGACY_RELEASE_ROWS (1u << 16)	/* rows emitted between two releases of what was read */
 
-static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
-		    const struct cdict_visitor *v, struct cdict_read_info *info, enum pass pass)
+/*
+ * Gives the pages of the document that the emit pass has read back to the system: each
+ * column's bytes from *done[k] to its cursor, whole pages only (a page shared with the next
+ * column stays). The emit pass reads them last, so the inflated document and the records made
+ * from it are not held whole at once. Only pages inside the document's allocation are given
+ * back, and they are never read again (they would read as zeros); a release that fails only
+ * keeps the memory.
+ */
+static void release_read(struct legacy *l, const uint8_t **done)
 {
-	bool emit = pass == PASS_EMIT;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	for (int k = 0; k < NCOLS; k++) {
+		uintptr_t a = ((uintptr_t)done[k] + page - 1) & ~(page - 1);
+		uintptr_t b = (uintptr_t)l->col[k].p & ~(page - 1);
+
+		if (b > a) {
+			madvise((void *)a, b - a, MADV_DONTNEED);
+			done[k] = (const uint8_t *)b;
+		}
+	}
+}
+
+/* The records of the rows, after scan() named the tasks. Times stay in perfwhiz's base,
+ * microseconds from its first event. */
+static int emit_rows(struct legacy *l, struct mp_cursor *saved, struct derive *d,
+		     const struct cdict_visitor *v, struct cdict_read_info *info)
+{
+	const uint8_t *done[NCOLS];
 	struct row r;
 	int ret = 0;
 
 	memcpy(l->col, saved, sizeof(l->col));
+	for (int k = 0; k < NCOLS; k++)
+		done[k] = saved[k].p;
 	for (uint32_t i = 0; i < l->rows && !ret; i++) {
-		ret = read_row(l, &r);
+		ret = read_row(l, &r, COLS_EMIT);
 		if (ret)
 			break;
-		if (!emit) {
-			if (r.event == EV_SWITCH && r.has_next_pid &&
-			    r.next_comm_is_str &&
-			    r.next_pid >= 0 && r.next_pid <= UINT32_MAX)
-				ret = add_task(d, (uint32_t)r.next_pid, r.next_comm, 0, 0, true);
-			continue;
-		}
+		if (i % LEGACY_RELEASE_ROWS == LEGACY_RELEASE_ROWS - 1)
+			release_read(l, done);
 		if (r.event == EV_SWITCH) {
 			struct pwz_slice s = { .tid = (uint32_t)r.pid, .cpu = r.cpu,
 					       .end = PWZ_END_UNKNOWN };
@@ -625,13 +680,45 @@ static int row_pass(struct legacy *l, struct mp_cursor *saved, struct derive *d,
 			}
 		}
 	}
-	for (size_t k = 0; emit && !ret && k < d->pend_idx.count; k++)
+	for (size_t k = 0; !ret && k < d->pend_idx.count; k++)
 		ret = flush_exit(d, &d->pend[k], false, v, info);
 	return ret;
 }
 
-/* First pass: the end of the time span, CPUs, whether there are KVM rows, and the task names
- * of the pid column (each name a tid goes by, an instance: add_task()). */
+/* Keeps the first name the next_comm of switch row r gives its next_pid, for the tids never
+ * named from the pid column (names_from_next()). Returns 0 or -ENOMEM. */
+static int note_next_name(struct derive *d, const struct row *r)
+{
+	struct next_name *n;
+	int added;
+
+	if (r->event != EV_SWITCH || !r->has_next_pid || !r->next_comm_is_str ||
+	    r->next_pid < 0 || r->next_pid > UINT32_MAX)
+		return 0;
+	n = slot_of(&d->next_idx, (uint32_t)r->next_pid, 0, (void **)&d->next, &d->cap_next,
+		    sizeof(*n), &added);
+	if (!n)
+		return -ENOMEM;
+	if (added) {
+		n->tid = (uint32_t)r->next_pid;
+		snprintf(n->name, sizeof(n->name), "%s", r->next_comm);
+	}
+	return 0;
+}
+
+/* Names the tids only ever switched to (not in the pid column, whose names win) by their
+ * first next_comm, in the order of the rows. */
+static int names_from_next(struct derive *d)
+{
+	int ret = 0;
+
+	for (size_t k = 0; !ret && k < d->next_idx.count; k++)
+		ret = add_task(d, d->next[k].tid, d->next[k].name, 0, 0, true);
+	return ret;
+}
+
+/* First pass: the end of the time span, CPUs, whether there are KVM rows, the task names of
+ * the pid column (each name a tid goes by, an instance: add_task()) and of next_comm. */
 static int scan(struct legacy *l, struct mp_cursor *saved, struct derive *d, uint64_t *t1,
 		uint32_t *nr_cpus, bool *has_kvm)
 {
@@ -644,7 +731,9 @@ static int scan(struct legacy *l, struct mp_cursor *saved, struct derive *d, uin
 	*has_kvm = false;
 	memcpy(l->col, saved, sizeof(l->col));
 	for (uint32_t i = 0; i < l->rows; i++) {
-		ret = read_row(l, &r);
+		ret = read_row(l, &r, COLS_ALL);
+		if (!ret)
+			ret = note_next_name(d, &r);
 		if (ret)
 			return ret;
 		if (r.event == EV_OTHER)
@@ -698,14 +787,14 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 	}
 	if (v->meta && (ret = v->meta(v->ctx, &meta)))
 		goto out;
-	ret = row_pass(&l, saved, &d, v, info, PASS_NEXT_NAMES);
+	ret = names_from_next(&d);
 	for (size_t i = 0; !ret && i < d.task_idx.count; i++) {
 		info->records++;
 		if (v->task)
 			ret = v->task(v->ctx, &d.tasks[i]);
 	}
 	if (!ret)
-		ret = row_pass(&l, saved, &d, v, info, PASS_EMIT);
+		ret = emit_rows(&l, saved, &d, v, info);
 	if (!ret)
 		ret = model_fold__emit(d.fold, v);
 	info->chunks = 1;

@@ -12,7 +12,9 @@
 
 struct trace_loader {
 	struct trace *t;
-	bool streams;
+	bool streams;			/* keep the stream records (t->streams) */
+	bool streams_if_meta;		/* trace_load_opts: decide that at the META */
+	bool skipped;			/* a stream record came and was not kept */
 	struct keymap task_idx;		/* (tid, since) -> tasks[]: one entry per thread instance */
 	struct keymap tids;		/* (tid, 0) -> head[] */
 	size_t *head;			/* per tid: tasks[] index of its latest instance (R8) */
@@ -45,6 +47,8 @@ static int on_meta(void *ctx, const struct pwz_meta *m)
 {
 	struct trace_loader *l = ctx;
 
+	if (l->streams_if_meta && !l->skipped && (m->has_kvm || m->has_prev_state))
+		l->streams = l->t->streams = true;
 	pwz_meta_free(&l->t->meta);
 	return pwz_meta_copy(&l->t->meta, m);
 }
@@ -123,21 +127,33 @@ static int on_slice(void *ctx, const struct pwz_slice *x)
 {
 	struct trace_loader *l = ctx;
 
-	return l->streams ? PUSH(l, slices, cap_slices, x) : 0;
+	if (!l->streams) {
+		l->skipped = true;
+		return 0;
+	}
+	return PUSH(l, slices, cap_slices, x);
 }
 
 static int on_wakeup(void *ctx, const struct pwz_wakeup *x)
 {
 	struct trace_loader *l = ctx;
 
-	return l->streams ? PUSH(l, wakeups, cap_wakeups, x) : 0;
+	if (!l->streams) {
+		l->skipped = true;
+		return 0;
+	}
+	return PUSH(l, wakeups, cap_wakeups, x);
 }
 
 static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *x)
 {
 	struct trace_loader *l = ctx;
 
-	return l->streams ? PUSH(l, exits, cap_exits, x) : 0;
+	if (!l->streams) {
+		l->skipped = true;
+		return 0;
+	}
+	return PUSH(l, exits, cap_exits, x);
 }
 
 /*
@@ -211,7 +227,7 @@ struct trace *trace__new(const char *label, bool streams, struct cdict_visitor *
 		return NULL;
 	}
 	l->t = t;
-	l->streams = streams;
+	l->streams = t->streams = streams;
 	t->loading = l;
 	*v = loader_visitor(l);
 	return t;
@@ -330,6 +346,7 @@ struct trace *trace__load(const char *path, const struct trace_load_opts *opts, 
 		errno = ENOMEM;
 		return NULL;
 	}
+	t->loading->streams_if_meta = opts && opts->streams_if_meta;
 	free(t->path);
 	t->path = cdict_resolve_path(path);
 	if (!t->path) {
@@ -359,6 +376,18 @@ fail:
 	trace__free(t);
 	errno = -ret;
 	return NULL;
+}
+
+void trace__drop_streams(struct trace *t)
+{
+	free(t->slices);
+	free(t->wakeups);
+	free(t->exits);
+	t->slices = NULL;
+	t->wakeups = NULL;
+	t->exits = NULL;
+	t->nr_slices = t->nr_wakeups = t->nr_exits = 0;
+	t->streams = false;
 }
 
 void trace__free(struct trace *t)

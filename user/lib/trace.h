@@ -13,6 +13,10 @@ struct trace_loader;
 struct trace_load_opts {
 	bool streams;			/* keep slices, wakeups and exits (false: metadata, tasks
 					 * and aggregates only, as --list needs) */
+	bool streams_if_meta;		/* with streams false: keep them still when the capture's
+					 * META, delivered before any record, says it has KVM exits
+					 * or slices' prev_state (has_kvm, has_prev_state), so that
+					 * one reading serves the views that need them then */
 	const struct task_map *map;	/* renames tasks by tid after loading; may be NULL */
 };
 
@@ -26,6 +30,7 @@ struct trace {
 	struct cdict_read_info info;
 	struct pwz_task *tasks;
 	size_t nr_tasks;
+	bool streams;				/* slices, wakeups and exits were kept */
 	struct pwz_slice *slices;		/* in file order */
 	size_t nr_slices;
 	struct pwz_wakeup *wakeups;
@@ -55,6 +60,9 @@ struct trace *trace__load(const char *path, const struct trace_load_opts *opts, 
  * stands for its path in messages. NULL with errno ENOMEM.
  */
 struct trace *trace__new(const char *label, bool streams, struct cdict_visitor *v);
+
+/* Frees the slices, wakeups and exits of t (the streams): t is then as loaded without them. */
+void trace__drop_streams(struct trace *t);
 
 /* Ends the filling: the tasks sorted by (tid, since_ns) (the last naming of each instance kept
  * as it came), the aggregates summed per key and sorted, as trace__load() leaves them.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* VMs as rows: grouping vCPU threads per process, their ready time, and where exit time goes. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,33 +76,114 @@ static void index_free(struct vms_index *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-static int index_build(struct vms_index *ix, const struct trace *t)
-{
-	size_t i;
+/* An element of a stream while it is ordered by key: its key and its index in the stream. */
+struct keyed {
+	uint32_t key;
+	uint32_t idx;
+};
 
+#define KEY_BITS 11	/* bits of the key a radix pass orders by */
+#define KEY_PASSES 3	/* passes over the 32 bits */
+
+/* Orders k[0..n) by key, keeping the order of equal keys (LSD radix; tmp holds n). A pass
+ * whose digit all keys share is skipped. */
+static void radix_by_key(struct keyed *k, struct keyed *tmp, size_t n)
+{
+	size_t count[KEY_PASSES][1u << KEY_BITS] = { { 0 } };
+	const size_t mask = (1u << KEY_BITS) - 1;
+	size_t i, sum;
+
+	for (i = 0; i < n; i++)
+		for (int p = 0; p < KEY_PASSES; p++)
+			count[p][(k[i].key >> (p * KEY_BITS)) & mask]++;
+	for (int p = 0; p < KEY_PASSES; p++) {
+		unsigned int shift = (unsigned int)p * KEY_BITS;
+
+		if (count[p][(k[0].key >> shift) & mask] == n)
+			continue;
+		for (i = 0, sum = 0; i <= mask; i++) {
+			size_t c = count[p][i];
+
+			count[p][i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[count[p][(k[i].key >> shift) & mask]++] = k[i];
+		memcpy(k, tmp, n * sizeof(*k));
+	}
+}
+
+/*
+ * Points out[0..n) at the n elements of base (size bytes each) in cmp's order, where cmp
+ * orders by the uint32_t at key_off first, and by the element's address last: the elements
+ * go by key in one linear pass (the streams hold few threads or CPUs and many records), then
+ * only a run of one key that base did not hold in cmp's order is sorted. Returns 0 or -ENOMEM.
+ */
+static int index_by_key(const void **out, const void *base, size_t n, size_t size, size_t key_off,
+			int (*cmp)(const void *, const void *))
+{
+	struct keyed *k = NULL, *tmp = NULL;
+	size_t i, run;
+
+	if (!n)
+		return 0;
+	if (n > UINT32_MAX)
+		return -ENOMEM;
+	k = malloc(n * sizeof(*k));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!k || !tmp) {
+		free(k);
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const char *e = (const char *)base + i * size;
+
+		memcpy(&k[i].key, e + key_off, sizeof(k[i].key));
+		k[i].idx = (uint32_t)i;
+	}
+	radix_by_key(k, tmp, n);
+	free(tmp);
+	for (i = 0; i < n; i++)
+		out[i] = (const char *)base + (size_t)k[i].idx * size;
+	for (run = 0; run < n; run = i) {
+		bool sorted = true;
+
+		for (i = run + 1; i < n && k[i].key == k[run].key; i++)
+			if (sorted && cmp(&out[i - 1], &out[i]) > 0)
+				sorted = false;
+		if (!sorted)
+			qsort(out + run, i - run, sizeof(*out), cmp);
+	}
+	free(k);
+	return 0;
+}
+
+/* The streams by thread; by CPU too with by_cpu (only the preempters of a vCPU read it). */
+static int index_build(struct vms_index *ix, const struct trace *t, bool by_cpu)
+{
 	memset(ix, 0, sizeof(*ix));
 	ix->t = t;
 	ix->nr_sl = t->nr_slices;
 	ix->nr_wk = t->nr_wakeups;
 	ix->nr_ex = t->nr_exits;
 	ix->sl_tid = calloc(ix->nr_sl + 1, sizeof(*ix->sl_tid));
-	ix->sl_cpu = calloc(ix->nr_sl + 1, sizeof(*ix->sl_cpu));
+	ix->sl_cpu = by_cpu ? calloc(ix->nr_sl + 1, sizeof(*ix->sl_cpu)) : NULL;
 	ix->wk_tid = calloc(ix->nr_wk + 1, sizeof(*ix->wk_tid));
 	ix->ex_tid = calloc(ix->nr_ex + 1, sizeof(*ix->ex_tid));
-	if (!ix->sl_tid || !ix->sl_cpu || !ix->wk_tid || !ix->ex_tid) {
+	if (!ix->sl_tid || (by_cpu && !ix->sl_cpu) || !ix->wk_tid || !ix->ex_tid ||
+	    index_by_key((const void **)ix->sl_tid, t->slices, ix->nr_sl, sizeof(*t->slices),
+			 offsetof(struct pwz_slice, tid), cmp_sl_tid) ||
+	    (by_cpu && index_by_key((const void **)ix->sl_cpu, t->slices, ix->nr_sl,
+				    sizeof(*t->slices), offsetof(struct pwz_slice, cpu),
+				    cmp_sl_cpu)) ||
+	    index_by_key((const void **)ix->wk_tid, t->wakeups, ix->nr_wk, sizeof(*t->wakeups),
+			 offsetof(struct pwz_wakeup, tid), cmp_wk_tid) ||
+	    index_by_key((const void **)ix->ex_tid, t->exits, ix->nr_ex, sizeof(*t->exits),
+			 offsetof(struct pwz_kvm_exit, tid), cmp_ex_tid)) {
 		index_free(ix);
 		return -ENOMEM;
 	}
-	for (i = 0; i < ix->nr_sl; i++)
-		ix->sl_tid[i] = ix->sl_cpu[i] = &t->slices[i];
-	for (i = 0; i < ix->nr_wk; i++)
-		ix->wk_tid[i] = &t->wakeups[i];
-	for (i = 0; i < ix->nr_ex; i++)
-		ix->ex_tid[i] = &t->exits[i];
-	qsort(ix->sl_tid, ix->nr_sl, sizeof(*ix->sl_tid), cmp_sl_tid);
-	qsort(ix->sl_cpu, ix->nr_sl, sizeof(*ix->sl_cpu), cmp_sl_cpu);
-	qsort(ix->wk_tid, ix->nr_wk, sizeof(*ix->wk_tid), cmp_wk_tid);
-	qsort(ix->ex_tid, ix->nr_ex, sizeof(*ix->ex_tid), cmp_ex_tid);
 	return 0;
 }
 
@@ -291,6 +373,15 @@ static int32_t qemu_vcpu_index(const char *comm)
 static bool is_vcpu_task(const struct task_summary *ts)
 {
 	return ts->tid && (ts->exits_total || qemu_vcpu_index(ts->comm) >= 0);
+}
+
+/* Whether s holds a vCPU thread (a VM to show). */
+static bool has_vcpu(const struct summary *s)
+{
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		if (is_vcpu_task(&s->tasks[i]))
+			return true;
+	return false;
 }
 
 /* "<vm>.vcpu<n>" -> "<vm>" into out; false when name is not of that form. */
@@ -853,7 +944,7 @@ struct vms *vms__new(const struct trace *t, const struct summary *s, char *err, 
 	v->has_streams = t->nr_slices > 0;
 	v->records_dropped = pwz_meta_total_drops(&t->meta) > 0;
 	if (v->has_streams) {
-		rc = index_build(&ix, t);
+		rc = index_build(&ix, t, has_vcpu(s));
 		if (!rc)
 			rc = wait_pcts(v, &ix, &w);
 		if (!rc)
