@@ -17,7 +17,8 @@ test_pkgs=(libcmocka-dev linux-perf chromium firefox-esr python3 util-linux proc
 # for `make bench`, python3-pandas and python3-msgpack for its legacy part (tools/bench/legacy,
 # pandas reading a perfwhiz file as perfwhiz did); dpkg-dev (dpkg-shlibdeps, dpkg-gencontrol)
 # for `make deb`, lintian and devscripts (hardening-check) for tests/deb; xz-utils and
-# debian-archive-keyring let tools/vmtest fetch and unpack other Debian releases' kernels (trixie's modules are .ko.xz).
+# debian-archive-keyring let tools/vmtest fetch and unpack other Debian releases' kernels
+# (trixie's modules are .ko.xz).
 # tmux drives `pwz-bpf --live` in tests/liveview.
 # prometheus gives promtool, which checks `pwz-bpf --serve`'s page in tests/serve.
 # A node from elsewhere (e.g. NodeSource's nodejs, which bundles npm) counts as installed when
