@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include "fmt.h"
+#include "json.h"
 #include "live_screen.h"
 #include "records.h"
 #include "summary.h"
@@ -387,20 +388,21 @@ int live_print_text(FILE *out, const struct live_frame *f, const struct pwz_meta
 	return fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
 }
 
-/* A JSON string of s made terminal-safe first (termsafe's output is ASCII escapes and valid
- * UTF-8, so only quotes and backslashes remain to escape). */
-static void json_str(FILE *out, const char *s)
+/* Writes s as a JSON string, made terminal-safe first (the lines may go to a terminal) and
+ * escaped by jbuf_json_str(). Returns 0 or -ENOMEM (nothing written then). */
+static int json_str(FILE *out, const char *s)
 {
 	char safe[TERMSAFE_NAME_MAX];
+	struct jbuf b = { 0 };
+	int e;
 
 	termsafe_str(safe, sizeof(safe), s);
-	fputc('"', out);
-	for (const char *p = safe; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fputc('\\', out);
-		fputc(*p, out);
-	}
-	fputc('"', out);
+	jbuf_json_str(&b, safe, (size_t)-1);
+	e = b.err;
+	if (!e)
+		fwrite(b.buf, 1, b.len, out);
+	jbuf_free(&b);
+	return e;
 }
 
 int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta *meta)
@@ -417,7 +419,8 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 		const struct live_task *t = &f->tasks[i];
 
 		fprintf(out, "%s{\"tid\":%u,\"pid\":%u,\"name\":", i ? "," : "", t->tid, t->tgid);
-		json_str(out, t->name);
+		if (json_str(out, t->name))
+			return -ENOMEM;
 		fprintf(out, ",\"runtime_ns\":%llu,\"cpu_pct\":%.3f,\"switches\":%llu,\"voluntary\":%llu,"
 			"\"involuntary\":%llu,\"waits\":%llu,\"wait_ns\":%llu,\"ready_pct\":%.3f,"
 			"\"exits\":%llu,\"run_delay_ns\":",
@@ -452,7 +455,8 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 
 		fprintf(out, "%s{\"tid\":%u,\"isa\":%u,\"reason\":%u,\"exit\":", i ? "," : "", e->tid,
 			e->isa, e->reason);
-		json_str(out, exit_name(ename, sizeof(ename), meta, e));
+		if (json_str(out, exit_name(ename, sizeof(ename), meta, e)))
+			return -ENOMEM;
 		fprintf(out, ",\"count\":%llu,\"handling_ns\":%llu}", (unsigned long long)e->count,
 			(unsigned long long)e->handling_ns);
 	}
