@@ -270,23 +270,26 @@ export PWZ_TESTDATA_DIR := $(TESTDATA)
 
 # The suites, each tests/<suite>/run, in the order `make check` runs them. Those that capture
 # (BPF: each capture takes /tmp/pwz-bpf.lock), boot a VM or time things run one after the other;
-# CHECK_SIDE_SUITES, which only use the CPU and read files, run one after the other beside them
+# CHECK_SIDE_SUITES, which use the CPU, read files and hold no figure to a clock (the browser
+# suite's one capture checks sleep states, not times), run one after the other beside them
 # (CHECK_SIDE_SUITES= runs everything in one line). tests/sanitize runs the unit tests and the
 # bad-input table again, built with ASan and UBSan. With SANITIZE=1 the programs are ASan
 # builds: the suites that load BPF or boot a VM, and the sanitizer pass itself, are left out.
 # pwz-bpf --live under tmux and --flight: tests/liveview; --irq against /proc/softirqs,
 # /proc/interrupts and /proc/stat: tests/irq; --serve scraped and checked by promtool:
 # tests/serve; the VMs tab: tests/vms; the nested KVM guests (5.10, 6.1, 6.12): tests/vmtest.
-CHECK_SUITES += tests/browser/run tests/robust/run tests/live/run tests/liveview/run \
-	tests/vmtest/run tests/cli/run tests/hardening/run tests/deb/run tests/agree/run \
-	tests/serve/run tests/vms/run tests/irq/run
-CHECK_SIDE_SUITES ?= tests/sanitize/run tests/fuzz/run tests/badinput/run tests/perfetto/run \
-	tests/parquet/run tests/import/run tests/bench/run
+CHECK_SUITES += tests/robust/run tests/live/run tests/liveview/run tests/vmtest/run \
+	tests/cli/run tests/hardening/run tests/deb/run tests/agree/run tests/serve/run \
+	tests/vms/run tests/irq/run
+CHECK_SIDE_SUITES ?= tests/sanitize/run tests/browser/run tests/fuzz/run tests/badinput/run \
+	tests/perfetto/run tests/parquet/run tests/import/run tests/bench/run
 CHECK_SUITES += $(CHECK_SIDE_SUITES)
 SANITIZE_SKIP_SUITES := tests/irq/run tests/serve/run tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
 	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
-unit-progs: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) fuzz-progs $(BADINPUT_CRAFT)
+# (the fuzzers are for tests/fuzz, which the sanitizer pass does not run: not built there)
+unit-progs: $(TEST_BINS) $(IMPORT_TEST) $(IMPORT_SPIN) $(if $(filter 1,$(SANITIZE)),,fuzz-progs) \
+	$(BADINPUT_CRAFT)
 unit: unit-progs
 	$(Q)tools/include-cycles bpf user render
 	$(Q)tests/run-unit-tests $(TEST_BINS)
