@@ -121,6 +121,16 @@ static void skip_rest(struct mp_cursor *c, uint32_t have, uint32_t used)
  * callback returned. Fields past those known are skipped.
  */
 
+/* The next field of a record of n, as an unsigned integer, when it has one past *used (then
+ * counted in *used); dflt when it ends before it (a file of an earlier version). */
+static uint64_t opt_uint(struct mp_cursor *c, uint32_t n, uint32_t *used, uint64_t dflt)
+{
+	if (n <= *used)
+		return dflt;
+	(*used)++;
+	return mp_read_uint(c);
+}
+
 /* TASK: tid, tgid, time, comm, proc_name, name[, flags]. */
 static int read_task(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v)
 {
@@ -136,8 +146,7 @@ static int read_task(struct mp_cursor *c, uint32_t n, const struct cdict_visitor
 	mp_read_string(c, t.comm, sizeof(t.comm));
 	mp_read_string(c, t.proc_name, sizeof(t.proc_name));
 	mp_read_string(c, t.name, sizeof(t.name));
-	t.flags = n > used ? (uint32_t)mp_read_uint(c) : 0;
-	used += n > used;
+	t.flags = (uint32_t)opt_uint(c, n, &used, 0);
 	t.since_ns = t.flags & PWZ_TASK_BORN ? t.time_ns : 0;
 	skip_rest(c, n, used);
 	return !c->err && v->task ? v->task(v->ctx, &t) : 0;
@@ -159,8 +168,7 @@ static int read_slice(const struct reader *r, struct mp_cursor *c, uint32_t n,
 	s.start_ns = mp_read_uint(c);
 	s.dur_ns = mp_read_uint(c);
 	s.end = (uint32_t)mp_read_uint(c);
-	s.flags = n > used ? (uint32_t)mp_read_uint(c) & PWZ_SLICE_UNSEEN_START : 0;
-	used += n > used;
+	s.flags = (uint32_t)opt_uint(c, n, &used, 0) & PWZ_SLICE_UNSEEN_START;
 	s.prev_state = 0;
 	s.charged_ns = 0;
 	if (n > used) {
@@ -225,9 +233,7 @@ static int read_kvm_exit(struct mp_cursor *c, uint32_t n, const struct cdict_vis
 	e.guest_ns = mp_read_uint(c);
 	e.handling_ns = mp_read_uint(c);
 	/* before the flags field, handling 0 meant unpaired */
-	e.flags = n > used ? (uint32_t)mp_read_uint(c) :
-			     e.handling_ns ? 0 : PWZ_EXIT_UNPAIRED;
-	used += n > used;
+	e.flags = (uint32_t)opt_uint(c, n, &used, e.handling_ns ? 0 : PWZ_EXIT_UNPAIRED);
 	skip_rest(c, n, used);
 	return !c->err && v->kvm_exit ? v->kvm_exit(v->ctx, &e) : 0;
 }
@@ -249,12 +255,9 @@ static int read_cpu_agg(struct mp_cursor *c, uint32_t n, const struct cdict_visi
 	a.switches = mp_read_uint(c);
 	a.voluntary = mp_read_uint(c);
 	a.involuntary = mp_read_uint(c);
-	a.unseen = n > used ? mp_read_uint(c) : 0;
-	used += n > used;
-	a.unseen_ns = n > used ? mp_read_uint(c) : 0;
-	used += n > used;
-	a.since_ns = n > used ? mp_read_uint(c) : 0;
-	used += n > used;
+	a.unseen = opt_uint(c, n, &used, 0);
+	a.unseen_ns = opt_uint(c, n, &used, 0);
+	a.since_ns = opt_uint(c, n, &used, 0);
 	a.charged_ns = a.charged_run_ns = 0;
 	if (n >= used + 2) {
 		a.charged_ns = mp_read_uint(c);
@@ -294,8 +297,7 @@ static int read_kvm_agg(struct mp_cursor *c, uint32_t n, const struct cdict_visi
 	a.count = mp_read_uint(c);
 	a.handling_ns = mp_read_uint(c);
 	read_hist(c, a.hist, PWZ_HIST_BUCKETS);
-	a.since_ns = n > used ? mp_read_uint(c) : 0;
-	used += n > used;
+	a.since_ns = opt_uint(c, n, &used, 0);
 	skip_rest(c, n, used);
 	info->has_aggregates = true;
 	return !c->err && v->kvm_agg ? v->kvm_agg(v->ctx, &a) : 0;
@@ -316,8 +318,7 @@ static int read_wait_agg(struct mp_cursor *c, uint32_t n, const struct cdict_vis
 	a.count = mp_read_uint(c);
 	a.wait_ns = mp_read_uint(c);
 	a.max_ns = mp_read_uint(c);
-	a.since_ns = n > used ? mp_read_uint(c) : 0;
-	used += n > used;
+	a.since_ns = opt_uint(c, n, &used, 0);
 	if (n > used) {
 		/* the wait histogram (element 7): files without it have none */
 		read_hist(c, a.hist, PWZ_WHIST_BUCKETS);
@@ -353,8 +354,7 @@ static int read_irq_agg(struct mp_cursor *c, uint32_t n, const struct cdict_visi
 	a.max_ns = mp_read_uint(c);
 	a.nested_ns = mp_read_uint(c);
 	mp_read_string(c, a.name, sizeof(a.name));
-	a.since_ns = n > used ? mp_read_uint(c) : 0;
-	used += n > used;
+	a.since_ns = opt_uint(c, n, &used, 0);
 	skip_rest(c, n, used);
 	if (!c->err && a.cpu >= PWZ_MAX_CPUS)
 		mp_fail(c, "IRQ_AGG cpu out of range");
