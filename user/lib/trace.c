@@ -123,37 +123,33 @@ static int on_task(void *ctx, const struct pwz_task *x)
 	return 0;
 }
 
+/* Whether a stream record is kept (l->streams); one that is not is noted (l->skipped). */
+static bool stream_kept(struct trace_loader *l)
+{
+	if (!l->streams)
+		l->skipped = true;
+	return l->streams;
+}
+
 static int on_slice(void *ctx, const struct pwz_slice *x)
 {
 	struct trace_loader *l = ctx;
 
-	if (!l->streams) {
-		l->skipped = true;
-		return 0;
-	}
-	return PUSH(l, slices, cap_slices, x);
+	return stream_kept(l) ? PUSH(l, slices, cap_slices, x) : 0;
 }
 
 static int on_wakeup(void *ctx, const struct pwz_wakeup *x)
 {
 	struct trace_loader *l = ctx;
 
-	if (!l->streams) {
-		l->skipped = true;
-		return 0;
-	}
-	return PUSH(l, wakeups, cap_wakeups, x);
+	return stream_kept(l) ? PUSH(l, wakeups, cap_wakeups, x) : 0;
 }
 
 static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *x)
 {
 	struct trace_loader *l = ctx;
 
-	if (!l->streams) {
-		l->skipped = true;
-		return 0;
-	}
-	return PUSH(l, exits, cap_exits, x);
+	return stream_kept(l) ? PUSH(l, exits, cap_exits, x) : 0;
 }
 
 /*
