@@ -234,9 +234,8 @@ static const char kvm_cols[] =
 static bool ready_differs(const struct live_task *t, const struct live_frame *f)
 {
 	return f->has_run_delay &&
-	       summary_ready_figures_differ(t->run_delay_wait_ns,
-					    t->run_delay_ns > t->run_delay_unmeasured_ns ?
-					    t->run_delay_ns - t->run_delay_unmeasured_ns : 0);
+	       summary_ready_figures_differ(t->run_delay_wait_ns, t->run_delay_ns,
+					    t->run_delay_unmeasured_ns);
 }
 
 static void task_line(char *b, size_t n, const struct live_task *t, const struct live_frame *f)

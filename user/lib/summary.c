@@ -543,9 +543,10 @@ uint64_t summary_uncharged_ns(const struct task_summary *ts)
 	return ts->charged_run_ns > ts->charged_ns ? ts->charged_run_ns - ts->charged_ns : 0;
 }
 
-bool summary_ready_figures_differ(uint64_t lived_ns, uint64_t kernel_ns)
+bool summary_ready_figures_differ(uint64_t lived_ns, uint64_t charge_ns, uint64_t unmeasured_ns)
 {
-	double lived = (double)lived_ns, kernel = (double)kernel_ns;
+	double lived = (double)lived_ns;
+	double kernel = charge_ns > unmeasured_ns ? (double)(charge_ns - unmeasured_ns) : 0;
 	double big = lived > kernel ? lived : kernel;
 
 	return big > 0 && fabs(lived - kernel) > big * SUMMARY_READY_BUCKET_PCT / 100;
@@ -554,8 +555,8 @@ bool summary_ready_figures_differ(uint64_t lived_ns, uint64_t kernel_ns)
 bool summary_ready_differs(const struct summary *s, const struct task_summary *ts)
 {
 	return s->has_run_delay &&
-	       summary_ready_figures_differ(ts->run_delay_wait_ns,
-					    ts->run_delay_ns - ts->run_delay_unmeasured_ns);
+	       summary_ready_figures_differ(ts->run_delay_wait_ns, ts->run_delay_ns,
+					    ts->run_delay_unmeasured_ns);
 }
 
 double summary_cpu_pct(const struct summary *s, const struct task_summary *ts)

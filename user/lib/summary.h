@@ -149,10 +149,12 @@ bool summary_wait_range(const struct task_summary *ts, double q, uint64_t *lo, u
 #define SUMMARY_READY_BUCKET_PCT 1.0
 bool summary_ready_differs(const struct summary *s, const struct task_summary *ts);
 
-/* The rule of summary_ready_differs() on two figures of the same waits: lived_ns (their wall
- * time) and kernel_ns (the kernel's charge of them) more than SUMMARY_READY_BUCKET_PCT % of the
- * larger apart. False when both are 0. */
-bool summary_ready_figures_differ(uint64_t lived_ns, uint64_t kernel_ns);
+/* The rule of summary_ready_differs() on the figures of some waits (a thread's, an
+ * interval's): lived_ns, the wall time of the measured ones (run_delay_wait_ns), against the
+ * kernel's charge of them, charge_ns less unmeasured_ns (run_delay_ns less
+ * run_delay_unmeasured_ns): more than SUMMARY_READY_BUCKET_PCT % of the larger apart. False
+ * when both are 0. */
+bool summary_ready_figures_differ(uint64_t lived_ns, uint64_t charge_ns, uint64_t unmeasured_ns);
 
 /* CPU use of a task in % of one core over the window. */
 double summary_cpu_pct(const struct summary *s, const struct task_summary *ts);
