@@ -53,13 +53,23 @@ static int g_out = -1, g_in = -1;
 static struct termios g_saved;
 static volatile sig_atomic_t g_winch;
 
+/*
+ * SIGTTOU is held while the modes are given back: a view moved to the background (bg after
+ * Ctrl-Z) then still ends, rather than stopping again at each attempt.
+ */
 static void restore_raw(void)
 {
+	sigset_t ttou, old;
+
 	if (g_out >= 0) {
 		ssize_t n = write(g_out, LEAVE, sizeof(LEAVE) - 1);
 
 		(void)n;
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		sigprocmask(SIG_BLOCK, &ttou, &old);
 		tcsetattr(g_in, TCSAFLUSH, &g_saved);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 }
 
@@ -125,6 +135,11 @@ struct live_screen *live_screen__new(int fd_in, int fd_out, bool kvm_view,
 
 	if (!isatty(fd_in) || !isatty(fd_out)) {
 		snprintf(err, errlen, "--live needs a terminal (use --batch or --json to write to a file or a pipe)");
+		errno = ENOTTY;
+		return NULL;
+	}
+	if (tcgetpgrp(fd_in) != getpgrp()) {
+		snprintf(err, errlen, "--live runs in the background of its terminal, which another process holds: run it in the foreground, or use --batch");
 		errno = ENOTTY;
 		return NULL;
 	}

@@ -17,7 +17,8 @@ struct live_screen;
  * SIGWINCH redraws at the new size and a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGABRT)
  * gives the terminal back before the process dies; SIGINT, SIGTERM and SIGHUP stay the
  * caller's (its loop ends and calls live_screen__free()). meta (borrowed) names KVM exits.
- * NULL with errno and err filled (ENOTTY: not a terminal, use --batch).
+ * NULL with errno and err filled (ENOTTY: not a terminal, or this process is not in the
+ * terminal's foreground process group, as when started with '&': use --batch).
  */
 struct live_screen *live_screen__new(int fd_in, int fd_out, bool kvm_view,
 				     const struct pwz_meta *meta, char *err, size_t errlen);
