@@ -5,13 +5,17 @@
 Usage: cdict_sum.py [--waits] FILE.cdict  ->  JSON on stdout:
   {"chunks": N, "cut": bool, "slices": N, "wakeups": N, "tasks": [tid...],
    "wakers": {"known": N, "unknown": N, "none": N},
-   "per_tid": {tid: {"runtime_ns", "unseen_ns", "switches", "wait_count", "wait_ns"}},
+   "per_tid": {tid: {"runtime_ns", "unseen_ns", "unseen_gap_ns", "switches", "wait_count",
+                     "wait_ns"}},
    "waits": {tid: [wait_ns, ... sorted]} (with --waits)}
 Walks the chunks as docs/cdict.md describes them ("PWZK", frame length, decompressed length,
 record count, an LZ4 frame of msgpack records), decompresses each with liblz4's frame API
 (ctypes) and decodes the records with the small msgpack decoder below. It stops at the first
 chunk that is not whole (a cut file) or at the trailer. Slices by model.h R1-R3: runtime is the
-time of slices whose switch-in was seen (flags bit 0 clear), every slice but an OPEN one
+time of slices whose switch-in was seen (flags bit 0 clear), unseen_gap_ns the time from the end
+of the thread's slice before each slice whose switch-in was unseen (the file's first slice start
+for its first) to that slice's end: the wait that switch-in ended lies in it (model.h R2: the slice's
+start_ns is the CPU's previous switch, at or before the unseen one), every slice but an OPEN one
 (end 3) is a switch-out; each WAKEUP record is one measured wait. "wakers" counts the WAKEUP
 records that name their waker (elements 6 and 7, waker_cpu not 4294967295), that say it is
 unknown (waker_cpu 4294967295) and that have neither (a wait begun by a preemption, with META
@@ -111,11 +115,12 @@ def main(path, with_waits=False):
         raise SystemExit("%s: not a cdict v2 file" % path)
     off = struct.unpack_from("<H", data, 10)[0]
     chunks, cut, tasks, per, nslices, nwake, waits = 0, True, set(), {}, 0, 0, {}
+    spans = {}  # tid -> [(start, end, unseen start)]
     wakers = {"known": 0, "unknown": 0, "none": 0}
 
     def row(tid):
-        return per.setdefault(tid, {"runtime_ns": 0, "unseen_ns": 0, "switches": 0,
-                                    "wait_count": 0, "wait_ns": 0})
+        return per.setdefault(tid, {"runtime_ns": 0, "unseen_ns": 0, "unseen_gap_ns": 0,
+                                    "switches": 0, "wait_count": 0, "wait_ns": 0})
     while off + 16 <= len(data):
         if data[off:off + 8] == b"PWZTRAIL":
             cut = False
@@ -143,6 +148,7 @@ def main(path, with_waits=False):
                     t["runtime_ns"] += dur
                 if end != 3:
                     t["switches"] += 1
+                spans.setdefault(tid, []).append((r[3], r[3] + dur, flags & 1))
             elif r[0] == 4:
                 nwake += 1
                 t = row(r[1])
@@ -154,6 +160,14 @@ def main(path, with_waits=False):
             raise SystemExit("%s: chunk at %d: %d records, header says %d" % (path, off, n, nrec))
         chunks += 1
         off += 16 + flen
+    first = min((sp[0][0] for sp in map(sorted, spans.values())), default=0)
+    for tid, sl in spans.items():
+        prev_end, gap = first, 0
+        for start, stop, unseen in sorted(sl):
+            if unseen:
+                gap += max(stop - prev_end, 0)
+            prev_end = stop
+        row(tid)["unseen_gap_ns"] = gap
     out = {"chunks": chunks, "cut": cut, "slices": nslices, "wakeups": nwake, "wakers": wakers,
            "tasks": sorted(tasks), "per_tid": {str(k): v for k, v in sorted(per.items())}}
     if with_waits:
