@@ -21,7 +21,7 @@ struct trace_loader {
 	size_t *older;			/* per tasks[] entry: 1 + its tid's previous instance, 0 none */
 	size_t cap_head, cap_older;
 	struct model_fold *aggs;	/* the aggregate records, summed per key as they arrive */
-	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits, cap_irq_aggs;
+	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits, cap_irq_aggs, cap_ends;
 };
 
 static int push(void **arr, size_t *nr, size_t *cap, const void *item, size_t size)
@@ -131,10 +131,18 @@ static bool stream_kept(struct trace_loader *l)
 	return l->streams;
 }
 
+/* A slice whose thread died there is kept as an end, whether the streams are kept or not. */
 static int on_slice(void *ctx, const struct pwz_slice *x)
 {
 	struct trace_loader *l = ctx;
 
+	if (pwz_slice_state(x) & (PWZ_STATE_DEAD | PWZ_STATE_ZOMBIE)) {
+		struct trace_end e = { .tid = x->tid, .end_ns = x->start_ns + x->dur_ns };
+		int rc = PUSH(l, ends, cap_ends, &e);
+
+		if (rc)
+			return rc;
+	}
 	return stream_kept(l) ? PUSH(l, slices, cap_slices, x) : 0;
 }
 
@@ -253,6 +261,15 @@ static int copy_out(void **dst, size_t *nr, const void *src, size_t n, size_t si
 	return 0;
 }
 
+static int cmp_end(const void *a, const void *b)
+{
+	const struct trace_end *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->end_ns < y->end_ns ? -1 : x->end_ns > y->end_ns;
+}
+
 int trace__settle(struct trace *t)
 {
 	struct trace_loader *l = t->loading;
@@ -264,6 +281,8 @@ int trace__settle(struct trace *t)
 
 	if (t->nr_tasks > 1)
 		qsort(t->tasks, t->nr_tasks, sizeof(*t->tasks), cmp_task);
+	if (t->nr_ends > 1)
+		qsort(t->ends, t->nr_ends, sizeof(*t->ends), cmp_end);
 	if (!l)
 		return 0;
 	n = model_fold__cpu_aggs(l->aggs, &ca);
@@ -307,6 +326,31 @@ const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint6
 		found = &t->tasks[i];
 	}
 	return found;
+}
+
+uint64_t trace__instance_end(const struct trace *t, uint32_t tid, uint64_t since_ns)
+{
+	size_t lo = 0, hi = t->nr_ends, i;
+	uint64_t end = UINT64_MAX;
+
+	for (i = first_of(t, tid); i < t->nr_tasks && t->tasks[i].tid == tid; i++) {
+		if (t->tasks[i].since_ns > since_ns) {
+			end = t->tasks[i].since_ns;
+			break;
+		}
+	}
+	while (lo < hi) {	/* the first death of tid at or after since_ns */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct trace_end *e = &t->ends[mid];
+
+		if (e->tid < tid || (e->tid == tid && e->end_ns < since_ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nr_ends && t->ends[lo].tid == tid && t->ends[lo].end_ns < end)
+		end = t->ends[lo].end_ns;
+	return end;
 }
 
 const struct pwz_task *trace__task_at_cached(const struct trace *t, struct trace_task_cache *c,
@@ -401,5 +445,6 @@ void trace__free(struct trace *t)
 	free(t->kvm_aggs);
 	free(t->wait_aggs);
 	free(t->irq_aggs);
+	free(t->ends);
 	free(t);
 }

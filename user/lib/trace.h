@@ -20,6 +20,12 @@ struct trace_load_opts {
 	const struct task_map *map;	/* renames tasks by tid after loading; may be NULL */
 };
 
+/* A thread's death: the end of its slice that switched out in state X or Z (model.h R8). */
+struct trace_end {
+	uint32_t tid;
+	uint64_t end_ns;
+};
+
 /*
  * Arrays are owned by the trace. tasks holds the last naming of every thread instance
  * (model.h R8: a recycled tid is another thread), sorted by (tid, since_ns).
@@ -46,6 +52,9 @@ struct trace {
 	struct pwz_irq_agg *irq_aggs;		/* --irq: one per (cpu, kind, vector, tid, since),
 						 * summed, in pwz_irq_merge()'s order (irq.h) */
 	size_t nr_irq_aggs;
+	struct trace_end *ends;			/* the threads that died: kept with or without the
+						 * streams, sorted by (tid, end_ns) */
+	size_t nr_ends;
 	struct trace_loader *loading;			/* while trace__new() fills it; NULL after settling */
 };
 
@@ -76,6 +85,11 @@ const struct pwz_task *trace__task(const struct trace *t, uint32_t tid);
  * before it; the earliest when time_ns precedes them all), or NULL. trace__task_at(t, tid,
  * since_ns) finds the instance of an aggregate. */
 const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint64_t time_ns);
+
+/* The end of the instance of tid born at since_ns (a task record's since_ns): the first death
+ * of tid at or after it, or the birth of its next instance, whichever comes first; UINT64_MAX
+ * when neither is in the capture. */
+uint64_t trace__instance_end(const struct trace *t, uint32_t tid, uint64_t since_ns);
 
 /* trace__task_at() for a run of lookups that mostly repeat a tid (the slices of one thread):
  * a tid with a single instance is answered from the cache. Zero the cache before the run. */
