@@ -57,7 +57,8 @@ static const struct parquet_column cpu_residency_cols[] = {
 };
 static const struct parquet_column vcpu_cols[] = {
 	COMMON, { "vm", STR, true }, { "pid", U32, true }, { "tid", U32, false }, { "utid", U32, false },
-	{ "vcpu", U32, true }, { "window_ns", U64, false }, { "running_ns", U64, false },
+	{ "vcpu", U32, true }, { "window_ns", U64, false }, { "alive_ns", U64, false },
+	{ "running_ns", U64, false },
 	{ "ready_ns", U64, false }, { "sleep_ns", U64, false }, { "unseen_ns", U64, false },
 	{ "waits", U64, false }, { "exits", U64, false }, { "uncharged_ns", U64, true },
 };
@@ -766,7 +767,8 @@ static int write_vcpus(struct xp *x)
 			ret = PUT_ROW(x, EXPORT_VCPU, v_clean(vm->name, b1, sizeof(b1)),
 				      V_IN(vm->pid, th->task.tgid != 0),
 				      V_I(vc->tid), V_I(th->utid), V_IN(vc->vcpu, vc->vcpu >= 0),
-				      V_I(v->window_end_ns - v->window_start_ns), V_I(vc->running_ns),
+				      V_I(v->window_end_ns - v->window_start_ns), V_I(vc->alive_ns),
+				      V_I(vc->running_ns),
 				      V_I(vc->ready_ns), V_I(vc->sleep_ns), V_I(vc->unseen_ns),
 				      V_I(vc->waits), V_I(vc->exits_total),
 				      V_IN(vc->uncharged_ns, vc->has_uncharged));

@@ -71,7 +71,7 @@ void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
 
 static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu *vc)
 {
-	uint64_t span = v->window_end_ns - v->window_start_ns;
+	uint64_t alive = vc->alive_ns;
 	bool st = v->has_streams;
 
 	jbuf_puts(b, "{");
@@ -83,9 +83,10 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 	else
 		jbuf_puts(b, "null");
 	jbuf_member_str(b, "name", vc->name);
+	jbuf_member_u64(b, "alive_ns", alive);
 	jbuf_member_u64(b, "running_ns", vc->running_ns);
 	jbuf_member_u64(b, "ready_ns", vc->ready_ns);
-	jbuf_member_double(b, "ready_pct", span ? 100.0 * (double)vc->ready_ns / (double)span : 0.0);
+	jbuf_member_double(b, "ready_pct", alive ? 100.0 * (double)vc->ready_ns / (double)alive : 0.0);
 	jbuf_member_u64_or_null(b, "ready_kernel_ns", vc->ready_kernel_ns, vc->has_ready_kernel);
 	jbuf_key(b, "ready_differs", false);
 	jbuf_puts(b, vc->ready_differs ? "true" : "false");
@@ -112,7 +113,7 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 		jbuf_puts(b, "]");
 	}
 	jbuf_member_u64(b, "exits_total", vc->exits_total);
-	jbuf_member_double(b, "exits_per_s", span ? (double)vc->exits_total * 1e9 / (double)span : 0.0);
+	jbuf_member_double(b, "exits_per_s", alive ? (double)vc->exits_total * 1e9 / (double)alive : 0.0);
 	jbuf_key(b, "exits", false);
 	exits_json(b, v, vc->exits, vc->nr_exits);
 	jbuf_puts(b, "}");
@@ -130,6 +131,7 @@ void vms_json_array(struct jbuf *b, const struct vms *v)
 		jbuf_member_u64(b, "pid", vm->pid);
 		jbuf_member_u64(b, "other_threads", vm->nr_other);
 		jbuf_member_u64(b, "other_runtime_ns", vm->other_runtime_ns);
+		jbuf_member_u64(b, "alive_ns", vm->alive_ns);
 		jbuf_member_u64(b, "running_ns", vm->running_ns);
 		jbuf_member_u64(b, "ready_ns", vm->ready_ns);
 		jbuf_member_u64(b, "sleep_ns", vm->sleep_ns);

@@ -449,6 +449,100 @@ static void test_instances(void **state)
 	trace__free(t);
 }
 
+/* The vCPUs of one VM over 1 ms: 601 there from the start, dead after its slice [300,400) (X);
+ * 602 born at 200, alive to the end; tid 603 there from the start and dead after [100,150),
+ * then born again at 600 (its death does not end its second instance). */
+static struct vms *alive_vms(bool streams, struct trace **tp, struct summary **sp)
+{
+	const struct pwz_task tk[] = {
+		{ .tid = 601, .tgid = 600, .comm = "CPU 0/KVM", .name = "vmC.vcpu0" },
+		{ .tid = 602, .tgid = 600, .comm = "CPU 1/KVM", .name = "vmC.vcpu1",
+		  .time_ns = 200 * US, .since_ns = 200 * US, .flags = PWZ_TASK_BORN },
+		{ .tid = 603, .tgid = 600, .comm = "CPU 2/KVM", .name = "vmC.vcpu2" },
+		{ .tid = 603, .tgid = 600, .comm = "CPU 2/KVM", .name = "vmC.vcpu2",
+		  .time_ns = 600 * US, .since_ns = 600 * US, .flags = PWZ_TASK_BORN },
+	};
+	const struct pwz_slice sl[] = {
+		{ 601, 0, 300 * US, 100 * US, PWZ_END_EXITED, 0, 0, 0 },
+		{ 602, 1, 250 * US, 50 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 603, 1, 100 * US, 50 * US, PWZ_END_EXITED, 0, 0, 0 },
+		{ 603, 1, 700 * US, 50 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	};
+	const struct pwz_wakeup wk[] = { { 601, 0, 280 * US, 20 * US, 0, 0, 0 } };
+	struct pwz_meta m = { .nr_cpus = 2, .duration_ns = 1000 * US, .has_wait = true };
+	struct cdict_visitor v;
+	struct trace *t = trace__new("test", true, &v);
+	struct vms *vm;
+	char err[256];
+
+	assert_non_null(t);
+	assert_int_equal(v.meta(v.ctx, &m), 0);
+	for (size_t i = 0; i < sizeof(tk) / sizeof(tk[0]); i++)
+		assert_int_equal(v.task(v.ctx, &tk[i]), 0);
+	for (size_t i = 0; i < sizeof(sl) / sizeof(sl[0]); i++)
+		assert_int_equal(v.slice(v.ctx, &sl[i]), 0);
+	assert_int_equal(v.wakeup(v.ctx, &wk[0]), 0);
+	assert_int_equal(trace__settle(t), 0);
+	*sp = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(*sp);
+	if (!streams)
+		t->nr_slices = t->nr_wakeups = t->nr_exits = 0;
+	vm = vms__new(t, *sp, err, sizeof(err));
+	assert_non_null(vm);
+	assert_int_equal(vm->nr_vms, 1);
+	*tp = t;
+	return vm;
+}
+
+static const struct vms_vcpu *vcpu_of(const struct vms *v, uint32_t tid, uint64_t since)
+{
+	for (size_t k = 0; k < v->vms[0].nr_vcpus; k++)
+		if (v->vms[0].vcpus[k].tid == tid && v->vms[0].vcpus[k].since_ns == since)
+			return &v->vms[0].vcpus[k];
+	fail_msg("no vCPU %u since %llu", tid, (unsigned long long)since);
+	return NULL;
+}
+
+static void test_alive(void **state)
+{
+	struct trace *t;
+	struct summary *s;
+	struct vms *v = alive_vms(true, &t, &s);
+	const struct vms_vcpu *c;
+
+	(void)state;
+	c = vcpu_of(v, 601, 0);		/* [0, 400): it died at the end of its slice */
+	assert_int_equal(c->alive_ns, 400 * US);
+	assert_int_equal(c->running_ns + c->ready_ns + c->sleep_ns, 400 * US);
+	assert_int_equal(c->sleep_ns, 280 * US);
+	c = vcpu_of(v, 602, 200 * US);	/* [200, 1000) */
+	assert_int_equal(c->alive_ns, 800 * US);
+	assert_int_equal(c->sleep_ns, 750 * US);
+	c = vcpu_of(v, 603, 0);		/* [0, 150) */
+	assert_int_equal(c->alive_ns, 150 * US);
+	c = vcpu_of(v, 603, 600 * US);	/* [600, 1000) */
+	assert_int_equal(c->alive_ns, 400 * US);
+	assert_int_equal(v->vms[0].alive_ns, 1750 * US);
+	assert_int_equal(v->vms[0].sleep_ns + v->vms[0].running_ns + v->vms[0].ready_ns,
+			 1750 * US);
+	/* the rebirth ends an instance no death ended */
+	assert_int_equal(trace__instance_end(t, 602, 0), 200 * US);
+	assert_int_equal(trace__instance_end(t, 602, 200 * US), UINT64_MAX);
+	vms__free(v);
+	summary__free(s);
+	trace__free(t);
+	/* without the streams: the loader kept the death all the same */
+	v = alive_vms(false, &t, &s);
+	assert_int_equal(t->nr_ends, 2);
+	assert_int_equal(vcpu_of(v, 601, 0)->alive_ns, 400 * US);
+	assert_int_equal(vcpu_of(v, 602, 200 * US)->alive_ns, 800 * US);
+	assert_int_equal(vcpu_of(v, 603, 0)->alive_ns, 150 * US);
+	assert_int_equal(vcpu_of(v, 603, 600 * US)->alive_ns, 400 * US);
+	vms__free(v);
+	summary__free(s);
+	trace__free(t);
+}
+
 static char *report_of(struct fixture *fx)
 {
 	char *text = NULL;
@@ -498,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_split_interval),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_instances),
+		cmocka_unit_test(test_alive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

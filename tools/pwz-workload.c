@@ -55,7 +55,9 @@ static const char usage[] =
 "  \"reuse\":{\"spawned\":..,\"wrapped\":true|false,\"tids\":[{\"tid\":..,\"names\":[..,..],\n"
 "   \"cpu_ns\":[..,..]}]} (the N tids, each thread's own CPU time).\n"
 "--forks NAME:N: fork N children one after the other, each naming itself NAME and exiting at\n"
-"once; nothing else runs and nothing is reported (a fork loop in C: Python's takes 8x longer).\n";
+"once; nothing else runs and nothing is reported (a fork loop in C: Python's takes 8x longer).\n"
+"Arguments after -- are not read: they only show in the command line, as a VMM's\n"
+"'-name guest=NAME' does (threads named 'CPU 0/KVM' then make a VM of the process).\n";
 
 struct spec {
 	char name[16];
@@ -523,7 +525,9 @@ int main(int argc, char **argv)
 		return fork_loop(fname, fn);
 	}
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		if (!strcmp(argv[i], "--")) {
+			break;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(usage, stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "-d") && i + 1 < argc) {

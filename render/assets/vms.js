@@ -14,7 +14,8 @@ window.pwzVmsTab = function (data, tabs, lib) {
 	const reason = (e) => e.name || ((e.isa === "svm" ? "SVM " : "VMX ") + e.code);
 	const span = (r) => r.window[1] - r.window[0];
 
-	// running / ready / sleeping as one bar, in % of the window
+	// running / ready / sleeping as one bar, in % of the window: what is left of it is the
+	// window's time the vCPU was not alive (born or ended inside it)
 	function stateBar(vc, w) {
 		const part = (ns, color, what) => el("span", { class: "vm-" + what,
 			title: what + " " + fmtNs(ns), style: "display:inline-block;height:12px;width:" +
@@ -37,6 +38,7 @@ window.pwzVmsTab = function (data, tabs, lib) {
 			["vCPU", (x) => x.name],
 			["tid", (x) => x.tid, "num"],
 			["index", (x) => x.vcpu === null ? -1 : x.vcpu, "num", (v) => v < 0 ? "?" : String(v)],
+			["alive", (x) => x.alive_ns, "num", fmtNs],
 			["running", (x) => x.running_ns, "num", fmtNs],
 			// as lived, and as the kernel charged it where the two differ (vms.h)
 			["ready", (x) => x.ready_ns, "num", (v, x) => fmtNs(v) +

@@ -220,8 +220,12 @@ def check_units(dom, lst, diff):
     for ri, run in enumerate(lst):
         pct = {t["tid"]: t["wait_pct"] for t in run["tasks"] if t.get("wait_pct")}
         for vm in run.get("vms") or []:
+            alive = {vc["tid"]: vc["alive_ns"] for vc in vm["vcpus"]}
             for r in table_rows(dom, "table-vm-%d" % vm["pid"]):
                 p, c = pct.get(int(r["attrs"]["data-tid"])), cells(dom, r)
+                want = page_text(dur(alive[int(r["attrs"]["data-tid"])]))
+                check(c["alive"]["text"] == want, "units: VMs tab, vCPU %s alive shown as %r, the rule "
+                      "says %r" % (r["attrs"]["data-tid"], c["alive"]["text"], want))
                 for q in ("p50", "p99"):
                     want = page_text(dur_range(p[q]["lo_ns"], p[q]["hi_ns"])) if p else "–"
                     check(c["wait " + q]["text"] == want, "units: VMs tab, vCPU %s wait %s shown as %r, "

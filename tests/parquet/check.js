@@ -252,12 +252,13 @@ async function perCapture(c) {
 		for (const vc of vm.vcpus)
 			want.set(`${vc.tid}`, { vm: vm.name, running: vc.running_ns, ready: vc.ready_ns,
 				sleep: vc.sleep_ns, unseen: vc.unseen_ns, waits: vc.waits, exits: vc.exits_total,
-				uncharged: vc.uncharged_ns, win: cap.window_end_ns - cap.window_start_ns });
+				uncharged: vc.uncharged_ns, win: cap.window_end_ns - cap.window_start_ns,
+				alive: vc.alive_ns });
 	rows = await q(`select tid::varchar k, vm, running_ns running, ready_ns ready, sleep_ns sleep,
-		unseen_ns unseen, waits, exits, uncharged_ns uncharged, window_ns win
+		unseen_ns unseen, waits, exits, uncharged_ns uncharged, window_ns win, alive_ns alive
 		from ${glob('vcpu')} where ${where}`);
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
-	check(!d && rows.length === want.size, `${label}: vcpu: one row per vCPU of --list vms, running/ready/sleep/exits equal (${want.size} vCPUs)`, d || `${rows.length} rows`);
+	check(!d && rows.length === want.size, `${label}: vcpu: one row per vCPU of --list vms, alive/running/ready/sleep/exits equal (${want.size} vCPUs)`, d || `${rows.length} rows`);
 
 	// capture: one row, its figures
 	rows = await q(`select * from ${glob('capture')} where ${where}`);

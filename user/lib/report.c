@@ -289,10 +289,12 @@ static void write_waits(FILE *f, const struct summary *s, const struct vms *v)
 		fprintf(f, "(none)\n");
 }
 
-/* One vCPU's line of a VM: running, ready, sleeping, migrations, who ran while it was ready. */
-static void write_vcpu(FILE *f, const struct vms *v, const struct vms_vcpu *vc, uint64_t span)
+/* One vCPU's line of a VM: its life in the window, running, ready, sleeping (each in % of
+ * its life), migrations, who ran while it was ready. */
+static void write_vcpu(FILE *f, const struct vms *v, const struct vms_vcpu *vc)
 {
-	char name[TERMSAFE_NAME_MAX], pre[3 * TERMSAFE_NAME_MAX], d[3][FMT_DURATION_MAX];
+	char name[TERMSAFE_NAME_MAX], pre[3 * TERMSAFE_NAME_MAX], d[4][FMT_DURATION_MAX];
+	uint64_t alive = vc->alive_ns;
 	size_t at = 0;
 
 	pre[0] = 0;
@@ -306,11 +308,12 @@ static void write_vcpu(FILE *f, const struct vms *v, const struct vms_vcpu *vc, 
 			break;
 		at += (size_t)n;
 	}
-	fprintf(f, "  %-24s %8u %5d %10s %7.2f %10s %7.2f %10s %7.2f ",
+	fprintf(f, "  %-24s %8u %5d %10s %10s %7.2f %10s %7.2f %10s %7.2f ",
 		termsafe_str(name, sizeof(name), vc->name), vc->tid, vc->vcpu,
-		fmt_duration(d[0], sizeof(d[0]), vc->running_ns), pct_of(vc->running_ns, span),
-		fmt_duration(d[1], sizeof(d[1]), vc->ready_ns), pct_of(vc->ready_ns, span),
-		fmt_duration(d[2], sizeof(d[2]), vc->sleep_ns), pct_of(vc->sleep_ns, span));
+		fmt_duration(d[3], sizeof(d[3]), alive),
+		fmt_duration(d[0], sizeof(d[0]), vc->running_ns), pct_of(vc->running_ns, alive),
+		fmt_duration(d[1], sizeof(d[1]), vc->ready_ns), pct_of(vc->ready_ns, alive),
+		fmt_duration(d[2], sizeof(d[2]), vc->sleep_ns), pct_of(vc->sleep_ns, alive));
 	if (v->has_streams)
 		fprintf(f, "%6llu  %s\n", (unsigned long long)vc->migrations, pre[0] ? pre : "-");
 	else
@@ -324,7 +327,7 @@ int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 	double span_s = span / 1e9;
 	char name[TERMSAFE_NAME_MAX], d[FMT_DURATION_MAX];
 
-	fprintf(f, "\nVMs (%% of the %s window)\n", fmt_duration(d, sizeof(d), span));
+	fprintf(f, "\nVMs (%% of each vCPU's life in the %s window)\n", fmt_duration(d, sizeof(d), span));
 	write_steal(f, m);
 	if (!v->has_streams)
 		fprintf(f, "(migrations, preempters, the exits' on/off-CPU split and percentiles need the recorded streams: pwz-render --list --json FILE)\n");
@@ -339,10 +342,11 @@ int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 			termsafe_str(name, sizeof(name), vm->name), vm->pid, vm->nr_vcpus, vm->nr_other,
 			fmt_duration(d, sizeof(d), vm->other_runtime_ns),
 			(unsigned long long)vm->exits_total, span_s > 0 ? vm->exits_total / span_s : 0.0);
-		fprintf(f, "  %-24s %8s %5s %10s %7s %10s %7s %10s %7s %6s  %s\n", "vCPU", "TID",
-			"Index", "Running", "%", "Ready", "%", "Sleep", "%", "Migr.", "Ran while ready");
+		fprintf(f, "  %-24s %8s %5s %10s %10s %7s %10s %7s %10s %7s %6s  %s\n", "vCPU", "TID",
+			"Index", "Alive", "Running", "%", "Ready", "%", "Sleep", "%", "Migr.",
+			"Ran while ready");
 		for (size_t k = 0; k < vm->nr_vcpus; k++)
-			write_vcpu(f, v, &vm->vcpus[k], span);
+			write_vcpu(f, v, &vm->vcpus[k]);
 		write_vm_exits(f, v, vm, span_s);
 	}
 	if (v->has_streams)

@@ -245,19 +245,6 @@ static uint64_t since_at(const struct trace *t, uint32_t tid, uint64_t time)
 	return k ? k->since_ns : 0;
 }
 
-/* The end of the instance (tid, since): the next instance's birth, or UINT64_MAX. */
-static uint64_t instance_end(const struct trace *t, uint32_t tid, uint64_t since)
-{
-	const struct pwz_task *k = trace__task_at(t, tid, since);
-
-	if (!k)
-		return UINT64_MAX;
-	for (k++; k < t->tasks + t->nr_tasks && k->tid == tid; k++)
-		if (k->since_ns > since)
-			return k->since_ns;
-	return UINT64_MAX;
-}
-
 static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 {
 	uint64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
@@ -475,7 +462,7 @@ struct vcpu_recs {
 static void vcpu_recs_of(struct vcpu_recs *r, const struct vms_vcpu *vc,
 			 const struct vms_index *ix)
 {
-	uint64_t end = instance_end(ix->t, vc->tid, vc->since_ns);
+	uint64_t end = trace__instance_end(ix->t, vc->tid, vc->since_ns);
 
 	RANGE_OF(ix->sl_tid, ix->nr_sl, tid, vc->tid, &r->slo, &r->shi);
 	RANGE_OF(ix->wk_tid, ix->nr_wk, tid, vc->tid, &r->wlo, &r->whi);
@@ -658,7 +645,7 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 		     const struct summary *s, const struct vms_index *ix, const struct vms *v)
 {
 	const struct model_window w = { s->window_start_ns, s->window_end_ns };
-	uint64_t span = s->window_end_ns - s->window_start_ns, used;
+	uint64_t end = trace__instance_end(t, ts->tid, ts->since_ns), from, to, used;
 	struct keymap km = { 0 };
 	size_t cap = 0, k;
 	int rc = 0;
@@ -676,8 +663,6 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 	vc->has_uncharged = s->has_charged;
 	vc->uncharged_ns = summary_uncharged_ns(ts);
 	vc->waits = ts->wait_count;
-	used = vc->running_ns + vc->ready_ns + vc->unseen_ns;
-	vc->sleep_ns = span > used ? span - used : 0;
 	vc->exits_total = ts->exits_total;
 	for (k = 0; k < ts->nr_exits; k++) {
 		struct vms_exit *row = exit_row(&vc->exits, &vc->nr_exits, &cap, &km,
@@ -699,6 +684,11 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 		if (wp)
 			vc->wait = *wp;
 	}
+	from = ts->since_ns > w.from_ns ? ts->since_ns : w.from_ns;
+	to = end < w.to_ns ? end : w.to_ns;
+	vc->alive_ns = to > from ? to - from : 0;
+	used = vc->running_ns + vc->ready_ns + vc->unseen_ns;
+	vc->sleep_ns = vc->alive_ns > used ? vc->alive_ns - used : 0;
 	if (vc->vcpu < 0)
 		vc->vcpu = qemu_vcpu_index(ts->comm);
 	for (k = 0; k < vc->nr_exits; k++) {
@@ -905,6 +895,7 @@ static int vm_totals(struct vms_vm *vm)
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		const struct vms_vcpu *vc = &vm->vcpus[i];
 
+		vm->alive_ns += vc->alive_ns;
 		vm->running_ns += vc->running_ns;
 		vm->ready_ns += vc->ready_ns;
 		vm->sleep_ns += vc->sleep_ns;

@@ -23,7 +23,13 @@
  *                switch-in, as schedstat's run_delay),
  *   ready_kernel_ns = those waits as the kernel charged them (R9, schedstat's run_delay
  *                itself; whole-capture aggregates of a live capture only),
- *   sleep_ns   = the rest of the window (halted guest, blocked, or not alive), never below 0.
+ *   alive_ns   = the part of the window the thread instance lived: from its birth when it was
+ *                born inside the window (since_ns), to its end when it ended inside it
+ *                (trace__instance_end(): its death, or the birth of the tid's next instance);
+ *                otherwise the window's bound. A capture without slices (--aggregate-only)
+ *                knows no death: the thread then counts as alive to the window's end,
+ *   sleep_ns   = the rest of alive_ns (halted guest, blocked), never below 0; ready_pct and the
+ *                views' shares are of alive_ns.
  * From the streams (the trace loaded with its slices, waits and exits; has_streams):
  *   migrations   = consecutive slices of the thread on different CPUs, the later one switched
  *                  in inside the window,
@@ -96,6 +102,7 @@ struct vms_vcpu {
 	uint64_t since_ns;		/* the thread instance (model.h R8) */
 	int32_t vcpu;			/* vcpu_id of its exits, or n of "CPU n/KVM"; -1 unknown */
 	char name[PWZ_NAME_MAX];	/* the thread's display name */
+	uint64_t alive_ns;		/* its lifetime within the window */
 	uint64_t running_ns;
 	uint64_t ready_ns;
 	uint64_t sleep_ns;
@@ -127,7 +134,7 @@ struct vms_vm {
 	size_t nr_vcpus;
 	uint32_t nr_other;		/* the process's other threads in the summary */
 	uint64_t other_runtime_ns;	/* their runtime */
-	uint64_t running_ns, ready_ns, sleep_ns;	/* sums over the vCPUs */
+	uint64_t alive_ns, running_ns, ready_ns, sleep_ns;	/* sums over the vCPUs */
 	uint64_t exits_total;
 	struct vms_exit *exits;		/* per reason over the vCPUs, by count */
 	size_t nr_exits;
