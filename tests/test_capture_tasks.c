@@ -97,7 +97,9 @@ static void test_scan_and_qemu_names(void **state)
 	assert_int_equal(task_table__touch(tt, 102, 10, &t), 1);
 	assert_string_equal(t.name, "vm1.vcpu1");
 	assert_int_equal(task_table__touch(tt, 103, 10, &t), 1);
-	assert_string_equal(t.name, "vm1.emulator");
+	assert_string_equal(t.name, "vm1.worker");
+	assert_int_equal(task_table__touch(tt, 100, 10, &t), 1);
+	assert_string_equal(t.name, "vm1.emulator");	/* the main thread only */
 	assert_int_equal(task_table__touch(tt, 200, 10, &t), 1);
 	assert_string_equal(t.name, "bash");
 	assert_string_equal(t.proc_name, "bash");
@@ -186,7 +188,35 @@ static void test_vm_named_after_exec(void **state)
 	put("500/cmdline", qemu_cmd, sizeof(qemu_cmd));
 	thread(501, 500, "worker");
 	assert_int_equal(task_table__touch(tt, 501, 40, &t), 1);
-	assert_string_equal(t.name, "vm3.emulator");
+	assert_string_equal(t.name, "vm3.worker");
+	task_table__free(tt);
+}
+
+static int vhost_threads_gone(void **state)
+{
+	char cmd[600];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/104' '%s/105' '%s/100/task/104'", root, root, root);
+	return system(cmd) ? -1 : 0;
+}
+
+/* A vhost worker is its VM's: a thread of the VM's process (Linux 6.4 on) or a kernel thread
+ * of its own (before). The threads are made here and removed after: the others' scans count. */
+static void test_vhost_workers(void **state)
+{
+	struct task_table *tt = task_table__new(root, NULL);
+	struct pwz_task t;
+
+	(void)state;
+	assert_non_null(tt);
+	thread(104, 100, "vhost-100");
+	thread(105, 105, "vhost-100");
+	assert_int_equal(task_table__touch(tt, 104, 10, &t), 1);
+	assert_string_equal(t.name, "vm1.vhost-100");
+	assert_int_equal(task_table__touch(tt, 105, 10, &t), 1);
+	assert_string_equal(t.name, "vm1.vhost-100");
+	assert_int_equal(t.tgid, 105);	/* its own process still */
 	task_table__free(tt);
 }
 
@@ -308,7 +338,7 @@ static void test_match(void **state)
 	/* a plain word is the start of a name, as pwz-render reads it: comm or display name */
 	n = match(tt, "vm1.vcpu", tids, 8, names, sizeof(names));
 	assert_int_equal(n, 2);
-	n = match(tt, "vm1", tids, 8, names, sizeof(names));	/* vcpu0, vcpu1, 2 emulators */
+	n = match(tt, "vm1", tids, 8, names, sizeof(names));	/* vcpu0, vcpu1, emulator, worker */
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < n; i++)
 		assert_true(tids[i] >= 100 && tids[i] < 200);
@@ -455,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_events),
 		cmocka_unit_test_teardown(test_vm_named_after_exec, vm_threads_gone),
 		cmocka_unit_test_teardown(test_exec_command_line, vm_threads_gone),
+		cmocka_unit_test_teardown(test_vhost_workers, vhost_threads_gone),
 		cmocka_unit_test(test_map_names),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_missing_root),

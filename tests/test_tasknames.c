@@ -92,16 +92,33 @@ static void test_qemu_names(void **state)
 	assert_string_equal(vm, "web");
 	assert_false(qemu_vm_name(d, sizeof(d), vm, sizeof(vm)));
 	assert_false(qemu_vm_name(e, sizeof(e) - 1, vm, sizeof(vm)));
-	task_display_name("CPU 3/KVM", "router", true, out, sizeof(out));
+	task_display_name("CPU 3/KVM", "router", true, false, out, sizeof(out));
 	assert_string_equal(out, "router.vcpu3");
-	task_display_name("CPU 12/KVM", "router", false, out, sizeof(out));
+	task_display_name("CPU 12/KVM", "router", false, false, out, sizeof(out));
 	assert_string_equal(out, "router.vcpu12");
-	task_display_name("qemu-system-x86", "router", true, out, sizeof(out));
+	task_display_name("qemu-system-x86", "router", true, true, out, sizeof(out));
 	assert_string_equal(out, "router.emulator");
-	task_display_name("CPU 3/KVMX", "router", true, out, sizeof(out));
-	assert_string_equal(out, "router.emulator");
-	task_display_name("CPU 3/KVM", "", true, out, sizeof(out));
+	/* only the main thread is the emulator: the others keep their comm under the VM */
+	task_display_name("CPU 3/KVMX", "router", true, false, out, sizeof(out));
+	assert_string_equal(out, "router.CPU 3/KVMX");
+	task_display_name("call_rcu", "router", true, false, out, sizeof(out));
+	assert_string_equal(out, "router.call_rcu");
+	task_display_name("kvm-nx-lpage-re", "router", true, false, out, sizeof(out));
+	assert_string_equal(out, "router.kvm-nx-lpage-re");
+	task_display_name("CPU 3/KVM", "", true, false, out, sizeof(out));
 	assert_string_equal(out, "CPU 3/KVM");
+	{
+		uint32_t pid = 0;
+
+		assert_true(task_vhost_owner("vhost-4321", &pid));
+		assert_int_equal(pid, 4321);
+		assert_false(task_vhost_owner("vhost-", &pid));
+		assert_false(task_vhost_owner("vhost-12x", &pid));
+		assert_false(task_vhost_owner("vhost-0", &pid));
+		assert_false(task_vhost_owner("vhost_scsi", &pid));
+		assert_false(task_vhost_owner("kvm-pit/4321", &pid));
+		assert_int_equal(pid, 4321);
+	}
 	{
 		unsigned int vcpu = 99;
 
@@ -117,7 +134,7 @@ static void test_qemu_names(void **state)
 		unsigned int vcpu = 99;
 
 		/* the inverse of task_display_name() for a vCPU */
-		task_display_name("CPU 3/KVM", "web.prod", true, out, sizeof(out));
+		task_display_name("CPU 3/KVM", "web.prod", true, false, out, sizeof(out));
 		assert_true(task_display_vcpu(out, vname, sizeof(vname), &vcpu));
 		assert_string_equal(vname, "web.prod");
 		assert_int_equal(vcpu, 3);
@@ -135,7 +152,7 @@ static void test_qemu_names(void **state)
 		assert_int_equal(vcpu, 99);
 	}
 	/* a program that is not QEMU but has "-name" in its arguments keeps its names */
-	task_display_name("pwz-bpf", "nested", false, out, sizeof(out));
+	task_display_name("pwz-bpf", "nested", false, true, out, sizeof(out));
 	assert_string_equal(out, "pwz-bpf");
 	assert_true(cmdline_is_qemu(a, sizeof(a)));
 	assert_true(cmdline_is_qemu("/usr/bin/qemu-kvm", 18));

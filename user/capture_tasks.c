@@ -237,13 +237,15 @@ static const char *vm_name(struct task_table *tt, uint32_t tgid, bool vcpu, bool
 }
 
 /* The display name of thread tid of process tgid whose comm is comm, into out: its --map
- * name, else "swapper" for tid 0, else task_display_name() of its process's VM. May grow the
- * table (vm_name()): entry pointers taken before do not hold. */
+ * name, else "swapper" for tid 0, else task_display_name() of its process's VM; a vhost worker
+ * outside the process it serves (a kernel thread, before Linux 6.4) is named as a thread of
+ * that process. May grow the table (vm_name()): entry pointers taken before do not hold. */
 static void display_name(struct task_table *tt, uint32_t tid, uint32_t tgid, const char *comm,
 			 char *out, size_t outlen)
 {
 	const char *mapped = tt->map ? task_map__name(tt->map, tid) : NULL;
 	const char *vm;
+	uint32_t owner;
 	bool is_qemu;
 
 	if (mapped) {
@@ -251,8 +253,10 @@ static void display_name(struct task_table *tt, uint32_t tid, uint32_t tgid, con
 	} else if (tid == 0) {
 		snprintf(out, outlen, "swapper");
 	} else {
+		if (task_vhost_owner(comm, &owner) && owner != tgid)
+			tgid = owner;
 		vm = vm_name(tt, tgid, task_vcpu_of(comm, NULL), &is_qemu);
-		task_display_name(comm, vm, is_qemu, out, outlen);
+		task_display_name(comm, vm, is_qemu, tid == tgid, out, outlen);
 	}
 }
 

@@ -290,7 +290,8 @@ bool task_display_vcpu(const char *name, char *vm, size_t vmlen, unsigned int *v
 	return true;
 }
 
-void task_display_name(const char *comm, const char *vm, bool is_qemu, char *out, size_t outlen)
+void task_display_name(const char *comm, const char *vm, bool is_qemu, bool is_main, char *out,
+		       size_t outlen)
 {
 	unsigned int vcpu;
 
@@ -300,10 +301,24 @@ void task_display_name(const char *comm, const char *vm, bool is_qemu, char *out
 	}
 	if (task_vcpu_of(comm, &vcpu))
 		snprintf(out, outlen, "%s.vcpu%u", vm, vcpu);
-	else if (is_qemu)
+	else if (is_qemu && is_main)
 		snprintf(out, outlen, "%s.emulator", vm);
+	else if (is_qemu)
+		snprintf(out, outlen, "%s.%s", vm, comm);
 	else
 		snprintf(out, outlen, "%s", comm);
+}
+
+bool task_vhost_owner(const char *comm, uint32_t *pid)
+{
+	unsigned int n;
+	char tail;
+
+	if (strncmp(comm, "vhost-", 6) || !isdigit((unsigned char)comm[6]) ||
+	    sscanf(comm + 6, "%u%c", &n, &tail) != 1 || !n)
+		return false;
+	*pid = n;
+	return true;
 }
 
 void task_merge_sys_name(const char *name, char *out, size_t outlen)

@@ -53,11 +53,17 @@ bool task_vcpu_of(const char *comm, unsigned int *vcpu);
 /*
  * The display name of a thread of a process whose command line names a VM vm (from
  * qemu_vm_name(); "" or NULL for none): comm "CPU <n>/KVM" (a vCPU thread, whatever the
- * program) becomes "<vm>.vcpu<n>"; when the process is QEMU (is_qemu) any other thread becomes
- * "<vm>.emulator"; otherwise the name is comm itself. Writes to out (NUL-terminated,
- * truncated to outlen).
+ * program) becomes "<vm>.vcpu<n>"; when the process is QEMU (is_qemu), its main thread
+ * (is_main: tid == tgid) becomes "<vm>.emulator" and any other "<vm>.<comm>" (its I/O threads,
+ * call_rcu, the kernel's workers for it: vhost-<pid>, kvm-nx-lpage-re); otherwise the name is
+ * comm itself. Writes to out (NUL-terminated, truncated to outlen).
  */
-void task_display_name(const char *comm, const char *vm, bool is_qemu, char *out, size_t outlen);
+void task_display_name(const char *comm, const char *vm, bool is_qemu, bool is_main, char *out,
+		       size_t outlen);
+
+/* The pid a vhost worker serves, from its comm "vhost-<pid>" (a kernel thread before Linux
+ * 6.4, a thread of that process since): true and *pid, or false for any other comm. */
+bool task_vhost_owner(const char *comm, uint32_t *pid);
 
 /*
  * The vCPU a display name (task_display_name()) names: "<vm>.vcpu<n>" gives vm and n, a bare
