@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
+#include "capture_meta.h"
 #include "capture_tasks.h"
 #include "live.h"
 #include "live_screen.h"
@@ -28,6 +29,7 @@ struct reading {
 	uint64_t *cpu_busy;		/* totals per CPU (nr_cpu_slots): threads but idle */
 	uint64_t *cpu_idle;		/* the idle task (tid 0) */
 	uint64_t *cpu_unseen;		/* slices whose switch-in was not seen (R2) */
+	struct capture_cpu_stat stat;	/* /proc/stat's cpu line at the reading (steal) */
 };
 
 struct live {
@@ -196,6 +198,8 @@ static int read_totals(struct live *l, struct reading *r)
 	}
 	/* the clock, then the running slices: what ran until now counts now */
 	r->t = mono_ns();
+	if (capture_meta_read_stat("/proc/stat", &r->stat))
+		r->stat.ok = false;
 	e = capture__open_slices(l->cap, open_cb, &oa);
 	if (!e)
 		e = capture__counters(l->cap, r->cnt);
@@ -306,6 +310,14 @@ static int make_frame(struct live *l)
 		       p->cnt[CNT_MAP_FULL] + p->cnt[CNT_DROP_TASK] + p->cnt[CNT_HIST_MISS]);
 	missed = c->cnt[CNT_HIST_MISS] != p->cnt[CNT_HIST_MISS];
 	f->bpf_ns = sub(c->bpf_ns, p->bpf_ns);
+	{
+		struct pwz_meta m = { 0 };
+
+		capture_meta_steal(&m, &p->stat, &c->stat, sysconf(_SC_CLK_TCK));
+		f->has_steal = m.has_steal;
+		f->steal_ns = m.steal_ns;
+		f->cpu_time_ns = m.cpu_time_ns;
+	}
 	for (int cpu = 0; cpu < l->nr_cpu_slots; cpu++) {
 		f->cpu_busy_ns[cpu] = sub(c->cpu_busy[cpu], p->cpu_busy[cpu]);
 		f->cpu_idle_ns[cpu] = sub(c->cpu_idle[cpu], p->cpu_idle[cpu]);

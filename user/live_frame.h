@@ -61,6 +61,11 @@ struct live_frame {
 	uint64_t drops;			/* records or map entries refused (map_full, task,
 					 * hist_miss) */
 	uint64_t bpf_ns;		/* time in the BPF programs (0: stats off) */
+	bool has_steal;			/* steal_ns and cpu_time_ns were read (/proc/stat at both
+					 * ends of the interval) */
+	uint64_t steal_ns;		/* the host's steal time in the interval, all CPUs: what
+					 * the hypervisor ran instead of this machine's CPUs */
+	uint64_t cpu_time_ns;		/* all the CPU time /proc/stat counted in it */
 	bool has_run_delay;		/* the tasks' run_delay figures are the kernel's charge
 					 * (capture__run_delay()); else unknown, all 0 */
 	int nr_cpu_slots;		/* entries of the two arrays below: the possible CPUs */

@@ -222,7 +222,7 @@ static void header_line(char *b, size_t n, const struct live_frame *f)
 	time_t sec = (time_t)(f->wall_ns / 1000000000ull);
 	double busy = f->nr_cpus && f->dt_ns ?
 		      100.0 - f->idle_ns * 100.0 / ((double)f->dt_ns * f->nr_cpus) : 0;
-	char when[32], bpf[32], dt[FMT_DURATION_MAX];
+	char when[32], bpf[32], steal[32], dt[FMT_DURATION_MAX];
 	struct tm tm;
 
 	localtime_r(&sec, &tm);
@@ -231,9 +231,14 @@ static void header_line(char *b, size_t n, const struct live_frame *f)
 		snprintf(bpf, sizeof(bpf), "%.2f ms/s", per_s(f->bpf_ns, f) / 1e6);
 	else
 		snprintf(bpf, sizeof(bpf), "?");
-	snprintf(b, n, "pwz-bpf --live  %s  #%llu  interval %s  CPUs %d  busy %.1f%%  switches/s %.0f  BPF %s  drops %llu",
+	/* the hypervisor's steal of this machine's CPUs, as /proc/stat counts it */
+	if (f->has_steal && f->cpu_time_ns)
+		snprintf(steal, sizeof(steal), "%.1f%%", f->steal_ns * 100.0 / (double)f->cpu_time_ns);
+	else
+		snprintf(steal, sizeof(steal), "?");
+	snprintf(b, n, "pwz-bpf --live  %s  #%llu  interval %s  CPUs %d  busy %.1f%%  steal %s  switches/s %.0f  BPF %s  drops %llu",
 		 when, (unsigned long long)f->seq, fmt_duration(dt, sizeof(dt), f->dt_ns), f->nr_cpus,
-		 busy < 0 ? 0 : busy,
+		 busy < 0 ? 0 : busy, steal,
 		 per_s(f->switches, f), bpf, (unsigned long long)f->drops);
 }
 
@@ -424,11 +429,18 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 	char ename[256];
 
 	fprintf(out, "{\"seq\":%llu,\"t_ns\":%llu,\"wall_ns\":%llu,\"interval_ns\":%llu,\"nr_cpus\":%d,"
-		"\"idle_ns\":%llu,\"switches\":%llu,\"drops\":%llu,\"bpf_ns\":%llu,\"tasks\":[",
+		"\"idle_ns\":%llu,\"switches\":%llu,\"drops\":%llu,\"bpf_ns\":%llu,",
 		(unsigned long long)f->seq, (unsigned long long)f->t_ns,
 		(unsigned long long)f->wall_ns, (unsigned long long)f->dt_ns, f->nr_cpus,
 		(unsigned long long)f->idle_ns, (unsigned long long)f->switches,
 		(unsigned long long)f->drops, (unsigned long long)f->bpf_ns);
+	/* the host's steal in the interval (/proc/stat): null when it could not be read */
+	if (f->has_steal)
+		fprintf(out, "\"steal_ns\":%llu,\"steal_cpu_time_ns\":%llu,", (unsigned long long)f->steal_ns,
+			(unsigned long long)f->cpu_time_ns);
+	else
+		fputs("\"steal_ns\":null,\"steal_cpu_time_ns\":null,", out);
+	fputs("\"tasks\":[", out);
 	for (size_t i = 0; i < f->nr_tasks; i++) {
 		const struct live_task *t = &f->tasks[i];
 
