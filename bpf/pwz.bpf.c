@@ -761,6 +761,30 @@ int BPF_PROG(waking_raw, struct task_struct *p)
 	return 0;
 }
 
+/*
+ * --live: the waits pending now, one struct pending_wait per runnable thread not yet switched
+ * in, for user space to count what each has waited so far (capture__pending_waits()). Loaded
+ * only where the wait starts are in task storage, which no map iteration reaches; the tid
+ * hash of the other layouts is read as a map.
+ */
+SEC("iter/task")
+int pending_waits(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct pending_wait pw = { 0 };
+	struct wait_start *ws;
+
+	if (!t)
+		return 0;
+	ws = bpf_task_storage_get(&wait_ts, t, 0, 0);
+	if (!ws || !ws->ts)
+		return 0;
+	pw.tid = t->pid;
+	pw.ts = ws->ts;
+	bpf_seq_write(ctx->meta->seq, &pw, sizeof(pw));
+	return 0;
+}
+
 static __always_inline int on_kvm_exit(__u32 isa, __u32 reason, __u32 vcpu)
 {
 	static const struct kvm_agg_val zero_agg;

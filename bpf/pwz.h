@@ -237,6 +237,14 @@ struct cpu_state {
 				 * or at the switch-in if none was pending, plus 1; 0 unknown */
 };
 
+/* A wait pending when user space read them (the iterator "pending_waits"): a thread runnable
+ * since ts, not yet switched in. */
+struct pending_wait {
+	__u32 tid;
+	__u32 pad;
+	__u64 ts;		/* wakeup or preemption time (bpf_ktime_get_ns()) */
+};
+
 /* Value of task storage "wait_ts" (tp_btf) or the hash "wait_start" keyed by tid (raw_tp):
  * when the thread became runnable, and who woke it. */
 struct wait_start {

@@ -52,6 +52,7 @@ struct capture {
 	int pre_fds[CAPTURE_PRE_MAPS];	/* maps made before the load (precreate()), or -1 */
 	int tp_fds[CAPTURE_MAX_TP];	/* our own descriptors of the tracepoints' perf events */
 	int nr_tp_fds;			/* (their release is slow: tp_attach(), capture__free()) */
+	struct bpf_link *pending_iter;	/* the pending_waits iterator, attached at its first use */
 };
 
 /* Exited threads are taken out of the fold in batches: at least this many, and at least one
@@ -663,6 +664,8 @@ static int attach_all(struct capture *c)
 	for (i = 0; i < sk->prog_cnt; i++)
 		if (on_tracepoint(*sk->progs[i].prog))
 			bpf_program__set_autoattach(*sk->progs[i].prog, false);
+	/* the iterator is attached at its first read: a kernel that refuses it loses it alone */
+	bpf_program__set_autoattach(c->skel->progs.pending_waits, false);
 	e = pwz_bpf__attach(c->skel);
 	for (i = 0; !e && i < sk->prog_cnt; i++) {
 		struct bpf_program *p = *sk->progs[i].prog;
@@ -1042,6 +1045,64 @@ int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu,
 	return e;
 }
 
+/* The pending waits of the tid hash (raw_tp, or no task storage). */
+static int pending_waits_hash(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint64_t since),
+			      void *ctx)
+{
+	struct bpf_map *map = c->skel->maps.wait_start;
+	__u32 key, next;
+	const __u32 *prev = NULL;
+	struct wait_start ws;
+	int e;
+
+	while (!bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ws, sizeof(ws), 0))
+			continue;
+		if (ws.ts && (e = cb(ctx, key, ws.ts)))
+			return e;
+	}
+	return 0;
+}
+
+/* The pending waits of task storage, through the task iterator (one read of it each call). */
+static int pending_waits_iter(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint64_t since),
+			      void *ctx)
+{
+	struct pending_wait pw[256];
+	ssize_t n;
+	int fd, e = 0;
+
+	if (!c->pending_iter) {
+		c->pending_iter = bpf_program__attach_iter(c->skel->progs.pending_waits, NULL);
+		if (!c->pending_iter)
+			return -ENOTSUP;
+	}
+	fd = bpf_iter_create(bpf_link__fd(c->pending_iter));
+	if (fd < 0)
+		return -ENOTSUP;
+	while (!e && (n = read(fd, pw, sizeof(pw))) > 0)
+		for (size_t i = 0; !e && i < (size_t)n / sizeof(pw[0]); i++)
+			e = cb(ctx, pw[i].tid, pw[i].ts);
+	if (!e && n < 0)
+		e = -errno;
+	close(fd);
+	return e;
+}
+
+int capture__pending_waits(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint64_t since),
+			   void *ctx)
+{
+	if (!c->sched || !c->skel->rodata->want_wait)
+		return -ENOTSUP;
+	if (c->raw_tp || !c->compat.task_storage)
+		return pending_waits_hash(c, cb, ctx);
+	if (!bpf_program__autoload(c->skel->progs.pending_waits))
+		return -ENOTSUP;
+	return pending_waits_iter(c, cb, ctx);
+}
+
 int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 							const struct kvm_state *st), void *ctx)
 {
@@ -1126,6 +1187,7 @@ void capture__free(struct capture *c)
 		return;
 	ring_buffer__free(c->rb);
 	ring_buffer__free(c->rb_task);
+	bpf_link__destroy(c->pending_iter);
 	pwz_bpf__destroy(c->skel);	/* the links first: then each event below is ours alone */
 	for (int i = 0; i < c->nr_tp_fds; i++)
 		close(c->tp_fds[i]);

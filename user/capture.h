@@ -122,6 +122,16 @@ int capture__fold_kernel_aggs(struct capture *c);
  */
 int capture__read_kernel_aggs(struct capture *c, struct model_fold *into);
 
+/*
+ * The waits pending now: cb(tid, since) for each thread runnable since `since`
+ * (bpf_ktime_get_ns(), CLOCK_MONOTONIC) and not yet switched in, where the capture was made
+ * with cfg->pending_waits and the scheduler programs: read through the task iterator where
+ * the wait starts are in task storage, from the tid hash otherwise. Returns 0, -ENOTSUP when
+ * they cannot be read (then the caller counts each wait when it ends), or cb's error.
+ */
+int capture__pending_waits(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint64_t since),
+			   void *ctx);
+
 /* The slice running on each CPU now, for CPUs that saw a switch: cb(cpu, st) where
  * st->tid runs since st->start_ns (0: since before the capture), after the wait in
  * st->wait / st->wake_ns. */

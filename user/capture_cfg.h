@@ -15,6 +15,8 @@ struct capture_cfg {
 	bool kvm;			/* attach kvm_exit and kvm_entry (caller checked they exist) */
 	bool irq;			/* --irq: attach the irq and softirq programs (bpf/irq.bpf.h) */
 	bool streams;			/* per-event records (else aggregates only) */
+	bool pending_waits;		/* read the waits pending at a reading
+					 * (capture__pending_waits(): --live) */
 	bool prompt;			/* each slice record at once, not batched (the flight
 					 * recorder's dump must hold every slice up to its moment) */
 	bool force_raw_tp;		/* skip tp_btf */

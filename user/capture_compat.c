@@ -233,6 +233,9 @@ void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
 	 * storage branch is dead code with task_storage = 0), and the tid hash is sized instead */
 	bpf_map__set_autocreate(s->maps.wait_ts, !raw);
 	s->rodata->task_storage = cc->task_storage;
+	/* the iterator over the pending waits reads task storage: only where it is used */
+	bpf_program__set_autoload(s->progs.pending_waits,
+				  sw && cfg->wait && cfg->pending_waits && !raw && cc->task_storage);
 	s->rodata->want_run_delay = sw && cfg->wait && cc->run_delay;
 	if (!raw && !cc->task_storage) {
 		bpf_map__set_type(s->maps.wait_ts, BPF_MAP_TYPE_HASH);

@@ -39,6 +39,8 @@ struct live {
 	bool (*selected)(void *ctx, uint32_t tid);
 	void *ctx;
 	int nr_cpus;
+	bool pending_waits;		/* the pending waits are read (capture__pending_waits()):
+					 * each reading counts every wait up to it */
 	int nr_cpu_slots;		/* possible CPUs: the per-CPU arrays' length */
 	int stats_fd;			/* bpf_enable_stats(): run time counted while open */
 	struct reading prev, cur;
@@ -105,7 +107,8 @@ struct open_arg {
 	int err;
 };
 
-/* The slice running on a CPU counts up to the reading (the kernel adds it when it ends). */
+/* The slice running on a CPU counts up to the reading, and the wait it ended counts whole (the
+ * kernel adds both when the slice ends). */
 static int open_cb(void *ctx, uint32_t cpu, const struct cpu_state *st)
 {
 	struct open_arg *a = ctx;
@@ -118,7 +121,25 @@ static int open_cb(void *ctx, uint32_t cpu, const struct cpu_state *st)
 	if (!t)
 		return -ENOMEM;
 	t->run_ns += a->r->t - start;
+	if (a->l->pending_waits && st->wake_ns >= a->l->t0 && st->wake_ns < start)
+		t->wait_ns += start - st->wake_ns;
 	reading_cpu(a->l, a->r, cpu, st->tid, a->r->t - start);
+	return 0;
+}
+
+/* A wait still pending counts up to the reading, as a running slice does (the kernel adds it
+ * when it ends): each interval then holds the ready time lived in it. */
+static int pending_cb(void *ctx, uint32_t tid, uint64_t since)
+{
+	struct open_arg *a = ctx;
+	struct live_task *t;
+
+	if (since < a->l->t0 || since >= a->r->t || (a->l->selected && !a->l->selected(a->l->ctx, tid)))
+		return 0;
+	t = reading_task(a->r, tid);
+	if (!t)
+		return -ENOMEM;
+	t->wait_ns += a->r->t - since;
 	return 0;
 }
 
@@ -200,7 +221,15 @@ static int read_totals(struct live *l, struct reading *r)
 	r->t = mono_ns();
 	if (capture_meta_read_stat("/proc/stat", &r->stat))
 		r->stat.ok = false;
-	e = capture__open_slices(l->cap, open_cb, &oa);
+	if (l->pending_waits) {
+		e = capture__pending_waits(l->cap, pending_cb, &oa);
+		if (e == -ENOTSUP) {	/* each wait then counts whole in the interval it ends in */
+			l->pending_waits = false;
+			e = 0;
+		}
+	}
+	if (!e)
+		e = capture__open_slices(l->cap, open_cb, &oa);
 	if (!e)
 		e = capture__counters(l->cap, r->cnt);
 	if (!e)
@@ -362,11 +391,15 @@ static int make_frame(struct live *l)
 			d = *ct;
 		}
 		wait_p99(&d, missed);
+		/* no longer than the interval: a wait that ended between the two reads of a reading
+		 * (the aggregates, then the pending waits) counts in the next interval, whole */
+		if (d.wait_ns > f->dt_ns)
+			d.wait_ns = f->dt_ns;
 		if (d.tid == 0) {
 			f->idle_ns = d.run_ns;
 			continue;
 		}
-		if (!d.run_ns && !d.switches && !d.waits && !d.exits && !d.run_delay_ns)
+		if (!d.run_ns && !d.switches && !d.waits && !d.wait_ns && !d.exits && !d.run_delay_ns)
 			continue;
 		name = task_table__name(l->tt, d.tid);
 		if (name)
@@ -420,6 +453,7 @@ struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
 	l->cap = cap;
 	l->tt = tt;
 	l->t0 = t0;
+	l->pending_waits = true;
 	l->selected = selected;
 	l->ctx = ctx;
 	l->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);

@@ -20,7 +20,12 @@ struct live_task {
 	uint64_t voluntary;		/* of which slept or exited */
 	uint64_t involuntary;		/* of which preempted */
 	uint64_t waits;			/* run-queue waits that ended in the interval */
-	uint64_t wait_ns;		/* their total */
+	uint64_t wait_ns;		/* the time runnable and not running within the interval:
+					 * the waits that ended in it, from the interval's start
+					 * or their own, and the waits still pending at its end,
+					 * so far (where capture__pending_waits() reads them; else
+					 * the waits that ended in it, whole); a reading's: the
+					 * total since the start */
 	uint64_t wait_max_ns;		/* the longest wait since the start (a reading's) */
 	uint32_t wait_hist[PWZ_WHIST_BUCKETS];	/* the waits by bucket (bpf/whist.h), as the
 					 * kernel counts them: a reading's totals, a frame's

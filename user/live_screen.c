@@ -216,6 +216,15 @@ static double pct(uint64_t ns, const struct live_frame *f)
 	return f->dt_ns ? ns * 100.0 / (double)f->dt_ns : 0;
 }
 
+/* The kernel charges a wait whole when it ends (model.h R9): one longer than the interval is
+ * shown as the whole interval, 100 %. */
+static double charge_pct(uint64_t ns, const struct live_frame *f)
+{
+	double p = pct(ns, f);
+
+	return p > 100.0 ? 100.0 : p;
+}
+
 /* The header line: the interval and the capture's own cost. */
 static void header_line(char *b, size_t n, const struct live_frame *f)
 {
@@ -270,7 +279,7 @@ static void task_line(char *b, size_t n, const struct live_task *t, const struct
 		snprintf(p99, sizeof(p99), "%s", t->waits ? "n/a" : "-");
 	termsafe_str(name, sizeof(name), t->name);
 	if (ready_differs(t, f))
-		snprintf(kready, sizeof(kready), "%.1f", pct(t->run_delay_ns, f));
+		snprintf(kready, sizeof(kready), "%.1f", charge_pct(t->run_delay_ns, f));
 	snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %14s %7.1f %7s %8.0f  %s", t->tid, t->tgid,
 		 pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
 		 per_s(t->involuntary, f), p99, pct(t->wait_ns, f), kready, per_s(t->exits, f),
@@ -462,7 +471,7 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 				"\"ready_differs\":%s", (unsigned long long)t->run_delay_ns,
 				(unsigned long long)t->run_delay_wait_ns,
 				(unsigned long long)t->run_delay_unmeasured_ns,
-				pct(t->run_delay_ns, f), ready_differs(t, f) ? "true" : "false");
+				charge_pct(t->run_delay_ns, f), ready_differs(t, f) ? "true" : "false");
 		else
 			fputs("null,\"run_delay_wait_ns\":null,\"run_delay_unmeasured_ns\":null,"
 			      "\"ready_kernel_pct\":null,\"ready_differs\":false", out);

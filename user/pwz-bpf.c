@@ -1066,6 +1066,8 @@ static int prepare(struct run *r)
 		.kvm = r->kvm_ok,
 		/* --live, --serve: the aggregates only */
 		.streams = !r->o.no_streams && !r->o.live && !r->o.serve,
+		/* --live: each interval's ready time as lived in it, waits still pending included */
+		.pending_waits = r->o.live,
 		.prompt = r->o.flight_s > 0, .force_raw_tp = r->o.force_raw_tp,
 		.ringbuf_mb = r->o.ringbuf_mb, .filter = r->filter,
 		.tids = r->sel_tids, .nr_tids = r->nr_sel_tids,

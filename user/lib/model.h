@@ -52,7 +52,11 @@
  * R6 Window [from, to). A slice adds its part inside the window to runtime (or unseen time),
  *    and its switch-out counts when the switch-out time is inside the window. A wait counts,
  *    whole, in the window that holds its end (the switch-in); an exit in the window that
- *    holds its kvm_exit time. The whole capture is the window [0, UINT64_MAX).
+ *    holds its kvm_exit time. The whole capture is the window [0, UINT64_MAX). The live
+ *    view's intervals (user/live_frame.h) cut waits as windows cut slices: a wait adds its
+ *    part inside the interval, one still pending at a reading counting up to it, so that no
+ *    thread is ready longer than the interval; its count, histogram and kernel charge (R9)
+ *    still count in the interval of its end.
  * R7 Aggregates. Per (thread instance, cpu): runtime, switch-outs, voluntary, involuntary,
  *    unseen time and unseen switch-ins (R2). Per instance: wait count, total, maximum, and the
  *    waits' histogram, each wait in the bucket pwz_whist_bucket() of bpf/whist.h gives it
