@@ -338,7 +338,8 @@ function warnings(runs) {
 
 // ---------- basic dashboard ----------
 // Rows are groups of threads: by task name (perfwhiz's unit, as the heatmaps group), by
-// thread, by process, or by VM (when a thread has KVM exits). A group's figures are the sums
+// thread, by process, or by VM (when the capture has a VM: vms.h's, or a thread with KVM exits;
+// the idle tasks are a row of their own, every other thread the host's). A group's figures are the sums
 // of its threads' (CPU in % of one core too: a process of 4 busy threads shows 400 %).
 const GROUPINGS = [["name", "task name"], ["thread", "thread"], ["process", "process"],
 	["vm", "VM"]];
@@ -353,8 +354,18 @@ const CPU_UNIT = "CPU in % of one core over the window: 100 % is one core busy f
 // refresh function to `refresh` and every control bar a sync function to `sync`.
 const view = { group: "name", filter: "", top: 50, refresh: [], sync: [] };
 
+// The VMs' processes of run r: the VMs of its VMs tab (vms.h: vCPU threads named or exiting)
+// and the processes of threads with KVM exits.
+function vmPids(r) {
+	const vm = new Set((r.vms || []).map((v) => v.pid));
+	for (const t of r.tasks)
+		if (t.exits_total > 0)
+			vm.add(t.pid || t.tid);
+	return vm;
+}
+
 function hasVms(data) {
-	return data.runs.some((r) => r.tasks.some((t) => t.exits_total > 0));
+	return data.runs.some((r) => vmPids(r).size > 0);
 }
 
 function newGroup(key, label, ri, r) {
@@ -476,12 +487,10 @@ function groupsOf(data, mode) {
 		return data.groupCache[mode];
 	const rows = [], multi = data.runs.length > 1;
 	data.runs.forEach((r, ri) => {
-		const by = new Map(), pname = new Map(), vm = new Set();
+		const by = new Map(), pname = new Map(), vm = vmPids(r);
 		for (const t of r.tasks) {
 			if (t.tid === t.pid && t.tid)
 				pname.set(t.pid, t.name);
-			if (t.exits_total > 0)
-				vm.add(t.pid || t.tid);
 		}
 		for (const t of r.tasks) {
 			const pid = t.pid || t.tid;
@@ -495,6 +504,9 @@ function groupsOf(data, mode) {
 				label = pid ? (pname.get(pid) || t.name) + " (pid " + pid + ")" : "idle (pid 0)";
 				if (mode === "vm")
 					label = "VM " + label;
+			} else if (mode === "vm" && !t.tid) {
+				key = "idle";
+				label = "idle (not a VM)";
 			} else if (mode === "vm") {
 				key = "host";
 				label = "host (not a VM)";

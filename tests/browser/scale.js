@@ -5,6 +5,7 @@
 // heatmaps' re-binning on zoom, isolating a series or a task, exits coloured by reason.
 // Usage: CHROMIUM_PATH=... [FIREFOX_PATH=...] node scale.js CHARTS-10K.html GRID-HEATMAPS.html
 //        POINTS-HEATMAPS.html CHARTS-10K-LIST.json (its `pwz-render --list --json`)
+//        [KVM-CHARTS.html KVM-LIST.json] (a capture with VMs and idle tasks: rows by VM)
 // Prints "ok: ..." / "FAIL: ..." lines; exits 1 if any check failed. Nothing here is timed.
 "use strict";
 const puppeteer = require("puppeteer-core");
@@ -43,10 +44,13 @@ async function charts(browser, file, who) {
 			return [...m.entries()];
 		};
 		return { threads: ts.length, names: by((t) => t.name), pids: by((t) => t.pid || t.tid),
-			vmPids: new Set(ts.filter((t) => t.exits_total > 0).map((t) => t.pid)).size,
-			vmThreads: (() => {
-				const vm = new Set(ts.filter((t) => t.exits_total > 0).map((t) => t.pid));
-				return ts.filter((t) => vm.has(t.pid)).length;
+			// the VMs: the VMs tab's and the processes of threads with exits; the idle
+			// tasks a row of their own, the other threads the host's
+			...(() => {
+				const vm = new Set([...(window.pwzData.runs[0].vms || []).map((v) => v.pid),
+					...ts.filter((t) => t.exits_total > 0).map((t) => t.pid || t.tid)]);
+				return { vmPids: vm.size, idle: ts.filter((t) => !t.tid).length,
+					host: ts.some((t) => t.tid && !vm.has(t.pid || t.tid)) };
 			})(),
 			pidThreads: ts.reduce((m, t) => { m[t.pid] = (m[t.pid] || 0) + 1; return m; }, {}),
 			sw: ts.reduce((a, t) => a + t.switches, 0),
@@ -106,9 +110,18 @@ async function charts(browser, file, who) {
 	check(vmOpt !== null, `${who}: a VM grouping (the capture has KVM exits)`);
 	if (vmOpt) {
 		await set(page, "#cpu-group", "vm", "change");
-		const host = truth.threads > truth.vmThreads;
-		check(await page.$eval("#cpu-count", (e) => +e.dataset.matched) === truth.vmPids + (host ? 1 : 0),
-			`${who}: by VM: ${truth.vmPids} VMs` + (host ? " and the host" : " (every process is a VM)"));
+		const want = truth.vmPids + (truth.idle ? 1 : 0) + (truth.host ? 1 : 0);
+		check(await page.$eval("#cpu-count", (e) => +e.dataset.matched) === want,
+			`${who}: by VM: ${truth.vmPids} VMs` + (truth.idle ? ", the idle tasks" : "") +
+			(truth.host ? " and the host" : ""));
+		if (truth.idle) {
+			await set(page, "#cpu-filter", "idle (not a VM)", "input");
+			rows = (await rowsOf(page, "cpu")).filter((r) => !r.other);
+			check(rows.length === 1 && rows[0].key === "idle" &&
+				rows[0].threads === truth.idle,
+				`${who}: by VM: the idle tasks in a row of their own, not the host's`);
+			await set(page, "#cpu-filter", "", "input");
+		}
 		// a VM's row holds all its threads, the vCPUs and the others
 		await set(page, "#cpu-filter", "VM *", "input");
 		rows = (await rowsOf(page, "cpu")).filter((r) => !r.other);
@@ -371,8 +384,30 @@ async function pointHeatmaps(browser, file, who) {
 	await page.close();
 }
 
+// Rows by VM on a capture with VMs and idle tasks: one row per VM of --list (its process's
+// threads), the idle tasks in a row of their own, every other thread in the host's.
+async function vmRows(browser, file, listFile, who) {
+	const list = JSON.parse(require("fs").readFileSync(listFile, "utf8"));
+	const { page, problems } = await open(browser, file);
+	const vm = new Set(list.vms.map((v) => v.pid)), want = new Map();
+	for (const t of list.tasks) {
+		const pid = t.pid || t.tid;
+		const key = vm.has(pid) ? "p" + pid : t.tid ? "host" : "idle";
+		want.set(key, (want.get(key) || 0) + 1);
+	}
+	await set(page, "#cpu-group", "vm", "change");
+	const rows = (await rowsOf(page, "cpu")).filter((r) => !r.other);
+	const got = new Map(rows.map((r) => [r.key, r.threads]));
+	const text = (m) => [...m].sort().map(([k, n]) => k + ":" + n).join(" ");
+	const ok = want.has("idle") && vm.size > 0 && text(got) === text(want);
+	check(ok, `${who}: by VM: ${vm.size} VMs, ${want.get("idle")} idle tasks in their own row, ` +
+		`the host apart` + (ok ? "" : ` (rows ${text(got)}, --list ${text(want)})`));
+	check(problems.length === 0, `${who}: no console message or error ` + problems.slice(0, 3).join("; "));
+	await page.close();
+}
+
 (async () => {
-	const [chartsPage, gridPage, pointsPage, chartsList] = process.argv.slice(2);
+	const [chartsPage, gridPage, pointsPage, chartsList, kvmPage, kvmList] = process.argv.slice(2);
 	const browsers = [["chromium", () => puppeteer.launch({ executablePath: process.env.CHROMIUM_PATH,
 		headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 			"--disable-component-update", "--disable-sync", "--no-first-run"] })]];
@@ -386,6 +421,8 @@ async function pointHeatmaps(browser, file, who) {
 			await virtualTable(b, chartsPage, chartsList, who + " 10k threads, top 1000");
 			await gridHeatmaps(b, gridPage, who + " grid heatmaps");
 			await pointHeatmaps(b, pointsPage, who + " heatmaps");
+			if (kvmPage)
+				await vmRows(b, kvmPage, kvmList, who + " imported KVM capture");
 		} catch (e) {
 			check(false, who + ": " + (e && e.message || e));
 		} finally {
