@@ -54,6 +54,16 @@ static void kv_u64(struct jbuf *b, const char *k, uint64_t v)
 	jbuf_add(b, ",", 1);
 }
 
+static void kv_u64_or_null(struct jbuf *b, const char *k, uint64_t v, bool known)
+{
+	key(b, k);
+	if (known)
+		jbuf_u64(b, v);
+	else
+		jbuf_puts(b, "null");
+	jbuf_add(b, ",", 1);
+}
+
 static void kv_dbl(struct jbuf *b, const char *k, double v)
 {
 	key(b, k);
@@ -117,6 +127,8 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	key(b, "clock_id");
 	jbuf_printf(b, "%d,", (int)m->clock_id);
 	kv_u64(b, "tracer_cpu_ns", m->tracer_cpu_ns);
+	kv_u64_or_null(b, "steal_ns", m->steal_ns, m->has_steal);	/* null: not read (an import) */
+	kv_u64_or_null(b, "steal_cpu_time_ns", m->cpu_time_ns, m->has_steal);
 	kv_u64(b, "bpf_run_ns", m->bpf_run_ns);
 	kv_u64(b, "bpf_run_cnt", m->bpf_run_cnt);
 	kv_bool(b, "has_switch_kind", m->has_switch_kind);

@@ -66,6 +66,7 @@ static const struct parquet_column capture_cols[] = {
 	COMMON, { "boot_id", STR, true }, { "kernel", STR, true }, { "nr_cpus", U32, true },
 	{ "start_wall_ns", U64, true }, { "dur", U64, false }, { "drops", U64, false }, { "source", STR, false },
 	{ "format", STR, false }, { "tool_version", STR, true }, { "cut", U32, false },
+	{ "steal_ns", U64, true }, { "steal_cpu_time_ns", U64, true },
 };
 
 static const struct {
@@ -724,7 +725,8 @@ static int write_capture(struct xp *x, const struct cdict_read_info *info)
 		       V_I(m->duration_ns ? m->duration_ns : x->end_ns),
 		       V_I(pwz_meta_total_drops(m)), v_str(pwz_source_name(m->source)),
 		       v_str(info->format == CDICT_FORMAT_LEGACY ? "legacy" : "v2"),
-		       v_clean(m->tool_version, b2, sizeof(b2)), V_I(info->cut));
+		       v_clean(m->tool_version, b2, sizeof(b2)), V_I(info->cut),
+		       V_IN(m->steal_ns, m->has_steal), V_IN(m->cpu_time_ns, m->has_steal));
 }
 
 /*

@@ -1319,6 +1319,10 @@ function drawCapture(data, panel) {
 				"(exact for what was recorded; dropped records are missing)"],
 			["derived", "CPU % (runtime over the window); exit handling percentiles " +
 				"(estimated from log2 histograms); sleeps (gaps between slices)"],
+			["host steal", m.steal_ns === null || m.steal_ns === undefined ? "not read (the " +
+				"hypervisor's steal time is read from /proc/stat by live captures)" :
+				fmtNs(m.steal_ns) + " of " + fmtNs(m.steal_cpu_time_ns) + " CPU time (" +
+				fmtPct(m.steal_cpu_time_ns ? m.steal_ns / m.steal_cpu_time_ns * 100 : 0) + ")"],
 			["tracer CPU time", m.tracer_cpu_ns ? fmtNs(m.tracer_cpu_ns) + (m.duration_ns ?
 				" (" + fmtPct(m.tracer_cpu_ns / m.duration_ns * 100) + " of one core)" : "") :
 				"not recorded"],

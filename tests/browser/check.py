@@ -238,6 +238,14 @@ def check_units(dom, lst, diff):
                 want = page_text(dur_range(p[q]["lo_ns"], p[q]["hi_ns"]))
                 check(c[col]["text"] == want, "units: waits table, tid %s %s shown as %r, the rule says %r"
                       % (r["attrs"]["data-tid"], col, c[col]["text"], want))
+    # the Capture tab: the host's steal as --list has it, or "not read"
+    steal = [e for e in dom.find("tr") if e["attrs"].get("data-key") == "host steal"]
+    check(len(steal) == len(lst), "capture tab: %d host steal rows for %d runs" % (len(steal), len(lst)))
+    for tr, run in zip(steal, lst):
+        c, got = run["capture"], dom.kids(tr, "td")[0]["text"]
+        want = "not read" if c.get("steal_ns") is None else page_text(dur(c["steal_ns"])) + " of " + \
+            page_text(dur(c["steal_cpu_time_ns"]))
+        check(got.startswith(want), "capture tab: host steal %r, expected %r..." % (got, want))
     # the Capture tab: the wall clock's start when recorded, else the start on the record clock
     started = [e for e in dom.find("tr") if e["attrs"].get("data-key") == "started"]
     check(len(started) == len(lst), "capture tab: %d started rows for %d runs" % (len(started), len(lst)))

@@ -266,7 +266,8 @@ async function perCapture(c) {
 	const wantCap = {
 		host: cap.host, kernel: cap.kernel, nr_cpus: cap.nr_cpus, start_wall_ns: cap.start_wall_ns,
 		dur: cap.duration_ns, drops: cap.drops_total, source: cap.source, format: cap.format,
-		cut: cap.cut ? 1 : 0, boot_id: cap.boot_id,
+		cut: cap.cut ? 1 : 0, boot_id: cap.boot_id, steal_ns: cap.steal_ns,
+		steal_cpu_time_ns: cap.steal_cpu_time_ns,
 	};
 	const bad = Object.keys(wantCap).filter((k) => s(wantCap[k]) !== s(r[k]));
 	check(rows.length === 1 && !bad.length, `${label}: capture row = --list capture (host ${cap.host}, ${cap.nr_cpus} CPUs, ${cap.duration_ns} ns)`,
