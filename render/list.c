@@ -2,6 +2,7 @@
 /* `pwz-render --list`: what is inside a capture, as a table or as one JSON document. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fmt.h"
 #include "irqtab.h"
@@ -283,6 +284,37 @@ static void plain_head(struct jbuf *b, const struct trace *t, const struct summa
 	jbuf_puts(b, "\n");
 }
 
+/* The VMs, worst first (user/lib/vms.h), after the tasks: "# " lines, so that the task table
+ * stays the one table of the output for a script. Nothing without a VM. */
+static void vms_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
+{
+	char err[128], name[TERMSAFE_NAME_MAX], d[4][FMT_DURATION_MAX];
+	struct vms *v = vms__new(t, s, err, sizeof(err));
+	const struct vms_vm **order = v && v->nr_vms ? vms__worst_first(v) : NULL;
+
+	if (!v || (v->nr_vms && !order)) {
+		if (!b->err)
+			b->err = -ENOMEM;
+	} else if (v->nr_vms) {
+		jbuf_puts(b, "# VMs, worst first: ready time in % of their vCPUs' lives in the window\n");
+		jbuf_printf(b, "# %-24s %8s %5s %12s %12s %12s %7s %12s %9s\n", "VM", "PID", "VCPUS",
+			    "ALIVE", "RUNNING", "READY", "READY%", "SLEEP", "EXITS");
+	}
+	for (size_t i = 0; order && i < v->nr_vms; i++) {
+		const struct vms_vm *vm = order[i];
+
+		jbuf_printf(b, "# %-24s %8u %5zu %12s %12s %12s %7.2f %12s %9llu\n",
+			    termsafe_str(name, sizeof(name), vm->name), vm->pid, vm->nr_vcpus,
+			    fmt_duration(d[0], sizeof(d[0]), vm->alive_ns),
+			    fmt_duration(d[1], sizeof(d[1]), vm->running_ns),
+			    fmt_duration(d[2], sizeof(d[2]), vm->ready_ns), vms_vm_ready_pct(vm),
+			    fmt_duration(d[3], sizeof(d[3]), vm->sleep_ns),
+			    (unsigned long long)vm->exits_total);
+	}
+	free(order);
+	vms__free(v);
+}
+
 void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s,
 		const struct tasksel *sel)
 {
@@ -305,6 +337,7 @@ void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s,
 			    fmt_duration(run, sizeof(run), ts->runtime_ns), summary_cpu_pct(s, ts),
 			    (unsigned long long)ts->switches, (unsigned long long)ts->exits_total, p99);
 	}
+	vms_plain(b, t, s);
 	/* the threads whose two ready figures differ, the first 10 (user/lib/report.h) */
 	report_ready_lines(s, 10, "# ", put_jbuf, b);
 	irq_plain(b, t, sel, 10);	/* --irq: render/irqtab.h */

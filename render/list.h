@@ -36,8 +36,9 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s,
 /* Appends the plain table of one capture to b: a header line (the capture's length, and the
  * window's start and length when it is not the whole capture), then one line per task (tid,
  * name, runtime, CPU %, switches, exits, the range of the wait p99's bucket: "-" no wait,
- * "n/a" no histogram or a short one), sorted by runtime; rows and sel as list_json().
- * Durations as user/lib/fmt.h writes them. */
+ * "n/a" no histogram or a short one), sorted by runtime; rows and sel as list_json(). Then,
+ * as "# " lines, the VMs worst first (vms__worst_first()), the threads whose two ready
+ * figures differ, and the --irq section. Durations as user/lib/fmt.h writes them. */
 void list_plain(struct jbuf *b, const struct trace *t, const struct summary *s,
 		const struct tasksel *sel);
 

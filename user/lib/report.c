@@ -326,8 +326,10 @@ int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 	uint64_t span = v->window_end_ns - v->window_start_ns;
 	double span_s = span / 1e9;
 	char name[TERMSAFE_NAME_MAX], d[FMT_DURATION_MAX];
+	const struct vms_vm **order;
 
-	fprintf(f, "\nVMs (%% of each vCPU's life in the %s window)\n", fmt_duration(d, sizeof(d), span));
+	fprintf(f, "\nVMs, worst first (%% of each vCPU's life in the %s window)\n",
+		fmt_duration(d, sizeof(d), span));
 	write_steal(f, m);
 	if (!v->has_streams)
 		fprintf(f, "(migrations, preempters, the exits' on/off-CPU split and percentiles need the recorded streams: pwz-render --list --json FILE)\n");
@@ -335,8 +337,11 @@ int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 		fprintf(f, "(the capture dropped records: migrations, preempters, the exit split and percentiles miss them)\n");
 	if (!v->nr_vms)
 		fprintf(f, "(none)\n");
+	order = v->nr_vms ? vms__worst_first(v) : NULL;
+	if (v->nr_vms && !order)
+		return -ENOMEM;
 	for (size_t i = 0; i < v->nr_vms; i++) {
-		const struct vms_vm *vm = &v->vms[i];
+		const struct vms_vm *vm = order[i];
 
 		fprintf(f, "VM %s (pid %u): %zu vCPUs, %u other threads (%s), %llu exits (%.1f/s)\n",
 			termsafe_str(name, sizeof(name), vm->name), vm->pid, vm->nr_vcpus, vm->nr_other,
@@ -349,6 +354,7 @@ int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 			write_vcpu(f, v, &vm->vcpus[k]);
 		write_vm_exits(f, v, vm, span_s);
 	}
+	free(order);
 	if (v->has_streams)
 		write_waits(f, s, v);
 	return ferror(f) ? -EIO : 0;

@@ -975,3 +975,32 @@ void vms__free(struct vms *v)
 	free(v->migr);
 	free(v);
 }
+
+double vms_vm_ready_pct(const struct vms_vm *vm)
+{
+	return vm->alive_ns ? 100.0 * (double)vm->ready_ns / (double)vm->alive_ns : 0.0;
+}
+
+static int cmp_worst(const void *a, const void *b)
+{
+	const struct vms_vm *x = *(const struct vms_vm *const *)a, *y = *(const struct vms_vm *const *)b;
+	double px = vms_vm_ready_pct(x), py = vms_vm_ready_pct(y);
+
+	if (px != py)
+		return px > py ? -1 : 1;
+	return x < y ? -1 : x > y;	/* v's own order */
+}
+
+const struct vms_vm **vms__worst_first(const struct vms *v)
+{
+	const struct vms_vm **order = v->nr_vms ? calloc(v->nr_vms, sizeof(*order)) : NULL;
+
+	if (!order) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < v->nr_vms; i++)
+		order[i] = &v->vms[i];
+	qsort(order, v->nr_vms, sizeof(*order), cmp_worst);
+	return order;
+}

@@ -163,6 +163,15 @@ struct vms *vms__new(const struct trace *t, const struct summary *s, char *err, 
 /* NULL is a no-op. */
 void vms__free(struct vms *v);
 
+/* A VM's ready time in % of its vCPUs' lives in the window (sums of ready_ns over alive_ns);
+ * 0 for a VM alive for none of it. */
+double vms_vm_ready_pct(const struct vms_vm *vm);
+
+/* The VMs of v worst first: by vms_vm_ready_pct(), highest first, then as v holds them (name,
+ * pid). Returns an array of v->nr_vms pointers into v (the caller frees it), or NULL with
+ * errno ENOMEM (or for no VM). */
+const struct vms_vm **vms__worst_first(const struct vms *v);
+
 /* The wait percentiles of the instance of tid born at since_ns (task_summary's since_ns), or
  * NULL (no waits in the window, or no streams). A stream record belongs to the instance alive
  * at its time (trace__task_at(): a slice's switch-in, a wait's start, an exit's time). */
