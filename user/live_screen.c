@@ -256,6 +256,11 @@ static void header_line(char *b, size_t n, const struct live_frame *f)
  * (summary_ready_figures_differ()) */
 static const char task_cols[] =
 	"    TID     PID   CPU%   SW/s  VOL/s  INV/s       WAIT_P99  READY% KREADY%  EXITS/s  NAME";
+/* A screen narrower than the row and LIVE_NAME_MIN columns of name: PID, VOL/s and INV/s are
+ * left out (80 columns keep 17 for the name). */
+static const char task_cols_narrow[] =
+	"    TID   CPU%   SW/s       WAIT_P99  READY% KREADY%  EXITS/s  NAME";
+#define LIVE_NAME_MIN 16
 static const char kvm_cols[] =
 	"    TID     PID  EXITS/s  HANDLE_AVG  HANDLE%  EXIT                       NAME";
 
@@ -267,7 +272,13 @@ static bool ready_differs(const struct live_task *t, const struct live_frame *f)
 					    t->run_delay_unmeasured_ns);
 }
 
-static void task_line(char *b, size_t n, const struct live_task *t, const struct live_frame *f)
+static bool narrow_screen(const struct live_screen *s)
+{
+	return s->cols < sizeof(task_cols) - 1 - strlen("NAME") + LIVE_NAME_MIN;
+}
+
+static void task_line(char *b, size_t n, const struct live_task *t, const struct live_frame *f,
+		      bool narrow)
 {
 	char p99[FMT_DURATION_MAX], name[TERMSAFE_NAME_MAX], kready[16] = "";
 
@@ -280,10 +291,15 @@ static void task_line(char *b, size_t n, const struct live_task *t, const struct
 	termsafe_str(name, sizeof(name), t->name);
 	if (ready_differs(t, f))
 		snprintf(kready, sizeof(kready), "%.1f", charge_pct(t->run_delay_ns, f));
-	snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %14s %7.1f %7s %8.0f  %s", t->tid, t->tgid,
-		 pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
-		 per_s(t->involuntary, f), p99, pct(t->wait_ns, f), kready, per_s(t->exits, f),
-		 name);
+	if (narrow)
+		snprintf(b, n, "%7u %6.1f %6.0f %14s %7.1f %7s %8.0f  %s", t->tid, pct(t->run_ns, f),
+			 per_s(t->switches, f), p99, pct(t->wait_ns, f), kready, per_s(t->exits, f),
+			 name);
+	else
+		snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %14s %7.1f %7s %8.0f  %s", t->tid,
+			 t->tgid, pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
+			 per_s(t->involuntary, f), p99, pct(t->wait_ns, f), kready,
+			 per_s(t->exits, f), name);
 }
 
 static const struct live_task *find_task(const struct live_frame *f, uint32_t tid)
@@ -394,7 +410,7 @@ int live_print_text(FILE *out, const struct live_frame *f, const struct pwz_meta
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		task_line(line, sizeof(line), &v[i], f);
+		task_line(line, sizeof(line), &v[i], f, false);
 		fprintf(out, "%s\n", line);
 	}
 	free(v);
@@ -564,14 +580,14 @@ static void draw(struct live_screen *s)
 			 s->editing ? "_" : "", s->paused ? "  [PAUSED]" : "",
 			 s->kvm ? "tasks" : "KVM");
 		put_line(s, line, false);
-		put_line(s, s->kvm ? kvm_cols : task_cols, true);
+		put_line(s, s->kvm ? kvm_cols : narrow_screen(s) ? task_cols_narrow : task_cols, true);
 		used = 3;
 		if (!s->kvm) {
 			size_t nt;
 			struct live_task *v = sorted_tasks(f, s->sort, s->filter, &nt);
 
 			for (size_t i = 0; v && i < nt && used < s->rows; i++, used++) {
-				task_line(line, sizeof(line), &v[i], f);
+				task_line(line, sizeof(line), &v[i], f, narrow_screen(s));
 				put_line(s, line, false);
 			}
 			free(v);
