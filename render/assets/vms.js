@@ -94,7 +94,11 @@ window.pwzVmsTab = function (data, tabs, lib) {
 				panel.appendChild(el("p", { class: "warn vm-dropped", text: "The capture " +
 					"dropped records: the percentiles and the exits' split are from the " +
 					"recorded streams and miss them." }));
-			for (const vm of r.vms || [])
+			// worst first: ready time in % of the vCPUs' lives (vms.h vms__worst_first()),
+			// ties in name order
+			const worst = (r.vms || []).map((vm, i) => [vm, i]).sort((a, b) =>
+				b[0].ready_pct - a[0].ready_pct || a[1] - b[1]).map(([vm]) => vm);
+			for (const vm of worst)
 				drawVm(panel, r, vm, multi);
 			if (!r.waits || !r.waits.length)
 				continue;
