@@ -52,6 +52,7 @@ struct capture {
 	int pre_fds[CAPTURE_PRE_MAPS];	/* maps made before the load (precreate()), or -1 */
 	int tp_fds[CAPTURE_MAX_TP];	/* our own descriptors of the tracepoints' perf events */
 	int nr_tp_fds;			/* (their release is slow: tp_attach(), capture__free()) */
+	bool pending_waits;		/* made with cfg->pending_waits */
 	struct bpf_link *pending_iter;	/* the pending_waits iterator, attached at its first use */
 };
 
@@ -319,6 +320,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	c->skel = s;
 	c->raw_tp = raw;
 	c->sched = cfg->sched;
+	c->pending_waits = cfg->pending_waits;
 	return 0;
 }
 
@@ -1094,7 +1096,7 @@ static int pending_waits_iter(struct capture *c, int (*cb)(void *ctx, uint32_t t
 int capture__pending_waits(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint64_t since),
 			   void *ctx)
 {
-	if (!c->sched || !c->skel->rodata->want_wait)
+	if (!c->pending_waits || !c->sched || !c->skel->rodata->want_wait)
 		return -ENOTSUP;
 	if (c->raw_tp || !c->compat.task_storage)
 		return pending_waits_hash(c, cb, ctx);
