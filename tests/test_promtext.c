@@ -134,6 +134,58 @@ static void test_errors_sticky(void **state)
 }
 
 /* A page bigger than the first allocation grows and keeps every byte. */
+/* OpenMetrics: a counter family named without its samples' _total, untyped as unknown, quotes
+ * in HELP escaped, "# EOF" at the end; a counter not ending in _total refused. */
+static void test_openmetrics(void **state)
+{
+	struct promtext pt;
+	char *s;
+
+	(void)state;
+	promtext_init(&pt);
+	pt.openmetrics = true;
+	promtext_family(&pt, "x_seconds_total", "counter", "a \"b\"");
+	promtext_sample_u64(&pt, "x_seconds_total", NULL, 0, 3);
+	promtext_family(&pt, "y", "untyped", "c");
+	promtext_end(&pt);
+	assert_int_equal(promtext_error(&pt), 0);
+	s = page(&pt);
+	assert_string_equal(s, "# HELP x_seconds a \\\"b\\\"\n# TYPE x_seconds counter\n"
+			       "x_seconds_total 3\n# HELP y c\n# TYPE y unknown\n# EOF\n");
+	free(s);
+	promtext_reset(&pt);
+	promtext_family(&pt, "z_seconds", "counter", "no _total");
+	assert_int_equal(promtext_error(&pt), -EINVAL);
+	/* the text format: as before, no "# EOF" */
+	promtext_reset(&pt);
+	pt.openmetrics = false;
+	promtext_family(&pt, "x_total", "counter", "q \"");
+	promtext_end(&pt);
+	s = page(&pt);
+	assert_string_equal(s, "# HELP x_total q \"\n# TYPE x_total counter\n");
+	free(s);
+	promtext_release(&pt);
+}
+
+/* The Accept header: OpenMetrics only when asked for at a q no lower than the text format's. */
+static void test_accept(void **state)
+{
+	(void)state;
+	assert_true(promtext_wants_openmetrics("application/openmetrics-text;version=1.0.0,"
+		"application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
+	assert_true(promtext_wants_openmetrics("application/openmetrics-text"));
+	assert_true(promtext_wants_openmetrics("Application/OpenMetrics-Text; version=1.0.0"));
+	assert_true(promtext_wants_openmetrics("text/plain;q=0.5, application/openmetrics-text"));
+	assert_false(promtext_wants_openmetrics(NULL));
+	assert_false(promtext_wants_openmetrics(""));
+	assert_false(promtext_wants_openmetrics("*/*"));
+	assert_false(promtext_wants_openmetrics("text/plain;version=0.0.4"));
+	assert_false(promtext_wants_openmetrics("application/openmetrics-text;q=0,text/plain"));
+	assert_false(promtext_wants_openmetrics("application/openmetrics-text;q=0.2,text/plain;q=0.9"));
+	assert_false(promtext_wants_openmetrics("application/openmetrics-text;q=0.2,*/*"));
+	assert_false(promtext_wants_openmetrics("application/openmetrics-text;version=2.0.0"));
+}
+
 static void test_growth(void **state)
 {
 	struct promtext pt;
@@ -162,6 +214,8 @@ int main(void)
 		cmocka_unit_test(test_family_and_values),
 		cmocka_unit_test(test_errors_sticky),
 		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_openmetrics),
+		cmocka_unit_test(test_accept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

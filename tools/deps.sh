@@ -11,7 +11,7 @@ build_pkgs=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-
 test_pkgs=(libcmocka-dev linux-perf chromium firefox-esr python3 util-linux procps busybox-static
 	qemu-system-x86 cpio xz-utils debian-archive-keyring libclang-rt-14-dev nodejs npm ca-certificates
 	jq bc protobuf-compiler dpkg-dev lintian devscripts tmux prometheus python3-pandas
-	python3-msgpack)
+	python3-msgpack python3-prometheus-client)
 # The browser suite npm-installs playwright-core and puppeteer-core (tests/browser/package.json)
 # and runs them with node; protoc decodes the Perfetto exports (tests/perfetto); jq and bc are
 # for `make bench`, python3-pandas and python3-msgpack for its legacy part (tools/bench/legacy,
@@ -20,7 +20,9 @@ test_pkgs=(libcmocka-dev linux-perf chromium firefox-esr python3 util-linux proc
 # debian-archive-keyring let tools/vmtest fetch and unpack other Debian releases' kernels
 # (trixie's modules are .ko.xz).
 # tmux drives `pwz-bpf --live` in tests/liveview.
-# prometheus gives promtool, which checks `pwz-bpf --serve`'s page in tests/serve.
+# prometheus gives promtool, which checks `pwz-bpf --serve`'s page in tests/serve, and a server
+# that scrapes it; python3-prometheus-client's OpenMetrics parser (a strict one, run with
+# Debian's /usr/bin/python3) reads the page in OpenMetrics there.
 # A node from elsewhere (e.g. NodeSource's nodejs, which bundles npm) counts as installed when
 # its command is there.
 declare -A by_command=([nodejs]=node [npm]=npm)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -195,7 +196,7 @@ static void accept_clients(struct serve *s)
 
 /* The answer status, body and length into c->out. Returns 0 or -ENOMEM. */
 static int client_answer(struct client *c, int status, const char *body, size_t blen,
-			 bool head)
+			 bool head, bool openmetrics)
 {
 	static const char *const reason[] = { [200] = "OK", [400] = "Bad Request",
 		[404] = "Not Found", [405] = "Method Not Allowed",
@@ -204,7 +205,8 @@ static int client_answer(struct client *c, int status, const char *body, size_t 
 	int hl = snprintf(hdr, sizeof(hdr),
 			  "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: close\r\n\r\n",
 			  status, reason[status],
-			  status == 200 ? PROMTEXT_CONTENT_TYPE : "text/plain; charset=utf-8", blen,
+			  status != 200 ? "text/plain; charset=utf-8" :
+			  openmetrics ? PROMTEXT_OPENMETRICS_TYPE : PROMTEXT_CONTENT_TYPE, blen,
 			  status == 405 ? "Allow: GET, HEAD\r\n" : "");
 
 	if (head)
@@ -242,6 +244,23 @@ static int request_status(const struct client *c, bool *head)
 	return 200;
 }
 
+/* Whether the request in c->in asks for OpenMetrics (its Accept header, any case). */
+static bool wants_openmetrics(const struct client *c)
+{
+	char value[512];
+
+	for (const char *l = strchr(c->in, '\n'); l && l[1] && l[1] != '\r' && l[1] != '\n';
+	     l = strchr(l + 1, '\n')) {
+		if (!strncasecmp(l + 1, "accept:", 7)) {
+			size_t n = strcspn(l + 8, "\r\n");
+
+			snprintf(value, sizeof(value), "%.*s", (int)n, l + 8);
+			return promtext_wants_openmetrics(value);
+		}
+	}
+	return false;
+}
+
 /* Reads what c sent; once the request is whole (or too big) makes the answer. Returns false
  * when the client is to be closed. */
 static bool client_read(struct client *c, serve_page_fn page, void *ctx)
@@ -252,7 +271,7 @@ static bool client_read(struct client *c, serve_page_fn page, void *ctx)
 	ssize_t r = recv(c->fd, c->in + c->in_len, sizeof(c->in) - 1 - c->in_len, MSG_DONTWAIT);
 	const char *body;
 	size_t blen;
-	bool head;
+	bool head, om;
 	int st;
 
 	if (r < 0)
@@ -270,13 +289,14 @@ static bool client_read(struct client *c, serve_page_fn page, void *ctx)
 	}
 	if (st == 431)
 		head = false;
-	if (st == 200 && page(ctx, &body, &blen))
+	om = st == 200 && wants_openmetrics(c);
+	if (st == 200 && page(ctx, om, &body, &blen))
 		st = 500;
 	if (st != 200) {
 		body = text[st];
 		blen = strlen(body);
 	}
-	return !client_answer(c, st, body, blen, head);
+	return !client_answer(c, st, body, blen, head, om);
 }
 
 /* Sends what c takes now. Returns false when the client is to be closed (done or gone). */
@@ -363,10 +383,13 @@ struct scrape_ctx {
 	struct promtext pt;		/* the last page */
 };
 
-static int scrape_page(void *ctx, const char **body, size_t *len)
+static int scrape_page(void *ctx, bool openmetrics, const char **body, size_t *len)
 {
 	struct scrape_ctx *sc = ctx;
-	int e = serve_metrics__scrape(sc->sm, &sc->pt);
+	int e;
+
+	sc->pt.openmetrics = openmetrics;
+	e = serve_metrics__scrape(sc->sm, &sc->pt);
 
 	*body = sc->pt.buf;
 	*len = sc->pt.len;

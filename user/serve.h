@@ -39,14 +39,15 @@ const char *serve__address(const struct serve *s);
 
 /*
  * The page of one scrape: fills *body and *len (owned by ctx, valid until the next call) or
- * returns -errno (the client is then answered 500).
+ * returns -errno (the client is then answered 500); in OpenMetrics 1.0.0 when openmetrics (the
+ * client's Accept header asked for it: promtext_wants_openmetrics()), else in the text format.
  */
-typedef int (*serve_page_fn)(void *ctx, const char **body, size_t *len);
+typedef int (*serve_page_fn)(void *ctx, bool openmetrics, const char **body, size_t *len);
 
 /*
  * Waits up to timeout_ms for the listener and the clients, then serves them without blocking:
  * accepts, reads requests (at most SERVE_MAX_REQUEST bytes: 431 beyond), answers GET /metrics
- * (and HEAD) with page's body, other paths 404, other methods 405, garbage 400, a failed page
+ * (and HEAD) with page's body (OpenMetrics when the Accept header asks for it), other paths 404, other methods 405, garbage 400, a failed page
  * 500, each with "Connection: close"; writes as much as each client takes (MSG_NOSIGNAL: a
  * client gone raises no SIGPIPE) and drops a client SERVE_TIMEOUT_MS after its accept. One
  * client never waits for another. Returns 0, or -EINTR when a signal came.

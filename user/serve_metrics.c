@@ -681,6 +681,7 @@ int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 			   clock_ns(CLOCK_MONOTONIC) - t);
 	promtext_family(pt, "pwz_series", "gauge", "Samples on this page, this one included.");
 	promtext_sample_u64(pt, "pwz_series", NULL, 0, pt->series + 1);
+	promtext_end(pt);
 	return promtext_error(pt);
 }
 

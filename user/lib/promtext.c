@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The Prometheus text exposition format 0.0.4: names checked, label values escaped, samples. */
+/* The Prometheus text exposition format 0.0.4 and OpenMetrics 1.0.0: names checked, label values
+ * escaped, samples. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "promtext.h"
 #include "termsafe.h"
 
@@ -134,6 +136,8 @@ static void escape_help(struct promtext *pt, const char *help)
 			put(pt, "\\\\", 2);
 		else if (*p == '\n')
 			put(pt, "\\n", 2);
+		else if (*p == '"' && pt->openmetrics)
+			put(pt, "\\\"", 2);
 		else
 			put(pt, p, 1);
 	}
@@ -141,20 +145,74 @@ static void escape_help(struct promtext *pt, const char *help)
 
 void promtext_family(struct promtext *pt, const char *name, const char *type, const char *help)
 {
+	size_t n = strlen(name);
+	bool counter = !strcmp(type, "counter");
+
 	if (!promtext_metric_name_ok(name) ||
-	    (strcmp(type, "counter") && strcmp(type, "gauge") && strcmp(type, "untyped"))) {
+	    (!counter && strcmp(type, "gauge") && strcmp(type, "untyped")) ||
+	    (counter && pt->openmetrics && (n <= 6 || strcmp(name + n - 6, "_total")))) {
 		fail(pt, -EINVAL);
 		return;
 	}
+	if (counter && pt->openmetrics)
+		n -= 6;		/* the family of the samples NAME_total */
 	puts_(pt, "# HELP ");
-	puts_(pt, name);
+	put(pt, name, n);
 	puts_(pt, " ");
 	escape_help(pt, help);
 	puts_(pt, "\n# TYPE ");
-	puts_(pt, name);
+	put(pt, name, n);
 	puts_(pt, " ");
-	puts_(pt, type);
+	puts_(pt, pt->openmetrics && !strcmp(type, "untyped") ? "unknown" : type);
 	puts_(pt, "\n");
+}
+
+void promtext_end(struct promtext *pt)
+{
+	if (pt->openmetrics)
+		puts_(pt, "# EOF\n");
+}
+
+/* The q of one media range's parameters (";q=0.5"); 1 when not given. */
+static double media_q(const char *params)
+{
+	const char *q = strstr(params, ";q=");
+
+	if (!q)
+		q = strstr(params, "; q=");
+	return q ? strtod(strchr(q, '=') + 1, NULL) : 1.0;
+}
+
+bool promtext_wants_openmetrics(const char *accept)
+{
+	double om = -1, text = -1, any = -1;
+	const char *p = accept;
+	char r[256];
+
+	while (p && *p) {
+		size_t len = strcspn(p, ","), tlen;
+		const char *t = p, *params;
+
+		while (*t == ' ' || *t == '\t')
+			t++;
+		snprintf(r, sizeof(r), "%.*s", (int)(len - (size_t)(t - p)), t);	/* one range */
+		tlen = strcspn(r, "; \t");
+		params = r + tlen;
+		if (tlen == 28 && !strncasecmp(r, "application/openmetrics-text", 28)) {
+			const char *v = strstr(params, "version=");
+
+			if (!v || !strncmp(v + 8, "1.0.0", 5))
+				om = fmax(om, media_q(params));
+		} else if (tlen == 10 && !strncasecmp(r, "text/plain", 10)) {
+			text = fmax(text, media_q(params));
+		} else if ((tlen == 3 && !strncmp(r, "*/*", 3)) || (tlen == 6 && !strncasecmp(r, "text/*", 6))) {
+			any = fmax(any, media_q(params));
+		}
+		p += len + (p[len] == ',');
+	}
+	if (text < 0)
+		text = any;
+	return om > 0 && om >= text;
 }
 
 /* "name{a="x",b="y"} " */

@@ -7,8 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The Content-Type of what this module writes. */
+/* The Content-Type of what this module writes: the text format 0.0.4, or OpenMetrics 1.0.0
+ * (struct promtext's openmetrics). */
 #define PROMTEXT_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define PROMTEXT_OPENMETRICS_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
 /*
  * A page of families. Writing never stops half-way through a line: the first failure (out of
@@ -22,7 +24,18 @@ struct promtext {
 	size_t cap;		/* bytes allocated */
 	uint64_t series;	/* sample lines written */
 	int err;		/* 0, or the first failure (-ENOMEM, -EINVAL) */
+	bool openmetrics;	/* write OpenMetrics 1.0.0: a counter family is named without
+				 * its samples' "_total", "untyped" is "unknown", quotes in
+				 * HELP are escaped, and promtext_end() writes "# EOF" */
 };
+
+/*
+ * Whether a request's Accept header (its value; NULL: none) asks for OpenMetrics over the text
+ * format: application/openmetrics-text (version 1.0.0, or none given) with a q above 0 and no
+ * lower than text/plain's (or than a wildcard's, where text/plain is not named), as Prometheus
+ * asks ("application/openmetrics-text;version=1.0.0,...,text/plain;version=0.0.4;q=0.5,...").
+ */
+bool promtext_wants_openmetrics(const char *accept);
 
 /* One label of a sample: its value is any bytes up to a NUL (escaped as the format says). */
 struct promtext_label {
@@ -55,8 +68,13 @@ bool promtext_label_name_ok(const char *name);
  */
 void promtext_escape_label(struct promtext *pt, const char *value);
 
+/* Ends the page: "# EOF" in OpenMetrics, nothing in the text format. */
+void promtext_end(struct promtext *pt);
+
 /*
  * The "# HELP" and "# TYPE" lines of family name; type is "counter", "gauge" or "untyped".
+ * name is the samples' name: a counter's ends in "_total" (-EINVAL otherwise in OpenMetrics,
+ * where the family is named without it).
  * help: one line of text ('\' and newline escaped as the format says). Every sample of the
  * family must follow before the next family. -EINVAL in err for a bad name or type.
  */
