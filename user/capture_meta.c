@@ -171,6 +171,30 @@ int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st)
 	return ret;
 }
 
+int capture_meta_read_cpu_ticks(const char *path, struct capture_cpu_ticks *t, int nr)
+{
+	unsigned long long v[8];
+	char line[512];
+	FILE *f = fopen(path, "r");
+	unsigned int cpu;
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	memset(t, 0, (size_t)nr * sizeof(*t));
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
+		if (sscanf(line + 3, "%u %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
+			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9 || cpu >= (unsigned int)nr)
+			continue;
+		t[cpu] = (struct capture_cpu_ticks){ .irq = v[5], .softirq = v[6], .steal = v[7] };
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
 void capture_meta_steal(struct pwz_meta *m, const struct capture_cpu_stat *start,
 			const struct capture_cpu_stat *end, long ticks_per_s)
 {

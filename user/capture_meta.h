@@ -35,6 +35,17 @@ struct capture_cpu_stat {
  * file cannot be read, or -EINVAL when the line is not there or has fewer than 8 fields. */
 int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st);
 
+/* One CPU's interrupt and steal time from its "cpuN" line of /proc/stat, in clock ticks. */
+struct capture_cpu_ticks {
+	uint64_t irq;		/* hard interrupts */
+	uint64_t softirq;	/* soft interrupts */
+	uint64_t steal;		/* the hypervisor ran something else */
+};
+
+/* Reads the "cpuN" lines of path into t[N] for N < nr (a CPU without a line keeps zeros).
+ * Returns the number of lines read (0 or more), or -errno when the file cannot be read. */
+int capture_meta_read_cpu_ticks(const char *path, struct capture_cpu_ticks *t, int nr);
+
 /* Sets m's steal_ns and cpu_time_ns (has_steal) from two readings taken at the start and the end
  * of a capture, ticks_per_s ticks a second (sysconf(_SC_CLK_TCK)). Nothing when either reading
  * failed, the counters went backwards, or ticks_per_s <= 0. */

@@ -79,6 +79,10 @@ struct serve_metrics {
 	uint64_t *cpu_idle;		/* per CPU: the idle task's time */
 	uint64_t *cpu_unseen;		/* per CPU: slices whose switch-in was not seen */
 	struct capture_cpu_stat stat0;	/* /proc/stat at the start (steal) */
+	int nr_tick_cpus;		/* entries of ticks0 and ticks_hi (configured CPUs) */
+	struct capture_cpu_ticks *ticks0;	/* each CPU's line of /proc/stat at the start */
+	struct capture_cpu_ticks *ticks_hi;	/* what the page said last (counters never
+						 * go back, /proc/stat's lines sometimes do) */
 	uint64_t bpf_ns;		/* the programs' run time */
 	size_t nr_read;			/* threads of the last reading */
 	struct sm_vm *vms;
@@ -122,6 +126,17 @@ struct serve_metrics *serve_metrics__new(struct capture *cap, struct task_table 
 		goto err_free;
 	sm->start_wall_ns = clock_ns(CLOCK_REALTIME);
 	capture_meta_read_stat("/proc/stat", &sm->stat0);
+	sm->nr_tick_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (sm->nr_tick_cpus < 1)
+		sm->nr_tick_cpus = 1;
+	sm->ticks0 = calloc((size_t)sm->nr_tick_cpus, sizeof(*sm->ticks0));
+	sm->ticks_hi = calloc((size_t)sm->nr_tick_cpus, sizeof(*sm->ticks_hi));
+	if (!sm->ticks0 || !sm->ticks_hi) {
+		snprintf(err, errlen, "out of memory");
+		goto err_free;
+	}
+	if (capture_meta_read_cpu_ticks("/proc/stat", sm->ticks0, sm->nr_tick_cpus) <= 0)
+		sm->nr_tick_cpus = 0;	/* no per-CPU lines: no per-CPU IRQ and steal families */
 	return sm;
 err_free:
 	serve_metrics__free(sm);
@@ -646,6 +661,55 @@ static void write_steal(struct serve_metrics *sm, struct promtext *pt)
 	promtext_sample_ns(pt, "pwz_host_steal_seconds_total", NULL, 0, m.steal_ns);
 }
 
+/* A /proc/stat counter since the start (zero its value then), never below hi (said before). */
+static uint64_t since_start(uint64_t hi, uint64_t now, uint64_t zero)
+{
+	uint64_t v = now > zero ? now - zero : 0;
+
+	return v > hi ? v : hi;
+}
+
+/* Each CPU's IRQ (hard, soft) and steal time since the start, from its /proc/stat line. */
+static void write_cpu_ticks(struct serve_metrics *sm, struct promtext *pt)
+{
+	static const char *const kinds[] = { "hard", "soft" };
+	struct capture_cpu_ticks *now;
+	uint64_t ns_per_tick = 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
+	char cpu[16];
+	struct promtext_label l[2] = { { "cpu", cpu }, { "kind", NULL } };
+	int n = sm->nr_tick_cpus;
+
+	now = n ? calloc((size_t)n, sizeof(*now)) : NULL;
+	if (!now || capture_meta_read_cpu_ticks("/proc/stat", now, n) <= 0) {
+		free(now);
+		return;
+	}
+	for (int c = 0; c < n; c++) {	/* since the start, never below what was said */
+		struct capture_cpu_ticks *z = &sm->ticks0[c], *hi = &sm->ticks_hi[c];
+
+		hi->irq = since_start(hi->irq, now[c].irq, z->irq);
+		hi->softirq = since_start(hi->softirq, now[c].softirq, z->softirq);
+		hi->steal = since_start(hi->steal, now[c].steal, z->steal);
+	}
+	free(now);
+	promtext_family(pt, "pwz_cpu_irq_seconds_total", "counter",
+			"Time in hard (kind=\"hard\") and soft (kind=\"soft\") interrupts, per CPU (/proc/stat).");
+	for (int c = 0; c < n; c++) {
+		snprintf(cpu, sizeof(cpu), "%d", c);
+		for (int k = 0; k < 2; k++) {
+			l[1].value = kinds[k];
+			promtext_sample_ns(pt, "pwz_cpu_irq_seconds_total", l, 2,
+					   (k ? sm->ticks_hi[c].softirq : sm->ticks_hi[c].irq) * ns_per_tick);
+		}
+	}
+	promtext_family(pt, "pwz_cpu_steal_seconds_total", "counter",
+			"Time the hypervisor ran something else instead of this CPU (/proc/stat).");
+	for (int c = 0; c < n; c++) {
+		snprintf(cpu, sizeof(cpu), "%d", c);
+		promtext_sample_ns(pt, "pwz_cpu_steal_seconds_total", l, 1, sm->ticks_hi[c].steal * ns_per_tick);
+	}
+}
+
 int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 {
 	uint64_t t = clock_ns(CLOCK_MONOTONIC);
@@ -669,6 +733,7 @@ int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 		   "Time of slices whose switch-in the tracepoint did not see, per CPU: neither busy nor idle.",
 		   sm->cpu_unseen);
 	write_steal(sm, pt);
+	write_cpu_ticks(sm, pt);
 	write_vms(sm, pt);
 	if (sm->o.threads)
 		write_threads(sm, pt);
@@ -699,6 +764,8 @@ void serve_metrics__free(struct serve_metrics *sm)
 	keymap_free(&sm->vcpu_tids);
 	free(sm->vcpu_refs);
 	free(sm->thr);
+	free(sm->ticks0);
+	free(sm->ticks_hi);
 	free(sm->cpu_busy);
 	free(sm->cpu_idle);
 	free(sm->cpu_unseen);
