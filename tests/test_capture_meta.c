@@ -34,18 +34,31 @@ static void test_read_stat(void **state)
 	snprintf(path, sizeof(path), "%s/stat", dir);
 	/* user nice system idle iowait irq softirq steal guest guest_nice */
 	write_file(path, "cpu  100 2 30 4000 5 6 7 80 50 1\ncpu0 50 1 15 2000 2 3 3 40 25 0\nintr 1 2\n");
-	assert_int_equal(capture_meta_read_stat(path, &st), 0);
+	assert_int_equal(capture_meta_read_stat(path, &st, NULL, 0), 0);
 	assert_true(st.ok);
 	assert_int_equal(st.total, 100 + 2 + 30 + 4000 + 5 + 6 + 7 + 80);
 	assert_int_equal(st.steal, 80);
+	/* the same pass, each CPU's line too: cpu0 read, cpu1 absent, cpu5 beyond the array */
+	{
+		struct capture_cpu_ticks c[2];
+
+		write_file(path, "cpu  100 2 30 4000 5 6 7 80 50 1\ncpu0 50 1 15 2000 2 3 4 40 25 0\n"
+			   "cpu5 1 1 1 1 1 1 1 1 0 0\nintr 1 2\n");
+		assert_int_equal(capture_meta_read_stat(path, &st, c, 2), 0);
+		assert_int_equal(st.steal, 80);
+		assert_true(c[0].ok && !c[1].ok);
+		assert_int_equal(c[0].irq, 3);
+		assert_int_equal(c[0].softirq, 4);
+		assert_int_equal(c[0].steal, 40);
+	}
 	/* an old kernel's line without steal, and no cpu line */
 	write_file(path, "cpu  100 2 30 4000 5 6 7\n");
-	assert_int_equal(capture_meta_read_stat(path, &st), -EINVAL);
+	assert_int_equal(capture_meta_read_stat(path, &st, NULL, 0), -EINVAL);
 	assert_false(st.ok);
 	write_file(path, "intr 1 2\n");
-	assert_int_equal(capture_meta_read_stat(path, &st), -EINVAL);
+	assert_int_equal(capture_meta_read_stat(path, &st, NULL, 0), -EINVAL);
 	snprintf(path, sizeof(path), "%s/none", dir);
-	assert_int_equal(capture_meta_read_stat(path, &st), -ENOENT);
+	assert_int_equal(capture_meta_read_stat(path, &st, NULL, 0), -ENOENT);
 }
 
 static void test_steal(void **state)

@@ -143,7 +143,20 @@ int capture_meta_exit_names(struct pwz_meta *m, const char *path, bool *from_for
 	return exitnames_add_builtin(m);
 }
 
-int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st)
+/* One "cpuN ..." line of /proc/stat into cpus[N] when N < nr. */
+static void read_cpu_line(const char *line, struct capture_cpu_ticks *cpus, int nr)
+{
+	unsigned long long v[8];
+	unsigned int cpu;
+
+	if (sscanf(line + 3, "%u %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
+		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 9 && cpu < (unsigned int)nr)
+		cpus[cpu] = (struct capture_cpu_ticks){ .irq = v[5], .softirq = v[6], .steal = v[7],
+							.ok = true };
+}
+
+int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st,
+			   struct capture_cpu_ticks *cpus, int nr)
 {
 	unsigned long long v[8];
 	char line[512];
@@ -151,13 +164,20 @@ int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st)
 	int ret = -EINVAL;
 
 	memset(st, 0, sizeof(*st));
+	if (nr > 0)
+		memset(cpus, 0, (size_t)nr * sizeof(*cpus));
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "cpu ", 4))
+		if (strncmp(line, "cpu", 3))
 			continue;
-		if (sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-			   &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+		if (line[3] >= '0' && line[3] <= '9') {
+			if (nr <= 0)
+				break;	/* past the "cpu" line, which comes first */
+			read_cpu_line(line, cpus, nr);
+		} else if (line[3] == ' ' &&
+			   sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+				  &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
 			st->total = 0;
 			for (int i = 0; i < 8; i++)
 				st->total += v[i];
@@ -165,34 +185,9 @@ int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st)
 			st->ok = true;
 			ret = 0;
 		}
-		break;
 	}
 	fclose(f);
 	return ret;
-}
-
-int capture_meta_read_cpu_ticks(const char *path, struct capture_cpu_ticks *t, int nr)
-{
-	unsigned long long v[8];
-	char line[512];
-	FILE *f = fopen(path, "r");
-	unsigned int cpu;
-	int n = 0;
-
-	if (!f)
-		return -errno;
-	memset(t, 0, (size_t)nr * sizeof(*t));
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
-			continue;
-		if (sscanf(line + 3, "%u %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
-			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9 || cpu >= (unsigned int)nr)
-			continue;
-		t[cpu] = (struct capture_cpu_ticks){ .irq = v[5], .softirq = v[6], .steal = v[7] };
-		n++;
-	}
-	fclose(f);
-	return n;
 }
 
 void capture_meta_steal(struct pwz_meta *m, const struct capture_cpu_stat *start,

@@ -31,20 +31,21 @@ struct capture_cpu_stat {
 	bool ok;		/* the line was read */
 };
 
-/* Reads the "cpu" line of path (normally "/proc/stat") into *st. Returns 0, -errno when the
- * file cannot be read, or -EINVAL when the line is not there or has fewer than 8 fields. */
-int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st);
 
 /* One CPU's interrupt and steal time from its "cpuN" line of /proc/stat, in clock ticks. */
 struct capture_cpu_ticks {
 	uint64_t irq;		/* hard interrupts */
 	uint64_t softirq;	/* soft interrupts */
 	uint64_t steal;		/* the hypervisor ran something else */
+	bool ok;		/* the line was read */
 };
 
-/* Reads the "cpuN" lines of path into t[N] for N < nr (a CPU without a line keeps zeros).
- * Returns the number of lines read (0 or more), or -errno when the file cannot be read. */
-int capture_meta_read_cpu_ticks(const char *path, struct capture_cpu_ticks *t, int nr);
+/* Reads the "cpu" line of path (normally "/proc/stat") into *st and, in the same pass, its
+ * "cpuN" lines into cpus[N] for N < nr (cpus may be NULL with nr 0; a CPU without a line is
+ * left zero, ok false). Returns 0, -errno when the file cannot be read, or -EINVAL when the
+ * "cpu" line is not there or has fewer than 8 fields. */
+int capture_meta_read_stat(const char *path, struct capture_cpu_stat *st,
+			   struct capture_cpu_ticks *cpus, int nr);
 
 /* Sets m's steal_ns and cpu_time_ns (has_steal) from two readings taken at the start and the end
  * of a capture, ticks_per_s ticks a second (sysconf(_SC_CLK_TCK)). Nothing when either reading

@@ -219,7 +219,7 @@ static int read_totals(struct live *l, struct reading *r)
 	}
 	/* the clock, then the running slices: what ran until now counts now */
 	r->t = mono_ns();
-	if (capture_meta_read_stat("/proc/stat", &r->stat))
+	if (capture_meta_read_stat("/proc/stat", &r->stat, NULL, 0))
 		r->stat.ok = false;
 	if (l->pending_waits) {
 		e = capture__pending_waits(l->cap, pending_cb, &oa);

@@ -1140,7 +1140,7 @@ static int start(struct run *r)
 			return -1;
 		}
 	}
-	capture_meta_read_stat("/proc/stat", &r->stat0);
+	capture_meta_read_stat("/proc/stat", &r->stat0, NULL, 0);
 	r->t0 = now_ns(CLOCK_MONOTONIC);
 	r->meta.start_mono_ns = r->t0;
 	r->meta.start_wall_ns = now_ns(CLOCK_REALTIME);
@@ -1357,7 +1357,7 @@ static int final_meta(struct run *r)
 	{
 		struct capture_cpu_stat st1;
 
-		capture_meta_read_stat("/proc/stat", &st1);
+		capture_meta_read_stat("/proc/stat", &st1, NULL, 0);
 		capture_meta_steal(&r->meta, &r->stat0, &st1, sysconf(_SC_CLK_TCK));
 	}
 	if (!getrusage(RUSAGE_SELF, &ru))

@@ -81,6 +81,7 @@ struct serve_metrics {
 	struct capture_cpu_stat stat0;	/* /proc/stat at the start (steal) */
 	int nr_tick_cpus;		/* entries of ticks0 and ticks_hi (configured CPUs) */
 	struct capture_cpu_ticks *ticks0;	/* each CPU's line of /proc/stat at the start */
+	struct capture_cpu_ticks *ticks_now;	/* and at this scrape */
 	struct capture_cpu_ticks *ticks_hi;	/* what the page said last (counters never
 						 * go back, /proc/stat's lines sometimes do) */
 	uint64_t bpf_ns;		/* the programs' run time */
@@ -125,17 +126,18 @@ struct serve_metrics *serve_metrics__new(struct capture *cap, struct task_table 
 	if (!sm->live)
 		goto err_free;
 	sm->start_wall_ns = clock_ns(CLOCK_REALTIME);
-	capture_meta_read_stat("/proc/stat", &sm->stat0);
 	sm->nr_tick_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (sm->nr_tick_cpus < 1)
 		sm->nr_tick_cpus = 1;
 	sm->ticks0 = calloc((size_t)sm->nr_tick_cpus, sizeof(*sm->ticks0));
+	sm->ticks_now = calloc((size_t)sm->nr_tick_cpus, sizeof(*sm->ticks_now));
 	sm->ticks_hi = calloc((size_t)sm->nr_tick_cpus, sizeof(*sm->ticks_hi));
-	if (!sm->ticks0 || !sm->ticks_hi) {
+	if (!sm->ticks0 || !sm->ticks_now || !sm->ticks_hi) {
 		snprintf(err, errlen, "out of memory");
 		goto err_free;
 	}
-	if (capture_meta_read_cpu_ticks("/proc/stat", sm->ticks0, sm->nr_tick_cpus) <= 0)
+	capture_meta_read_stat("/proc/stat", &sm->stat0, sm->ticks0, sm->nr_tick_cpus);
+	if (!sm->ticks0[0].ok)
 		sm->nr_tick_cpus = 0;	/* no per-CPU lines: no per-CPU IRQ and steal families */
 	return sm;
 err_free:
@@ -645,15 +647,13 @@ static int write_health(struct serve_metrics *sm, struct promtext *pt)
 	return 0;
 }
 
-/* Host-wide steal time of /proc/stat since the start, when it can be read. */
-static void write_steal(struct serve_metrics *sm, struct promtext *pt)
+/* Host-wide steal time of /proc/stat since the start (now: its "cpu" line at this scrape). */
+static void write_steal(struct serve_metrics *sm, struct promtext *pt,
+			const struct capture_cpu_stat *now)
 {
-	struct capture_cpu_stat now;
 	struct pwz_meta m = { 0 };
 
-	if (capture_meta_read_stat("/proc/stat", &now))
-		return;
-	capture_meta_steal(&m, &sm->stat0, &now, sysconf(_SC_CLK_TCK));
+	capture_meta_steal(&m, &sm->stat0, now, sysconf(_SC_CLK_TCK));
 	if (!m.has_steal)
 		return;
 	promtext_family(pt, "pwz_host_steal_seconds_total", "counter",
@@ -669,21 +669,19 @@ static uint64_t since_start(uint64_t hi, uint64_t now, uint64_t zero)
 	return v > hi ? v : hi;
 }
 
-/* Each CPU's IRQ (hard, soft) and steal time since the start, from its /proc/stat line. */
+/* Each CPU's IRQ (hard, soft) and steal time since the start, from its /proc/stat line
+ * (sm->ticks_now, read with the "cpu" line at this scrape). */
 static void write_cpu_ticks(struct serve_metrics *sm, struct promtext *pt)
 {
 	static const char *const kinds[] = { "hard", "soft" };
-	struct capture_cpu_ticks *now;
+	const struct capture_cpu_ticks *now = sm->ticks_now;
 	uint64_t ns_per_tick = 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
 	char cpu[16];
 	struct promtext_label l[2] = { { "cpu", cpu }, { "kind", NULL } };
 	int n = sm->nr_tick_cpus;
 
-	now = n ? calloc((size_t)n, sizeof(*now)) : NULL;
-	if (!now || capture_meta_read_cpu_ticks("/proc/stat", now, n) <= 0) {
-		free(now);
+	if (!n || !now[0].ok)
 		return;
-	}
 	for (int c = 0; c < n; c++) {	/* since the start, never below what was said */
 		struct capture_cpu_ticks *z = &sm->ticks0[c], *hi = &sm->ticks_hi[c];
 
@@ -691,7 +689,6 @@ static void write_cpu_ticks(struct serve_metrics *sm, struct promtext *pt)
 		hi->softirq = since_start(hi->softirq, now[c].softirq, z->softirq);
 		hi->steal = since_start(hi->steal, now[c].steal, z->steal);
 	}
-	free(now);
 	promtext_family(pt, "pwz_cpu_irq_seconds_total", "counter",
 			"Time in hard (kind=\"hard\") and soft (kind=\"soft\") interrupts, per CPU (/proc/stat).");
 	for (int c = 0; c < n; c++) {
@@ -713,6 +710,7 @@ static void write_cpu_ticks(struct serve_metrics *sm, struct promtext *pt)
 int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 {
 	uint64_t t = clock_ns(CLOCK_MONOTONIC);
+	struct capture_cpu_stat stat_now;
 	struct live_frame *f;
 	int e;
 
@@ -732,7 +730,9 @@ int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 	write_cpus(sm, pt, "pwz_cpu_unattributed_seconds_total",
 		   "Time of slices whose switch-in the tracepoint did not see, per CPU: neither busy nor idle.",
 		   sm->cpu_unseen);
-	write_steal(sm, pt);
+	/* /proc/stat once: the host's line and each CPU's */
+	if (!capture_meta_read_stat("/proc/stat", &stat_now, sm->ticks_now, sm->nr_tick_cpus))
+		write_steal(sm, pt, &stat_now);
 	write_cpu_ticks(sm, pt);
 	write_vms(sm, pt);
 	if (sm->o.threads)
@@ -765,6 +765,7 @@ void serve_metrics__free(struct serve_metrics *sm)
 	free(sm->vcpu_refs);
 	free(sm->thr);
 	free(sm->ticks0);
+	free(sm->ticks_now);
 	free(sm->ticks_hi);
 	free(sm->cpu_busy);
 	free(sm->cpu_idle);
