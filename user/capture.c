@@ -1047,25 +1047,56 @@ int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu,
 	return e;
 }
 
-/* The pending waits of the tid hash (raw_tp, or no task storage). */
-static int pending_waits_hash(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint64_t since),
-			      void *ctx)
+/* Every entry of a map keyed by tid: each(ctx, tid, val) with its value read into val (size
+ * bytes); an entry gone meanwhile is skipped. Returns 0 or the first non-zero each() gave. */
+static int each_tid_entry(struct bpf_map *map, void *val, size_t size,
+			  int (*each)(void *ctx, uint32_t tid, const void *val), void *ctx)
 {
-	struct bpf_map *map = c->skel->maps.wait_start;
 	__u32 key, next;
 	const __u32 *prev = NULL;
-	struct wait_start ws;
 	int e;
 
 	while (!bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
 		key = next;
 		prev = &key;
-		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ws, sizeof(ws), 0))
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), val, size, 0))
 			continue;
-		if (ws.ts && (e = cb(ctx, key, ws.ts)))
+		if ((e = each(ctx, key, val)))
 			return e;
 	}
 	return 0;
+}
+
+struct tid_walk {
+	int (*wait_cb)(void *ctx, uint32_t tid, uint64_t since);
+	int (*exit_cb)(void *ctx, uint32_t tid, const struct kvm_state *st);
+	void *ctx;
+};
+
+static int each_wait(void *ctx, uint32_t tid, const void *val)
+{
+	const struct wait_start *ws = val;
+	const struct tid_walk *w = ctx;
+
+	return ws->ts ? w->wait_cb(w->ctx, tid, ws->ts) : 0;
+}
+
+static int each_exit(void *ctx, uint32_t tid, const void *val)
+{
+	const struct kvm_state *st = val;
+	const struct tid_walk *w = ctx;
+
+	return st->exit_ns ? w->exit_cb(w->ctx, tid, st) : 0;
+}
+
+/* The pending waits of the tid hash (raw_tp, or no task storage). */
+static int pending_waits_hash(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint64_t since),
+			      void *ctx)
+{
+	struct tid_walk w = { .wait_cb = cb, .ctx = ctx };
+	struct wait_start ws;
+
+	return each_tid_entry(c->skel->maps.wait_start, &ws, sizeof(ws), each_wait, &w);
 }
 
 /* The pending waits of task storage, through the task iterator (one read of it each call). */
@@ -1108,21 +1139,10 @@ int capture__pending_waits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 							const struct kvm_state *st), void *ctx)
 {
-	struct bpf_map *map = c->skel->maps.kvm_state;
-	__u32 key, next;
-	const __u32 *prev = NULL;
+	struct tid_walk w = { .exit_cb = cb, .ctx = ctx };
 	struct kvm_state st;
-	int e;
 
-	while (!bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
-		key = next;
-		prev = &key;
-		if (bpf_map__lookup_elem(map, &key, sizeof(key), &st, sizeof(st), 0))
-			continue;
-		if (st.exit_ns && (e = cb(ctx, key, &st)))
-			return e;
-	}
-	return 0;
+	return each_tid_entry(c->skel->maps.kvm_state, &st, sizeof(st), each_exit, &w);
 }
 
 struct irq_walk {

@@ -583,11 +583,12 @@ static void draw(struct live_screen *s)
 		put_line(s, s->kvm ? kvm_cols : narrow_screen(s) ? task_cols_narrow : task_cols, true);
 		used = 3;
 		if (!s->kvm) {
+			bool narrow = narrow_screen(s);
 			size_t nt;
 			struct live_task *v = sorted_tasks(f, s->sort, s->filter, &nt);
 
 			for (size_t i = 0; v && i < nt && used < s->rows; i++, used++) {
-				task_line(line, sizeof(line), &v[i], f, narrow_screen(s));
+				task_line(line, sizeof(line), &v[i], f, narrow);
 				put_line(s, line, false);
 			}
 			free(v);
