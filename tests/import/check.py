@@ -20,7 +20,8 @@ import report  # noqa: E402
 
 LINE = re.compile(r'^\s*(.*?)\s+(-?\d+)\s+\[(\d+)\]\s+(\d+)\.(\d+):\s+(\S+):\s?(.*)$')
 SWITCH = re.compile(r'prev_pid=(-?\d+) prev_prio=\S+ prev_state=(\S+) ==> next_comm=.* next_pid=(\d+) next_prio=')
-
+# switch-outs a workload thread may show past its own nvcsw+nivcsw (see their check)
+EXIT_SWITCHES = 6
 
 
 def check(label, cond, what):
@@ -194,9 +195,12 @@ def main():
             sw = sum(a['switches'] for k, a in d['cpu_agg'].items() if k[0] == tid)
             rt = sum(a['runtime_ns'] for k, a in d['cpu_agg'].items() if k[0] == tid)
             lost = st['lost']
-            check(label, nv + niv - lost <= sw <= nv + niv + 3,
+            # above its own count by the exit's switch-out and the preemptions between its last
+            # getrusage and its exit, on a CPU it shares with the other thread and the recorder's
+            # handlers: seen +4 under `perf sched record` in an unloaded make check
+            check(label, nv + niv - lost <= sw <= nv + niv + EXIT_SWITCHES,
                   f"{name} ({tid}) switch-outs {sw} vs its own nvcsw+nivcsw {nv + niv} "
-                  f"(+0..3: exit; -{lost}: events the file lost)")
+                  f"(+0..{EXIT_SWITCHES}: exit; -{lost}: events the file lost)")
             um = ref['unmatched'][tid]
             # switch times also count what the kernel keeps out of a thread's CPU time (steal
             # time of this paravirtual machine, IRQ time): 10% either way
