@@ -9,131 +9,83 @@
 #include <cmocka.h>
 #include "capture_records.h"
 
-struct seen {
-	int slices, exits, tasks;
-	struct rec_slice slice;
-	struct rec_kvm_exit exit;
-	struct rec_task task;
-	int ret;		/* what the callbacks return */
-};
-
-static int on_slice(void *ctx, const struct rec_slice *r)
-{
-	struct seen *s = ctx;
-
-	s->slices++;
-	s->slice = *r;
-	return s->ret;
-}
-
-static int on_exit_rec(void *ctx, const struct rec_kvm_exit *r)
-{
-	struct seen *s = ctx;
-
-	s->exits++;
-	s->exit = *r;
-	return s->ret;
-}
-
-static int on_task(void *ctx, const struct rec_task *r)
-{
-	struct seen *s = ctx;
-
-	s->tasks++;
-	s->task = *r;
-	return s->ret;
-}
-
-/* What the exec callback saw. */
-static struct {
-	int calls;
-	uint32_t tgid;
-	uint64_t time_ns;
-	size_t len;
-	bool cut;
-	char first[16];
-} exec_seen;
-
-static int on_exec(void *ctx, uint32_t tgid, uint64_t time_ns, const char *args, size_t len, bool cut)
-{
-	(void)ctx;
-	exec_seen.calls++;
-	exec_seen.tgid = tgid;
-	exec_seen.time_ns = time_ns;
-	exec_seen.len = len;
-	exec_seen.cut = cut;
-	snprintf(exec_seen.first, sizeof(exec_seen.first), "%s", args);
-	return 0;
-}
-
 /* An exec record: its command line's length as the kernel gave it, never past the record. */
-static void test_dispatch_exec(void **state)
+static void test_decode_exec(void **state)
 {
-	static struct rec_exec r = { .type = REC_EXEC, .tgid = 77, .time_ns = 9, .len = 12, .cut = 0,
-				     .args = "qemu\0-name\0vm" };
-	struct capture_sink sink = { NULL, NULL, NULL, NULL, on_exec };
+	static struct rec_exec r = { .type = REC_EXEC, .tgid = 77, .time_ns = 1009, .len = 12,
+				     .cut = 0, .args = "qemu\0-name\0vm" };
+	struct capture_rec d;
 
 	(void)state;
-	assert_int_equal(capture_dispatch(&r, sizeof(r), &sink), 0);
-	assert_int_equal(exec_seen.calls, 1);
-	assert_int_equal(exec_seen.tgid, 77);
-	assert_int_equal(exec_seen.time_ns, 9);
-	assert_int_equal(exec_seen.len, 12);
-	assert_false(exec_seen.cut);
-	assert_string_equal(exec_seen.first, "qemu");
+	assert_int_equal(capture_decode(&r, sizeof(r), 1000, &d), CAPTURE_REC_EXEC);
+	assert_int_equal(d.exec.tgid, 77);
+	assert_int_equal(d.exec.time_ns, 9);	/* from the capture start */
+	assert_int_equal(d.exec.len, 12);
+	assert_false(d.exec.cut);
+	assert_string_equal(d.exec.args, "qemu");
+	assert_ptr_equal(d.exec.args, r.args);	/* read in place */
 	r.len = 5000;	/* a length past the record is held to it */
 	r.cut = 1;
-	assert_int_equal(capture_dispatch(&r, sizeof(r), &sink), 0);
-	assert_int_equal(exec_seen.len, PWZ_EXEC_ARGS);
-	assert_true(exec_seen.cut);
-	assert_int_equal(capture_dispatch(&r, sizeof(r) - 1, &sink), 0);	/* short: skipped */
-	sink.exec = NULL;
-	assert_int_equal(capture_dispatch(&r, sizeof(r), &sink), 0);
-	assert_int_equal(exec_seen.calls, 2);
+	assert_int_equal(capture_decode(&r, sizeof(r), 1000, &d), CAPTURE_REC_EXEC);
+	assert_int_equal(d.exec.len, PWZ_EXEC_ARGS);
+	assert_true(d.exec.cut);
+	/* short: skipped */
+	assert_int_equal(capture_decode(&r, sizeof(r) - 1, 1000, &d), CAPTURE_REC_SKIP);
 }
 
-static void test_dispatch(void **state)
+static void test_decode(void **state)
 {
-	struct seen s = { 0 };
-	struct capture_sink sink = { &s, on_slice, on_exit_rec, on_task, NULL };
 	struct rec_slice sl = { .type = REC_SLICE, .tid = 42, .cpu = 1, .end = REC_END_SLEPT,
-				.wait = REC_WAIT_WAKEUP, .start_ns = 100, .end_ns = 200, .wake_ns = 90 };
-	struct rec_kvm_exit ex = { .type = REC_KVM_EXIT, .tid = 7, .vcpu = 3, .isa = 2, .reason = 0x7b,
-				   .exit_ns = 1000, .guest_ns = 50, .handling_ns = 60 };
-	struct rec_task tk = { .type = REC_TASK, .tid = 9, .tgid = 8, .is_new = 1, .time_ns = 5 };
+				.wait = REC_WAIT_WAKEUP, .start_ns = 1100, .end_ns = 1200,
+				.wake_ns = 1090, .flags = REC_SLICE_RUN_DELAY, .run_delay_ns = 12 };
+	struct rec_kvm_exit ex = { .type = REC_KVM_EXIT, .tid = 7, .vcpu = 3, .isa = 2,
+				   .reason = 0x7b, .exit_ns = 2000, .guest_ns = 50,
+				   .handling_ns = 60 };
+	struct rec_task tk = { .type = REC_TASK, .tid = 9, .tgid = 8, .is_new = 1, .time_ns = 1005 };
 	unsigned char buf[64];
+	struct capture_rec d;
 	__u32 bogus = 99;
 
 	(void)state;
-	assert_int_equal(capture_dispatch(&sl, sizeof(sl), &sink), 0);
-	assert_int_equal(s.slices, 1);
-	assert_int_equal(s.slice.tid, 42);
-	assert_int_equal(s.slice.wake_ns, 90);
-	assert_int_equal(capture_dispatch(&ex, sizeof(ex), &sink), 0);
-	assert_int_equal(s.exits, 1);
-	assert_int_equal(s.exit.reason, 0x7b);
-	assert_int_equal(s.exit.handling_ns, 60);
-	/* an unterminated comm comes out terminated */
+	/* a slice: once into the model's slice and the wait before it, with the kernel's charge */
+	assert_int_equal(capture_decode(&sl, sizeof(sl), 1000, &d), CAPTURE_REC_SLICE);
+	assert_int_equal(d.slice.s.tid, 42);
+	assert_int_equal(d.slice.s.start_ns, 100);
+	assert_int_equal(d.slice.s.dur_ns, 100);
+	assert_int_equal(d.slice.s.end, PWZ_END_SLEPT);
+	assert_true(d.slice.waited);
+	assert_int_equal(d.slice.w.wake_ns, 90);
+	assert_int_equal(d.slice.w.wait_ns, 10);
+	assert_true(d.slice.has_run_delay);
+	assert_int_equal(d.slice.run_delay_ns, 12);
+	sl.flags = 0;
+	assert_int_equal(capture_decode(&sl, sizeof(sl), 1000, &d), CAPTURE_REC_SLICE);
+	assert_false(d.slice.has_run_delay);
+	/* a KVM exit, its time from the capture start */
+	assert_int_equal(capture_decode(&ex, sizeof(ex), 1000, &d), CAPTURE_REC_KVM_EXIT);
+	assert_int_equal(d.exit.tid, 7);
+	assert_int_equal(d.exit.time_ns, 1000);
+	assert_int_equal(d.exit.reason, 0x7b);
+	assert_int_equal(d.exit.handling_ns, 60);
+	/* a birth; an unterminated comm comes out terminated */
 	memset(tk.comm, 'x', sizeof(tk.comm));
-	assert_int_equal(capture_dispatch(&tk, sizeof(tk), &sink), 0);
-	assert_int_equal(s.tasks, 1);
-	assert_int_equal(strlen(s.task.comm), sizeof(tk.comm) - 1);
+	assert_int_equal(capture_decode(&tk, sizeof(tk), 1000, &d), CAPTURE_REC_TASK);
+	assert_int_equal(d.task.tid, 9);
+	assert_int_equal(d.task.tgid, 8);
+	assert_true(d.task.is_new);
+	assert_int_equal(d.task.time_ns, 5);
+	assert_int_equal(strlen(d.task.comm), sizeof(tk.comm) - 1);
 	/* truncated records, unknown types and scraps are skipped */
-	assert_int_equal(capture_dispatch(&sl, sizeof(sl) - 1, &sink), 0);
-	assert_int_equal(capture_dispatch(&ex, 8, &sink), 0);
-	assert_int_equal(capture_dispatch(&bogus, sizeof(bogus), &sink), 0);
-	assert_int_equal(capture_dispatch(buf, 2, &sink), 0);
-	assert_int_equal(s.slices + s.exits + s.tasks, 3);
-	/* a record with trailing bytes (ring buffer padding) is still read; a sink error stops */
+	assert_int_equal(capture_decode(&sl, sizeof(sl) - 1, 1000, &d), CAPTURE_REC_SKIP);
+	assert_int_equal(capture_decode(&ex, 8, 1000, &d), CAPTURE_REC_SKIP);
+	assert_int_equal(capture_decode(&tk, sizeof(tk) - 1, 1000, &d), CAPTURE_REC_SKIP);
+	assert_int_equal(capture_decode(&bogus, sizeof(bogus), 1000, &d), CAPTURE_REC_SKIP);
+	assert_int_equal(capture_decode(buf, 2, 1000, &d), CAPTURE_REC_SKIP);
+	/* a record with trailing bytes (ring buffer padding) is still read */
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, &sl, sizeof(sl));
-	s.ret = -ENOSPC;
-	assert_int_equal(capture_dispatch(buf, sizeof(buf), &sink), -ENOSPC);
-	assert_int_equal(s.slices, 2);
-	/* no callback for a type: skipped */
-	sink.kvm_exit = NULL;
-	assert_int_equal(capture_dispatch(&ex, sizeof(ex), &sink), 0);
-	assert_int_equal(s.exits, 1);
+	assert_int_equal(capture_decode(buf, sizeof(buf), 1000, &d), CAPTURE_REC_SLICE);
+	assert_int_equal(d.slice.s.tid, 42);
 }
 
 static void test_conv_slice(void **state)
@@ -337,8 +289,8 @@ static void test_log2_bucket_matches_records(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dispatch),
-		cmocka_unit_test(test_dispatch_exec),
+		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_decode_exec),
 		cmocka_unit_test(test_conv_slice),
 		cmocka_unit_test(test_conv_open_and_exit),
 		cmocka_unit_test(test_sums),

@@ -495,52 +495,72 @@ static int take_gone(struct capture *c)
 	return 0;
 }
 
-/* One record: every slice record read is folded here (the kernel aggregates only the dropped
- * ones), whatever the sink does with it, then handed to the sink. */
-static int one_record(struct capture *c, const void *data, size_t size)
+/* A slice record into the fold: every one read is folded here (the kernel aggregates only the
+ * dropped ones), whatever the sink does with it. */
+static int fold_slice(struct capture *c, const struct capture_rec *r)
 {
-	__u32 type = 0;
+	const struct pwz_slice *s = &r->slice.s;
+	bool waited = r->slice.waited;
 	int e;
 
-	if (size >= sizeof(type))
-		memcpy(&type, data, sizeof(type));
-	/* every slice record read is folded here (the kernel aggregates only the dropped ones),
-	 * whatever the sink does with it */
-	if (type == REC_SLICE && size >= sizeof(struct rec_slice)) {
-		struct rec_slice r;
-		struct pwz_slice s;
-		struct pwz_wakeup w;
-		bool waited;
+	e = model_fold__slice(c->fold, s);
+	if (!e && waited)
+		e = model_fold__wait(c->fold, &r->slice.w);
+	/* R9: the kernel's charge of that wait, or of one not measured (at the switch-out where
+	 * the switch-in was unseen) */
+	if (!e && r->slice.has_run_delay)
+		e = model_fold__run_delay(c->fold, s->tid,
+					  s->flags & PWZ_SLICE_UNSEEN_START ?
+					  s->start_ns + s->dur_ns : s->start_ns,
+					  r->slice.run_delay_ns, waited, waited ? r->slice.w.wait_ns : 0);
+	/* its last switch-out: nothing more of this thread instance comes but the kernel's
+	 * aggregates of its dropped slices and an exit still pending at the end, added at the
+	 * end */
+	if (e || s->end != PWZ_END_EXITED || !s->tid || !c->exited.cpu_agg)
+		return e;
+	if (keymap_get(&c->gone, s->tid, model_fold__instance(c->fold, s->tid,
+							       s->start_ns + s->dur_ns), NULL) < 0)
+		return -ENOMEM;
+	/* taken here, not once per poll: a poll of a fast fork loop reads thousands of exits,
+	 * and the fold's tables would grow to hold them */
+	if (c->gone.count >= TAKE_MIN &&
+	    (size_t)c->gone.count * TAKE_SHARE >= model_fold__count(c->fold))
+		return take_gone(c);
+	return 0;
+}
 
-		memcpy(&r, data, sizeof(r));
-		waited = capture_conv_slice(&r, c->t0, &s, &w);
-		e = model_fold__slice(c->fold, &s);
-		if (!e && waited)
-			e = model_fold__wait(c->fold, &w);
-		/* R9: the kernel's charge of that wait, or of one not measured (at the
-		 * switch-out where the switch-in was unseen) */
-		if (!e && (r.flags & REC_SLICE_RUN_DELAY))
-			e = model_fold__run_delay(c->fold, s.tid,
-						  s.flags & PWZ_SLICE_UNSEEN_START ?
-						  s.start_ns + s.dur_ns : s.start_ns,
-						  r.run_delay_ns, waited, waited ? w.wait_ns : 0);
-		/* its last switch-out: nothing more of this thread instance comes but the
-		 * kernel's aggregates of its dropped slices and an exit still pending at the end,
-		 * added at the end */
-		if (!e && s.end == PWZ_END_EXITED && s.tid && c->exited.cpu_agg) {
-			if (keymap_get(&c->gone, s.tid, model_fold__instance(c->fold, s.tid,
-									     s.start_ns + s.dur_ns), NULL) < 0)
-				e = -ENOMEM;
-			/* taken here, not once per poll: a poll of a fast fork loop reads
-			 * thousands of exits, and the fold's tables would grow to hold them */
-			else if (c->gone.count >= TAKE_MIN &&
-				 (size_t)c->gone.count * TAKE_SHARE >= model_fold__count(c->fold))
-				e = take_gone(c);
-		}
-		if (e)
+/* A decoded record to the sink: a slice after the wait before it. */
+static int deliver(const struct capture_sink *k, const struct capture_rec *r)
+{
+	const struct cdict_visitor *v = &k->records;
+	int e;
+
+	switch (r->kind) {
+	case CAPTURE_REC_SLICE:
+		if (r->slice.waited && v->wakeup && (e = v->wakeup(v->ctx, &r->slice.w)))
 			return e;
+		return v->slice ? v->slice(v->ctx, &r->slice.s) : 0;
+	case CAPTURE_REC_KVM_EXIT:
+		return v->kvm_exit ? v->kvm_exit(v->ctx, &r->exit) : 0;
+	case CAPTURE_REC_TASK:
+		return k->task ? k->task(k->ctx, &r->task) : 0;
+	case CAPTURE_REC_EXEC:
+		return k->exec ? k->exec(k->ctx, &r->exec) : 0;
+	case CAPTURE_REC_SKIP:
+		break;
 	}
-	return capture_dispatch(data, size, &c->sink);
+	return 0;
+}
+
+/* One ring-buffer record, decoded once: folded when a slice, then handed to the sink. */
+static int one_record(struct capture *c, const void *data, size_t size)
+{
+	struct capture_rec r;
+	int e;
+
+	if (capture_decode(data, size, c->t0, &r) == CAPTURE_REC_SLICE && (e = fold_slice(c, &r)))
+		return e;
+	return deliver(&c->sink, &r);
 }
 
 /* The slices of a batch (struct rec_batch: n of them, at most what size holds), in order. */

@@ -43,51 +43,6 @@ _Static_assert(PWZ_SEL_TIDS_MAX <= PWZ_TID_MAP_MAX && PWZ_TID_MAP_DEFAULT <= PWZ
 	       PWZ_KVM_STATE_MAX <= PWZ_KVM_STATE_HOST_MAX,
 	       "map sizes of bpf/pwz.h out of order");
 
-int capture_dispatch(const void *data, size_t size, const struct capture_sink *sink)
-{
-	__u32 type;
-
-	if (size < sizeof(type))
-		return 0;
-	memcpy(&type, data, sizeof(type));
-	switch (type) {
-	case REC_SLICE:
-		if (size >= sizeof(struct rec_slice) && sink->slice) {
-			struct rec_slice r;
-
-			memcpy(&r, data, sizeof(r));
-			return sink->slice(sink->ctx, &r);
-		}
-		break;
-	case REC_KVM_EXIT:
-		if (size >= sizeof(struct rec_kvm_exit) && sink->kvm_exit) {
-			struct rec_kvm_exit r;
-
-			memcpy(&r, data, sizeof(r));
-			return sink->kvm_exit(sink->ctx, &r);
-		}
-		break;
-	case REC_TASK:
-		if (size >= sizeof(struct rec_task) && sink->task) {
-			struct rec_task r;
-
-			memcpy(&r, data, sizeof(r));
-			r.comm[sizeof(r.comm) - 1] = '\0';
-			return sink->task(sink->ctx, &r);
-		}
-		break;
-	case REC_EXEC:
-		if (size >= sizeof(struct rec_exec) && sink->exec) {
-			const struct rec_exec *r = data;	/* 1 KiB: read in place */
-			__u32 len = r->len < PWZ_EXEC_ARGS ? r->len : PWZ_EXEC_ARGS;
-
-			return sink->exec(sink->ctx, r->tgid, r->time_ns, r->args, len, r->cut != 0);
-		}
-		break;
-	}
-	return 0;
-}
-
 static uint64_t rel(uint64_t t, uint64_t t0)
 {
 	return t > t0 ? t - t0 : 0;
@@ -160,6 +115,78 @@ void capture_conv_kvm_exit(const struct rec_kvm_exit *r, uint64_t t0, struct pwz
 	e->reason = r->reason;
 	e->guest_ns = r->guest_ns;
 	e->handling_ns = r->handling_ns;
+}
+
+static void decode_slice(const void *data, uint64_t t0, struct capture_rec *out)
+{
+	struct rec_slice r;
+
+	memcpy(&r, data, sizeof(r));
+	out->slice.waited = capture_conv_slice(&r, t0, &out->slice.s, &out->slice.w);
+	out->slice.has_run_delay = (r.flags & REC_SLICE_RUN_DELAY) != 0;
+	out->slice.run_delay_ns = r.run_delay_ns;
+}
+
+static void decode_task(const void *data, uint64_t t0, struct capture_rec *out)
+{
+	struct rec_task r;
+
+	memcpy(&r, data, sizeof(r));
+	out->task = (struct capture_task_event){
+		.tid = r.tid, .tgid = r.tgid, .is_new = r.is_new != 0, .time_ns = rel(r.time_ns, t0),
+	};
+	memcpy(out->task.comm, r.comm, sizeof(out->task.comm));
+	out->task.comm[sizeof(out->task.comm) - 1] = '\0';
+}
+
+static void decode_exec(const void *data, uint64_t t0, struct capture_rec *out)
+{
+	const struct rec_exec *r = data;	/* 1 KiB: read in place */
+
+	out->exec = (struct capture_exec_event){
+		.tgid = r->tgid, .time_ns = rel(r->time_ns, t0), .args = r->args,
+		.len = r->len < PWZ_EXEC_ARGS ? r->len : PWZ_EXEC_ARGS, .cut = r->cut != 0,
+	};
+}
+
+enum capture_rec_kind capture_decode(const void *data, size_t size, uint64_t t0,
+				     struct capture_rec *out)
+{
+	struct rec_kvm_exit k;
+	__u32 type;
+
+	out->kind = CAPTURE_REC_SKIP;
+	if (size < sizeof(type))
+		return out->kind;
+	memcpy(&type, data, sizeof(type));
+	switch (type) {
+	case REC_SLICE:
+		if (size < sizeof(struct rec_slice))
+			break;
+		decode_slice(data, t0, out);
+		out->kind = CAPTURE_REC_SLICE;
+		break;
+	case REC_KVM_EXIT:
+		if (size < sizeof(k))
+			break;
+		memcpy(&k, data, sizeof(k));
+		capture_conv_kvm_exit(&k, t0, &out->exit);
+		out->kind = CAPTURE_REC_KVM_EXIT;
+		break;
+	case REC_TASK:
+		if (size < sizeof(struct rec_task))
+			break;
+		decode_task(data, t0, out);
+		out->kind = CAPTURE_REC_TASK;
+		break;
+	case REC_EXEC:
+		if (size < sizeof(struct rec_exec))
+			break;
+		decode_exec(data, t0, out);
+		out->kind = CAPTURE_REC_EXEC;
+		break;
+	}
+	return out->kind;
 }
 
 void capture_sum_kvm(const struct kvm_agg_val *per_cpu, int nr_cpus, struct kvm_agg_val *sum)

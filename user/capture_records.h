@@ -7,25 +7,74 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "cdict.h"
 #include "records.h"
 #include "../bpf/pwz.h"
 
-/* Where decoded ring-buffer records go. A callback returning non-zero stops with that value. */
-struct capture_sink {
-	void *ctx;
-	int (*slice)(void *ctx, const struct rec_slice *r);	/* with the wait before it */
-	int (*kvm_exit)(void *ctx, const struct rec_kvm_exit *r);
-	int (*task)(void *ctx, const struct rec_task *r);
-	/* tgid's command line after its exec at time_ns (absolute): len bytes of args
-	 * (NUL-separated), cut when the command line went on (struct rec_exec); NULL: not wanted */
-	int (*exec)(void *ctx, uint32_t tgid, uint64_t time_ns, const char *args, size_t len, bool cut);
+/* A thread's birth (task_newtask) or rename (task_rename), as the ring carried it. */
+struct capture_task_event {
+	uint32_t tid;
+	uint32_t tgid;			/* its process; 0 unknown (renames) */
+	bool is_new;			/* a birth */
+	uint64_t time_ns;		/* from the capture start */
+	char comm[PWZ_COMM_LEN];	/* its comm from then on, NUL-terminated */
+};
+
+/* A process's command line after its exec (struct rec_exec). */
+struct capture_exec_event {
+	uint32_t tgid;
+	uint64_t time_ns;		/* from the capture start */
+	const char *args;		/* len bytes, NUL-separated arguments, in the record */
+	size_t len;
+	bool cut;			/* the command line went on past len */
+};
+
+enum capture_rec_kind {
+	CAPTURE_REC_SKIP,		/* short, or of a type not known */
+	CAPTURE_REC_SLICE,
+	CAPTURE_REC_KVM_EXIT,
+	CAPTURE_REC_TASK,
+	CAPTURE_REC_EXEC,
+};
+
+/* One ring-buffer record as the model's records (records.h). */
+struct capture_rec {
+	enum capture_rec_kind kind;
+	union {
+		struct {
+			struct pwz_slice s;
+			struct pwz_wakeup w;	/* the wait before it, with waited */
+			bool waited;
+			bool has_run_delay;	/* the kernel's charge of that wait, or of one not
+						 * measured (model.h R9) */
+			uint64_t run_delay_ns;
+		} slice;
+		struct pwz_kvm_exit exit;
+		struct capture_task_event task;
+		struct capture_exec_event exec;
+	};
 };
 
 /*
- * Decodes one ring-buffer record of size bytes and calls the sink's callback for its type.
- * Records shorter than their type's struct, and unknown types, are skipped (return 0).
+ * Decodes one ring-buffer record of size bytes into *out, once, times made relative to t0
+ * (CLOCK_MONOTONIC capture start), and returns its kind. Records shorter than their type's
+ * struct and unknown types are CAPTURE_REC_SKIP. An exec's args point into data.
  */
-int capture_dispatch(const void *data, size_t size, const struct capture_sink *sink);
+enum capture_rec_kind capture_decode(const void *data, size_t size, uint64_t t0,
+				     struct capture_rec *out);
+
+/*
+ * Where a capture's records go (capture__start()): the slices and KVM exits through one
+ * visitor, each slice after the wait before it (a wakeup record for the same tid and CPU);
+ * the births, renames and execs that name threads through task and exec. A NULL callback
+ * drops its records; a callback returning non-zero stops the reading with that value.
+ */
+struct capture_sink {
+	struct cdict_visitor records;
+	void *ctx;			/* of task and exec */
+	int (*task)(void *ctx, const struct capture_task_event *t);
+	int (*exec)(void *ctx, const struct capture_exec_event *x);
+};
 
 /*
  * A slice record as pwz records, times made relative to t0 (CLOCK_MONOTONIC capture start):

@@ -17,14 +17,17 @@
 #include "fmt.h"
 #include "keymap.h"
 #include "model.h"
+#include "visit.h"
 
 enum { ENT_SLICE = 1, ENT_EXIT = 2 };
+#define ENT_WAIT 0x80000000u
 
 /* One stored record: 64 bytes (a slice with its reported state and charge, and its wait's
- * start; the waker is not kept). */
+ * start and kind; the waker is not kept). */
 struct entry {
 	uint32_t type;			/* ENT_SLICE or ENT_EXIT */
-	uint32_t has_wait;		/* slice: wake_ns holds the wait's start */
+	uint32_t wait;			/* slice: ENT_WAIT with the wait's flags but the waker's
+					 * (wake_ns holds its start); 0 no wait */
 	union {
 		struct {
 			struct pwz_slice s;
@@ -59,6 +62,8 @@ struct flight {
 	char reason[128];		/* its reason, without the thread */
 	uint64_t last_to;		/* the end of the last dump's window; 0 none */
 	uint64_t arm_ns;		/* waits and exits ending before this fire nothing */
+	struct pwz_wakeup wait;		/* flight__visitor(): the wait before the next slice */
+	bool has_wait;
 };
 
 struct flight *flight__new(const struct flight_cfg *cfg)
@@ -165,7 +170,7 @@ int flight__slice(struct flight *f, const struct pwz_slice *s, const struct pwz_
 	if (!e)
 		return -ENOMEM;
 	e->type = ENT_SLICE;
-	e->has_wait = w != NULL;
+	e->wait = w ? ENT_WAIT | (w->flags & ~(uint32_t)PWZ_WAKEUP_WAKER) : 0;
 	e->sl.s = *s;
 	e->sl.wake_ns = w ? w->wake_ns : 0;
 	if (w && f->cfg.trigger_wait_ns && w->wait_ns > f->cfg.trigger_wait_ns &&
@@ -185,7 +190,7 @@ int flight__kvm_exit(struct flight *f, const struct pwz_kvm_exit *x)
 	if (!e)
 		return -ENOMEM;
 	e->type = ENT_EXIT;
-	e->has_wait = 0;
+	e->wait = 0;
 	e->e = *x;
 	if (f->cfg.trigger_exit_ns && x->handling_ns > f->cfg.trigger_exit_ns &&
 	    x->time_ns + x->handling_ns >= f->arm_ns) {
@@ -197,6 +202,40 @@ int flight__kvm_exit(struct flight *f, const struct pwz_kvm_exit *x)
 		flight__trigger(f, x->time_ns + x->handling_ns, x->tid, why);
 	}
 	return 0;
+}
+
+static int v_task(void *ctx, const struct pwz_task *t)
+{
+	return flight__task(ctx, t);
+}
+
+static int v_wakeup(void *ctx, const struct pwz_wakeup *w)
+{
+	struct flight *f = ctx;
+
+	f->wait = *w;
+	f->has_wait = true;
+	return 0;
+}
+
+static int v_slice(void *ctx, const struct pwz_slice *s)
+{
+	struct flight *f = ctx;
+	bool waited = f->has_wait && f->wait.tid == s->tid && f->wait.cpu == s->cpu;
+
+	f->has_wait = false;
+	return flight__slice(f, s, waited ? &f->wait : NULL);
+}
+
+static int v_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
+{
+	return flight__kvm_exit(ctx, e);
+}
+
+struct cdict_visitor flight__visitor(struct flight *f)
+{
+	return (struct cdict_visitor){ .ctx = f, .task = v_task, .slice = v_slice,
+				       .wakeup = v_wakeup, .kvm_exit = v_kvm_exit };
 }
 
 uint64_t flight__bytes(const struct flight *f)
@@ -267,6 +306,8 @@ struct dump {
 	struct flight *f;
 	struct flight_env *env;
 	struct cdict_writer *w;
+	struct visit_gate gate;		/* to w, each record after its thread's task record */
+	struct cdict_visitor out;	/* the gate */
 	struct model_fold *fold;
 	struct model_window win;
 	struct keymap named;		/* tids whose task record is in the dump */
@@ -303,12 +344,14 @@ static int dump_naming(struct flight *f, struct task_table *tt, uint32_t tid, st
 	return 0;
 }
 
-/* The task record of tid, once per dump, before its first record. */
-static int dump_task(struct dump *d, uint32_t tid)
+/* The task record of tid, once per dump, before its first record (the gate's name()). */
+static int dump_task(void *ctx, uint32_t tid, uint64_t time_ns)
 {
+	struct dump *d = ctx;
 	struct pwz_task t;
 	int added = 0, e;
 
+	(void)time_ns;	/* named from the window's start */
 	if (keymap_get(&d->named, tid, 0, &added) < 0)
 		return -ENOMEM;
 	if (!added)
@@ -330,13 +373,11 @@ static int dump_slice(struct dump *d, const struct pwz_slice *s, const struct pw
 		return 0;
 	if ((e = model_fold__slice(d->fold, s)) || (w && (e = model_fold__wait(d->fold, w))))
 		return e;
-	if ((e = dump_task(d, s->tid)))
-		return e;
 	if (w && model_wait_in(w, &d->win) && w->wake_ns >= from) {
 		struct pwz_wakeup cw = *w;
 
 		cw.wake_ns -= from;
-		if ((e = cdict_writer__wakeup(d->w, &cw)))
+		if ((e = d->out.wakeup(d->out.ctx, &cw)))
 			return e;
 	}
 	if (!model_slice_touches(s, &d->win))
@@ -347,7 +388,7 @@ static int dump_slice(struct dump *d, const struct pwz_slice *s, const struct pw
 		end = end < to ? end : to;
 	}
 	c.dur_ns = end - from - c.start_ns;
-	return cdict_writer__slice(d->w, &c);
+	return d->out.slice(d->out.ctx, &c);
 }
 
 /* Keeps each CPU's running slice; written after the records unless one of them is it. */
@@ -403,31 +444,8 @@ static int dump_open(struct dump *d, uint32_t cpu, const struct cpu_state *st)
 	return dump_slice(d, &s, waited ? &w : NULL);
 }
 
-static int emit_cpu(void *ctx, const struct pwz_cpu_agg *a)
-{
-	struct dump *d = ctx;
-
-	return dump_task(d, a->tid) ?: cdict_writer__cpu_agg(d->w, a);
-}
-
-static int emit_wait(void *ctx, const struct pwz_wait_agg *a)
-{
-	struct dump *d = ctx;
-
-	return dump_task(d, a->tid) ?: cdict_writer__wait_agg(d->w, a);
-}
-
-static int emit_kvm(void *ctx, const struct pwz_kvm_agg *a)
-{
-	struct dump *d = ctx;
-
-	return dump_task(d, a->tid) ?: cdict_writer__kvm_agg(d->w, a);
-}
-
 static int dump_records(struct dump *d)
 {
-	struct cdict_visitor out = { .ctx = d, .cpu_agg = emit_cpu, .wait_agg = emit_wait,
-				     .kvm_agg = emit_kvm };
 	int e = 0;
 
 	for (struct chunk *c = d->f->head; c && !e; c = c->next) {
@@ -438,19 +456,18 @@ static int dump_records(struct dump *d)
 				struct pwz_wakeup w = {
 					.tid = x->sl.s.tid, .cpu = x->sl.s.cpu, .wake_ns = x->sl.wake_ns,
 					.wait_ns = x->sl.s.start_ns - x->sl.wake_ns,
+					.flags = x->wait & ~ENT_WAIT,
 				};
 
 				open_seen(d, &x->sl.s);
-				e = dump_slice(d, &x->sl.s, x->has_wait ? &w : NULL);
+				e = dump_slice(d, &x->sl.s, x->wait ? &w : NULL);
 			} else if (model_exit_in(&x->e, &d->win)) {
 				struct pwz_kvm_exit k = x->e;
 
 				e = model_fold__kvm_exit(d->fold, &k);
-				if (!e)
-					e = dump_task(d, k.tid);
 				k.time_ns -= d->win.from_ns;
 				if (!e)
-					e = cdict_writer__kvm_exit(d->w, &k);
+					e = d->out.kvm_exit(d->out.ctx, &k);
 			}
 		}
 	}
@@ -458,7 +475,7 @@ static int dump_records(struct dump *d)
 		if (!d->open_done[i])
 			e = dump_open(d, d->open_cpu[i], &d->open[i]);
 	if (!e)
-		e = model_fold__emit(d->fold, &out);
+		e = model_fold__emit(d->fold, &d->out);
 	return e;
 }
 
@@ -544,8 +561,11 @@ int flight__write(struct flight *f, struct flight_env *env, char *path, size_t p
 		e = d.fold ? -(errno ? errno : EIO) : -ENOMEM;
 		goto out;
 	}
+	d.gate = (struct visit_gate){ .next = cdict_writer__visitor(d.w), .name = dump_task,
+				      .name_ctx = &d };
+	d.out = visit_gate__visitor(&d.gate);
 	/* the triggering thread is named in the file even when none of its records is */
-	e = f->trig_tid ? dump_task(&d, f->trig_tid) : 0;
+	e = f->trig_tid ? dump_task(&d, f->trig_tid, 0) : 0;
 	if (!e)
 		e = dump_records(&d);
 	if (e)

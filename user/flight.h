@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "cdict.h"
 #include "records.h"
 
 /*
@@ -57,6 +58,12 @@ int flight__task(struct flight *f, const struct pwz_task *t);
 /* One slice and the wait before it (w NULL: none), times from the capture start; a wait longer
  * than the threshold triggers at its end, if that is at arm_ns or later. Returns 0 or -ENOMEM. */
 int flight__slice(struct flight *f, const struct pwz_slice *s, const struct pwz_wakeup *w);
+
+/* The recorder as a visitor (cdict.h) of a capture's records, times from the capture start:
+ * task records to flight__task(), slices with the wait delivered just before them (a wakeup
+ * of the same tid and CPU, as a capture delivers it) to flight__slice(), KVM exits to
+ * flight__kvm_exit(); the other kinds are not kept (a dump folds its own aggregates). */
+struct cdict_visitor flight__visitor(struct flight *f);
 
 /* One KVM exit; one handled longer than the threshold triggers at its end (its kvm_entry), if
  * that is at arm_ns or later. */

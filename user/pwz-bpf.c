@@ -39,6 +39,7 @@
 #include "summary.h"
 #include "tasknames.h"
 #include "termsafe.h"
+#include "visit.h"
 
 #ifndef PWZ_VERSION
 #define PWZ_VERSION "0.0.0"
@@ -149,7 +150,6 @@ struct run {
 	uint64_t t_end;			/* CLOCK_MONOTONIC capture end */
 	uint64_t cnt[PWZ_CNT_MAX];	/* the kernel's counters, read at the end */
 	int werr;			/* first writer error */
-	uint64_t slices, waits, exits;	/* records written, for the summary line */
 	bool filter;			/* -p or -t given */
 	bool progress;			/* a progress line: stderr is a terminal, no -q */
 	uint32_t *sel_tids, *sel_tgids;	/* the selection handed to the kernel */
@@ -164,12 +164,12 @@ struct run {
 	struct cdict_visitor stv;	/* fills st */
 	struct capture_cpu_stat stat0;	/* /proc/stat at the start, for the steal time */
 	struct flight *fl;		/* --flight: the records kept (user/flight.h) */
+	struct visit_tee tee;		/* the file, with --stats's report beside it */
+	struct visit_gate gate;		/* the records' way out, each after its thread's task
+					 * record: to the flight recorder, or to the tee; it
+					 * counts them for the summary line */
+	struct cdict_visitor out;	/* the gate */
 };
-
-static uint64_t rel(const struct run *r, uint64_t t)
-{
-	return t > r->t0 ? t - r->t0 : 0;
-}
 
 static int wr(struct run *r, int e)
 {
@@ -178,19 +178,18 @@ static int wr(struct run *r, int e)
 	return e;
 }
 
-/* Writes a task record (and keeps it for the --stats report). */
+/* Writes a task record where the records go (and keeps it for the --stats report). */
 static int write_task(struct run *r, const struct pwz_task *task)
 {
-	if (r->fl)
-		return wr(r, flight__task(r->fl, task));
-	if (r->st && wr(r, r->stv.task(r->stv.ctx, task)))
-		return r->werr;
-	return r->w ? wr(r, cdict_writer__task(r->w, task)) : 0;
+	const struct cdict_visitor *to = &r->gate.next;
+
+	return to->task ? wr(r, to->task(to->ctx, task)) : 0;
 }
 
-/* Writes tid's task record before the first record naming it. */
-static int ensure_task(struct run *r, uint32_t tid, uint64_t t)
+/* Writes tid's task record before the first record naming it (the gate's name()). */
+static int ensure_task(void *ctx, uint32_t tid, uint64_t t)
 {
+	struct run *r = ctx;
 	struct pwz_task task;
 	int e = task_table__touch(r->tt, tid, t, &task);
 
@@ -201,43 +200,26 @@ static int ensure_task(struct run *r, uint32_t tid, uint64_t t)
 	return 0;
 }
 
-static int sink_slice(void *ctx, const struct rec_slice *rs)
+/*
+ * Where the records go: through the gate (r->out, the task record first) to the flight
+ * recorder, or to the file and the --stats report beside it (its tasks and aggregates: the
+ * report's figures are the file's). Set before the first record, once r->w is open when a
+ * file is wanted.
+ */
+static void route_records(struct run *r)
 {
-	struct run *r = ctx;
-	struct pwz_slice s;
-	struct pwz_wakeup w;
-	bool waited = capture_conv_slice(rs, r->t0, &s, &w);
+	struct cdict_visitor report = r->stv;
 
-	r->slices++;
-	if (ensure_task(r, s.tid, s.start_ns))
-		return r->werr;
-	if (r->fl)
-		return wr(r, flight__slice(r->fl, &s, waited ? &w : NULL));
-	if (waited) {
-		r->waits++;
-		if (r->w && wr(r, cdict_writer__wakeup(r->w, &w)))
-			return r->werr;
-	}
-	return r->w ? wr(r, cdict_writer__slice(r->w, &s)) : 0;
-}
-
-static int write_exit(struct run *r, const struct pwz_kvm_exit *e)
-{
-	r->exits++;
-	if (ensure_task(r, e->tid, e->time_ns))
-		return r->werr;
-	if (r->fl)
-		return wr(r, flight__kvm_exit(r->fl, e));
-	return r->w ? wr(r, cdict_writer__kvm_exit(r->w, e)) : 0;
-}
-
-static int sink_kvm_exit(void *ctx, const struct rec_kvm_exit *k)
-{
-	struct run *r = ctx;
-	struct pwz_kvm_exit e;
-
-	capture_conv_kvm_exit(k, r->t0, &e);
-	return write_exit(r, &e);
+	report.slice = NULL;
+	report.wakeup = NULL;
+	report.kvm_exit = NULL;
+	r->tee = (struct visit_tee){ .a = r->st ? report : (struct cdict_visitor){ 0 } };
+	if (r->w)
+		r->tee.b = cdict_writer__visitor(r->w);
+	r->gate = (struct visit_gate){
+		.next = r->fl ? flight__visitor(r->fl) : visit_tee__visitor(&r->tee),
+		.name = ensure_task, .name_ctx = r, .err = &r->werr,
+	};
 }
 
 static bool selected(const struct run *r, uint32_t tid);
@@ -264,35 +246,30 @@ static void follow_task(struct run *r, uint32_t tid, const char *comm)
 	info(1, "following thread %u '%s' (it matches -t)", tid, name);
 }
 
-static int sink_task(void *ctx, const struct rec_task *k)
+static int sink_task(void *ctx, const struct capture_task_event *k)
 {
 	struct run *r = ctx;
-	char comm[PWZ_COMM_LEN];
 	struct pwz_task task;
 	int named, e;
 
-	memcpy(comm, k->comm, sizeof(comm));
-	comm[sizeof(comm) - 1] = '\0';
-	named = task_table__event(r->tt, k->tid, k->tgid, comm, k->is_new, rel(r, k->time_ns),
-				  &task);
+	named = task_table__event(r->tt, k->tid, k->tgid, k->comm, k->is_new, k->time_ns, &task);
 	if (named < 0)
 		return wr(r, named);
 	/* model.h R8: the records of a new thread fold into its own instance */
-	if (k->is_new && (e = model_fold__born(capture__fold(r->cap), k->tid, rel(r, k->time_ns))))
+	if (k->is_new && (e = model_fold__born(capture__fold(r->cap), k->tid, k->time_ns)))
 		return wr(r, e);
 	if (k->is_new && r->filter && selected(r, k->tid))
 		r->inherited++;
 	if (r->o.nr_tasks)
-		follow_task(r, k->tid, comm);
+		follow_task(r, k->tid, k->comm);
 	return named > 0 ? write_task(r, &task) : 0;
 }
 
-static int sink_exec(void *ctx, uint32_t tgid, uint64_t time_ns, const char *args, size_t len,
-		     bool cut)
+static int sink_exec(void *ctx, const struct capture_exec_event *x)
 {
 	struct run *r = ctx;
 	struct pwz_task task;
-	int named = task_table__exec(r->tt, tgid, args, len, cut, rel(r, time_ns), &task);
+	int named = task_table__exec(r->tt, x->tgid, x->args, x->len, x->cut, x->time_ns, &task);
 
 	if (named < 0)
 		return wr(r, named);
@@ -308,35 +285,6 @@ static int write_gone_task(void *ctx, const struct pwz_task *t)
 	if (!selected(r, t->tid))
 		return 0;
 	return write_task(r, t);
-}
-
-/* The aggregates of the fold, written after the task record of each thread (and kept for the
- * --stats report). */
-static int out_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
-{
-	struct run *r = ctx;
-
-	if (ensure_task(r, a->tid, 0) || (r->st && wr(r, r->stv.cpu_agg(r->stv.ctx, a))))
-		return r->werr;
-	return r->w ? wr(r, cdict_writer__cpu_agg(r->w, a)) : 0;
-}
-
-static int out_wait_agg(void *ctx, const struct pwz_wait_agg *a)
-{
-	struct run *r = ctx;
-
-	if (ensure_task(r, a->tid, 0) || (r->st && wr(r, r->stv.wait_agg(r->stv.ctx, a))))
-		return r->werr;
-	return r->w ? wr(r, cdict_writer__wait_agg(r->w, a)) : 0;
-}
-
-static int out_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
-{
-	struct run *r = ctx;
-
-	if (ensure_task(r, a->tid, 0) || (r->st && wr(r, r->stv.kvm_agg(r->stv.ctx, a))))
-		return r->werr;
-	return r->w ? wr(r, cdict_writer__kvm_agg(r->w, a)) : 0;
 }
 
 /* The kernel's --irq keys and the records agree (bpf/pwz.h, user/lib/records.h). */
@@ -359,16 +307,11 @@ static int out_irq_agg(void *ctx, uint32_t cpu, const struct irq_agg_key *k,
 
 	if (n)
 		snprintf(a.name, sizeof(a.name), "%s", n);
-	if (k->tid != PWZ_IRQ_OTHER_TID) {
-		/* model.h R8: the kernel keys by tid; a recycled tid's part goes to its last
-		 * instance, as for the other kernel aggregates */
+	/* model.h R8: the kernel keys by tid; a recycled tid's part goes to its last instance,
+	 * as for the other kernel aggregates */
+	if (k->tid != PWZ_IRQ_OTHER_TID)
 		a.since_ns = model_fold__instance(r->fold, k->tid, UINT64_MAX);
-		if (ensure_task(r, k->tid, 0))
-			return r->werr;
-	}
-	if (r->st && wr(r, r->stv.irq_agg(r->stv.ctx, &a)))
-		return r->werr;
-	return r->w ? wr(r, cdict_writer__irq_agg(r->w, &a)) : 0;
+	return r->out.irq_agg(r->out.ctx, &a);
 }
 
 static bool selected(const struct run *r, uint32_t tid)
@@ -408,17 +351,11 @@ static int open_slice(void *ctx, uint32_t cpu, const struct cpu_state *st)
 	waited = capture_conv_open(st, cpu, r->t0, oc->t_end, &s, &w);
 	if (model_fold__slice(r->fold, &s) || (waited && model_fold__wait(r->fold, &w)))
 		return wr(r, -ENOMEM);
-	if (ensure_task(r, s.tid, s.start_ns))
+	if (r->o.no_streams)	/* named still: its aggregates are written */
+		return ensure_task(r, s.tid, s.start_ns);
+	if (waited && r->out.wakeup(r->out.ctx, &w))
 		return r->werr;
-	if (r->o.no_streams)
-		return 0;
-	r->slices++;
-	if (waited) {
-		r->waits++;
-		if (r->w && wr(r, cdict_writer__wakeup(r->w, &w)))
-			return r->werr;
-	}
-	return r->w ? wr(r, cdict_writer__slice(r->w, &s)) : 0;
+	return r->out.slice(r->out.ctx, &s);
 }
 
 static int pending_exit(void *ctx, uint32_t tid, const struct kvm_state *st)
@@ -434,7 +371,7 @@ static int pending_exit(void *ctx, uint32_t tid, const struct kvm_state *st)
 		return 0;
 	capture_conv_kvm_exit(&k, r->t0, &e);
 	e.flags = PWZ_EXIT_UNPAIRED;	/* model.h R5: no entry seen */
-	return write_exit(r, &e);
+	return r->out.kvm_exit(r->out.ctx, &e);
 }
 
 /* Whether this process has the capabilities BPF tracing needs (the caller says what is missing). */
@@ -784,6 +721,8 @@ struct remap {
 	struct cdict_writer_opts wo;
 	const struct cdict_read_info *info;	/* the reader's: the file's format is known first */
 	struct cdict_writer *w;		/* made at the metadata, the first thing read */
+	struct visit_tee tee;		/* what is read: a the metadata and the tasks (renamed, into
+					 * w), b every other record into w (set with w) */
 	struct pwz_meta meta;		/* its copy, for the END record */
 	size_t renamed;			/* task records given a map name */
 	char err[512];
@@ -799,7 +738,11 @@ static int remap_meta(void *ctx, const struct pwz_meta *m)
 		return -ENOMEM;
 	x->wo.legacy = x->info->format == CDICT_FORMAT_LEGACY;
 	x->w = cdict_writer__new(x->path, m, &x->wo, x->err, sizeof(x->err));
-	return x->w ? 0 : (errno ? -errno : -EIO);
+	if (!x->w)
+		return errno ? -errno : -EIO;
+	x->tee.b = cdict_writer__visitor(x->w);
+	x->tee.b.task = NULL;	/* remap_task() writes them */
+	return 0;
 }
 
 static int remap_task(void *ctx, const struct pwz_task *t)
@@ -815,19 +758,6 @@ static int remap_task(void *ctx, const struct pwz_task *t)
 	return cdict_writer__task(x->w, &c);
 }
 
-#define REMAP_COPY(kind, type) \
-	static int remap_##kind(void *ctx, const type *r) \
-	{ \
-		return cdict_writer__##kind(((struct remap *)ctx)->w, r); \
-	}
-REMAP_COPY(slice, struct pwz_slice)
-REMAP_COPY(wakeup, struct pwz_wakeup)
-REMAP_COPY(kvm_exit, struct pwz_kvm_exit)
-REMAP_COPY(cpu_agg, struct pwz_cpu_agg)
-REMAP_COPY(kvm_agg, struct pwz_kvm_agg)
-REMAP_COPY(wait_agg, struct pwz_wait_agg)
-REMAP_COPY(irq_agg, struct pwz_irq_agg)
-#undef REMAP_COPY
 
 /* --remap FILE --map CSV: FILE's tasks renamed, written through a temporary of its own in
  * FILE's folder (outfile.h) and renamed over FILE, in FILE's format and mode (--mode: that
@@ -835,11 +765,7 @@ REMAP_COPY(irq_agg, struct pwz_irq_agg)
 static int remap_capture(struct run *r)
 {
 	struct remap x = { .map = r->map };
-	struct cdict_visitor v = {
-		.ctx = &x, .meta = remap_meta, .task = remap_task, .slice = remap_slice,
-		.wakeup = remap_wakeup, .kvm_exit = remap_kvm_exit, .cpu_agg = remap_cpu_agg,
-		.kvm_agg = remap_kvm_agg, .wait_agg = remap_wait_agg, .irq_agg = remap_irq_agg,
-	};
+	struct cdict_visitor v;
 	struct cdict_read_info info = { 0 };
 	char *path = cdict_resolve_path(r->o.remap), err[512];
 	struct stat st;
@@ -854,6 +780,8 @@ static int remap_capture(struct run *r)
 	x.wo.mode = r->o.mode ? r->o.mode : (st.st_mode & 0777);
 	x.wo.exists = OUTFILE_REPLACE;	/* the point of --remap: FILE itself, rewritten */
 	x.info = &info;
+	x.tee.a = (struct cdict_visitor){ .ctx = &x, .meta = remap_meta, .task = remap_task };
+	v = visit_tee__visitor(&x.tee);
 	e = cdict_read(path, &v, &info, err, sizeof(err));
 	if (e && x.err[0]) {
 		msg("%s", x.err);
@@ -1094,13 +1022,11 @@ static int prepare(struct run *r)
 	     capture__map_sizes(r->cap)->cpu_aggs_bytes / 1048576.0,
 	     capture__map_sizes(r->cap)->tid_entries, capture__map_sizes(r->cap)->kvm_state);
 	r->fold = capture__fold(r->cap);
+	r->out = visit_gate__visitor(&r->gate);	/* its way on: route_records() */
 	/* each exited thread's aggregates are written once it exited, not kept to the end (a
 	 * flight recorder and the live view keep theirs: they write no capture file as it goes) */
 	if (!r->o.flight_s && !r->o.live && !r->o.serve)
-		capture__write_exited(r->cap, &(struct cdict_visitor){ .ctx = r,
-								     .cpu_agg = out_cpu_agg,
-								     .kvm_agg = out_kvm_agg,
-								     .wait_agg = out_wait_agg });
+		capture__write_exited(r->cap, &r->out);
 	if (r->o.flight_s) {
 		struct flight_cfg fc = {
 			.window_ns = (uint64_t)(r->o.flight_s * 1e9),
@@ -1129,7 +1055,7 @@ static int prepare(struct run *r)
  * -1 with a message. */
 static int start(struct run *r)
 {
-	struct capture_sink sink = { r, sink_slice, sink_kvm_exit, sink_task, sink_exec };
+	struct capture_sink sink = { .ctx = r, .task = sink_task, .exec = sink_exec };
 	char err[512];
 	int e;
 
@@ -1158,6 +1084,8 @@ static int start(struct run *r)
 			return -1;
 		}
 	}
+	route_records(r);
+	sink.records = r->out;
 	phase("metadata, output file");
 	starting(r, "attaching the BPF programs");
 	if (capture__start(r->cap, r->t0, &sink, err, sizeof(err))) {
@@ -1224,7 +1152,8 @@ static void show_progress(struct run *r, uint64_t now, uint64_t deadline)
 	else
 		fprintf(stderr, "\rpwz-bpf: %s (until the command ends)", el);
 	fprintf(stderr, ", %llu records, %llu dropped\033[K",
-		(unsigned long long)(r->slices + r->waits + r->exits), (unsigned long long)drops);
+		(unsigned long long)(r->gate.slices + r->gate.wakeups + r->gate.kvm_exits),
+		(unsigned long long)drops);
 	fflush(stderr);
 	line_shown = true;
 }
@@ -1324,9 +1253,7 @@ static int read_aggregates(struct run *r)
 /* Writes the fold's aggregate records (after the task records they name). Returns 0 or -1. */
 static int write_aggregates(struct run *r)
 {
-	struct cdict_visitor out = { .ctx = r, .cpu_agg = out_cpu_agg, .kvm_agg = out_kvm_agg,
-				     .wait_agg = out_wait_agg };
-	int e = model_fold__emit(r->fold, &out);
+	int e = model_fold__emit(r->fold, &r->out);
 
 	if (!e && r->cfg.irq)
 		e = capture__irq_aggs(r->cap, out_irq_agg, r);
@@ -1430,8 +1357,8 @@ static void print_summary(const struct run *r)
 
 	fprintf(stderr, "pwz-bpf: %s, %llu switches, %llu slices, %llu waits, %llu KVM exits",
 		fmt_duration(d, sizeof(d), r->meta.duration_ns), (unsigned long long)cnt[CNT_SWITCHES],
-		(unsigned long long)r->slices, (unsigned long long)r->waits,
-		(unsigned long long)r->exits);
+		(unsigned long long)r->gate.slices, (unsigned long long)r->gate.wakeups,
+		(unsigned long long)r->gate.kvm_exits);
 	if (cnt[CNT_UNPAIRED])
 		fprintf(stderr, ", %llu switch-ins unseen",
 			(unsigned long long)cnt[CNT_UNPAIRED]);

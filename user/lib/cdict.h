@@ -56,6 +56,10 @@ int cdict_writer__wait_agg(struct cdict_writer *w, const struct pwz_wait_agg *a)
 /* --irq aggregates (IRQ_AGG, type 10: readers before it skip the record); not in --legacy. */
 int cdict_writer__irq_agg(struct cdict_writer *w, const struct pwz_irq_agg *a);
 
+/* The writer as a visitor (struct cdict_visitor, below): every record callback appends to w as
+ * the functions above do; meta is NULL (the metadata is given to new and finish). */
+struct cdict_visitor cdict_writer__visitor(struct cdict_writer *w);
+
 /* Flushes the current chunk to disk now (for instance once a second, so that a killed
  * capture loses little). Returns 0 or -errno. */
 int cdict_writer__flush(struct cdict_writer *w);

@@ -401,6 +401,26 @@ int cdict_writer__irq_agg(struct cdict_writer *w, const struct pwz_irq_agg *a)
 	return record_done(w);
 }
 
+/* ---- the writer as a visitor ---- */
+
+static int v_task(void *w, const struct pwz_task *t) { return cdict_writer__task(w, t); }
+static int v_slice(void *w, const struct pwz_slice *s) { return cdict_writer__slice(w, s); }
+static int v_wakeup(void *w, const struct pwz_wakeup *k) { return cdict_writer__wakeup(w, k); }
+static int v_kvm_exit(void *w, const struct pwz_kvm_exit *e) { return cdict_writer__kvm_exit(w, e); }
+static int v_cpu_agg(void *w, const struct pwz_cpu_agg *a) { return cdict_writer__cpu_agg(w, a); }
+static int v_kvm_agg(void *w, const struct pwz_kvm_agg *a) { return cdict_writer__kvm_agg(w, a); }
+static int v_wait_agg(void *w, const struct pwz_wait_agg *a) { return cdict_writer__wait_agg(w, a); }
+static int v_irq_agg(void *w, const struct pwz_irq_agg *a) { return cdict_writer__irq_agg(w, a); }
+
+struct cdict_visitor cdict_writer__visitor(struct cdict_writer *w)
+{
+	return (struct cdict_visitor){
+		.ctx = w, .task = v_task, .slice = v_slice, .wakeup = v_wakeup,
+		.kvm_exit = v_kvm_exit, .cpu_agg = v_cpu_agg, .kvm_agg = v_kvm_agg,
+		.wait_agg = v_wait_agg, .irq_agg = v_irq_agg,
+	};
+}
+
 int cdict_writer__flush(struct cdict_writer *w)
 {
 	return flush_chunk(w);

@@ -16,6 +16,7 @@
 #include "records.h"
 #include "sched_model.h"
 #include "tasknames.h"
+#include "visit.h"
 
 #ifndef PWZ_VERSION
 #define PWZ_VERSION "0.0.0"
@@ -172,6 +173,7 @@ struct imp {
 
 	struct sched_model *model;
 	struct cdict_writer *w;
+	struct visit_gate out;		/* the model's records to w, counted */
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -1064,39 +1066,6 @@ static int qpush(struct imp *im, const struct qev *e, uint32_t qi)
 
 /* ---- records out ---- */
 
-static int sink_slice(void *ctx, const struct pwz_slice *s)
-{
-	struct imp *im = ctx;
-
-	im->st->slices++;
-	return cdict_writer__slice(im->w, s);
-}
-
-static int sink_wakeup(void *ctx, const struct pwz_wakeup *wk)
-{
-	return cdict_writer__wakeup(((struct imp *)ctx)->w, wk);
-}
-
-static int sink_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
-{
-	return cdict_writer__kvm_exit(((struct imp *)ctx)->w, e);
-}
-
-static int sink_cpu_agg(void *ctx, const struct pwz_cpu_agg *a)
-{
-	return cdict_writer__cpu_agg(((struct imp *)ctx)->w, a);
-}
-
-static int sink_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
-{
-	return cdict_writer__kvm_agg(((struct imp *)ctx)->w, a);
-}
-
-static int sink_wait_agg(void *ctx, const struct pwz_wait_agg *a)
-{
-	return cdict_writer__wait_agg(((struct imp *)ctx)->w, a);
-}
-
 static struct task_info *task_get(struct imp *im, uint32_t tid)
 {
 	struct tid_cache_ent *c = &im->tid_cache[tid % TID_CACHE];
@@ -1192,10 +1161,7 @@ static int start(struct imp *im, uint64_t ts)
 {
 	struct sched_model_opts mo = { .emit_slices = true, .emit_wakeups = true,
 				       .emit_kvm_exits = true };
-	struct cdict_visitor sink = {
-		.ctx = im, .slice = sink_slice, .wakeup = sink_wakeup, .kvm_exit = sink_kvm_exit,
-		.cpu_agg = sink_cpu_agg, .kvm_agg = sink_kvm_agg, .wait_agg = sink_wait_agg,
-	};
+	struct cdict_visitor out;
 	struct cdict_writer_opts wo = {
 		.legacy = im->opts && im->opts->legacy, .mode = im->opts ? im->opts->mode : 0,
 		.exists = im->opts ? im->opts->exists : OUTFILE_REPLACE,
@@ -1239,12 +1205,16 @@ static int start(struct imp *im, uint64_t ts)
 		return -ENOMEM;
 	mo.preempt_bit = im->preempt_bit;
 	mo.no_waits = !im->has_wakeup_attr;
-	im->model = sched_model__new(&mo, &sink);
-	if (!im->model)
-		return -ENOMEM;
 	im->w = cdict_writer__new(im->out_path, &im->meta, &wo, im->err, im->errlen);
 	if (!im->w)
 		return errno ? -errno : -EIO;
+	/* the model's records straight to the file, counted; the tasks are named before
+	 * (ensure_task()) */
+	im->out = (struct visit_gate){ .next = cdict_writer__visitor(im->w) };
+	out = visit_gate__visitor(&im->out);
+	im->model = sched_model__new(&mo, &out);
+	if (!im->model)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -1407,6 +1377,7 @@ int perfdata_import(const char *in_path, const char *out_path,
 		goto out;
 	}
 	ret = sched_model__finish(im.model, im.last_sample_ts - im.t0);
+	stats->slices = im.out.slices;
 	if (ret) {
 		snprintf(err, errlen, "%s: writing %s: %s", in_path, out_path, strerror(-ret));
 		goto out;
