@@ -25,6 +25,10 @@
  *   docs/performance.md);
  * - the waker is noted at sched_waking, the only hook that runs in the waker's context for
  *   every wakeup (+40 ns per switch on the pipe bench).
+ * - with -p, cpu_state.sel says whether the thread running was selected at its switch-in: a
+ *   switch from a filtered-out thread to another returns after one selection test, with no
+ *   clock read. Not with -t, which may select a thread while it runs (named to match), so
+ *   every switch keeps the CPU's state for its slice.
  * Measured: sched_switch 186 ns/run with streams (245 when it also updated cpu_aggs per
  * switch), 185 aggregates only, wakeup 125-135.
  * Not used as the wait: the kernel's own wait clock (next->sched_info.last_queued against the
@@ -150,19 +154,23 @@ struct {
 	__type(value, struct kvm_state);
 } kvm_state SEC(".maps");
 
-/* Selection: tids (from -t) and tgids (from -p), filled by userspace before attach. */
+/* Selection: bitmaps of tids (-t, and -p's ids as tids) and tgids (-p), filled by user space
+ * before attach; bits are set, never cleared (user space through its mapping, atomically beside
+ * the kernel's inheritance). A test is an array lookup the JIT inlines: the fast path's. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PWZ_SEL_TIDS_MAX);	/* sized from the selection */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* sized from pid_max when filtering */
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u64);
 } sel_tids SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PWZ_SEL_TGIDS_MAX);	/* sized from the selection */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* sized from pid_max when filtering */
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u64);
 } sel_tgids SEC(".maps");
 
 static __always_inline void cnt_add(__u32 idx, __u64 n)
@@ -197,16 +205,38 @@ static __always_inline void *lookup_or_init(void *map, const void *key, const vo
 	return bpf_map_lookup_elem(map, key);
 }
 
+/* Whether id's bit is set in a selection bitmap (an id past the map: no). */
+static __always_inline bool sel_has(void *bits, __u32 id)
+{
+	__u32 k = id / PWZ_SEL_WORD_BITS;
+	__u64 *w = bpf_map_lookup_elem(bits, &k);
+
+	return w && (*w >> (id % PWZ_SEL_WORD_BITS)) & 1;
+}
+
+/* Sets id's bit. An atomic add of the bit where it is clear: an atomic OR needs Linux 5.12, an
+ * add is an OR for a clear bit, and no two CPUs set one id's bit at once (a thread's birth sets
+ * its own, once; user space sets a thread's named to match after its birth). */
+static __always_inline void sel_add(void *bits, __u32 id)
+{
+	__u32 k = id / PWZ_SEL_WORD_BITS;
+	__u64 *w = bpf_map_lookup_elem(bits, &k), bit = 1ull << (id % PWZ_SEL_WORD_BITS);
+
+	if (w && !(*w & bit))
+		__sync_fetch_and_add(w, bit);
+}
+
 static __always_inline bool ids_selected(__u32 tid, __u32 tgid)
 {
 	if (!filter_tids && !filter_tgids)
 		return true;
-	if (filter_tids && bpf_map_lookup_elem(&sel_tids, &tid))
+	if (filter_tids && sel_has(&sel_tids, tid))
 		return true;
-	return filter_tgids && bpf_map_lookup_elem(&sel_tgids, &tgid);
+	return filter_tgids && sel_has(&sel_tgids, tgid);
 }
 
-static __always_inline bool task_selected(__u32 tid, struct task_struct *t)
+/* Whether thread tid (task t) is selected; btf: t is typed (tp_btf), its fields read directly. */
+static __always_inline bool task_selected(bool btf, __u32 tid, struct task_struct *t)
 {
 	__u32 tgid;
 
@@ -214,12 +244,12 @@ static __always_inline bool task_selected(__u32 tid, struct task_struct *t)
 		return true;
 	if (!tid)
 		return false;
-	if (filter_tids && bpf_map_lookup_elem(&sel_tids, &tid))
+	if (filter_tids && sel_has(&sel_tids, tid))
 		return true;
 	if (!filter_tgids)
 		return false;
-	tgid = BPF_CORE_READ(t, tgid);
-	return bpf_map_lookup_elem(&sel_tgids, &tgid);
+	tgid = btf ? t->tgid : BPF_CORE_READ(t, tgid);
+	return sel_has(&sel_tgids, tgid);
 }
 
 /*
@@ -616,7 +646,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 				      struct task_struct *next, __u32 prev_pid, __u32 next_pid,
 				      unsigned int prev_state)
 {
-	struct switch_out so = { .now = bpf_ktime_get_ns() };
+	struct switch_out so;
 	__u32 key = 0;
 	struct cpu_state *cs;
 	bool prev_sel, next_sel;
@@ -624,9 +654,34 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	cs = bpf_map_lookup_elem(&cpu_state, &key);
 	if (!cs)
 		return;
+	if (!filter_tids && !filter_tgids) {
+		prev_sel = true;
+		next_sel = next_pid != 0;
+	} else if (!follow_names && cs->seen && !cs->sel && cs->tid == prev_pid) {
+		/* the fast path of -p: prev was filtered out at its switch-in here, and next is
+		 * too: one lookup, no clock read. A selection without -t only grows at a thread's
+		 * birth, before it first runs; -t may select a thread while it runs (named to
+		 * match), whose slice is then recorded whole, so it keeps the full path */
+		next_sel = next_pid && task_selected(btf, next_pid, next);
+		if (__builtin_expect(!next_sel, 1)) {
+			cs->switches++;
+			cs->tid = next_pid;
+			return;
+		}
+		prev_sel = false;
+	} else {
+		/* selected at its switch-in here (-p), else asked: R1/R2 (not seen switched in),
+		 * or -t's selection, which may have grown since */
+		prev_sel = (!follow_names && cs->seen && cs->sel && cs->tid == prev_pid) ||
+			   task_selected(btf, prev_pid, prev);
+		next_sel = next_pid && task_selected(btf, next_pid, next);
+	}
+	so = (struct switch_out){ .now = bpf_ktime_get_ns() };
 	switch_out_take(&so, cs, btf, prev, prev_pid, next_pid);
+	/* without a selection every thread is recorded, the idle task's open slice too; with
+	 * -t the reader decides, as a thread may be selected while it runs */
+	cs->sel = next_sel || (!filter_tids && !filter_tgids) || follow_names;
 	so.end = switch_end(preempt, prev_state);
-	prev_sel = task_selected(prev_pid, prev);
 	so.rd = prev_sel && wait_charge(btf, prev, prev_pid, so.known, so.end, so.rd_base,
 					&so.rd_now, &so.rd_charge);
 	if (prev_sel)
@@ -634,7 +689,6 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	if (want_wait && prev_pid && prev_sel)
 		switch_out_wait(&so, btf, prev, prev_pid);
 	/* the switch-in: + 1, a new thread's first switch-in reads 0, which is known */
-	next_sel = next_pid && task_selected(next_pid, next);
 	cs->sum_start = next_sel ? sum_exec(btf, next) + 1 : 0;
 	if (want_wait && next_sel)
 		measure_wait_start(btf, cs, next, next_pid, so.now);
@@ -650,7 +704,7 @@ static __always_inline void on_wakeup(bool btf, bool is_new, struct task_struct 
 {
 	struct wait_start *ws;
 
-	if (!want_wait || !pid || on_cpu || !task_selected(pid, p))
+	if (!want_wait || !pid || on_cpu || !task_selected(btf, pid, p))
 		return;
 	ws = ws_get(btf, p, pid, true);
 	if (ws && !ws->ts) {
@@ -672,7 +726,7 @@ static __always_inline void on_waking(bool btf, struct task_struct *p, __u32 pid
 {
 	struct wait_start *ws;
 
-	if (!pid || !task_selected(pid, p))
+	if (!pid || !task_selected(btf, pid, p))
 		return;
 	ws = ws_get(btf, p, pid, true);
 	if (ws && !ws->ts) {
@@ -924,13 +978,12 @@ int task_newtask(struct trace_event_raw_task_newtask *ctx)
 	__u64 flags = BPF_CORE_READ(ctx, clone_flags);
 	__u32 tgid = (flags & CLONE_THREAD_FLAG) ? (__u32)(id >> 32) : tid;
 	__u32 parent = (__u32)id, ptgid = id >> 32;
-	__u8 one = 1;
 
 	/* a selection is inherited: a selected thread's new thread, a selected process's child */
-	if (filter_tids && bpf_map_lookup_elem(&sel_tids, &parent))
-		bpf_map_update_elem(&sel_tids, &tid, &one, BPF_ANY);
-	if (filter_tgids && tgid != ptgid && bpf_map_lookup_elem(&sel_tgids, &ptgid))
-		bpf_map_update_elem(&sel_tgids, &tgid, &one, BPF_ANY);
+	if (filter_tids && sel_has(&sel_tids, parent))
+		sel_add(&sel_tids, tid);
+	if (filter_tgids && tgid != ptgid && sel_has(&sel_tgids, ptgid))
+		sel_add(&sel_tgids, tgid);
 	if (follow_names || ids_selected(tid, tgid))
 		emit_task(tid, tgid, 1, ctx->comm);
 	return 0;

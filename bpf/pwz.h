@@ -35,8 +35,10 @@
 #define PWZ_KVM_STATE_MAX 4096		/* kvm_state as compiled: vCPU threads (resized too) */
 #define PWZ_KVM_STATE_HOST_MAX 65536	/* kvm_state at most: 112 bytes each, 7 MiB */
 #define PWZ_KVM_AGGS_MAX 8192		/* kvm_aggs: (vCPU thread, isa, reason) triples */
-#define PWZ_SEL_TIDS_MAX 16384		/* sel_tids as compiled: -t matches; sized from the selection */
-#define PWZ_SEL_TGIDS_MAX 4096		/* sel_tgids as compiled: -p ids; sized from the selection */
+/* The selection (sel_tids, sel_tgids): one bit per id, id / PWZ_SEL_WORD_BITS the array's word,
+ * sized by user space from the kernel's pid_max (at most PWZ_SEL_IDS_MAX ids, the kernel's limit). */
+#define PWZ_SEL_WORD_BITS 64
+#define PWZ_SEL_IDS_MAX 4194304
 
 /* Tag of every ring-buffer record: the first __u32 of each record. */
 enum rec_type {
@@ -224,7 +226,10 @@ struct kvm_state {
 struct cpu_state {
 	__u64 start_ns;		/* its switch-in; 0 none seen yet */
 	__u32 tid;		/* the thread running */
-	__u32 seen;		/* 1 once a sched_switch was seen on this CPU */
+	__u16 seen;		/* 1 once a sched_switch was seen on this CPU */
+	__u16 sel;		/* 1: this state is the running thread's (always without -p, and
+				 * with -t); 0: -p filtered it out at its switch-in, and its
+				 * switch-out is the fast path, which keeps only tid and switches */
 	__u64 wake_ns;		/* start of the wait that ended at start_ns; 0 none */
 	__u32 wait;		/* enum rec_wait of that wait */
 	__u32 waker_known;	/* 1: waker_tid, waker_cpu name who woke it */

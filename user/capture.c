@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -53,6 +54,8 @@ struct capture {
 	int tp_fds[CAPTURE_MAX_TP];	/* our own descriptors of the tracepoints' perf events */
 	int nr_tp_fds;			/* (their release is slow: tp_attach(), capture__free()) */
 	bool pending_waits;		/* made with cfg->pending_waits */
+	uint64_t *sel_bits[2];		/* with a filter: sel_tids and sel_tgids mapped (words) */
+	size_t sel_len;			/* each mapping's bytes */
 	struct bpf_link *pending_iter;	/* the pending_waits iterator, attached at its first use */
 };
 
@@ -169,6 +172,16 @@ static uint32_t read_pid_max(void)
 		v = 0;
 	fclose(f);
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* Words of a selection bitmap: a bit for every id below the kernel's pid_max. */
+static __u32 sel_words(void)
+{
+	uint32_t pid_max = read_pid_max();
+
+	if (!pid_max || pid_max > PWZ_SEL_IDS_MAX)
+		pid_max = PWZ_SEL_IDS_MAX;
+	return (pid_max + PWZ_SEL_WORD_BITS - 1) / PWZ_SEL_WORD_BITS;
 }
 
 static uint32_t clamp_u32(uint64_t v, uint32_t lo, uint32_t hi)
@@ -303,11 +316,9 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	size_maps(c, s, cfg);
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);
-	/* room for the threads and processes selected during the capture (inherited, named) */
-	bpf_map__set_max_entries(s->maps.sel_tids, cfg->filter ?
-				 (__u32)cfg->nr_tids + PWZ_SEL_TIDS_MAX : 1);
-	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->filter ?
-				 (__u32)cfg->nr_tgids + PWZ_SEL_TGIDS_MAX : 1);
+	/* a bit for every id the kernel can give */
+	bpf_map__set_max_entries(s->maps.sel_tids, cfg->filter ? sel_words() : 1);
+	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->filter ? sel_words() : 1);
 	/* what this kernel's layout needs, over the choices above */
 	capture_compat__apply(&c->compat, s, cfg, raw, c->sizes.tid_entries);
 	reuse_precreated(c, s);
@@ -324,39 +335,66 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	return 0;
 }
 
+enum { SEL_TIDS, SEL_TGIDS };
+
+/* Maps the two selection bitmaps (loaded, with a filter). 0 or -errno. */
+static int map_selection(struct capture *c)
+{
+	struct bpf_map *m[2] = { c->skel->maps.sel_tids, c->skel->maps.sel_tgids };
+	long page = sysconf(_SC_PAGESIZE);
+
+	c->sel_len = ((size_t)bpf_map__max_entries(m[0]) * sizeof(uint64_t) + page - 1) /
+		     page * page;
+	for (int i = 0; i < 2; i++) {
+		void *p = mmap(NULL, c->sel_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       bpf_map__fd(m[i]), 0);
+
+		if (p == MAP_FAILED)
+			return -errno;
+		c->sel_bits[i] = p;
+	}
+	return 0;
+}
+
+/* Sets id's bit in selection bitmap i: atomically, as the kernel sets its own. */
+static int sel_set(struct capture *c, int i, uint32_t id)
+{
+	if (!c->sel_bits[i])
+		return -EINVAL;
+	if (id / PWZ_SEL_WORD_BITS >= bpf_map__max_entries(c->skel->maps.sel_tids))
+		return -ERANGE;
+	__atomic_fetch_or(&c->sel_bits[i][id / PWZ_SEL_WORD_BITS],
+			  1ull << (id % PWZ_SEL_WORD_BITS), __ATOMIC_RELAXED);
+	return 0;
+}
+
+static bool sel_test(const struct capture *c, int i, uint32_t id)
+{
+	if (!c->sel_bits[i] || id / PWZ_SEL_WORD_BITS >= bpf_map__max_entries(c->skel->maps.sel_tids))
+		return false;
+	return (__atomic_load_n(&c->sel_bits[i][id / PWZ_SEL_WORD_BITS], __ATOMIC_RELAXED) >>
+		(id % PWZ_SEL_WORD_BITS)) & 1;
+}
+
 static int fill_selection(struct capture *c, const struct capture_cfg *cfg)
 {
-	__u8 one = 1;
+	int e = cfg->filter ? map_selection(c) : 0;
 
-	for (size_t i = 0; i < cfg->nr_tids; i++)
-		if (bpf_map__update_elem(c->skel->maps.sel_tids, &cfg->tids[i], sizeof(__u32), &one,
-					 sizeof(one), BPF_ANY))
-			return -errno;
-	for (size_t i = 0; i < cfg->nr_tgids; i++)
-		if (bpf_map__update_elem(c->skel->maps.sel_tgids, &cfg->tgids[i], sizeof(__u32),
-					 &one, sizeof(one), BPF_ANY))
-			return -errno;
-	return 0;
+	for (size_t i = 0; !e && i < cfg->nr_tids; i++)
+		e = sel_set(c, SEL_TIDS, cfg->tids[i]);
+	for (size_t i = 0; !e && i < cfg->nr_tgids; i++)
+		e = sel_set(c, SEL_TGIDS, cfg->tgids[i]);
+	return e;
 }
 
 int capture__select_tid(struct capture *c, uint32_t tid)
 {
-	__u8 one = 1;
-
-	if (bpf_map__update_elem(c->skel->maps.sel_tids, &tid, sizeof(tid), &one, sizeof(one),
-				 BPF_ANY))
-		return -errno;
-	return 0;
+	return sel_set(c, SEL_TIDS, tid);
 }
 
 bool capture__selected(const struct capture *c, uint32_t tid, uint32_t tgid)
 {
-	__u8 v;
-
-	if (!bpf_map__lookup_elem(c->skel->maps.sel_tids, &tid, sizeof(tid), &v, sizeof(v), 0))
-		return true;
-	return tgid && !bpf_map__lookup_elem(c->skel->maps.sel_tgids, &tgid, sizeof(tgid), &v,
-					     sizeof(v), 0);
+	return sel_test(c, SEL_TIDS, tid) || (tgid && sel_test(c, SEL_TGIDS, tgid));
 }
 
 struct probe_arg {
@@ -1061,7 +1099,7 @@ int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu,
 		return -ENOMEM;
 	e = percpu_lookup(c, c->skel->maps.cpu_state, &key, st, sizeof(*st));
 	for (int cpu = 0; !e && cpu < c->nr_cpus; cpu++)
-		if (st[cpu].seen)
+		if (st[cpu].seen && st[cpu].sel)	/* else a filtered-out thread's */
 			e = cb(ctx, (uint32_t)cpu, &st[cpu]);
 	free(st);
 	return e;
@@ -1233,6 +1271,9 @@ void capture__free(struct capture *c)
 	pwz_bpf__destroy(c->skel);	/* the links first: then each event below is ours alone */
 	for (int i = 0; i < c->nr_tp_fds; i++)
 		close(c->tp_fds[i]);
+	for (int i = 0; i < 2; i++)
+		if (c->sel_bits[i])
+			munmap(c->sel_bits[i], c->sel_len);
 	model_fold__free(c->fold);
 	keymap_free(&c->gone);
 	free(c);

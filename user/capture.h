@@ -132,9 +132,10 @@ int capture__read_kernel_aggs(struct capture *c, struct model_fold *into);
 int capture__pending_waits(struct capture *c, int (*cb)(void *ctx, uint32_t tid, uint64_t since),
 			   void *ctx);
 
-/* The slice running on each CPU now, for CPUs that saw a switch: cb(cpu, st) where
- * st->tid runs since st->start_ns (0: since before the capture), after the wait in
- * st->wait / st->wake_ns. */
+/* The slice running on each CPU now, for CPUs that saw a switch and whose state is its thread's
+ * (st->sel: with -p, a thread filtered out at its switch-in has none): cb(cpu, st) where
+ * st->tid runs since st->start_ns (0: since before the capture), after the wait in st->wait /
+ * st->wake_ns. */
 int capture__open_slices(struct capture *c, int (*cb)(void *ctx, uint32_t cpu,
 						      const struct cpu_state *st), void *ctx);
 

@@ -39,7 +39,7 @@ _Static_assert(sizeof(struct kvm_state) == 40, "struct kvm_state is 40 bytes");
 _Static_assert(sizeof(struct cpu_state) == 72, "struct cpu_state is 72 bytes");
 _Static_assert(sizeof(struct wait_start) == 24, "struct wait_start is 24 bytes");
 _Static_assert(CNT_HIST_MISS < PWZ_CNT_MAX, "enum pwz_cnt overflows the counters");
-_Static_assert(PWZ_SEL_TIDS_MAX <= PWZ_TID_MAP_MAX && PWZ_TID_MAP_DEFAULT <= PWZ_TID_MAP_MAX &&
+_Static_assert(PWZ_TID_MAP_DEFAULT <= PWZ_TID_MAP_MAX &&
 	       PWZ_KVM_STATE_MAX <= PWZ_KVM_STATE_HOST_MAX,
 	       "map sizes of bpf/pwz.h out of order");
 
