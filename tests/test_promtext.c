@@ -167,6 +167,39 @@ static void test_openmetrics(void **state)
 	promtext_release(&pt);
 }
 
+/* A histogram: one family name in both formats, its samples suffixed, le in exact seconds. */
+static void test_histogram(void **state)
+{
+	struct promtext_label l[2] = { { "vm", "a" }, { "le", NULL } };
+	struct promtext pt;
+	char le[PROMTEXT_SECONDS_MAX];
+	char *s;
+
+	(void)state;
+	assert_string_equal(promtext_seconds(le, 1024), "0.000001024");
+	assert_string_equal(promtext_seconds(le, 34359738368ull), "34.359738368");
+	for (int om = 0; om < 2; om++) {
+		promtext_init(&pt);
+		pt.openmetrics = om;
+		promtext_family(&pt, "w_seconds", "histogram", "h");
+		l[1].value = promtext_seconds(le, 1024);
+		promtext_sample_u64(&pt, "w_seconds_bucket", l, 2, 2);
+		l[1].value = "+Inf";
+		promtext_sample_u64(&pt, "w_seconds_bucket", l, 2, 3);
+		promtext_sample_ns(&pt, "w_seconds_sum", l, 1, 1500);
+		promtext_sample_u64(&pt, "w_seconds_count", l, 1, 3);
+		assert_int_equal(promtext_error(&pt), 0);
+		s = page(&pt);
+		assert_string_equal(s, "# HELP w_seconds h\n# TYPE w_seconds histogram\n"
+				       "w_seconds_bucket{vm=\"a\",le=\"0.000001024\"} 2\n"
+				       "w_seconds_bucket{vm=\"a\",le=\"+Inf\"} 3\n"
+				       "w_seconds_sum{vm=\"a\"} 0.000001500\n"
+				       "w_seconds_count{vm=\"a\"} 3\n");
+		free(s);
+		promtext_release(&pt);
+	}
+}
+
 /* The Accept header: OpenMetrics only when asked for at a q no lower than the text format's. */
 static void test_accept(void **state)
 {
@@ -215,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_errors_sticky),
 		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_openmetrics),
+		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_accept),
 	};
 

@@ -190,6 +190,7 @@ static int read_totals(struct live *l, struct reading *r)
 		}
 		t->waits += wa[i].count;
 		t->wait_ns += wa[i].wait_ns;
+		t->ended_wait_ns += wa[i].wait_ns;
 		t->run_delay_ns += wa[i].run_delay_ns;
 		t->run_delay_wait_ns += wa[i].run_delay_wait_ns;
 		t->run_delay_unmeasured_ns += wa[i].run_delay_unmeasured_ns;
@@ -379,6 +380,7 @@ static int make_frame(struct live *l)
 			d.involuntary = sub(ct->involuntary, pt->involuntary);
 			d.waits = sub(ct->waits, pt->waits);
 			d.wait_ns = sub(ct->wait_ns, pt->wait_ns);
+			d.ended_wait_ns = sub(ct->ended_wait_ns, pt->ended_wait_ns);
 			d.wait_max_ns = ct->wait_max_ns;
 			for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
 				d.wait_hist[b] = ct->wait_hist[b] - pt->wait_hist[b];

@@ -26,6 +26,9 @@ struct live_task {
 					 * so far (where capture__pending_waits() reads them; else
 					 * the waits that ended in it, whole); a reading's: the
 					 * total since the start */
+	uint64_t ended_wait_ns;		/* the waits that ended in the interval, whole (the
+					 * kernel's total of them; a reading's: since the start):
+					 * what wait_hist holds the lengths of */
 	uint64_t wait_max_ns;		/* the longest wait since the start (a reading's) */
 	uint32_t wait_hist[PWZ_WHIST_BUCKETS];	/* the waits by bucket (bpf/whist.h), as the
 					 * kernel counts them: a reading's totals, a frame's

@@ -26,6 +26,11 @@ struct sm_exit {
 	uint64_t count;			/* exits since the start */
 };
 
+/* The ready-interval histogram's finite bounds: the tops of the kernel's wait histogram's
+ * octaves (bpf/whist.h), 2^PWZ_WHIST_MIN_LOG2 .. 2^PWZ_WHIST_MAX_LOG2 ns; no wait is re-bucketed,
+ * each of the kernel's buckets lies below one of them. */
+#define SM_READY_LE (PWZ_WHIST_MAX_LOG2 - PWZ_WHIST_MIN_LOG2 + 1)
+
 /* One vCPU of a VM: the series {vm, vcpu}. */
 struct sm_vcpu {
 	char vcpu[24];			/* its label: the index, or "tid<tid>" when unknown */
@@ -33,6 +38,11 @@ struct sm_vcpu {
 	uint64_t ready_ns;		/* their run-queue waits */
 	uint64_t ready_kernel_ns;	/* the kernel's charge of them (model.h R9) */
 	uint64_t waits;			/* how many */
+	uint64_t ready_le[SM_READY_LE + 1];	/* the waits that ended (those the kernel's
+					 * histogram holds) by length: [j] those below
+					 * 2^(PWZ_WHIST_MIN_LOG2 + j) ns and not below the bound
+					 * before, [SM_READY_LE] the longer ones */
+	uint64_t ready_le_ns;		/* their total */
 	struct sm_exit *exits;		/* by (isa, reason), in order of first sight */
 	size_t nr_exits, cap_exits;
 };
@@ -227,6 +237,24 @@ static struct sm_vcpu *vcpu_of(struct serve_metrics *sm, const struct live_task 
 	return &v->vcpus[ci];
 }
 
+/* The index of the ready-interval bound above the kernel's wait bucket b (bpf/whist.h). */
+static unsigned int ready_le_of(unsigned int b)
+{
+	if (b == 0)
+		return 0;	/* [0, 2^MIN) */
+	if (b >= PWZ_WHIST_BUCKETS - 1)
+		return SM_READY_LE;	/* 2^MAX and longer */
+	return (b - 1) / PWZ_WHIST_SUB + 1;	/* its octave's top */
+}
+
+/* Adds thread t's ended waits of one frame to vCPU c's ready-interval histogram. */
+static void add_ready_hist(struct sm_vcpu *c, const struct live_task *t)
+{
+	for (unsigned int b = 0; b < PWZ_WHIST_BUCKETS; b++)
+		c->ready_le[ready_le_of(b)] += t->wait_hist[b];
+	c->ready_le_ns += t->ended_wait_ns;
+}
+
 /* Adds the exits of frame f to their vCPUs. Returns 0 or -ENOMEM. */
 static int add_exits(struct serve_metrics *sm, const struct live_frame *f)
 {
@@ -411,6 +439,7 @@ static int add_frame(struct serve_metrics *sm, const struct live_frame *f)
 		c->ready_ns += t->wait_ns;
 		c->ready_kernel_ns += t->run_delay_ns;
 		c->waits += t->waits;
+		add_ready_hist(c, t);
 	}
 	for (size_t i = 0; i < f->nr_tasks && !e; i++) {
 		const struct live_task *t = &f->tasks[i];
@@ -497,6 +526,37 @@ static void write_vm_fig(struct serve_metrics *sm, struct promtext *pt, bool per
 	}
 }
 
+/* pwz_vcpu_ready_interval_seconds{vm, vcpu}: the vCPUs' waits by length, as a histogram whose
+ * bounds are the kernel's (its octaves' tops). */
+static void write_ready_hist(struct serve_metrics *sm, struct promtext *pt)
+{
+	const char *name = "pwz_vcpu_ready_interval_seconds";
+
+	promtext_family(pt, name, "histogram",
+			"Run-queue waits (CPU ready intervals) of the vCPU's thread that ended, by length.");
+	for (size_t i = 0; i < sm->nr_vms; i++) {
+		for (size_t k = 0; k < sm->vms[i].nr_vcpus; k++) {
+			const struct sm_vcpu *c = &sm->vms[i].vcpus[k];
+			struct promtext_label l[3] = { { "vm", sm->vms[i].name },
+						       { "vcpu", c->vcpu }, { "le", NULL } };
+			char le[PROMTEXT_SECONDS_MAX];
+			uint64_t n = 0;
+
+			for (unsigned int j = 0; j <= SM_READY_LE; j++) {
+				n += c->ready_le[j];
+				l[2].value = j < SM_READY_LE ?
+					promtext_seconds(le, 1ull << (PWZ_WHIST_MIN_LOG2 + j)) :
+					"+Inf";
+				promtext_sample_u64(pt, "pwz_vcpu_ready_interval_seconds_bucket",
+						    l, 3, n);
+			}
+			promtext_sample_ns(pt, "pwz_vcpu_ready_interval_seconds_sum", l, 2,
+					   c->ready_le_ns);
+			promtext_sample_u64(pt, "pwz_vcpu_ready_interval_seconds_count", l, 2, n);
+		}
+	}
+}
+
 /* pwz_vcpu_exits_total{vm, vcpu, reason}. */
 static void write_exits(struct serve_metrics *sm, struct promtext *pt)
 {
@@ -555,6 +615,7 @@ static void write_vms(struct serve_metrics *sm, struct promtext *pt)
 			write_vm_fig(sm, pt, fam[f].per_vm, fam[f].fig, fam[f].name,
 				     fam[f].help);
 	}
+	write_ready_hist(sm, pt);
 	write_exits(sm, pt);
 	promtext_family(pt, "pwz_vm_emulator_run_seconds_total", "counter",
 			"On-CPU time of the VM process's other threads (emulator, I/O).");

@@ -149,7 +149,8 @@ void promtext_family(struct promtext *pt, const char *name, const char *type, co
 	bool counter = !strcmp(type, "counter");
 
 	if (!promtext_metric_name_ok(name) ||
-	    (!counter && strcmp(type, "gauge") && strcmp(type, "untyped")) ||
+	    (!counter && strcmp(type, "gauge") && strcmp(type, "untyped") &&
+	     strcmp(type, "histogram")) ||
 	    (counter && pt->openmetrics && (n <= 6 || strcmp(name + n - 6, "_total")))) {
 		fail(pt, -EINVAL);
 		return;
@@ -248,14 +249,20 @@ static void sample_tail(struct promtext *pt, const char *value)
 		pt->series++;
 }
 
+const char *promtext_seconds(char buf[PROMTEXT_SECONDS_MAX], uint64_t ns)
+{
+	snprintf(buf, PROMTEXT_SECONDS_MAX, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u,
+		 ns % 1000000000u);
+	return buf;
+}
+
 void promtext_sample_ns(struct promtext *pt, const char *name, const struct promtext_label *labels,
 			size_t nr, uint64_t ns)
 {
-	char v[32];
+	char v[PROMTEXT_SECONDS_MAX];
 
-	snprintf(v, sizeof(v), "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
 	sample_head(pt, name, labels, nr);
-	sample_tail(pt, v);
+	sample_tail(pt, promtext_seconds(v, ns));
 }
 
 void promtext_sample_u64(struct promtext *pt, const char *name,

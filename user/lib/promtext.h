@@ -72,13 +72,18 @@ void promtext_escape_label(struct promtext *pt, const char *value);
 void promtext_end(struct promtext *pt);
 
 /*
- * The "# HELP" and "# TYPE" lines of family name; type is "counter", "gauge" or "untyped".
- * name is the samples' name: a counter's ends in "_total" (-EINVAL otherwise in OpenMetrics,
- * where the family is named without it).
+ * The "# HELP" and "# TYPE" lines of family name; type is "counter", "gauge", "histogram" or
+ * "untyped". name is the samples' name: a counter's ends in "_total" (-EINVAL otherwise in
+ * OpenMetrics, where the family is named without it); a histogram's is the family's, its
+ * samples name_bucket (with an "le" label: promtext_seconds()), name_sum and name_count.
  * help: one line of text ('\' and newline escaped as the format says). Every sample of the
  * family must follow before the next family. -EINVAL in err for a bad name or type.
  */
 void promtext_family(struct promtext *pt, const char *name, const char *type, const char *help);
+
+/* ns as exact decimal seconds ("1.000000002"), in buf; returns buf. */
+#define PROMTEXT_SECONDS_MAX 32
+const char *promtext_seconds(char buf[PROMTEXT_SECONDS_MAX], uint64_t ns);
 
 /*
  * One sample line: name{labels} value. labels may be NULL when nr is 0; label names are checked
