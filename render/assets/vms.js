@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-// pwz dashboards: the basic dashboard's VMs tab (per VM and vCPU: running, ready, sleeping; who
-// ran while a vCPU was ready; where each exit reason's time went; run-queue wait percentiles).
-// dash.js calls window.pwzVmsTab(data, tabs, lib) with its helpers; capture strings go through
-// textContent only (lib.el).
+// pwz dashboards: the basic dashboard's VMs tab (one row per VM, worst first; per VM and vCPU:
+// running, ready, sleeping; who ran while a vCPU was ready; where each exit reason's time went;
+// run-queue wait percentiles). It is the first tab when the capture has a VM. dash.js calls
+// window.pwzVmsTab(data, tabs, lib) with its helpers; capture strings go through textContent
+// only (lib.el).
 "use strict";
 window.pwzVmsTab = function (data, tabs, lib) {
 	const { el, table, fmtNs, fmtRange, fmtInt } = lib;
@@ -26,10 +27,73 @@ window.pwzVmsTab = function (data, tabs, lib) {
 			part(vc.sleep_ns, "#bab0ac", "sleeping"));
 	}
 
-	function drawVm(panel, r, vm, multi) {
+	// a VM's figures over its vCPUs: the worst ready p99 (as its bucket's range), migrations,
+	// the thread that ran longest while one of them was ready
+	function vmRollup(vm) {
+		let p99 = null, migr = null;
+		const by = new Map();
+		for (const vc of vm.vcpus) {
+			if (vc.wait_pct && (!p99 || vc.wait_pct.p99.lo_ns > p99.lo_ns))
+				p99 = vc.wait_pct.p99;
+			if (vc.migrations !== null && vc.migrations !== undefined)
+				migr = (migr || 0) + vc.migrations;
+			for (const p of vc.preempters || []) {
+				const k = p.tid + " " + p.name;
+				by.set(k, { name: p.name, tid: p.tid, ns: (by.has(k) ? by.get(k).ns : 0) + p.ns });
+			}
+		}
+		const top = [...by.values()].sort((a, b) => b.ns - a.ns || a.tid - b.tid)[0] || null;
+		return { p99, migr, top };
+	}
+
+	// one row per VM, worst first; a row opens its VM's section (its vCPUs and state bars)
+	function drawSummary(panel, r, worst, idx) {
+		const w = span(r), m = r.meta || {};
+		const cols = [
+			["VM", (x) => x.vm.name],
+			["vCPUs", (x) => x.vm.vcpus.length, "num"],
+			["ready %", (x) => x.vm.ready_pct, "num", pct],
+			["ready p99", (x) => x.p99 ? x.p99.lo_ns : null, "num",
+				(v, x) => v === null ? "–" : fmtRange(x.p99.lo_ns, x.p99.hi_ns)],
+			["sleeping %", (x) => x.vm.alive_ns ? 100 * x.vm.sleep_ns / x.vm.alive_ns : 0, "num",
+				pct],
+			["exits/s", (x) => w ? x.vm.exits_total * 1e9 / w : 0, "num", (v) => v.toFixed(1)],
+			["top exit", (x) => x.vm.exits.length ? reason(x.vm.exits[0]) + " (" +
+				fmtInt(x.vm.exits[0].count) + ")" : "–"],
+			["migrations", (x) => x.migr, "num", opt(fmtInt)],
+			["ran most while ready", (x) => x.top ? x.top.name + " (" + x.top.tid + ") " +
+				fmtNs(x.top.ns) : "–"],
+		];
+		const rows = worst.map((vm) => Object.assign({ vm }, vmRollup(vm)));
+		const t = table("vms-summary-" + idx, cols, rows, (x) => ({ "data-vm": x.vm.name,
+			class: "vm-row", title: "open VM " + x.vm.name }));
+		t.addEventListener("click", (ev) => {
+			const tr = ev.target.closest("tr[data-vm]");
+			const sec = tr && [...panel.querySelectorAll("details.vm-section")].find((d) =>
+				d.dataset.vm === tr.dataset.vm && d.dataset.run === String(idx));
+			if (!sec)
+				return;
+			sec.open = true;
+			sec.scrollIntoView({ block: "start" });
+		});
+		panel.appendChild(t);
+		if (m.steal_ns !== null && m.steal_ns !== undefined && m.steal_cpu_time_ns)
+			panel.appendChild(el("p", { class: "note vm-steal", text: "The host's steal: " +
+				pct(100 * m.steal_ns / m.steal_cpu_time_ns) + " of its CPU time (" +
+				fmtNs(m.steal_ns) + "), time the hypervisor ran something else on these " +
+				"CPUs, which every VM here lived as running." }));
+	}
+
+	function drawVm(panel, r, vm, multi, open) {
 		const w = span(r);
-		panel.appendChild(el("h3", { class: "vm-name", "data-vm": vm.name, "data-pid": vm.pid,
-			text: (multi ? r.short + ": " : "") + "VM " + vm.name + " (pid " + vm.pid + ")" }));
+		const sec = el("details", { class: "vm-section", "data-vm": vm.name,
+			"data-run": String(data.runs.indexOf(r)) });
+		sec.open = open;
+		panel.appendChild(sec);
+		panel = sec;
+		panel.appendChild(el("summary", {}, el("h3", { class: "vm-name", "data-vm": vm.name,
+			"data-pid": vm.pid, style: "display:inline",
+			text: (multi ? r.short + ": " : "") + "VM " + vm.name + " (pid " + vm.pid + ")" })));
 		panel.appendChild(el("p", { class: "note", text: vm.vcpus.length + " vCPU(s), " +
 			vm.other_threads + " other thread(s) (" + fmtNs(vm.other_runtime_ns) + "), " +
 			fmtInt(vm.exits_total) + " exits (" + (w ? (vm.exits_total * 1e9 / w).toFixed(1) : 0) +
@@ -98,8 +162,14 @@ window.pwzVmsTab = function (data, tabs, lib) {
 			// ties in name order
 			const worst = (r.vms || []).map((vm, i) => [vm, i]).sort((a, b) =>
 				b[0].ready_pct - a[0].ready_pct || a[1] - b[1]).map(([vm]) => vm);
+			if (worst.length) {
+				panel.appendChild(el("h3", { text: (multi ? r.short + ": " : "") +
+					"VMs, worst ready first" }));
+				drawSummary(panel, r, worst, data.runs.indexOf(r));
+			}
+			// every section open for a few VMs; a row of the summary opens one of many
 			for (const vm of worst)
-				drawVm(panel, r, vm, multi);
+				drawVm(panel, r, vm, multi, worst.length <= 4);
 			if (!r.waits || !r.waits.length)
 				continue;
 			panel.appendChild(el("h3", { text: (multi ? r.short + ": " : "") +
@@ -121,5 +191,9 @@ window.pwzVmsTab = function (data, tabs, lib) {
 				(x) => ({ "data-tid": x[0] })));
 		}
 	}
-	tabs.push({ id: "vms", title: "VMs", draw });
+	// first when there is a VM: the question a VM host's engineer asks first
+	if (runs.some((r) => r.vms && r.vms.length))
+		tabs.unshift({ id: "vms", title: "VMs", draw });
+	else
+		tabs.push({ id: "vms", title: "VMs", draw });
 };

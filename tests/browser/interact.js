@@ -8,8 +8,12 @@ const { check, finish, open } = require("./lib");
 
 async function charts(browser, file) {
 	const { page, problems } = await open(browser, file);
-	// tabs are drawn when first shown
-	check(await page.$("#panel-cpu[data-drawn='1']") !== null, "charts: first tab drawn at load");
+	// tabs are drawn when first shown; a capture with a VM (this one) opens on the VMs tab
+	check(await page.$("#panel-vms[data-drawn='1']") !== null &&
+		await page.$eval("#tabs button", (b) => b.id) === "tab-vms", "charts: the VMs tab first, drawn at load");
+	check(await page.$("#panel-cpu[data-drawn='1']") === null, "charts: the CPU tab not drawn before shown");
+	await page.click("#tab-cpu");
+	check(await page.$("#panel-cpu[data-drawn='1']") !== null, "charts: the CPU tab drawn when shown");
 	check(await page.$("#panel-coremap[data-drawn='1']") === null, "charts: CoreMap not drawn before shown");
 	await page.click("#tab-coremap");
 	check(await page.$("#panel-coremap[data-drawn='1']") !== null, "charts: CoreMap drawn when shown");
@@ -96,6 +100,7 @@ async function heatmaps(browser, file) {
 
 async function hostile(browser, file) {
 	const { page, problems } = await open(browser, file);
+	await page.click("#tab-cpu");	// a capture with a VM opens on its VMs tab
 	const names = await page.evaluate(() => window.pwzData.runs[0].tasks.map((t) => t.name));
 	const shown = await page.$$eval("#table-cpu td[data-col='task']", (tds) => tds.map((t) => t.textContent));
 	const evil = names.filter((n) => /[<>&"'\\]/.test(n));

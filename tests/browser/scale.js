@@ -32,6 +32,7 @@ const sorted = (a, desc) => a.every((x, i) => i === 0 || (desc ? a[i - 1] >= x :
 
 async function charts(browser, file, who) {
 	const { page, problems } = await open(browser, file);
+	await page.click("#tab-cpu");	// a capture with a VM opens on its VMs tab
 	// what the page's data holds, grouped as the test groups it
 	const truth = await page.evaluate(() => {
 		const ts = window.pwzData.runs[0].tasks, by = (f) => {
@@ -182,6 +183,7 @@ async function charts(browser, file, who) {
 // sorted list, with the values of `pwz-render --list --json`.
 async function virtualTable(browser, file, listFile, who) {
 	const { page, problems } = await open(browser, file);
+	await page.click("#tab-cpu");	// a capture with a VM opens on its VMs tab
 	const list = JSON.parse(require("fs").readFileSync(listFile, "utf8")).tasks.filter((t) => t.tid);
 	const cmpv = (x, y) => (x < y ? -1 : x > y ? 1 : 0);
 	const label = (t) => t.name + " (" + t.tid + ")";
@@ -389,6 +391,7 @@ async function pointHeatmaps(browser, file, who) {
 async function vmRows(browser, file, listFile, who) {
 	const list = JSON.parse(require("fs").readFileSync(listFile, "utf8"));
 	const { page, problems } = await open(browser, file);
+	await page.click("#tab-cpu");	// the page opens on its VMs tab
 	const vm = new Set(list.vms.map((v) => v.pid)), want = new Map();
 	for (const t of list.tasks) {
 		const pid = t.pid || t.tid;
