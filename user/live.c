@@ -14,6 +14,7 @@
 #include "capture_meta.h"
 #include "capture_tasks.h"
 #include "live.h"
+#include "live_vms.h"
 #include "live_screen.h"
 #include "model.h"
 
@@ -323,6 +324,12 @@ static int hold_high_water(struct live *l)
 }
 
 /* frame = cur - prev, threads without activity left out. */
+/* A process's name from the task table (live_frame_vms()'s proc_name). */
+static const char *proc_name(void *tt, uint32_t tgid)
+{
+	return task_table__name(tt, tgid);
+}
+
 static int make_frame(struct live *l)
 {
 	struct reading *p = &l->prev, *c = &l->cur;
@@ -429,7 +436,7 @@ static int make_frame(struct live *l)
 		if (d.count)
 			f->exits[f->nr_exits++] = d;
 	}
-	return 0;
+	return live_frame_vms(f, proc_name, l->tt);
 }
 
 /* The per-CPU arrays of r. Returns 0 or -ENOMEM. */
@@ -520,6 +527,7 @@ void live__free(struct live *l)
 	free(l->cur.cpu_unseen);
 	free(l->frame.tasks);
 	free(l->frame.exits);
+	free(l->frame.vms);
 	free(l->frame.cpu_busy_ns);
 	free(l->frame.cpu_idle_ns);
 	free(l->frame.cpu_unseen_ns);

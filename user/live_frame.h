@@ -43,6 +43,9 @@ struct live_task {
 					 * (model.h R9; the frame's has_run_delay) */
 	uint64_t run_delay_wait_ns;	/* wait_ns of the measured ones among them */
 	uint64_t run_delay_unmeasured_ns;	/* the part of run_delay_ns charged for the others */
+	int32_t vm;			/* a frame's: its VM's index in vms (a vCPU, or another
+					 * thread of its process), -1 none (live_frame_vms()) */
+	bool vcpu;			/* a frame's: one of that VM's vCPUs */
 };
 
 /* The index of tid in tasks[0 .. n) (sorted by tid), with *found, or where it would go. */
@@ -55,6 +58,22 @@ struct live_exit {
 	uint32_t reason;
 	uint64_t count;			/* exits in the interval */
 	uint64_t handling_ns;		/* their handling time (paired exits) */
+};
+
+/* One VM over one interval: its vCPU threads active in it, rolled up (user/live_vms.h). */
+struct live_vm {
+	char name[PWZ_NAME_MAX];	/* its name (raw bytes: print via termsafe) */
+	uint32_t tgid;			/* its process (its first vCPU's); 0 unknown */
+	unsigned int vcpus;		/* vCPU threads active in the interval */
+	uint64_t run_ns;		/* their CPU time */
+	uint64_t wait_ns;		/* their ready time as lived (each within the interval) */
+	uint64_t waits;			/* their waits that ended */
+	uint64_t exits;			/* their KVM exits */
+	uint64_t emu_run_ns;		/* CPU time of the process's other threads */
+	bool has_wait_p99;		/* wait_p99_*: the bucket holding the p99 of all their
+					 * waits (none when a vCPU's histogram missed entries) */
+	uint64_t wait_p99_lo_ns;
+	uint64_t wait_p99_hi_ns;
 };
 
 /* What one interval shows. */
@@ -87,6 +106,8 @@ struct live_frame {
 	size_t nr_tasks;
 	struct live_exit *exits;	/* by (tid, isa, reason) */
 	size_t nr_exits;
+	struct live_vm *vms;		/* worst ready first (live_frame_vms()) */
+	size_t nr_vms;
 };
 
 #endif /* PWZ_LIVE_FRAME_H */

@@ -15,6 +15,7 @@
 #include "fmt.h"
 #include "json.h"
 #include "live_screen.h"
+#include "live_vms.h"
 #include "records.h"
 #include "summary.h"
 #include "termsafe.h"
@@ -27,6 +28,7 @@
 enum sort_key { LIVE_SORT_KEYS(SORT_ENUM) };
 
 /* By enum sort_key: its key and the name the hint line shows. */
+#define LIVE_OPEN_VMS 9		/* VMs that keys 1-9 open in the KVM view */
 #define SORT_ENTRY(k, e, name) { #k, name },
 static const struct {
 	const char *key;		/* one letter */
@@ -43,6 +45,7 @@ struct live_screen {
 	bool editing;			/* typing a filter after '/' */
 	enum sort_key sort;
 	char filter[64];
+	char open_vm[LIVE_OPEN_VMS][PWZ_NAME_MAX];	/* the VMs opened in the KVM view ("" free) */
 	unsigned int rows, cols;
 	char *buf;			/* the frame being composed */
 	size_t len, cap;
@@ -263,6 +266,10 @@ static const char task_cols_narrow[] =
 #define LIVE_NAME_MIN 16
 static const char kvm_cols[] =
 	"    TID     PID  EXITS/s  HANDLE_AVG  HANDLE%  EXIT                       NAME";
+/* One row per VM: its vCPUs' CPU %, their mean READY% (at most 100), the p99 of their waits,
+ * their exits, its other threads' CPU % (EMU%); the key that opens it. */
+static const char vm_cols[] =
+	"KEY VCPUS   CPU%  READY%       WAIT_P99  EXITS/s    EMU%  VM";
 
 /* Whether t's ready time as the kernel charged it is to be shown beside the lived one. */
 static bool ready_differs(const struct live_task *t, const struct live_frame *f)
@@ -277,6 +284,16 @@ static bool narrow_screen(const struct live_screen *s)
 	return s->cols < sizeof(task_cols) - 1 - strlen("NAME") + LIVE_NAME_MIN;
 }
 
+/* A wait p99 as its bucket's range; "n/a" for waits whose histogram the kernel could not keep
+ * whole (hist_miss), "-" for none. */
+static void p99_text(char *b, size_t n, bool has, uint64_t waits, uint64_t lo_ns, uint64_t hi_ns)
+{
+	if (has)
+		fmt_duration_range(b, n, lo_ns, hi_ns);
+	else
+		snprintf(b, n, "%s", waits ? "n/a" : "-");
+}
+
 static void task_line(char *b, size_t n, const struct live_task *t, const struct live_frame *f,
 		      bool narrow)
 {
@@ -284,10 +301,7 @@ static void task_line(char *b, size_t n, const struct live_task *t, const struct
 
 	/* the histogram bucket holding the interval's p99 (a tail, which an average hides;
 	 * --json keeps waits and wait_ns for the average) */
-	if (t->has_wait_p99)
-		fmt_duration_range(p99, sizeof(p99), t->wait_p99_lo_ns, t->wait_p99_hi_ns);
-	else	/* "n/a": waits whose histogram the kernel could not keep whole (hist_miss) */
-		snprintf(p99, sizeof(p99), "%s", t->waits ? "n/a" : "-");
+	p99_text(p99, sizeof(p99), t->has_wait_p99, t->waits, t->wait_p99_lo_ns, t->wait_p99_hi_ns);
 	termsafe_str(name, sizeof(name), t->name);
 	if (ready_differs(t, f))
 		snprintf(kready, sizeof(kready), "%.1f", charge_pct(t->run_delay_ns, f));
@@ -300,6 +314,19 @@ static void task_line(char *b, size_t n, const struct live_task *t, const struct
 			 t->tgid, pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
 			 per_s(t->involuntary, f), p99, pct(t->wait_ns, f), kready,
 			 per_s(t->exits, f), name);
+}
+
+static void vm_line(char *b, size_t n, size_t i, const struct live_vm *v,
+		    const struct live_frame *f)
+{
+	char p99[FMT_DURATION_MAX], name[TERMSAFE_NAME_MAX], k[4] = "";
+
+	p99_text(p99, sizeof(p99), v->has_wait_p99, v->waits, v->wait_p99_lo_ns, v->wait_p99_hi_ns);
+	if (i < LIVE_OPEN_VMS)
+		snprintf(k, sizeof(k), "%zu", i + 1);
+	termsafe_str(name, sizeof(name), v->name);
+	snprintf(b, n, "%3s %5u %6.1f %7.1f %14s %8.0f %7.1f  %s", k, v->vcpus, pct(v->run_ns, f),
+		 live_vm_ready_pct(v, f), p99, per_s(v->exits, f), pct(v->emu_run_ns, f), name);
 }
 
 static const struct live_task *find_task(const struct live_frame *f, uint32_t tid)
@@ -405,7 +432,15 @@ int live_print_text(FILE *out, const struct live_frame *f, const struct pwz_meta
 	size_t n;
 
 	header_line(line, sizeof(line), f);
-	fprintf(out, "--- %s\n%s\n", line, task_cols);
+	fprintf(out, "--- %s\n", line);
+	if (f->nr_vms) {	/* the VMs first, worst ready first */
+		fprintf(out, "%s\n", vm_cols);
+		for (size_t i = 0; i < f->nr_vms; i++) {
+			vm_line(line, sizeof(line), i, &f->vms[i], f);
+			fprintf(out, "%s\n", line);
+		}
+	}
+	fprintf(out, "%s\n", task_cols);
 	v = sorted_tasks(f, SORT_CPU, NULL, &n);
 	if (!v)
 		return -ENOMEM;
@@ -447,6 +482,16 @@ static int json_str(FILE *out, const char *s)
 		fwrite(b.buf, 1, b.len, out);
 	jbuf_free(&b);
 	return e;
+}
+
+/* A wait p99's bucket as JSON ({lo_ns, hi_ns}, or null), and the brace that ends its object. */
+static void json_p99(FILE *out, bool has, uint64_t lo_ns, uint64_t hi_ns)
+{
+	if (has)
+		fprintf(out, "{\"lo_ns\":%llu,\"hi_ns\":%llu}}", (unsigned long long)lo_ns,
+			(unsigned long long)hi_ns);
+	else
+		fputs("null}", out);
 }
 
 int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta *meta)
@@ -493,12 +538,22 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 			      "\"ready_kernel_pct\":null,\"ready_differs\":false", out);
 		/* the bucket holding the interval's p99 (as --list --json's wait_p99) */
 		fputs(",\"wait_p99\":", out);
-		if (t->has_wait_p99)
-			fprintf(out, "{\"lo_ns\":%llu,\"hi_ns\":%llu}}",
-				(unsigned long long)t->wait_p99_lo_ns,
-				(unsigned long long)t->wait_p99_hi_ns);
-		else
-			fputs("null}", out);
+		json_p99(out, t->has_wait_p99, t->wait_p99_lo_ns, t->wait_p99_hi_ns);
+	}
+	fputs("],\"vms\":[", out);
+	for (size_t i = 0; i < f->nr_vms; i++) {
+		const struct live_vm *v = &f->vms[i];
+
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		if (json_str(out, v->name))
+			return -ENOMEM;
+		fprintf(out, ",\"pid\":%u,\"vcpus\":%u,\"runtime_ns\":%llu,\"wait_ns\":%llu,"
+			"\"ready_pct\":%.3f,\"waits\":%llu,\"exits\":%llu,\"emulator_runtime_ns\":%llu,"
+			"\"wait_p99\":", v->tgid, v->vcpus, (unsigned long long)v->run_ns,
+			(unsigned long long)v->wait_ns, live_vm_ready_pct(v, f),
+			(unsigned long long)v->waits, (unsigned long long)v->exits,
+			(unsigned long long)v->emu_run_ns);
+		json_p99(out, v->has_wait_p99, v->wait_p99_lo_ns, v->wait_p99_hi_ns);
 	}
 	fputs("],\"kvm\":[", out);
 	for (size_t i = 0; i < f->nr_exits; i++) {
@@ -558,6 +613,67 @@ static void put_line(struct live_screen *s, const char *line, bool inverse)
 	put(s, "\033[K\r\n", 5);
 }
 
+/* Whether VM name is open in the KVM view (a slot of s->open_vm: *slot). */
+static bool vm_open(struct live_screen *s, const char *name, size_t *slot)
+{
+	for (size_t i = 0; i < LIVE_OPEN_VMS; i++) {
+		if (s->open_vm[i][0] && !strcmp(s->open_vm[i], name)) {
+			*slot = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Key n (1-9) of the KVM view: opens the n-th VM shown, or closes it. */
+static void toggle_vm(struct live_screen *s, size_t n)
+{
+	size_t slot;
+
+	if (!s->f || n >= s->f->nr_vms)
+		return;
+	if (vm_open(s, s->f->vms[n].name, &slot)) {
+		s->open_vm[slot][0] = '\0';
+		return;
+	}
+	for (slot = 0; slot < LIVE_OPEN_VMS; slot++) {
+		if (!s->open_vm[slot][0]) {
+			snprintf(s->open_vm[slot], sizeof(s->open_vm[slot]), "%s", s->f->vms[n].name);
+			return;
+		}
+	}
+}
+
+/* The KVM view's VM rows from line used on, each open one with its threads (vCPUs first).
+ * Returns the lines used. */
+static unsigned int draw_vms(struct live_screen *s, const struct live_frame *f, unsigned int used)
+{
+	char line[2048], row[2040];
+	bool narrow = narrow_screen(s);
+	size_t slot;
+
+	for (size_t i = 0; i < f->nr_vms && used < s->rows; i++) {
+		vm_line(line, sizeof(line), i, &f->vms[i], f);
+		put_line(s, line, false);
+		used++;
+		if (!vm_open(s, f->vms[i].name, &slot))
+			continue;
+		for (int vcpu = 1; vcpu >= 0; vcpu--) {
+			for (size_t k = 0; k < f->nr_tasks && used < s->rows; k++) {
+				const struct live_task *t = &f->tasks[k];
+
+				if (t->vm != (int32_t)i || t->vcpu != (bool)vcpu)
+					continue;
+				task_line(row, sizeof(row), t, f, narrow);
+				snprintf(line, sizeof(line), "  %s", row);
+				put_line(s, line, false);
+				used++;
+			}
+		}
+	}
+	return used;
+}
+
 static void draw(struct live_screen *s)
 {
 	const struct live_frame *f = s->f;
@@ -574,13 +690,15 @@ static void draw(struct live_screen *s)
 		header_line(line, sizeof(line), f);
 		put_line(s, line, false);
 		termsafe_str(filt, sizeof(filt), s->filter);
-		snprintf(line, sizeof(line), "%s view, sort %s%s%s%s%s  | " LIVE_SORT_KEY_LIST " sort  / filter  k %s  space pause  q quit",
-			 s->kvm ? "KVM" : "task", s->kvm ? "exits" : sort_keys[s->sort].name,
+		snprintf(line, sizeof(line), "%s view, sort %s%s%s%s%s  | %s" LIVE_SORT_KEY_LIST " sort  / filter  k %s  space pause  q quit",
+			 s->kvm ? "KVM" : "task", s->kvm ? "VMs by ready, exits" :
+			 sort_keys[s->sort].name,
 			 s->editing || *s->filter ? "  filter: " : "", filt,
 			 s->editing ? "_" : "", s->paused ? "  [PAUSED]" : "",
-			 s->kvm ? "tasks" : "KVM");
+			 s->kvm && f->nr_vms ? "1-9 open a VM " : "", s->kvm ? "tasks" : "KVM");
 		put_line(s, line, false);
-		put_line(s, s->kvm ? kvm_cols : narrow_screen(s) ? task_cols_narrow : task_cols, true);
+		put_line(s, s->kvm ? (f->nr_vms ? vm_cols : kvm_cols) :
+			 narrow_screen(s) ? task_cols_narrow : task_cols, true);
 		used = 3;
 		if (!s->kvm) {
 			bool narrow = narrow_screen(s);
@@ -595,6 +713,11 @@ static void draw(struct live_screen *s)
 		} else {
 			struct live_exit *e = malloc((f->nr_exits ? f->nr_exits : 1) * sizeof(*e));
 
+			used = draw_vms(s, f, used);
+			if (f->nr_vms && used < s->rows) {
+				put_line(s, kvm_cols, true);
+				used++;
+			}
 			if (e) {
 				memcpy(e, f->exits, f->nr_exits * sizeof(*e));
 				qsort(e, f->nr_exits, sizeof(*e), exit_order);
@@ -667,6 +790,11 @@ static bool key(struct live_screen *s, unsigned char c, bool *quit)
 	switch (c) {
 	case 'q': case 'Q': case 3: *quit = true; return false;
 	case 'k': case 'K': s->kvm = !s->kvm; return true;
+	case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+		if (!s->kvm)
+			return false;
+		toggle_vm(s, (size_t)(c - '1'));
+		return true;
 	case ' ': s->paused = !s->paused; return true;
 	case '/': s->editing = true; s->filter[0] = '\0'; return true;
 	case 27: s->filter[0] = '\0'; return true;

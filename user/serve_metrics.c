@@ -14,6 +14,7 @@
 #include "capture_tasks.h"
 #include "keymap.h"
 #include "live.h"
+#include "live_vms.h"
 #include "promtext.h"
 #include "records.h"
 #include "serve_metrics.h"
@@ -200,7 +201,6 @@ static struct sm_vcpu *vcpu_of(struct serve_metrics *sm, const struct live_task 
 {
 	char vm[PWZ_NAME_MAX], label[24];
 	int64_t ref = keymap_find(&sm->vcpu_tids, t->tid, 0), ci;
-	unsigned int n;
 	struct sm_vm *v;
 	int added;
 
@@ -209,20 +209,11 @@ static struct sm_vcpu *vcpu_of(struct serve_metrics *sm, const struct live_task 
 
 		return &sm->vms[r->vm].vcpus[r->vcpu];
 	}
-	if (task_display_vcpu(t->name, vm, sizeof(vm), &n)) {
-		snprintf(label, sizeof(label), "%u", n);
-	} else if (t->exits) {
-		vm[0] = '\0';
-		snprintf(label, sizeof(label), "tid%u", t->tid);
-	} else {
+	/* the frame's VMs follow the same rule (user/live_vms.h) */
+	if (!t->vcpu || !live_vcpu_of(t, t->tgid && t->tgid != t->tid ?
+				      task_table__name(sm->tt, t->tgid) : NULL,
+				      vm, sizeof(vm), label, sizeof(label)))
 		return NULL;
-	}
-	if (!vm[0]) {	/* the process names the VM, else the thread itself */
-		const char *pname = t->tgid && t->tgid != t->tid ?
-				    task_table__name(sm->tt, t->tgid) : NULL;
-
-		snprintf(vm, sizeof(vm), "%s", pname ? pname : t->name);
-	}
 	v = vm_get(sm, vm, t->tgid);
 	ci = v ? vcpu_get(v, label) : -ENOMEM;
 	ref = ci >= 0 ? keymap_get(&sm->vcpu_tids, t->tid, 0, &added) : ci;
