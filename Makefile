@@ -181,6 +181,12 @@ $(OUTPUT)/tests/%: tests/%.c tests/truth.h tests/tjson.h $(TEST_LIBS)
 		$(LDFLAGS) $(TEST_LDFLAGS) -lcmocka $(CAPTURE_LIBS) -o $@
 # test_outfile answers renameat2() as a filesystem without RENAME_NOREPLACE does (NFS)
 $(OUTPUT)/tests/test_outfile: TEST_LDFLAGS := -Wl,--wrap=renameat2
+# test_exitroll fails allocations on purpose
+$(OUTPUT)/tests/test_exitroll: TEST_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+# test_serve_metrics hands the metrics frames of its own instead of the kernel's reading
+$(OUTPUT)/tests/test_serve_metrics: TEST_LDFLAGS := -Wl,--wrap=live__new,--wrap=live__sample \
+	-Wl,--wrap=live__free,--wrap=capture__counters,--wrap=capture__run_delay \
+	-Wl,--wrap=task_table__forget_gone,--wrap=task_table__name
 
 # tests/import/run: a driver that imports a perf.data and dumps the cdict it wrote, and a
 # spinner with known duty cycles for its fresh recordings.

@@ -11,7 +11,7 @@
 #include "vmtab.h"
 #include "sleeps.h"
 #include "diff.h"
-#include "keymap.h"
+#include "exitroll.h"
 #include "model.h"
 #include "tasknames.h"
 #include "tasksel.h"
@@ -194,22 +194,6 @@ static void emit_run_head(struct jbuf *b, const struct dash_run *r, const struct
 	jbuf_add(b, ",", 1);
 }
 
-struct reason_acc {
-	uint32_t isa, code;
-	const char *name;
-	uint64_t count, handling_ns;
-	uint64_t hist[PWZ_HIST_BUCKETS];
-};
-
-static int cmp_reason_acc(const void *a, const void *b)
-{
-	const struct reason_acc *x = a, *y = b;
-
-	if (x->isa != y->isa)
-		return x->isa < y->isa ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
 /*
  * What a log2 histogram can say of its median and p99: the bucket each falls in, as
  * "hist_n" (entries: exits whose handling time is known), "median_range" and "p99_range"
@@ -247,52 +231,18 @@ static void no_rows(const struct dash_run *r, const struct summary *s, char *err
 		snprintf(err, errlen, "%s: no thread ran in the window (see --list)", r->trace->path);
 }
 
-/* The exits of the selected tasks summed per reason, in order of first sight. */
-struct reason_accs {
-	struct reason_acc *v;		/* one per (isa, code) */
-	size_t n, cap;			/* entries used, allocated */
-	struct keymap idx;		/* (isa, code) -> v[] */
-};
-
-/* Adds a task's exits of one reason to their reason's sums. Returns 0 or -ENOMEM. */
-static int reason_accs_add(struct reason_accs *a, const struct summary_exit *e)
-{
-	struct reason_acc *r;
-	int added;
-	int64_t at = keymap_get(&a->idx, e->isa, e->code, &added);
-	uint32_t c;
-
-	if (at < 0 || array_reserve((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
-		return -ENOMEM;
-	if (added) {
-		memset(&a->v[a->n], 0, sizeof(*a->v));
-		a->v[a->n].isa = e->isa;
-		a->v[a->n].code = e->code;
-		a->n++;
-	}
-	r = &a->v[at];
-	if (!r->name)
-		r->name = e->name;
-	r->count += e->count;
-	r->handling_ns += e->handling_ns;
-	for (c = 0; c < PWZ_HIST_BUCKETS; c++)
-		r->hist[c] += e->hist[c];
-	return 0;
-}
-
-/* "reasons": per reason over the selected tasks, sorted by (isa, code), the handling-time
- * median and p99. Frees a's index (sorting invalidates it). */
-static void emit_reason_accs(struct jbuf *b, struct reason_accs *a)
+/* "reasons": per reason over the selected tasks (acc: their exits, exitroll_merge()d),
+ * sorted by (isa, code), the handling-time median and p99. */
+static void emit_reasons(struct jbuf *b, struct exitroll *acc)
 {
 	size_t n;
 
-	keymap_free(&a->idx);
-	if (a->n)
-		qsort(a->v, a->n, sizeof(*a->v), cmp_reason_acc);
+	exitroll_sort_by_code(acc);
 	key(b, "reasons");
 	jbuf_add(b, "[", 1);
-	for (n = 0; n < a->n; n++) {
-		const struct reason_acc *r = &a->v[n];
+	for (n = 0; n < acc->n; n++) {
+		const struct exitroll_entry *r = exitroll_at(acc, n);
+		const uint64_t *hist = exitroll_hist(r);
 
 		jbuf_add(b, "{", 1);
 		kv_u64(b, "isa", r->isa);
@@ -300,9 +250,9 @@ static void emit_reason_accs(struct jbuf *b, struct reason_accs *a)
 		kv_str(b, "name", r->name);
 		kv_u64(b, "count", r->count);
 		kv_u64(b, "handling_ns", r->handling_ns);
-		kv_u64(b, "median_ns", pwz_hist_quantile(r->hist, 0.5));
-		kv_u64(b, "p99_ns", pwz_hist_quantile(r->hist, 0.99));
-		emit_quantile_range(b, r->hist);
+		kv_u64(b, "median_ns", pwz_hist_quantile(hist, 0.5));
+		kv_u64(b, "p99_ns", pwz_hist_quantile(hist, 0.99));
+		emit_quantile_range(b, hist);
 		close_with(b, '}');
 		jbuf_add(b, ",", 1);
 	}
@@ -333,7 +283,7 @@ static void emit_task_sleep(struct jbuf *b, const struct sleeps *sl,
 
 /* A task's "cpus" and "exits" (its exits also summed into acc). Returns 0 or -ENOMEM. */
 static int emit_task_cpus_exits(struct jbuf *b, const struct task_summary *ts,
-				struct reason_accs *acc)
+				struct exitroll *acc)
 {
 	size_t k;
 
@@ -347,12 +297,12 @@ static int emit_task_cpus_exits(struct jbuf *b, const struct task_summary *ts,
 	jbuf_add(b, ",", 1);
 	key(b, "exits");
 	jbuf_add(b, "[", 1);
-	for (k = 0; k < ts->nr_exits; k++) {
-		const struct summary_exit *e = &ts->exits[k];
+	for (k = 0; k < ts->exits.n; k++) {
+		const struct exitroll_entry *e = exitroll_at(&ts->exits, k);
 
 		jbuf_printf(b, "[%u,%u,%llu,%llu],", e->isa, e->code,
 			    (unsigned long long)e->count, (unsigned long long)e->handling_ns);
-		if (reason_accs_add(acc, e))
+		if (!exitroll_merge(acc, e))
 			return -ENOMEM;
 	}
 	close_with(b, ']');
@@ -362,7 +312,7 @@ static int emit_task_cpus_exits(struct jbuf *b, const struct task_summary *ts,
 /* One entry of a run's "tasks" (sl: its sleeps by state, or NULL); its exits are summed
  * into acc. Returns 0 or -ENOMEM. */
 static int emit_task_row(struct jbuf *b, const struct summary *s, const struct task_summary *ts,
-			 const struct sleeps *sl, struct reason_accs *acc)
+			 const struct sleeps *sl, struct exitroll *acc)
 {
 	uint64_t lo, hi;
 	size_t k;
@@ -412,7 +362,7 @@ static int emit_task_row(struct jbuf *b, const struct summary *s, const struct t
 static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struct summary *s,
 			   size_t *nr_selected)
 {
-	struct reason_accs acc = { 0 };
+	struct exitroll acc = { 0 };	/* the selected tasks' exits by reason */
 	struct sleeps *sl = NULL;	/* sleeps by state (sleeps.h), when the capture has them */
 	size_t i;
 	int rc = -ENOMEM;
@@ -438,12 +388,11 @@ static int emit_charts_run(struct jbuf *b, const struct dash_run *r, const struc
 	}
 	close_with(b, ']');
 	jbuf_add(b, ",", 1);
-	emit_reason_accs(b, &acc);
+	emit_reasons(b, &acc);
 	close_with(b, '}');
 	rc = b->err;
 free_acc:
-	keymap_free(&acc.idx);
-	free(acc.v);
+	exitroll_free(&acc);
 free_sleeps:
 	sleeps__free(sl);
 	return rc;
@@ -465,11 +414,12 @@ static void emit_delta(struct jbuf *b, const struct diff *d)
 	kv_bool(b, "scaled", d->scaled);
 	key(b, "reasons");
 	jbuf_add(b, "[", 1);
-	for (i = 0; i < d->nr_reasons; i++) {
-		jbuf_printf(b, "{\"isa\":%u,\"code\":%u,\"name\":", d->reasons[i].isa,
-			    d->reasons[i].code);
-		if (d->reasons[i].name)
-			jbuf_json_str(b, d->reasons[i].name, (size_t)-1);
+	for (i = 0; i < d->reasons.n; i++) {
+		const struct exitroll_entry *r = exitroll_at(&d->reasons, i);
+
+		jbuf_printf(b, "{\"isa\":%u,\"code\":%u,\"name\":", r->isa, r->code);
+		if (r->name)
+			jbuf_json_str(b, r->name, (size_t)-1);
 		else
 			jbuf_puts(b, "null");
 		jbuf_puts(b, "},");
@@ -1113,16 +1063,6 @@ static int hm_tasks_by_group(const struct hm_ctx *h, size_t **first, size_t **id
 	return 0;
 }
 
-/* Orders reason indices by their count (rcount[]), most first, then by index. */
-static int cmp_reason_count(const void *a, const void *b, void *arg)
-{
-	const uint32_t *rcount = arg, x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	if (rcount[x] != rcount[y])
-		return rcount[x] > rcount[y] ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
 /*
  * A group's exits as grids by reason: "exits":{"n":N,"by_reason":[{"r":reason index or -1 for
  * the rest,"n":exits,"bins_g":{k,c},"bins_h":{k,c}}...]}. pt[i].v = {guest, handling, reason};
@@ -1164,6 +1104,12 @@ static int hm_emit_exit_grids(struct jbuf *b, const struct hm_ctx *h, const stru
 	return b->err;
 }
 
+/* A reason of the group being emitted: its exits there, and its index in the page's reasons. */
+struct hm_reason {
+	struct exitroll_entry ex;	/* count: the group's exits of the reason */
+	uint32_t r;			/* its index in struct hm_work's rs */
+};
+
 /* What the heatmaps are built from: the window's records per group and the scratch to emit. */
 struct hm_work {
 	struct hm_ctx h;
@@ -1171,16 +1117,15 @@ struct hm_work {
 	struct model_window win;	/* the window as summary__new() folds it */
 	bool states;			/* sleeps told apart by state (has_prev_state) */
 	struct hm_bucket bs, bw, be;	/* per group: all slices, the window's wakeups, exits */
-	struct reason_acc *rs;		/* the exit reasons present, in (isa, code) order */
-	size_t nrs;			/* entries of rs */
-	struct keymap rsi;		/* (isa, code) -> rs[] */
+	struct exitroll rs;		/* the exit reasons present, sorted by (isa, code): the
+					 * page's reason indices */
 	size_t *gt_first, *gt_idx;	/* the tasks of each group, hm_tasks_by_group() */
 	uint32_t *tpos;			/* per trace->tasks entry: its index in its group's tids */
 	struct hm_pt *pt;		/* scratch: a series' points, sized for the largest group */
 	uint32_t *keys;			/* scratch: cell keys, as many */
 	uint32_t *cnt;			/* HM_GRID_COLS * HM_GRID_ROWS counters, left zeroed */
-	uint32_t *rcount;		/* per reason: exits in the current group, left zeroed */
-	uint32_t *touched;		/* the reasons of the current group */
+	struct exitroll grp;		/* scratch: the current group's exits by reason, struct
+					 * hm_reason entries */
 	uint32_t *rank, *rslot;		/* a group's reasons by count; reason -> grid */
 	struct hm_lanes lanes;		/* core locality; lanes.cur NULL when nothing is binned */
 };
@@ -1188,15 +1133,13 @@ struct hm_work {
 /* Frees what w holds (w itself is the caller's). */
 static void hm_work_free(struct hm_work *w)
 {
-	keymap_free(&w->rsi);
+	exitroll_free(&w->rs);
+	exitroll_free(&w->grp);
 	free(w->tpos);
-	free(w->touched);
 	free(w->gt_first);
 	free(w->gt_idx);
-	free(w->rs);
 	free(w->pt);
 	free(w->keys);
-	free(w->rcount);
 	free(w->rank);
 	free(w->rslot);
 	free(w->cnt);
@@ -1251,36 +1194,22 @@ free_grp:
 	return rc;
 }
 
-/* The exit reasons of the bucketed exits, in (isa, code) order, with w->rsi mapping (isa,
- * code) to that order. Returns 0 or -ENOMEM. */
+/* The exit reasons of the bucketed exits (w->rs), in (isa, code) order. Returns 0 or
+ * -ENOMEM. */
 static int hm_collect_reasons(struct hm_work *w)
 {
 	const struct trace *t = w->h.t;
-	size_t i, k, rs_cap = 0;
 
-	for (i = 0; i < w->be.n; i++) {
+	for (size_t i = 0; i < w->be.n; i++) {
 		const struct pwz_kvm_exit *x = &t->exits[w->be.idx[i]];
-		int added;
-		int64_t r = keymap_get(&w->rsi, x->isa, x->reason, &added);
+		struct exitroll_entry *e = exitroll_get(&w->rs, x->isa, x->reason, NULL);
 
-		if (r < 0 || array_reserve((void **)&w->rs, &rs_cap, w->nrs + 1, sizeof(*w->rs)))
+		if (!e)
 			return -ENOMEM;
-		if (added) {
-			struct reason_acc *a = &w->rs[w->nrs++];
-
-			memset(a, 0, sizeof(*a));
-			a->isa = x->isa;
-			a->code = x->reason;
-			a->name = pwz_meta_exit_name(&t->meta, x->isa, x->reason);
-		}
-		w->rs[r].count++;
+		if (!e->count++)
+			e->name = pwz_meta_exit_name(&t->meta, x->isa, x->reason);
 	}
-	keymap_free(&w->rsi);
-	if (w->nrs)
-		qsort(w->rs, w->nrs, sizeof(*w->rs), cmp_reason_acc);
-	for (k = 0; k < w->nrs; k++)
-		if (keymap_get(&w->rsi, w->rs[k].isa, w->rs[k].code, NULL) < 0)
-			return -ENOMEM;
+	exitroll_sort_by_code(&w->rs);
 	return 0;
 }
 
@@ -1321,12 +1250,11 @@ static int hm_alloc_scratch(struct hm_work *w)
 	}
 	w->pt = malloc(nmax * sizeof(*w->pt));
 	w->keys = malloc(nmax * sizeof(*w->keys));
-	w->rcount = calloc(w->nrs + 1, sizeof(*w->rcount));
-	w->rank = calloc(w->nrs + 1, sizeof(*w->rank));
-	w->rslot = calloc(w->nrs + 1, sizeof(*w->rslot));
-	w->touched = malloc((nmax + 1) * sizeof(*w->touched));
+	w->rank = calloc(w->rs.n + 1, sizeof(*w->rank));
+	w->rslot = calloc(w->rs.n + 1, sizeof(*w->rslot));
 	w->cnt = calloc((size_t)HM_GRID_COLS * HM_GRID_ROWS, sizeof(*w->cnt));
-	if (!w->pt || !w->keys || !w->rcount || !w->cnt || !w->touched || !w->rank || !w->rslot)
+	exitroll_init(&w->grp, sizeof(struct hm_reason));
+	if (!w->pt || !w->keys || !w->cnt || !w->rank || !w->rslot)
 		return -ENOMEM;
 	if (!any_binned)
 		return 0;
@@ -1361,8 +1289,8 @@ static void hm_emit_head(struct jbuf *out, const struct hm_work *w, const struct
 		    w->h.max_points, HM_GRID_COLS, HM_GRID_RPD, HM_GRID_ROWS);
 	key(out, "reasons");
 	jbuf_add(out, "[", 1);
-	for (k = 0; k < w->nrs; k++) {
-		const struct reason_acc *r = &w->rs[k];
+	for (k = 0; k < w->rs.n; k++) {
+		const struct exitroll_entry *r = exitroll_at(&w->rs, k);
 
 		jbuf_printf(out, "{\"isa\":%u,\"code\":%u,\"count\":%llu,\"name\":", r->isa, r->code,
 			    (unsigned long long)r->count);
@@ -1477,23 +1405,22 @@ static int hm_emit_waits(struct jbuf *out, struct hm_work *w, size_t g,
 			      w->cnt);
 }
 
-/* Ranks the nt reasons w->touched of a group by count into w->rank and gives each its grid
- * (w->rslot): the HM_EXIT_REASONS most frequent one each, the rest one together; sercount[j]
- * the exits of grid j. Returns the number of grids. */
-static size_t hm_rank_reasons(struct hm_work *w, size_t nt,
-			      uint64_t sercount[HM_EXIT_REASONS + 1])
+/* Ranks the reasons of a group (w->grp) by count (exitroll_sort_by_count()) into w->rank and
+ * gives each its grid (w->rslot): the HM_EXIT_REASONS most frequent one each, the rest one
+ * together; sercount[j] the exits of grid j. Returns the number of grids. */
+static size_t hm_rank_reasons(struct hm_work *w, uint64_t sercount[HM_EXIT_REASONS + 1])
 {
-	size_t i, nser;
+	size_t i, nt = w->grp.n, nser = nt <= HM_EXIT_REASONS + 1 ? nt : HM_EXIT_REASONS + 1;
 
-	memcpy(w->rank, w->touched, nt * sizeof(*w->rank));
-	qsort_r(w->rank, nt, sizeof(*w->rank), cmp_reason_count, w->rcount);
-	nser = nt <= HM_EXIT_REASONS + 1 ? nt : HM_EXIT_REASONS + 1;
+	exitroll_sort_by_count(&w->grp);
 	memset(sercount, 0, (HM_EXIT_REASONS + 1) * sizeof(*sercount));
 	for (i = 0; i < nt; i++) {
+		const struct hm_reason *e = (const struct hm_reason *)exitroll_at(&w->grp, i);
 		size_t j = i < nser ? i : nser - 1;
 
-		w->rslot[w->rank[i]] = (uint32_t)j;
-		sercount[j] += w->rcount[w->rank[i]];
+		w->rank[i] = e->r;
+		w->rslot[e->r] = (uint32_t)j;
+		sercount[j] += e->ex.count;
 	}
 	return nser;
 }
@@ -1507,32 +1434,38 @@ static int hm_emit_exits(struct jbuf *out, struct hm_work *w, size_t g)
 	static const bool ex_b[] = { true, true, false };
 	const struct trace *t = w->h.t;
 	uint64_t sercount[HM_EXIT_REASONS + 1];	/* exits in each grid of the group */
-	size_t i, k, nt = 0, nser = 0, n = w->be.first[g + 1] - w->be.first[g];
+	size_t i, nser = 0, n = w->be.first[g + 1] - w->be.first[g];
 
+	exitroll_clear(&w->grp);
 	for (i = 0; i < n; i++) {
 		const struct pwz_kvm_exit *x = &t->exits[w->be.idx[w->be.first[g] + i]];
+		struct hm_reason *e = (struct hm_reason *)exitroll_get(&w->grp, x->isa, x->reason,
+								       NULL);
 
-		k = (size_t)keymap_find(&w->rsi, x->isa, x->reason);
-		if (!w->rcount[k]++)
-			w->touched[nt++] = (uint32_t)k;
+		if (!e) {
+			out->err = -ENOMEM;
+			return out->err;
+		}
+		if (!e->ex.count++)
+			e->r = (uint32_t)exitroll_find(&w->rs, x->isa, x->reason);
 		w->pt[i] = (struct hm_pt){ .t = x->time_ns,
-					   .v = { x->guest_ns, x->handling_ns, k } };
+					   .v = { x->guest_ns, x->handling_ns, e->r } };
 	}
-	if (nt > 1)
-		qsort(w->touched, nt, sizeof(*w->touched), cmp_u32);
-	if (n > w->h.max_points)
-		nser = hm_rank_reasons(w, nt, sercount);
+	exitroll_sort_by_code(&w->grp);	/* the order of the page's reason indices */
 	key(out, "exit_reasons");
 	jbuf_add(out, "[", 1);
-	for (i = 0; i < nt; i++) {
-		jbuf_printf(out, "[%u,%u],", w->touched[i], w->rcount[w->touched[i]]);
-		w->rcount[w->touched[i]] = 0;
+	for (i = 0; i < w->grp.n; i++) {
+		const struct hm_reason *e = (const struct hm_reason *)exitroll_at(&w->grp, i);
+
+		jbuf_printf(out, "[%u,%llu],", e->r, (unsigned long long)e->ex.count);
 	}
 	close_with(out, ']');
 	jbuf_add(out, ",", 1);
+	if (n > w->h.max_points)
+		nser = hm_rank_reasons(w, sercount);
 	if (nser)
 		return hm_emit_exit_grids(out, &w->h, w->pt, n, w->rank, w->rslot, sercount, nser,
-					  nt > nser, w->keys, w->cnt);
+					  w->grp.n > nser, w->keys, w->cnt);
 	return emit_hm_series(out, &w->h, "exits", w->pt, n, ex_f, 3, ex_b, w->keys, w->cnt);
 }
 

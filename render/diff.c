@@ -56,29 +56,9 @@ int diff_short_names(const char *const *names, size_t nr, char **out)
 	return 0;
 }
 
-static int cmp_reason(const void *a, const void *b)
-{
-	const struct diff_reason *x = a, *y = b;
-
-	if (x->isa != y->isa)
-		return x->isa < y->isa ? -1 : 1;
-	if (x->code != y->code)
-		return x->code < y->code ? -1 : 1;
-	return 0;
-}
-
 static int cmp_row(const void *a, const void *b)
 {
 	return strcmp(((const struct diff_row *)a)->name, ((const struct diff_row *)b)->name);
-}
-
-static size_t reason_index(const struct diff *d, uint32_t isa, uint32_t code)
-{
-	struct diff_reason key = { .isa = isa, .code = code };
-	const struct diff_reason *r;
-
-	r = bsearch(&key, d->reasons, d->nr_reasons, sizeof(key), cmp_reason);
-	return r ? (size_t)(r - d->reasons) : SIZE_MAX;
 }
 
 void diff__free(struct diff *d)
@@ -95,7 +75,7 @@ void diff__free(struct diff *d)
 		free(d->rows[i].cells);
 	}
 	free(d->rows);
-	free(d->reasons);
+	exitroll_free(&d->reasons);
 	free(d->scale);
 	free(d);
 }
@@ -137,18 +117,19 @@ static int add_exits(const struct diff *d, struct diff_cell *c, const struct tas
 {
 	struct diff_exit *p;
 
-	if (!ts->nr_exits)
+	if (!ts->exits.n)
 		return 0;
-	p = realloc(c->exits, (c->nr_exits + ts->nr_exits) * sizeof(*p));
+	p = realloc(c->exits, (c->nr_exits + ts->exits.n) * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	c->exits = p;
-	for (size_t n = 0; n < ts->nr_exits; n++) {
-		size_t r = reason_index(d, ts->exits[n].isa, ts->exits[n].code);
+	for (size_t n = 0; n < ts->exits.n; n++) {
+		const struct exitroll_entry *e = exitroll_at(&ts->exits, n);
+		int64_t r = exitroll_find(&d->reasons, e->isa, e->code);
 
-		if (r != SIZE_MAX)
+		if (r >= 0)
 			c->exits[c->nr_exits++] = (struct diff_exit){
-				.reason = r, .count = (double)ts->exits[n].count * sc };
+				.reason = (size_t)r, .count = (double)e->count * sc };
 	}
 	return 0;
 }
@@ -175,27 +156,14 @@ static void set_scales(struct diff *d, const struct summary *const *s, size_t nr
 	}
 }
 
-/* The exit reasons of ts added to d->reasons once each ((isa, code) -> index in seen; rcap
- * the array's room). Returns 0 or -ENOMEM. */
-static int add_reasons(struct diff *d, struct keymap *seen, size_t *rcap,
-		       const struct task_summary *ts)
+/* The exit reasons of ts added to d->reasons once each. Returns 0 or -ENOMEM. */
+static int add_reasons(struct diff *d, const struct task_summary *ts)
 {
-	for (size_t n = 0; n < ts->nr_exits; n++) {
-		const struct summary_exit *e = &ts->exits[n];
-		int added;
-		int64_t r = keymap_get(seen, e->isa, e->code, &added);
+	for (size_t n = 0; n < ts->exits.n; n++) {
+		const struct exitroll_entry *e = exitroll_at(&ts->exits, n);
 
-		if (r < 0)
+		if (!exitroll_get(&d->reasons, e->isa, e->code, e->name))
 			return -ENOMEM;
-		if (!added) {
-			if (!d->reasons[r].name)
-				d->reasons[r].name = e->name;
-			continue;
-		}
-		if (array_reserve((void **)&d->reasons, rcap, d->nr_reasons + 1, sizeof(*d->reasons)))
-			return -ENOMEM;
-		d->reasons[d->nr_reasons++] = (struct diff_reason){
-			.isa = e->isa, .code = e->code, .name = e->name };
 	}
 	return 0;
 }
@@ -204,26 +172,21 @@ static int add_reasons(struct diff *d, struct keymap *seen, size_t *rcap,
  * Returns 0 or -ENOMEM. */
 static int collect_rows(struct diff *d, const struct summary *const *s, size_t nr)
 {
-	struct keymap seen = { 0 };	/* (isa, code) -> reasons[] while collecting */
-	size_t i, n, rcap = 0, cap = 0, nrows = 0;
+	size_t i, n, cap = 0, nrows = 0;
 
 	for (i = 0; i < nr; i++) {
 		for (size_t k = 0; k < s[i]->nr_tasks; k++) {
 			const struct task_summary *ts = &s[i]->tasks[k];
 
-			if (add_reasons(d, &seen, &rcap, ts) ||
-			    array_reserve((void **)&d->rows, &cap, nrows + 1, sizeof(*d->rows))) {
-				keymap_free(&seen);
+			if (add_reasons(d, ts) ||
+			    array_reserve((void **)&d->rows, &cap, nrows + 1, sizeof(*d->rows)))
 				return -ENOMEM;
-			}
 			memset(&d->rows[nrows], 0, sizeof(d->rows[nrows]));
 			snprintf(d->rows[nrows].name, sizeof(d->rows[nrows].name), "%s", ts->name);
 			nrows++;
 		}
 	}
-	keymap_free(&seen);
-	if (d->nr_reasons)
-		qsort(d->reasons, d->nr_reasons, sizeof(*d->reasons), cmp_reason);
+	exitroll_sort_by_code(&d->reasons);
 	if (nrows)
 		qsort(d->rows, nrows, sizeof(*d->rows), cmp_row);
 	/* unique names */

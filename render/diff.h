@@ -6,14 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "exitroll.h"
 #include "summary.h"
-
-/* One (isa, reason) seen in any run. */
-struct diff_reason {
-	uint32_t isa;
-	uint32_t code;
-	const char *name;	/* borrowed from a summary; NULL unknown */
-};
 
 /* One exit reason of one cell. */
 struct diff_exit {
@@ -49,8 +43,8 @@ struct diff {
 	size_t nr_runs;
 	double *scale;			/* nr_runs entries; scale[0] == 1 */
 	bool scaled;			/* some scale differs from 1 by more than 0.1 % */
-	struct diff_reason *reasons;	/* sorted by (isa, code) */
-	size_t nr_reasons;
+	struct exitroll reasons;	/* each (isa, reason) seen in any run, named as a summary
+					 * names it (its figures unused), sorted by (isa, code) */
 	struct diff_row *rows;
 	size_t nr_rows;
 };

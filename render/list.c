@@ -191,8 +191,8 @@ static void task_json(struct jbuf *b, const struct summary *s, const struct task
 	jbuf_member_u64(b, "exits_total", ts->exits_total);
 	jbuf_key(b, "kvm_exits", false);
 	jbuf_puts(b, "[");
-	for (size_t i = 0; i < ts->nr_exits; i++) {
-		const struct summary_exit *e = &ts->exits[i];
+	for (size_t i = 0; i < ts->exits.n; i++) {
+		const struct exitroll_entry *e = exitroll_at(&ts->exits, i);
 
 		jbuf_puts(b, i ? ",{" : "{");
 		jbuf_key(b, "isa", true);

@@ -10,18 +10,20 @@ static double window_s(const struct vms *v)
 
 static void exit_json(struct jbuf *b, const struct vms *v, const struct vms_exit *e)
 {
+	const struct exitroll_entry *x = &e->ex;
 	double span = window_s(v);
 	bool st = v->has_streams;
 
 	jbuf_puts(b, "{");
 	jbuf_key(b, "isa", true);
-	jbuf_puts(b, e->isa == PWZ_ISA_SVM ? "\"svm\"" : e->isa == PWZ_ISA_VMX ? "\"vmx\"" : "null");
-	jbuf_member_u64(b, "code", e->code);
-	jbuf_member_str(b, "name", e->name);
-	jbuf_member_u64(b, "count", e->count);
-	jbuf_member_double(b, "per_s", span > 0 ? (double)e->count / span : 0.0);
+	jbuf_puts(b, x->isa == PWZ_ISA_SVM ? "\"svm\"" :
+		  x->isa == PWZ_ISA_VMX ? "\"vmx\"" : "null");
+	jbuf_member_u64(b, "code", x->code);
+	jbuf_member_str(b, "name", x->name);
+	jbuf_member_u64(b, "count", x->count);
+	jbuf_member_double(b, "per_s", span > 0 ? (double)x->count / span : 0.0);
 	jbuf_member_u64_or_null(b, "paired", e->paired, st);
-	jbuf_member_u64_or_null(b, "total_ns", e->total_ns, st);
+	jbuf_member_u64_or_null(b, "total_ns", x->handling_ns, st);
 	jbuf_member_u64_or_null(b, "on_cpu_ns", e->on_cpu_ns, st);
 	jbuf_member_u64_or_null(b, "off_sleep_ns", e->off_sleep_ns, st);
 	jbuf_member_u64_or_null(b, "off_ready_ns", e->off_ready_ns, st);
@@ -32,13 +34,13 @@ static void exit_json(struct jbuf *b, const struct vms *v, const struct vms_exit
 	jbuf_puts(b, "}");
 }
 
-static void exits_json(struct jbuf *b, const struct vms *v, const struct vms_exit *e, size_t n)
+static void exits_json(struct jbuf *b, const struct vms *v, const struct exitroll *exits)
 {
 	jbuf_puts(b, "[");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < exits->n; i++) {
 		if (i)
 			jbuf_puts(b, ",");
-		exit_json(b, v, &e[i]);
+		exit_json(b, v, vms_exit_at(exits, i));
 	}
 	jbuf_puts(b, "]");
 }
@@ -115,7 +117,7 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 	jbuf_member_u64(b, "exits_total", vc->exits_total);
 	jbuf_member_double(b, "exits_per_s", alive ? (double)vc->exits_total * 1e9 / (double)alive : 0.0);
 	jbuf_key(b, "exits", false);
-	exits_json(b, v, vc->exits, vc->nr_exits);
+	exits_json(b, v, &vc->exits);
 	jbuf_puts(b, "}");
 }
 
@@ -138,7 +140,7 @@ void vms_json_array(struct jbuf *b, const struct vms *v)
 		jbuf_member_u64(b, "sleep_ns", vm->sleep_ns);
 		jbuf_member_u64(b, "exits_total", vm->exits_total);
 		jbuf_key(b, "exits", false);
-		exits_json(b, v, vm->exits, vm->nr_exits);
+		exits_json(b, v, &vm->exits);
 		jbuf_key(b, "vcpus", false);
 		jbuf_puts(b, "[");
 		for (size_t k = 0; k < vm->nr_vcpus; k++) {

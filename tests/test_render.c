@@ -258,7 +258,7 @@ static void test_window_clipping(void **state)
 	assert_int_equal(summary_task_cpu(b, 0)->runtime_ns, 10 * MS);
 	assert_int_equal(summary_task_cpu(b, 1)->runtime_ns, 20 * MS);
 	assert_int_equal(b->switches, 2);
-	assert_int_equal(a->nr_exits, 1);	/* only the exit at 35 ms */
+	assert_int_equal(a->exits.n, 1);	/* only the exit at 35 ms */
 	assert_int_equal(a->exits_total, 1);
 	summary__free(s);
 }
@@ -604,23 +604,32 @@ static void test_assets(void **state)
 /* ---- diff ---- */
 
 static struct task_summary mk(uint32_t tid, const char *name, uint64_t runtime, uint64_t sw,
-			      struct summary_exit *ex, size_t nex)
+			      const struct exitroll_entry *ex, size_t nex)
 {
 	struct task_summary ts = { .tid = tid, .runtime_ns = runtime, .switches = sw,
-				   .voluntary = sw / 2, .involuntary = sw - sw / 2, .exits = ex,
-				   .nr_exits = nex };
+				   .voluntary = sw / 2, .involuntary = sw - sw / 2 };
 
 	snprintf(ts.name, sizeof(ts.name), "%s", name);
-	for (size_t i = 0; i < nex; i++)
+	for (size_t i = 0; i < nex; i++) {
+		assert_non_null(exitroll_merge(&ts.exits, &ex[i]));
 		ts.exits_total += ex[i].count;
+	}
 	return ts;
+}
+
+/* Frees the exits of mk()'s tasks. */
+static void mk_free(struct task_summary *ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		exitroll_free(&ts[i].exits);
 }
 
 static void test_diff_matching_and_scaling(void **state)
 {
-	struct summary_exit e0[] = { { .isa = 1, .code = 12, .name = "HLT", .count = 10 } };
-	struct summary_exit e1[] = { { .isa = 1, .code = 1, .name = "EXTERNAL_INTERRUPT", .count = 4 },
-				     { .isa = 1, .code = 12, .name = "HLT", .count = 30 } };
+	const struct exitroll_entry e0[] = { { .isa = 1, .code = 12, .name = "HLT", .count = 10 } };
+	const struct exitroll_entry e1[] = {
+		{ .isa = 1, .code = 1, .name = "EXTERNAL_INTERRUPT", .count = 4 },
+		{ .isa = 1, .code = 12, .name = "HLT", .count = 30 } };
 	struct task_summary t0[] = { mk(1, "vm.vcpu0", 500 * MS, 100, e0, 1),
 				     mk(2, "only-in-0", 10 * MS, 5, NULL, 0),
 				     mk(3, "emu", 100 * MS, 7, NULL, 0),
@@ -646,9 +655,9 @@ static void test_diff_matching_and_scaling(void **state)
 	assert_true(d->scale[1] > 0.4999 && d->scale[1] < 0.5001);
 	assert_int_equal(d->nr_rows, 4);	/* emu, only-in-0, only-in-1, vm.vcpu0 */
 	assert_string_equal(d->rows[0].name, "emu");
-	assert_int_equal(d->nr_reasons, 2);
-	assert_int_equal(d->reasons[0].code, 1);
-	assert_int_equal(d->reasons[1].code, 12);
+	assert_int_equal(d->reasons.n, 2);
+	assert_int_equal(exitroll_at(&d->reasons, 0)->code, 1);
+	assert_int_equal(exitroll_at(&d->reasons, 1)->code, 12);
 
 	r = diff__row(d, "vm.vcpu0");
 	assert_non_null(r);
@@ -679,6 +688,8 @@ static void test_diff_matching_and_scaling(void **state)
 	assert_false(d->scaled);
 	assert_true(diff__row(d, "vm.vcpu0")->cells[1].switches == 300.0);
 	diff__free(d);
+	mk_free(t0, 4);
+	mk_free(t1, 3);
 }
 
 static void test_short_names(void **state)
@@ -794,10 +805,10 @@ static void test_legacy_sample(void **state)
 	assert_int_equal(ts->switches, want);
 	want = truth_int(truth, "kvm_by_task_name/vm_router.vcpu0/exit_count");
 	assert_int_equal(ts->exits_total, want);
-	for (i = 0; i < ts->nr_exits; i++)
-		assert_int_equal(ts->exits[i].count,
+	for (i = 0; i < ts->exits.n; i++)
+		assert_int_equal(exitroll_at(&ts->exits, i)->count,
 				 truth_int(truth, "kvm_by_task_name/vm_router.vcpu0/exit_reasons/%u",
-					   ts->exits[i].code));
+					   exitroll_at(&ts->exits, i)->code));
 
 	/* the page data carries the same figures */
 	r.trace = t;
@@ -841,7 +852,7 @@ static void test_legacy_sample(void **state)
 			grids++;
 		}
 		assert_int_equal(sum, ts->exits_total);
-		assert_int_equal(grids, ts->nr_exits < HM_EXIT_REASONS + 1 ? ts->nr_exits :
+		assert_int_equal(grids, ts->exits.n < HM_EXIT_REASONS + 1 ? ts->exits.n :
 					HM_EXIT_REASONS + 1);
 	}
 	o.max_points = 0;

@@ -127,12 +127,12 @@ static void test_whole_capture(void **state)
 		assert_int_equal(hi, 0);
 	}
 	assert_int_equal(a->exits_total, 3);
-	assert_int_equal(a->nr_exits, 2);
-	assert_int_equal(a->exits[0].code, 0x72);	/* sorted by code */
-	assert_null(a->exits[0].name);
-	assert_string_equal(a->exits[1].name, "io");
-	assert_int_equal(a->exits[1].count, 2);
-	assert_int_equal(a->exits[1].handling_ns, 6000);
+	assert_int_equal(a->exits.n, 2);
+	assert_int_equal(exitroll_at(&a->exits, 0)->code, 0x72);	/* sorted by code */
+	assert_null(exitroll_at(&a->exits, 0)->name);
+	assert_string_equal(exitroll_at(&a->exits, 1)->name, "io");
+	assert_int_equal(exitroll_at(&a->exits, 1)->count, 2);
+	assert_int_equal(exitroll_at(&a->exits, 1)->handling_ns, 6000);
 	summary__free(s);
 	trace__free(t);
 }

@@ -126,11 +126,11 @@ static void fixture_free(struct fixture *fx)
 	free(fx);
 }
 
-static const struct vms_exit *reason(const struct vms_exit *e, size_t n, uint32_t code)
+static const struct vms_exit *reason(const struct exitroll *r, uint32_t code)
 {
-	for (size_t i = 0; i < n; i++)
-		if (e[i].code == code)
-			return &e[i];
+	for (size_t i = 0; i < r->n; i++)
+		if (vms_exit_at(r, i)->ex.code == code)
+			return vms_exit_at(r, i);
 	return NULL;
 }
 
@@ -197,19 +197,19 @@ static void test_exit_split(void **state)
 
 	(void)state;
 	assert_int_equal(a->exits_total, 4);
-	assert_int_equal(a->nr_exits, 3);
+	assert_int_equal(a->exits.n, 3);
 	/* by count: io first */
-	assert_int_equal(a->exits[0].code, 30);
-	io = reason(a->exits, a->nr_exits, 30);
-	hlt = reason(a->exits, a->nr_exits, 12);
-	ext = reason(a->exits, a->nr_exits, 1);
+	assert_int_equal(vms_exit_at(&a->exits, 0)->ex.code, 30);
+	io = reason(&a->exits, 30);
+	hlt = reason(&a->exits, 12);
+	ext = reason(&a->exits, 1);
 	assert_non_null(io);
 	assert_non_null(hlt);
 	assert_non_null(ext);
-	assert_string_equal(io->name, "IO_INSTRUCTION");
-	assert_int_equal(io->count, 2);
+	assert_string_equal(io->ex.name, "IO_INSTRUCTION");
+	assert_int_equal(io->ex.count, 2);
 	assert_int_equal(io->paired, 2);
-	assert_int_equal(io->total_ns, 260 * US);
+	assert_int_equal(io->ex.handling_ns, 260 * US);
 	assert_int_equal(io->on_cpu_ns, 160 * US);
 	assert_int_equal(io->off_ready_ns, 100 * US);
 	assert_int_equal(io->off_sleep_ns, 0);
@@ -218,19 +218,20 @@ static void test_exit_split(void **state)
 	assert_int_equal(pwz_lhist_bucket(io->p50_ns), pwz_lhist_bucket(10 * US));
 	assert_int_equal(pwz_lhist_bucket(io->p99_ns), pwz_lhist_bucket(250 * US));
 	assert_true(io->p99_ns <= 250 * US);
-	assert_int_equal(hlt->count, 1);
-	assert_int_equal(hlt->total_ns, 300 * US);
+	assert_int_equal(hlt->ex.count, 1);
+	assert_int_equal(hlt->ex.handling_ns, 300 * US);
 	assert_int_equal(hlt->on_cpu_ns, 100 * US);
 	assert_int_equal(hlt->off_ready_ns, 20 * US);
 	assert_int_equal(hlt->off_sleep_ns, 180 * US);
-	assert_int_equal(hlt->on_cpu_ns + hlt->off_ready_ns + hlt->off_sleep_ns, hlt->total_ns);
-	assert_int_equal(ext->count, 1);
+	assert_int_equal(hlt->on_cpu_ns + hlt->off_ready_ns + hlt->off_sleep_ns,
+			 hlt->ex.handling_ns);
+	assert_int_equal(ext->ex.count, 1);
 	assert_int_equal(ext->paired, 0);
-	assert_int_equal(ext->total_ns, 0);
+	assert_int_equal(ext->ex.handling_ns, 0);
 	/* the VM's rows: vmB's io is its vCPU 301's */
-	io = reason(fx->v->vms[1].exits, fx->v->vms[1].nr_exits, 30);
+	io = reason(&fx->v->vms[1].exits, 30);
 	assert_non_null(io);
-	assert_int_equal(io->count, 1);
+	assert_int_equal(io->ex.count, 1);
 	assert_int_equal(io->on_cpu_ns, 40 * US);
 	fixture_free(fx);
 }
@@ -292,21 +293,23 @@ static void test_record_order(void **state)
 				assert_int_equal(b->top[k].tid, a->top[k].tid);
 				assert_int_equal(b->top[k].ns, a->top[k].ns);
 			}
-			assert_int_equal(b->nr_exits, a->nr_exits);
-			for (size_t k = 0; k < a->nr_exits; k++) {
-				assert_int_equal(b->exits[k].code, a->exits[k].code);
-				assert_int_equal(b->exits[k].on_cpu_ns, a->exits[k].on_cpu_ns);
-				assert_int_equal(b->exits[k].off_ready_ns, a->exits[k].off_ready_ns);
-				assert_int_equal(b->exits[k].off_sleep_ns, a->exits[k].off_sleep_ns);
-				assert_int_equal(b->exits[k].p50_ns, a->exits[k].p50_ns);
+			assert_int_equal(b->exits.n, a->exits.n);
+			for (size_t k = 0; k < a->exits.n; k++) {
+				const struct vms_exit *x = vms_exit_at(&a->exits, k);
+				const struct vms_exit *y = vms_exit_at(&b->exits, k);
+
+				assert_int_equal(y->ex.code, x->ex.code);
+				assert_int_equal(y->on_cpu_ns, x->on_cpu_ns);
+				assert_int_equal(y->off_ready_ns, x->off_ready_ns);
+				assert_int_equal(y->off_sleep_ns, x->off_sleep_ns);
+				assert_int_equal(y->p50_ns, x->p50_ns);
 			}
 		}
 	}
 	/* and the figures are the ones above: vCPU 101 migrated once, 200 ran while it waited */
 	assert_int_equal(rx->v->vms[0].vcpus[0].migrations, 1);
 	assert_int_equal(rx->v->vms[0].vcpus[0].top[0].tid, 200);
-	assert_int_equal(reason(rx->v->vms[0].vcpus[0].exits, rx->v->vms[0].vcpus[0].nr_exits,
-				12)->off_sleep_ns, 180 * US);
+	assert_int_equal(reason(&rx->v->vms[0].vcpus[0].exits, 12)->off_sleep_ns, 180 * US);
 	fixture_free(fx);
 	fixture_free(rx);
 }
@@ -325,8 +328,8 @@ static void test_no_streams(void **state)
 	assert_int_equal(a->migrations, 0);
 	assert_int_equal(a->nr_top, 0);
 	assert_int_equal(a->exits_total, 4);
-	assert_int_equal(reason(a->exits, a->nr_exits, 30)->count, 2);
-	assert_int_equal(reason(a->exits, a->nr_exits, 30)->paired, 0);
+	assert_int_equal(reason(&a->exits, 30)->ex.count, 2);
+	assert_int_equal(reason(&a->exits, 30)->paired, 0);
 	assert_null(vms__wait_pct(fx->v, 101, 0));
 	fixture_free(fx);
 }

@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "capture_meta.h"
 #include "capture_tasks.h"
+#include "exitroll.h"
 #include "keymap.h"
 #include "live.h"
 #include "live_vms.h"
@@ -19,13 +20,6 @@
 #include "records.h"
 #include "serve_metrics.h"
 #include "tasknames.h"
-
-/* One exit reason of a vCPU. */
-struct sm_exit {
-	uint32_t isa;			/* enum pwz_isa */
-	uint32_t reason;		/* exit_reason */
-	uint64_t count;			/* exits since the start */
-};
 
 /* The ready-interval histogram's finite bounds: the tops of the kernel's wait histogram's
  * octaves (bpf/whist.h), 2^PWZ_WHIST_MIN_LOG2 .. 2^PWZ_WHIST_MAX_LOG2 ns; no wait is re-bucketed,
@@ -44,8 +38,8 @@ struct sm_vcpu {
 					 * 2^(PWZ_WHIST_MIN_LOG2 + j) ns and not below the bound
 					 * before, [SM_READY_LE] the longer ones */
 	uint64_t ready_le_ns;		/* their total */
-	struct sm_exit *exits;		/* by (isa, reason), in order of first sight */
-	size_t nr_exits, cap_exits;
+	struct exitroll exits;		/* its exits since the start by reason (count only), in
+					 * order of first sight */
 };
 
 /* One VM: the series {vm}. */
@@ -253,23 +247,15 @@ static int add_exits(struct serve_metrics *sm, const struct live_frame *f)
 		const struct live_exit *x = &f->exits[i];
 		int64_t ref = keymap_find(&sm->vcpu_tids, x->tid, 0);
 		struct sm_vcpu_ref *r;
-		struct sm_vcpu *c;
-		size_t k;
+		struct exitroll_entry *e;
 
 		if (ref < 0)
 			continue;	/* a thread of no frame task: cannot be (exits count) */
 		r = &sm->vcpu_refs[ref];
-		c = &sm->vms[r->vm].vcpus[r->vcpu];
-		for (k = 0; k < c->nr_exits; k++)
-			if (c->exits[k].isa == x->isa && c->exits[k].reason == x->reason)
-				break;
-		if (k == c->nr_exits) {
-			if (array_reserve((void **)&c->exits, &c->cap_exits, k + 1,
-					  sizeof(*c->exits)))
-				return -ENOMEM;
-			c->exits[c->nr_exits++] = (struct sm_exit){ x->isa, x->reason, 0 };
-		}
-		c->exits[k].count += x->count;
+		e = exitroll_get(&sm->vms[r->vm].vcpus[r->vcpu].exits, x->isa, x->reason, NULL);
+		if (!e)
+			return -ENOMEM;
+		e->count += x->count;
 	}
 	return 0;
 }
@@ -560,18 +546,18 @@ static void write_exits(struct serve_metrics *sm, struct promtext *pt)
 		for (size_t k = 0; k < v->nr_vcpus; k++) {
 			const struct sm_vcpu *c = &v->vcpus[k];
 
-			for (size_t x = 0; x < c->nr_exits; x++) {
-				const char *rn = pwz_meta_exit_name(sm->meta, c->exits[x].isa,
-								    c->exits[x].reason);
+			for (size_t x = 0; x < c->exits.n; x++) {
+				const struct exitroll_entry *e = exitroll_at(&c->exits, x);
+				const char *rn = pwz_meta_exit_name(sm->meta, e->isa, e->code);
 				char code[16];
 				struct promtext_label l[3] = { { "vm", v->name },
 							       { "vcpu", c->vcpu },
 							       { "reason", code } };
 
-				snprintf(code, sizeof(code), "%u", c->exits[x].reason);
+				snprintf(code, sizeof(code), "%u", e->code);
 				if (rn)
 					l[2].value = rn;
-				promtext_sample_u64(pt, name, l, 3, c->exits[x].count);
+				promtext_sample_u64(pt, name, l, 3, e->count);
 			}
 		}
 	}
@@ -809,7 +795,7 @@ void serve_metrics__free(struct serve_metrics *sm)
 	live__free(sm->live);
 	for (size_t i = 0; i < sm->nr_vms; i++) {
 		for (size_t k = 0; k < sm->vms[i].nr_vcpus; k++)
-			free(sm->vms[i].vcpus[k].exits);
+			exitroll_free(&sm->vms[i].vcpus[k].exits);
 		free(sm->vms[i].vcpus);
 	}
 	free(sm->vms);

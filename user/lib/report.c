@@ -13,14 +13,8 @@
 
 static int by_count(const void *a, const void *b)
 {
-	const struct summary_exit *x = *(const struct summary_exit *const *)a;
-	const struct summary_exit *y = *(const struct summary_exit *const *)b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	if (x->isa != y->isa)
-		return x->isa < y->isa ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
+	return exitroll_cmp_count(*(const struct exitroll_entry *const *)a,
+				  *(const struct exitroll_entry *const *)b);
 }
 
 static void write_tasks(FILE *f, const struct summary *s, double span_s)
@@ -75,22 +69,23 @@ static void write_cpus(FILE *f, const struct summary *s)
 }
 
 /* One reason's line of the KVM exits: the percentiles are the log2 buckets that hold them. */
-static void write_exit(FILE *f, const struct task_summary *t, const struct summary_exit *e,
+static void write_exit(FILE *f, const struct task_summary *t, const struct exitroll_entry *e,
 		       const char *name)
 {
 	static const double qs[] = { 0.50, 0.99 };
 	char rb[48 * 4], d[2][FMT_DURATION_MAX], pq[2][FMT_DURATION_MAX];
 	const char *rn = e->name ? termsafe_str(rb, sizeof(rb), e->name) : NULL;
+	const uint64_t *hist = exitroll_hist(e);
 	uint64_t handled = 0, lo, hi;
 
 	for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
-		handled += e->hist[b];
+		handled += hist[b];
 	if (!rn) {
 		snprintf(rb, sizeof(rb), "%s %#x", e->isa == PWZ_ISA_SVM ? "svm" : "vmx", e->code);
 		rn = rb;
 	}
 	for (int q = 0; q < 2; q++) {
-		if (pwz_hist_range(e->hist, qs[q], &lo, &hi))
+		if (pwz_hist_range(hist, qs[q], &lo, &hi))
 			fmt_duration_range(pq[q], sizeof(pq[q]), lo, hi);
 		else
 			snprintf(pq[q], sizeof(pq[q]), "-");
@@ -109,23 +104,23 @@ static int write_exits(FILE *f, const struct summary *s)
 	fprintf(f, "\nKVM exits\n");
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task_summary *t = &s->tasks[i];
-		const struct summary_exit **ex;
+		const struct exitroll_entry **ex;
 		char name[TERMSAFE_NAME_MAX];
 
-		if (!t->nr_exits)
+		if (!t->exits.n)
 			continue;
-		ex = calloc(t->nr_exits, sizeof(*ex));
+		ex = calloc(t->exits.n, sizeof(*ex));
 		if (!ex)
 			return -ENOMEM;
-		for (size_t k = 0; k < t->nr_exits; k++)
-			ex[k] = &t->exits[k];
-		qsort(ex, t->nr_exits, sizeof(*ex), by_count);
+		for (size_t k = 0; k < t->exits.n; k++)
+			ex[k] = exitroll_at(&t->exits, k);
+		qsort(ex, t->exits.n, sizeof(*ex), by_count);
 		termsafe_str(name, sizeof(name), t->name);
 		if (!any)
 			fprintf(f, "%-28s %8s %-28s %10s %7s %10s %10s %19s %19s\n", "Task", "TID",
 				"Reason", "Count", "% task", "Handling", "Avg", "p50", "p99");
 		any = true;
-		for (size_t k = 0; k < t->nr_exits; k++)
+		for (size_t k = 0; k < t->exits.n; k++)
 			write_exit(f, t, ex[k], name);
 		free(ex);
 	}
@@ -225,7 +220,7 @@ static void write_steal(FILE *f, const struct pwz_meta *m)
 		fmt_duration(d[1], sizeof(d[1]), m->cpu_time_ns), pct_of(m->steal_ns, m->cpu_time_ns));
 }
 
-static const char *exit_label(const struct vms_exit *e, char *buf, size_t len)
+static const char *exit_label(const struct exitroll_entry *e, char *buf, size_t len)
 {
 	if (e->name)
 		return termsafe_str(buf, len, e->name);
@@ -237,14 +232,15 @@ static void write_vm_exits(FILE *f, const struct vms *v, const struct vms_vm *vm
 {
 	char rb[48 * 4], d[8][FMT_DURATION_MAX];
 
-	if (!vm->nr_exits)
+	if (!vm->exits.n)
 		return;
 	fprintf(f, "  %-24s %9s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "Exit reason",
 		"Count", "Exits/s", "Total", "On-CPU", "Ready", "Sleep", "p50", "p90", "p99", "Max");
-	for (size_t k = 0; k < vm->nr_exits; k++) {
-		const struct vms_exit *e = &vm->exits[k];
-		const uint64_t ns[8] = { e->total_ns, e->on_cpu_ns, e->off_ready_ns, e->off_sleep_ns,
-					 e->p50_ns, e->p90_ns, e->p99_ns, e->max_ns };
+	for (size_t k = 0; k < vm->exits.n; k++) {
+		const struct vms_exit *e = vms_exit_at(&vm->exits, k);
+		const uint64_t ns[8] = { e->ex.handling_ns, e->on_cpu_ns, e->off_ready_ns,
+					 e->off_sleep_ns, e->p50_ns, e->p90_ns, e->p99_ns,
+					 e->max_ns };
 
 		/* the exits' percentiles are exact (vms.h): one value each */
 		for (int i = 0; i < 8; i++) {
@@ -254,9 +250,9 @@ static void write_vm_exits(FILE *f, const struct vms *v, const struct vms_vm *vm
 				snprintf(d[i], sizeof(d[i]), "-");
 		}
 		fprintf(f, "  %-24s %9llu %10.1f %10s %10s %10s %10s %10s %10s %10s %10s\n",
-			exit_label(e, rb, sizeof(rb)), (unsigned long long)e->count,
-			span_s > 0 ? e->count / span_s : 0.0, d[0], d[1], d[2], d[3], d[4], d[5], d[6],
-			d[7]);
+			exit_label(&e->ex, rb, sizeof(rb)), (unsigned long long)e->ex.count,
+			span_s > 0 ? e->ex.count / span_s : 0.0, d[0], d[1], d[2], d[3], d[4], d[5],
+			d[6], d[7]);
 	}
 }
 

@@ -105,33 +105,6 @@ static int add_cpu(struct task_summary *ts, uint32_t cpu, uint64_t runtime_ns, u
 	return 0;
 }
 
-/* The exit row (isa, code) of ts, added when new: hashed, so a task with many distinct
- * reasons costs linear time; the array grows by doubling. */
-static struct summary_exit *exit_of(struct task_summary *ts, const struct pwz_meta *meta,
-				    uint32_t isa, uint32_t code)
-{
-	struct summary_exit *e;
-	int added;
-	int64_t i = keymap_get(&ts->exit_idx, isa, code, &added);
-
-	if (i < 0)
-		return NULL;
-	if (!added)
-		return &ts->exits[i];
-	if (!(ts->nr_exits & (ts->nr_exits - 1))) {	/* 0, 1, 2, 4, ...: full */
-		e = realloc(ts->exits, (ts->nr_exits ? 2 * ts->nr_exits : 1) * sizeof(*e));
-		if (!e)
-			return NULL;
-		ts->exits = e;
-	}
-	e = &ts->exits[ts->nr_exits++];
-	memset(e, 0, sizeof(*e));
-	e->isa = isa;
-	e->code = code;
-	e->name = pwz_meta_exit_name(meta, isa, code);
-	return e;
-}
-
 /* Feeds the fold: the whole capture from the file's aggregates (exact), a window from the
  * streams (model.h R6). */
 static int fold_trace(const struct trace *t, bool aggregates, struct model_fold *f)
@@ -195,15 +168,12 @@ static int rows_from_fold(struct builder *b, struct model_fold *f)
 	n = model_fold__kvm_aggs(f, &ka);
 	for (size_t i = 0; i < n; i++) {
 		const struct pwz_kvm_agg *a = &ka[i];
-		struct summary_exit *e;
 
 		if (!(ts = task_of(b, a->tid, a->since_ns, 0)) ||
-		    !(e = exit_of(ts, &b->t->meta, a->isa, a->reason)))
+		    !exitroll_add(&ts->exits, a->isa, a->reason,
+				  pwz_meta_exit_name(&b->t->meta, a->isa, a->reason), a->count,
+				  a->handling_ns, a->hist))
 			return -ENOMEM;
-		pwz_add_sat(&e->count, a->count);
-		pwz_add_sat(&e->handling_ns, a->handling_ns);
-		for (int k = 0; k < PWZ_HIST_BUCKETS; k++)
-			pwz_add_sat(&e->hist[k], a->hist[k]);
 		pwz_add_sat(&ts->exits_total, a->count);
 	}
 	n = model_fold__wait_aggs(f, &wa);
@@ -254,15 +224,6 @@ static int build(struct builder *b)
 	return e;
 }
 
-static int cmp_exit(const void *a, const void *b)
-{
-	const struct summary_exit *x = a, *y = b;
-
-	if (x->isa != y->isa)
-		return x->isa < y->isa ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	const struct task_summary *x = a, *y = b;
@@ -295,21 +256,23 @@ static bool task_saturated(const struct task_summary *ts)
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (v[i] == PWZ_SATURATED)
 			return true;
-	for (size_t i = 0; i < ts->nr_exits; i++)
-		if (ts->exits[i].count == PWZ_SATURATED || ts->exits[i].handling_ns == PWZ_SATURATED)
+	for (size_t i = 0; i < ts->exits.n; i++) {
+		const struct exitroll_entry *e = exitroll_at(&ts->exits, i);
+
+		if (e->count == PWZ_SATURATED || e->handling_ns == PWZ_SATURATED)
 			return true;
+	}
 	return false;
 }
 
 static void free_task(struct task_summary *ts)
 {
 	free(ts->cpus);
-	free(ts->exits);
-	keymap_free(&ts->exit_idx);
+	exitroll_free(&ts->exits);
 }
 
 /* Adds src's figures into dst (merging rows of one merged name). */
-static int add_into(struct task_summary *dst, const struct task_summary *src, const struct pwz_meta *m)
+static int add_into(struct task_summary *dst, const struct task_summary *src)
 {
 	pwz_add_sat(&dst->runtime_ns, src->runtime_ns);
 	pwz_add_sat(&dst->switches, src->switches);
@@ -334,22 +297,14 @@ static int add_into(struct task_summary *dst, const struct task_summary *src, co
 		if (add_cpu(dst, c->cpu, c->runtime_ns, c->switches))
 			return -ENOMEM;
 	}
-	for (size_t i = 0; i < src->nr_exits; i++) {
-		const struct summary_exit *se = &src->exits[i];
-		struct summary_exit *de = exit_of(dst, m, se->isa, se->code);
-
-		if (!de)
+	for (size_t i = 0; i < src->exits.n; i++)
+		if (!exitroll_merge(&dst->exits, exitroll_at(&src->exits, i)))
 			return -ENOMEM;
-		pwz_add_sat(&de->count, se->count);
-		pwz_add_sat(&de->handling_ns, se->handling_ns);
-		for (int k = 0; k < PWZ_HIST_BUCKETS; k++)
-			pwz_add_sat(&de->hist[k], se->hist[k]);
-	}
 	pwz_add_sat(&dst->exits_total, src->exits_total);
 	return 0;
 }
 
-static int merge_sys(struct summary *s, const struct pwz_meta *m)
+static int merge_sys(struct summary *s)
 {
 	struct task_label_opts lo = { .merge_sys = true };	/* the one rule (tasknames.h) */
 	size_t out = 0;
@@ -366,7 +321,7 @@ static int merge_sys(struct summary *s, const struct pwz_meta *m)
 		if (out && !strcmp(s->tasks[out - 1].name, s->tasks[i].name) &&
 		    strcmp(s->tasks[i].name, s->tasks[i].comm)) {
 			/* merge only rows whose name changed (per-CPU kernel threads) */
-			if (add_into(&s->tasks[out - 1], &s->tasks[i], m))
+			if (add_into(&s->tasks[out - 1], &s->tasks[i]))
 				return -ENOMEM;
 			free_task(&s->tasks[i]);
 			continue;
@@ -462,16 +417,15 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 	ret = build(&b);
 	if (ret)
 		goto fail;
-	if (opts->merge_sys && (ret = merge_sys(s, &t->meta)))
+	if (opts->merge_sys && (ret = merge_sys(s)))
 		goto fail;
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		struct task_summary *ts = &s->tasks[i];
 
-		keymap_free(&ts->exit_idx);	/* the sort below moves the rows */
+		exitroll_drop_index(&ts->exits);	/* complete: its entries only */
+		exitroll_sort_by_code(&ts->exits);
 		settle_cpus(ts);
 		s->saturated |= task_saturated(ts);
-		if (ts->nr_exits > 1)
-			qsort(ts->exits, ts->nr_exits, sizeof(*ts->exits), cmp_exit);
 		if (opts->append_tid) {	/* the one display-name rule (tasknames.h) */
 			struct task_label_opts lo = { .append_tid = true };
 			char name[sizeof(ts->name)];

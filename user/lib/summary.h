@@ -6,18 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "keymap.h"
+#include "exitroll.h"
 #include "trace.h"
-
-/* One (isa, reason) of one task. */
-struct summary_exit {
-	uint32_t isa;
-	uint32_t code;
-	const char *name;			/* from the capture's table, NULL if unknown */
-	uint64_t count;
-	uint64_t handling_ns;
-	uint64_t hist[PWZ_HIST_BUCKETS];	/* handling time log2 histogram */
-};
 
 /* A task's figures on one CPU it ran on (or switched out of). */
 struct summary_task_cpu {
@@ -62,9 +52,9 @@ struct task_summary {
 						 * only with has_run_delay */
 	uint64_t run_delay_wait_ns;		/* wait_ns of the measured waits among them */
 	uint64_t run_delay_unmeasured_ns;	/* the charge of the others (model.h R9) */
-	struct summary_exit *exits;		/* sorted by (isa, code) */
-	size_t nr_exits;
-	struct keymap exit_idx;			/* (isa, code) -> exits[] while summing; empty after */
+	struct exitroll exits;			/* its exits by reason (plain entries, each with
+						 * its name from the capture's table and its
+						 * histogram), sorted by (isa, code) */
 	uint64_t exits_total;
 };
 

@@ -316,17 +316,6 @@ static int cmp_u64_desc_pre(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static int cmp_exit_count(const void *a, const void *b)
-{
-	const struct vms_exit *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	if (x->isa != y->isa)
-		return x->isa < y->isa ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
 static int cmp_vcpu(const void *a, const void *b)
 {
 	const struct vms_vcpu *x = a, *y = b;
@@ -405,24 +394,10 @@ static void vm_name(const struct trace *t, const struct task_summary *ts, uint32
 	snprintf(out, outlen, "%s", ts->comm);
 }
 
-/* The exit row of (isa, code) in *rows (keyed by km), created zeroed. NULL on ENOMEM. */
-static struct vms_exit *exit_row(struct vms_exit **rows, size_t *nr, size_t *cap, struct keymap *km,
-				 uint32_t isa, uint32_t code)
+/* The entry i of the exits r of a vCPU or a VM, to fill. */
+static struct vms_exit *exit_at(struct exitroll *r, size_t i)
 {
-	int added;
-	int64_t at = keymap_get(km, isa, code, &added);
-
-	if (at < 0)
-		return NULL;
-	if (added) {
-		if (array_reserve((void **)rows, cap, *nr + 1, sizeof(**rows)))
-			return NULL;
-		memset(&(*rows)[*nr], 0, sizeof(**rows));
-		(*rows)[*nr].isa = isa;
-		(*rows)[*nr].code = code;
-		(*nr)++;
-	}
-	return &(*rows)[at];
+	return (struct vms_exit *)exitroll_at(r, i);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -553,11 +528,10 @@ static void vcpu_top_preempters(struct vms_vcpu *vc, const struct summary *s,
 }
 
 /* Each paired exit of w: its handling interval against the thread's slices and waits,
- * added to its reason's row of *rows (keyed by km); sets vc->vcpu from the first exit in
- * w when unknown. Returns 0 or -ENOMEM. */
+ * added to its reason's entry of vc->exits; sets vc->vcpu from the first exit in w when
+ * unknown. Returns 0 or -ENOMEM. */
 static int vcpu_exits_split(struct vms_vcpu *vc, const struct vms_index *ix,
-			    const struct vcpu_recs *r, const struct model_window *w,
-			    struct vms_exit **rows, size_t *nr, size_t *cap, struct keymap *km)
+			    const struct vcpu_recs *r, const struct model_window *w)
 {
 	for (size_t i = r->elo; i < r->ehi; i++) {
 		const struct pwz_kvm_exit *e = ix->ex_tid[i];
@@ -570,7 +544,7 @@ static int vcpu_exits_split(struct vms_vcpu *vc, const struct vms_index *ix,
 			vc->vcpu = (int32_t)e->vcpu;
 		if (e->flags & PWZ_EXIT_UNPAIRED)
 			continue;
-		row = exit_row(rows, nr, cap, km, e->isa, e->reason);
+		row = (struct vms_exit *)exitroll_get(&vc->exits, e->isa, e->reason, NULL);
 		if (row && array_reserve((void **)&row->durs, &row->cap_durs, row->paired + 1,
 					 sizeof(*row->durs)))
 			row = NULL;
@@ -580,7 +554,7 @@ static int vcpu_exits_split(struct vms_vcpu *vc, const struct vms_index *ix,
 				   r->whi - r->wlo, e->time_ns, e->time_ns + e->handling_ns, &on,
 				   &rd, &sl);
 		row->paired++;
-		row->total_ns += e->handling_ns;
+		row->ex.handling_ns += e->handling_ns;
 		row->on_cpu_ns += on;
 		row->off_ready_ns += rd;
 		row->off_sleep_ns += sl;
@@ -593,8 +567,7 @@ static int vcpu_exits_split(struct vms_vcpu *vc, const struct vms_index *ix,
 
 /* The figures of the streams for one vCPU: migrations, preempters, exits split. */
 static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const struct summary *s,
-			const struct model_window *w, struct vms_exit **rows, size_t *nr,
-			size_t *cap, struct keymap *km)
+			const struct model_window *w)
 {
 	struct vms_preempter *pre = NULL;
 	struct vcpu_recs r;
@@ -607,20 +580,17 @@ static int vcpu_streams(struct vms_vcpu *vc, const struct vms_index *ix, const s
 	if (rc)
 		goto free_pre;
 	vcpu_top_preempters(vc, s, pre, nr_pre);
-	rc = vcpu_exits_split(vc, ix, &r, w, rows, nr, cap, km);
+	rc = vcpu_exits_split(vc, ix, &r, w);
 free_pre:
 	free(pre);
 	return rc;
 }
 
-/* Adds src into dst. Returns 0 or -ENOMEM. */
+/* Adds what src has beyond its roll's entry (exitroll_merge()) into dst. Returns 0 or
+ * -ENOMEM. */
 static int vms_exit_add(struct vms_exit *dst, const struct vms_exit *src)
 {
-	if (!dst->name)
-		dst->name = src->name;
-	dst->count += src->count;
 	dst->paired += src->paired;
-	dst->total_ns += src->total_ns;
 	dst->on_cpu_ns += src->on_cpu_ns;
 	dst->off_ready_ns += src->off_ready_ns;
 	dst->off_sleep_ns += src->off_sleep_ns;
@@ -634,11 +604,11 @@ static int vms_exit_add(struct vms_exit *dst, const struct vms_exit *src)
 	return 0;
 }
 
-static void exit_rows_free(struct vms_exit *rows, size_t n)
+static void exits_free(struct exitroll *r)
 {
-	for (size_t i = 0; i < n; i++)
-		free(rows[i].durs);
-	free(rows);
+	for (size_t i = 0; i < r->n; i++)
+		free(exit_at(r, i)->durs);
+	exitroll_free(r);
 }
 
 static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const struct trace *t,
@@ -646,8 +616,7 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 {
 	const struct model_window w = { s->window_start_ns, s->window_end_ns };
 	uint64_t end = trace__instance_end(t, ts->tid, ts->since_ns), from, to, used;
-	struct keymap km = { 0 };
-	size_t cap = 0, k;
+	size_t k;
 	int rc = 0;
 
 	vc->tid = ts->tid;
@@ -664,21 +633,21 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 	vc->uncharged_ns = summary_uncharged_ns(ts);
 	vc->waits = ts->wait_count;
 	vc->exits_total = ts->exits_total;
-	for (k = 0; k < ts->nr_exits; k++) {
-		struct vms_exit *row = exit_row(&vc->exits, &vc->nr_exits, &cap, &km,
-						ts->exits[k].isa, ts->exits[k].code);
+	exitroll_init(&vc->exits, sizeof(struct vms_exit));
+	for (k = 0; k < ts->exits.n; k++) {
+		const struct exitroll_entry *e = exitroll_at(&ts->exits, k);
+		struct exitroll_entry *row = exitroll_get(&vc->exits, e->isa, e->code, e->name);
 
 		if (!row) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		row->count += ts->exits[k].count;
-		row->name = ts->exits[k].name;
+		row->count += e->count;
 	}
 	if (v->has_streams) {
 		const struct vms_wait_pct *wp = vms__wait_pct(v, ts->tid, ts->since_ns);
 
-		rc = vcpu_streams(vc, ix, s, &w, &vc->exits, &vc->nr_exits, &cap, &km);
+		rc = vcpu_streams(vc, ix, s, &w);
 		if (rc)
 			goto out;
 		if (wp)
@@ -691,16 +660,16 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 	vc->sleep_ns = vc->alive_ns > used ? vc->alive_ns - used : 0;
 	if (vc->vcpu < 0)
 		vc->vcpu = qemu_vcpu_index(ts->comm);
-	for (k = 0; k < vc->nr_exits; k++) {
-		if (!vc->exits[k].name)
-			vc->exits[k].name = pwz_meta_exit_name(&t->meta, vc->exits[k].isa,
-							       vc->exits[k].code);
-		exit_percentiles(&vc->exits[k]);
+	for (k = 0; k < vc->exits.n; k++) {
+		struct vms_exit *x = exit_at(&vc->exits, k);
+
+		if (!x->ex.name)
+			x->ex.name = pwz_meta_exit_name(&t->meta, x->ex.isa, x->ex.code);
+		exit_percentiles(x);
 	}
-	if (vc->nr_exits)
-		qsort(vc->exits, vc->nr_exits, sizeof(*vc->exits), cmp_exit_count);
+	exitroll_sort_by_count(&vc->exits);
 out:
-	keymap_free(&km);
+	exitroll_drop_index(&vc->exits);
 	return rc;
 }
 
@@ -889,9 +858,9 @@ nomem:
 /* Sums per VM: times over the vCPUs, exits per reason. */
 static int vm_totals(struct vms_vm *vm)
 {
-	struct keymap km = { 0 };
-	size_t cap = 0, i, k;
+	size_t i, k;
 
+	exitroll_init(&vm->exits, sizeof(struct vms_exit));
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		const struct vms_vcpu *vc = &vm->vcpus[i];
 
@@ -900,21 +869,19 @@ static int vm_totals(struct vms_vm *vm)
 		vm->ready_ns += vc->ready_ns;
 		vm->sleep_ns += vc->sleep_ns;
 		vm->exits_total += vc->exits_total;
-		for (k = 0; k < vc->nr_exits; k++) {
-			struct vms_exit *row = exit_row(&vm->exits, &vm->nr_exits, &cap, &km,
-							vc->exits[k].isa, vc->exits[k].code);
+		for (k = 0; k < vc->exits.n; k++) {
+			const struct vms_exit *src = vms_exit_at(&vc->exits, k);
+			struct vms_exit *row;
 
-			if (!row || vms_exit_add(row, &vc->exits[k])) {
-				keymap_free(&km);
-				return -ENOMEM;
-			}
+			row = (struct vms_exit *)exitroll_merge(&vm->exits, &src->ex);
+			if (!row || vms_exit_add(row, src))
+				return -ENOMEM;	/* vms__free() frees the entries */
 		}
 	}
-	keymap_free(&km);
-	for (k = 0; k < vm->nr_exits; k++)
-		exit_percentiles(&vm->exits[k]);
-	if (vm->nr_exits)
-		qsort(vm->exits, vm->nr_exits, sizeof(*vm->exits), cmp_exit_count);
+	exitroll_drop_index(&vm->exits);
+	for (k = 0; k < vm->exits.n; k++)
+		exit_percentiles(exit_at(&vm->exits, k));
+	exitroll_sort_by_count(&vm->exits);
 	if (vm->nr_vcpus)
 		qsort(vm->vcpus, vm->nr_vcpus, sizeof(*vm->vcpus), cmp_vcpu);
 	return 0;
@@ -966,9 +933,9 @@ void vms__free(struct vms *v)
 		return;
 	for (i = 0; i < v->nr_vms; i++) {
 		for (k = 0; k < v->vms[i].nr_vcpus; k++)
-			exit_rows_free(v->vms[i].vcpus[k].exits, v->vms[i].vcpus[k].nr_exits);
+			exits_free(&v->vms[i].vcpus[k].exits);
 		free(v->vms[i].vcpus);
-		exit_rows_free(v->vms[i].exits, v->vms[i].nr_exits);
+		exits_free(&v->vms[i].exits);
 	}
 	free(v->vms);
 	free(v->waits);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "exitroll.h"
 #include "lhist.h"
 #include "summary.h"
 
@@ -47,15 +48,14 @@
 
 #define VMS_TOP_PREEMPTERS 3
 
-/* One (isa, reason) of a vCPU or of a VM. */
+/* One (isa, reason) of a vCPU or of a VM: an entry of its roll (exitroll.h). */
 struct vms_exit {
-	uint32_t isa;			/* enum pwz_isa */
-	uint32_t code;
-	const char *name;		/* from the capture's table; NULL unknown */
-	uint64_t count;			/* exits in the window (the summary's: drops included) */
+	struct exitroll_entry ex;	/* isa, code, name (from the capture's table; NULL
+					 * unknown); count: exits in the window (the summary's:
+					 * drops included); handling_ns: the handling time of the
+					 * paired ones; no histogram */
 	uint64_t paired;		/* exits of the streams with a kvm_entry (R5) */
-	uint64_t total_ns;		/* their handling time */
-	uint64_t on_cpu_ns;		/* of which the thread ran */
+	uint64_t on_cpu_ns;		/* of ex.handling_ns, the part the thread ran */
 	uint64_t off_ready_ns;		/* of which it waited runnable */
 	uint64_t off_sleep_ns;		/* of which it slept (blocked, halted) */
 	uint64_t p50_ns, p90_ns, p99_ns, max_ns;	/* of the paired exits' handling */
@@ -63,6 +63,12 @@ struct vms_exit {
 						 * that the percentiles are exact */
 	size_t cap_durs;
 };
+
+/* The entry i (i < exits->n) of a vCPU's or a VM's exits. */
+static inline const struct vms_exit *vms_exit_at(const struct exitroll *exits, size_t i)
+{
+	return (const struct vms_exit *)exitroll_at(exits, i);
+}
 
 /* A thread that ran instead of a waiting vCPU. */
 struct vms_preempter {
@@ -123,8 +129,8 @@ struct vms_vcpu {
 	struct vms_preempter top[VMS_TOP_PREEMPTERS];
 	size_t nr_top;
 	uint64_t exits_total;
-	struct vms_exit *exits;		/* sorted by count, largest first */
-	size_t nr_exits;
+	struct exitroll exits;		/* struct vms_exit entries (vms_exit_at()), sorted by
+					 * exitroll_cmp_count(): by count, largest first */
 };
 
 struct vms_vm {
@@ -136,8 +142,8 @@ struct vms_vm {
 	uint64_t other_runtime_ns;	/* their runtime */
 	uint64_t alive_ns, running_ns, ready_ns, sleep_ns;	/* sums over the vCPUs */
 	uint64_t exits_total;
-	struct vms_exit *exits;		/* per reason over the vCPUs, by count */
-	size_t nr_exits;
+	struct exitroll exits;		/* struct vms_exit entries per reason over the vCPUs,
+					 * sorted as a vCPU's */
 };
 
 
