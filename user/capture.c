@@ -54,8 +54,9 @@ struct capture {
 	int tp_fds[CAPTURE_MAX_TP];	/* our own descriptors of the tracepoints' perf events */
 	int nr_tp_fds;			/* (their release is slow: tp_attach(), capture__free()) */
 	bool pending_waits;		/* made with cfg->pending_waits */
-	uint64_t *sel_bits[2];		/* with a filter: sel_tids and sel_tgids mapped (words) */
-	size_t sel_len;			/* each mapping's bytes */
+	uint32_t pid_max;		/* the kernel's, read once (0 unreadable) */
+	uint32_t sel_words;		/* with a filter: words of each selection bitmap */
+	uint64_t *sel_bits[2];		/* then sel_tids and sel_tgids, mapped */
 	struct bpf_link *pending_iter;	/* the pending_waits iterator, attached at its first use */
 };
 
@@ -175,10 +176,8 @@ static uint32_t read_pid_max(void)
 }
 
 /* Words of a selection bitmap: a bit for every id below the kernel's pid_max. */
-static __u32 sel_words(void)
+static __u32 sel_words_for(uint32_t pid_max)
 {
-	uint32_t pid_max = read_pid_max();
-
 	if (!pid_max || pid_max > PWZ_SEL_IDS_MAX)
 		pid_max = PWZ_SEL_IDS_MAX;
 	return (pid_max + PWZ_SEL_WORD_BITS - 1) / PWZ_SEL_WORD_BITS;
@@ -317,8 +316,9 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);
 	/* a bit for every id the kernel can give */
-	bpf_map__set_max_entries(s->maps.sel_tids, cfg->filter ? sel_words() : 1);
-	bpf_map__set_max_entries(s->maps.sel_tgids, cfg->filter ? sel_words() : 1);
+	c->sel_words = cfg->filter ? sel_words_for(c->pid_max) : 1;
+	bpf_map__set_max_entries(s->maps.sel_tids, c->sel_words);
+	bpf_map__set_max_entries(s->maps.sel_tgids, c->sel_words);
 	/* what this kernel's layout needs, over the choices above */
 	capture_compat__apply(&c->compat, s, cfg, raw, c->sizes.tid_entries);
 	reuse_precreated(c, s);
@@ -337,16 +337,21 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 
 enum { SEL_TIDS, SEL_TGIDS };
 
+/* The bytes of a selection bitmap's mapping: whole pages. */
+static size_t sel_len(const struct capture *c)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return ((size_t)c->sel_words * sizeof(uint64_t) + page - 1) / page * page;
+}
+
 /* Maps the two selection bitmaps (loaded, with a filter). 0 or -errno. */
 static int map_selection(struct capture *c)
 {
 	struct bpf_map *m[2] = { c->skel->maps.sel_tids, c->skel->maps.sel_tgids };
-	long page = sysconf(_SC_PAGESIZE);
 
-	c->sel_len = ((size_t)bpf_map__max_entries(m[0]) * sizeof(uint64_t) + page - 1) /
-		     page * page;
 	for (int i = 0; i < 2; i++) {
-		void *p = mmap(NULL, c->sel_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		void *p = mmap(NULL, sel_len(c), PROT_READ | PROT_WRITE, MAP_SHARED,
 			       bpf_map__fd(m[i]), 0);
 
 		if (p == MAP_FAILED)
@@ -361,7 +366,7 @@ static int sel_set(struct capture *c, int i, uint32_t id)
 {
 	if (!c->sel_bits[i])
 		return -EINVAL;
-	if (id / PWZ_SEL_WORD_BITS >= bpf_map__max_entries(c->skel->maps.sel_tids))
+	if (id / PWZ_SEL_WORD_BITS >= c->sel_words)
 		return -ERANGE;
 	__atomic_fetch_or(&c->sel_bits[i][id / PWZ_SEL_WORD_BITS],
 			  1ull << (id % PWZ_SEL_WORD_BITS), __ATOMIC_RELAXED);
@@ -370,7 +375,7 @@ static int sel_set(struct capture *c, int i, uint32_t id)
 
 static bool sel_test(const struct capture *c, int i, uint32_t id)
 {
-	if (!c->sel_bits[i] || id / PWZ_SEL_WORD_BITS >= bpf_map__max_entries(c->skel->maps.sel_tids))
+	if (!c->sel_bits[i] || id / PWZ_SEL_WORD_BITS >= c->sel_words)
 		return false;
 	return (__atomic_load_n(&c->sel_bits[i][id / PWZ_SEL_WORD_BITS], __ATOMIC_RELAXED) >>
 		(id % PWZ_SEL_WORD_BITS)) & 1;
@@ -462,7 +467,8 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 		errno = -e;
 		return NULL;
 	}
-	capture_map_sizes(read_pid_max(), c->nr_cpus, &c->sizes);
+	c->pid_max = read_pid_max();
+	capture_map_sizes(c->pid_max, c->nr_cpus, &c->sizes);
 	memset(c->pre_fds, -1, sizeof(c->pre_fds));
 	s = pwz_bpf__open();
 	e = probe_beside(c, cfg, s, err, errlen);
@@ -1273,7 +1279,7 @@ void capture__free(struct capture *c)
 		close(c->tp_fds[i]);
 	for (int i = 0; i < 2; i++)
 		if (c->sel_bits[i])
-			munmap(c->sel_bits[i], c->sel_len);
+			munmap(c->sel_bits[i], sel_len(c));
 	model_fold__free(c->fold);
 	keymap_free(&c->gone);
 	free(c);
