@@ -242,7 +242,7 @@ void list_json(struct jbuf *b, const struct trace *t, const struct summary *s,
 	sleeps__free(sl);
 }
 
-/* A line of report_ready_lines() into the jbuf ctx. */
+/* A line of report_ready_lines() or report_vcpu_state_lines() into the jbuf ctx. */
 static void put_jbuf(void *ctx, const char *line)
 {
 	jbuf_puts(ctx, line);
@@ -284,7 +284,8 @@ static void plain_head(struct jbuf *b, const struct trace *t, const struct summa
 	jbuf_puts(b, "\n");
 }
 
-/* The VMs, worst first (user/lib/vms.h), after the tasks: "# " lines, so that the task table
+/* The VMs, worst first (user/lib/vms.h), and their vCPUs' states where the capture has their
+ * ledgers (report_vcpu_state_lines()), after the tasks: "# " lines, so that the task table
  * stays the one table of the output for a script. Nothing without a VM. */
 static void vms_plain(struct jbuf *b, const struct trace *t, const struct summary *s)
 {
@@ -311,6 +312,8 @@ static void vms_plain(struct jbuf *b, const struct trace *t, const struct summar
 			    fmt_duration(d[3], sizeof(d[3]), vm->sleep_ns),
 			    (unsigned long long)vm->exits_total);
 	}
+	if (order)
+		report_vcpu_state_lines(order, v->nr_vms, "# ", put_jbuf, b);
 	free(order);
 	vms__free(v);
 }

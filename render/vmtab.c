@@ -71,6 +71,23 @@ void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
 	jbuf_puts(b, "}");
 }
 
+/* With a ledger (has), the members "ledger_alive_ns" and "states": {name: {"ns", "count"}} in
+ * the order of enum pwz_vcpu_state; nothing without. */
+static void ledger_json(struct jbuf *b, bool has, const struct pwz_vcpu_ledger *l)
+{
+	if (!has)
+		return;
+	jbuf_member_u64(b, "ledger_alive_ns", l->alive_ns);
+	jbuf_key(b, "states", false);
+	jbuf_puts(b, "{");
+	for (unsigned int s = 0; s < PWZ_VCPU_STATES; s++) {
+		jbuf_key(b, pwz_vcpu_state_name(s), s == 0);
+		jbuf_printf(b, "{\"ns\":%llu,\"count\":%llu}", (unsigned long long)l->ns[s],
+			    (unsigned long long)l->count[s]);
+	}
+	jbuf_puts(b, "}");
+}
+
 static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu *vc)
 {
 	uint64_t alive = vc->alive_ns;
@@ -95,6 +112,7 @@ static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu
 	jbuf_member_u64(b, "sleep_ns", vc->sleep_ns);
 	jbuf_member_u64(b, "unseen_ns", vc->unseen_ns);
 	jbuf_member_u64_or_null(b, "uncharged_ns", vc->uncharged_ns, vc->has_uncharged);
+	ledger_json(b, vc->has_ledger, &vc->ledger);
 	jbuf_member_u64(b, "waits", vc->waits);
 	jbuf_member_u64_or_null(b, "migrations", vc->migrations, st);
 	jbuf_key(b, "wait_pct", false);
@@ -138,6 +156,7 @@ void vms_json_array(struct jbuf *b, const struct vms *v)
 		jbuf_member_u64(b, "ready_ns", vm->ready_ns);
 		jbuf_member_double(b, "ready_pct", vms_vm_ready_pct(vm));
 		jbuf_member_u64(b, "sleep_ns", vm->sleep_ns);
+		ledger_json(b, vm->has_ledger, &vm->ledger);
 		jbuf_member_u64(b, "exits_total", vm->exits_total);
 		jbuf_key(b, "exits", false);
 		exits_json(b, v, &vm->exits);

@@ -8,12 +8,16 @@
 
 /*
  * Appends the JSON array of v's VMs:
- *   [{name, pid, other_threads, other_runtime_ns, running_ns, ready_ns, sleep_ns, exits_total,
- *     exits: [EXIT], vcpus: [{tid, vcpu (null unknown), name, running_ns, ready_ns, ready_pct,
- *     sleep_ns, unseen_ns, waits, migrations, wait_pct, preempters: [{tid, name, ns}],
- *     exits_total, exits_per_s, exits: [EXIT]}]}]
+ *   [{name, pid, other_threads, other_runtime_ns, alive_ns, running_ns, ready_ns, ready_pct,
+ *     sleep_ns, [LEDGER], exits_total, exits: [EXIT], vcpus: [{tid, vcpu (null unknown), name,
+ *     alive_ns, running_ns, ready_ns, ready_pct, ready_kernel_ns, ready_differs, sleep_ns,
+ *     unseen_ns, uncharged_ns, [LEDGER], waits, migrations, wait_pct,
+ *     preempters: [{tid, name, ns}], exits_total, exits_per_s, exits: [EXIT]}]}]
  *   EXIT = {isa, code, name, count, per_s, paired, total_ns, on_cpu_ns, off_sleep_ns,
  *     off_ready_ns, p50_ns, p90_ns, p99_ns, max_ns}
+ *   LEDGER = ledger_alive_ns, states: {guest: {ns, count}, ... unseen: {ns, count}}: the
+ *     vCPU's ledger (a VM's: their sum; vms.h), keyed by pwz_vcpu_state_name() in enum order;
+ *     the two members are there only with a ledger (has_ledger).
  * The stream figures (migrations, preempters, paired and the split, the percentiles) are null
  * when v has no streams. Percentages and rates are of the window.
  */

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include "cdict.h"
 #include "cdict_format.h"
+#include "fuzz/fuzz_wrap.h"
 #include "truth.h"
 
 #define N 500
@@ -31,7 +32,8 @@ struct seen {
 	struct pwz_cpu_agg cpu[N];
 	struct pwz_kvm_agg kvm[N];
 	struct pwz_wait_agg wait[N];
-	size_t nt, ns, nw, ne, nc, nk, nwa;
+	struct pwz_vcpu_ledger led[N];
+	size_t nt, ns, nw, ne, nc, nk, nwa, nl;
 };
 
 static int on_meta(void *ctx, const struct pwz_meta *m)
@@ -57,11 +59,13 @@ COLLECT(on_exit_rec, struct pwz_kvm_exit, exits, ne)
 COLLECT(on_cpu, struct pwz_cpu_agg, cpu, nc)
 COLLECT(on_kvm, struct pwz_kvm_agg, kvm, nk)
 COLLECT(on_wait, struct pwz_wait_agg, wait, nwa)
+COLLECT(on_led, struct pwz_vcpu_ledger, led, nl)
 
 static int read_all(const char *path, struct seen *s, struct cdict_read_info *info, char *err)
 {
-	struct cdict_visitor v = { s, on_meta, on_task, on_slice, on_wakeup, on_exit_rec,
-				   on_cpu, on_kvm, on_wait, NULL };
+	struct cdict_visitor v = { .ctx = s, .meta = on_meta, .task = on_task, .slice = on_slice,
+				   .wakeup = on_wakeup, .kvm_exit = on_exit_rec, .cpu_agg = on_cpu,
+				   .kvm_agg = on_kvm, .wait_agg = on_wait, .vcpu_ledger = on_led };
 
 	memset(s, 0, sizeof(*s));
 	return cdict_read(path, &v, info, err, 512);
@@ -775,6 +779,165 @@ static void test_resolve_path(void **state)
 	assert_null(cdict_resolve_path("/nonexistent/nothing"));
 }
 
+/* Ledger i: every field a different value. */
+static struct pwz_vcpu_ledger ledger_i(uint32_t i)
+{
+	struct pwz_vcpu_ledger l = { .tid = 3000 + i, .since_ns = i % 2 ? 0 : 7ull * i,
+				     .alive_ns = 1ull << (i % 64) };
+
+	for (int k = 0; k < PWZ_VCPU_STATES; k++) {
+		l.ns[k] = 1000000ull * i + 1000ull * k + 1;
+		l.count[k] = 100ull * i + k;
+	}
+	return l;
+}
+
+static void assert_ledger_eq(const struct pwz_vcpu_ledger *a, const struct pwz_vcpu_ledger *b)
+{
+	assert_int_equal(a->tid, b->tid);
+	assert_int_equal(a->since_ns, b->since_ns);
+	assert_int_equal(a->alive_ns, b->alive_ns);
+	assert_memory_equal(a->ns, b->ns, sizeof(a->ns));
+	assert_memory_equal(a->count, b->count, sizeof(a->count));
+}
+
+/* VCPU_LEDGER: what is written reads back the same, over many chunks; the legacy format has
+ * none. */
+static void test_vcpu_ledger_round_trip(void **state)
+{
+	enum { NL = 300 };
+	char path[256], err[512];
+	struct pwz_meta m;
+	static struct seen s;
+
+	(void)state;
+	for (int legacy = 0; legacy < 2; legacy++) {
+		struct cdict_writer_opts o = { .chunk_bytes = 512, .legacy = legacy };
+		struct pwz_task t = { .tid = 3000, .comm = "CPU 0/KVM", .name = "vm.vcpu0" };
+		struct cdict_writer *w;
+
+		snprintf(path, sizeof(path), "%s/ledger%d.cdict", dir, legacy);
+		make_meta(&m);
+		w = cdict_writer__new(path, &m, &o, err, sizeof(err));
+		assert_non_null(w);
+		assert_int_equal(cdict_writer__task(w, &t), 0);
+		for (uint32_t i = 0; i < NL; i++) {
+			struct pwz_vcpu_ledger l = ledger_i(i);
+
+			assert_int_equal(cdict_writer__vcpu_ledger(w, &l), 0);
+		}
+		assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+		cdict_writer__free(w);
+		pwz_meta_free(&m);
+		assert_int_equal(read_all(path, &s, NULL, err), 0);
+		assert_int_equal(s.nl, legacy ? 0 : NL);
+		for (uint32_t i = 0; i < s.nl; i++) {
+			struct pwz_vcpu_ledger want = ledger_i(i);
+
+			assert_ledger_eq(&s.led[i], &want);
+		}
+		pwz_meta_free(&s.meta);
+	}
+}
+
+/* A file of the META record and then the n bytes of recs (msgpack records): a cut file, whose
+ * records are all delivered (fuzz_wrap.h). */
+static void write_raw(const char *path, const void *recs, size_t n)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	struct pwz_meta m;
+
+	make_meta(&m);
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_array(&pk, 2);
+	msgpack_pack_uint32(&pk, CDICT_REC_META);
+	assert_int_equal(cdict_pack_meta(&pk, &m), 0);
+	msgpack_sbuffer_write(&sb, recs, n);
+	fuzz_write_chunk_file(path, (const uint8_t *)sb.data, sb.size, false);
+	msgpack_sbuffer_destroy(&sb);
+	pwz_meta_free(&m);
+}
+
+/* VCPU_LEDGER arrays of another length: fewer states read as 0, more (a later version's, of
+ * any type) and more elements are skipped, and the next record reads as written. */
+static void test_vcpu_ledger_lengths(void **state)
+{
+	static const unsigned char recs[] = {
+		/* [11, 7, 5, 100, [10, 20, 30], []] */
+		0x96, 0x0b, 0x07, 0x05, 0x64, 0x93, 0x0a, 0x14, 0x1e, 0x90,
+		/* [11, 8, 0, 50, [1..8, 9, "x"], [1..8, 9], "later field"] */
+		0x97, 0x0b, 0x08, 0x00, 0x32,
+		0x9a, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0xa1, 'x',
+		0x99, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
+		0xab, 'l', 'a', 't', 'e', 'r', ' ', 'f', 'i', 'e', 'l', 'd',
+		/* [11, 9, 0, 1, [1], [1]] */
+		0x96, 0x0b, 0x09, 0x00, 0x01, 0x91, 0x01, 0x91, 0x01,
+	};
+	char path[256], err[512];
+	struct cdict_read_info info;
+	static struct seen s;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/lengths.cdict", dir);
+	write_raw(path, recs, sizeof(recs));
+	assert_int_equal(read_all(path, &s, &info, err), 0);
+	assert_true(info.cut);
+	assert_int_equal(s.nl, 3);
+	assert_int_equal(s.led[0].tid, 7);
+	assert_int_equal(s.led[0].since_ns, 5);
+	assert_int_equal(s.led[0].alive_ns, 100);
+	assert_int_equal(s.led[0].ns[PWZ_VCPU_EXIT_USER], 30);
+	assert_int_equal(s.led[0].ns[PWZ_VCPU_HALT_POLL], 0);
+	assert_int_equal(s.led[0].ns[PWZ_VCPU_UNSEEN], 0);
+	assert_int_equal(s.led[0].count[PWZ_VCPU_GUEST], 0);
+	for (int k = 0; k < PWZ_VCPU_STATES; k++) {
+		assert_int_equal(s.led[1].ns[k], k + 1);
+		assert_int_equal(s.led[1].count[k], k + 1);
+	}
+	assert_int_equal(s.led[2].tid, 9);
+	assert_int_equal(s.led[2].ns[PWZ_VCPU_GUEST], 1);
+	assert_int_equal(s.led[2].count[PWZ_VCPU_GUEST], 1);
+	pwz_meta_free(&s.meta);
+}
+
+/* A malformed VCPU_LEDGER is an error that says what and where, and is not delivered. */
+static void test_vcpu_ledger_malformed(void **state)
+{
+	static const struct {
+		unsigned char rec[16];
+		size_t len;
+		const char *says;
+	} bad[] = {
+		/* too short: [11, 7, 0, 100, [1]] */
+		{ { 0x95, 0x0b, 0x07, 0x00, 0x64, 0x91, 0x01 }, 7, "too few fields" },
+		/* the states a string: [11, 7, 0, 100, "ab", []] */
+		{ { 0x96, 0x0b, 0x07, 0x00, 0x64, 0xa2, 'a', 'b', 0x90 }, 9, "corrupt chunk" },
+		/* a negative time: [11, 7, 0, 100, [-1], []] */
+		{ { 0x96, 0x0b, 0x07, 0x00, 0x64, 0x91, 0xff, 0x90 }, 8, "negative" },
+		/* a tid of another type: [11, nil, 0, 100, [], []] */
+		{ { 0x96, 0x0b, 0xc0, 0x00, 0x64, 0x90, 0x90 }, 7, "corrupt chunk" },
+		/* an array longer than the record: [11, 7, 0, 100, [200 elements...] */
+		{ { 0x96, 0x0b, 0x07, 0x00, 0x64, 0xdc, 0x00, 0xc8, 0x01 }, 9, "corrupt chunk" },
+	};
+	char path[256], err[512];
+	static struct seen s;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/malformed.cdict", dir);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		write_raw(path, bad[i].rec, bad[i].len);
+		assert_int_equal(read_all(path, &s, NULL, err), -EINVAL);
+		if (!strstr(err, bad[i].says))
+			fail_msg("record %zu: \"%s\" does not say %s", i, err, bad[i].says);
+		assert_non_null(strstr(err, "offset"));
+		assert_int_equal(s.nl, 0);
+		pwz_meta_free(&s.meta);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -788,6 +951,9 @@ int main(void)
 		cmocka_unit_test(test_write_error_keeps_chunks),
 		cmocka_unit_test(test_file_mode),
 		cmocka_unit_test(test_resolve_path),
+		cmocka_unit_test(test_vcpu_ledger_round_trip),
+		cmocka_unit_test(test_vcpu_ledger_lengths),
+		cmocka_unit_test(test_vcpu_ledger_malformed),
 	};
 
 	return RUN_IN_TMPDIR(tests, dir);

@@ -110,7 +110,7 @@ static void import(const char *in, const struct perfdata_import_opts *opts,
 		   struct perfdata_import_stats *st, struct readback *r)
 {
 	struct cdict_visitor v = { r, rb_meta, rb_task, rb_slice, rb_wakeup, rb_exit, rb_cpu_agg,
-				   rb_kvm_agg, NULL, NULL };
+				   rb_kvm_agg, NULL, NULL, NULL };
 	char out[] = "/tmp/test_perfdata.XXXXXX";
 	char err[512];
 	int fd = mkstemp(out), ret;
@@ -623,7 +623,7 @@ static int dg_wait_agg(void *c, const struct pwz_wait_agg *a)
 static void import_digest(const char *in, struct digest *d)
 {
 	struct cdict_visitor v = { d, NULL, dg_task, dg_slice, dg_wakeup, dg_exit, dg_cpu_agg,
-				   dg_kvm_agg, dg_wait_agg, NULL };
+				   dg_kvm_agg, dg_wait_agg, NULL, NULL };
 	char out[160], err[512];
 	int ret;
 

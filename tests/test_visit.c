@@ -16,7 +16,7 @@
 #include "visit.h"
 
 /* What a visitor saw, in order: one letter per record (t task, s slice, w wakeup, x exit, c
- * cpu_agg, k kvm_agg, a wait_agg, i irq_agg), and the names asked for. */
+ * cpu_agg, k kvm_agg, a wait_agg, i irq_agg, l vcpu_ledger), and the names asked for. */
 struct log {
 	char seq[64];
 	uint32_t named[16];
@@ -43,12 +43,14 @@ static int l_cpu(void *c, const struct pwz_cpu_agg *x) { (void)x; return add(c, 
 static int l_kvm(void *c, const struct pwz_kvm_agg *x) { (void)x; return add(c, 'k'); }
 static int l_wait(void *c, const struct pwz_wait_agg *x) { (void)x; return add(c, 'a'); }
 static int l_irq(void *c, const struct pwz_irq_agg *x) { (void)x; return add(c, 'i'); }
+static int l_led(void *c, const struct pwz_vcpu_ledger *x) { (void)x; return add(c, 'l'); }
 
 static struct cdict_visitor logger(struct log *l)
 {
 	return (struct cdict_visitor){ .ctx = l, .task = l_task, .slice = l_slice,
 				       .wakeup = l_wakeup, .kvm_exit = l_exit, .cpu_agg = l_cpu,
-				       .kvm_agg = l_kvm, .wait_agg = l_wait, .irq_agg = l_irq };
+				       .kvm_agg = l_kvm, .wait_agg = l_wait, .irq_agg = l_irq,
+				       .vcpu_ledger = l_led };
 }
 
 static int name(void *ctx, uint32_t tid, uint64_t t)
@@ -78,6 +80,7 @@ static void test_gate_names_each_record(void **state)
 	struct pwz_kvm_agg k = { .tid = 5 };
 	struct pwz_wait_agg a = { .tid = 6 };
 	struct pwz_irq_agg i = { .tid = 7 }, other = { .tid = PWZ_IRQ_OTHER_TID };
+	struct pwz_vcpu_ledger l = { .tid = 8, .since_ns = 30 };
 
 	(void)state;
 	assert_int_equal(v.task(v.ctx, &t), 0);
@@ -89,8 +92,9 @@ static void test_gate_names_each_record(void **state)
 	assert_int_equal(v.wait_agg(v.ctx, &a), 0);
 	assert_int_equal(v.irq_agg(v.ctx, &i), 0);
 	assert_int_equal(v.irq_agg(v.ctx, &other), 0);
-	assert_string_equal(out.seq, "tnwnsnxncnknanii");
-	assert_int_equal(out.nr_named, 7);
+	assert_int_equal(v.vcpu_ledger(v.ctx, &l), 0);
+	assert_string_equal(out.seq, "tnwnsnxncnknaniinl");
+	assert_int_equal(out.nr_named, 8);
 	assert_int_equal(out.named[0], 2);
 	assert_int_equal(out.named_t[0], 90);	/* the wait's start */
 	assert_int_equal(out.named_t[1], 100);	/* the slice's */
@@ -98,6 +102,8 @@ static void test_gate_names_each_record(void **state)
 	assert_int_equal(out.named_t[2], 200);
 	assert_int_equal(out.named[6], 7);
 	assert_int_equal(out.named_t[6], 0);	/* aggregates */
+	assert_int_equal(out.named[7], 8);
+	assert_int_equal(out.named_t[7], 0);
 	assert_int_equal(g.slices, 1);
 	assert_int_equal(g.wakeups, 1);
 	assert_int_equal(g.kvm_exits, 1);
@@ -136,27 +142,30 @@ static void test_tee(void **state)
 	struct cdict_visitor v = visit_tee__visitor(&t);
 	struct pwz_slice s = { .tid = 1 };
 	struct pwz_cpu_agg c = { .tid = 1 };
+	struct pwz_vcpu_ledger l = { .tid = 1 };
 
 	(void)state;
 	t.a.slice = NULL;
 	assert_int_equal(v.slice(v.ctx, &s), 0);
 	assert_int_equal(v.cpu_agg(v.ctx, &c), 0);
-	assert_string_equal(a.seq, "c");
-	assert_string_equal(b.seq, "sc");
-	a.fail_at = 2;
+	assert_int_equal(v.vcpu_ledger(v.ctx, &l), 0);
+	assert_string_equal(a.seq, "cl");
+	assert_string_equal(b.seq, "scl");
+	a.fail_at = 3;
 	assert_int_equal(v.cpu_agg(v.ctx, &c), -ENOSPC);
-	assert_string_equal(b.seq, "sc");
+	assert_string_equal(b.seq, "scl");
 	t.b = (struct cdict_visitor){ 0 };
 	a.fail_at = 0;
 	assert_int_equal(v.cpu_agg(v.ctx, &c), 0);
-	assert_string_equal(a.seq, "ccc");
+	assert_string_equal(a.seq, "clcc");
 }
 
 /* What a file read back holds. */
 struct back {
-	int tasks, slices, wakeups, exits, cpu_aggs;
+	int tasks, slices, wakeups, exits, cpu_aggs, ledgers;
 	uint32_t slice_tid;
 	uint64_t wait_ns;
+	uint64_t halt_ns;	/* the last ledger's */
 };
 
 static int b_task(void *c, const struct pwz_task *x) { (void)x; ((struct back *)c)->tasks++; return 0; }
@@ -174,6 +183,12 @@ static int b_wakeup(void *c, const struct pwz_wakeup *x)
 }
 static int b_exit(void *c, const struct pwz_kvm_exit *x) { (void)x; ((struct back *)c)->exits++; return 0; }
 static int b_cpu(void *c, const struct pwz_cpu_agg *x) { (void)x; ((struct back *)c)->cpu_aggs++; return 0; }
+static int b_led(void *c, const struct pwz_vcpu_ledger *x)
+{
+	((struct back *)c)->ledgers++;
+	((struct back *)c)->halt_ns = x->ns[PWZ_VCPU_HALT];
+	return 0;
+}
 
 /* The writer as a visitor writes what its functions write: the file reads back the same. */
 static void test_writer_visitor(void **state)
@@ -188,9 +203,10 @@ static void test_writer_visitor(void **state)
 	struct pwz_slice s = { .tid = 9, .start_ns = 15, .dur_ns = 10, .end = PWZ_END_SLEPT };
 	struct pwz_kvm_exit x = { .tid = 9, .time_ns = 16, .handling_ns = 1 };
 	struct pwz_cpu_agg c = { .tid = 9, .runtime_ns = 10, .switches = 1 };
+	struct pwz_vcpu_ledger l = { .tid = 9, .alive_ns = 25, .ns = { [PWZ_VCPU_HALT] = 25 } };
 	struct back bk = { 0 };
 	struct cdict_visitor rd = { .ctx = &bk, .task = b_task, .slice = b_slice, .wakeup = b_wakeup,
-				    .kvm_exit = b_exit, .cpu_agg = b_cpu };
+				    .kvm_exit = b_exit, .cpu_agg = b_cpu, .vcpu_ledger = b_led };
 	struct cdict_read_info info;
 
 	(void)state;
@@ -205,6 +221,7 @@ static void test_writer_visitor(void **state)
 	assert_int_equal(v.slice(v.ctx, &s), 0);
 	assert_int_equal(v.kvm_exit(v.ctx, &x), 0);
 	assert_int_equal(v.cpu_agg(v.ctx, &c), 0);
+	assert_int_equal(v.vcpu_ledger(v.ctx, &l), 0);
 	assert_int_equal(cdict_writer__finish(w, &meta, err, sizeof(err)), 0);
 	cdict_writer__free(w);
 	assert_int_equal(cdict_read(path, &rd, &info, err, sizeof(err)), 0);
@@ -215,6 +232,8 @@ static void test_writer_visitor(void **state)
 	assert_int_equal(bk.slice_tid, 9);
 	assert_int_equal(bk.exits, 1);
 	assert_int_equal(bk.cpu_aggs, 1);
+	assert_int_equal(bk.ledgers, 1);
+	assert_int_equal(bk.halt_ns, 25);
 	unlink(path);
 	rmdir(dir);
 }

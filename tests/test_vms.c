@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
+#include "list.h"
 #include "report.h"
+#include "tjson.h"
 #include "trace.h"
 #include "vms.h"
 
@@ -606,6 +609,178 @@ static void test_report(void **state)
 	fixture_free(fx);
 }
 
+/*
+ * VM 700 over 1 ms, streams only: tid 701 ("worker": no exits, not QEMU's name) there from the
+ * start, then born again at 600 us; only its second instance has a ledger, so it alone is a
+ * vCPU. 702 ("CPU 1/KVM") has a ledger in two records (summed). A ledger of an instance the
+ * capture does not hold (701 since 300 us) belongs to no vCPU.
+ */
+static struct trace *ledger_trace(void)
+{
+	const struct pwz_task tk[] = {
+		{ .tid = 701, .tgid = 700, .comm = "worker", .name = "worker" },
+		{ .tid = 701, .tgid = 700, .comm = "worker", .name = "vmL.vcpu0",
+		  .time_ns = 600 * US, .flags = PWZ_TASK_BORN },
+		{ .tid = 702, .tgid = 700, .comm = "CPU 1/KVM", .name = "vmL.vcpu1" },
+	};
+	const struct pwz_slice sl[] = {
+		{ 701, 0, 100 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 702, 1, 50 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 701, 0, 700 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	};
+	struct pwz_vcpu_ledger led[] = {
+		{ .tid = 701, .since_ns = 600 * US, .alive_ns = 350 * US,
+		  .ns = { 60 * US, 30 * US, 5 * US, 3 * US, 200 * US, 50 * US, 1 * US, 1 * US },
+		  .count = { 11, 12, 13, 14, 15, 16, 17, 18 } },
+		{ .tid = 702, .alive_ns = 600 * US, .ns = { 100 * US, 0, 0, 0, 500 * US },
+		  .count = { 1, 2, 3, 4, 5, 6, 7, 8 } },
+		{ .tid = 702, .alive_ns = 400 * US, .ns = { 0, 0, 0, 0, 400 * US },
+		  .count = { 1, 1, 1, 1, 1, 1, 1, 1 } },
+		{ .tid = 701, .since_ns = 300 * US, .alive_ns = 9, .ns = { 9 } },
+	};
+	struct pwz_meta m = { .nr_cpus = 2, .duration_ns = 1000 * US, .has_wait = true,
+			      .has_kvm = true };
+	struct cdict_visitor v;
+	struct trace *t = trace__new("ledgers", true, &v);
+	size_t i;
+
+	assert_non_null(t);
+	assert_int_equal(v.meta(v.ctx, &m), 0);
+	for (i = 0; i < sizeof(tk) / sizeof(tk[0]); i++)
+		assert_int_equal(v.task(v.ctx, &tk[i]), 0);
+	for (i = 0; i < sizeof(sl) / sizeof(sl[0]); i++)
+		assert_int_equal(v.slice(v.ctx, &sl[i]), 0);
+	for (i = 0; i < sizeof(led) / sizeof(led[0]); i++)
+		assert_int_equal(v.vcpu_ledger(v.ctx, &led[i]), 0);
+	assert_int_equal(trace__settle(t), 0);
+	return t;
+}
+
+/* A ledger goes to the vCPU of its instance (tid, since) and makes a vCPU; a VM's is the sum
+ * of its vCPUs'; a window has none. */
+static void test_ledger(void **state)
+{
+	struct summary_opts win = { .from_ns = 100 * US };
+	struct trace *t = ledger_trace();
+	const struct vms_vcpu *a, *b;
+	const struct vms_vm *vm;
+	struct summary *s;
+	struct vms *v;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(t->nr_vcpu_ledgers, 3);	/* 702's two summed */
+	assert_null(trace__vcpu_ledger(t, 701, 0));
+	assert_int_equal(trace__vcpu_ledger(t, 702, 0)->ns[PWZ_VCPU_HALT], 900 * US);
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(s);
+	assert_true(s->whole_capture);
+	v = vms__new(t, s, err, sizeof(err));
+	assert_non_null(v);
+	assert_int_equal(v->nr_vms, 1);
+	vm = &v->vms[0];
+	assert_int_equal(vm->pid, 700);
+	assert_int_equal(vm->nr_vcpus, 2);
+	assert_int_equal(vm->nr_other, 1);	/* 701's first instance */
+	a = vcpu_of(v, 701, 600 * US);
+	b = vcpu_of(v, 702, 0);
+	assert_true(a->has_ledger);
+	assert_int_equal(a->ledger.since_ns, 600 * US);
+	assert_int_equal(a->ledger.alive_ns, 350 * US);
+	assert_int_equal(a->alive_ns, 400 * US);	/* vms' own, not the ledger's */
+	assert_int_equal(a->ledger.ns[PWZ_VCPU_READY], 50 * US);
+	assert_int_equal(a->ledger.count[PWZ_VCPU_UNSEEN], 18);
+	assert_true(b->has_ledger);
+	assert_int_equal(b->ledger.alive_ns, 1000 * US);
+	assert_int_equal(b->ledger.count[PWZ_VCPU_UNSEEN], 9);
+	assert_true(vm->has_ledger);
+	assert_int_equal(vm->ledger.alive_ns, 1350 * US);
+	assert_int_equal(vm->ledger.ns[PWZ_VCPU_GUEST], 160 * US);
+	assert_int_equal(vm->ledger.ns[PWZ_VCPU_HALT], 1100 * US);
+	assert_int_equal(vm->ledger.ns[PWZ_VCPU_EXIT_USER], 5 * US);
+	assert_int_equal(vm->ledger.count[PWZ_VCPU_READY], 16 + 7);
+	{
+		struct fixture fx = { .t = t, .s = s, .v = v };
+		char *text = report_of(&fx);
+
+		/* --stats: the same table after the VMs */
+		assert_non_null(strstr(text, "\n  vmL.vcpu1                 702    1.00 ms  10.00   0.00   0.00   0.00  90.00   0.00   0.00   0.00\n"));
+		free(text);
+	}
+	vms__free(v);
+	summary__free(s);
+	/* a window: the ledgers cover the whole capture, so no vCPU has one; 701's second
+	 * instance is a vCPU all the same */
+	s = summary__new(t, &win, err, sizeof(err));
+	assert_non_null(s);
+	assert_false(s->whole_capture);
+	v = vms__new(t, s, err, sizeof(err));
+	assert_non_null(v);
+	assert_int_equal(v->vms[0].nr_vcpus, 2);
+	assert_false(v->vms[0].has_ledger);
+	assert_false(vcpu_of(v, 701, 600 * US)->has_ledger);
+	vms__free(v);
+	summary__free(s);
+	trace__free(t);
+}
+
+/* --list --json and --list show the ledgers' values as they were written. */
+static void test_ledger_list(void **state)
+{
+	char path[] = "/tmp/pwz-test-vms-XXXXXX", err[256];
+	struct trace *t = ledger_trace();
+	struct summary *s = summary__new(t, NULL, err, sizeof(err));
+	const struct tj *vm, *vc;
+	struct jbuf b = { 0 };
+	struct tj *doc;
+	int fd;
+
+	(void)state;
+	assert_non_null(s);
+	list_json(&b, t, s, NULL);
+	assert_int_equal(b.err, 0);
+	/* every state by name, in the enum's order */
+	assert_non_null(strstr(b.buf, "\"ledger_alive_ns\":350000,\"states\":{"
+				  "\"guest\":{\"ns\":60000,\"count\":11},"
+				  "\"exit_kernel\":{\"ns\":30000,\"count\":12},"
+				  "\"exit_user\":{\"ns\":5000,\"count\":13},"
+				  "\"halt_poll\":{\"ns\":3000,\"count\":14},"
+				  "\"halt\":{\"ns\":200000,\"count\":15},"
+				  "\"ready\":{\"ns\":50000,\"count\":16},"
+				  "\"other_on_cpu\":{\"ns\":1000,\"count\":17},"
+				  "\"unseen\":{\"ns\":1000,\"count\":18}}"));
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b.buf, b.len), (ssize_t)b.len);
+	close(fd);
+	doc = tj_load(path);
+	unlink(path);
+	assert_non_null(doc);
+	vm = tj_at(doc, "vms/0");
+	assert_int_equal(tj_int(tj_at(vm, "ledger_alive_ns")), 1350000);
+	assert_int_equal(tj_int(tj_at(vm, "states/halt/ns")), 1100000);
+	assert_int_equal(tj_int(tj_at(vm, "states/ready/count")), 23);
+	vc = tj_find(tj_get(vm, "vcpus"), "name", "vmL.vcpu1");
+	assert_non_null(vc);
+	assert_int_equal(tj_int(tj_at(vc, "alive_ns")), 1000000);
+	assert_int_equal(tj_int(tj_at(vc, "ledger_alive_ns")), 1000000);
+	assert_int_equal(tj_int(tj_at(vc, "states/halt/ns")), 900000);
+	assert_int_equal(tj_int(tj_at(vc, "states/unseen/count")), 9);
+	tj_free(doc);
+	jbuf_free(&b);
+	memset(&b, 0, sizeof(b));
+	/* the text: each state's share of the ledger's life, the VM's and each vCPU's */
+	list_plain(&b, t, s, NULL);
+	assert_int_equal(b.err, 0);
+	assert_non_null(strstr(b.buf, "# VM / vCPU               PID/TID       LIFE  GUEST EXIT_K EXIT_U   POLL   HALT  READY  OTHER UNSEEN\n"));
+	assert_non_null(strstr(b.buf, "# vmL                         700    1.35 ms  11.85   2.22   0.37   0.22  81.48   3.70   0.07   0.07\n"));
+	assert_non_null(strstr(b.buf, "#   vmL.vcpu0                 701     350 us  17.14   8.57   1.43   0.86  57.14  14.29   0.29   0.29\n"));
+	assert_non_null(strstr(b.buf, "#   vmL.vcpu1                 702    1.00 ms  10.00   0.00   0.00   0.00  90.00   0.00   0.00   0.00\n"));
+	jbuf_free(&b);
+	summary__free(s);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +796,8 @@ int main(void)
 		cmocka_unit_test(test_instances),
 		cmocka_unit_test(test_alive),
 		cmocka_unit_test(test_worst_first),
+		cmocka_unit_test(test_ledger),
+		cmocka_unit_test(test_ledger_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,8 @@
 static const char usage[] =
 	"Usage: gen-synthetic [options] -o FILE.cdict\n"
 	"Writes a synthetic capture: tasks on CPUs in turn, run slices, wakeups, KVM exits of\n"
-	"the vCPU tasks, and the aggregates that match them exactly (folded by model_fold).\n"
+	"the vCPU tasks, and the aggregates that match them exactly (folded by model_fold),\n"
+	"with a state ledger per vCPU task (model.h R10) made of the same records.\n"
 	"  -o, --output FILE    the cdict to write (required)\n"
 	"  -n, --slices N       number of run slices (default 100000; suffix k or M)\n"
 	"  -t, --tasks N        number of tasks (default 8; every 4th is a vCPU with KVM exits)\n"
@@ -70,6 +71,7 @@ struct task_state {
 	uint64_t free_at;		/* when the task may run again */
 	bool slept;			/* its last slice ended by sleeping */
 	bool vcpu;
+	struct pwz_vcpu_ledger led;	/* a vCPU's: its slices, waits and exits as states */
 };
 
 static int parse_count(const char *s, uint64_t *out)
@@ -103,6 +105,31 @@ static int out_kvm_agg(void *ctx, const struct pwz_kvm_agg *a)
 static int out_wait_agg(void *ctx, const struct pwz_wait_agg *a)
 {
 	return cdict_writer__wait_agg(ctx, a);
+}
+
+/*
+ * The ledger of every vCPU task over [0, end) (model.h R10), from what was written: guest the
+ * exits' guest time, exit_kernel the rest of its slices, ready its waits, halt the rest of the
+ * capture (held at 0: a wait may overlap the slice before it). Returns 0 or -errno.
+ */
+static int write_ledgers(struct cdict_writer *w, struct task_state *ts, uint64_t ntasks,
+			 uint64_t end)
+{
+	int e = 0;
+
+	for (uint64_t i = 0; i < ntasks && !e; i++) {
+		struct pwz_vcpu_ledger *l = &ts[i].led;
+		uint64_t used = l->ns[PWZ_VCPU_GUEST] + l->ns[PWZ_VCPU_EXIT_KERNEL] +
+				l->ns[PWZ_VCPU_READY];
+
+		if (!ts[i].vcpu)
+			continue;
+		l->tid = ts[i].task.tid;
+		l->ns[PWZ_VCPU_HALT] = end > used ? end - used : 0;
+		l->alive_ns = used + l->ns[PWZ_VCPU_HALT];
+		e = cdict_writer__vcpu_ledger(w, l);
+	}
+	return e;
 }
 
 /* One record of the --exit-split capture. */
@@ -388,7 +415,7 @@ int main(int argc, char **argv)
 
 	/* CPUs take turns: the one furthest behind runs a task that is free by then */
 	while (done < nslices) {
-		uint64_t cpu = 0, k, start;
+		uint64_t cpu = 0, k, start, in_guest = 0;
 		struct task_state *s;
 		struct pwz_slice sl;
 
@@ -427,6 +454,8 @@ int main(int argc, char **argv)
 			wk.wait_ns = start - wk.wake_ns;
 			if (cdict_writer__wakeup(w, &wk) || model_fold__wait(fold, &wk))
 				goto werr;
+			s->led.ns[PWZ_VCPU_READY] += wk.wait_ns;
+			s->led.count[PWZ_VCPU_READY]++;
 		}
 		if (s->vcpu) {
 			/* exits inside the slice: guest time, then handling */
@@ -446,6 +475,10 @@ int main(int argc, char **argv)
 				e.guest_ns = now - prev_entry;
 				if (cdict_writer__kvm_exit(w, &e) || model_fold__kvm_exit(fold, &e))
 					goto werr;
+				in_guest += e.guest_ns;
+				s->led.ns[PWZ_VCPU_GUEST] += e.guest_ns;
+				s->led.count[PWZ_VCPU_GUEST]++;
+				s->led.count[PWZ_VCPU_EXIT_KERNEL]++;
 				now += e.handling_ns;
 				prev_entry = now;
 			}
@@ -453,6 +486,11 @@ int main(int argc, char **argv)
 		if (cdict_writer__slice(w, &sl) || model_fold__slice(fold, &sl))
 			goto werr;
 		s->slept = sl.end == PWZ_END_SLEPT;
+		if (s->vcpu) {
+			/* the slice's time out of the guest: in the kernel */
+			s->led.ns[PWZ_VCPU_EXIT_KERNEL] += sl.dur_ns - in_guest;
+			s->led.count[PWZ_VCPU_HALT] += s->slept;
+		}
 		s->free_at = start + sl.dur_ns + (s->slept ? rnd_range(10000, 4000000) : 0);
 		cpu_now[cpu] = start + sl.dur_ns;
 		if (cpu_now[cpu] > t_end)
@@ -462,7 +500,8 @@ int main(int argc, char **argv)
 
 	sink = (struct cdict_visitor){ .ctx = w, .cpu_agg = out_cpu_agg, .kvm_agg = out_kvm_agg,
 				       .wait_agg = out_wait_agg };
-	if (model_fold__emit(fold, &sink) || (irq && write_irq(w, ts, ntasks, ncpus)))
+	if (model_fold__emit(fold, &sink) || (irq && write_irq(w, ts, ntasks, ncpus)) ||
+	    write_ledgers(w, ts, ntasks, t_end))
 		goto werr;
 	meta.duration_ns = t_end;
 	if (drops && pwz_meta_add_drop(&meta, "slice", drops))

@@ -144,13 +144,22 @@ static inline int fuzz_wait_agg(void *ctx, const struct pwz_wait_agg *a)
 	return 0;
 }
 
+static inline int fuzz_vcpu_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
+{
+	(void)ctx;
+	fuzz_sink += l->tid + l->since_ns + l->alive_ns;
+	for (int i = 0; i < PWZ_VCPU_STATES; i++)
+		fuzz_sink += l->ns[i] + l->count[i];
+	return 0;
+}
+
 /* Reads path with cdict_read() and the touching visitor, then loads it as pwz-render does. */
 static inline void fuzz_read_cdict(const char *path)
 {
 	struct cdict_visitor v = {
 		.meta = fuzz_meta, .task = fuzz_task, .slice = fuzz_slice, .wakeup = fuzz_wakeup,
 		.kvm_exit = fuzz_kvm_exit, .cpu_agg = fuzz_cpu_agg, .kvm_agg = fuzz_kvm_agg,
-		.wait_agg = fuzz_wait_agg,
+		.wait_agg = fuzz_wait_agg, .vcpu_ledger = fuzz_vcpu_ledger,
 	};
 	struct trace_load_opts o = { .streams = true };
 	struct cdict_read_info info;

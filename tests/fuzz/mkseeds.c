@@ -119,6 +119,14 @@ static void write_capture(const char *path, bool legacy, size_t chunk_bytes, int
 		cdict_writer__kvm_agg(w, &k);
 		cdict_writer__wait_agg(w, &wa);
 	}
+	for (uint32_t tid = 1; tid < 4; tid++) {
+		struct pwz_vcpu_ledger l = { .tid = tid, .alive_ns = 1000ull * nr_slices };
+
+		l.ns[PWZ_VCPU_GUEST] = 400ull * nr_slices;
+		l.ns[PWZ_VCPU_HALT] = 600ull * nr_slices;
+		l.count[PWZ_VCPU_GUEST] = l.count[PWZ_VCPU_HALT] = (uint64_t)nr_slices;
+		cdict_writer__vcpu_ledger(w, &l);
+	}
 	m.duration_ns = 1000ull * nr_slices;
 	pwz_meta_add_drop(&m, "slice", 3);
 	if (cdict_writer__finish(w, &m, err, sizeof(err)))

@@ -55,6 +55,9 @@ int cdict_writer__kvm_agg(struct cdict_writer *w, const struct pwz_kvm_agg *a);
 int cdict_writer__wait_agg(struct cdict_writer *w, const struct pwz_wait_agg *a);
 /* --irq aggregates (IRQ_AGG, type 10: readers before it skip the record); not in --legacy. */
 int cdict_writer__irq_agg(struct cdict_writer *w, const struct pwz_irq_agg *a);
+/* A vCPU thread instance's state ledger (VCPU_LEDGER, type 11: readers before it skip the
+ * record); not in --legacy. */
+int cdict_writer__vcpu_ledger(struct cdict_writer *w, const struct pwz_vcpu_ledger *l);
 
 /* The writer as a visitor (struct cdict_visitor, below): every record callback appends to w as
  * the functions above do; meta is NULL (the metadata is given to new and finish). */
@@ -128,6 +131,7 @@ struct cdict_visitor {
 	int (*kvm_agg)(void *ctx, const struct pwz_kvm_agg *a);
 	int (*wait_agg)(void *ctx, const struct pwz_wait_agg *a);
 	int (*irq_agg)(void *ctx, const struct pwz_irq_agg *a);
+	int (*vcpu_ledger)(void *ctx, const struct pwz_vcpu_ledger *l);
 };
 
 enum cdict_format {

@@ -363,6 +363,37 @@ static int read_irq_agg(struct mp_cursor *c, uint32_t n, const struct cdict_visi
 	return 0;
 }
 
+/* Reads an array of up to PWZ_VCPU_STATES integers into v (the rest left 0); elements past
+ * those, a later version's states, are skipped. */
+static void read_states(struct mp_cursor *c, uint64_t v[PWZ_VCPU_STATES])
+{
+	uint32_t n = mp_read_array(c);
+
+	for (uint32_t i = 0; i < n && !c->err; i++) {
+		if (i < PWZ_VCPU_STATES)
+			v[i] = mp_read_uint(c);
+		else
+			mp_skip(c);
+	}
+}
+
+/* VCPU_LEDGER: tid, since, alive, [ns per state], [count per state]. */
+static int read_vcpu_ledger(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v)
+{
+	struct pwz_vcpu_ledger l = { 0 };
+	int ret = check_fields(c, n, 6);
+
+	if (ret)
+		return ret;
+	l.tid = (uint32_t)mp_read_uint(c);
+	l.since_ns = mp_read_uint(c);
+	l.alive_ns = mp_read_uint(c);
+	read_states(c, l.ns);
+	read_states(c, l.count);
+	skip_rest(c, n, 6);
+	return !c->err && v->vcpu_ledger ? v->vcpu_ledger(v->ctx, &l) : 0;
+}
+
 /* META or END: delivered already (the final one), checked here all the same. Returns 0 or
  * -EINVAL (too few fields); a corrupt meta leaves its error in the cursor. */
 static int check_meta_rec(struct mp_cursor *c, uint32_t n)
@@ -423,6 +454,9 @@ static int deliver(struct reader *r, const unsigned char *buf, size_t len, unsig
 			break;
 		case CDICT_REC_IRQ_AGG:
 			ret = read_irq_agg(&c, n, v);
+			break;
+		case CDICT_REC_VCPU_LEDGER:
+			ret = read_vcpu_ledger(&c, n, v);
 			break;
 		case CDICT_REC_META:
 		case CDICT_REC_END:

@@ -401,6 +401,25 @@ int cdict_writer__irq_agg(struct cdict_writer *w, const struct pwz_irq_agg *a)
 	return record_done(w);
 }
 
+int cdict_writer__vcpu_ledger(struct cdict_writer *w, const struct pwz_vcpu_ledger *l)
+{
+	if (w->error)
+		return w->error;
+	if (w->legacy)
+		return 0;
+	pack_head(w, 6, CDICT_REC_VCPU_LEDGER);
+	msgpack_pack_uint32(&w->pk, l->tid);
+	msgpack_pack_uint64(&w->pk, l->since_ns);
+	msgpack_pack_uint64(&w->pk, l->alive_ns);
+	msgpack_pack_array(&w->pk, PWZ_VCPU_STATES);
+	for (int s = 0; s < PWZ_VCPU_STATES; s++)
+		msgpack_pack_uint64(&w->pk, l->ns[s]);
+	msgpack_pack_array(&w->pk, PWZ_VCPU_STATES);
+	for (int s = 0; s < PWZ_VCPU_STATES; s++)
+		msgpack_pack_uint64(&w->pk, l->count[s]);
+	return record_done(w);
+}
+
 /* ---- the writer as a visitor ---- */
 
 static int v_task(void *w, const struct pwz_task *t) { return cdict_writer__task(w, t); }
@@ -411,13 +430,14 @@ static int v_cpu_agg(void *w, const struct pwz_cpu_agg *a) { return cdict_writer
 static int v_kvm_agg(void *w, const struct pwz_kvm_agg *a) { return cdict_writer__kvm_agg(w, a); }
 static int v_wait_agg(void *w, const struct pwz_wait_agg *a) { return cdict_writer__wait_agg(w, a); }
 static int v_irq_agg(void *w, const struct pwz_irq_agg *a) { return cdict_writer__irq_agg(w, a); }
+static int v_vcpu_ledger(void *w, const struct pwz_vcpu_ledger *l) { return cdict_writer__vcpu_ledger(w, l); }
 
 struct cdict_visitor cdict_writer__visitor(struct cdict_writer *w)
 {
 	return (struct cdict_visitor){
 		.ctx = w, .task = v_task, .slice = v_slice, .wakeup = v_wakeup,
 		.kvm_exit = v_kvm_exit, .cpu_agg = v_cpu_agg, .kvm_agg = v_kvm_agg,
-		.wait_agg = v_wait_agg, .irq_agg = v_irq_agg,
+		.wait_agg = v_wait_agg, .irq_agg = v_irq_agg, .vcpu_ledger = v_vcpu_ledger,
 	};
 }
 

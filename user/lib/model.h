@@ -101,6 +101,23 @@
  *    a bucket (summary_ready_differs(); --live: summary_ready_figures_differ() on the
  *    interval's figures, a charge counting in the interval of its switch-out), the kernel's
  *    charge, to compare with those counters.
+ * R10 vCPU ledger (live captures with the scheduler and KVM hooks; whole capture). Every
+ *    nanosecond of a vCPU thread instance's life within the capture is in one state (enum
+ *    pwz_vcpu_state), kept by the kernel from the thread's events: kvm_entry enters guest,
+ *    kvm_exit exit_kernel, kvm_userspace_exit exit_user (other_on_cpu for a run interrupted by
+ *    a signal or an error), a switch-out ready (preempted, R3) or halt (slept), a wakeup of a
+ *    halted thread ready (R4's wakeups: one of a thread still on CPU is none), and a switch-in
+ *    resumes the on-CPU state the switch-out left (exit_kernel for one left in the guest). At
+ *    kvm_vcpu_wakeup (the end of a halt in the kernel, of ns, blocked or not) the on-CPU part
+ *    of that halt moves from exit_kernel to halt_poll. A thread is known as a vCPU from its
+ *    first KVM event, or from the start when its name was QEMU's ("CPU <n>/KVM") then: its
+ *    first event then also says the state before it (a kvm_exit: guest; a wakeup: halt; a
+ *    switch-in: ready; a kvm_userspace_exit: exit_kernel; else unseen). Otherwise the time
+ *    from its birth or the capture start to its first event is unseen. Its life ends at its
+ *    exit's switch-out or the capture end; alive_ns is that life within the capture, and the
+ *    states add up to it. count[s] counts the entries into s by its event (a switch-in that
+ *    resumes a state is none). Aggregated in the kernel, so exact when records drop and the
+ *    same with --aggregate-only, --live and --serve; an import has none.
  */
 
 /* A time window [from_ns, to_ns) in ns from the capture start. */

@@ -272,6 +272,31 @@ bool pwz_hist_range(const uint64_t hist[PWZ_HIST_BUCKETS], double q, uint64_t *l
 	return true;
 }
 
+const char *pwz_vcpu_state_name(unsigned int s)
+{
+	static const char *const names[PWZ_VCPU_STATES] = {
+		[PWZ_VCPU_GUEST] = "guest",
+		[PWZ_VCPU_EXIT_KERNEL] = "exit_kernel",
+		[PWZ_VCPU_EXIT_USER] = "exit_user",
+		[PWZ_VCPU_HALT_POLL] = "halt_poll",
+		[PWZ_VCPU_HALT] = "halt",
+		[PWZ_VCPU_READY] = "ready",
+		[PWZ_VCPU_OTHER_ON_CPU] = "other_on_cpu",
+		[PWZ_VCPU_UNSEEN] = "unseen",
+	};
+
+	return s < PWZ_VCPU_STATES ? names[s] : NULL;
+}
+
+void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledger *l)
+{
+	pwz_add_sat(&acc->alive_ns, l->alive_ns);
+	for (int s = 0; s < PWZ_VCPU_STATES; s++) {
+		pwz_add_sat(&acc->ns[s], l->ns[s]);
+		pwz_add_sat(&acc->count[s], l->count[s]);
+	}
+}
+
 bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a)
 {
 	uint64_t n = 0;

@@ -198,6 +198,46 @@ struct pwz_wait_agg {
  * could not make the thread's entry: "hist_miss" in the drops). */
 bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a);
 
+/*
+ * The states of a vCPU thread's ledger (model.h R10), the values of bpf/pwz.h PWZ_VS_*
+ * (asserted in capture_records.c): every nanosecond of the thread's life within the window is
+ * in exactly one.
+ */
+enum pwz_vcpu_state {
+	PWZ_VCPU_GUEST = 0,		/* in the guest: from kvm_entry to kvm_exit */
+	PWZ_VCPU_EXIT_KERNEL,		/* on CPU, handling an exit in the kernel */
+	PWZ_VCPU_EXIT_USER,		/* on CPU in the VMM, after kvm_userspace_exit */
+	PWZ_VCPU_HALT_POLL,		/* on CPU, polling in a halt (kvm_vcpu_wakeup's poll) */
+	PWZ_VCPU_HALT,			/* off CPU, not runnable: blocked in a halt or asleep */
+	PWZ_VCPU_READY,			/* off CPU, runnable: waiting for a CPU */
+	PWZ_VCPU_OTHER_ON_CPU,		/* on CPU outside KVM_RUN (a signal, an interrupted run) */
+	PWZ_VCPU_UNSEEN,		/* what the recorders did not see (before the thread's
+					 * first event, when it was not known as a vCPU) */
+	PWZ_VCPU_STATES,
+};
+
+/*
+ * Kernel aggregate: the ledger of one vCPU thread instance over the window (model.h R10). The
+ * states add up to alive_ns, the instance's life within the window.
+ */
+struct pwz_vcpu_ledger {
+	uint32_t tid;
+	uint64_t since_ns;			/* birth of the thread instance (R8) */
+	uint64_t alive_ns;			/* its life within the window: the sum of ns[] */
+	uint64_t ns[PWZ_VCPU_STATES];		/* time in each enum pwz_vcpu_state */
+	uint64_t count[PWZ_VCPU_STATES];	/* times each was entered by its event (a switch-in
+						 * that resumes a state does not count) */
+};
+
+/* The name of state s ("guest", "exit_kernel", ... "unseen"), as every output spells it; NULL
+ * past PWZ_VCPU_STATES. */
+const char *pwz_vcpu_state_name(unsigned int s);
+
+/* Adds l's times and counts (alive_ns, ns[], count[]) into acc, each held at PWZ_SATURATED
+ * (pwz_add_sat()); acc's tid and since_ns stay. The sum of the ledgers of one instance (a file
+ * may repeat one) or of a VM's vCPUs. */
+void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledger *l);
+
 /* Kinds of interrupt of an IRQ aggregate (the values of bpf/pwz.h PWZ_IRQ_*). */
 enum pwz_irq_kind {
 	PWZ_IRQ_KIND_HARD = 0,	/* a device IRQ's handler (irq_handler_entry/exit) */

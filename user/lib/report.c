@@ -316,6 +316,60 @@ static void write_vcpu(FILE *f, const struct vms *v, const struct vms_vcpu *vc)
 		fprintf(f, "%6s  %s\n", "-", "-");
 }
 
+/* One row of the state table: label (prefix and indent before it), id, then the ledger's
+ * life and each state's share of it. */
+static void state_row(const char *prefix, const char *indent, const char *label, uint32_t id,
+		      const struct pwz_vcpu_ledger *l, void (*put)(void *ctx, const char *line),
+		      void *ctx)
+{
+	char line[TERMSAFE_NAME_MAX + 256], name[TERMSAFE_NAME_MAX], d[FMT_DURATION_MAX];
+	int n = snprintf(line, sizeof(line), "%s%s%-*s %8u %10s", prefix, indent,
+			 (int)(22 - strlen(indent)), termsafe_str(name, sizeof(name), label), id,
+			 fmt_duration(d, sizeof(d), l->alive_ns));
+
+	for (int st = 0; st < PWZ_VCPU_STATES && n > 0 && (size_t)n < sizeof(line); st++)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " %6.2f",
+			      pct_of(l->ns[st], l->alive_ns));
+	if (n > 0 && (size_t)n < sizeof(line) - 1)
+		snprintf(line + n, sizeof(line) - (size_t)n, "\n");
+	put(ctx, line);
+}
+
+void report_vcpu_state_lines(const struct vms_vm *const *vms, size_t n, const char *prefix,
+			     void (*put)(void *ctx, const char *line), void *ctx)
+{
+	static const char *const cols[PWZ_VCPU_STATES] = { "GUEST", "EXIT_K", "EXIT_U", "POLL",
+							   "HALT", "READY", "OTHER", "UNSEEN" };
+	char line[256];
+	bool head = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct vms_vm *vm = vms[i];
+
+		if (!vm->has_ledger)
+			continue;
+		if (!head) {
+			int k;
+
+			snprintf(line, sizeof(line), "%svCPU states over the capture (the kernel's ledgers), in %% of LIFE:\n",
+				 prefix);
+			put(ctx, line);
+			k = snprintf(line, sizeof(line), "%s%-22s %8s %10s", prefix, "VM / vCPU",
+				     "PID/TID", "LIFE");
+			for (int st = 0; st < PWZ_VCPU_STATES; st++)
+				k += snprintf(line + k, sizeof(line) - (size_t)k, " %6s", cols[st]);
+			snprintf(line + k, sizeof(line) - (size_t)k, "\n");
+			put(ctx, line);
+			head = true;
+		}
+		state_row(prefix, "", vm->name, vm->pid, &vm->ledger, put, ctx);
+		for (size_t c = 0; c < vm->nr_vcpus; c++)
+			if (vm->vcpus[c].has_ledger)
+				state_row(prefix, "  ", vm->vcpus[c].name, vm->vcpus[c].tid,
+					  &vm->vcpus[c].ledger, put, ctx);
+	}
+}
+
 int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 		     const struct vms *v)
 {
@@ -350,6 +404,7 @@ int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 			write_vcpu(f, v, &vm->vcpus[k]);
 		write_vm_exits(f, v, vm, span_s);
 	}
+	report_vcpu_state_lines(order, v->nr_vms, "", put_file, f);
 	free(order);
 	if (v->has_streams)
 		write_waits(f, s, v);

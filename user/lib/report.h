@@ -40,6 +40,7 @@ struct vms;
  * wait, "CPU ready") and sleeping as times and % of the window, migrations and the top threads
  * that ran while the vCPU was ready; per VM and reason, exits, exits/s, handling total and its
  * on-CPU / off-CPU-ready / off-CPU-sleeping split with p50/p90/p99/max (exact); then the
+ * vCPU state table (report_vcpu_state_lines(), where the VMs have ledgers), then the
  * run-queue wait percentiles (p50, p90, p99, p99.9: the ranges of their buckets; max) of every
  * task of s with waits. The figures of
  * the streams say so when v has none, and that they miss dropped records when the capture
@@ -47,6 +48,21 @@ struct vms;
  */
 int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,
 		     const struct vms *v);
+
+struct vms_vm;
+
+/*
+ * The vCPU state table of the text views (--stats after the VMs, pwz-render --list after its
+ * VM lines): for each of the n VMs of vms in their order that has a ledger (vms.h has_ledger),
+ * a row of the VM (its name and pid; its ledger, the sum of its vCPUs') and one per vCPU with
+ * a ledger (name and tid, indented): LIFE (the ledger's alive_ns) and the share of it of each
+ * state (enum pwz_vcpu_state, in its order), in %, under a title line and a header (prefix
+ * before each line; at most 100 columns with a prefix of 2 and names of 20). Each line, '\n'
+ * included, goes to put(ctx, line). Nothing when no VM has a ledger. Names go through
+ * termsafe(). Never fails.
+ */
+void report_vcpu_state_lines(const struct vms_vm *const *vms, size_t n, const char *prefix,
+			     void (*put)(void *ctx, const char *line), void *ctx);
 
 struct trace;
 

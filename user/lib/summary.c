@@ -410,7 +410,8 @@ struct summary *summary__new(const struct trace *t, const struct summary_opts *o
 	/* a cut file's aggregates (written at the end) may be partial: its streams are folded */
 	s->from_aggregates = (t->info.has_aggregates || t->info.format == CDICT_FORMAT_LEGACY) &&
 			     !t->info.cut;
-	if (s->window_start_ns > 0 || s->window_end_ns < end || !s->from_aggregates)
+	s->whole_capture = !s->window_start_ns && s->window_end_ns >= end;
+	if (!s->whole_capture)
 		s->from_aggregates = false;
 	s->has_charged = t->meta.has_charged && s->from_aggregates;
 	s->has_run_delay = t->meta.has_run_delay && s->from_aggregates;

@@ -85,6 +85,8 @@ struct summary {
 					 * aggregates (not a window, import or legacy file) */
 	bool has_run_delay;		/* run_delay_ns known: likewise, where the kernel has
 					 * sched_info (META has_run_delay) */
+	bool whole_capture;		/* the window is the whole capture (no -f, no -c before
+					 * its end): whole-capture figures (the vCPU ledgers) hold */
 	bool from_aggregates;		/* the file's aggregates (whole capture; exact under drops
 					 * for live captures) vs. folded from the streams */
 	bool saturated;			/* a task's figure is a sum held at PWZ_SATURATED (the

@@ -98,6 +98,8 @@ static int scan_records(struct tasksel *s)
 		e = saw(s, t->wait_aggs[i].tid, 0);
 	for (size_t i = 0; i < t->nr_irq_aggs && !e; i++)
 		e = saw(s, t->irq_aggs[i].tid, t->irq_aggs[i].cpu);
+	for (size_t i = 0; i < t->nr_vcpu_ledgers && !e; i++)
+		e = saw(s, t->vcpu_ledgers[i].tid, 0);
 	for (size_t i = 0; i < t->nr_slices && !e; i++)
 		e = saw(s, t->slices[i].tid, t->slices[i].cpu);
 	for (size_t i = 0; i < t->nr_wakeups && !e; i++)

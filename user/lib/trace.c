@@ -21,7 +21,7 @@ struct trace_loader {
 	size_t *older;			/* per tasks[] entry: 1 + its tid's previous instance, 0 none */
 	size_t cap_head, cap_older;
 	struct model_fold *aggs;	/* the aggregate records, summed per key as they arrive */
-	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits, cap_irq_aggs, cap_ends;
+	size_t cap_tasks, cap_slices, cap_wakeups, cap_exits, cap_irq_aggs, cap_vcpu_ledgers, cap_ends;
 };
 
 static int push(void **arr, size_t *nr, size_t *cap, const void *item, size_t size)
@@ -196,12 +196,21 @@ static int on_irq_agg(void *ctx, const struct pwz_irq_agg *x)
 	return PUSH(l, irq_aggs, cap_irq_aggs, x);
 }
 
+/* vCPU ledgers: one per vCPU thread instance, summed at settling */
+static int on_vcpu_ledger(void *ctx, const struct pwz_vcpu_ledger *x)
+{
+	struct trace_loader *l = ctx;
+
+	return PUSH(l, vcpu_ledgers, cap_vcpu_ledgers, x);
+}
+
 static struct cdict_visitor loader_visitor(struct trace_loader *l)
 {
 	return (struct cdict_visitor){
 		.ctx = l, .meta = on_meta, .task = on_task, .slice = on_slice,
 		.wakeup = on_wakeup, .kvm_exit = on_kvm_exit, .cpu_agg = on_cpu_agg,
 		.kvm_agg = on_kvm_agg, .wait_agg = on_wait_agg, .irq_agg = on_irq_agg,
+		.vcpu_ledger = on_vcpu_ledger,
 	};
 }
 
@@ -270,6 +279,31 @@ static int cmp_end(const void *a, const void *b)
 	return x->end_ns < y->end_ns ? -1 : x->end_ns > y->end_ns;
 }
 
+static int cmp_ledger(const void *a, const void *b)
+{
+	const struct pwz_vcpu_ledger *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->since_ns < y->since_ns ? -1 : x->since_ns > y->since_ns;
+}
+
+/* Sorts the ledgers by (tid, since) and sums those of one instance into one. */
+static void merge_ledgers(struct trace *t)
+{
+	size_t out = 0;
+
+	if (t->nr_vcpu_ledgers > 1)
+		qsort(t->vcpu_ledgers, t->nr_vcpu_ledgers, sizeof(*t->vcpu_ledgers), cmp_ledger);
+	for (size_t i = 0; i < t->nr_vcpu_ledgers; i++) {
+		if (out && !cmp_ledger(&t->vcpu_ledgers[out - 1], &t->vcpu_ledgers[i]))
+			pwz_vcpu_ledger_add(&t->vcpu_ledgers[out - 1], &t->vcpu_ledgers[i]);
+		else
+			t->vcpu_ledgers[out++] = t->vcpu_ledgers[i];
+	}
+	t->nr_vcpu_ledgers = out;
+}
+
 int trace__settle(struct trace *t)
 {
 	struct trace_loader *l = t->loading;
@@ -294,6 +328,7 @@ int trace__settle(struct trace *t)
 	if (!e)
 		e = copy_out((void **)&t->wait_aggs, &t->nr_wait_aggs, wa, n, sizeof(*wa));
 	t->nr_irq_aggs = pwz_irq_merge(t->irq_aggs, t->nr_irq_aggs);
+	merge_ledgers(t);
 	loader_free(l);
 	t->loading = NULL;
 	return e;
@@ -351,6 +386,16 @@ uint64_t trace__instance_end(const struct trace *t, uint32_t tid, uint64_t since
 	if (lo < t->nr_ends && t->ends[lo].tid == tid && t->ends[lo].end_ns < end)
 		end = t->ends[lo].end_ns;
 	return end;
+}
+
+const struct pwz_vcpu_ledger *trace__vcpu_ledger(const struct trace *t, uint32_t tid,
+						 uint64_t since_ns)
+{
+	const struct pwz_vcpu_ledger key = { .tid = tid, .since_ns = since_ns };
+
+	if (!t->nr_vcpu_ledgers)
+		return NULL;
+	return bsearch(&key, t->vcpu_ledgers, t->nr_vcpu_ledgers, sizeof(key), cmp_ledger);
 }
 
 const struct pwz_task *trace__task_at_cached(const struct trace *t, struct trace_task_cache *c,
@@ -445,6 +490,7 @@ void trace__free(struct trace *t)
 	free(t->kvm_aggs);
 	free(t->wait_aggs);
 	free(t->irq_aggs);
+	free(t->vcpu_ledgers);
 	free(t->ends);
 	free(t);
 }

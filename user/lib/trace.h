@@ -52,6 +52,9 @@ struct trace {
 	struct pwz_irq_agg *irq_aggs;		/* --irq: one per (cpu, kind, vector, tid, since),
 						 * summed, in pwz_irq_merge()'s order (irq.h) */
 	size_t nr_irq_aggs;
+	struct pwz_vcpu_ledger *vcpu_ledgers;	/* one per vCPU thread instance (model.h R10),
+						 * summed per (tid, since), sorted by them */
+	size_t nr_vcpu_ledgers;
 	struct trace_end *ends;			/* the threads that died: kept with or without the
 						 * streams, sorted by (tid, end_ns) */
 	size_t nr_ends;
@@ -90,6 +93,11 @@ const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint6
  * of tid at or after it, or the birth of its next instance, whichever comes first; UINT64_MAX
  * when neither is in the capture. */
 uint64_t trace__instance_end(const struct trace *t, uint32_t tid, uint64_t since_ns);
+
+/* The ledger of the vCPU thread instance of tid born at since_ns (a task record's since_ns),
+ * or NULL: the capture has none for it. */
+const struct pwz_vcpu_ledger *trace__vcpu_ledger(const struct trace *t, uint32_t tid,
+						 uint64_t since_ns);
 
 /* trace__task_at() for a run of lookups that mostly repeat a tid (the slices of one thread):
  * a tid with a single instance is answered from the cache. Zero the cache before the run. */

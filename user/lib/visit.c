@@ -91,12 +91,20 @@ static int gate_irq_agg(void *ctx, const struct pwz_irq_agg *a)
 	GATE_PASS(g, irq_agg, a->tid, 0, a);
 }
 
+static int gate_vcpu_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
+{
+	struct visit_gate *g = ctx;
+
+	GATE_PASS(g, vcpu_ledger, l->tid, 0, l);
+}
+
 struct cdict_visitor visit_gate__visitor(struct visit_gate *g)
 {
 	return (struct cdict_visitor){
 		.ctx = g, .task = gate_task, .slice = gate_slice,
 		.wakeup = gate_wakeup, .kvm_exit = gate_kvm_exit, .cpu_agg = gate_cpu_agg,
 		.kvm_agg = gate_kvm_agg, .wait_agg = gate_wait_agg, .irq_agg = gate_irq_agg,
+		.vcpu_ledger = gate_vcpu_ledger,
 	};
 }
 
@@ -121,12 +129,13 @@ static int tee_cpu_agg(void *ctx, const struct pwz_cpu_agg *x) { TEE_PASS((struc
 static int tee_kvm_agg(void *ctx, const struct pwz_kvm_agg *x) { TEE_PASS((struct visit_tee *)ctx, kvm_agg, x); }
 static int tee_wait_agg(void *ctx, const struct pwz_wait_agg *x) { TEE_PASS((struct visit_tee *)ctx, wait_agg, x); }
 static int tee_irq_agg(void *ctx, const struct pwz_irq_agg *x) { TEE_PASS((struct visit_tee *)ctx, irq_agg, x); }
+static int tee_vcpu_ledger(void *ctx, const struct pwz_vcpu_ledger *x) { TEE_PASS((struct visit_tee *)ctx, vcpu_ledger, x); }
 
 struct cdict_visitor visit_tee__visitor(struct visit_tee *t)
 {
 	return (struct cdict_visitor){
 		.ctx = t, .meta = tee_meta, .task = tee_task, .slice = tee_slice, .wakeup = tee_wakeup,
 		.kvm_exit = tee_kvm_exit, .cpu_agg = tee_cpu_agg, .kvm_agg = tee_kvm_agg,
-		.wait_agg = tee_wait_agg, .irq_agg = tee_irq_agg,
+		.wait_agg = tee_wait_agg, .irq_agg = tee_irq_agg, .vcpu_ledger = tee_vcpu_ledger,
 	};
 }

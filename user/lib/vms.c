@@ -346,16 +346,18 @@ static int32_t qemu_vcpu_index(const char *comm)
 	return -1;
 }
 
-static bool is_vcpu_task(const struct task_summary *ts)
+/* Whether the row ts of t is a vCPU thread (vms.h). */
+static bool is_vcpu_task(const struct trace *t, const struct task_summary *ts)
 {
-	return ts->tid && (ts->exits_total || qemu_vcpu_index(ts->comm) >= 0);
+	return ts->tid && (ts->exits_total || qemu_vcpu_index(ts->comm) >= 0 ||
+			   trace__vcpu_ledger(t, ts->tid, ts->since_ns));
 }
 
 /* Whether s holds a vCPU thread (a VM to show). */
-static bool has_vcpu(const struct summary *s)
+static bool has_vcpu(const struct trace *t, const struct summary *s)
 {
 	for (size_t i = 0; i < s->nr_tasks; i++)
-		if (is_vcpu_task(&s->tasks[i]))
+		if (is_vcpu_task(t, &s->tasks[i]))
 			return true;
 	return false;
 }
@@ -616,6 +618,7 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 {
 	const struct model_window w = { s->window_start_ns, s->window_end_ns };
 	uint64_t end = trace__instance_end(t, ts->tid, ts->since_ns), from, to, used;
+	const struct pwz_vcpu_ledger *led = trace__vcpu_ledger(t, ts->tid, ts->since_ns);
 	size_t k;
 	int rc = 0;
 
@@ -633,6 +636,9 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 	vc->uncharged_ns = summary_uncharged_ns(ts);
 	vc->waits = ts->wait_count;
 	vc->exits_total = ts->exits_total;
+	vc->has_ledger = led && s->whole_capture;
+	if (vc->has_ledger)
+		vc->ledger = *led;
 	exitroll_init(&vc->exits, sizeof(struct vms_exit));
 	for (k = 0; k < ts->exits.n; k++) {
 		const struct exitroll_entry *e = exitroll_at(&ts->exits, k);
@@ -801,7 +807,7 @@ static int group(struct vms *v, const struct trace *t, const struct summary *s,
 		int added;
 		int64_t at;
 
-		if (!is_vcpu_task(ts))
+		if (!is_vcpu_task(t, ts))
 			continue;
 		at = keymap_get(&vk, pid, 0, &added);
 		if (at < 0)
@@ -833,13 +839,13 @@ static int group(struct vms *v, const struct trace *t, const struct summary *s,
 		int64_t at;
 		struct vms_vm *vm;
 
-		if (!ts->pid && !is_vcpu_task(ts))
+		if (!ts->pid && !is_vcpu_task(t, ts))
 			continue;
 		at = keymap_find(&vk, ts->pid ? ts->pid : ts->tid, 0);
 		if (at < 0)
 			continue;
 		vm = &v->vms[at];
-		if (is_vcpu_task(ts)) {
+		if (is_vcpu_task(t, ts)) {
 			rc = vcpu_fill(&vm->vcpus[vm->nr_vcpus++], ts, t, s, ix, v);
 		} else {
 			vm->nr_other++;
@@ -869,6 +875,10 @@ static int vm_totals(struct vms_vm *vm)
 		vm->ready_ns += vc->ready_ns;
 		vm->sleep_ns += vc->sleep_ns;
 		vm->exits_total += vc->exits_total;
+		if (vc->has_ledger) {
+			vm->has_ledger = true;
+			pwz_vcpu_ledger_add(&vm->ledger, &vc->ledger);
+		}
 		for (k = 0; k < vc->exits.n; k++) {
 			const struct vms_exit *src = vms_exit_at(&vc->exits, k);
 			struct vms_exit *row;
@@ -902,7 +912,7 @@ struct vms *vms__new(const struct trace *t, const struct summary *s, char *err, 
 	v->has_streams = t->nr_slices > 0;
 	v->records_dropped = pwz_meta_total_drops(&t->meta) > 0;
 	if (v->has_streams) {
-		rc = index_build(&ix, t, has_vcpu(s));
+		rc = index_build(&ix, t, has_vcpu(t, s));
 		if (!rc)
 			rc = wait_pcts(v, &ix, &w);
 		if (!rc)

@@ -12,7 +12,8 @@
 
 /*
  * A vCPU thread is a thread with KVM exits in the window, or whose comm is QEMU's
- * "CPU <n>/KVM" (a halted vCPU may exit nothing). A VM is the process (tgid) of vCPU threads;
+ * "CPU <n>/KVM" (a halted vCPU may exit nothing), or whose instance has a vCPU state ledger
+ * (model.h R10: the kernel knew it as a vCPU). A VM is the process (tgid) of vCPU threads;
  * its other threads are counted apart. A vCPU thread whose process is unknown (pid 0) is a VM
  * of its own. The VM's name: the QEMU "-name" the task names module gave its vCPUs
  * (user/lib/tasknames.h: "<vm>.vcpu<n>"), else the process's comm, else the thread's comm.
@@ -44,6 +45,12 @@
  *                  task from log-linear histograms (lhist.h): the range of the bucket that
  *                  holds each, cut to the longest wait. When the file records dropped records
  *                  (records_dropped), these stream figures miss what was dropped.
+ * From the capture's vCPU ledgers (model.h R10; has_ledger), when the window is the whole
+ * capture (summary whole_capture; a ledger covers nothing less): the ledger of the vCPU's
+ * thread instance (trace__vcpu_ledger(): matched by tid and since_ns), as the kernel kept it.
+ * Its alive_ns is the kernel's and may differ from the vCPU's alive_ns above, which stays
+ * as computed here. A VM's ledger is the sum of its vCPUs' (pwz_vcpu_ledger_add(); its tid
+ * and since_ns 0).
  */
 
 #define VMS_TOP_PREEMPTERS 3
@@ -131,6 +138,8 @@ struct vms_vcpu {
 	uint64_t exits_total;
 	struct exitroll exits;		/* struct vms_exit entries (vms_exit_at()), sorted by
 					 * exitroll_cmp_count(): by count, largest first */
+	bool has_ledger;		/* the capture has its instance's ledger (whole capture) */
+	struct pwz_vcpu_ledger ledger;	/* with has_ledger: its time in each state */
 };
 
 struct vms_vm {
@@ -144,6 +153,8 @@ struct vms_vm {
 	uint64_t exits_total;
 	struct exitroll exits;		/* struct vms_exit entries per reason over the vCPUs,
 					 * sorted as a vCPU's */
+	bool has_ledger;		/* a vCPU of it has a ledger */
+	struct pwz_vcpu_ledger ledger;	/* with has_ledger: the sum of its vCPUs' ledgers */
 };
 
 
