@@ -63,6 +63,7 @@ const volatile __u32 want_wait = 1;	/* 0: no run-queue wait measurement */
 const volatile __u32 want_waker = 1;	/* 0: no waker (sched_waking not attached) */
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader once this much is queued */
 const volatile __u32 task_storage = 1;	/* 0: tp_btf keeps wait starts in the tid hash too (< 5.11) */
+const volatile __u32 want_ledger = 0;	/* 1: the vCPU ledger (R10; with sched, wait and kvm) */
 const volatile __u32 want_run_delay = 0;	/* 1: the kernel's charge of each wait (sched_info
 						 * is in BTF: CONFIG_SCHED_INFO; with want_wait) */
 
@@ -173,6 +174,16 @@ struct {
 	__type(value, __u64);
 } sel_tgids SEC(".maps");
 
+/* The vCPU threads (want_ledger): one bit per tid, set at a thread's first KVM event, or by
+ * user space before attach for the threads QEMU named as vCPUs (R10). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* sized from pid_max with the ledger */
+	__type(key, __u32);
+	__type(value, __u64);
+} vcpu_tids SEC(".maps");
+
 static __always_inline void cnt_add(__u32 idx, __u64 n)
 {
 	__u32 zero = 0;
@@ -250,6 +261,110 @@ static __always_inline bool task_selected(bool btf, __u32 tid, struct task_struc
 		return false;
 	tgid = btf ? t->tgid : BPF_CORE_READ(t, tgid);
 	return sel_has(&sel_tgids, tgid);
+}
+
+/* R10: the ledger l moves to state s at now; the time since its last change goes to the state
+ * it leaves; count: s is entered by its event. A dead thread's ledger stays as it is. */
+static __always_inline void led_to(struct vcpu_ledger *l, __u32 s, __u64 now, bool count)
+{
+	__u32 cur = l->state;
+
+	if (cur >= PWZ_VS_NR)
+		return;
+	if (now > l->since_ns) {
+		l->ns[cur] += now - l->since_ns;
+		l->since_ns = now;
+	}
+	l->state = s;
+	if (count && s < PWZ_VS_NR)
+		l->count[s]++;
+}
+
+/*
+ * R10: the kvm_state entry of vCPU thread tid (task t) with its ledger, made at its first event
+ * at now. A thread user space named a vCPU before attach (its bit set, every event of it seen
+ * since) was in state before from its birth or the capture start; another was unseen until
+ * now, and is a vCPU from now on. NULL when the map is full (counted).
+ */
+static __always_inline struct kvm_state *led_get(__u32 tid, struct task_struct *t, __u64 now,
+						 __u32 before)
+{
+	static const struct kvm_state zero;
+	struct kvm_state *st = lookup_or_init(&kvm_state, &tid, &zero);
+	struct vcpu_ledger *l;
+	__u64 born;
+
+	if (!st || !want_ledger || st->led.start_ns)
+		return st;
+	l = &st->led;
+	born = BPF_CORE_READ(t, start_time);
+	l->start_ns = born > t0 ? born : t0;
+	if (l->start_ns > now || !l->start_ns)
+		l->start_ns = now ? now : 1;
+	l->since_ns = l->start_ns;
+	if (!sel_has(&vcpu_tids, tid)) {
+		sel_add(&vcpu_tids, tid);
+		before = PWZ_VS_UNSEEN;
+	}
+	l->state = before < PWZ_VS_NR ? before : PWZ_VS_UNSEEN;
+	l->resume = PWZ_VS_UNSEEN;
+	if (l->since_ns < now)
+		l->count[l->state & (PWZ_VS_NR - 1)]++;
+	return st;
+}
+
+/* R10: a scheduler event of thread tid: its ledger when it is a vCPU, else NULL. */
+static __always_inline struct vcpu_ledger *led_sched(__u32 tid, struct task_struct *t, __u64 now,
+						     __u32 before)
+{
+	struct kvm_state *st;
+
+	if (!want_ledger || !tid || !sel_has(&vcpu_tids, tid))
+		return NULL;
+	st = led_get(tid, t, now, before);
+	return st ? &st->led : NULL;
+}
+
+/* R10: vCPU prev switched out at now, how (enum rec_end). */
+static __always_inline void led_switch_out(struct task_struct *prev, __u32 tid, __u64 now,
+					   __u32 end)
+{
+	struct vcpu_ledger *l = led_sched(tid, prev, now, PWZ_VS_UNSEEN);
+	__u32 cur;
+
+	if (!l)
+		return;
+	cur = l->state;
+	if (cur == PWZ_VS_GUEST)		/* an exit the hooks missed */
+		l->resume = PWZ_VS_EXIT_KERNEL;
+	else if (cur != PWZ_VS_READY && cur != PWZ_VS_HALT)
+		l->resume = cur;
+	if (end == REC_END_EXITED) {
+		led_to(l, PWZ_VS_DEAD, now, false);
+		l->end_ns = now;
+	} else {
+		led_to(l, end == REC_END_PREEMPTED ? PWZ_VS_READY : PWZ_VS_HALT, now, true);
+	}
+}
+
+/* R10: vCPU next switched in at now: the on-CPU state its switch-out left resumes. */
+static __always_inline void led_switch_in(struct task_struct *next, __u32 tid, __u64 now)
+{
+	struct vcpu_ledger *l = led_sched(tid, next, now, PWZ_VS_READY);
+
+	if (!l)
+		return;
+	led_to(l, l->resume, now, false);
+	l->in_ns = now;
+}
+
+/* R10: a wakeup at now of vCPU p (not on a CPU): halted, it is ready from now. */
+static __always_inline void led_wakeup(struct task_struct *p, __u32 tid, __u64 now)
+{
+	struct vcpu_ledger *l = led_sched(tid, p, now, PWZ_VS_HALT);
+
+	if (l && l->state == PWZ_VS_HALT)
+		led_to(l, PWZ_VS_READY, now, true);
 }
 
 /*
@@ -678,6 +793,10 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	}
 	so = (struct switch_out){ .now = bpf_ktime_get_ns() };
 	switch_out_take(&so, cs, btf, prev, prev_pid, next_pid);
+	if (want_ledger) {
+		led_switch_out(prev, prev_pid, so.now, switch_end(preempt, prev_state));
+		led_switch_in(next, next_pid, so.now);
+	}
 	/* without a selection every thread is recorded, the idle task's open slice too; with
 	 * -t the reader decides, as a thread may be selected while it runs */
 	cs->sel = next_sel || (!filter_tids && !filter_tgids) || follow_names;
@@ -703,12 +822,17 @@ static __always_inline void on_wakeup(bool btf, bool is_new, struct task_struct 
 				      int on_cpu)
 {
 	struct wait_start *ws;
+	__u64 now = 0;
 
 	if (!want_wait || !pid || on_cpu || !task_selected(btf, pid, p))
 		return;
+	if (want_ledger) {	/* the wait's start and the ledger's: one time */
+		now = bpf_ktime_get_ns();
+		led_wakeup(p, pid, now);
+	}
 	ws = ws_get(btf, p, pid, true);
 	if (ws && !ws->ts) {
-		ws->ts = bpf_ktime_get_ns();
+		ws->ts = now ? now : bpf_ktime_get_ns();
 		ws->preempted = 0;
 		if (want_run_delay)
 			ws->rd_base = run_delay(btf, p);
@@ -842,7 +966,6 @@ int pending_waits(struct bpf_iter__task *ctx)
 static __always_inline int on_kvm_exit(__u32 isa, __u32 reason, __u32 vcpu)
 {
 	static const struct kvm_agg_val zero_agg;
-	static const struct kvm_state zero_st;
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 tid = (__u32)id, tgid = id >> 32;
 	struct kvm_agg_key k = {};
@@ -858,9 +981,13 @@ static __always_inline int on_kvm_exit(__u32 isa, __u32 reason, __u32 vcpu)
 	if (agg)
 		agg->count++;
 	cnt_add(CNT_KVM_EXITS, 1);
-	st = lookup_or_init(&kvm_state, &tid, &zero_st);
+	st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now, PWZ_VS_GUEST);
 	if (!st)
 		return 0;
+	if (want_ledger) {
+		led_to(&st->led, PWZ_VS_EXIT_KERNEL, now, true);
+		st->led.ek_mark = st->led.ns[PWZ_VS_EXIT_KERNEL];
+	}
 	st->guest_ns = st->entry_ns && now > st->entry_ns ? now - st->entry_ns : 0;
 	st->exit_ns = now;
 	st->isa = k.isa;
@@ -899,13 +1026,11 @@ int kvm_entry(void *ctx)
 
 	if (!ids_selected(tid, tgid))
 		return 0;
-	st = bpf_map_lookup_elem(&kvm_state, &tid);
-	if (!st) {
-		struct kvm_state nst = { .entry_ns = now };
-
-		bpf_map_update_elem(&kvm_state, &tid, &nst, BPF_NOEXIST);
+	st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now, PWZ_VS_UNSEEN);
+	if (!st)
 		return 0;
-	}
+	if (want_ledger)
+		led_to(&st->led, PWZ_VS_GUEST, now, true);
 	if (st->exit_ns) {
 		handling = now > st->exit_ns ? now - st->exit_ns : 0;
 		k.tid = tid;
@@ -953,6 +1078,77 @@ int kvm_entry(void *ctx)
 	return 0;
 }
 
+/* kvm_userspace_exit at its tracefs offsets (the same from Linux 3.x to 6.x). */
+struct kvm_userspace_exit_args {
+	__u64 common;
+	__u32 reason;		/* KVM_EXIT_* */
+	__s32 err;		/* < 0: the run failed or was interrupted (-EINTR) */
+};
+
+#define PWZ_KVM_EXIT_INTR 10	/* KVM_EXIT_INTR: a signal stopped the run */
+
+/* R10: the vCPU returns to its VMM: exit_user, or other_on_cpu for an interrupted run. */
+SEC("tracepoint/kvm/kvm_userspace_exit")
+int kvm_uexit(struct kvm_userspace_exit_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u32 tid = (__u32)id, tgid = id >> 32, s;
+	struct kvm_state *st;
+
+	if (!want_ledger || !ids_selected(tid, tgid))
+		return 0;
+	st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now, PWZ_VS_EXIT_KERNEL);
+	if (!st)
+		return 0;
+	s = ctx->err < 0 || ctx->reason == PWZ_KVM_EXIT_INTR ? PWZ_VS_OTHER_ON_CPU :
+							       PWZ_VS_EXIT_USER;
+	led_to(&st->led, s, now, true);
+	return 0;
+}
+
+/* kvm_vcpu_wakeup at its tracefs offsets: the end of a halt in the kernel. */
+struct kvm_vcpu_wakeup_args {
+	__u64 common;
+	__u64 ns;		/* the halt's length: polling, then blocked if waited */
+	__u8 waited;		/* it blocked */
+	__u8 valid;
+};
+
+/*
+ * R10: a halt in the kernel ends (kvm_vcpu_halt(), in the pending exit): the on-CPU part of it
+ * moves from exit_kernel to halt_poll. That part is the exit's exit_kernel time less the part
+ * before the halt began (the exit to now - ns, on CPU: the thread did not switch out before
+ * it halted) and, when it blocked, the part since its last switch-in (after the wakeup).
+ */
+SEC("tracepoint/kvm/kvm_vcpu_wakeup")
+int kvm_halt_end(struct kvm_vcpu_wakeup_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u64 ek, from, pre, post, poll;
+	__u32 tid = (__u32)id;
+	struct vcpu_ledger *l;
+	struct kvm_state *st;
+
+	if (!want_ledger)
+		return 0;
+	st = bpf_map_lookup_elem(&kvm_state, &tid);
+	if (!st || !st->led.start_ns || !st->exit_ns || st->led.state != PWZ_VS_EXIT_KERNEL)
+		return 0;
+	l = &st->led;
+	led_to(l, PWZ_VS_EXIT_KERNEL, now, false);
+	ek = l->ns[PWZ_VS_EXIT_KERNEL] > l->ek_mark ? l->ns[PWZ_VS_EXIT_KERNEL] - l->ek_mark : 0;
+	from = now > ctx->ns ? now - ctx->ns : 0;
+	pre = from > st->exit_ns ? from - st->exit_ns : 0;
+	post = ctx->waited && l->in_ns > from ? now - l->in_ns : 0;
+	poll = ek > pre + post ? ek - pre - post : 0;
+	l->ns[PWZ_VS_EXIT_KERNEL] -= poll;
+	l->ns[PWZ_VS_HALT_POLL] += poll;
+	if (poll)
+		l->count[PWZ_VS_HALT_POLL]++;
+	l->ek_mark = l->ns[PWZ_VS_EXIT_KERNEL];
+	return 0;
+}
+
 static __always_inline void emit_task(__u32 tid, __u32 tgid, __u32 is_new, const char *comm)
 {
 	struct rec_task *r = bpf_ringbuf_reserve(&rb_task, sizeof(*r), 0);
@@ -989,14 +1185,50 @@ int task_newtask(struct trace_event_raw_task_newtask *ctx)
 	return 0;
 }
 
+/* Whether comm is QEMU's name of a vCPU thread, "CPU <n>/KVM" (task_vcpu_of() of
+ * user/lib/tasknames.h). */
+static __always_inline bool comm_is_vcpu(const char *comm)
+{
+	int i = 4;
+
+	if (comm[0] != 'C' || comm[1] != 'P' || comm[2] != 'U' || comm[3] != ' ' ||
+	    comm[4] < '0' || comm[4] > '9')
+		return false;
+	while (i < PWZ_BPF_COMM_LEN - 5 && comm[i] >= '0' && comm[i] <= '9')
+		i++;
+	return i <= PWZ_BPF_COMM_LEN - 5 && comm[i] == '/' && comm[i + 1] == 'K' &&
+	       comm[i + 2] == 'V' && comm[i + 3] == 'M' && !comm[i + 4];
+}
+
+/* R10: a thread that names itself as QEMU names its vCPUs is one from now: on CPU outside
+ * KVM_RUN (unseen before, from its birth or the capture start). */
+static __always_inline void led_named(__u32 tid, const char *comm)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct kvm_state *st;
+
+	if (sel_has(&vcpu_tids, tid) || !comm_is_vcpu(comm))
+		return;
+	st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now, PWZ_VS_UNSEEN);
+	if (st)
+		led_to(&st->led, PWZ_VS_OTHER_ON_CPU, now, true);
+}
+
 SEC("tracepoint/task/task_rename")
 int task_rename(struct trace_event_raw_task_rename *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = BPF_CORE_READ(ctx, pid);
 	__u32 tgid = tid == (__u32)id ? (__u32)(id >> 32) : 0;
+	bool sel = ids_selected(tid, tgid);
 
-	if (follow_names || ids_selected(tid, tgid) || (filter_tgids && !tgid))
+	if (want_ledger && sel && tgid) {
+		char comm[PWZ_BPF_COMM_LEN];
+
+		bpf_probe_read_kernel(comm, sizeof(comm), ctx->newcomm);
+		led_named(tid, comm);
+	}
+	if (follow_names || sel || (filter_tgids && !tgid))
 		emit_task(tid, tgid, 0, ctx->newcomm);
 	return 0;
 }

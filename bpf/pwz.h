@@ -33,7 +33,7 @@
 #define PWZ_TID_MAP_MAX (1u << 22)	/* PID_MAX_LIMIT on 64-bit */
 #define PWZ_CPU_AGGS_BUDGET (128ull << 20)	/* bytes of kernel memory for cpu_aggs */
 #define PWZ_KVM_STATE_MAX 4096		/* kvm_state as compiled: vCPU threads (resized too) */
-#define PWZ_KVM_STATE_HOST_MAX 65536	/* kvm_state at most: 112 bytes each, 7 MiB */
+#define PWZ_KVM_STATE_HOST_MAX 16384	/* kvm_state at most: 264 bytes each, 4 MiB */
 #define PWZ_KVM_AGGS_MAX 8192		/* kvm_aggs: (vCPU thread, isa, reason) triples */
 /* The selection (sel_tids, sel_tgids): one bit per id, id / PWZ_SEL_WORD_BITS the array's word,
  * sized by user space from the kernel's pid_max (at most PWZ_SEL_IDS_MAX ids, the kernel's limit). */
@@ -211,7 +211,37 @@ struct kvm_agg_val {
 	__u64 hist[PWZ_BPF_HIST];	/* log2 histogram of handling_ns */
 };
 
-/* Value of the hash "kvm_state", keyed by tid: the vCPU thread's last exit and entry. */
+/*
+ * The states of a vCPU thread's ledger (user/lib/model.h R10; enum pwz_vcpu_state of
+ * user/lib/records.h has the same values).
+ */
+#define PWZ_VS_GUEST 0
+#define PWZ_VS_EXIT_KERNEL 1
+#define PWZ_VS_EXIT_USER 2
+#define PWZ_VS_HALT_POLL 3
+#define PWZ_VS_HALT 4
+#define PWZ_VS_READY 5
+#define PWZ_VS_OTHER_ON_CPU 6
+#define PWZ_VS_UNSEEN 7
+#define PWZ_VS_NR 8
+#define PWZ_VS_DEAD 8		/* the thread exited: nothing accrues */
+
+/* A vCPU thread's ledger (R10): where its time went since start_ns, up to since_ns. */
+struct vcpu_ledger {
+	__u64 start_ns;		/* its first counted ns: its birth or the capture start; 0: no
+				 * ledger (the entry holds exits only) */
+	__u64 since_ns;		/* the current state's start; ns[] holds the time before */
+	__u64 end_ns;		/* its exit's switch-out; 0 alive */
+	__u64 ek_mark;		/* ns[EXIT_KERNEL] at the pending exit (halt polling's base) */
+	__u64 in_ns;		/* its last switch-in */
+	__u32 state;		/* PWZ_VS_*, or PWZ_VS_DEAD */
+	__u32 resume;		/* the on-CPU state a switch-in resumes */
+	__u64 ns[PWZ_VS_NR];	/* time in each state */
+	__u32 count[PWZ_VS_NR];	/* entries into each by its event */
+};
+
+/* Value of the hash "kvm_state", keyed by tid: the vCPU thread's last exit and entry, and its
+ * ledger. */
 struct kvm_state {
 	__u64 exit_ns;		/* last kvm_exit not yet followed by an entry; 0 none */
 	__u64 entry_ns;		/* last kvm_entry; 0 none */
@@ -220,6 +250,7 @@ struct kvm_state {
 	__u32 vcpu;		/* vcpu_id of the pending exit */
 	__u32 pad;		/* zero */
 	__u64 guest_ns;		/* guest time before the pending exit; 0 unknown */
+	struct vcpu_ledger led;	/* with want_ledger */
 };
 
 /* Value of the per-CPU array "cpu_state" (one entry): the slice running on this CPU. */

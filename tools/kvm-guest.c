@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #define USAGE \
-	"usage: kvm-guest [-name VM] [-c COMM] KIND COUNT [KIND COUNT]...\n" \
+	"usage: kvm-guest [-name VM] [-c COMM] [-s US] KIND COUNT [KIND COUNT]...\n" \
 	"Runs one VM with one vCPU whose real-mode code makes exactly COUNT exits of each KIND,\n" \
 	"in the order given, then one final hlt.\n" \
 	"  io      'out 0x10, al'        (SVM exit 0x7b io, VMX 30 IO_INSTRUCTION)\n" \
@@ -27,8 +27,10 @@
 	"  -name VM  accepted and ignored, as QEMU's '-name guest=VM': a tracer that names QEMU\n" \
 	"            vCPU threads from the command line shows the vCPU thread as VM.vcpu0\n" \
 	"  -c COMM   name of the vCPU thread (default \"CPU 0/KVM\", as QEMU names it)\n" \
+	"  -s US     after each hlt but the final one, the vCPU thread sleeps US microseconds\n" \
+	"            before its next KVM_RUN (as a VMM waits for an interrupt)\n" \
 	"Prints one line: kvm-guest pid=P tid=T sched_run_ns=N run_delay_ns=N timeslices=N\n" \
-	"schedstat_mono_ns=N io=N cpuid=N hlt=N runs=N, where tid is the\n" \
+	"schedstat_mono_ns=N sleep_us=N io=N cpuid=N hlt=N runs=N, where tid is the\n" \
 	"vCPU thread (the one that calls KVM_RUN, where kvm_exit and kvm_entry fire), hlt counts\n" \
 	"the final hlt, runs is the number of KVM_RUN calls; sched_run_ns, run_delay_ns and\n" \
 	"timeslices are the vCPU thread's /proc/self/task/TID/schedstat at the final hlt (0 when\n" \
@@ -56,6 +58,7 @@ struct guest {
 	uint8_t *mem;			/* guest memory, GUEST_MEM_SIZE bytes */
 	uint32_t code_end;		/* guest address just past the final hlt */
 	const char *comm;		/* vCPU thread name */
+	unsigned long halt_us;		/* -s: sleep after each hlt but the final one */
 	pid_t tid;			/* vCPU thread id */
 	uint64_t seen[NR_KINDS];	/* exits seen in userspace (io and hlt; cpuid stays in KVM) */
 	uint64_t runs;			/* KVM_RUN calls */
@@ -227,6 +230,8 @@ static void *vcpu_main(void *arg)
 				read_schedstat(g);
 				return NULL;
 			}
+			if (g->halt_us)
+				usleep(g->halt_us);
 			break;
 		case KVM_EXIT_INTR:
 			break;
@@ -303,10 +308,21 @@ int main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
-	while ((opt = getopt(argc, argv, "+c:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+c:s:h")) != -1) {
+		char *end;
+
 		switch (opt) {
 		case 'c':
 			g.comm = optarg;
+			break;
+		case 's':
+			errno = 0;
+			g.halt_us = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || g.halt_us > 10000000) {
+				fprintf(stderr, "kvm-guest: bad -s '%s': microseconds, 0 to 10000000\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			fputs(USAGE, stdout);
@@ -374,8 +390,9 @@ int main(int argc, char **argv)
 			(unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_HLT]);
 		return 1;
 	}
-	printf("kvm-guest pid=%d tid=%d sched_run_ns=%llu run_delay_ns=%llu timeslices=%llu schedstat_mono_ns=%llu io=%llu cpuid=%llu hlt=%llu runs=%llu\n",
+	printf("kvm-guest pid=%d tid=%d sched_run_ns=%llu run_delay_ns=%llu timeslices=%llu schedstat_mono_ns=%llu sleep_us=%lu io=%llu cpuid=%llu hlt=%llu runs=%llu\n",
 	       (int)getpid(), (int)g.tid, g.sched[0], g.sched[1], g.sched[2], g.sched_mono_ns,
+	       g.halt_us,
 	       (unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_CPUID],
 	       (unsigned long long)want[KIND_HLT], (unsigned long long)g.runs);
 	return 0;

@@ -55,8 +55,9 @@ struct capture {
 	int nr_tp_fds;			/* (their release is slow: tp_attach(), capture__free()) */
 	bool pending_waits;		/* made with cfg->pending_waits */
 	uint32_t pid_max;		/* the kernel's, read once (0 unreadable) */
-	uint32_t sel_words;		/* with a filter: words of each selection bitmap */
-	uint64_t *sel_bits[2];		/* then sel_tids and sel_tgids, mapped */
+	uint32_t sel_words[3];		/* words of each bitmap (enum sel_map): pid_max's bits
+					 * where used, else 1 */
+	uint64_t *sel_bits[3];		/* the bitmaps used, mapped */
 	struct bpf_link *pending_iter;	/* the pending_waits iterator, attached at its first use */
 };
 
@@ -175,7 +176,18 @@ static uint32_t read_pid_max(void)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-/* Words of a selection bitmap: a bit for every id below the kernel's pid_max. */
+/* The bitmaps of ids: the selection (-t, -p) and the vCPU threads (the ledger, R10). */
+enum sel_map { SEL_TIDS, SEL_TGIDS, SEL_VCPUS, SEL_MAPS };
+
+static struct bpf_map **sel_map(struct pwz_bpf *s, int i)
+{
+	struct bpf_map **m[SEL_MAPS] = { &s->maps.sel_tids, &s->maps.sel_tgids,
+					  &s->maps.vcpu_tids };
+
+	return m[i];
+}
+
+/* Words of a bitmap of ids: a bit for every id below the kernel's pid_max. */
 static __u32 sel_words_for(uint32_t pid_max)
 {
 	if (!pid_max || pid_max > PWZ_SEL_IDS_MAX)
@@ -289,6 +301,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	s->rodata->want_wait = cfg->sched && cfg->wait;
 	s->rodata->want_waker = cfg->sched && cfg->wait && cfg->streams && cfg->waker;
 	s->rodata->wakeup_bytes = ((__u64)cfg->ringbuf_mb << 20) / 4;
+	s->rodata->want_ledger = cfg->kvm && cfg->sched && cfg->wait;
 
 	bpf_program__set_autoload(s->progs.switch_btf, cfg->sched && !raw);
 	bpf_program__set_autoload(s->progs.wakeup_btf, cfg->sched && cfg->wait && !raw);
@@ -301,6 +314,8 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	bpf_program__set_autoload(s->progs.waking_raw, s->rodata->want_waker && raw);
 	bpf_program__set_autoload(s->progs.kvm_exit, cfg->kvm);
 	bpf_program__set_autoload(s->progs.kvm_entry, cfg->kvm);
+	bpf_program__set_autoload(s->progs.kvm_uexit, s->rodata->want_ledger && cfg->kvm_uexit);
+	bpf_program__set_autoload(s->progs.kvm_halt_end, s->rodata->want_ledger && cfg->kvm_halt);
 	/* --irq only (bpf/irq.bpf.h): off by default, nothing attached, nothing paid */
 	bpf_program__set_autoload(s->progs.irq_entry_btf, cfg->irq && !raw);
 	bpf_program__set_autoload(s->progs.irq_exit_btf, cfg->irq && !raw);
@@ -316,9 +331,11 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);
 	/* a bit for every id the kernel can give */
-	c->sel_words = cfg->filter ? sel_words_for(c->pid_max) : 1;
-	bpf_map__set_max_entries(s->maps.sel_tids, c->sel_words);
-	bpf_map__set_max_entries(s->maps.sel_tgids, c->sel_words);
+	c->sel_words[SEL_TIDS] = cfg->filter ? sel_words_for(c->pid_max) : 1;
+	c->sel_words[SEL_TGIDS] = c->sel_words[SEL_TIDS];
+	c->sel_words[SEL_VCPUS] = s->rodata->want_ledger ? sel_words_for(c->pid_max) : 1;
+	for (int i = 0; i < SEL_MAPS; i++)
+		bpf_map__set_max_entries(*sel_map(s, i), c->sel_words[i]);
 	/* what this kernel's layout needs, over the choices above */
 	capture_compat__apply(&c->compat, s, cfg, raw, c->sizes.tid_entries);
 	reuse_precreated(c, s);
@@ -335,29 +352,23 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	return 0;
 }
 
-enum { SEL_TIDS, SEL_TGIDS };
-
-/* The bytes of a selection bitmap's mapping: whole pages. */
-static size_t sel_len(const struct capture *c)
+/* The bytes of bitmap i's mapping: whole pages. */
+static size_t sel_len(const struct capture *c, int i)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
-	return ((size_t)c->sel_words * sizeof(uint64_t) + page - 1) / page * page;
+	return ((size_t)c->sel_words[i] * sizeof(uint64_t) + page - 1) / page * page;
 }
 
-/* Maps the two selection bitmaps (loaded, with a filter). 0 or -errno. */
-static int map_selection(struct capture *c)
+/* Maps bitmap i (loaded). 0 or -errno. */
+static int map_bitmap(struct capture *c, int i)
 {
-	struct bpf_map *m[2] = { c->skel->maps.sel_tids, c->skel->maps.sel_tgids };
+	void *p = mmap(NULL, sel_len(c, i), PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(*sel_map(c->skel, i)), 0);
 
-	for (int i = 0; i < 2; i++) {
-		void *p = mmap(NULL, sel_len(c), PROT_READ | PROT_WRITE, MAP_SHARED,
-			       bpf_map__fd(m[i]), 0);
-
-		if (p == MAP_FAILED)
-			return -errno;
-		c->sel_bits[i] = p;
-	}
+	if (p == MAP_FAILED)
+		return -errno;
+	c->sel_bits[i] = p;
 	return 0;
 }
 
@@ -366,7 +377,7 @@ static int sel_set(struct capture *c, int i, uint32_t id)
 {
 	if (!c->sel_bits[i])
 		return -EINVAL;
-	if (id / PWZ_SEL_WORD_BITS >= c->sel_words)
+	if (id / PWZ_SEL_WORD_BITS >= c->sel_words[i])
 		return -ERANGE;
 	__atomic_fetch_or(&c->sel_bits[i][id / PWZ_SEL_WORD_BITS],
 			  1ull << (id % PWZ_SEL_WORD_BITS), __ATOMIC_RELAXED);
@@ -375,7 +386,7 @@ static int sel_set(struct capture *c, int i, uint32_t id)
 
 static bool sel_test(const struct capture *c, int i, uint32_t id)
 {
-	if (!c->sel_bits[i] || id / PWZ_SEL_WORD_BITS >= c->sel_words)
+	if (!c->sel_bits[i] || id / PWZ_SEL_WORD_BITS >= c->sel_words[i])
 		return false;
 	return (__atomic_load_n(&c->sel_bits[i][id / PWZ_SEL_WORD_BITS], __ATOMIC_RELAXED) >>
 		(id % PWZ_SEL_WORD_BITS)) & 1;
@@ -383,13 +394,30 @@ static bool sel_test(const struct capture *c, int i, uint32_t id)
 
 static int fill_selection(struct capture *c, const struct capture_cfg *cfg)
 {
-	int e = cfg->filter ? map_selection(c) : 0;
+	int e = 0;
+
+	for (int i = SEL_TIDS; !e && cfg->filter && i <= SEL_TGIDS; i++)
+		e = map_bitmap(c, i);
+	if (!e && c->skel->rodata->want_ledger)
+		e = map_bitmap(c, SEL_VCPUS);
 
 	for (size_t i = 0; !e && i < cfg->nr_tids; i++)
 		e = sel_set(c, SEL_TIDS, cfg->tids[i]);
 	for (size_t i = 0; !e && i < cfg->nr_tgids; i++)
 		e = sel_set(c, SEL_TGIDS, cfg->tgids[i]);
 	return e;
+}
+
+int capture__mark_vcpu(struct capture *c, uint32_t tid)
+{
+	if (!capture__has_ledger(c))
+		return -ENOTSUP;
+	return sel_set(c, SEL_VCPUS, tid);
+}
+
+bool capture__has_ledger(const struct capture *c)
+{
+	return c->skel->rodata->want_ledger;
 }
 
 int capture__select_tid(struct capture *c, uint32_t tid)
@@ -1209,6 +1237,35 @@ int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 	return each_tid_entry(c->skel->maps.kvm_state, &st, sizeof(st), each_exit, &w);
 }
 
+struct ledger_walk {
+	uint64_t end_ns;
+	int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l);
+	void *ctx;
+};
+
+static int each_ledger(void *ctx, uint32_t tid, const void *val)
+{
+	const struct kvm_state *st = val;
+	const struct ledger_walk *w = ctx;
+	struct pwz_vcpu_ledger l;
+
+	if (!st->led.start_ns)
+		return 0;
+	capture_conv_ledger(tid, &st->led, w->end_ns, &l);
+	return w->cb(w->ctx, &l);
+}
+
+int capture__vcpu_ledgers(struct capture *c, uint64_t end_ns,
+			  int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx)
+{
+	struct ledger_walk w = { end_ns, cb, ctx };
+	struct kvm_state st;
+
+	if (!capture__has_ledger(c))
+		return -ENOTSUP;
+	return each_tid_entry(c->skel->maps.kvm_state, &st, sizeof(st), each_ledger, &w);
+}
+
 struct irq_walk {
 	int (*cb)(void *ctx, uint32_t cpu, const struct irq_agg_key *k,
 		  const struct irq_agg_val *v, const char *name);
@@ -1277,9 +1334,9 @@ void capture__free(struct capture *c)
 	pwz_bpf__destroy(c->skel);	/* the links first: then each event below is ours alone */
 	for (int i = 0; i < c->nr_tp_fds; i++)
 		close(c->tp_fds[i]);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < SEL_MAPS; i++)
 		if (c->sel_bits[i])
-			munmap(c->sel_bits[i], sel_len(c));
+			munmap(c->sel_bits[i], sel_len(c, i));
 	model_fold__free(c->fold);
 	keymap_free(&c->gone);
 	free(c);

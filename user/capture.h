@@ -65,6 +65,21 @@ int capture__select_tid(struct capture *c, uint32_t tid);
  * inherited (the new threads of a selected thread, the children of a selected process). */
 bool capture__selected(const struct capture *c, uint32_t tid, uint32_t tgid);
 
+/* R10: thread tid is a vCPU (named so at the start): its ledger starts with its first event,
+ * the state before inferred. Before capture__start(); with the ledger (cfg kvm, sched, wait),
+ * else -ENOTSUP. A tid outside the selection is ignored (0). Returns 0 or -errno. */
+int capture__mark_vcpu(struct capture *c, uint32_t tid);
+
+/* Whether the capture keeps the vCPU ledger (R10). */
+bool capture__has_ledger(const struct capture *c);
+
+/* R10: each vCPU thread's ledger, its open state closed at end_ns (CLOCK_MONOTONIC: the
+ * capture's end, or now for a reading of a running capture), since_ns left 0 (the caller's
+ * instance): cb(ctx, ledger) for each, until one returns non-zero. Returns 0, -ENOTSUP
+ * without the ledger, or the first non-zero cb gave. */
+int capture__vcpu_ledgers(struct capture *c, uint64_t end_ns,
+			  int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx);
+
 /* Sets the capture start t0 (CLOCK_MONOTONIC ns) and attaches. Records then flow to sink
  * through capture__poll(). Returns 0 or -errno with err filled. */
 int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *sink, char *err,

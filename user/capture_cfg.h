@@ -12,7 +12,10 @@ struct capture_cfg {
 	bool sched;			/* attach sched_switch and the wakeups */
 	bool wait;			/* measure run-queue wait (needs sched) */
 	bool waker;			/* note each wakeup's waker (sched_waking; needs wait, streams) */
-	bool kvm;			/* attach kvm_exit and kvm_entry (caller checked they exist) */
+	bool kvm;			/* attach kvm_exit and kvm_entry (caller checked they exist);
+					 * with sched and wait, keep each vCPU's ledger (R10) */
+	bool kvm_uexit;			/* the ledger: attach kvm_userspace_exit (it exists) */
+	bool kvm_halt;			/* the ledger: attach kvm_vcpu_wakeup (it exists) */
 	bool irq;			/* --irq: attach the irq and softirq programs (bpf/irq.bpf.h) */
 	bool streams;			/* per-event records (else aggregates only) */
 	bool pending_waits;		/* read the waits pending at a reading

@@ -35,7 +35,12 @@ _Static_assert((int)REC_SLICE_UNSEEN_START == (int)PWZ_SLICE_UNSEEN_START,
 _Static_assert(sizeof(struct kvm_agg_val) == (2 + PWZ_BPF_HIST) * 8,
 	       "struct kvm_agg_val is count, total and the histogram");
 _Static_assert(sizeof(struct kvm_agg_key) == 16, "struct kvm_agg_key is 16 bytes");
-_Static_assert(sizeof(struct kvm_state) == 40, "struct kvm_state is 40 bytes");
+_Static_assert(sizeof(struct kvm_state) == 184, "struct kvm_state is 184 bytes");
+_Static_assert(PWZ_VS_NR == PWZ_VCPU_STATES && PWZ_VS_GUEST == PWZ_VCPU_GUEST &&
+	       PWZ_VS_EXIT_KERNEL == PWZ_VCPU_EXIT_KERNEL && PWZ_VS_EXIT_USER == PWZ_VCPU_EXIT_USER &&
+	       PWZ_VS_HALT_POLL == PWZ_VCPU_HALT_POLL && PWZ_VS_HALT == PWZ_VCPU_HALT &&
+	       PWZ_VS_READY == PWZ_VCPU_READY && PWZ_VS_OTHER_ON_CPU == PWZ_VCPU_OTHER_ON_CPU &&
+	       PWZ_VS_UNSEEN == PWZ_VCPU_UNSEEN, "bpf/pwz.h PWZ_VS_* are enum pwz_vcpu_state");
 _Static_assert(sizeof(struct cpu_state) == 72, "struct cpu_state is 72 bytes");
 _Static_assert(sizeof(struct wait_start) == 24, "struct wait_start is 24 bytes");
 _Static_assert(CNT_HIST_MISS < PWZ_CNT_MAX, "enum pwz_cnt overflows the counters");
@@ -221,4 +226,18 @@ void capture_conv_wait_hist(uint32_t tid, const struct wait_hist_val *v, struct 
 	*w = (struct pwz_wait_agg){ .tid = tid };
 	for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
 		w->hist[b] = v->b[b];
+}
+
+void capture_conv_ledger(uint32_t tid, const struct vcpu_ledger *k, uint64_t end_ns,
+			 struct pwz_vcpu_ledger *l)
+{
+	*l = (struct pwz_vcpu_ledger){ .tid = tid };
+	for (int s = 0; s < PWZ_VCPU_STATES; s++) {
+		l->ns[s] = k->ns[s];
+		l->count[s] = k->count[s];
+	}
+	if (k->state < PWZ_VCPU_STATES && end_ns > k->since_ns)
+		l->ns[k->state] += end_ns - k->since_ns;
+	for (int s = 0; s < PWZ_VCPU_STATES; s++)
+		l->alive_ns += l->ns[s];
 }

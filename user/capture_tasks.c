@@ -100,6 +100,17 @@ size_t task_table__count(const struct task_table *tt)
 	return tt->idx.count;
 }
 
+int task_table__each_vcpu(const struct task_table *tt, int (*each)(void *ctx, uint32_t tid),
+			  void *ctx)
+{
+	int e = 0;
+
+	for (size_t i = 0; !e && i < tt->idx.count; i++)
+		if (task_vcpu_of(tt->ents[i].comm, NULL))
+			e = each(ctx, tt->ents[i].tid);
+	return e;
+}
+
 static struct tt_entry *find(const struct task_table *tt, uint32_t tid)
 {
 	int64_t i = keymap_find(&tt->idx, tid, 0);

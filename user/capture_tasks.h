@@ -97,6 +97,11 @@ int task_table__forget_gone(struct task_table *tt,
 /* Threads forgotten so far (a recycled tid forgotten twice counts twice). */
 size_t task_table__forgotten(const struct task_table *tt);
 
+/* Calls each(ctx, tid) for every thread of the table whose comm is a QEMU vCPU's
+ * (task_vcpu_of()), until one returns non-zero, and returns that (else 0). */
+int task_table__each_vcpu(const struct task_table *tt, int (*each)(void *ctx, uint32_t tid),
+			  void *ctx);
+
 /*
  * The tids of all threads (under proc_root, read now) whose comm or display name matches
  * pats (task_patterns_match()), appended to tids (up to max). Returns the number added.

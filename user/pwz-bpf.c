@@ -374,6 +374,16 @@ static int pending_exit(void *ctx, uint32_t tid, const struct kvm_state *st)
 	return r->out.kvm_exit(r->out.ctx, &e);
 }
 
+/* R10: a vCPU's ledger, of the instance its tid has at the end. */
+static int out_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
+{
+	struct run *r = ctx;
+	struct pwz_vcpu_ledger x = *l;
+
+	x.since_ns = model_fold__instance(r->fold, l->tid, UINT64_MAX);
+	return r->out.vcpu_ledger ? r->out.vcpu_ledger(r->out.ctx, &x) : 0;
+}
+
 /* Whether this process has the capabilities BPF tracing needs (the caller says what is missing). */
 static bool has_caps(void)
 {
@@ -972,6 +982,31 @@ static void scan_threads(struct run *r)
 		info(1, "%d threads read from /proc at the start", n);
 }
 
+static int mark_vcpu(void *ctx, uint32_t tid)
+{
+	struct run *r = ctx;
+
+	if (r->filter && !capture__selected(r->cap, tid, task_table__tgid(r->tt, tid)))
+		return 0;
+	return capture__mark_vcpu(r->cap, tid);
+}
+
+/* R10: the threads QEMU named as vCPUs, known as such from the start; what the ledger hooks. */
+static void mark_vcpus(struct run *r)
+{
+	int e;
+
+	if (!capture__has_ledger(r->cap))
+		return;
+	e = task_table__each_vcpu(r->tt, mark_vcpu, r);
+	if (e)
+		msg("warning: cannot mark the vCPU threads for their ledger: %s (their time before their first KVM event is unseen)",
+		    strerror(-e));
+	info(1, "vCPU ledger: on (exit_user %s, halt_poll %s)",
+	     r->cfg.kvm_uexit ? "from kvm_userspace_exit" : "not told apart: no kvm_userspace_exit",
+	     r->cfg.kvm_halt ? "from kvm_vcpu_wakeup" : "not told apart: no kvm_vcpu_wakeup");
+}
+
 /* The task table, the selection, the BPF programs loaded (not attached), the metadata.
  * Returns 0 or -1 with a message. */
 static int prepare(struct run *r)
@@ -992,6 +1027,8 @@ static int prepare(struct run *r)
 		.sched = !r->o.kvm_only || r->o.live || r->o.serve, .wait = true,
 		.waker = !r->o.no_waker,
 		.kvm = r->kvm_ok,
+		.kvm_uexit = !access(TRACEFS "/events/kvm/kvm_userspace_exit", F_OK),
+		.kvm_halt = !access(TRACEFS "/events/kvm/kvm_vcpu_wakeup", F_OK),
 		/* --live, --serve: the aggregates only */
 		.streams = !r->o.no_streams && !r->o.live && !r->o.serve,
 		/* --live: each interval's ready time as lived in it, waits still pending included */
@@ -1012,6 +1049,7 @@ static int prepare(struct run *r)
 	}
 	phase("BPF probe, open and load");
 	scan_threads(r);
+	mark_vcpus(r);
 	info(1, "sched_switch attached with %s; fallbacks: %s", capture__attach_kind(r->cap),
 	     capture__fallbacks(r->cap, r->kvm_ok, err, sizeof(err)));
 	if (r->cfg.sched && r->cfg.wait && r->cfg.streams)
@@ -1257,6 +1295,8 @@ static int write_aggregates(struct run *r)
 
 	if (!e && r->cfg.irq)
 		e = capture__irq_aggs(r->cap, out_irq_agg, r);
+	if (!e && capture__has_ledger(r->cap))
+		e = capture__vcpu_ledgers(r->cap, r->t_end, out_ledger, r);
 	if (e && !r->werr)
 		r->werr = e;
 	return r->werr ? fail_write(r) : 0;

@@ -20,6 +20,12 @@
                                          as the agreement suite holds them on the host, and the
                                          kernel's charge against the thread clock; runtime and
                                          wait time of the CPU hogs (printed for the others: below)
+  check.py ledger JSON GUEST TRACE       the vCPU thread's state ledger in `--list --json` (vms[]):
+                                         exit_kernel and guest entries = tracefs' kvm_exit and
+                                         kvm_entry of the thread, exit_user entries = its KVM_RUN
+                                         calls, halt at least its sleeps (kvm-guest -s), the states
+                                         adding up to its life, and its on-CPU and ready states
+                                         against its runtime and waits (within its unseen time)
   check.py flight JSON GUEST US          --list --json of a flight dump made with --trigger-exit USus
                                          around kvm-guest: triggered by an exit of its vCPU thread
                                          handled for more than US, inside the dump's window
@@ -336,6 +342,47 @@ def check_flight(path, guest, limit_us):
     print(f"flight: the dump holds {n} exits of the vCPU thread")
 
 
+ON_CPU = ("guest", "exit_kernel", "exit_user", "halt_poll", "other_on_cpu")
+
+
+def check_ledger(path, guest, trace_path):
+    with open(path) as f:
+        doc = json.load(f)
+    tid = guest["tid"]
+    vcpu = [c for vm in doc.get("vms", []) for c in vm.get("vcpus", []) if c.get("tid") == tid]
+    task = [t for t in doc.get("tasks", []) if t.get("tid") == tid]
+    if not expect(vcpu and "states" in vcpu[0] and task,
+                  f"ledger: no vCPU {tid} with states in vms[], or no task row"):
+        return
+    st, task = vcpu[0]["states"], task[0]
+    ns = {k: v["ns"] for k, v in st.items()}
+    cnt = {k: v["count"] for k, v in st.items()}
+    exits, entries = truth("trace", trace_path)
+    nexit = sum(exits.get(tid, {}).values())
+    print(f"ledger: vCPU tid {tid}: " +
+          " ".join(f"{k}={ns[k] / 1e6:.3f}ms/{cnt[k]}" for k in st) +
+          f"; life {vcpu[0].get('ledger_alive_ns', 0) / 1e6:.3f} ms; runtime "
+          f"{task.get('runtime_ns', 0) / 1e6:.3f} ms, waits {task.get('wait_ns', 0) / 1e6:.3f} ms")
+    expect(cnt["exit_kernel"] == nexit,
+           f"ledger: exit_kernel entered {cnt['exit_kernel']} times, tracefs has {nexit} kvm_exit")
+    expect(cnt["guest"] == entries.get(tid, 0),
+           f"ledger: guest entered {cnt['guest']} times, tracefs has {entries.get(tid, 0)} kvm_entry")
+    expect(cnt["exit_user"] == guest["runs"],
+           f"ledger: exit_user entered {cnt['exit_user']} times, kvm-guest made {guest['runs']} runs")
+    sleeps = guest["hlt"] - 1
+    expect(cnt["halt"] >= sleeps and ns["halt"] >= sleeps * guest.get("sleep_us", 0) * 1000,
+           f"ledger: halt {ns['halt']} ns in {cnt['halt']}, kvm-guest slept {sleeps} times "
+           f"{guest.get('sleep_us', 0)} us")
+    expect(sum(ns.values()) == vcpu[0].get("ledger_alive_ns"),
+           f"ledger: states sum to {sum(ns.values())}, life {vcpu[0].get('ledger_alive_ns')}")
+    on, unseen = sum(ns[k] for k in ON_CPU), ns["unseen"]
+    run, wait = task.get("runtime_ns", 0), task.get("wait_ns", 0)
+    expect(on <= run <= on + unseen,
+           f"ledger: on-CPU states {on} ns, runtime {run} ns (unseen {unseen} ns)")
+    expect(ns["ready"] <= wait <= ns["ready"] + unseen,
+           f"ledger: ready {ns['ready']} ns, waits {wait} ns (unseen {unseen} ns)")
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] in ("trace", "perfscript"):
         check_truth(argv[0], argv[1], guest_line(argv[2]))
@@ -345,6 +392,8 @@ def main(argv):
         check_acct(argv[1], argv[2])
     elif len(argv) == 3 and argv[0] == "page":
         check_page(argv[1], guest_line(argv[2]))
+    elif len(argv) == 4 and argv[0] == "ledger":
+        check_ledger(argv[1], guest_line(argv[2]), argv[3])
     elif len(argv) == 4 and argv[0] == "flight":
         check_flight(argv[1], guest_line(argv[2]), int(argv[3]))
     else:
