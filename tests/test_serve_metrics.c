@@ -83,6 +83,28 @@ const char *__wrap_task_table__name(const struct task_table *tt, uint32_t tid)
 	return NULL;
 }
 
+/* The ledgers each scrape reads (capture__vcpu_ledgers()): ledgers[scrape], nr_ledgers each. */
+static const struct pwz_vcpu_ledger (*ledgers)[2];
+static size_t nr_ledgers, ledger_reads;
+
+bool __wrap_capture__has_ledger(const struct capture *c)
+{
+	(void)c;
+	return ledgers != NULL;
+}
+
+int __wrap_capture__vcpu_ledgers(struct capture *c, uint64_t end_ns,
+				 int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx)
+{
+	const struct pwz_vcpu_ledger *now = ledgers[ledger_reads++];
+	int e = 0;
+
+	(void)c, (void)end_ns;
+	for (size_t i = 0; !e && i < nr_ledgers; i++)
+		e = cb(ctx, &now[i]);
+	return e;
+}
+
 static uint64_t cpu_zero[1];
 
 /* A frame of the tasks and exits given (both borrowed), its threads classified as user/live.c
@@ -237,11 +259,75 @@ static void test_many_reasons(void **state)
 	promtext_release(&pt);
 }
 
+/*
+ * R10: a vCPU's state series are its thread's ledger since the start, added once a frame made
+ * the thread a vCPU (its whole ledger then, not only what grew since); a thread that is no vCPU
+ * has none; the VM's series sum its vCPUs'.
+ */
+static void test_ledger_states(void **state)
+{
+	static const char want_vcpu[] =
+		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"guest\"} 3.000000000\n"
+		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"exit_kernel\"} 0.000000000\n"
+		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"exit_user\"} 0.000000000\n"
+		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"halt_poll\"} 0.000000000\n"
+		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"halt\"} 0.500000000\n"
+		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"ready\"} 0.250000000\n"
+		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"other_on_cpu\"} 0.000000000\n"
+		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"unseen\"} 0.000000000\n"
+		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"1\",state=\"guest\"} 1.000000000\n";
+	static const struct pwz_vcpu_ledger led[3][2] = {
+		{ { .tid = 11, .ns = { 1000000000 } }, { .tid = 99, .ns = { 5 } } },
+		{ { .tid = 11, .ns = { 2000000000, 0, 0, 0, 250000000, 250000000 } },
+		  { .tid = 12, .ns = { 1000000000 } } },
+		{ { .tid = 11, .ns = { 3000000000, 0, 0, 0, 500000000, 250000000 } },
+		  { .tid = 12, .ns = { 1000000000 } } },
+	};
+	struct live_task t1[] = { task(20, 20, "worker", 0) };
+	struct live_task t2[] = { task(11, 10, "vmA.vcpu0", 1), task(12, 10, "vmA.vcpu1", 0) };
+	struct live_frame f[] = { frame(t1, 1, NULL, 0), frame(t2, 2, NULL, 0),
+				  frame(NULL, 0, NULL, 0) };
+	struct serve_metrics_opts o = { 0 };
+	struct pwz_meta meta = { 0 };
+	struct promtext pt;
+	char err[128], *s;
+	struct serve_metrics *sm;
+
+	(void)state;
+	frames = f;
+	nr_frames = 3;
+	ledgers = led;
+	nr_ledgers = 2;
+	ledger_reads = 0;
+	promtext_init(&pt);
+	sm = serve_metrics__new(NULL, NULL, 0, &meta, &o, err, sizeof(err));
+	assert_non_null(sm);
+	assert_int_equal(serve_metrics__scrape(sm, &pt), 0);	/* no vCPU yet */
+	s = family_lines(&pt, "pwz_vcpu_seconds_total");
+	assert_string_equal(s, "");
+	free(s);
+	assert_int_equal(serve_metrics__scrape(sm, &pt), 0);
+	assert_int_equal(serve_metrics__scrape(sm, &pt), 0);
+	s = family_lines(&pt, "pwz_vcpu_seconds_total");
+	/* vCPU 1 has its 8 states too: compare vCPU 0's and the first of vCPU 1 */
+	if (strncmp(s, want_vcpu, sizeof(want_vcpu) - 1))
+		fail_msg("got:\n%s", s);
+	free(s);
+	s = family_lines(&pt, "pwz_vm_seconds_total");
+	assert_non_null(strstr(s, "pwz_vm_seconds_total{vm=\"vmA\",state=\"guest\"} 4.000000000\n"));
+	assert_non_null(strstr(s, "pwz_vm_seconds_total{vm=\"vmA\",state=\"ready\"} 0.250000000\n"));
+	free(s);
+	serve_metrics__free(sm);
+	promtext_release(&pt);
+	ledgers = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exits_by_reason),
 		cmocka_unit_test(test_many_reasons),
+		cmocka_unit_test(test_ledger_states),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

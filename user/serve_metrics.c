@@ -40,6 +40,8 @@ struct sm_vcpu {
 	uint64_t ready_le_ns;		/* their total */
 	struct exitroll exits;		/* its exits since the start by reason (count only), in
 					 * order of first sight */
+	bool has_ledger;		/* a thread of it has a ledger (model.h R10) */
+	uint64_t state_ns[PWZ_VCPU_STATES];	/* its threads' ledgers since the start */
 };
 
 /* One VM: the series {vm}. */
@@ -56,6 +58,7 @@ struct sm_vcpu_ref {
 	char name[PWZ_NAME_MAX];	/* the thread's display name when classified */
 	uint32_t vm;			/* index in vms */
 	uint32_t vcpu;			/* index in its vcpus */
+	uint64_t led_ns[PWZ_VCPU_STATES];	/* the thread's ledger as last added */
 };
 
 /* A thread, for --serve-threads. */
@@ -216,6 +219,8 @@ static struct sm_vcpu *vcpu_of(struct serve_metrics *sm, const struct live_task 
 		*e = -ENOMEM;
 		return NULL;
 	}
+	if (added)
+		memset(sm->vcpu_refs[ref].led_ns, 0, sizeof(sm->vcpu_refs[ref].led_ns));
 	snprintf(sm->vcpu_refs[ref].name, PWZ_NAME_MAX, "%s", t->name);
 	sm->vcpu_refs[ref].vm = (uint32_t)(v - sm->vms);
 	sm->vcpu_refs[ref].vcpu = (uint32_t)ci;
@@ -238,6 +243,29 @@ static void add_ready_hist(struct sm_vcpu *c, const struct live_task *t)
 	for (unsigned int b = 0; b < PWZ_WHIST_BUCKETS; b++)
 		c->ready_le[ready_le_of(b)] += t->wait_hist[b];
 	c->ready_le_ns += t->ended_wait_ns;
+}
+
+/* R10: what the ledger of vCPU thread l->tid grew since the last scrape, to its vCPU (once a
+ * frame made the thread a vCPU: its whole ledger then). */
+static int add_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
+{
+	struct serve_metrics *sm = ctx;
+	int64_t ref = keymap_find(&sm->vcpu_tids, l->tid, 0);
+	struct sm_vcpu_ref *r;
+	struct sm_vcpu *c;
+
+	if (ref < 0)
+		return 0;
+	r = &sm->vcpu_refs[ref];
+	c = &sm->vms[r->vm].vcpus[r->vcpu];
+	c->has_ledger = true;
+	for (int i = 0; i < PWZ_VCPU_STATES; i++) {
+		if (l->ns[i] > r->led_ns[i]) {
+			c->state_ns[i] += l->ns[i] - r->led_ns[i];
+			r->led_ns[i] = l->ns[i];
+		}
+	}
+	return 0;
 }
 
 /* Adds the exits of frame f to their vCPUs. Returns 0 or -ENOMEM. */
@@ -563,6 +591,44 @@ static void write_exits(struct serve_metrics *sm, struct promtext *pt)
 	}
 }
 
+/* pwz_vcpu_seconds_total{vm, vcpu, state} and pwz_vm_seconds_total{vm, state}: the ledgers. */
+static void write_ledgers(struct serve_metrics *sm, struct promtext *pt)
+{
+	promtext_family(pt, "pwz_vcpu_seconds_total", "counter",
+			"Time of the vCPU's thread in each state of its ledger (guest, exit_kernel, exit_user, halt_poll, halt, ready, other_on_cpu, unseen): together its life.");
+	for (size_t i = 0; i < sm->nr_vms; i++) {
+		for (size_t k = 0; k < sm->vms[i].nr_vcpus; k++) {
+			const struct sm_vcpu *c = &sm->vms[i].vcpus[k];
+			struct promtext_label l[3] = { { "vm", sm->vms[i].name },
+						       { "vcpu", c->vcpu }, { "state", NULL } };
+
+			for (int st = 0; c->has_ledger && st < PWZ_VCPU_STATES; st++) {
+				l[2].value = pwz_vcpu_state_name(st);
+				promtext_sample_ns(pt, "pwz_vcpu_seconds_total", l, 3,
+						   c->state_ns[st]);
+			}
+		}
+	}
+	promtext_family(pt, "pwz_vm_seconds_total", "counter",
+			"Time of the VM's vCPU threads in each state of their ledgers, summed.");
+	for (size_t i = 0; i < sm->nr_vms; i++) {
+		const struct sm_vm *v = &sm->vms[i];
+		struct promtext_label l[2] = { { "vm", v->name }, { "state", NULL } };
+		bool any = false;
+
+		for (size_t k = 0; k < v->nr_vcpus; k++)
+			any |= v->vcpus[k].has_ledger;
+		for (int st = 0; any && st < PWZ_VCPU_STATES; st++) {
+			uint64_t sum = 0;
+
+			for (size_t k = 0; k < v->nr_vcpus; k++)
+				sum += v->vcpus[k].state_ns[st];
+			l[1].value = pwz_vcpu_state_name(st);
+			promtext_sample_ns(pt, "pwz_vm_seconds_total", l, 2, sum);
+		}
+	}
+}
+
 /* The VM families. */
 static void write_vms(struct serve_metrics *sm, struct promtext *pt)
 {
@@ -594,6 +660,7 @@ static void write_vms(struct serve_metrics *sm, struct promtext *pt)
 	}
 	write_ready_hist(sm, pt);
 	write_exits(sm, pt);
+	write_ledgers(sm, pt);
 	promtext_family(pt, "pwz_vm_emulator_run_seconds_total", "counter",
 			"On-CPU time of the VM process's other threads (emulator, I/O).");
 	for (size_t i = 0; i < sm->nr_vms; i++)
@@ -757,6 +824,8 @@ int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 	if (e)
 		return e;
 	e = add_frame(sm, f);
+	if (!e && capture__has_ledger(sm->cap))
+		e = capture__vcpu_ledgers(sm->cap, clock_ns(CLOCK_MONOTONIC), add_ledger, sm);
 	task_table__forget_gone(sm->tt, NULL, NULL);
 	if (e)
 		return e;
