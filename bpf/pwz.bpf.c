@@ -184,6 +184,32 @@ struct {
 	__type(value, __u64);
 } vcpu_tids SEC(".maps");
 
+/* The processes of vCPU threads (with the ledger): one bit per tgid, set with its first vCPU's
+ * ledger, so that a ready vCPU's time is charged to another VM (R10). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* sized from pid_max with the ledger */
+	__type(key, __u32);
+	__type(value, __u64);
+} vm_tgids SEC(".maps");
+
+/* The last slices of each CPU (with the ledger): what ran while a vCPU was ready there. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_recent);
+} cpu_recent SEC(".maps");
+
+/* Per VM process (with the ledger): its vCPU threads on a CPU now, for co-stop. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* PWZ_KVM_STATE_MAX with the ledger */
+	__type(key, __u32);
+	__type(value, struct vm_run);
+} vm_run SEC(".maps");
+
 static __always_inline void cnt_add(__u32 idx, __u64 n)
 {
 	__u32 zero = 0;
@@ -308,8 +334,120 @@ static __always_inline struct kvm_state *led_get(__u32 tid, struct task_struct *
 	}
 	l->state = before < PWZ_VS_NR ? before : PWZ_VS_UNSEEN;
 	l->resume = PWZ_VS_UNSEEN;
+	l->tgid = BPF_CORE_READ(t, tgid);
+	sel_add(&vm_tgids, l->tgid);
 	if (l->since_ns < now)
 		l->count[l->state & (PWZ_VS_NR - 1)]++;
+	return st;
+}
+
+/* R10: the time up to now during which some vCPU thread of VM r ran. */
+static __always_inline __u64 vm_busy_at(const struct vm_run *r, __u64 now)
+{
+	return r->busy_ns + (r->running > 0 && now > r->busy_since ? now - r->busy_since : 0);
+}
+
+/*
+ * R10: the vCPU of l is on a CPU (on) or off one from now: counted in, or out of, its VM's
+ * running vCPUs (once each way). The count moves by atomic adds, which Linux 5.10 has (its
+ * fetching forms came with 5.12); the VM's busy interval starts or ends by the count read just
+ * after, so two vCPUs of one VM switching at the same instant may shift it by that instant.
+ */
+static __always_inline struct vm_run *led_cpu(struct vcpu_ledger *l, __u64 now, bool on)
+{
+	static const struct vm_run zero;
+	struct vm_run *r = lookup_or_init(&vm_run, &l->tgid, &zero);
+
+	if (!r || (on && l->counted) || (!on && !l->counted))
+		return r;
+	l->counted = on;
+	__sync_fetch_and_add(&r->running, on ? 1 : -1);
+	if (on && r->running == 1)
+		r->busy_since = now;
+	else if (!on && r->running == 0 && now > r->busy_since)
+		r->busy_ns += now - r->busy_since;
+	return r;
+}
+
+/* The category (PWZ_RC_*) of recent slice x for a vCPU of VM tgid. */
+static __always_inline __u32 recent_cause(const struct recent_slice *x, __u32 tgid)
+{
+	if (!x->tid)
+		return PWZ_RC_IDLE;
+	if ((x->tgid & PWZ_RECENT_TGID) == (tgid & PWZ_RECENT_TGID))
+		return x->tgid & PWZ_RECENT_VCPU ? PWZ_RC_SAME_VM_VCPU : PWZ_RC_SAME_VM_VMM;
+	if (x->tgid & (PWZ_RECENT_VCPU | PWZ_RECENT_VM))
+		return PWZ_RC_OTHER_VM;
+	return PWZ_RC_HOST;
+}
+
+/* R10: the slice of prev that ends at now on this CPU, into its recent slices. */
+static __always_inline void recent_push(bool btf, struct task_struct *prev, __u32 prev_pid,
+					bool vcpu, __u64 now)
+{
+	__u32 key = 0, tgid, i;
+	struct cpu_recent *r = bpf_map_lookup_elem(&cpu_recent, &key);
+
+	if (!r)
+		return;
+	tgid = btf ? prev->tgid : BPF_CORE_READ(prev, tgid);
+	tgid = (tgid & PWZ_RECENT_TGID) | (vcpu ? PWZ_RECENT_VCPU : 0) |
+	       (prev_pid && sel_has(&vm_tgids, tgid) ? PWZ_RECENT_VM : 0);
+	i = (r->head - 1) & (PWZ_RECENT - 1);
+	if (r->head && prev_pid && r->s[i].tid && r->s[i].tgid == tgid) {
+		r->s[i].end_ns = now;		/* the same process goes on */
+		return;
+	}
+	i = r->head & (PWZ_RECENT - 1);
+	r->s[i].end_ns = now;
+	r->s[i].tid = prev_pid;
+	r->s[i].tgid = tgid;
+	r->head++;
+}
+
+/*
+ * R10: the ready time [from, now) of the vCPU of l, switched in on this CPU at now, charged to
+ * what ran here meanwhile: the recent slices (each from the one before's end to its own);
+ * what lies before the oldest one known is unseen.
+ */
+static __always_inline void led_charge(struct vcpu_ledger *l, __u64 from, __u64 now)
+{
+	__u32 key = 0, head, n;
+	struct cpu_recent *r = bpf_map_lookup_elem(&cpu_recent, &key);
+	__u64 covered = now;
+
+	if (!r || from >= now)
+		return;
+	head = r->head;
+	n = head < PWZ_RECENT ? head : PWZ_RECENT;
+	for (__u32 k = 0; k + 1 < PWZ_RECENT; k++) {
+		const struct recent_slice *x, *before;
+		__u64 lo, hi;
+		__u32 c;
+
+		if (k + 1 >= n || covered <= from)
+			break;
+		x = &r->s[(head - 1 - k) & (PWZ_RECENT - 1)];
+		before = &r->s[(head - 2 - k) & (PWZ_RECENT - 1)];
+		lo = before->end_ns > from ? before->end_ns : from;
+		hi = x->end_ns < now ? x->end_ns : now;
+		c = recent_cause(x, l->tgid);
+		if (hi > lo && c < PWZ_RC_NR)
+			l->cause_ns[c] += hi - lo;
+		covered = before->end_ns;
+	}
+	if (covered > from)
+		l->cause_ns[PWZ_RC_UNSEEN] += covered - from;
+}
+
+/* R10: led_get() of the current thread tid, which runs: counted on a CPU. */
+static __always_inline struct kvm_state *led_current(__u32 tid, __u64 now, __u32 before)
+{
+	struct kvm_state *st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now,
+				       before);
+
+	if (st && want_ledger)
+		led_cpu(&st->led, now, true);
 	return st;
 }
 
@@ -325,37 +463,67 @@ static __always_inline struct vcpu_ledger *led_sched(__u32 tid, struct task_stru
 	return st ? &st->led : NULL;
 }
 
-/* R10: vCPU prev switched out at now, how (enum rec_end). */
-static __always_inline void led_switch_out(struct task_struct *prev, __u32 tid, __u64 now,
-					   __u32 end)
+/* R10: the ready state of l ends at now (its switch-in on this CPU): charged to what ran here
+ * and to its VM's running vCPUs (co-stop). */
+static __always_inline void led_ready_end(struct vcpu_ledger *l, __u64 now)
 {
-	struct vcpu_ledger *l = led_sched(tid, prev, now, PWZ_VS_UNSEEN);
-	__u32 cur;
+	__u64 ready = now > l->since_ns ? now - l->since_ns : 0, busy;
+	struct vm_run *r;
 
-	if (!l)
-		return;
-	cur = l->state;
-	if (cur == PWZ_VS_GUEST)		/* an exit the hooks missed */
-		l->resume = PWZ_VS_EXIT_KERNEL;
-	else if (cur != PWZ_VS_READY && cur != PWZ_VS_HALT)
-		l->resume = cur;
-	if (end == REC_END_EXITED) {
-		led_to(l, PWZ_VS_DEAD, now, false);
-		l->end_ns = now;
-	} else {
-		led_to(l, end == REC_END_PREEMPTED ? PWZ_VS_READY : PWZ_VS_HALT, now, true);
-	}
+	led_charge(l, l->since_ns, now);
+	r = bpf_map_lookup_elem(&vm_run, &l->tgid);
+	busy = r ? vm_busy_at(r, now) : 0;
+	if (r && busy > l->busy_mark)
+		l->costop_ns += busy - l->busy_mark < ready ? busy - l->busy_mark : ready;
 }
 
-/* R10: vCPU next switched in at now: the on-CPU state its switch-out left resumes. */
+/* R10: vCPU next switched in at now: the on-CPU state its switch-out left resumes, after the
+ * ready interval it ends. */
 static __always_inline void led_switch_in(struct task_struct *next, __u32 tid, __u64 now)
 {
 	struct vcpu_ledger *l = led_sched(tid, next, now, PWZ_VS_READY);
 
 	if (!l)
 		return;
+	if (l->state == PWZ_VS_READY)
+		led_ready_end(l, now);
+	led_cpu(l, now, true);
 	led_to(l, l->resume, now, false);
 	l->in_ns = now;
+}
+
+/* R10: vCPU prev switched out at now, how (enum rec_end). When its switch-in was unseen (R2:
+ * the ledger still ready or halted), it was switched in at the last switch seen on this CPU,
+ * start (0: none seen), and the time since is unseen, as its slice's is. */
+static __always_inline void led_switch_out(struct task_struct *prev, __u32 tid, __u64 now,
+					   __u32 end, __u64 start)
+{
+	struct vcpu_ledger *l = led_sched(tid, prev, now, PWZ_VS_UNSEEN);
+	struct vm_run *r;
+	__u32 cur;
+
+	if (!l)
+		return;
+	cur = l->state;
+	if ((cur == PWZ_VS_READY || cur == PWZ_VS_HALT) && start > l->since_ns && start < now) {
+		if (cur == PWZ_VS_READY)
+			led_ready_end(l, start);
+		led_to(l, PWZ_VS_UNSEEN, start, false);	/* its resume state stays */
+	}
+	if (cur == PWZ_VS_GUEST)		/* an exit the hooks missed */
+		l->resume = PWZ_VS_EXIT_KERNEL;
+	else if (cur != PWZ_VS_READY && cur != PWZ_VS_HALT)
+		l->resume = cur;
+	r = led_cpu(l, now, false);
+	if (end == REC_END_EXITED) {
+		led_to(l, PWZ_VS_DEAD, now, false);
+		l->end_ns = now;
+	} else if (end == REC_END_PREEMPTED) {
+		led_to(l, PWZ_VS_READY, now, true);
+		l->busy_mark = r ? vm_busy_at(r, now) : 0;
+	} else {
+		led_to(l, PWZ_VS_HALT, now, true);
+	}
 }
 
 /* R10: a wakeup at now of vCPU p (not on a CPU): halted, it is ready from now. */
@@ -363,8 +531,13 @@ static __always_inline void led_wakeup(struct task_struct *p, __u32 tid, __u64 n
 {
 	struct vcpu_ledger *l = led_sched(tid, p, now, PWZ_VS_HALT);
 
-	if (l && l->state == PWZ_VS_HALT)
-		led_to(l, PWZ_VS_READY, now, true);
+	struct vm_run *r;
+
+	if (!l || l->state != PWZ_VS_HALT)
+		return;
+	led_to(l, PWZ_VS_READY, now, true);
+	r = bpf_map_lookup_elem(&vm_run, &l->tgid);
+	l->busy_mark = r ? vm_busy_at(r, now) : 0;
 }
 
 /*
@@ -794,7 +967,12 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	so = (struct switch_out){ .now = bpf_ktime_get_ns() };
 	switch_out_take(&so, cs, btf, prev, prev_pid, next_pid);
 	if (want_ledger) {
-		led_switch_out(prev, prev_pid, so.now, switch_end(preempt, prev_state));
+		bool vcpu = prev_pid && sel_has(&vcpu_tids, prev_pid);
+
+		recent_push(btf, prev, prev_pid, vcpu, so.now);
+		if (vcpu)
+			led_switch_out(prev, prev_pid, so.now, switch_end(preempt, prev_state),
+				       so.known ? 0 : so.start);
 		led_switch_in(next, next_pid, so.now);
 	}
 	/* without a selection every thread is recorded, the idle task's open slice too; with
@@ -981,7 +1159,7 @@ static __always_inline int on_kvm_exit(__u32 isa, __u32 reason, __u32 vcpu)
 	if (agg)
 		agg->count++;
 	cnt_add(CNT_KVM_EXITS, 1);
-	st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now, PWZ_VS_GUEST);
+	st = led_current(tid, now, PWZ_VS_GUEST);
 	if (!st)
 		return 0;
 	if (want_ledger) {
@@ -1026,7 +1204,7 @@ int kvm_entry(void *ctx)
 
 	if (!ids_selected(tid, tgid))
 		return 0;
-	st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now, PWZ_VS_UNSEEN);
+	st = led_current(tid, now, PWZ_VS_UNSEEN);
 	if (!st)
 		return 0;
 	if (want_ledger)
@@ -1097,7 +1275,7 @@ int kvm_uexit(struct kvm_userspace_exit_args *ctx)
 
 	if (!want_ledger || !ids_selected(tid, tgid))
 		return 0;
-	st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now, PWZ_VS_EXIT_KERNEL);
+	st = led_current(tid, now, PWZ_VS_EXIT_KERNEL);
 	if (!st)
 		return 0;
 	s = ctx->err < 0 || ctx->reason == PWZ_KVM_EXIT_INTR ? PWZ_VS_OTHER_ON_CPU :
@@ -1209,7 +1387,7 @@ static __always_inline void led_named(__u32 tid, const char *comm)
 
 	if (sel_has(&vcpu_tids, tid) || !comm_is_vcpu(comm))
 		return;
-	st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now, PWZ_VS_UNSEEN);
+	st = led_current(tid, now, PWZ_VS_UNSEEN);
 	if (st)
 		led_to(&st->led, PWZ_VS_OTHER_ON_CPU, now, true);
 }

@@ -33,7 +33,7 @@
 #define PWZ_TID_MAP_MAX (1u << 22)	/* PID_MAX_LIMIT on 64-bit */
 #define PWZ_CPU_AGGS_BUDGET (128ull << 20)	/* bytes of kernel memory for cpu_aggs */
 #define PWZ_KVM_STATE_MAX 4096		/* kvm_state as compiled: vCPU threads (resized too) */
-#define PWZ_KVM_STATE_HOST_MAX 16384	/* kvm_state at most: 264 bytes each, 4 MiB */
+#define PWZ_KVM_STATE_HOST_MAX 16384	/* kvm_state at most: 328 bytes each, 5 MiB */
 #define PWZ_KVM_AGGS_MAX 8192		/* kvm_aggs: (vCPU thread, isa, reason) triples */
 /* The selection (sel_tids, sel_tgids): one bit per id, id / PWZ_SEL_WORD_BITS the array's word,
  * sized by user space from the kernel's pid_max (at most PWZ_SEL_IDS_MAX ids, the kernel's limit). */
@@ -226,6 +226,15 @@ struct kvm_agg_val {
 #define PWZ_VS_NR 8
 #define PWZ_VS_DEAD 8		/* the thread exited: nothing accrues */
 
+/* What held the CPU while a vCPU was ready (R10; enum pwz_ready_cause of user/lib/records.h). */
+#define PWZ_RC_SAME_VM_VCPU 0	/* a sibling vCPU thread */
+#define PWZ_RC_SAME_VM_VMM 1	/* another thread of its VM's process */
+#define PWZ_RC_OTHER_VM 2	/* a thread of another VM's process */
+#define PWZ_RC_HOST 3		/* any other thread */
+#define PWZ_RC_IDLE 4		/* the idle task: the CPU was idle (wakeup latency) */
+#define PWZ_RC_UNSEEN 5		/* older than the CPU's recent slices (cpu_recent) */
+#define PWZ_RC_NR 6
+
 /* A vCPU thread's ledger (R10): where its time went since start_ns, up to since_ns. */
 struct vcpu_ledger {
 	__u64 start_ns;		/* its first counted ns: its birth or the capture start; 0: no
@@ -238,6 +247,39 @@ struct vcpu_ledger {
 	__u32 resume;		/* the on-CPU state a switch-in resumes */
 	__u64 ns[PWZ_VS_NR];	/* time in each state */
 	__u32 count[PWZ_VS_NR];	/* entries into each by its event */
+	__u32 tgid;		/* its process (the VM) */
+	__u32 counted;		/* 1: counted in its VM's vm_run.running (on a CPU) */
+	__u64 cause_ns[PWZ_RC_NR];	/* its ready time by what held the CPU meanwhile */
+	__u64 costop_ns;	/* its ready time while a sibling vCPU ran */
+	__u64 busy_mark;	/* its VM's busy time (struct vm_run) when its ready state began */
+};
+
+/* The recent slices of a CPU (per-CPU array "cpu_recent", with the ledger): a ring of the last
+ * PWZ_RECENT, each ending where the next begins, to charge a vCPU's ready time at its switch-in
+ * to what ran on the CPU meanwhile. Consecutive slices of one process (its flags alike, not the
+ * idle task) share one entry. */
+#define PWZ_RECENT 64		/* a power of two */
+struct recent_slice {
+	__u64 end_ns;		/* its switch-out */
+	__u32 tid;
+	__u32 tgid;		/* | PWZ_RECENT_VCPU when a vCPU, | PWZ_RECENT_VM when of a VM */
+};
+#define PWZ_RECENT_VCPU 0x80000000u
+#define PWZ_RECENT_VM 0x40000000u
+#define PWZ_RECENT_TGID 0x3fffffffu
+
+struct cpu_recent {
+	__u32 head;		/* slots filled so far (the newest at (head - 1) % PWZ_RECENT) */
+	__u32 pad;
+	struct recent_slice s[PWZ_RECENT];
+};
+
+/* Value of the hash "vm_run", keyed by a VM's process id (with the ledger): how many of its
+ * vCPU threads run now, and for how long at least one did. */
+struct vm_run {
+	__s64 running;		/* its vCPU threads on a CPU now */
+	__u64 busy_since;	/* when running last went from 0 to 1 */
+	__u64 busy_ns;		/* the time before that some ran */
 };
 
 /* Value of the hash "kvm_state", keyed by tid: the vCPU thread's last exit and entry, and its

@@ -71,8 +71,9 @@ void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
 	jbuf_puts(b, "}");
 }
 
-/* With a ledger (has), the members "ledger_alive_ns" and "states": {name: {"ns", "count"}} in
- * the order of enum pwz_vcpu_state; nothing without. */
+/* With a ledger (has), the members "ledger_alive_ns", "states": {name: {"ns", "count"}} in the
+ * order of enum pwz_vcpu_state, "ready_causes": {name: ns} in the order of enum
+ * pwz_ready_cause, and "costop_ns"; nothing without. */
 static void ledger_json(struct jbuf *b, bool has, const struct pwz_vcpu_ledger *l)
 {
 	if (!has)
@@ -86,6 +87,14 @@ static void ledger_json(struct jbuf *b, bool has, const struct pwz_vcpu_ledger *
 			    (unsigned long long)l->count[s]);
 	}
 	jbuf_puts(b, "}");
+	jbuf_key(b, "ready_causes", false);
+	jbuf_puts(b, "{");
+	for (unsigned int c = 0; c < PWZ_READY_CAUSES; c++) {
+		jbuf_key(b, pwz_ready_cause_name(c), c == 0);
+		jbuf_u64(b, l->cause_ns[c]);
+	}
+	jbuf_puts(b, "}");
+	jbuf_member_u64(b, "costop_ns", l->costop_ns);
 }
 
 static void vcpu_json(struct jbuf *b, const struct vms *v, const struct vms_vcpu *vc)

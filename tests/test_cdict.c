@@ -789,6 +789,9 @@ static struct pwz_vcpu_ledger ledger_i(uint32_t i)
 		l.ns[k] = 1000000ull * i + 1000ull * k + 1;
 		l.count[k] = 100ull * i + k;
 	}
+	for (int k = 0; k < PWZ_READY_CAUSES; k++)
+		l.cause_ns[k] = 3000000ull * i + 10ull * k + 2;
+	l.costop_ns = 5ull * i + 3;
 	return l;
 }
 
@@ -799,6 +802,8 @@ static void assert_ledger_eq(const struct pwz_vcpu_ledger *a, const struct pwz_v
 	assert_int_equal(a->alive_ns, b->alive_ns);
 	assert_memory_equal(a->ns, b->ns, sizeof(a->ns));
 	assert_memory_equal(a->count, b->count, sizeof(a->count));
+	assert_memory_equal(a->cause_ns, b->cause_ns, sizeof(a->cause_ns));
+	assert_int_equal(a->costop_ns, b->costop_ns);
 }
 
 /* VCPU_LEDGER: what is written reads back the same, over many chunks; the legacy format has
@@ -861,7 +866,8 @@ static void write_raw(const char *path, const void *recs, size_t n)
 }
 
 /* VCPU_LEDGER arrays of another length: fewer states read as 0, more (a later version's, of
- * any type) and more elements are skipped, and the next record reads as written. */
+ * any type) and more elements are skipped, and the next record reads as written; a record
+ * without the ready causes and co-stop (6 or 7 fields) reads them as 0. */
 static void test_vcpu_ledger_lengths(void **state)
 {
 	static const unsigned char recs[] = {
@@ -874,6 +880,9 @@ static void test_vcpu_ledger_lengths(void **state)
 		0xab, 'l', 'a', 't', 'e', 'r', ' ', 'f', 'i', 'e', 'l', 'd',
 		/* [11, 9, 0, 1, [1], [1]] */
 		0x96, 0x0b, 0x09, 0x00, 0x01, 0x91, 0x01, 0x91, 0x01,
+		/* [11, 10, 0, 2, [1], [1], [5..11], 4]: a cause past the known ones */
+		0x98, 0x0b, 0x0a, 0x00, 0x02, 0x91, 0x01, 0x91, 0x01,
+		0x97, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x04,
 	};
 	char path[256], err[512];
 	struct cdict_read_info info;
@@ -884,7 +893,7 @@ static void test_vcpu_ledger_lengths(void **state)
 	write_raw(path, recs, sizeof(recs));
 	assert_int_equal(read_all(path, &s, &info, err), 0);
 	assert_true(info.cut);
-	assert_int_equal(s.nl, 3);
+	assert_int_equal(s.nl, 4);
 	assert_int_equal(s.led[0].tid, 7);
 	assert_int_equal(s.led[0].since_ns, 5);
 	assert_int_equal(s.led[0].alive_ns, 100);
@@ -899,6 +908,11 @@ static void test_vcpu_ledger_lengths(void **state)
 	assert_int_equal(s.led[2].tid, 9);
 	assert_int_equal(s.led[2].ns[PWZ_VCPU_GUEST], 1);
 	assert_int_equal(s.led[2].count[PWZ_VCPU_GUEST], 1);
+	assert_int_equal(s.led[2].costop_ns, 0);
+	assert_int_equal(s.led[2].cause_ns[PWZ_CAUSE_HOST], 0);
+	for (int k = 0; k < PWZ_READY_CAUSES; k++)
+		assert_int_equal(s.led[3].cause_ns[k], 5 + k);
+	assert_int_equal(s.led[3].costop_ns, 4);
 	pwz_meta_free(&s.meta);
 }
 

@@ -336,6 +336,9 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	c->sel_words[SEL_VCPUS] = s->rodata->want_ledger ? sel_words_for(c->pid_max) : 1;
 	for (int i = 0; i < SEL_MAPS; i++)
 		bpf_map__set_max_entries(*sel_map(s, i), c->sel_words[i]);
+	/* the ledger's VMs (R10): their processes by bit, their running vCPUs by process */
+	bpf_map__set_max_entries(s->maps.vm_tgids, c->sel_words[SEL_VCPUS]);
+	bpf_map__set_max_entries(s->maps.vm_run, s->rodata->want_ledger ? PWZ_KVM_STATE_MAX : 1);
 	/* what this kernel's layout needs, over the choices above */
 	capture_compat__apply(&c->compat, s, cfg, raw, c->sizes.tid_entries);
 	reuse_precreated(c, s);

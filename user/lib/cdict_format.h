@@ -32,7 +32,8 @@ enum cdict_rec {
 	CDICT_REC_IRQ_AGG = 10,	/* [10, cpu, tid, kind, vector, count, time_ns, max_ns, nested_ns,
 				 * name, (since_ns)] */
 	CDICT_REC_VCPU_LEDGER = 11,	/* [11, tid, since_ns, alive_ns, [ns x states],
-					 * [count x states]] */
+					 * [count x states], ([ns x ready causes],
+					 * costop_ns)] */
 };
 
 /* Packs meta as a msgpack map. Returns 0 or -ENOMEM. */

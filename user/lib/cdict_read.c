@@ -363,21 +363,22 @@ static int read_irq_agg(struct mp_cursor *c, uint32_t n, const struct cdict_visi
 	return 0;
 }
 
-/* Reads an array of up to PWZ_VCPU_STATES integers into v (the rest left 0); elements past
- * those, a later version's states, are skipped. */
-static void read_states(struct mp_cursor *c, uint64_t v[PWZ_VCPU_STATES])
+/* Reads an array of up to max integers into v (the rest left 0); elements past those, a later
+ * version's, are skipped. */
+static void read_u64s(struct mp_cursor *c, uint64_t *v, uint32_t max)
 {
 	uint32_t n = mp_read_array(c);
 
 	for (uint32_t i = 0; i < n && !c->err; i++) {
-		if (i < PWZ_VCPU_STATES)
+		if (i < max)
 			v[i] = mp_read_uint(c);
 		else
 			mp_skip(c);
 	}
 }
 
-/* VCPU_LEDGER: tid, since, alive, [ns per state], [count per state]. */
+/* VCPU_LEDGER: tid, since, alive, [ns per state], [count per state], then (optional: files
+ * before them lack both) [ns per ready cause], costop. */
 static int read_vcpu_ledger(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v)
 {
 	struct pwz_vcpu_ledger l = { 0 };
@@ -388,9 +389,13 @@ static int read_vcpu_ledger(struct mp_cursor *c, uint32_t n, const struct cdict_
 	l.tid = (uint32_t)mp_read_uint(c);
 	l.since_ns = mp_read_uint(c);
 	l.alive_ns = mp_read_uint(c);
-	read_states(c, l.ns);
-	read_states(c, l.count);
-	skip_rest(c, n, 6);
+	read_u64s(c, l.ns, PWZ_VCPU_STATES);
+	read_u64s(c, l.count, PWZ_VCPU_STATES);
+	if (n >= 8) {
+		read_u64s(c, l.cause_ns, PWZ_READY_CAUSES);
+		l.costop_ns = mp_read_uint(c);
+	}
+	skip_rest(c, n, n >= 8 ? 8 : 6);
 	return !c->err && v->vcpu_ledger ? v->vcpu_ledger(v->ctx, &l) : 0;
 }
 

@@ -110,10 +110,16 @@
  *    resumes the on-CPU state the switch-out left (exit_kernel for one left in the guest). At
  *    kvm_vcpu_wakeup (the end of a halt in the kernel, of ns, blocked or not) the on-CPU part
  *    of that halt moves from exit_kernel to halt_poll. A thread is known as a vCPU from its
- *    first KVM event, or from the start when its name was QEMU's ("CPU <n>/KVM") then: its
- *    first event then also says the state before it (a kvm_exit: guest; a wakeup: halt; a
- *    switch-in: ready; a kvm_userspace_exit: exit_kernel; else unseen). Otherwise the time
- *    from its birth or the capture start to its first event is unseen. Its life ends at its
+ *    first KVM event, from when it names itself as QEMU names vCPUs ("CPU <n>/KVM": on CPU,
+ *    other_on_cpu), or from the start when it had that name then: its first event then also
+ *    says the state before it (a kvm_exit: guest; a wakeup: halt; a switch-in: ready; a
+ *    kvm_userspace_exit: exit_kernel; else unseen). Otherwise the time from its birth or the
+ *    capture start to its first event is unseen. A switch-out whose switch-in was unseen (R2)
+ *    ends its ready or halt state at the last switch seen on that CPU, and the time since is
+ *    unseen, as the slice's. Each ready interval that ends (a switch-in) is charged to what
+ *    ran on that CPU meanwhile (enum pwz_ready_cause: the CPU's last 64 slices the kernel
+ *    keeps, a process's consecutive ones as one; what lies before them is unseen), and its
+ *    part during which a sibling vCPU of its process ran on any CPU is its co-stop. Its life ends at its
  *    exit's switch-out or the capture end; alive_ns is that life within the capture, and the
  *    states add up to it. count[s] counts the entries into s by its event (a switch-in that
  *    resumes a state is none). Aggregated in the kernel, so exact when records drop and the

@@ -288,6 +288,20 @@ const char *pwz_vcpu_state_name(unsigned int s)
 	return s < PWZ_VCPU_STATES ? names[s] : NULL;
 }
 
+const char *pwz_ready_cause_name(unsigned int c)
+{
+	static const char *const names[PWZ_READY_CAUSES] = {
+		[PWZ_CAUSE_SAME_VM_VCPU] = "same_vm_vcpu",
+		[PWZ_CAUSE_SAME_VM_VMM] = "same_vm_vmm",
+		[PWZ_CAUSE_OTHER_VM] = "other_vm",
+		[PWZ_CAUSE_HOST] = "host",
+		[PWZ_CAUSE_IDLE] = "idle",
+		[PWZ_CAUSE_UNSEEN] = "unseen",
+	};
+
+	return c < PWZ_READY_CAUSES ? names[c] : NULL;
+}
+
 void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledger *l)
 {
 	pwz_add_sat(&acc->alive_ns, l->alive_ns);
@@ -295,6 +309,9 @@ void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledg
 		pwz_add_sat(&acc->ns[s], l->ns[s]);
 		pwz_add_sat(&acc->count[s], l->count[s]);
 	}
+	for (int c = 0; c < PWZ_READY_CAUSES; c++)
+		pwz_add_sat(&acc->cause_ns[c], l->cause_ns[c]);
+	pwz_add_sat(&acc->costop_ns, l->costop_ns);
 }
 
 bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a)

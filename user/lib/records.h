@@ -216,6 +216,17 @@ enum pwz_vcpu_state {
 	PWZ_VCPU_STATES,
 };
 
+/* What held the CPU while a vCPU was ready (model.h R10), the values of bpf/pwz.h PWZ_RC_*. */
+enum pwz_ready_cause {
+	PWZ_CAUSE_SAME_VM_VCPU = 0,	/* a sibling vCPU thread of its VM */
+	PWZ_CAUSE_SAME_VM_VMM,		/* another thread of its VM's process (emulator, I/O) */
+	PWZ_CAUSE_OTHER_VM,		/* a thread of another VM's process */
+	PWZ_CAUSE_HOST,			/* any other thread */
+	PWZ_CAUSE_IDLE,			/* the idle task: the CPU idle until its switch-in */
+	PWZ_CAUSE_UNSEEN,		/* older than the CPU's recent slices the kernel keeps */
+	PWZ_READY_CAUSES,
+};
+
 /*
  * Kernel aggregate: the ledger of one vCPU thread instance over the window (model.h R10). The
  * states add up to alive_ns, the instance's life within the window.
@@ -227,13 +238,19 @@ struct pwz_vcpu_ledger {
 	uint64_t ns[PWZ_VCPU_STATES];		/* time in each enum pwz_vcpu_state */
 	uint64_t count[PWZ_VCPU_STATES];	/* times each was entered by its event (a switch-in
 						 * that resumes a state does not count) */
+	uint64_t cause_ns[PWZ_READY_CAUSES];	/* its ready intervals that ended (a switch-in), by
+						 * what held the CPU meanwhile (enum pwz_ready_cause) */
+	uint64_t costop_ns;			/* of those, the time while a sibling vCPU ran */
 };
 
 /* The name of state s ("guest", "exit_kernel", ... "unseen"), as every output spells it; NULL
  * past PWZ_VCPU_STATES. */
 const char *pwz_vcpu_state_name(unsigned int s);
 
-/* Adds l's times and counts (alive_ns, ns[], count[]) into acc, each held at PWZ_SATURATED
+/* The name of ready cause c ("same_vm_vcpu", ... "unseen"); NULL past PWZ_READY_CAUSES. */
+const char *pwz_ready_cause_name(unsigned int c);
+
+/* Adds l's times and counts (alive_ns, ns[], count[], cause_ns[], costop_ns) into acc, each held at PWZ_SATURATED
  * (pwz_add_sat()); acc's tid and since_ns stay. The sum of the ledgers of one instance (a file
  * may repeat one) or of a VM's vCPUs. */
 void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledger *l);

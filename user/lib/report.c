@@ -316,58 +316,102 @@ static void write_vcpu(FILE *f, const struct vms *v, const struct vms_vcpu *vc)
 		fprintf(f, "%6s  %s\n", "-", "-");
 }
 
-/* One row of the state table: label (prefix and indent before it), id, then the ledger's
- * life and each state's share of it. */
-static void state_row(const char *prefix, const char *indent, const char *label, uint32_t id,
-		      const struct pwz_vcpu_ledger *l, void (*put)(void *ctx, const char *line),
-		      void *ctx)
+/* One row of a ledger table: label (prefix and indent before it), id, total, then each of the
+ * n values in % of total. */
+static void ledger_row(const char *prefix, const char *indent, const char *label, uint32_t id,
+		       uint64_t total, const uint64_t *v, int n,
+		       void (*put)(void *ctx, const char *line), void *ctx)
 {
 	char line[TERMSAFE_NAME_MAX + 256], name[TERMSAFE_NAME_MAX], d[FMT_DURATION_MAX];
-	int n = snprintf(line, sizeof(line), "%s%s%-*s %8u %10s", prefix, indent,
+	int k = snprintf(line, sizeof(line), "%s%s%-*s %8u %10s", prefix, indent,
 			 (int)(22 - strlen(indent)), termsafe_str(name, sizeof(name), label), id,
-			 fmt_duration(d, sizeof(d), l->alive_ns));
+			 fmt_duration(d, sizeof(d), total));
 
-	for (int st = 0; st < PWZ_VCPU_STATES && n > 0 && (size_t)n < sizeof(line); st++)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, " %6.2f",
-			      pct_of(l->ns[st], l->alive_ns));
-	if (n > 0 && (size_t)n < sizeof(line) - 1)
-		snprintf(line + n, sizeof(line) - (size_t)n, "\n");
+	for (int i = 0; i < n && k > 0 && (size_t)k < sizeof(line); i++)
+		k += snprintf(line + k, sizeof(line) - (size_t)k, " %6.2f", pct_of(v[i], total));
+	if (k > 0 && (size_t)k < sizeof(line) - 1)
+		snprintf(line + k, sizeof(line) - (size_t)k, "\n");
 	put(ctx, line);
+}
+
+/* The title and the column heads of a ledger table (total's column named tot). */
+static void ledger_head(const char *prefix, const char *title, const char *tot,
+			const char *const *cols, int n, void (*put)(void *ctx, const char *line),
+			void *ctx)
+{
+	char line[256];
+	int k;
+
+	snprintf(line, sizeof(line), "%s%s\n", prefix, title);
+	put(ctx, line);
+	k = snprintf(line, sizeof(line), "%s%-22s %8s %10s", prefix, "VM / vCPU", "PID/TID", tot);
+	for (int i = 0; i < n; i++)
+		k += snprintf(line + k, sizeof(line) - (size_t)k, " %6s", cols[i]);
+	snprintf(line + k, sizeof(line) - (size_t)k, "\n");
+	put(ctx, line);
+}
+
+/* A ledger's ready causes and co-stop, in the order of the cause table's columns. */
+static void cause_values(const struct pwz_vcpu_ledger *l, uint64_t v[PWZ_READY_CAUSES + 1])
+{
+	memcpy(v, l->cause_ns, sizeof(l->cause_ns));
+	v[PWZ_READY_CAUSES] = l->costop_ns;
+}
+
+/* The table of each VM's and vCPU's ledger: states in % of its life (causes: false), or ready
+ * causes and co-stop in % of its ready time (causes: true). */
+static void ledger_table(const struct vms_vm *const *vms, size_t n, const char *prefix,
+			 bool causes, void (*put)(void *ctx, const char *line), void *ctx)
+{
+	static const char *const states[PWZ_VCPU_STATES] = { "GUEST", "EXIT_K", "EXIT_U", "POLL",
+							     "HALT", "READY", "OTHER", "UNSEEN" };
+	static const char *const cause_cols[PWZ_READY_CAUSES + 1] = { "SIBL", "VMM", "OTHVM",
+								      "HOST", "IDLE", "UNSEEN",
+								      "COSTOP" };
+	bool head = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct vms_vm *vm = vms[i];
+		uint64_t v[PWZ_READY_CAUSES + 1];
+
+		if (!vm->has_ledger)
+			continue;
+		if (!head && causes)
+			ledger_head(prefix, "vCPU ready time by what held its CPU (the kernel's), and co-stop (ready while a sibling ran), in % of READY:",
+				    "READY", cause_cols, PWZ_READY_CAUSES + 1, put, ctx);
+		else if (!head)
+			ledger_head(prefix, "vCPU states over the capture (the kernel's ledgers), in % of LIFE:",
+				    "LIFE", states, PWZ_VCPU_STATES, put, ctx);
+		head = true;
+		cause_values(&vm->ledger, v);
+		if (causes)
+			ledger_row(prefix, "", vm->name, vm->pid, vm->ledger.ns[PWZ_VCPU_READY], v,
+				   PWZ_READY_CAUSES + 1, put, ctx);
+		else
+			ledger_row(prefix, "", vm->name, vm->pid, vm->ledger.alive_ns, vm->ledger.ns,
+				   PWZ_VCPU_STATES, put, ctx);
+		for (size_t c = 0; c < vm->nr_vcpus; c++) {
+			const struct vms_vcpu *vc = &vm->vcpus[c];
+
+			if (!vc->has_ledger)
+				continue;
+			cause_values(&vc->ledger, v);
+			if (causes)
+				ledger_row(prefix, "  ", vc->name, vc->tid,
+					   vc->ledger.ns[PWZ_VCPU_READY], v, PWZ_READY_CAUSES + 1,
+					   put, ctx);
+			else
+				ledger_row(prefix, "  ", vc->name, vc->tid, vc->ledger.alive_ns,
+					   vc->ledger.ns, PWZ_VCPU_STATES, put, ctx);
+		}
+	}
 }
 
 void report_vcpu_state_lines(const struct vms_vm *const *vms, size_t n, const char *prefix,
 			     void (*put)(void *ctx, const char *line), void *ctx)
 {
-	static const char *const cols[PWZ_VCPU_STATES] = { "GUEST", "EXIT_K", "EXIT_U", "POLL",
-							   "HALT", "READY", "OTHER", "UNSEEN" };
-	char line[256];
-	bool head = false;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct vms_vm *vm = vms[i];
-
-		if (!vm->has_ledger)
-			continue;
-		if (!head) {
-			int k;
-
-			snprintf(line, sizeof(line), "%svCPU states over the capture (the kernel's ledgers), in %% of LIFE:\n",
-				 prefix);
-			put(ctx, line);
-			k = snprintf(line, sizeof(line), "%s%-22s %8s %10s", prefix, "VM / vCPU",
-				     "PID/TID", "LIFE");
-			for (int st = 0; st < PWZ_VCPU_STATES; st++)
-				k += snprintf(line + k, sizeof(line) - (size_t)k, " %6s", cols[st]);
-			snprintf(line + k, sizeof(line) - (size_t)k, "\n");
-			put(ctx, line);
-			head = true;
-		}
-		state_row(prefix, "", vm->name, vm->pid, &vm->ledger, put, ctx);
-		for (size_t c = 0; c < vm->nr_vcpus; c++)
-			if (vm->vcpus[c].has_ledger)
-				state_row(prefix, "  ", vm->vcpus[c].name, vm->vcpus[c].tid,
-					  &vm->vcpus[c].ledger, put, ctx);
-	}
+	ledger_table(vms, n, prefix, false, put, ctx);
+	ledger_table(vms, n, prefix, true, put, ctx);
 }
 
 int report_write_vms(FILE *f, const struct summary *s, const struct pwz_meta *m,

@@ -53,7 +53,7 @@
  * and since_ns 0).
  */
 
-#define VMS_TOP_PREEMPTERS 3
+#define VMS_TOP_PREEMPTERS 5
 
 /* One (isa, reason) of a vCPU or of a VM: an entry of its roll (exitroll.h). */
 struct vms_exit {
