@@ -278,9 +278,11 @@ static void test_ledger_states(void **state)
 		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"1\",state=\"guest\"} 1.000000000\n";
 	static const struct pwz_vcpu_ledger led[3][2] = {
 		{ { .tid = 11, .ns = { 1000000000 } }, { .tid = 99, .ns = { 5 } } },
-		{ { .tid = 11, .ns = { 2000000000, 0, 0, 0, 250000000, 250000000 } },
+		{ { .tid = 11, .ns = { 2000000000, 0, 0, 0, 250000000, 250000000 },
+		    .cause_ns = { 100000000, 0, 0, 150000000 }, .costop_ns = 100000000 },
 		  { .tid = 12, .ns = { 1000000000 } } },
-		{ { .tid = 11, .ns = { 3000000000, 0, 0, 0, 500000000, 250000000 } },
+		{ { .tid = 11, .ns = { 3000000000, 0, 0, 0, 500000000, 250000000 },
+		    .cause_ns = { 100000000, 0, 0, 150000000 }, .costop_ns = 125000000 },
 		  { .tid = 12, .ns = { 1000000000 } } },
 	};
 	struct live_task t1[] = { task(20, 20, "worker", 0) };
@@ -316,6 +318,14 @@ static void test_ledger_states(void **state)
 	s = family_lines(&pt, "pwz_vm_seconds_total");
 	assert_non_null(strstr(s, "pwz_vm_seconds_total{vm=\"vmA\",state=\"guest\"} 4.000000000\n"));
 	assert_non_null(strstr(s, "pwz_vm_seconds_total{vm=\"vmA\",state=\"ready\"} 0.250000000\n"));
+	free(s);
+	s = family_lines(&pt, "pwz_vcpu_ready_cause_seconds_total");
+	assert_non_null(strstr(s, "{vm=\"vmA\",vcpu=\"0\",cause=\"same_vm_vcpu\"} 0.100000000\n"));
+	assert_non_null(strstr(s, "{vm=\"vmA\",vcpu=\"0\",cause=\"host\"} 0.150000000\n"));
+	assert_non_null(strstr(s, "{vm=\"vmA\",vcpu=\"1\",cause=\"host\"} 0.000000000\n"));
+	free(s);
+	s = family_lines(&pt, "pwz_vm_costop_seconds_total");
+	assert_string_equal(s, "pwz_vm_costop_seconds_total{vm=\"vmA\"} 0.125000000\n");
 	free(s);
 	serve_metrics__free(sm);
 	promtext_release(&pt);

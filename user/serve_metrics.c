@@ -41,7 +41,8 @@ struct sm_vcpu {
 	struct exitroll exits;		/* its exits since the start by reason (count only), in
 					 * order of first sight */
 	bool has_ledger;		/* a thread of it has a ledger (model.h R10) */
-	uint64_t state_ns[PWZ_VCPU_STATES];	/* its threads' ledgers since the start */
+	struct pwz_vcpu_ledger led;	/* its threads' ledgers since the start (ns[],
+					 * cause_ns[], costop_ns) */
 };
 
 /* One VM: the series {vm}. */
@@ -58,7 +59,7 @@ struct sm_vcpu_ref {
 	char name[PWZ_NAME_MAX];	/* the thread's display name when classified */
 	uint32_t vm;			/* index in vms */
 	uint32_t vcpu;			/* index in its vcpus */
-	uint64_t led_ns[PWZ_VCPU_STATES];	/* the thread's ledger as last added */
+	struct pwz_vcpu_ledger last;	/* the thread's ledger as last added */
 };
 
 /* A thread, for --serve-threads. */
@@ -220,7 +221,7 @@ static struct sm_vcpu *vcpu_of(struct serve_metrics *sm, const struct live_task 
 		return NULL;
 	}
 	if (added)
-		memset(sm->vcpu_refs[ref].led_ns, 0, sizeof(sm->vcpu_refs[ref].led_ns));
+		memset(&sm->vcpu_refs[ref].last, 0, sizeof(sm->vcpu_refs[ref].last));
 	snprintf(sm->vcpu_refs[ref].name, PWZ_NAME_MAX, "%s", t->name);
 	sm->vcpu_refs[ref].vm = (uint32_t)(v - sm->vms);
 	sm->vcpu_refs[ref].vcpu = (uint32_t)ci;
@@ -245,6 +246,17 @@ static void add_ready_hist(struct sm_vcpu *c, const struct live_task *t)
 	c->ready_le_ns += t->ended_wait_ns;
 }
 
+/* Adds to acc[i] what now[i] grew past last[i], and keeps now[i] in last[i] (n counters). */
+static void add_grown(uint64_t *acc, uint64_t *last, const uint64_t *now, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (now[i] > last[i]) {
+			acc[i] += now[i] - last[i];
+			last[i] = now[i];
+		}
+	}
+}
+
 /* R10: what the ledger of vCPU thread l->tid grew since the last scrape, to its vCPU (once a
  * frame made the thread a vCPU: its whole ledger then). */
 static int add_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
@@ -259,12 +271,9 @@ static int add_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
 	r = &sm->vcpu_refs[ref];
 	c = &sm->vms[r->vm].vcpus[r->vcpu];
 	c->has_ledger = true;
-	for (int i = 0; i < PWZ_VCPU_STATES; i++) {
-		if (l->ns[i] > r->led_ns[i]) {
-			c->state_ns[i] += l->ns[i] - r->led_ns[i];
-			r->led_ns[i] = l->ns[i];
-		}
-	}
+	add_grown(c->led.ns, r->last.ns, l->ns, PWZ_VCPU_STATES);
+	add_grown(c->led.cause_ns, r->last.cause_ns, l->cause_ns, PWZ_READY_CAUSES);
+	add_grown(&c->led.costop_ns, &r->last.costop_ns, &l->costop_ns, 1);
 	return 0;
 }
 
@@ -591,42 +600,84 @@ static void write_exits(struct serve_metrics *sm, struct promtext *pt)
 	}
 }
 
-/* pwz_vcpu_seconds_total{vm, vcpu, state} and pwz_vm_seconds_total{vm, state}: the ledgers. */
-static void write_ledgers(struct serve_metrics *sm, struct promtext *pt)
+/* A family of the vCPU ledgers' figures (model.h R10): n of them, the i-th named name(i) in a
+ * label key (none for n == 1), at off bytes into struct pwz_vcpu_ledger (n uint64_t). */
+struct sm_ledger_fam {
+	const char *vcpu_name, *vcpu_help;	/* the family per vCPU */
+	const char *vm_name, *vm_help;		/* and per VM, its vCPUs' sum */
+	const char *key;
+	const char *(*name)(unsigned int i);
+	int n;
+	size_t off;
+};
+
+static uint64_t ledger_fig(const struct sm_vcpu *c, const struct sm_ledger_fam *f, int i)
 {
-	promtext_family(pt, "pwz_vcpu_seconds_total", "counter",
-			"Time of the vCPU's thread in each state of its ledger (guest, exit_kernel, exit_user, halt_poll, halt, ready, other_on_cpu, unseen): together its life.");
+	return ((const uint64_t *)((const char *)&c->led + f->off))[i];
+}
+
+/* The vCPUs' samples of family f, then the VMs' (their vCPUs with a ledger summed). */
+static void write_ledger_fam(struct serve_metrics *sm, struct promtext *pt,
+			     const struct sm_ledger_fam *f)
+{
+	size_t nl = f->n > 1 ? 3 : 2;
+
+	promtext_family(pt, f->vcpu_name, "counter", f->vcpu_help);
 	for (size_t i = 0; i < sm->nr_vms; i++) {
 		for (size_t k = 0; k < sm->vms[i].nr_vcpus; k++) {
 			const struct sm_vcpu *c = &sm->vms[i].vcpus[k];
 			struct promtext_label l[3] = { { "vm", sm->vms[i].name },
-						       { "vcpu", c->vcpu }, { "state", NULL } };
+						       { "vcpu", c->vcpu }, { f->key, NULL } };
 
-			for (int st = 0; c->has_ledger && st < PWZ_VCPU_STATES; st++) {
-				l[2].value = pwz_vcpu_state_name(st);
-				promtext_sample_ns(pt, "pwz_vcpu_seconds_total", l, 3,
-						   c->state_ns[st]);
+			for (int j = 0; c->has_ledger && j < f->n; j++) {
+				l[2].value = f->n > 1 ? f->name(j) : NULL;
+				promtext_sample_ns(pt, f->vcpu_name, l, nl, ledger_fig(c, f, j));
 			}
 		}
 	}
-	promtext_family(pt, "pwz_vm_seconds_total", "counter",
-			"Time of the VM's vCPU threads in each state of their ledgers, summed.");
+	promtext_family(pt, f->vm_name, "counter", f->vm_help);
 	for (size_t i = 0; i < sm->nr_vms; i++) {
 		const struct sm_vm *v = &sm->vms[i];
-		struct promtext_label l[2] = { { "vm", v->name }, { "state", NULL } };
+		struct promtext_label l[2] = { { "vm", v->name }, { f->key, NULL } };
 		bool any = false;
 
 		for (size_t k = 0; k < v->nr_vcpus; k++)
 			any |= v->vcpus[k].has_ledger;
-		for (int st = 0; any && st < PWZ_VCPU_STATES; st++) {
+		for (int j = 0; any && j < f->n; j++) {
 			uint64_t sum = 0;
 
 			for (size_t k = 0; k < v->nr_vcpus; k++)
-				sum += v->vcpus[k].state_ns[st];
-			l[1].value = pwz_vcpu_state_name(st);
-			promtext_sample_ns(pt, "pwz_vm_seconds_total", l, 2, sum);
+				sum += ledger_fig(&v->vcpus[k], f, j);
+			l[1].value = f->n > 1 ? f->name(j) : NULL;
+			promtext_sample_ns(pt, f->vm_name, l, nl - 1, sum);
 		}
 	}
+}
+
+/* The ledgers' families: states, ready causes, co-stop. */
+static void write_ledgers(struct serve_metrics *sm, struct promtext *pt)
+{
+	static const struct sm_ledger_fam fam[] = {
+		{ "pwz_vcpu_seconds_total",
+		  "Time of the vCPU's thread in each state of its ledger (guest, exit_kernel, exit_user, halt_poll, halt, ready, other_on_cpu, unseen): together its life.",
+		  "pwz_vm_seconds_total",
+		  "Time of the VM's vCPU threads in each state of their ledgers, summed.",
+		  "state", pwz_vcpu_state_name, PWZ_VCPU_STATES,
+		  offsetof(struct pwz_vcpu_ledger, ns) },
+		{ "pwz_vcpu_ready_cause_seconds_total",
+		  "Ready time of the vCPU's thread by what held its CPU meanwhile (same_vm_vcpu, same_vm_vmm, other_vm, host, idle, unseen), counted when each wait ends.",
+		  "pwz_vm_ready_cause_seconds_total",
+		  "Ready time of the VM's vCPU threads by what held their CPUs, summed.",
+		  "cause", pwz_ready_cause_name, PWZ_READY_CAUSES,
+		  offsetof(struct pwz_vcpu_ledger, cause_ns) },
+		{ "pwz_vcpu_costop_seconds_total",
+		  "Ready time of the vCPU's thread while a sibling vCPU of its VM ran (co-stop).",
+		  "pwz_vm_costop_seconds_total", "The sum of the VM's vCPUs' co-stop seconds.",
+		  NULL, NULL, 1, offsetof(struct pwz_vcpu_ledger, costop_ns) },
+	};
+
+	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++)
+		write_ledger_fam(sm, pt, &fam[i]);
 }
 
 /* The VM families. */
