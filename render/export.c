@@ -62,6 +62,11 @@ static const struct parquet_column vcpu_cols[] = {
 	{ "ready_ns", U64, false }, { "sleep_ns", U64, false }, { "unseen_ns", U64, false },
 	{ "waits", U64, false }, { "exits", U64, false }, { "uncharged_ns", U64, true },
 };
+static const struct parquet_column vcpu_state_cols[] = {
+	COMMON, { "vm", STR, true }, { "pid", U32, true }, { "tid", U32, false }, { "utid", U32, false },
+	{ "vcpu", U32, true }, { "name", STR, true }, { "state", STR, false }, { "ns", U64, false },
+	{ "count", U64, false }, { "alive_ns", U64, false },
+};
 static const struct parquet_column capture_cols[] = {
 	COMMON, { "boot_id", STR, true }, { "kernel", STR, true }, { "nr_cpus", U32, true },
 	{ "start_wall_ns", U64, true }, { "dur", U64, false }, { "drops", U64, false }, { "source", STR, false },
@@ -82,6 +87,7 @@ static const struct {
 	T(EXPORT_KVM_EXIT, "kvm_exit", kvm_exit_cols),
 	T(EXPORT_CPU_RESIDENCY, "cpu_residency", cpu_residency_cols),
 	T(EXPORT_VCPU, "vcpu", vcpu_cols),
+	T(EXPORT_VCPU_STATE, "vcpu_state", vcpu_state_cols),
 	T(EXPORT_CAPTURE, "capture", capture_cols),
 #undef T
 };
@@ -729,16 +735,51 @@ static int write_capture(struct xp *x, const struct cdict_read_info *info)
 		       V_IN(m->steal_ns, m->has_steal), V_IN(m->cpu_time_ns, m->has_steal));
 }
 
+/* The vcpu row of vc, a vCPU of vm; th its thread instance. */
+static int write_vcpu(struct xp *x, const struct vms *v, const struct vms_vm *vm,
+		      const struct vms_vcpu *vc, const struct thr *th)
+{
+	char b1[PWZ_NAME_MAX * 3];
+
+	return PUT_ROW(x, EXPORT_VCPU, v_clean(vm->name, b1, sizeof(b1)),
+		       V_IN(vm->pid, th->task.tgid != 0),
+		       V_I(vc->tid), V_I(th->utid), V_IN(vc->vcpu, vc->vcpu >= 0),
+		       V_I(v->window_end_ns - v->window_start_ns), V_I(vc->alive_ns),
+		       V_I(vc->running_ns),
+		       V_I(vc->ready_ns), V_I(vc->sleep_ns), V_I(vc->unseen_ns),
+		       V_I(vc->waits), V_I(vc->exits_total),
+		       V_IN(vc->uncharged_ns, vc->has_uncharged));
+}
+
+/* The vcpu_state rows of vc, a vCPU of vm: one per state of its ledger (model.h R10), in the
+ * order of enum pwz_vcpu_state; none without a ledger. */
+static int write_vcpu_states(struct xp *x, const struct vms_vm *vm, const struct vms_vcpu *vc,
+			     const struct thr *th)
+{
+	char b1[PWZ_NAME_MAX * 3], b2[PWZ_NAME_MAX * 3];
+	const struct pwz_vcpu_ledger *l = &vc->ledger;
+	int ret = 0;
+
+	for (unsigned int st = 0; vc->has_ledger && st < PWZ_VCPU_STATES && !ret; st++)
+		ret = PUT_ROW(x, EXPORT_VCPU_STATE, v_clean(vm->name, b1, sizeof(b1)),
+			      V_IN(vm->pid, th->task.tgid != 0), V_I(vc->tid), V_I(th->utid),
+			      V_IN(vc->vcpu, vc->vcpu >= 0), v_clean(vc->name, b2, sizeof(b2)),
+			      v_str(pwz_vcpu_state_name(st)), V_I(l->ns[st]), V_I(l->count[st]),
+			      V_I(l->alive_ns));
+	return ret;
+}
+
 /*
  * vcpu: one row per vCPU thread of each VM over the whole capture (user/lib/vms.h), from the
  * file's aggregates (exact under drops, and cheap: the streams are not loaded again). The
  * streams' figures (migrations, who ran while ready) are in `pwz-render --list --json`; the
- * exits' on/off-CPU split is in the kvm_exit rows.
+ * exits' on/off-CPU split is in the kvm_exit rows. vcpu_state: the states of each of those
+ * vCPUs whose capture has its ledger.
  */
 static int write_vcpus(struct xp *x)
 {
 	struct trace_load_opts lo = { .streams = false };
-	char err[512], b1[PWZ_NAME_MAX * 3];
+	char err[512];
 	struct summary *s = NULL;
 	struct vms *v = NULL;
 	struct trace *t;
@@ -766,14 +807,9 @@ static int write_vcpus(struct xp *x)
 			}
 			if (!kept(x, th))
 				continue;
-			ret = PUT_ROW(x, EXPORT_VCPU, v_clean(vm->name, b1, sizeof(b1)),
-				      V_IN(vm->pid, th->task.tgid != 0),
-				      V_I(vc->tid), V_I(th->utid), V_IN(vc->vcpu, vc->vcpu >= 0),
-				      V_I(v->window_end_ns - v->window_start_ns), V_I(vc->alive_ns),
-				      V_I(vc->running_ns),
-				      V_I(vc->ready_ns), V_I(vc->sleep_ns), V_I(vc->unseen_ns),
-				      V_I(vc->waits), V_I(vc->exits_total),
-				      V_IN(vc->uncharged_ns, vc->has_uncharged));
+			ret = write_vcpu(x, v, vm, vc, th);
+			if (!ret)
+				ret = write_vcpu_states(x, vm, vc, th);
 		}
 	}
 	vms__free(v);

@@ -41,6 +41,7 @@ enum export_table {
 	EXPORT_CPU_RESIDENCY,
 	EXPORT_CAPTURE,
 	EXPORT_VCPU,
+	EXPORT_VCPU_STATE,
 	EXPORT_NR_TABLES,
 };
 
@@ -51,8 +52,8 @@ struct export_opts {
 	unsigned int mode;	/* the files' mode (--mode); 0 = OUTFILE_MODE_DEFAULT (0600) */
 	const struct tasksel *sel;	/* -t: the thread instances whose rows are written in
 					 * sched_slice, thread_state, kvm_exit, cpu_residency,
-					 * thread, process and vcpu (tasksel.h, resolved against
-					 * this capture); NULL = every thread */
+					 * thread, process, vcpu and vcpu_state (tasksel.h,
+					 * resolved against this capture); NULL = every thread */
 	bool force;		/* write a trace_id already in the tree again, replacing its files */
 };
 

@@ -871,9 +871,10 @@ function cpuChart(holder, rows) {
 }
 
 // A sortable table of the given rows; cols = [title, value(row), class, format, asc first,
-// cell class(value, row)]. Cells carry data-v = the raw value. A header click sorts through
-// sort = {i, asc} and onsort() (which redraws, so that top N follows the sort); without onsort
-// it sorts the rows it was given.
+// cell class(value, row)]. Cells carry data-v = the raw value; a format that returns an element
+// (a bar) puts it in the cell, any other result is the cell's text. A header click sorts
+// through sort = {i, asc} and onsort() (which redraws, so that top N follows the sort); without
+// onsort it sorts the rows it was given.
 // More than VIRTUAL_MIN rows: a virtual table (class "virtual"): rows of fixed height
 // (VIRTUAL_ROW_H px, text on one line, cut with an ellipsis), only those in view in the
 // scroll box and VIRTUAL_MARGIN rows either side are elements, spacer rows stand for the
@@ -910,7 +911,11 @@ function table(id, cols, rows, attrs, sort, onsort) {
 			td.setAttribute("data-col", c[0]);
 			if (v !== null && v !== undefined)
 				td.setAttribute("data-v", v);
-			td.textContent = c[3] ? c[3](v, r) : String(v);
+			const shown = c[3] ? c[3](v, r) : String(v);
+			if (shown instanceof Node)
+				td.appendChild(shown);
+			else
+				td.textContent = shown;
 			tr.appendChild(td);
 		}
 		return tr;
@@ -980,7 +985,7 @@ function table(id, cols, rows, attrs, sort, onsort) {
 			let w = 0;
 			for (const r of rows) {
 				const v = c[1](r), s = c[3] ? c[3](v, r) : String(v);
-				if (s.length > w)
+				if (!(s instanceof Node) && s.length > w)
 					w = s.length;
 			}
 			hr.children[i].style.minWidth = Math.min(w, c[2] === "name" ? 36 : 24) + "ch";

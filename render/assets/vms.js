@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 // pwz dashboards: the basic dashboard's VMs tab (one row per VM, worst first; per VM and vCPU:
 // running, ready, sleeping; who ran while a vCPU was ready; where each exit reason's time went;
-// run-queue wait percentiles). It is the first tab when the capture has a VM. dash.js calls
-// window.pwzVmsTab(data, tabs, lib) with its helpers; capture strings go through textContent
-// only (lib.el).
+// run-queue wait percentiles; where the capture has them, each vCPU's ledger states as a bar
+// and each VM's guest and halt shares). It is the first tab when the capture has a VM. dash.js
+// calls window.pwzVmsTab(data, tabs, lib) with its helpers; capture strings go through
+// textContent only (lib.el).
 "use strict";
 window.pwzVmsTab = function (data, tabs, lib) {
 	const { el, table, fmtNs, fmtRange, fmtInt } = lib;
@@ -25,6 +26,39 @@ window.pwzVmsTab = function (data, tabs, lib) {
 			"background:#eef1f5;white-space:nowrap;overflow:hidden" },
 			part(vc.running_ns, "#54a24b", "running"), part(vc.ready_ns, "#e45756", "ready"),
 			part(vc.sleep_ns, "#bab0ac", "sleeping"));
+	}
+
+	// the ledger's states (docs/dashboards.md "vCPU states"): a fixed colour each; the states
+	// themselves and their order are the JSON's (render/vmtab.c)
+	const stateColor = { guest: "#54a24b", exit_kernel: "#f58518", exit_user: "#eeca3b",
+		halt_poll: "#9ecae9", halt: "#bab0ac", ready: "#e45756", other_on_cpu: "#b279a2",
+		unseen: "#fff repeating-linear-gradient(45deg, #fff 0 3px, #c8ccd4 3px 5px)" };
+	const colorOf = (st) => stateColor[st] || "#79706e";
+	// a state's share of a ledger's life, in %; null without a ledger
+	const stateShare = (x, st) => x.states && x.ledger_alive_ns ?
+		100 * x.states[st].ns / x.ledger_alive_ns : null;
+
+	// the ledger's states as one stacked bar, each in % of the vCPU's life (ledger_alive_ns),
+	// each segment's title its state, time, share and entries
+	function ledgerBar(vc) {
+		const bar = el("div", { class: "vm-ledger", "data-tid": vc.tid });
+		for (const [st, v] of Object.entries(vc.states)) {
+			const share = stateShare(vc, st) || 0;
+			bar.appendChild(el("span", { class: "vm-st", "data-state": st,
+				title: st + ": " + (v.ns / 1e6).toFixed(3) + " ms (" + pct(share) + "), " +
+				fmtInt(v.count) + " entries", style: "width:" + share.toFixed(4) +
+				"%;background:" + colorOf(st) }));
+		}
+		return bar;
+	}
+
+	// the legend of the state bars of vcpus (the states of the first with a ledger)
+	function ledgerLegend(vcpus) {
+		const lg = el("div", { class: "legend vm-states-legend" });
+		for (const st of Object.keys(vcpus.find((vc) => vc.states).states))
+			lg.appendChild(el("span", { class: "item", "data-state": st }, el("span", {
+				class: "swatch", style: "background:" + colorOf(st) }), st));
+		return lg;
 	}
 
 	// a VM's figures over its vCPUs: the worst ready p99 (as its bucket's range), migrations,
@@ -57,6 +91,10 @@ window.pwzVmsTab = function (data, tabs, lib) {
 				(v, x) => v === null ? "–" : fmtRange(x.p99.lo_ns, x.p99.hi_ns)],
 			["sleeping %", (x) => x.vm.alive_ns ? 100 * x.vm.sleep_ns / x.vm.alive_ns : 0, "num",
 				pct],
+			...(worst.some((vm) => vm.states) ? [
+				["guest %", (x) => stateShare(x.vm, "guest"), "num", opt(pct)],
+				["halt %", (x) => stateShare(x.vm, "halt"), "num", opt(pct)],
+			] : []),
 			["exits/s", (x) => w ? x.vm.exits_total * 1e9 / w : 0, "num", (v) => v.toFixed(1)],
 			["top exit", (x) => x.vm.exits.length ? reason(x.vm.exits[0]) + " (" +
 				fmtInt(x.vm.exits[0].count) + ")" : "–"],
@@ -118,7 +156,14 @@ window.pwzVmsTab = function (data, tabs, lib) {
 				p.tid + ") " + fmtNs(p.ns)).join(", ") : "–"],
 			["exits/s", (x) => x.exits_per_s, "num", (v) => v.toFixed(1)],
 		];
+		const ledger = vm.vcpus.some((vc) => vc.states);
+		// the bar's column sorts by the share in the guest
+		if (ledger)
+			cols.push(["states", (x) => stateShare(x, "guest"), "num",
+				(v, x) => x.states ? ledgerBar(x) : "–"]);
 		panel.appendChild(table("vm-" + vm.pid, cols, vm.vcpus, (x) => ({ "data-tid": x.tid })));
+		if (ledger)
+			panel.appendChild(ledgerLegend(vm.vcpus));
 		const bars = el("div", { class: "vm-bars" });
 		for (const vc of vm.vcpus)
 			bars.appendChild(el("div", { style: "display:flex;gap:8px;align-items:center" },

@@ -260,6 +260,27 @@ async function perCapture(c) {
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d && rows.length === want.size, `${label}: vcpu: one row per vCPU of --list vms, alive/running/ready/sleep/exits equal (${want.size} vCPUs)`, d || `${rows.length} rows`);
 
+	// vcpu_state: one row per vCPU and state of its ledger (model.h R10), ns and count those of
+	// --list's states; the states of a vCPU add up to its ledger_alive_ns
+	want = new Map();
+	const ledgers = new Map();
+	for (const vm of list.vms || [])
+		for (const vc of vm.vcpus.filter((x) => x.states)) {
+			ledgers.set(`${vc.tid}`, { n: 8, sum: vc.ledger_alive_ns });	// enum pwz_vcpu_state
+			for (const [st, v] of Object.entries(vc.states))
+				want.set(`${vc.tid}/${st}`, { vm: vm.name, vcpu: vc.vcpu, name: vc.name, ns: v.ns,
+					count: v.count, alive: vc.ledger_alive_ns });
+		}
+	rows = await q(`select tid || '/' || state k, vm, vcpu, name, ns, count, alive_ns alive
+		from ${glob('vcpu_state')} where ${where}`);
+	d = diff(want, new Map(rows.map((r) => [r.k, r])));
+	check(!d && rows.length === want.size, `${label}: vcpu_state: one row per vCPU and state of --list vms' ledgers, ns and count equal (${ledgers.size} vCPUs, ${want.size} rows)`,
+		d || `${rows.length} rows`);
+	rows = await q(`select tid::varchar k, count(*) n, sum(ns) sum from ${glob('vcpu_state')}
+		where ${where} group by k`);
+	d = diff(ledgers, new Map(rows.map((r) => [r.k, r])));
+	check(!d, `${label}: vcpu_state: 8 rows per vCPU with a ledger, sum(ns) = its ledger_alive_ns (${ledgers.size} vCPUs)`, d);
+
 	// capture: one row, its figures
 	rows = await q(`select * from ${glob('capture')} where ${where}`);
 	const r = rows[0] || {};
@@ -275,7 +296,7 @@ async function perCapture(c) {
 
 	// every row of every table carries this trace_id and the capture's host
 	const tables = ['sched_slice', 'thread_state', 'thread', 'process', 'kvm_exit', 'cpu_residency', 'capture',
-		'vcpu'];
+		'vcpu', 'vcpu_state'];
 	let wrong = [];
 	for (const t of tables) {
 		const [x] = await q(`select count(*) n, count(*) filter (where host is not distinct from
@@ -285,7 +306,7 @@ async function perCapture(c) {
 		if (x.n !== x.h || x.n !== y.n)
 			wrong.push(`${t}: ${x.n} rows, ${x.h} with the host, ${y.n} with the trace_id`);
 	}
-	check(!wrong.length, `${label}: every row of the 8 files has trace_id ${id} and host ${cap.host}`, wrong.join('; '));
+	check(!wrong.length, `${label}: every row of the 9 files has trace_id ${id} and host ${cap.host}`, wrong.join('; '));
 }
 
 // docs/fleet.md: "### <table>" then "| column | type | null | ... |" rows.
@@ -314,7 +335,7 @@ async function schemas() {
 	const logical = { UINT32: /^IntType\(.*isSigned=0\)$/, UINT64: /^IntType\(.*isSigned=0\)$/,
 		STRING: /^StringType\(\)$/ };
 	const duck = { UINT32: 'UINTEGER', UINT64: 'UBIGINT', STRING: 'VARCHAR' };
-	check(docs.size === 8, `docs/fleet.md documents 8 tables (${[...docs.keys()].join(', ')})`);
+	check(docs.size === 9, `docs/fleet.md documents 9 tables (${[...docs.keys()].join(', ')})`);
 	for (const [table, cols] of docs) {
 		const file = `${fleet}/${table}/${caps[0].id}.parquet`;
 		const rows = await q(`select name, type, repetition_type rep, converted_type conv,
