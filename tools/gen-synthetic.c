@@ -110,7 +110,8 @@ static int out_wait_agg(void *ctx, const struct pwz_wait_agg *a)
 /*
  * The ledger of every vCPU task over [0, end) (model.h R10), from what was written: guest the
  * exits' guest time, exit_kernel the rest of its slices, ready its waits, halt the rest of the
- * capture (held at 0: a wait may overlap the slice before it). Returns 0 or -errno.
+ * capture (held at 0: a wait may overlap the slice before it); its ready causes and co-stop
+ * made up (nothing written says them), summing to its ready time. Returns 0 or -errno.
  */
 static int write_ledgers(struct cdict_writer *w, struct task_state *ts, uint64_t ntasks,
 			 uint64_t end)
@@ -127,6 +128,10 @@ static int write_ledgers(struct cdict_writer *w, struct task_state *ts, uint64_t
 		l->tid = ts[i].task.tid;
 		l->ns[PWZ_VCPU_HALT] = end > used ? end - used : 0;
 		l->alive_ns = used + l->ns[PWZ_VCPU_HALT];
+		/* its ready time split among the causes by the task's index, a sixth as co-stop */
+		l->cause_ns[i % PWZ_CAUSE_IDLE] = l->ns[PWZ_VCPU_READY] / 2;
+		l->cause_ns[PWZ_CAUSE_HOST] += l->ns[PWZ_VCPU_READY] - l->ns[PWZ_VCPU_READY] / 2;
+		l->costop_ns = l->ns[PWZ_VCPU_READY] / 6;
 		e = cdict_writer__vcpu_ledger(w, l);
 	}
 	return e;

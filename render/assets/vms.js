@@ -52,6 +52,16 @@ window.pwzVmsTab = function (data, tabs, lib) {
 		return bar;
 	}
 
+	// a ledger's ready causes above 0, largest first, each in % of its ready time, then its
+	// co-stop (docs/dashboards.md "vCPU states")
+	function readyCauses(x) {
+		const ready = x.states.ready.ns;
+		const parts = Object.entries(x.ready_causes || {}).filter(([, ns]) => ns > 0)
+			.sort((a, b) => b[1] - a[1]).map(([c, ns]) => c + " " + pct(100 * ns / ready));
+		parts.push("co-stop " + pct(ready ? 100 * x.costop_ns / ready : 0));
+		return parts.join(" · ");
+	}
+
 	// the legend of the state bars of vcpus (the states of the first with a ledger)
 	function ledgerLegend(vcpus) {
 		const lg = el("div", { class: "legend vm-states-legend" });
@@ -94,6 +104,8 @@ window.pwzVmsTab = function (data, tabs, lib) {
 			...(worst.some((vm) => vm.states) ? [
 				["guest %", (x) => stateShare(x.vm, "guest"), "num", opt(pct)],
 				["halt %", (x) => stateShare(x.vm, "halt"), "num", opt(pct)],
+				["co-stop %", (x) => x.vm.states && x.vm.ledger_alive_ns ?
+					100 * x.vm.costop_ns / x.vm.ledger_alive_ns : null, "num", opt(pct)],
 			] : []),
 			["exits/s", (x) => w ? x.vm.exits_total * 1e9 / w : 0, "num", (v) => v.toFixed(1)],
 			["top exit", (x) => x.vm.exits.length ? reason(x.vm.exits[0]) + " (" +
@@ -157,10 +169,12 @@ window.pwzVmsTab = function (data, tabs, lib) {
 			["exits/s", (x) => x.exits_per_s, "num", (v) => v.toFixed(1)],
 		];
 		const ledger = vm.vcpus.some((vc) => vc.states);
-		// the bar's column sorts by the share in the guest
+		// the bar's column sorts by the share in the guest; the causes by the co-stop
 		if (ledger)
 			cols.push(["states", (x) => stateShare(x, "guest"), "num",
-				(v, x) => x.states ? ledgerBar(x) : "–"]);
+				(v, x) => x.states ? ledgerBar(x) : "–"],
+			["ready by (kernel)", (x) => x.states ? x.costop_ns : null, "num",
+				(v, x) => x.states ? readyCauses(x) : "–"]);
 		panel.appendChild(table("vm-" + vm.pid, cols, vm.vcpus, (x) => ({ "data-tid": x.tid })));
 		if (ledger)
 			panel.appendChild(ledgerLegend(vm.vcpus));

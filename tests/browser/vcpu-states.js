@@ -70,15 +70,17 @@ async function withLedger(browser, file, list) {
 	const rows = await page.$$eval("#table-vms-summary-0 tr[data-vm]", (trs) => trs.map((tr) => ({
 		vm: tr.dataset.vm,
 		guest: tr.querySelector("td[data-col='guest %']")?.textContent,
-		halt: tr.querySelector("td[data-col='halt %']")?.textContent })));
+		halt: tr.querySelector("td[data-col='halt %']")?.textContent,
+		costop: tr.querySelector("td[data-col='co-stop %']")?.textContent })));
 	const bad = [];
 	for (const vm of list.vms) {
 		const r = rows.find((x) => x.vm === vm.name);
 		const want = (st) => vm.states ? pct(100 * vm.states[st].ns / vm.ledger_alive_ns) : "–";
-		if (!r || r.guest !== want("guest") || r.halt !== want("halt"))
-			bad.push(`${vm.name}: ${JSON.stringify(r)}, want ${want("guest")} ${want("halt")}`);
+		const costop = vm.states ? pct(100 * vm.costop_ns / vm.ledger_alive_ns) : "–";
+		if (!r || r.guest !== want("guest") || r.halt !== want("halt") || r.costop !== costop)
+			bad.push(`${vm.name}: ${JSON.stringify(r)}, want ${want("guest")} ${want("halt")} ${costop}`);
 	}
-	check(rows.length === list.vms.length && !bad.length, `ledger: the summary's guest % and halt % ` +
+	check(rows.length === list.vms.length && !bad.length, `ledger: the summary's guest %, halt % and co-stop % ` +
 		`of its ${rows.length} VMs are their states' shares of ledger_alive_ns` +
 		(bad.length ? ` (${bad.slice(0, 2).join("; ")})` : ""));
 	noProblems(problems, "ledger");
@@ -92,7 +94,7 @@ async function withoutLedger(browser, file) {
 		vcpus: document.querySelectorAll("table[id^='table-vm-'] tr[data-tid]").length,
 		bars: document.querySelectorAll(".vm-ledger, .vm-states-legend").length,
 		cols: [...document.querySelectorAll("#panel-vms th")].map((th) => th.dataset.col)
-			.filter((c) => ["guest %", "halt %", "states"].includes(c)) }));
+			.filter((c) => ["guest %", "halt %", "co-stop %", "states", "ready by (kernel)"].includes(c)) }));
 	check(got.summary && got.vcpus > 0 && !got.bars && !got.cols.length, "no ledger: the VMs tab " +
 		`shows ${got.vcpus} vCPU rows and no state bar, legend, guest %, halt % or states column ` +
 		`(${got.bars} bars and legends, columns ${JSON.stringify(got.cols)})`);
