@@ -16,6 +16,8 @@
 #include "perfetto.h"
 #include "tasknames.h"
 #include "tasksel.h"
+#include "vcpu_timeline.h"
+#include "vms.h"
 
 /* Field numbers, as published in google/perfetto's protos/perfetto/ (trace_packet.proto,
  * ftrace/ftrace_event_bundle.proto, ftrace/ftrace_event.proto, ftrace/sched.proto,
@@ -56,6 +58,7 @@ enum {
 	TE_SLICE_BEGIN = 1, TE_SLICE_END = 2, TE_INSTANT = 3, TE_NAME = 23,
 	DA_NAME_IID = 1, DA_UINT_VALUE = 3, DA_STRING_VALUE = 6,
 	TD_UUID = 1, TD_NAME = 2, TD_THREAD = 4, THD_PID = 1, THD_TID = 2, THD_THREAD_NAME = 5,
+	TD_PROCESS = 3, TD_PARENT_UUID = 5, PD_PID = 1,
 };
 
 /* The one-byte keys of the fields an exit's packets write in place (field < 16). */
@@ -78,6 +81,7 @@ _Static_assert(TAG_TRACK_EVENT < 0x80 && TAG_SEQUENCE_FLAGS < 0x80, "one-byte ke
 #define KSTATE_RUNNING 0x0
 #define KSTATE_INTERRUPTIBLE 0x1
 #define KSTATE_DEAD 0x10
+#define KSTATE_ZOMBIE 0x20
 #define KSTATE_PREEMPTED 0x100	/* TASK_REPORT_MAX: "R+" */
 
 #define BUNDLE_EVENTS 4096	/* switches + wakings per bundle */
@@ -90,6 +94,8 @@ _Static_assert(TAG_TRACK_EVENT < 0x80 && TAG_SEQUENCE_FLAGS < 0x80, "one-byte ke
 #define IID_CACHE 64		/* (isa, reason) -> name iid cache entries, a power of two */
 #define UUID_BASE 1			/* a vCPU thread's track uuid = base + tid */
 #define UUID_TRIGGER (UUID_BASE + (1ull << 32))	/* the flight recorder's trigger track */
+#define UUID_STATES (UUID_BASE + (2ull << 32))	/* a vCPU's state track = this + tid */
+#define UUID_PROCESS (UUID_BASE + (3ull << 32))	/* a process's track = this + pid */
 enum { DA_CODE = 1, DA_GUEST_NS = 2, DA_ISA = 3 };	/* interned annotation names */
 
 struct xslice {			/* a run slice, in its CPU's list */
@@ -108,6 +114,7 @@ struct xwake {			/* a wakeup, in the list of the waker's CPU when known, else of
 	uint32_t waker;		/* waker tid (0: the idle task, or unknown); for a birth, its
 				 * process (the thread that forked is unknown) */
 	uint32_t waker_known;	/* 1: waker is known, written even when 0 */
+	uint64_t wait_ns;	/* the wait: wakeup to switch-in (0 for a birth) */
 };
 
 struct cpu_stream {
@@ -132,6 +139,7 @@ struct naming {
 	uint32_t seq;			/* file order */
 	char name[PWZ_NAME_MAX];	/* display name, after --map and --merge-sys-tasks */
 	char proc[PWZ_NAME_MAX];	/* process name */
+	char comm[PWZ_COMM_LEN];	/* the kernel's comm (a vCPU's "CPU <n>/KVM", vms.h) */
 };
 
 struct thread {
@@ -148,6 +156,9 @@ struct thread {
 	uint64_t last_ts;		/* the sequence's incremental clock (trace time) */
 	uint64_t *sent;			/* bit set of the name iids interned on the sequence */
 	size_t nsent;			/* words in sent */
+	bool ledger;			/* the capture has a vCPU ledger of it (model.h R10) */
+	struct vcpu_tl_exit *ex;	/* its exits in the window, for its state track */
+	size_t nex, capex;
 };
 
 struct exit_iid {			/* an (isa, reason) -> interned name cache entry */
@@ -190,6 +201,8 @@ struct exporter {
 	char **iid_names;		/* the names, by iid - 1 */
 	size_t n_iid_names, cap_iid_names;
 	uint32_t next_seq;		/* the next vCPU's packet sequence */
+	uint32_t states_seq;		/* the state tracks' sequence; 0 before the first */
+	struct keymap proc_tracks;	/* the pids whose process track is written */
 	bool trigger_written;	/* the flight recorder's trigger mark */
 	bool threads_built;
 	/* output */
@@ -429,6 +442,7 @@ static struct naming *add_naming(struct exporter *x, const struct pwz_task *t)
 	n->seq = (uint32_t)x->nnames;
 	task_label(t, &lo, n->name, sizeof(n->name));	/* the one rule (tasknames.h) */
 	snprintf(n->proc, sizeof(n->proc), "%s", t->proc_name);
+	snprintf(n->comm, sizeof(n->comm), "%s", t->comm);
 	utf8_clean(n->name, sizeof(n->name));
 	utf8_clean(n->proc, sizeof(n->proc));
 	x->nnames++;
@@ -485,21 +499,29 @@ static int build_threads(struct exporter *x)
 	return 0;
 }
 
-/* The thread of tid, created with a naming "<tid>" when the capture never named it. */
-static struct thread *thread_of(struct exporter *x, uint32_t tid)
+/* The index of tid's thread in x->threads, or -1 when it has none. */
+static int64_t thread_find(struct exporter *x, uint32_t tid)
 {
 	uint64_t *c = &x->tcache[tid & (TCACHE - 1)];
-	struct pwz_task t;
-	struct thread *th;
 	int64_t i;
 
 	if ((uint32_t)(*c >> 32) == tid && (uint32_t)*c)
-		return &x->threads[(uint32_t)*c - 1];
+		return (int64_t)(uint32_t)*c - 1;
 	i = keymap_find(&x->tmap, tid, 0);
-	if (i >= 0) {
+	if (i >= 0)
 		*c = (uint64_t)tid << 32 | (uint64_t)(i + 1);
+	return i;
+}
+
+/* The thread of tid, created with a naming "<tid>" when the capture never named it. */
+static struct thread *thread_of(struct exporter *x, uint32_t tid)
+{
+	int64_t i = thread_find(x, tid);
+	struct pwz_task t;
+	struct thread *th;
+
+	if (i >= 0)
 		return &x->threads[i];
-	}
 	memset(&t, 0, sizeof(t));
 	t.tid = tid;
 	snprintf(t.comm, sizeof(t.comm), "%u", tid);
@@ -650,6 +672,7 @@ static int on_wakeup(void *ctx, const struct pwz_wakeup *w)
 	e->target_cpu = (uint16_t)w->cpu;
 	e->waker = known ? waker : 0;
 	e->waker_known = known;
+	e->wait_ns = w->wait_ns;
 	return 0;
 }
 
@@ -677,18 +700,12 @@ static int on_wakeup(void *ctx, const struct pwz_wakeup *w)
 static struct thread *exit_thread(struct exporter *x, uint32_t tid)
 {
 	/* task records precede the records that name them: match on what is known so far */
-	uint64_t c = x->tcache[tid & (TCACHE - 1)];
-	int64_t i;
+	int64_t i = thread_find(x, tid);
 	struct thread *th;
 	size_t k;
 
-	if ((uint32_t)(c >> 32) == tid && (uint32_t)c)
-		return &x->threads[(uint32_t)c - 1];
-	i = keymap_find(&x->tmap, tid, 0);
-	if (i >= 0) {
-		x->tcache[tid & (TCACHE - 1)] = (uint64_t)tid << 32 | (uint64_t)(i + 1);
+	if (i >= 0)
 		return &x->threads[i];
-	}
 	for (k = x->nnames; k > 0 && x->names[k - 1].tid != tid; k--)
 		;
 	if (!k)
@@ -974,6 +991,16 @@ static void write_exit(struct exporter *x, struct thread *th, const struct pwz_k
 	x->st.exits++;
 }
 
+/* Keeps what th's state track needs of e (vcpu_timeline.h). Returns 0 or -ENOMEM. */
+static int keep_exit(struct thread *th, const struct pwz_kvm_exit *e)
+{
+	if (array_reserve((void **)&th->ex, &th->capex, th->nex + 1, sizeof(*th->ex)))
+		return -ENOMEM;
+	th->ex[th->nex++] = (struct vcpu_tl_exit){ .time_ns = e->time_ns, .guest_ns = e->guest_ns,
+						   .handling_ns = e->handling_ns };
+	return 0;
+}
+
 static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
 {
 	struct exporter *x = ctx;
@@ -986,11 +1013,25 @@ static int on_kvm_exit(void *ctx, const struct pwz_kvm_exit *e)
 		return -ENOMEM;
 	if (!th->matched)
 		return 0;
+	if (keep_exit(th, e))
+		return -ENOMEM;
 	if (th->pending)
 		write_exit(x, th, &th->last,
 			   e->time_ns >= th->last.time_ns ? e->time_ns : 0);
 	th->last = *e;
 	th->pending = true;
+	return 0;
+}
+
+/* A vCPU ledger (model.h R10): its thread is a vCPU (vms.h), exits or not. */
+static int on_vcpu_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
+{
+	struct exporter *x = ctx;
+	struct thread *th = exit_thread(x, l->tid);
+
+	if (!th)
+		return -ENOMEM;
+	th->ledger = true;
 	return 0;
 }
 
@@ -1491,6 +1532,253 @@ static int write_sched(struct exporter *x)
 	}
 }
 
+/*
+ * ---- vCPU state tracks: each vCPU thread's states over time (vcpu_timeline.h) ----
+ *
+ * After the scheduling stream, from what it holds (the CPUs' slices and waits) and the exits
+ * kept per vCPU: one pass over the CPUs gathers each vCPU's slices and waits, then each vCPU's
+ * timeline is derived, written and freed before the next. The tracks are on a packet sequence
+ * of their own, whose first packet interns the state names; each is a TrackDescriptor named
+ * "<thread> state", child of its process's track (written once per process), and holds one
+ * SLICE_BEGIN and one SLICE_END per interval, with absolute timestamps and its track_uuid.
+ */
+
+struct vcpu_acc {			/* a vCPU thread's streams, gathered from the CPUs */
+	bool vcpu;			/* the thread is a vCPU with a state track */
+	struct vcpu_tl_span *s;		/* its slices */
+	size_t ns, caps;
+	struct vcpu_tl_span *w;		/* its waits */
+	size_t nw, capw;
+	uint64_t born;			/* its first birth (model.h R8); UINT64_MAX none */
+	uint64_t died;			/* the end of its last slice that ended by its exit; 0 none */
+	uint64_t last;			/* the latest end of its records */
+};
+
+struct state_writer {			/* the context of emit_state() */
+	struct exporter *x;
+	uint64_t uuid;			/* the track */
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct vcpu_tl_span *p = a, *q = b;
+
+	return p->from_ns < q->from_ns ? -1 : p->from_ns > q->from_ns;
+}
+
+static int cmp_tl_exit(const void *a, const void *b)
+{
+	const struct vcpu_tl_exit *p = a, *q = b;
+
+	return p->time_ns < q->time_ns ? -1 : p->time_ns > q->time_ns;
+}
+
+/* Whether th gets a state track: a vCPU thread (vms.h) that -t keeps. */
+static bool has_state_track(const struct exporter *x, const struct thread *th)
+{
+	const struct naming *n = &x->names[th->first + th->nnames - 1];
+
+	return th->matched && vms_is_vcpu(th->tid, th->nex, n->comm, th->ledger);
+}
+
+static int span_add(struct vcpu_tl_span **arr, size_t *n, size_t *cap, uint64_t from, uint64_t to)
+{
+	if (array_reserve((void **)arr, cap, *n + 1, sizeof(**arr)))
+		return -ENOMEM;
+	(*arr)[(*n)++] = (struct vcpu_tl_span){ from, to };
+	return 0;
+}
+
+/* The vCPU of tid in acc, or NULL. */
+static struct vcpu_acc *acc_of(struct exporter *x, struct vcpu_acc *acc, uint32_t tid)
+{
+	int64_t i = tid ? thread_find(x, tid) : -1;
+
+	return i >= 0 && (size_t)i < x->nthreads && acc[i].vcpu ? &acc[i] : NULL;
+}
+
+/* One pass over the CPUs: each vCPU's slices, waits, birth and death into acc. */
+static int gather_vcpus(struct exporter *x, struct vcpu_acc *acc)
+{
+	for (uint32_t cpu = 0; cpu < x->nr_cpus; cpu++) {
+		const struct cpu_stream *c = &x->cpu[cpu];
+
+		for (size_t i = 0; i < c->n; i++) {
+			const struct xslice *sl = &c->s[i];
+			struct vcpu_acc *a = acc_of(x, acc, sl->tid);
+			uint64_t end = sl->start + sl->dur;
+
+			if (!a)
+				continue;
+			if (span_add(&a->s, &a->ns, &a->caps, sl->start, end))
+				return -ENOMEM;
+			if (sl->state & (KSTATE_DEAD | KSTATE_ZOMBIE) && end > a->died)
+				a->died = end;
+			if (end > a->last)
+				a->last = end;
+		}
+		for (size_t i = 0; i < c->nw; i++) {
+			const struct xwake *w = &c->w[i];
+			struct vcpu_acc *a = acc_of(x, acc, w->tid);
+
+			if (!a)
+				continue;
+			if (w->born) {
+				if (w->time < a->born)
+					a->born = w->time;
+				continue;
+			}
+			if (span_add(&a->w, &a->nw, &a->capw, w->time, w->time + w->wait_ns))
+				return -ENOMEM;
+			if (w->time + w->wait_ns > a->last)
+				a->last = w->time + w->wait_ns;
+		}
+	}
+	return 0;
+}
+
+/* The state sequence's first packet: its incremental state cleared, the state names interned
+ * (iid = state + 1). */
+static void write_states_seq(struct exporter *x)
+{
+	size_t m;
+
+	x->states_seq = x->next_seq++;
+	pb_uint(&x->pkt, TP_SEQUENCE_ID, x->states_seq);
+	pb_uint(&x->pkt, TP_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_uint(&x->pkt, TP_FIRST_PACKET_ON_SEQUENCE, 1);
+	m = pb_begin(&x->pkt, TP_INTERNED_DATA);
+	for (unsigned int s = 0; s < VCPU_TL_STATES; s++)
+		interned_name(&x->pkt, ID_EVENT_NAMES, s + 1, vcpu_tl_state_name(s));
+	pb_end(&x->pkt, m);
+	x->st.state_bytes += flush_packet(x);
+}
+
+/* th's state track (and its process's track, once); returns the track's uuid, 0 on -ENOMEM. */
+static uint64_t write_state_track(struct exporter *x, const struct thread *th)
+{
+	const struct naming *n = &x->names[th->first + th->nnames - 1];
+	uint32_t pid = th->tgid ? th->tgid : th->tid;
+	char name[PWZ_NAME_MAX + 8];
+	int added = 0;
+	size_t m, m2;
+
+	if (keymap_get(&x->proc_tracks, pid, 0, &added) < 0)
+		return 0;
+	if (added) {
+		pb_uint(&x->pkt, TP_SEQUENCE_ID, x->states_seq);
+		m = pb_begin(&x->pkt, TP_TRACK_DESCRIPTOR);
+		pb_uint(&x->pkt, TD_UUID, UUID_PROCESS + pid);
+		m2 = pb_begin(&x->pkt, TD_PROCESS);
+		pb_int(&x->pkt, PD_PID, pid);
+		pb_end(&x->pkt, m2);
+		pb_end(&x->pkt, m);
+		x->st.state_bytes += flush_packet(x);
+	}
+	pb_uint(&x->pkt, TP_SEQUENCE_ID, x->states_seq);
+	m = pb_begin(&x->pkt, TP_TRACK_DESCRIPTOR);
+	pb_uint(&x->pkt, TD_UUID, UUID_STATES + th->tid);
+	pb_uint(&x->pkt, TD_PARENT_UUID, UUID_PROCESS + pid);
+	snprintf(name, sizeof(name), "%s state", n->name);
+	pb_str(&x->pkt, TD_NAME, name);
+	pb_end(&x->pkt, m);
+	x->st.state_bytes += flush_packet(x);
+	x->st.state_tracks++;
+	return UUID_STATES + th->tid;
+}
+
+static void state_event(struct exporter *x, uint64_t uuid, uint64_t t, uint64_t type, uint64_t iid)
+{
+	size_t m;
+
+	pb_uint(&x->pkt, TP_TIMESTAMP, x->base + t);
+	pb_uint(&x->pkt, TP_SEQUENCE_ID, x->states_seq);
+	pb_uint(&x->pkt, TP_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	m = pb_begin(&x->pkt, TP_TRACK_EVENT);
+	pb_uint(&x->pkt, TE_TYPE, type);
+	if (iid)
+		pb_uint(&x->pkt, TE_NAME_IID, iid);
+	pb_uint(&x->pkt, TE_TRACK_UUID, uuid);
+	pb_end(&x->pkt, m);
+	x->st.state_bytes += flush_packet(x);
+}
+
+/* vcpu_tl_emit_fn: one state interval as a slice of the track. */
+static int emit_state(void *ctx, enum vcpu_tl_state s, uint64_t from, uint64_t to)
+{
+	struct state_writer *sw = ctx;
+
+	state_event(sw->x, sw->uuid, from, TE_SLICE_BEGIN, s + 1);
+	state_event(sw->x, sw->uuid, to, TE_SLICE_END, 0);
+	sw->x->st.states++;
+	return 0;	/* a write error is the output's to report (close_out()) */
+}
+
+/* The timeline of the vCPU th over its life in the window, written; its streams freed. */
+static int write_vcpu_states(struct exporter *x, struct thread *th, struct vcpu_acc *a)
+{
+	struct state_writer sw = { .x = x };
+	struct vcpu_tl_input in = { .slices = a->s, .nr_slices = a->ns, .waits = a->w,
+				    .nr_waits = a->nw, .exits = th->ex, .nr_exits = th->nex };
+	int ret = 0;
+
+	/* (qsort() takes no NULL, even for 0 elements) */
+	if (a->ns)
+		qsort(a->s, a->ns, sizeof(*a->s), cmp_span);
+	if (a->nw)
+		qsort(a->w, a->nw, sizeof(*a->w), cmp_span);
+	if (th->nex)
+		qsort(th->ex, th->nex, sizeof(*th->ex), cmp_tl_exit);
+	if (th->nex && th->ex[th->nex - 1].time_ns > a->last)
+		a->last = th->ex[th->nex - 1].time_ns;
+	/* its life in the window: from its birth, to its exit; a window without an end (a
+	 * capture that does not say its duration) ends at its last record */
+	in.from_ns = a->born != UINT64_MAX && a->born > x->w0 ? a->born : x->w0;
+	in.to_ns = a->died && a->died < x->w1 ? a->died : x->w1 == UINT64_MAX ? a->last : x->w1;
+	if (in.to_ns > in.from_ns) {
+		sw.uuid = write_state_track(x, th);
+		ret = sw.uuid ? vcpu_tl_derive(&in, emit_state, &sw) : -ENOMEM;
+	}
+	free(a->s);
+	free(a->w);
+	free(th->ex);
+	th->ex = NULL;
+	th->nex = th->capex = 0;
+	return ret;
+}
+
+/* The state track of every vCPU thread; nothing when the capture has none. */
+static int write_states(struct exporter *x)
+{
+	struct vcpu_acc *acc;
+	size_t n = x->nthreads, nr = 0;
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		nr += has_state_track(x, &x->threads[i]);
+	if (!nr)
+		return 0;
+	acc = calloc(n, sizeof(*acc));
+	if (!acc)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		acc[i].vcpu = has_state_track(x, &x->threads[i]);
+		acc[i].born = UINT64_MAX;
+	}
+	ret = gather_vcpus(x, acc);
+	write_states_seq(x);
+	for (size_t i = 0; i < n; i++) {
+		if (!ret && acc[i].vcpu)
+			ret = write_vcpu_states(x, &x->threads[i], &acc[i]);
+		else if (acc[i].vcpu) {
+			free(acc[i].s);
+			free(acc[i].w);
+		}
+	}
+	free(acc);
+	return ret;
+}
+
 /* ---- the export ---- */
 
 static void free_exporter(struct exporter *x)
@@ -1501,14 +1789,17 @@ static void free_exporter(struct exporter *x)
 	}
 	free(x->cpu);
 	free(x->names);
-	for (size_t i = 0; i < x->nthreads; i++)
+	for (size_t i = 0; i < x->nthreads; i++) {
 		free(x->threads[i].sent);
+		free(x->threads[i].ex);
+	}
 	free(x->threads);
 	for (size_t i = 0; i < x->n_iid_names; i++)
 		free(x->iid_names[i]);
 	free(x->iid_names);
 	keymap_free(&x->tmap);
 	keymap_free(&x->exit_iids);
+	keymap_free(&x->proc_tracks);
 	pwz_meta_free(&x->meta);
 	pb_free(&x->pkt);
 	pb_free(&x->out);
@@ -1611,11 +1902,18 @@ static int rebuild_threads(struct exporter *x)
 		th->last_ts = old[i].last_ts;
 		th->sent = old[i].sent;
 		th->nsent = old[i].nsent;
+		th->ledger = old[i].ledger;
+		th->ex = old[i].ex;
+		th->nex = old[i].nex;
+		th->capex = old[i].capex;
 		old[i].sent = NULL;
+		old[i].ex = NULL;
 		th->matched = th->matched || old[i].pending || old[i].track;
 	}
-	for (size_t i = 0; i < nold; i++)
+	for (size_t i = 0; i < nold; i++) {
 		free(old[i].sent);
+		free(old[i].ex);
+	}
 	free(old);
 	return ret;
 }
@@ -1626,7 +1924,7 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 	struct exporter x = { .o = opts, .idle_idx = -1, .next_seq = SEQ_VCPU_FIRST };
 	struct cdict_visitor v = {
 		.ctx = &x, .meta = on_meta, .task = on_task, .slice = on_slice,
-		.wakeup = on_wakeup, .kvm_exit = on_kvm_exit,
+		.wakeup = on_wakeup, .kvm_exit = on_kvm_exit, .vcpu_ledger = on_vcpu_ledger,
 	};
 	struct cdict_read_info info = { 0 };
 	int ret, e;
@@ -1667,6 +1965,8 @@ int perfetto_export(const char *in_path, const char *out_path, const struct perf
 		finish_exits(&x);
 		write_process_tree(&x);
 		ret = write_sched(&x);
+		if (!ret)
+			ret = write_states(&x);
 		if (ret)
 			snprintf(err, errlen, "out of memory");
 	}

@@ -33,7 +33,10 @@ struct tasksel;
  *   has no name), from the exit to the next entry (an exit without entry is an instant), with
  *   code and guest_ns annotations (and isa, for an exit whose ISA is not its track's); each
  *   vCPU's exits are a packet sequence of their own with delta timestamps and interned names,
- *   as Perfetto's SDK writes a thread's events (perfetto.c says how).
+ *   as Perfetto's SDK writes a thread's events (perfetto.c says how);
+ * - per vCPU thread (vms_is_vcpu()) that -t keeps, a state track "<thread> state" under its
+ *   process's track: its timeline over its life in the window (vcpu_timeline.h), one slice
+ *   per interval, named by state.
  */
 struct perfetto_opts {
 	const struct tasksel *sel;	/* -t: the threads whose wakeups and KVM exits are kept
@@ -57,6 +60,8 @@ struct perfetto_stats {
 	uint64_t wakings;		/* sched_waking events */
 	uint64_t births;		/* task_newtask events: threads born (model.h R8) */
 	uint64_t exits;			/* KVM exit slices */
+	uint64_t state_tracks;		/* vCPU state tracks */
+	uint64_t states;		/* their slices */
 	uint64_t threads;		/* threads in the process tree */
 	uint64_t renames;		/* later namings written as ProcessTree packets */
 	uint64_t overlaps;		/* slices that began before the previous one on their CPU
@@ -65,6 +70,7 @@ struct perfetto_stats {
 	uint64_t sched_bytes;		/* of which the ftrace bundles */
 	uint64_t waking_bytes;		/* of which their sched_waking events */
 	uint64_t exit_bytes;		/* of which the KVM track events and descriptors */
+	uint64_t state_bytes;		/* of which the vCPU state tracks */
 	bool cut;			/* the capture was cut short */
 	char path[4096];		/* the file written: out_path, or its numbered name */
 };
@@ -89,7 +95,8 @@ const char *perfetto_output_ext(bool gzip);
  * trace to out_path (through "<out_path>.part", renamed at the end). Returns 0, or -errno with
  * err filled: -ENOENT no such capture, -EINVAL corrupt or a window outside the capture,
  * -EPIPE a cut capture without opts->partial, -EIO/-ENOSPC a write error. stats may be NULL.
- * Memory: about 24 bytes per run slice and 16 per wakeup; KVM exits are streamed.
+ * Memory: about 24 bytes per run slice, 32 per wakeup and 24 per KVM exit in the window (kept
+ * for the state tracks), and while those are written 16 per slice and wait of the vCPUs.
  */
 int perfetto_export(const char *in_path, const char *out_path, const struct perfetto_opts *opts,
 		    struct perfetto_stats *stats, char *err, size_t errlen);

@@ -1089,6 +1089,10 @@ static int do_perfetto(const struct cli *cli, char **files, int nfiles, const st
 			st.switches ? (double)st.sched_bytes / (double)st.switches : 0.0,
 			st.switches ? (double)(st.sched_bytes - st.waking_bytes) / (double)st.switches : 0.0,
 			st.exits ? (double)st.exit_bytes / (double)st.exits : 0.0);
+		if (st.state_tracks)
+			msg("%llu vCPU state tracks: %llu state slices, %.1f bytes each",
+			    (unsigned long long)st.state_tracks, (unsigned long long)st.states,
+			    st.states ? (double)st.state_bytes / (double)st.states : 0.0);
 		if (st.overlaps)
 			msg("warning: %s: %llu run slices began before the previous one on their CPU ended; the earlier ones are cut there",
 			    files[i], (unsigned long long)st.overlaps);

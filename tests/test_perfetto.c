@@ -151,8 +151,9 @@ struct decoded {
 	uint32_t name_tid[8];
 	uint64_t name_ts[8];
 	size_t nnames;
-	int begins, ends;
+	int begins, ends;		/* exit slices: the events on their sequence's track */
 	uint64_t begin_ts[4], end_ts[4];
+	int state_begins, state_ends;	/* vCPU state slices: the events naming their track */
 	char exit_name[32];
 	uint64_t bytes;			/* the trace's size */
 	const uint8_t *raw;		/* its bytes */
@@ -274,18 +275,29 @@ static void decode(const char *path, struct decoded *d)
 				}
 			}
 			if (fn == 11) {	/* TrackEvent */
+				uint64_t type = 0;
+				bool uuid = false;
+
 				while (rd_field(&sub, &fn, &v, &s2)) {
-					if (fn == 9 && v == 1 && d->begins < 4)
-						d->begin_ts[d->begins++] = ts;
-					if (fn == 9 && v == 2 && d->ends < 4)
-						d->end_ts[d->ends++] = ts;
+					type = fn == 9 ? v : type;
+					uuid |= fn == 11;
 				}
+				if (uuid) {
+					d->state_begins += type == 1;
+					d->state_ends += type == 2;
+				} else if (type == 1 && d->begins < 4) {
+					d->begin_ts[d->begins++] = ts;
+				} else if (type == 2 && d->ends < 4) {
+					d->end_ts[d->ends++] = ts;
+				}
+				fn = 11;
 			}
 			if (fn == 12) {	/* InternedData.event_names */
 				uint32_t f2;
 
 				while (rd_field(&sub, &f2, &v, &s2))
-					while (f2 == 2 && rd_field(&s2, &fn, &v, &s3))
+					while (f2 == 2 && !d->exit_name[0] &&
+					       rd_field(&s2, &fn, &v, &s3))
 						if (fn == 2)
 							snprintf(d->exit_name, 32, "%.*s", (int)v,
 								 (const char *)s3.p);
@@ -397,6 +409,9 @@ static void test_switch_stream(void **state)
 	assert_int_equal(d.begin_ts[1], BASE + 410);
 	assert_int_equal(d.end_ts[1], BASE + 420);
 	assert_string_equal(d.exit_name, "HLT");
+	/* the vCPU's state track: slices that open and close in pairs */
+	assert_true(d.state_begins > 0);
+	assert_int_equal(d.state_begins, d.state_ends);
 	/* their packets, worked out by hand: on the vCPU's sequence 2, timestamps are deltas on
 	 * its incremental clock (the first exit, at the clock's start, is 0), the track is the
 	 * defaults' one, the name is iid 1 (interned with the first exit), code 12, guest_ns 260;

@@ -69,6 +69,7 @@ static const uint32_t vmx_reasons[] = { 1, 12, 30, 32, 48 };
 struct task_state {
 	struct pwz_task task;
 	uint64_t free_at;		/* when the task may run again */
+	uint64_t last_end;		/* its last switch-out: a wait begins no earlier */
 	bool slept;			/* its last slice ended by sleeping */
 	bool vcpu;
 	struct pwz_vcpu_ledger led;	/* a vCPU's: its slices, waits and exits as states */
@@ -109,9 +110,9 @@ static int out_wait_agg(void *ctx, const struct pwz_wait_agg *a)
 
 /*
  * The ledger of every vCPU task over [0, end) (model.h R10), from what was written: guest the
- * exits' guest time, exit_kernel the rest of its slices, ready its waits, halt the rest of the
- * capture (held at 0: a wait may overlap the slice before it); its ready causes and co-stop
- * made up (nothing written says them), summing to its ready time. Returns 0 or -errno.
+ * exits' guest time, exit_kernel the rest of its slices, ready its waits (each after the
+ * task's previous switch-out), halt the rest of the capture; its ready causes and co-stop made
+ * up (nothing written says them), summing to its ready time. Returns 0 or -errno.
  */
 static int write_ledgers(struct cdict_writer *w, struct task_state *ts, uint64_t ntasks,
 			 uint64_t end)
@@ -456,6 +457,8 @@ int main(int argc, char **argv)
 						 .wait_ns = rnd_range(1000, 200000) };
 
 			wk.wake_ns = start > wk.wait_ns ? start - wk.wait_ns : 0;
+			if (wk.wake_ns < s->last_end)
+				wk.wake_ns = s->last_end;
 			wk.wait_ns = start - wk.wake_ns;
 			if (cdict_writer__wakeup(w, &wk) || model_fold__wait(fold, &wk))
 				goto werr;
@@ -496,7 +499,8 @@ int main(int argc, char **argv)
 			s->led.ns[PWZ_VCPU_EXIT_KERNEL] += sl.dur_ns - in_guest;
 			s->led.count[PWZ_VCPU_HALT] += s->slept;
 		}
-		s->free_at = start + sl.dur_ns + (s->slept ? rnd_range(10000, 4000000) : 0);
+		s->last_end = start + sl.dur_ns;
+		s->free_at = s->last_end + (s->slept ? rnd_range(10000, 4000000) : 0);
 		cpu_now[cpu] = start + sl.dur_ns;
 		if (cpu_now[cpu] > t_end)
 			t_end = cpu_now[cpu];

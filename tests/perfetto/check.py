@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Holds a decoded pwz-render --perfetto trace against pwz-render --list --json of the same capture.
 
-Usage: check.py LABEL DECODED.txt LIST.json [--exits [--exact-dur]] [--window] ...
+Usage: check.py LABEL DECODED.txt LIST.json [--exits [--exact-dur]] [--states] [--window] ...
 DECODED.txt is `protoc --decode=perfetto.protos.Trace tests/perfetto/trace.proto` of the trace.
 Rebuilds, from the compact switch stream alone, per CPU and per thread the switch-outs and the
 on-CPU time, and compares them, the names, the wakeups and the KVM exits with --list. Prints
 ok/FAIL lines and "LABEL: N passed, N failed, N skipped" (tests/lib/report.py). --exact-dur:
 the exit slices last exactly --list's handling time (nothing cut). With dump_exits=FILE in the environment, writes every exit
 slice as decoded (vCPU, name, isa, ts, dur, code, guest_ns) to FILE, to compare two encodings.
+--states: the vCPU state tracks; with dump_states=FILE, appends each of their slices to FILE
+("tid start end state", times from the capture start).
 """
 import json
 import os
@@ -448,5 +450,78 @@ if "exits" in flags:
         diff = [(k, got_dur[k], v) for k, v in want_dur.items() if got_dur[k] != v]
         check(not diff, "exit slice durations per (vCPU, name) equal --list handling_ns (%s)" % diff[:3])
     check(unbalanced == 0, "exit slices never nest and every begin has its end")
+
+# ---- vCPU state tracks ----
+# One per vCPU thread of --list (vms[].vcpus[]), named "<thread> state", child of its VM
+# process's track; its slices (the timeline of user/lib/vcpu_timeline.h) are consecutive, never
+# overlap, cover the thread's life in the window (--list's alive_ns) and nothing else; their
+# ready total is its waits' (--list wait_ns), their guest total its exits' guest_ns. Both are
+# exact over the whole capture; a window may cut a wait or a guest time at its start (at most).
+STATE_NAMES = {"guest", "exit", "other_on_cpu", "ready", "halt"}
+if "states" in flags:
+    events, tracks, problems, seqs = read_track_events(packets)
+    check(not problems, "the track events decode by the sequences' incremental state (%s)" % problems[:3])
+    base = cap["start_mono_ns"]
+    w0, w1 = cap["window_start_ns"], cap["window_end_ns"]
+    st_tracks = {u: td for u, td in tracks.items() if "parent_uuid" in td}
+    procs = {u: td["process"][0]["pid"][0] for u, td in tracks.items() if "process" in td}
+    spans, open_, unbalanced = defaultdict(list), {}, 0
+    for ev in events:   # one sequence, in time order
+        if ev["uuid"] not in st_tracks:
+            continue
+        if ev["type"] == "TYPE_SLICE_BEGIN":
+            unbalanced += ev["uuid"] in open_
+            open_[ev["uuid"]] = ev
+        elif ev["type"] == "TYPE_SLICE_END" and ev["uuid"] in open_:
+            b = open_.pop(ev["uuid"])
+            spans[ev["uuid"]].append((b["ts"] - base, ev["ts"] - base, b["name"]))
+        else:
+            unbalanced += 1
+    check(unbalanced == 0 and not open_, "state slices never nest and every begin has its end")
+    by_name = {td["name"][0]: u for u, td in st_tracks.items()}
+    vcpus = [(vm, vc) for vm in lst["vms"] for vc in vm["vcpus"]]
+    check(len(vcpus) > 0 and len(st_tracks) == len(vcpus),
+          "%d state tracks for the %d vCPUs of --list" % (len(st_tracks), len(vcpus)))
+    guest_of = defaultdict(int)
+    for e in exit_slices(events, tracks)[0]:
+        guest_of[e[0]] += e[6] or 0
+    wait_of = defaultdict(int)
+    for t in lst["tasks"]:
+        wait_of[t["tid"]] += t["wait_ns"] or 0
+    bad_track, bad_seq, bad_life, bad_ready, bad_guest = [], [], [], [], []
+    totals = defaultdict(int)
+    for vm, vc in vcpus:
+        u = by_name.get(vc["name"] + " state")
+        if u is None or procs.get(st_tracks[u]["parent_uuid"][0]) != vm["pid"]:
+            bad_track.append((vc["tid"], vc["name"], u))
+            continue
+        sp = spans[u]
+        if "dump_states" in os.environ:
+            with open(os.environ["dump_states"], "a") as f:
+                f.writelines("%d %d %d %s\n" % (vc["tid"], a, b, n) for a, b, n in sp)
+        tot = defaultdict(int)
+        for i, (a, b, n) in enumerate(sp):
+            tot[n] += b - a
+            if n not in STATE_NAMES or b <= a or a < w0 or b > w1 or \
+               (i and (a != sp[i - 1][1] or n == sp[i - 1][2])):
+                bad_seq.append((vc["tid"], a, b, n))
+        for n, v in tot.items():
+            totals[n] += v
+        life = sp[-1][1] - sp[0][0] if sp else 0
+        if life != vc["alive_ns"]:
+            bad_life.append((vc["tid"], life, vc["alive_ns"]))
+        exact = "window" not in flags
+        if tot["ready"] != wait_of[vc["tid"]] and (exact or tot["ready"] > wait_of[vc["tid"]]):
+            bad_ready.append((vc["tid"], tot["ready"], wait_of[vc["tid"]]))
+        if tot["guest"] != guest_of[vc["tid"]] and (exact or tot["guest"] > guest_of[vc["tid"]]):
+            bad_guest.append((vc["tid"], tot["guest"], guest_of[vc["tid"]]))
+    check(not bad_track, "each vCPU's track is named '<thread> state', under its VM process's track (%s)" % bad_track[:3])
+    check(not bad_seq, "state slices are named by state, consecutive, non-overlapping, inside the window (%s)" % bad_seq[:3])
+    check(not bad_life, "state slices cover each vCPU's life in the window, --list alive_ns (%s)" % bad_life[:3])
+    rel = "at most" if "window" in flags else "equals"
+    check(not bad_ready, "ready total per vCPU %s its --list wait_ns (%s)" % (rel, bad_ready[:3]))
+    check(not bad_guest, "guest total per vCPU %s its exits' guest_ns (%s)" % (rel, bad_guest[:3]))
+    check(totals["guest"] > 0 and totals["ready"] > 0 and totals["exit"] > 0,
+          "state totals over the vCPUs: %s" % dict(sorted(totals.items())))
 
 done(label)

@@ -346,11 +346,16 @@ static int32_t qemu_vcpu_index(const char *comm)
 	return -1;
 }
 
-/* Whether the row ts of t is a vCPU thread (vms.h). */
+bool vms_is_vcpu(uint32_t tid, uint64_t exits, const char *comm, bool has_ledger)
+{
+	return tid && (exits || qemu_vcpu_index(comm) >= 0 || has_ledger);
+}
+
+/* Whether the row ts of t is a vCPU thread. */
 static bool is_vcpu_task(const struct trace *t, const struct task_summary *ts)
 {
-	return ts->tid && (ts->exits_total || qemu_vcpu_index(ts->comm) >= 0 ||
-			   trace__vcpu_ledger(t, ts->tid, ts->since_ns));
+	return vms_is_vcpu(ts->tid, ts->exits_total, ts->comm,
+			   ts->tid && trace__vcpu_ledger(t, ts->tid, ts->since_ns));
 }
 
 /* Whether s holds a vCPU thread (a VM to show). */

@@ -55,6 +55,11 @@
 
 #define VMS_TOP_PREEMPTERS 5
 
+/* Whether a thread is a vCPU thread (the rule above): tid is not 0 (the idle tasks), and it
+ * has KVM exits in the window (exits > 0), or its comm is QEMU's "CPU <n>/KVM", or its
+ * instance has a vCPU state ledger (has_ledger). */
+bool vms_is_vcpu(uint32_t tid, uint64_t exits, const char *comm, bool has_ledger);
+
 /* One (isa, reason) of a vCPU or of a VM: an entry of its roll (exitroll.h). */
 struct vms_exit {
 	struct exitroll_entry ex;	/* isa, code, name (from the capture's table; NULL
