@@ -194,6 +194,15 @@ struct {
 	__type(value, __u64);
 } vm_tgids SEC(".maps");
 
+/* The vCPU threads' state stretches by length (with the ledger), inserted with the ledger. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);		/* kvm_state's size with the ledger */
+	__type(key, __u32);
+	__type(value, struct vcpu_hist);
+} vcpu_hists SEC(".maps");
+
 /* The last slices of each CPU (with the ledger): what ran while a vCPU was ready there. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -289,8 +298,31 @@ static __always_inline bool task_selected(bool btf, __u32 tid, struct task_struc
 	return sel_has(&sel_tgids, tgid);
 }
 
+/*
+ * R10: a stretch of len ns in state s of vCPU thread tid, into its histogram (counted in
+ * CNT_HIST_MISS when it has none: its insertion failed). A global function: the verifier walks
+ * it once, not at each of the switch program's ledger transitions. Returns 0.
+ */
+__noinline int led_hist(__u32 tid, __u32 s, __u64 len)
+{
+	struct vcpu_hist *h = bpf_map_lookup_elem(&vcpu_hists, &tid);
+	__u32 b = pwz_log2_bucket(len);
+
+	if (!h) {
+		cnt_add(CNT_HIST_MISS, 1);
+		return 0;
+	}
+	/* the barrier keeps the bound check on the register the verifier tracks; PWZ_VS_NR is a
+	 * power of two, so the state is masked */
+	asm volatile("" : "+r"(b));
+	if (b < PWZ_BPF_HIST)
+		h->b[s & (PWZ_VS_NR - 1)][b]++;
+	return 0;
+}
+
 /* R10: the ledger l moves to state s at now; the time since its last change goes to the state
- * it leaves; count: s is entered by its event. A dead thread's ledger stays as it is. */
+ * it leaves, and that stretch to its histogram; count: s is entered by its event. A dead
+ * thread's ledger stays as it is. */
 static __always_inline void led_to(struct vcpu_ledger *l, __u32 s, __u64 now, bool count)
 {
 	__u32 cur = l->state;
@@ -300,6 +332,10 @@ static __always_inline void led_to(struct vcpu_ledger *l, __u32 s, __u64 now, bo
 	if (now > l->since_ns) {
 		l->ns[cur] += now - l->since_ns;
 		l->since_ns = now;
+	}
+	if (cur != s) {
+		led_hist(l->tid, cur, now > l->stretch_ns ? now - l->stretch_ns : 0);
+		l->stretch_ns = now;
 	}
 	l->state = s;
 	if (count && s < PWZ_VS_NR)
@@ -316,6 +352,7 @@ static __always_inline struct kvm_state *led_get(__u32 tid, struct task_struct *
 						 __u32 before)
 {
 	static const struct kvm_state zero;
+	static const struct vcpu_hist zero_hist;
 	struct kvm_state *st = lookup_or_init(&kvm_state, &tid, &zero);
 	struct vcpu_ledger *l;
 	__u64 born;
@@ -328,6 +365,7 @@ static __always_inline struct kvm_state *led_get(__u32 tid, struct task_struct *
 	if (l->start_ns > now || !l->start_ns)
 		l->start_ns = now ? now : 1;
 	l->since_ns = l->start_ns;
+	l->stretch_ns = l->start_ns;
 	if (!sel_has(&vcpu_tids, tid)) {
 		sel_add(&vcpu_tids, tid);
 		before = PWZ_VS_UNSEEN;
@@ -335,7 +373,10 @@ static __always_inline struct kvm_state *led_get(__u32 tid, struct task_struct *
 	l->state = before < PWZ_VS_NR ? before : PWZ_VS_UNSEEN;
 	l->resume = PWZ_VS_UNSEEN;
 	l->tgid = BPF_CORE_READ(t, tgid);
+	l->tid = tid;
 	sel_add(&vm_tgids, l->tgid);
+	if (bpf_map_update_elem(&vcpu_hists, &tid, &zero_hist, BPF_NOEXIST))
+		cnt_add(CNT_HIST_MISS, 1);
 	if (l->since_ns < now)
 		l->count[l->state & (PWZ_VS_NR - 1)]++;
 	return st;
@@ -369,16 +410,22 @@ static __always_inline struct vm_run *led_cpu(struct vcpu_ledger *l, __u64 now, 
 	return r;
 }
 
-/* The category (PWZ_RC_*) of recent slice x for a vCPU of VM tgid. */
+/*
+ * The category (PWZ_RC_*) of recent slice x for a vCPU of VM tgid, computed without branches
+ * (the charge loop runs up to PWZ_RECENT times, and each branch there multiplies what the
+ * verifier walks) from four bits: idle (the idle task), same (its process is the vCPU's),
+ * vcpu (a vCPU thread), vm (of a VM's process, or a vCPU).
+ */
+_Static_assert(PWZ_RC_SAME_VM_VCPU == 0 && PWZ_RC_SAME_VM_VMM == 1 && PWZ_RC_OTHER_VM == 2 &&
+	       PWZ_RC_HOST == 3 && PWZ_RC_IDLE == 4, "recent_cause() computes these values");
 static __always_inline __u32 recent_cause(const struct recent_slice *x, __u32 tgid)
 {
-	if (!x->tid)
-		return PWZ_RC_IDLE;
-	if ((x->tgid & PWZ_RECENT_TGID) == (tgid & PWZ_RECENT_TGID))
-		return x->tgid & PWZ_RECENT_VCPU ? PWZ_RC_SAME_VM_VCPU : PWZ_RC_SAME_VM_VMM;
-	if (x->tgid & (PWZ_RECENT_VCPU | PWZ_RECENT_VM))
-		return PWZ_RC_OTHER_VM;
-	return PWZ_RC_HOST;
+	__u32 d = (x->tgid ^ tgid) & PWZ_RECENT_TGID, t = x->tid;
+	__u32 idle = ((t | (0 - t)) >> 31) ^ 1, same = ((d | (0 - d)) >> 31) ^ 1;
+	__u32 vcpu = x->tgid >> 31, vm = (x->tgid >> 30 & 1) | vcpu;
+	__u32 busy = same * (1 - vcpu) + (1 - same) * (3 - vm);
+
+	return idle * PWZ_RC_IDLE + (1 - idle) * busy;
 }
 
 /* R10: the slice of prev that ends at now on this CPU, into its recent slices. */
@@ -406,18 +453,22 @@ static __always_inline void recent_push(bool btf, struct task_struct *prev, __u3
 }
 
 /*
- * R10: the ready time [from, now) of the vCPU of l, switched in on this CPU at now, charged to
- * what ran here meanwhile: the recent slices (each from the one before's end to its own);
- * what lies before the oldest one known is unseen.
+ * R10: the ready time [from, now) of vCPU thread tid, switched in on this CPU at now, charged
+ * to what ran here meanwhile: the recent slices (each from the one before's end to its own);
+ * what lies before the oldest one known is unseen. A global function (its loop walked once by
+ * the verifier, not at each call site), so the ledger is found by tid. Returns 0.
  */
-static __always_inline void led_charge(struct vcpu_ledger *l, __u64 from, __u64 now)
+__noinline int led_charge(__u32 tid, __u64 from, __u64 now)
 {
 	__u32 key = 0, head, n;
 	struct cpu_recent *r = bpf_map_lookup_elem(&cpu_recent, &key);
+	struct kvm_state *st = bpf_map_lookup_elem(&kvm_state, &tid);
+	struct vcpu_ledger *l;
 	__u64 covered = now;
 
-	if (!r || from >= now)
-		return;
+	if (!r || !st || from >= now)
+		return 0;
+	l = &st->led;
 	head = r->head;
 	n = head < PWZ_RECENT ? head : PWZ_RECENT;
 	for (__u32 k = 0; k + 1 < PWZ_RECENT; k++) {
@@ -432,12 +483,15 @@ static __always_inline void led_charge(struct vcpu_ledger *l, __u64 from, __u64 
 		lo = before->end_ns > from ? before->end_ns : from;
 		hi = x->end_ns < now ? x->end_ns : now;
 		c = recent_cause(x, l->tgid);
-		if (hi > lo && c < PWZ_RC_NR)
-			l->cause_ns[c] += hi - lo;
+		/* the barrier keeps the mask, which older verifiers need to bound the index */
+		asm volatile("" : "+r"(c));
+		if (hi > lo)	/* always (the slices tile the CPU), unless the clock went back */
+			l->cause_ns[c & (PWZ_RC_SLOTS - 1)] += hi - lo;
 		covered = before->end_ns;
 	}
 	if (covered > from)
 		l->cause_ns[PWZ_RC_UNSEEN] += covered - from;
+	return 0;
 }
 
 /* R10: led_get() of the current thread tid, which runs: counted on a CPU. */
@@ -470,7 +524,7 @@ static __always_inline void led_ready_end(struct vcpu_ledger *l, __u64 now)
 	__u64 ready = now > l->since_ns ? now - l->since_ns : 0, busy;
 	struct vm_run *r;
 
-	led_charge(l, l->since_ns, now);
+	led_charge(l->tid, l->since_ns, now);
 	r = bpf_map_lookup_elem(&vm_run, &l->tgid);
 	busy = r ? vm_busy_at(r, now) : 0;
 	if (r && busy > l->busy_mark)
@@ -1321,8 +1375,10 @@ int kvm_halt_end(struct kvm_vcpu_wakeup_args *ctx)
 	poll = ek > pre + post ? ek - pre - post : 0;
 	l->ns[PWZ_VS_EXIT_KERNEL] -= poll;
 	l->ns[PWZ_VS_HALT_POLL] += poll;
-	if (poll)
+	if (poll) {
 		l->count[PWZ_VS_HALT_POLL]++;
+		led_hist(tid, PWZ_VS_HALT_POLL, poll);
+	}
 	l->ek_mark = l->ns[PWZ_VS_EXIT_KERNEL];
 	return 0;
 }

@@ -234,6 +234,7 @@ struct kvm_agg_val {
 #define PWZ_RC_IDLE 4		/* the idle task: the CPU was idle (wakeup latency) */
 #define PWZ_RC_UNSEEN 5		/* older than the CPU's recent slices (cpu_recent) */
 #define PWZ_RC_NR 6
+#define PWZ_RC_SLOTS 8		/* cause_ns[]'s length: a power of two, PWZ_RC_NR used */
 
 /* A vCPU thread's ledger (R10): where its time went since start_ns, up to since_ns. */
 struct vcpu_ledger {
@@ -249,9 +250,21 @@ struct vcpu_ledger {
 	__u32 count[PWZ_VS_NR];	/* entries into each by its event */
 	__u32 tgid;		/* its process (the VM) */
 	__u32 counted;		/* 1: counted in its VM's vm_run.running (on a CPU) */
-	__u64 cause_ns[PWZ_RC_NR];	/* its ready time by what held the CPU meanwhile */
+	__u32 tid;		/* its thread: the key of its vcpu_hists entry */
+	__u32 pad;
+	__u64 stretch_ns;	/* when the current state was entered (since_ns may be later:
+				 * a reading closes the time, not the stretch) */
+	__u64 cause_ns[PWZ_RC_SLOTS];	/* its ready time by what held the CPU meanwhile
+					 * (PWZ_RC_*) */
 	__u64 costop_ns;	/* its ready time while a sibling vCPU ran */
 	__u64 busy_mark;	/* its VM's busy time (struct vm_run) when its ready state began */
+};
+
+/* Value of the hash "vcpu_hists", keyed by a vCPU thread's tid (with the ledger; not
+ * preallocated: only vCPU threads have one): the lengths of its states' stretches (each from one
+ * event to the next, as led_to() closes them) by log2 bucket (pwz_log2_bucket()). */
+struct vcpu_hist {
+	__u32 b[PWZ_VS_NR][PWZ_BPF_HIST];
 };
 
 /* The recent slices of a CPU (per-CPU array "cpu_recent", with the ledger): a ring of the last

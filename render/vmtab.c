@@ -71,8 +71,28 @@ void vms_wait_json(struct jbuf *b, const struct vms_wait_pct *p)
 	jbuf_puts(b, "}");
 }
 
-/* With a ledger (has), the members "ledger_alive_ns", "states": {name: {"ns", "count"}} in the
- * order of enum pwz_vcpu_state, "ready_causes": {name: ns} in the order of enum
+/* The member k: the q-quantile of a state's stretches as the range of the log2 bucket that
+ * holds it, {"lo_ns", "hi_ns"} (hi_ns null for the last bucket, which has no top), or null
+ * without stretches. */
+static void stretch_pct_json(struct jbuf *b, const char *k, const uint64_t h[PWZ_HIST_BUCKETS],
+			     double q)
+{
+	uint64_t lo, hi;
+
+	jbuf_key(b, k, false);
+	if (!pwz_hist_range(h, q, &lo, &hi)) {
+		jbuf_puts(b, "null");
+		return;
+	}
+	jbuf_printf(b, "{\"lo_ns\":%llu,\"hi_ns\":", (unsigned long long)lo);
+	if (hi == UINT64_MAX)
+		jbuf_puts(b, "null}");
+	else
+		jbuf_printf(b, "%llu}", (unsigned long long)hi);
+}
+
+/* With a ledger (has), the members "ledger_alive_ns", "states": {name: {"ns", "count",
+ * "stretches" (its histogram's total), "p50", "p99"}} in the order of enum pwz_vcpu_state (the stretches' percentiles: stretch_pct_json()), "ready_causes": {name: ns} in the order of enum
  * pwz_ready_cause, and "costop_ns"; nothing without. */
 static void ledger_json(struct jbuf *b, bool has, const struct pwz_vcpu_ledger *l)
 {
@@ -83,8 +103,12 @@ static void ledger_json(struct jbuf *b, bool has, const struct pwz_vcpu_ledger *
 	jbuf_puts(b, "{");
 	for (unsigned int s = 0; s < PWZ_VCPU_STATES; s++) {
 		jbuf_key(b, pwz_vcpu_state_name(s), s == 0);
-		jbuf_printf(b, "{\"ns\":%llu,\"count\":%llu}", (unsigned long long)l->ns[s],
+		jbuf_printf(b, "{\"ns\":%llu,\"count\":%llu", (unsigned long long)l->ns[s],
 			    (unsigned long long)l->count[s]);
+		jbuf_member_u64(b, "stretches", pwz_hist_total(l->hist[s]));
+		stretch_pct_json(b, "p50", l->hist[s], 0.5);
+		stretch_pct_json(b, "p99", l->hist[s], 0.99);
+		jbuf_puts(b, "}");
 	}
 	jbuf_puts(b, "}");
 	jbuf_key(b, "ready_causes", false);

@@ -631,7 +631,9 @@ static struct trace *ledger_trace(void)
 	struct pwz_vcpu_ledger led[] = {
 		{ .tid = 701, .since_ns = 600 * US, .alive_ns = 350 * US,
 		  .ns = { 60 * US, 30 * US, 5 * US, 3 * US, 200 * US, 50 * US, 1 * US, 1 * US },
-		  .count = { 11, 12, 13, 14, 15, 16, 17, 18 } },
+		  .count = { 11, 12, 13, 14, 15, 16, 17, 18 },
+		  /* guest stretches: 60 in [1024, 2047] ns, 1 in [2^20, 2^21 - 1] */
+		  .hist = { [PWZ_VCPU_GUEST] = { [10] = 60, [20] = 1 } } },
 		{ .tid = 702, .alive_ns = 600 * US, .ns = { 100 * US, 0, 0, 0, 500 * US },
 		  .count = { 1, 2, 3, 4, 5, 6, 7, 8 } },
 		{ .tid = 702, .alive_ns = 400 * US, .ns = { 0, 0, 0, 0, 400 * US },
@@ -741,14 +743,16 @@ static void test_ledger_list(void **state)
 	assert_int_equal(b.err, 0);
 	/* every state by name, in the enum's order */
 	assert_non_null(strstr(b.buf, "\"ledger_alive_ns\":350000,\"states\":{"
-				  "\"guest\":{\"ns\":60000,\"count\":11},"
-				  "\"exit_kernel\":{\"ns\":30000,\"count\":12},"
-				  "\"exit_user\":{\"ns\":5000,\"count\":13},"
-				  "\"halt_poll\":{\"ns\":3000,\"count\":14},"
-				  "\"halt\":{\"ns\":200000,\"count\":15},"
-				  "\"ready\":{\"ns\":50000,\"count\":16},"
-				  "\"other_on_cpu\":{\"ns\":1000,\"count\":17},"
-				  "\"unseen\":{\"ns\":1000,\"count\":18}}"));
+				  "\"guest\":{\"ns\":60000,\"count\":11,\"stretches\":61,"
+				  "\"p50\":{\"lo_ns\":1024,\"hi_ns\":2047},"
+				  "\"p99\":{\"lo_ns\":1048576,\"hi_ns\":2097151}},"
+				  "\"exit_kernel\":{\"ns\":30000,\"count\":12,\"stretches\":0,\"p50\":null,\"p99\":null},"
+				  "\"exit_user\":{\"ns\":5000,\"count\":13,\"stretches\":0,\"p50\":null,\"p99\":null},"
+				  "\"halt_poll\":{\"ns\":3000,\"count\":14,\"stretches\":0,\"p50\":null,\"p99\":null},"
+				  "\"halt\":{\"ns\":200000,\"count\":15,\"stretches\":0,\"p50\":null,\"p99\":null},"
+				  "\"ready\":{\"ns\":50000,\"count\":16,\"stretches\":0,\"p50\":null,\"p99\":null},"
+				  "\"other_on_cpu\":{\"ns\":1000,\"count\":17,\"stretches\":0,\"p50\":null,\"p99\":null},"
+				  "\"unseen\":{\"ns\":1000,\"count\":18,\"stretches\":0,\"p50\":null,\"p99\":null}}"));
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, b.buf, b.len), (ssize_t)b.len);

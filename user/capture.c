@@ -339,6 +339,8 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	/* the ledger's VMs (R10): their processes by bit, their running vCPUs by process */
 	bpf_map__set_max_entries(s->maps.vm_tgids, c->sel_words[SEL_VCPUS]);
 	bpf_map__set_max_entries(s->maps.vm_run, s->rodata->want_ledger ? PWZ_KVM_STATE_MAX : 1);
+	bpf_map__set_max_entries(s->maps.vcpu_hists, s->rodata->want_ledger ?
+				 c->sizes.kvm_state : 1);
 	/* what this kernel's layout needs, over the choices above */
 	capture_compat__apply(&c->compat, s, cfg, raw, c->sizes.tid_entries);
 	reuse_precreated(c, s);
@@ -1241,6 +1243,7 @@ int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 }
 
 struct ledger_walk {
+	struct bpf_map *hists;		/* vcpu_hists */
 	uint64_t end_ns;
 	int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l);
 	void *ctx;
@@ -1250,18 +1253,27 @@ static int each_ledger(void *ctx, uint32_t tid, const void *val)
 {
 	const struct kvm_state *st = val;
 	const struct ledger_walk *w = ctx;
-	struct pwz_vcpu_ledger l;
+	struct pwz_vcpu_ledger *l;
+	struct vcpu_hist h;
+	bool has_h;
+	int e;
 
 	if (!st->led.start_ns)
 		return 0;
-	capture_conv_ledger(tid, &st->led, w->end_ns, &l);
-	return w->cb(w->ctx, &l);
+	l = malloc(sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	has_h = !bpf_map__lookup_elem(w->hists, &tid, sizeof(tid), &h, sizeof(h), 0);
+	capture_conv_ledger(tid, &st->led, has_h ? &h : NULL, w->end_ns, l);
+	e = w->cb(w->ctx, l);
+	free(l);
+	return e;
 }
 
 int capture__vcpu_ledgers(struct capture *c, uint64_t end_ns,
 			  int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx)
 {
-	struct ledger_walk w = { end_ns, cb, ctx };
+	struct ledger_walk w = { c->skel->maps.vcpu_hists, end_ns, cb, ctx };
 	struct kvm_state st;
 
 	if (!capture__has_ledger(c))

@@ -35,7 +35,7 @@ _Static_assert((int)REC_SLICE_UNSEEN_START == (int)PWZ_SLICE_UNSEEN_START,
 _Static_assert(sizeof(struct kvm_agg_val) == (2 + PWZ_BPF_HIST) * 8,
 	       "struct kvm_agg_val is count, total and the histogram");
 _Static_assert(sizeof(struct kvm_agg_key) == 16, "struct kvm_agg_key is 16 bytes");
-_Static_assert(sizeof(struct kvm_state) == 256, "struct kvm_state is 256 bytes");
+_Static_assert(sizeof(struct kvm_state) == 288, "struct kvm_state is 288 bytes");
 _Static_assert(PWZ_VS_NR == PWZ_VCPU_STATES && PWZ_VS_GUEST == PWZ_VCPU_GUEST &&
 	       PWZ_VS_EXIT_KERNEL == PWZ_VCPU_EXIT_KERNEL && PWZ_VS_EXIT_USER == PWZ_VCPU_EXIT_USER &&
 	       PWZ_VS_HALT_POLL == PWZ_VCPU_HALT_POLL && PWZ_VS_HALT == PWZ_VCPU_HALT &&
@@ -232,8 +232,8 @@ void capture_conv_wait_hist(uint32_t tid, const struct wait_hist_val *v, struct 
 		w->hist[b] = v->b[b];
 }
 
-void capture_conv_ledger(uint32_t tid, const struct vcpu_ledger *k, uint64_t end_ns,
-			 struct pwz_vcpu_ledger *l)
+void capture_conv_ledger(uint32_t tid, const struct vcpu_ledger *k, const struct vcpu_hist *h,
+			 uint64_t end_ns, struct pwz_vcpu_ledger *l)
 {
 	*l = (struct pwz_vcpu_ledger){ .tid = tid };
 	for (int s = 0; s < PWZ_VCPU_STATES; s++) {
@@ -247,4 +247,7 @@ void capture_conv_ledger(uint32_t tid, const struct vcpu_ledger *k, uint64_t end
 	for (int c = 0; c < PWZ_READY_CAUSES; c++)
 		l->cause_ns[c] = k->cause_ns[c];
 	l->costop_ns = k->costop_ns;
+	for (int s = 0; h && s < PWZ_VCPU_STATES; s++)
+		for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
+			l->hist[s][b] = h->b[s][b];
 }

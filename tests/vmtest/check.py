@@ -375,6 +375,20 @@ def check_ledger(path, guest, trace_path):
            f"{guest.get('sleep_us', 0)} us")
     expect(sum(ns.values()) == vcpu[0].get("ledger_alive_ns"),
            f"ledger: states sum to {sum(ns.values())}, life {vcpu[0].get('ledger_alive_ns')}")
+    # the stretches' histograms: a guest stretch (entry to exit) is never cut, so there is one
+    # per entry (the thread exited: none open); an exit_user stretch at least one per entry
+    # (a sleep in the VMM cuts one); every state entered has its p50 and p99 ranges
+    stretches = {k: v.get("stretches") for k, v in st.items()}
+    expect(stretches["guest"] == cnt["guest"],
+           f"ledger: {stretches['guest']} guest stretches in its histogram, {cnt['guest']} entries")
+    expect(stretches["exit_user"] is not None and stretches["exit_user"] >= cnt["exit_user"],
+           f"ledger: {stretches['exit_user']} exit_user stretches, {cnt['exit_user']} entries")
+    for k, v in st.items():
+        if cnt[k] and stretches[k]:
+            p50, p99 = v.get("p50"), v.get("p99")
+            expect(p50 and p99 and p50["lo_ns"] <= p99["lo_ns"] and
+                   (p50["hi_ns"] is None or p50["lo_ns"] <= p50["hi_ns"]),
+                   f"ledger: {k} percentiles {p50} {p99}")
     on, unseen = sum(ns[k] for k in ON_CPU), ns["unseen"]
     run, wait = task.get("runtime_ns", 0), task.get("wait_ns", 0)
     expect(on <= run <= on + unseen,

@@ -33,7 +33,7 @@ enum cdict_rec {
 				 * name, (since_ns)] */
 	CDICT_REC_VCPU_LEDGER = 11,	/* [11, tid, since_ns, alive_ns, [ns x states],
 					 * [count x states], ([ns x ready causes],
-					 * costop_ns)] */
+					 * costop_ns, ([[log2 buckets] x states]))] */
 };
 
 /* Packs meta as a msgpack map. Returns 0 or -ENOMEM. */

@@ -377,8 +377,22 @@ static void read_u64s(struct mp_cursor *c, uint64_t *v, uint32_t max)
 	}
 }
 
+/* The ledger's histograms: an array of up to PWZ_VCPU_STATES arrays of up to PWZ_HIST_BUCKETS
+ * integers (the rest 0, more skipped). */
+static void read_ledger_hists(struct mp_cursor *c, struct pwz_vcpu_ledger *l)
+{
+	uint32_t n = mp_read_array(c);
+
+	for (uint32_t s = 0; s < n && !c->err; s++) {
+		if (s < PWZ_VCPU_STATES)
+			read_u64s(c, l->hist[s], PWZ_HIST_BUCKETS);
+		else
+			mp_skip(c);
+	}
+}
+
 /* VCPU_LEDGER: tid, since, alive, [ns per state], [count per state], then (optional: files
- * before them lack both) [ns per ready cause], costop. */
+ * before them lack these) [ns per ready cause], costop, [[log2 buckets] per state]. */
 static int read_vcpu_ledger(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v)
 {
 	struct pwz_vcpu_ledger l = { 0 };
@@ -395,7 +409,9 @@ static int read_vcpu_ledger(struct mp_cursor *c, uint32_t n, const struct cdict_
 		read_u64s(c, l.cause_ns, PWZ_READY_CAUSES);
 		l.costop_ns = mp_read_uint(c);
 	}
-	skip_rest(c, n, n >= 8 ? 8 : 6);
+	if (n >= 9)
+		read_ledger_hists(c, &l);
+	skip_rest(c, n, n >= 9 ? 9 : n >= 8 ? 8 : 6);
 	return !c->err && v->vcpu_ledger ? v->vcpu_ledger(v->ctx, &l) : 0;
 }
 

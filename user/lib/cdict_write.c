@@ -407,7 +407,7 @@ int cdict_writer__vcpu_ledger(struct cdict_writer *w, const struct pwz_vcpu_ledg
 		return w->error;
 	if (w->legacy)
 		return 0;
-	pack_head(w, 8, CDICT_REC_VCPU_LEDGER);
+	pack_head(w, 9, CDICT_REC_VCPU_LEDGER);
 	msgpack_pack_uint32(&w->pk, l->tid);
 	msgpack_pack_uint64(&w->pk, l->since_ns);
 	msgpack_pack_uint64(&w->pk, l->alive_ns);
@@ -421,6 +421,12 @@ int cdict_writer__vcpu_ledger(struct cdict_writer *w, const struct pwz_vcpu_ledg
 	for (int c = 0; c < PWZ_READY_CAUSES; c++)
 		msgpack_pack_uint64(&w->pk, l->cause_ns[c]);
 	msgpack_pack_uint64(&w->pk, l->costop_ns);
+	msgpack_pack_array(&w->pk, PWZ_VCPU_STATES);
+	for (int s = 0; s < PWZ_VCPU_STATES; s++) {
+		msgpack_pack_array(&w->pk, PWZ_HIST_BUCKETS);
+		for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
+			msgpack_pack_uint64(&w->pk, l->hist[s][b]);
+	}
 	return record_done(w);
 }
 

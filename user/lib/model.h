@@ -119,11 +119,14 @@
  *    unseen, as the slice's. Each ready interval that ends (a switch-in) is charged to what
  *    ran on that CPU meanwhile (enum pwz_ready_cause: the CPU's last 64 slices the kernel
  *    keeps, a process's consecutive ones as one; what lies before them is unseen), and its
- *    part during which a sibling vCPU of its process ran on any CPU is its co-stop. Its life ends at its
- *    exit's switch-out or the capture end; alive_ns is that life within the capture, and the
- *    states add up to it. count[s] counts the entries into s by its event (a switch-in that
- *    resumes a state is none). Aggregated in the kernel, so exact when records drop and the
- *    same with --aggregate-only, --live and --serve; an import has none.
+ *    part during which a sibling vCPU of its process ran on any CPU is its co-stop. Its life
+ *    ends at its exit's switch-out or the capture end; alive_ns is that life within the
+ *    capture, and the states add up to it. count[s] counts the entries into s by its event (a
+ *    switch-in that resumes a state is none); hist[s] its stretches, each from the event that
+ *    entered s to the one that left it (a switch-out and the switch-in that resumes s cut it
+ *    in two).
+ *    Aggregated in the kernel, so exact when records drop and the same with
+ *    --aggregate-only, --live and --serve; an import has none.
  */
 
 /* A time window [from_ns, to_ns) in ns from the capture start. */

@@ -222,12 +222,19 @@ unsigned int pwz_hist_bucket(uint64_t v)
 	return b < PWZ_HIST_BUCKETS ? b : PWZ_HIST_BUCKETS - 1;
 }
 
-uint64_t pwz_hist_quantile(const uint64_t hist[PWZ_HIST_BUCKETS], double q)
+uint64_t pwz_hist_total(const uint64_t hist[PWZ_HIST_BUCKETS])
 {
-	uint64_t total = 0, seen = 0, rank;
+	uint64_t total = 0;
 
 	for (int i = 0; i < PWZ_HIST_BUCKETS; i++)
 		total += hist[i];
+	return total;
+}
+
+uint64_t pwz_hist_quantile(const uint64_t hist[PWZ_HIST_BUCKETS], double q)
+{
+	uint64_t total = pwz_hist_total(hist), seen = 0, rank;
+
 	if (!total)
 		return 0;
 	if (q < 0)
@@ -251,12 +258,10 @@ uint64_t pwz_hist_quantile(const uint64_t hist[PWZ_HIST_BUCKETS], double q)
 
 bool pwz_hist_range(const uint64_t hist[PWZ_HIST_BUCKETS], double q, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t total = 0, seen = 0, rank;
+	uint64_t total = pwz_hist_total(hist), seen = 0, rank;
 	int i;
 
 	*lo = *hi = 0;
-	for (i = 0; i < PWZ_HIST_BUCKETS; i++)
-		total += hist[i];
 	if (!total)
 		return false;
 	rank = (uint64_t)ceil((q > 1 ? 1 : q) * (double)total);
@@ -312,6 +317,9 @@ void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledg
 	for (int c = 0; c < PWZ_READY_CAUSES; c++)
 		pwz_add_sat(&acc->cause_ns[c], l->cause_ns[c]);
 	pwz_add_sat(&acc->costop_ns, l->costop_ns);
+	for (int s = 0; s < PWZ_VCPU_STATES; s++)
+		for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
+			pwz_add_sat(&acc->hist[s][b], l->hist[s][b]);
 }
 
 bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a)

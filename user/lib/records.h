@@ -241,6 +241,9 @@ struct pwz_vcpu_ledger {
 	uint64_t cause_ns[PWZ_READY_CAUSES];	/* its ready intervals that ended (a switch-in), by
 						 * what held the CPU meanwhile (enum pwz_ready_cause) */
 	uint64_t costop_ns;			/* of those, the time while a sibling vCPU ran */
+	uint64_t hist[PWZ_VCPU_STATES][PWZ_HIST_BUCKETS];	/* each state's stretches (one
+						 * event to the next) by log2 length; all 0 when the
+						 * capture had none */
 };
 
 /* The name of state s ("guest", "exit_kernel", ... "unseen"), as every output spells it; NULL
@@ -250,9 +253,9 @@ const char *pwz_vcpu_state_name(unsigned int s);
 /* The name of ready cause c ("same_vm_vcpu", ... "unseen"); NULL past PWZ_READY_CAUSES. */
 const char *pwz_ready_cause_name(unsigned int c);
 
-/* Adds l's times and counts (alive_ns, ns[], count[], cause_ns[], costop_ns) into acc, each held at PWZ_SATURATED
- * (pwz_add_sat()); acc's tid and since_ns stay. The sum of the ledgers of one instance (a file
- * may repeat one) or of a VM's vCPUs. */
+/* Adds l's times, counts and histograms (all but tid and since_ns) into acc, each held at
+ * PWZ_SATURATED (pwz_add_sat()); acc's tid and since_ns stay. The sum of the ledgers of one
+ * instance (a file may repeat one) or of a VM's vCPUs. */
 void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledger *l);
 
 /* Kinds of interrupt of an IRQ aggregate (the values of bpf/pwz.h PWZ_IRQ_*). */
@@ -430,6 +433,9 @@ unsigned int pwz_hist_bucket(uint64_t v);
  * bucket where the quantile falls. Returns 0 for an empty histogram.
  */
 uint64_t pwz_hist_quantile(const uint64_t hist[PWZ_HIST_BUCKETS], double q);
+
+/* The values a log2 histogram holds: the sum of its buckets. */
+uint64_t pwz_hist_total(const uint64_t hist[PWZ_HIST_BUCKETS]);
 
 /*
  * What a log2 histogram says of its q-quantile (0 < q <= 1): the bucket holding the
