@@ -182,6 +182,7 @@ void vms_json_array(struct jbuf *b, const struct vms *v)
 		jbuf_key(b, "name", true);
 		jbuf_json_str(b, vm->name, (size_t)-1);
 		jbuf_member_u64(b, "pid", vm->pid);
+		jbuf_member_str(b, "cgroup", vm->cgroup);
 		jbuf_member_u64(b, "other_threads", vm->nr_other);
 		jbuf_member_u64(b, "other_runtime_ns", vm->other_runtime_ns);
 		jbuf_member_u64(b, "alive_ns", vm->alive_ns);

@@ -269,19 +269,127 @@ static void test_exec_command_line(void **state)
 	task_table__free(tt);
 }
 
-/* The processes these tests put in /proc leave it, whatever the test's outcome. */
-static int vm_threads_gone(void **state)
+/* Removes the n processes pids from the fake /proc: 0, or -1 when one cannot be. */
+static int remove_pids(const unsigned *pids, size_t n)
 {
-	static const unsigned tids[] = { 400, 401, 500, 501, 700, 701 };
 	char cmd[128];
 
-	(void)state;
-	for (size_t i = 0; i < sizeof(tids) / sizeof(tids[0]); i++) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s/%u'", root, tids[i]);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s/%u'", root, pids[i]);
 		if (system(cmd))
 			return -1;
 	}
 	return 0;
+}
+
+/* The processes these tests put in /proc leave it, whatever the test's outcome. */
+static int vm_threads_gone(void **state)
+{
+	static const unsigned tids[] = { 400, 401, 500, 501, 700, 701 };
+
+	(void)state;
+	return remove_pids(tids, sizeof(tids) / sizeof(tids[0]));
+}
+
+/* /proc/<pid>/cgroup of a hybrid host: v1 lines, then the unified hierarchy's path. */
+static void cgroup_of(unsigned pid, const char *v2)
+{
+	char rel[64], buf[512];
+
+	snprintf(rel, sizeof(rel), "%u/cgroup", pid);
+	snprintf(buf, sizeof(buf), "12:pids:/v1/elsewhere.scope\n1:name=systemd:/v1/elsewhere.scope\n0::%s\n",
+		 v2);
+	PUTS(rel, buf);
+}
+
+#define LIBVIRT_SCOPE "/machine.slice/machine-qemu\\x2d3\\x2dmy\\x2dvm.scope"
+
+/*
+ * A VM process without -name is named from its cgroup, its vCPU threads only; -name comes
+ * first; a session names nothing; a kernel thread in a VM's cgroup is never named from it.
+ * Every task record carries its leader's cgroup v2 path.
+ */
+static void test_cgroup_names(void **state)
+{
+	static const char plain[] = "qemu-system-x86_64\0-m\0512";
+	static const char named[] = "qemu-system-x86_64\0-name\0guest=named,debug-threads=on";
+	struct task_table *tt = task_table__new(root, NULL);
+	struct pwz_task t;
+	char name[64];
+
+	(void)state;
+	/* libvirt, no -name: the domain's name from the machine scope */
+	thread(900, 900, "qemu-system-x86");
+	thread(901, 900, "CPU 0/KVM");
+	thread(902, 900, "worker");
+	put("900/cmdline", plain, sizeof(plain));
+	cgroup_of(900, LIBVIRT_SCOPE "/libvirt/emulator");
+	cgroup_of(901, LIBVIRT_SCOPE "/libvirt/vcpu0");
+	assert_int_equal(task_table__scan_pids(tt, (const uint32_t[]){ 900 }, 1), 3);
+	assert_true(task_table__display_name(tt, 901, name, sizeof(name)));
+	assert_string_equal(name, "my-vm.vcpu0");	/* what -t matches */
+	assert_int_equal(task_table__touch(tt, 901, 10, &t), 1);
+	assert_string_equal(t.name, "my-vm.vcpu0");
+	assert_string_equal(t.cgroup, LIBVIRT_SCOPE "/libvirt/emulator");	/* the leader's */
+	assert_int_equal(task_table__touch(tt, 902, 10, &t), 1);
+	assert_string_equal(t.name, "worker");		/* only its vCPUs are named from it */
+	assert_string_equal(t.cgroup, LIBVIRT_SCOPE "/libvirt/emulator");
+	assert_int_equal(task_table__touch(tt, 900, 10, &t), 1);
+	assert_string_equal(t.name, "qemu-system-x86");
+	assert_string_equal(t.cgroup, LIBVIRT_SCOPE "/libvirt/emulator");
+	/* -name comes before the cgroup */
+	thread(910, 910, "qemu-system-x86");
+	thread(911, 910, "CPU 1/KVM");
+	put("910/cmdline", named, sizeof(named));
+	cgroup_of(910, LIBVIRT_SCOPE);
+	assert_int_equal(task_table__touch(tt, 911, 20, &t), 1);
+	assert_string_equal(t.name, "named.vcpu1");
+	assert_string_equal(t.cgroup, LIBVIRT_SCOPE);
+	/* a login session names no VM */
+	thread(920, 920, "qemu-system-x86");
+	thread(921, 920, "CPU 0/KVM");
+	put("920/cmdline", plain, sizeof(plain));
+	cgroup_of(920, "/user.slice/user-0.slice/session-3.scope");
+	assert_int_equal(task_table__touch(tt, 921, 30, &t), 1);
+	assert_string_equal(t.name, "CPU 0/KVM");
+	assert_string_equal(t.cgroup, "/user.slice/user-0.slice/session-3.scope");
+	/* kthreadd's child in a VM's cgroup: a kernel thread, never named from it; the same
+	 * without kthreadd for parent is a process whose command line is not there yet */
+	thread(930, 930, "CPU 0/KVM");
+	PUTS("930/status", "Name:\tCPU 0/KVM\nTgid:\t930\nPid:\t930\nPPid:\t2\n");
+	put("930/cmdline", "", 0);
+	cgroup_of(930, LIBVIRT_SCOPE);
+	assert_int_equal(task_table__touch(tt, 930, 40, &t), 1);
+	assert_string_equal(t.name, "CPU 0/KVM");
+	assert_string_equal(t.cgroup, LIBVIRT_SCOPE);
+	thread(940, 940, "CPU 0/KVM");
+	PUTS("940/status", "Name:\tCPU 0/KVM\nTgid:\t940\nPid:\t940\nPPid:\t1\n");
+	put("940/cmdline", "", 0);
+	cgroup_of(940, LIBVIRT_SCOPE);
+	assert_int_equal(task_table__touch(tt, 940, 40, &t), 1);
+	assert_string_equal(t.name, "my-vm.vcpu0");
+	/* a program whose command line came from its exec: its cgroup read with its first record */
+	thread(950, 950, "firecracker");
+	thread(951, 950, "CPU 0/KVM");
+	cgroup_of(950, "/system.slice/system-firecracker.slice/firecracker@vm7.service");
+	assert_int_equal(task_table__exec(tt, 950, "firecracker", 12, false, 50, &t), 0);
+	assert_int_equal(task_table__touch(tt, 950, 60, &t), 1);
+	assert_string_equal(t.name, "firecracker");
+	assert_string_equal(t.cgroup, "/system.slice/system-firecracker.slice/firecracker@vm7.service");
+	assert_int_equal(task_table__touch(tt, 951, 60, &t), 1);
+	assert_string_equal(t.name, "firecracker@vm7.vcpu0");
+	/* no cgroup file (a v1-only host, or gone): "" */
+	assert_int_equal(task_table__touch(tt, 200, 70, &t), 1);
+	assert_string_equal(t.cgroup, "");
+	task_table__free(tt);
+}
+
+static int cgroup_threads_gone(void **state)
+{
+	static const unsigned tids[] = { 900, 901, 902, 910, 911, 920, 921, 930, 940, 950, 951 };
+
+	(void)state;
+	return remove_pids(tids, sizeof(tids) / sizeof(tids[0]));
 }
 
 static void test_map_names(void **state)
@@ -486,6 +594,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_vm_named_after_exec, vm_threads_gone),
 		cmocka_unit_test_teardown(test_exec_command_line, vm_threads_gone),
 		cmocka_unit_test_teardown(test_vhost_workers, vhost_threads_gone),
+		cmocka_unit_test_teardown(test_cgroup_names, cgroup_threads_gone),
 		cmocka_unit_test(test_map_names),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_missing_root),

@@ -955,12 +955,103 @@ static void test_vcpu_ledger_malformed(void **state)
 	}
 }
 
+/* The head of a TASK record of n elements: [2, tid, 20, tid, comm, "p", "n", ...]. */
+static void pack_task_head(msgpack_packer *pk, uint32_t n, uint32_t tid, const char *comm)
+{
+	msgpack_pack_array(pk, n);
+	msgpack_pack_uint8(pk, CDICT_REC_TASK);
+	msgpack_pack_uint32(pk, tid);
+	msgpack_pack_uint32(pk, 20);
+	msgpack_pack_uint64(pk, tid);
+	msgpack_pack_str_with_body(pk, comm, strlen(comm));
+	msgpack_pack_str_with_body(pk, "p", 1);
+	msgpack_pack_str_with_body(pk, "n", 1);
+}
+
+/* The TASK record's cgroup (element 9): written when known, after flags (then written even
+ * when 0); read back as written, cut to PWZ_CGROUP_MAX - 1 bytes; "" from a record without
+ * it; a later element after it skipped, the next record read as written. */
+static void test_task_cgroup(void **state)
+{
+	static const char scope[] = "/machine.slice/machine-qemu\\x2d3\\x2dmy\\x2dvm.scope/libvirt/emulator";
+	struct cdict_writer_opts o = { .chunk_bytes = 256 };
+	const struct pwz_task in[] = {
+		{ .tid = 11, .tgid = 10, .time_ns = 5, .comm = "CPU 0/KVM", .name = "my-vm.vcpu0" },
+		{ .tid = 12, .tgid = 10, .time_ns = 6, .flags = PWZ_TASK_BORN, .comm = "worker" },
+		{ .tid = 13, .tgid = 13, .time_ns = 7, .comm = "bash" },
+	};
+	char path[256], err[512], longpath[400];
+	struct cdict_writer *w;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	struct pwz_meta m;
+	static struct seen s;
+	struct pwz_task t;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/cgroup.cdict", dir);
+	make_meta(&m);
+	w = cdict_writer__new(path, &m, &o, err, sizeof(err));
+	assert_non_null(w);
+	for (size_t i = 0; i < 3; i++) {
+		t = in[i];
+		if (i < 2)
+			snprintf(t.cgroup, sizeof(t.cgroup), "%s", scope);
+		assert_int_equal(cdict_writer__task(w, &t), 0);
+	}
+	assert_int_equal(cdict_writer__finish(w, &m, err, sizeof(err)), 0);
+	cdict_writer__free(w);
+	pwz_meta_free(&m);
+	assert_int_equal(read_all(path, &s, NULL, err), 0);
+	assert_int_equal(s.nt, 3);
+	assert_string_equal(s.tasks[0].cgroup, scope);
+	assert_int_equal(s.tasks[0].flags, 0);
+	assert_string_equal(s.tasks[0].name, "my-vm.vcpu0");
+	assert_string_equal(s.tasks[1].cgroup, scope);
+	assert_int_equal(s.tasks[1].flags, PWZ_TASK_BORN);
+	assert_int_equal(s.tasks[1].since_ns, 6);
+	assert_string_equal(s.tasks[2].cgroup, "");
+	assert_string_equal(s.tasks[2].comm, "bash");
+	pwz_meta_free(&s.meta);
+
+	/* records as a file without the element has them, and as a later version may */
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	longpath[sizeof(longpath) - 1] = '\0';
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	pack_task_head(&pk, 7, 21, "a");	/* [2, 21, 20, 21, "a", "p", "n"] */
+	pack_task_head(&pk, 10, 22, "b");	/* ..., born, scope, "later"] */
+	msgpack_pack_uint32(&pk, PWZ_TASK_BORN);
+	msgpack_pack_bin_with_body(&pk, scope, strlen(scope));
+	msgpack_pack_str_with_body(&pk, "later", 5);
+	pack_task_head(&pk, 9, 23, "c");	/* ..., 0, "/aaa..."] */
+	msgpack_pack_uint32(&pk, 0);
+	msgpack_pack_bin_with_body(&pk, longpath, strlen(longpath));
+	snprintf(path, sizeof(path), "%s/cgroup-raw.cdict", dir);
+	write_raw(path, sb.data, sb.size);
+	msgpack_sbuffer_destroy(&sb);
+	assert_int_equal(read_all(path, &s, NULL, err), 0);
+	assert_int_equal(s.nt, 3);
+	assert_int_equal(s.tasks[0].tid, 21);
+	assert_string_equal(s.tasks[0].cgroup, "");
+	assert_int_equal(s.tasks[1].tid, 22);
+	assert_string_equal(s.tasks[1].cgroup, scope);
+	assert_int_equal(s.tasks[1].flags, PWZ_TASK_BORN);
+	assert_int_equal(s.tasks[2].tid, 23);
+	assert_int_equal(strlen(s.tasks[2].cgroup), PWZ_CGROUP_MAX - 1);
+	assert_memory_equal(s.tasks[2].cgroup, longpath, PWZ_CGROUP_MAX - 1);
+	assert_string_equal(s.tasks[2].comm, "c");
+	pwz_meta_free(&s.meta);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_trigger_meta),
 		cmocka_unit_test(test_optional_fields),
+		cmocka_unit_test(test_task_cgroup),
 		cmocka_unit_test(test_cut_at_every_chunk),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_writer_errors),

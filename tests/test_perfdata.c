@@ -50,6 +50,7 @@ static int rb_task(void *c, const struct pwz_task *t)
 	struct readback *r = c;
 	int i;
 
+	assert_string_equal(t->cgroup, "");	/* perf.data does not say */
 	for (i = 0; i < r->nnames; i++)
 		if (r->name_tids[i] == t->tid)
 			snprintf(r->names[i][1], PWZ_NAME_MAX, "%s", t->name);

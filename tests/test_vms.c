@@ -14,6 +14,7 @@
 #include "tjson.h"
 #include "trace.h"
 #include "vms.h"
+#include "vmtab.h"
 
 #define US 1000ull
 
@@ -455,6 +456,88 @@ static void test_instances(void **state)
 	trace__free(t);
 }
 
+/*
+ * How a VM is named (vms.h), one vCPU each over 1 ms: 801's display name names its VM (QEMU's
+ * -name) in a libvirt scope of another name; 811 (firecracker's "fc_vcpu 0", with an exit) is
+ * not named so, and its process runs as a systemd service; 821's process is in a login session;
+ * 831's cgroup is unknown (an import). Kernel thread 840 runs in a VM's scope.
+ */
+static void test_cgroup_naming(void **state)
+{
+	static const char scope[] = "/machine.slice/machine-qemu\\x2d3\\x2dother.scope/libvirt/emulator";
+	const struct pwz_task tk[] = {
+		{ .tid = 801, .tgid = 800, .comm = "CPU 0/KVM", .proc_name = "qemu-system-x86",
+		  .name = "named.vcpu0" },
+		{ .tid = 811, .tgid = 810, .comm = "fc_vcpu 0", .proc_name = "firecracker",
+		  .name = "fc_vcpu 0" },
+		{ .tid = 810, .tgid = 810, .comm = "firecracker", .proc_name = "firecracker",
+		  .name = "firecracker",
+		  .cgroup = "/system.slice/system-firecracker.slice/firecracker@vm7.service" },
+		{ .tid = 821, .tgid = 820, .comm = "CPU 0/KVM", .proc_name = "qemu-system-x86",
+		  .name = "CPU 0/KVM", .cgroup = "/user.slice/user-0.slice/session-3.scope" },
+		{ .tid = 831, .tgid = 830, .comm = "CPU 0/KVM", .proc_name = "qemu-kvm",
+		  .name = "CPU 0/KVM" },
+		{ .tid = 840, .tgid = 840, .comm = "kvm-nx-lpage-re", .name = "kvm-nx-lpage-re" },
+	};
+	const struct pwz_slice sl[] = {
+		{ 801, 0, 0, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 811, 0, 100 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 821, 0, 200 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 831, 0, 300 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+		{ 840, 0, 400 * US, 100 * US, PWZ_END_SLEPT, 0, 0, 0 },
+	};
+	const struct pwz_kvm_exit ex = { 811, 0, 150 * US, PWZ_ISA_VMX, 30, 0, 10 * US, 0 };
+	struct pwz_meta m = { .nr_cpus = 1, .duration_ns = 1000 * US, .has_kvm = true };
+	struct cdict_visitor v;
+	struct trace *t = trace__new("cgroups", true, &v);
+	struct jbuf b = { 0 };
+	struct pwz_task x;
+	struct summary *s;
+	struct vms *vm;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(v.meta(v.ctx, &m), 0);
+	for (i = 0; i < sizeof(tk) / sizeof(tk[0]); i++) {
+		x = tk[i];
+		if (x.tid == 801 || x.tid == 840)
+			snprintf(x.cgroup, sizeof(x.cgroup), "%s", scope);
+		assert_int_equal(v.task(v.ctx, &x), 0);
+	}
+	for (i = 0; i < sizeof(sl) / sizeof(sl[0]); i++)
+		assert_int_equal(v.slice(v.ctx, &sl[i]), 0);
+	assert_int_equal(v.kvm_exit(v.ctx, &ex), 0);
+	assert_int_equal(trace__settle(t), 0);
+	s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(s);
+	vm = vms__new(t, s, err, sizeof(err));
+	assert_non_null(vm);
+	assert_int_equal(vm->nr_vms, 4);	/* the kernel thread is none */
+	/* sorted by name */
+	assert_string_equal(vm->vms[0].name, "firecracker@vm7");
+	assert_int_equal(vm->vms[0].pid, 810);
+	assert_string_equal(vm->vms[0].cgroup,
+			    "/system.slice/system-firecracker.slice/firecracker@vm7.service");
+	assert_string_equal(vm->vms[1].name, "named");	/* -name before the cgroup's "other" */
+	assert_string_equal(vm->vms[1].cgroup, scope);
+	assert_string_equal(vm->vms[2].name, "qemu-kvm");
+	assert_string_equal(vm->vms[2].cgroup, "");
+	assert_string_equal(vm->vms[3].name, "qemu-system-x86");	/* a session: the comm */
+	assert_int_equal(vm->vms[3].pid, 820);
+	vms_json_array(&b, vm);
+	assert_int_equal(b.err, 0);
+	assert_non_null(strstr(b.buf, "{\"name\":\"named\",\"pid\":800,\"cgroup\":"
+				      "\"/machine.slice/machine-qemu\\\\x2d3\\\\x2dother.scope/libvirt/emulator\","
+				      "\"other_threads\":0,"));
+	assert_non_null(strstr(b.buf, "{\"name\":\"qemu-kvm\",\"pid\":830,\"cgroup\":\"\","));
+	jbuf_free(&b);
+	vms__free(vm);
+	summary__free(s);
+	trace__free(t);
+}
+
 /* The vCPUs of one VM over 1 ms: 601 there from the start, dead after its slice [300,400) (X);
  * 602 born at 200, alive to the end; tid 603 there from the start and dead after [100,150),
  * then born again at 600 (its death does not end its second instance). */
@@ -798,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_split_interval),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_instances),
+		cmocka_unit_test(test_cgroup_naming),
 		cmocka_unit_test(test_alive),
 		cmocka_unit_test(test_worst_first),
 		cmocka_unit_test(test_ledger),

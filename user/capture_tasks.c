@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "capture_tasks.h"
+#include "cgroupname.h"
 #include "tasknames.h"
 #include "keymap.h"
 
@@ -24,7 +25,10 @@ struct tt_entry {
 	bool emitted;			/* a record was written */
 	bool vm_checked;		/* leader only: cmdline read (again after an exec) */
 	bool qemu;			/* leader only: the program is QEMU */
+	bool kthread;			/* leader only: a kernel thread (is_kthread()) */
+	bool cg_checked;		/* leader only: cgroup read (again after an exec) */
 	char vm[VM_NAME_MAX];		/* leader only: the -name of its cmdline, "" none */
+	char cgroup[PWZ_CGROUP_MAX];	/* leader only: its cgroup v2 path, "" unknown */
 	char name[PWZ_NAME_MAX];	/* display name of the last record */
 	bool dead;			/* found gone by the sweep under way */
 	bool born;			/* created during the capture (task_newtask) ... */
@@ -207,55 +211,100 @@ static void take_cmdline(struct tt_entry *l, const char *cmdline, size_t n)
 		l->vm[0] = '\0';
 }
 
-/*
- * The VM name of process tgid ("" none) from its cmdline, read once per program (the leader's
- * rename at exec reads it again); *is_qemu tells whether the program is QEMU. A read that finds
- * no command line (the process in the middle of its exec, or gone) is not kept, and neither is
- * "no VM" when a vCPU thread asks (vcpu): its process may have exec'ed since it was read, the
- * rename event still on its way through the task ring while the vCPU's records come through
- * another.
- */
-static const char *vm_name(struct task_table *tt, uint32_t tgid, bool vcpu, bool *is_qemu)
+/* Whether process tgid, whose command line is empty, is a kernel thread: kthreadd (pid 2) or
+ * a child of it ("PPid: 2" in its status). */
+static bool is_kthread(const struct task_table *tt, uint32_t tgid)
 {
-	struct tt_entry *l;
+	char path[512], buf[4096], *p;
+
+	if (tgid == 2)
+		return true;
+	snprintf(path, sizeof(path), "%s/%u/status", tt->proc_root, tgid);
+	return read_small(path, buf, sizeof(buf)) > 0 && (p = strstr(buf, "\nPPid:")) &&
+	       strtoul(p + 6, NULL, 10) == 2;
+}
+
+/* The cgroup v2 path of leader l from proc_root/<tgid>/cgroup, kept once found (cg_checked);
+ * a read that finds none (the process gone) keeps what was known. */
+static void read_cgroup(const struct task_table *tt, struct tt_entry *l)
+{
+	char path[512], buf[8192], cg[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%u/cgroup", tt->proc_root, l->tid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n <= 0 || !cgroup_v2_path(buf, (size_t)n, cg, sizeof(cg)))
+		return;
+	copy_str(l->cgroup, sizeof(l->cgroup), cg);
+	l->cg_checked = true;
+}
+
+/* Reads the command line and the cgroup of leader l from proc_root: its -name, whether it is
+ * QEMU, whether it is a kernel thread. A read that finds no command line (the process in the
+ * middle of its exec, or gone) is not kept (vm_checked stays false), unless the process is a
+ * kernel thread, whose command line is always empty. */
+static void read_leader(struct task_table *tt, struct tt_entry *l)
+{
 	char path[512];
 	char *buf;
 	ssize_t n;
 
-	*is_qemu = false;
-	if (!tgid)
-		return "";
-	l = lookup_or_read(tt, tgid);
-	if (!l)
-		return "";
-	if (l->vm_checked && !(vcpu && !l->vm[0])) {
-		*is_qemu = l->qemu;
-		return l->vm;
-	}
 	l->vm[0] = '\0';
 	l->qemu = false;
 	buf = malloc(65536);
 	if (!buf)
-		return "";
-	snprintf(path, sizeof(path), "%s/%u/cmdline", tt->proc_root, tgid);
+		return;
+	snprintf(path, sizeof(path), "%s/%u/cmdline", tt->proc_root, l->tid);
 	n = read_small(path, buf, 65536);
-	l->vm_checked = n > 0;
 	if (n > 0)
 		take_cmdline(l, buf, (size_t)n);
+	if (n >= 0)
+		l->kthread = n == 0 && is_kthread(tt, l->tid);
+	l->vm_checked = n > 0 || l->kthread;
 	free(buf);
+	read_cgroup(tt, l);
+}
+
+/*
+ * The VM name of process tgid into vm ("" none): the -name of its command line; else, for a
+ * vCPU thread that asks (vcpu: a thread named "CPU <n>/KVM" makes its process a VM), the name
+ * its cgroup gives (cgroup_vm_name()), unless the process is a kernel thread. The command line
+ * is read once per program (the leader's rename at exec reads it again), with the cgroup;
+ * *is_qemu tells whether the program is QEMU. "No -name" is not kept when a vCPU thread asks:
+ * its process may have exec'ed since it was read, the rename event still on its way through
+ * the task ring while the vCPU's records come through another.
+ */
+static void vm_name(struct task_table *tt, uint32_t tgid, bool vcpu, bool *is_qemu, char *vm,
+		    size_t vmlen)
+{
+	struct tt_entry *l;
+
+	*is_qemu = false;
+	vm[0] = '\0';
+	if (!tgid)
+		return;
+	l = lookup_or_read(tt, tgid);
+	if (!l)
+		return;
+	if (!l->vm_checked || (vcpu && !l->vm[0]))
+		read_leader(tt, l);
 	*is_qemu = l->qemu;
-	return l->vm;
+	if (l->vm[0])
+		copy_str(vm, vmlen, l->vm);
+	else if (vcpu && !l->kthread && !cgroup_vm_name(l->cgroup, vm, vmlen))
+		vm[0] = '\0';
 }
 
 /* The display name of thread tid of process tgid whose comm is comm, into out: its --map
- * name, else "swapper" for tid 0, else task_display_name() of its process's VM; a vhost worker
- * outside the process it serves (a kernel thread, before Linux 6.4) is named as a thread of
- * that process. May grow the table (vm_name()): entry pointers taken before do not hold. */
+ * name, else "swapper" for tid 0, else task_display_name() of its process's VM (vm_name());
+ * a vhost worker outside the process it serves (a kernel thread, before Linux 6.4) is named as
+ * a thread of that process. May grow the table (vm_name()): entry pointers taken before do not
+ * hold. */
 static void display_name(struct task_table *tt, uint32_t tid, uint32_t tgid, const char *comm,
 			 char *out, size_t outlen)
 {
 	const char *mapped = tt->map ? task_map__name(tt->map, tid) : NULL;
-	const char *vm;
+	char vm[VM_NAME_MAX];
 	uint32_t owner;
 	bool is_qemu;
 
@@ -266,7 +315,7 @@ static void display_name(struct task_table *tt, uint32_t tid, uint32_t tgid, con
 	} else {
 		if (task_vhost_owner(comm, &owner) && owner != tgid)
 			tgid = owner;
-		vm = vm_name(tt, tgid, task_vcpu_of(comm, NULL), &is_qemu);
+		vm_name(tt, tgid, task_vcpu_of(comm, NULL), &is_qemu, vm, sizeof(vm));
 		task_display_name(comm, vm, is_qemu, tid == tgid, out, outlen);
 	}
 }
@@ -287,8 +336,12 @@ static void fill(struct task_table *tt, struct tt_entry *e, uint64_t time_ns, st
 	copy_str(out->comm, sizeof(out->comm), e->comm);
 	display_name(tt, tid, out->tgid, out->comm, out->name, sizeof(out->name));
 	leader = out->tgid ? find(tt, out->tgid) : NULL;
-	if (leader)
+	if (leader) {
+		if (!leader->cg_checked)
+			read_cgroup(tt, leader);
 		copy_str(out->proc_name, sizeof(out->proc_name), leader->comm);
+		copy_str(out->cgroup, sizeof(out->cgroup), leader->cgroup);
+	}
 	e = find(tt, tid);
 	memcpy(e->written, e->comm, sizeof(e->written));
 	copy_str(e->name, sizeof(e->name), out->name);
@@ -306,6 +359,8 @@ int task_table__exec(struct task_table *tt, uint32_t tgid, const char *args, siz
 	take_cmdline(l, args, len);
 	/* a cut command line may name the VM further on: /proc has all of it */
 	l->vm_checked = len > 0 && (l->vm[0] || !cut);
+	l->kthread = false;	/* it exec'ed */
+	l->cg_checked = false;	/* read with its first record's */
 	if (!l->emitted)
 		return 0;
 	memcpy(was, l->name, sizeof(was));
@@ -330,12 +385,16 @@ int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const 
 	if (is_new) {
 		e->born = true;
 		e->born_ns = time_ns;
+		e->kthread = false;	/* a new process: read afresh (read_leader()) */
+		e->cgroup[0] = '\0';
 	}
 	if (tgid)
 		e->tgid = tgid;
 	/* a leader renamed (exec) or new: its program, and so its VM name, may have changed */
-	if (is_new || (e->tid == e->tgid && strcmp(e->comm, comm)))
+	if (is_new || (e->tid == e->tgid && strcmp(e->comm, comm))) {
 		e->vm_checked = false;
+		e->cg_checked = false;
+	}
 	copy_str(e->comm, sizeof(e->comm), comm);
 	e->time_ns = time_ns;
 	if (e->emitted && strcmp(e->written, e->comm)) {

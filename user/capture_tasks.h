@@ -15,8 +15,17 @@ struct task_table;
 
 /*
  * A table reading threads from proc_root (normally "/proc"; tests pass a fake tree with
- * <tid>/comm, <tid>/status "Tgid:" and <tgid>/cmdline). map (may be NULL, borrowed) gives
- * --map names. NULL with errno on failure.
+ * <tid>/comm, <tid>/status "Tgid:" (and "PPid:"), <tgid>/cmdline and <tgid>/cgroup). map (may
+ * be NULL, borrowed) gives --map names. NULL with errno on failure.
+ *
+ * Each task record carries its process leader's cgroup v2 path (struct pwz_task cgroup, cut to
+ * PWZ_CGROUP_MAX), read from <tgid>/cgroup with the leader's command line, and else once per
+ * program when the first record of a thread of it is written; a process gone by then keeps
+ * the path read before, or "". A vCPU thread ("CPU <n>/KVM") of a process whose command line
+ * has no -name is named from that path (cgroup_vm_name(): "<vm>.vcpu<n>"); its other threads
+ * are not. A kernel thread (an empty command line, and kthreadd, pid 2, or its child: "PPid:
+ * 2") is never named from its cgroup, which may be a VM's (vhost workers before Linux 6.4,
+ * kvm-nx-lpage-re).
  */
 struct task_table *task_table__new(const char *proc_root, const struct task_map *map);
 

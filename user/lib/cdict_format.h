@@ -21,7 +21,8 @@
 /* Record types: each record is a msgpack array whose first element is the type. */
 enum cdict_rec {
 	CDICT_REC_META = 1,	/* [1, {meta map}] */
-	CDICT_REC_TASK = 2,	/* [2, tid, tgid, time_ns, comm, proc_name, name] */
+	CDICT_REC_TASK = 2,	/* [2, tid, tgid, time_ns, comm, proc_name, name, (flags,
+				 * cgroup)] */
 	CDICT_REC_SLICE = 3,	/* [3, tid, cpu, start_ns, dur_ns, end] */
 	CDICT_REC_WAKEUP = 4,	/* [4, tid, cpu, wake_ns, wait_ns] */
 	CDICT_REC_KVM_EXIT = 5,	/* [5, tid, vcpu, time_ns, isa, reason, guest_ns, handling_ns] */

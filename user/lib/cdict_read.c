@@ -131,7 +131,7 @@ static uint64_t opt_uint(struct mp_cursor *c, uint32_t n, uint32_t *used, uint64
 	return mp_read_uint(c);
 }
 
-/* TASK: tid, tgid, time, comm, proc_name, name[, flags]. */
+/* TASK: tid, tgid, time, comm, proc_name, name[, flags[, cgroup]]. */
 static int read_task(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v)
 {
 	struct pwz_task t = { 0 };
@@ -148,6 +148,10 @@ static int read_task(struct mp_cursor *c, uint32_t n, const struct cdict_visitor
 	mp_read_string(c, t.name, sizeof(t.name));
 	t.flags = (uint32_t)opt_uint(c, n, &used, 0);
 	t.since_ns = t.flags & PWZ_TASK_BORN ? t.time_ns : 0;
+	if (n > used) {
+		used++;
+		mp_read_string(c, t.cgroup, sizeof(t.cgroup));
+	}
 	skip_rest(c, n, used);
 	return !c->err && v->task ? v->task(v->ctx, &t) : 0;
 }

@@ -209,15 +209,20 @@ int cdict_writer__task(struct cdict_writer *w, const struct pwz_task *t)
 		return w->error;
 	if (w->legacy)
 		return legacy_writer__task(w->legacy, t);
-	pack_head(w, t->flags ? 8 : 7, CDICT_REC_TASK);
+	/* the optional fields in their order, each written when it or one after it is known */
+	unsigned int fields = t->cgroup[0] ? 9 : t->flags ? 8 : 7;
+
+	pack_head(w, fields, CDICT_REC_TASK);
 	msgpack_pack_uint32(&w->pk, t->tid);
 	msgpack_pack_uint32(&w->pk, t->tgid);
 	msgpack_pack_uint64(&w->pk, t->time_ns);
 	pack_bytes(&w->pk, t->comm);
 	pack_bytes(&w->pk, t->proc_name);
 	pack_bytes(&w->pk, t->name);
-	if (t->flags)
+	if (fields >= 8)
 		msgpack_pack_uint32(&w->pk, t->flags);
+	if (fields >= 9)
+		pack_bytes(&w->pk, t->cgroup);
 	return record_done(w);
 }
 

@@ -23,6 +23,7 @@
 #define PWZ_MAX_DROPS 16	/* distinct drop counters a capture may carry */
 #define PWZ_MAX_EXIT_NAMES 4096	/* exit reasons named in a capture (VMX has ~70, SVM ~160) */
 #define PWZ_NAME_MAX 256	/* longest task or process name stored, NUL included */
+#define PWZ_CGROUP_MAX 256	/* longest cgroup path stored, NUL included (longer ones cut) */
 
 /* How a run slice ended. */
 enum pwz_slice_end {
@@ -144,6 +145,9 @@ struct pwz_task {
 	char comm[PWZ_COMM_LEN];		/* the kernel's comm of the thread */
 	char proc_name[PWZ_NAME_MAX];		/* the comm of the process leader (tgid); "" unknown */
 	char name[PWZ_NAME_MAX];		/* display name: comm, or vm.vcpuN, or the --map name */
+	char cgroup[PWZ_CGROUP_MAX];		/* the cgroup v2 path of the process leader (tgid), as
+						 * /proc/<tgid>/cgroup's "0::" line gave it when it
+						 * was read (user/lib/cgroupname.h); "" unknown */
 };
 
 /* Aggregate: what one thread instance did on one CPU over the whole capture (model.h R7). */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cgroupname.h"
 #include "keymap.h"
 #include "model.h"
 #include "vms.h"
@@ -382,13 +383,22 @@ static bool vm_from_vcpu_name(const char *name, char *out, size_t outlen)
 	return true;
 }
 
-static void vm_name(const struct trace *t, const struct task_summary *ts, uint32_t pid, char *out,
-		    size_t outlen)
+/* The name and the cgroup of the VM of vCPU ts (process pid, 0 unknown), by the rule of vms.h. */
+static void vm_name(const struct trace *t, const struct task_summary *ts, uint32_t pid,
+		    struct vms_vm *vm)
 {
 	const struct pwz_task *task = trace__task(t, ts->tid);
 	const struct pwz_task *leader = pid ? trace__task(t, pid) : NULL;
+	char *out = vm->name;
+	size_t outlen = sizeof(vm->name);
 
+	if (task && task->cgroup[0])
+		snprintf(vm->cgroup, sizeof(vm->cgroup), "%s", task->cgroup);
+	else if (leader)
+		snprintf(vm->cgroup, sizeof(vm->cgroup), "%s", leader->cgroup);
 	if (vm_from_vcpu_name(ts->name, out, outlen))
+		return;
+	if (cgroup_vm_name(vm->cgroup, out, outlen))
 		return;
 	if (task && task->proc_name[0]) {
 		snprintf(out, outlen, "%s", task->proc_name);
@@ -829,7 +839,7 @@ static int group(struct vms *v, const struct trace *t, const struct summary *s,
 			want[v->nr_vms] = 0;
 			memset(&v->vms[v->nr_vms], 0, sizeof(*v->vms));
 			v->vms[v->nr_vms].pid = pid;
-			vm_name(t, ts, ts->pid, v->vms[v->nr_vms].name, sizeof(v->vms[0].name));
+			vm_name(t, ts, ts->pid, &v->vms[v->nr_vms]);
 			v->nr_vms++;
 		}
 		want[at]++;

@@ -15,8 +15,14 @@
  * "CPU <n>/KVM" (a halted vCPU may exit nothing), or whose instance has a vCPU state ledger
  * (model.h R10: the kernel knew it as a vCPU). A VM is the process (tgid) of vCPU threads;
  * its other threads are counted apart. A vCPU thread whose process is unknown (pid 0) is a VM
- * of its own. The VM's name: the QEMU "-name" the task names module gave its vCPUs
- * (user/lib/tasknames.h: "<vm>.vcpu<n>"), else the process's comm, else the thread's comm.
+ * of its own. A kernel thread is never a VM's, even one the kernel put in a VM's cgroup: it
+ * has no KVM exits and no ledger, and is a process of its own. The VM's name, by the first of
+ * these that gives one, from its first vCPU thread's records:
+ *   - the VM the thread's display name names ("<vm>.vcpu<n>": the capture's, from QEMU's
+ *     -name or else from the process's cgroup, user/capture_tasks.h; or a --map name);
+ *   - the name of the process's cgroup (cgroup_vm_name(), user/lib/cgroupname.h: a machine
+ *     scope or a VMM's service), for a vCPU thread the capture did not name so;
+ *   - the process's comm (proc_name, else the leader's comm), else the thread's comm.
  *
  * Per vCPU over the window (model.h R6), from the summary (so exact under drops when the summary
  * comes from aggregates):
@@ -150,6 +156,8 @@ struct vms_vcpu {
 struct vms_vm {
 	uint32_t pid;			/* tgid; the vCPU's tid when unknown */
 	char name[PWZ_NAME_MAX];
+	char cgroup[PWZ_CGROUP_MAX];	/* the process's cgroup v2 path, from the task record of
+					 * its first vCPU thread, else of its leader; "" unknown */
 	struct vms_vcpu *vcpus;		/* sorted by vcpu index, then tid */
 	size_t nr_vcpus;
 	uint32_t nr_other;		/* the process's other threads in the summary */
