@@ -155,44 +155,31 @@ struct {
 	__type(value, struct kvm_state);
 } kvm_state SEC(".maps");
 
-/* Selection: bitmaps of tids (-t, and -p's ids as tids) and tgids (-p), filled by user space
- * before attach; bits are set, never cleared (user space through its mapping, atomically beside
- * the kernel's inheritance). A test is an array lookup the JIT inlines: the fast path's. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);		/* sized from pid_max when filtering */
-	__type(key, __u32);
-	__type(value, __u64);
-} sel_tids SEC(".maps");
+/* A bitmap of ids (an array map): one bit per id, id / PWZ_SEL_WORD_BITS the word; one entry as
+ * compiled, sized from pid_max by user space where used (sel_has(), sel_add()). A test is an
+ * array lookup the JIT inlines. */
+#define PWZ_ID_BITMAP(name)						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY);			\
+		__uint(map_flags, BPF_F_MMAPABLE);			\
+		__uint(max_entries, 1);					\
+		__type(key, __u32);					\
+		__type(value, __u64);					\
+	} name SEC(".maps")
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);		/* sized from pid_max when filtering */
-	__type(key, __u32);
-	__type(value, __u64);
-} sel_tgids SEC(".maps");
+/* Selection: tids (-t, and -p's ids as tids) and tgids (-p), filled by user space before
+ * attach; bits are set, never cleared (user space through its mapping, atomically beside the
+ * kernel's inheritance). */
+PWZ_ID_BITMAP(sel_tids);	/* with a filter */
+PWZ_ID_BITMAP(sel_tgids);	/* with a filter */
 
 /* The vCPU threads (want_ledger): one bit per tid, set at a thread's first KVM event, or by
  * user space before attach for the threads QEMU named as vCPUs (R10). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);		/* sized from pid_max with the ledger */
-	__type(key, __u32);
-	__type(value, __u64);
-} vcpu_tids SEC(".maps");
+PWZ_ID_BITMAP(vcpu_tids);	/* with the ledger */
 
 /* The processes of vCPU threads (with the ledger): one bit per tgid, set with its first vCPU's
  * ledger, so that a ready vCPU's time is charged to another VM (R10). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);		/* sized from pid_max with the ledger */
-	__type(key, __u32);
-	__type(value, __u64);
-} vm_tgids SEC(".maps");
+PWZ_ID_BITMAP(vm_tgids);	/* with the ledger */
 
 /* The vCPU threads' state stretches by length (with the ledger), inserted with the ledger. */
 struct {
@@ -388,41 +375,45 @@ static __always_inline __u64 vm_busy_at(const struct vm_run *r, __u64 now)
 	return r->busy_ns + (r->running > 0 && now > r->busy_since ? now - r->busy_since : 0);
 }
 
+/* R10: the vm_run entry of the VM of l (made at its first vCPU's switch-in); NULL full. */
+static __always_inline struct vm_run *led_vm(struct vcpu_ledger *l)
+{
+	static const struct vm_run zero;
+
+	return lookup_or_init(&vm_run, &l->tgid, &zero);
+}
+
 /*
  * R10: the vCPU of l is on a CPU (on) or off one from now: counted in, or out of, its VM's
- * running vCPUs (once each way). The count moves by atomic adds, which Linux 5.10 has (its
+ * running vCPUs r (once each way). The count moves by atomic adds, which Linux 5.10 has (its
  * fetching forms came with 5.12); the VM's busy interval starts or ends by the count read just
  * after, so two vCPUs of one VM switching at the same instant may shift it by that instant.
  */
-static __always_inline struct vm_run *led_cpu(struct vcpu_ledger *l, __u64 now, bool on)
+static __always_inline void led_cpu(struct vcpu_ledger *l, struct vm_run *r, __u64 now, bool on)
 {
-	static const struct vm_run zero;
-	struct vm_run *r = lookup_or_init(&vm_run, &l->tgid, &zero);
-
-	if (!r || (on && l->counted) || (!on && !l->counted))
-		return r;
+	if (!r || (__u32)on == l->counted)
+		return;
 	l->counted = on;
 	__sync_fetch_and_add(&r->running, on ? 1 : -1);
 	if (on && r->running == 1)
 		r->busy_since = now;
 	else if (!on && r->running == 0 && now > r->busy_since)
 		r->busy_ns += now - r->busy_since;
-	return r;
 }
 
 /*
  * The category (PWZ_RC_*) of recent slice x for a vCPU of VM tgid, computed without branches
  * (the charge loop runs up to PWZ_RECENT times, and each branch there multiplies what the
  * verifier walks) from four bits: idle (the idle task), same (its process is the vCPU's),
- * vcpu (a vCPU thread), vm (of a VM's process, or a vCPU).
+ * vcpu (a vCPU thread), vm (of a VM's process, or a vCPU): of_vm, which the caller read.
  */
 _Static_assert(PWZ_RC_SAME_VM_VCPU == 0 && PWZ_RC_SAME_VM_VMM == 1 && PWZ_RC_OTHER_VM == 2 &&
 	       PWZ_RC_HOST == 3 && PWZ_RC_IDLE == 4, "recent_cause() computes these values");
-static __always_inline __u32 recent_cause(const struct recent_slice *x, __u32 tgid)
+static __always_inline __u32 recent_cause(const struct recent_slice *x, __u32 tgid, __u32 of_vm)
 {
 	__u32 d = (x->tgid ^ tgid) & PWZ_RECENT_TGID, t = x->tid;
 	__u32 idle = ((t | (0 - t)) >> 31) ^ 1, same = ((d | (0 - d)) >> 31) ^ 1;
-	__u32 vcpu = x->tgid >> 31, vm = (x->tgid >> 30 & 1) | vcpu;
+	__u32 vcpu = x->tgid >> 31, vm = (of_vm & 1) | vcpu;
 	__u32 busy = same * (1 - vcpu) + (1 - same) * (3 - vm);
 
 	return idle * PWZ_RC_IDLE + (1 - idle) * busy;
@@ -438,8 +429,7 @@ static __always_inline void recent_push(bool btf, struct task_struct *prev, __u3
 	if (!r)
 		return;
 	tgid = btf ? prev->tgid : BPF_CORE_READ(prev, tgid);
-	tgid = (tgid & PWZ_RECENT_TGID) | (vcpu ? PWZ_RECENT_VCPU : 0) |
-	       (prev_pid && sel_has(&vm_tgids, tgid) ? PWZ_RECENT_VM : 0);
+	tgid = (tgid & PWZ_RECENT_TGID) | (vcpu ? PWZ_RECENT_VCPU : 0);
 	i = (r->head - 1) & (PWZ_RECENT - 1);
 	if (r->head && prev_pid && r->s[i].tid && r->s[i].tgid == tgid) {
 		r->s[i].end_ns = now;		/* the same process goes on */
@@ -482,7 +472,7 @@ __noinline int led_charge(__u32 tid, __u64 from, __u64 now)
 		before = &r->s[(head - 2 - k) & (PWZ_RECENT - 1)];
 		lo = before->end_ns > from ? before->end_ns : from;
 		hi = x->end_ns < now ? x->end_ns : now;
-		c = recent_cause(x, l->tgid);
+		c = recent_cause(x, l->tgid, sel_has(&vm_tgids, x->tgid & PWZ_RECENT_TGID));
 		/* the barrier keeps the mask, which older verifiers need to bound the index */
 		asm volatile("" : "+r"(c));
 		if (hi > lo)	/* always (the slices tile the CPU), unless the clock went back */
@@ -500,32 +490,33 @@ static __always_inline struct kvm_state *led_current(__u32 tid, __u64 now, __u32
 	struct kvm_state *st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now,
 				       before);
 
-	if (st && want_ledger)
-		led_cpu(&st->led, now, true);
+	if (st && want_ledger && !st->led.counted)
+		led_cpu(&st->led, led_vm(&st->led), now, true);
 	return st;
 }
 
-/* R10: a scheduler event of thread tid: its ledger when it is a vCPU, else NULL. */
+/* R10: whether thread tid is a vCPU (its bit in vcpu_tids). */
+static __always_inline bool led_is_vcpu(__u32 tid)
+{
+	return want_ledger && tid && sel_has(&vcpu_tids, tid);
+}
+
+/* R10: the ledger of vCPU thread tid (led_is_vcpu()) at a scheduler event, or NULL (full). */
 static __always_inline struct vcpu_ledger *led_sched(__u32 tid, struct task_struct *t, __u64 now,
 						     __u32 before)
 {
-	struct kvm_state *st;
+	struct kvm_state *st = led_get(tid, t, now, before);
 
-	if (!want_ledger || !tid || !sel_has(&vcpu_tids, tid))
-		return NULL;
-	st = led_get(tid, t, now, before);
 	return st ? &st->led : NULL;
 }
 
 /* R10: the ready state of l ends at now (its switch-in on this CPU): charged to what ran here
- * and to its VM's running vCPUs (co-stop). */
-static __always_inline void led_ready_end(struct vcpu_ledger *l, __u64 now)
+ * and to its VM's running vCPUs r (co-stop). */
+static __always_inline void led_ready_end(struct vcpu_ledger *l, struct vm_run *r, __u64 now)
 {
 	__u64 ready = now > l->since_ns ? now - l->since_ns : 0, busy;
-	struct vm_run *r;
 
 	led_charge(l->tid, l->since_ns, now);
-	r = bpf_map_lookup_elem(&vm_run, &l->tgid);
 	busy = r ? vm_busy_at(r, now) : 0;
 	if (r && busy > l->busy_mark)
 		l->costop_ns += busy - l->busy_mark < ready ? busy - l->busy_mark : ready;
@@ -536,12 +527,14 @@ static __always_inline void led_ready_end(struct vcpu_ledger *l, __u64 now)
 static __always_inline void led_switch_in(struct task_struct *next, __u32 tid, __u64 now)
 {
 	struct vcpu_ledger *l = led_sched(tid, next, now, PWZ_VS_READY);
+	struct vm_run *r;
 
 	if (!l)
 		return;
+	r = led_vm(l);
 	if (l->state == PWZ_VS_READY)
-		led_ready_end(l, now);
-	led_cpu(l, now, true);
+		led_ready_end(l, r, now);
+	led_cpu(l, r, now, true);
 	led_to(l, l->resume, now, false);
 	l->in_ns = now;
 }
@@ -559,19 +552,19 @@ static __always_inline void led_switch_out(struct task_struct *prev, __u32 tid, 
 	if (!l)
 		return;
 	cur = l->state;
+	r = led_vm(l);
 	if ((cur == PWZ_VS_READY || cur == PWZ_VS_HALT) && start > l->since_ns && start < now) {
 		if (cur == PWZ_VS_READY)
-			led_ready_end(l, start);
+			led_ready_end(l, r, start);
 		led_to(l, PWZ_VS_UNSEEN, start, false);	/* its resume state stays */
 	}
 	if (cur == PWZ_VS_GUEST)		/* an exit the hooks missed */
 		l->resume = PWZ_VS_EXIT_KERNEL;
 	else if (cur != PWZ_VS_READY && cur != PWZ_VS_HALT)
 		l->resume = cur;
-	r = led_cpu(l, now, false);
+	led_cpu(l, r, now, false);
 	if (end == REC_END_EXITED) {
 		led_to(l, PWZ_VS_DEAD, now, false);
-		l->end_ns = now;
 	} else if (end == REC_END_PREEMPTED) {
 		led_to(l, PWZ_VS_READY, now, true);
 		l->busy_mark = r ? vm_busy_at(r, now) : 0;
@@ -584,7 +577,6 @@ static __always_inline void led_switch_out(struct task_struct *prev, __u32 tid, 
 static __always_inline void led_wakeup(struct task_struct *p, __u32 tid, __u64 now)
 {
 	struct vcpu_ledger *l = led_sched(tid, p, now, PWZ_VS_HALT);
-
 	struct vm_run *r;
 
 	if (!l || l->state != PWZ_VS_HALT)
@@ -1021,13 +1013,14 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	so = (struct switch_out){ .now = bpf_ktime_get_ns() };
 	switch_out_take(&so, cs, btf, prev, prev_pid, next_pid);
 	if (want_ledger) {
-		bool vcpu = prev_pid && sel_has(&vcpu_tids, prev_pid);
+		bool vcpu = led_is_vcpu(prev_pid);
 
 		recent_push(btf, prev, prev_pid, vcpu, so.now);
 		if (vcpu)
 			led_switch_out(prev, prev_pid, so.now, switch_end(preempt, prev_state),
 				       so.known ? 0 : so.start);
-		led_switch_in(next, next_pid, so.now);
+		if (led_is_vcpu(next_pid))
+			led_switch_in(next, next_pid, so.now);
 	}
 	/* without a selection every thread is recorded, the idle task's open slice too; with
 	 * -t the reader decides, as a thread may be selected while it runs */
@@ -1058,7 +1051,7 @@ static __always_inline void on_wakeup(bool btf, bool is_new, struct task_struct 
 
 	if (!want_wait || !pid || on_cpu || !task_selected(btf, pid, p))
 		return;
-	if (want_ledger) {	/* the wait's start and the ledger's: one time */
+	if (led_is_vcpu(pid)) {	/* the wait's start and the ledger's: one time */
 		now = bpf_ktime_get_ns();
 		led_wakeup(p, pid, now);
 	}

@@ -241,10 +241,9 @@ struct vcpu_ledger {
 	__u64 start_ns;		/* its first counted ns: its birth or the capture start; 0: no
 				 * ledger (the entry holds exits only) */
 	__u64 since_ns;		/* the current state's start; ns[] holds the time before */
-	__u64 end_ns;		/* its exit's switch-out; 0 alive */
 	__u64 ek_mark;		/* ns[EXIT_KERNEL] at the pending exit (halt polling's base) */
 	__u64 in_ns;		/* its last switch-in */
-	__u32 state;		/* PWZ_VS_*, or PWZ_VS_DEAD */
+	__u32 state;		/* PWZ_VS_*, or PWZ_VS_DEAD (from its exit's switch-out) */
 	__u32 resume;		/* the on-CPU state a switch-in resumes */
 	__u64 ns[PWZ_VS_NR];	/* time in each state */
 	__u32 count[PWZ_VS_NR];	/* entries into each by its event */
@@ -275,11 +274,11 @@ struct vcpu_hist {
 struct recent_slice {
 	__u64 end_ns;		/* its switch-out */
 	__u32 tid;
-	__u32 tgid;		/* | PWZ_RECENT_VCPU when a vCPU, | PWZ_RECENT_VM when of a VM */
+	__u32 tgid;		/* | PWZ_RECENT_VCPU when a vCPU (whether of a VM is asked at the
+				 * charge, off the switch's path) */
 };
 #define PWZ_RECENT_VCPU 0x80000000u
-#define PWZ_RECENT_VM 0x40000000u
-#define PWZ_RECENT_TGID 0x3fffffffu
+#define PWZ_RECENT_TGID 0x7fffffffu
 
 struct cpu_recent {
 	__u32 head;		/* slots filled so far (the newest at (head - 1) % PWZ_RECENT) */

@@ -35,7 +35,7 @@ _Static_assert((int)REC_SLICE_UNSEEN_START == (int)PWZ_SLICE_UNSEEN_START,
 _Static_assert(sizeof(struct kvm_agg_val) == (2 + PWZ_BPF_HIST) * 8,
 	       "struct kvm_agg_val is count, total and the histogram");
 _Static_assert(sizeof(struct kvm_agg_key) == 16, "struct kvm_agg_key is 16 bytes");
-_Static_assert(sizeof(struct kvm_state) == 288, "struct kvm_state is 288 bytes");
+_Static_assert(sizeof(struct kvm_state) == 280, "struct kvm_state is 280 bytes");
 _Static_assert(PWZ_VS_NR == PWZ_VCPU_STATES && PWZ_VS_GUEST == PWZ_VCPU_GUEST &&
 	       PWZ_VS_EXIT_KERNEL == PWZ_VCPU_EXIT_KERNEL && PWZ_VS_EXIT_USER == PWZ_VCPU_EXIT_USER &&
 	       PWZ_VS_HALT_POLL == PWZ_VCPU_HALT_POLL && PWZ_VS_HALT == PWZ_VCPU_HALT &&
