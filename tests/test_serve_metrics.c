@@ -93,13 +93,13 @@ bool __wrap_capture__has_ledger(const struct capture *c)
 	return ledgers != NULL;
 }
 
-int __wrap_capture__vcpu_ledgers(struct capture *c, uint64_t end_ns,
+int __wrap_capture__vcpu_ledgers(struct capture *c, uint64_t end_ns, bool hists,
 				 int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx)
 {
 	const struct pwz_vcpu_ledger *now = ledgers[ledger_reads++];
 	int e = 0;
 
-	(void)c, (void)end_ns;
+	(void)c, (void)end_ns, (void)hists;
 	for (size_t i = 0; !e && i < nr_ledgers; i++)
 		e = cb(ctx, &now[i]);
 	return e;

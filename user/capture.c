@@ -1243,42 +1243,45 @@ int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 }
 
 struct ledger_walk {
-	struct bpf_map *hists;		/* vcpu_hists */
+	struct bpf_map *hists;		/* vcpu_hists; NULL: the histograms are not read */
 	uint64_t end_ns;
 	int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l);
 	void *ctx;
+	struct pwz_vcpu_ledger l;	/* each ledger in turn */
+	struct vcpu_hist h;		/* and its histograms */
 };
 
 static int each_ledger(void *ctx, uint32_t tid, const void *val)
 {
 	const struct kvm_state *st = val;
-	const struct ledger_walk *w = ctx;
-	struct pwz_vcpu_ledger *l;
-	struct vcpu_hist h;
+	struct ledger_walk *w = ctx;
 	bool has_h;
-	int e;
 
 	if (!st->led.start_ns)
 		return 0;
-	l = malloc(sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	has_h = !bpf_map__lookup_elem(w->hists, &tid, sizeof(tid), &h, sizeof(h), 0);
-	capture_conv_ledger(tid, &st->led, has_h ? &h : NULL, w->end_ns, l);
-	e = w->cb(w->ctx, l);
-	free(l);
-	return e;
+	has_h = w->hists &&
+		!bpf_map__lookup_elem(w->hists, &tid, sizeof(tid), &w->h, sizeof(w->h), 0);
+	capture_conv_ledger(tid, &st->led, has_h ? &w->h : NULL, w->end_ns, &w->l);
+	return w->cb(w->ctx, &w->l);
 }
 
-int capture__vcpu_ledgers(struct capture *c, uint64_t end_ns,
+int capture__vcpu_ledgers(struct capture *c, uint64_t end_ns, bool hists,
 			  int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx)
 {
-	struct ledger_walk w = { c->skel->maps.vcpu_hists, end_ns, cb, ctx };
+	struct ledger_walk *w;
 	struct kvm_state st;
+	int e;
 
 	if (!capture__has_ledger(c))
 		return -ENOTSUP;
-	return each_tid_entry(c->skel->maps.kvm_state, &st, sizeof(st), each_ledger, &w);
+	w = malloc(sizeof(*w));		/* 4 KiB: not on the stack */
+	if (!w)
+		return -ENOMEM;
+	*w = (struct ledger_walk){ .hists = hists ? c->skel->maps.vcpu_hists : NULL,
+				   .end_ns = end_ns, .cb = cb, .ctx = ctx };
+	e = each_tid_entry(c->skel->maps.kvm_state, &st, sizeof(st), each_ledger, w);
+	free(w);
+	return e;
 }
 
 struct irq_walk {

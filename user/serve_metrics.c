@@ -26,6 +26,13 @@
  * each of the kernel's buckets lies below one of them. */
 #define SM_READY_LE (PWZ_WHIST_MAX_LOG2 - PWZ_WHIST_MIN_LOG2 + 1)
 
+/* The figures of a vCPU's ledger (model.h R10) that the page carries, without its histograms. */
+struct sm_ledger {
+	uint64_t ns[PWZ_VCPU_STATES];
+	uint64_t cause_ns[PWZ_READY_CAUSES];
+	uint64_t costop_ns;
+};
+
 /* One vCPU of a VM: the series {vm, vcpu}. */
 struct sm_vcpu {
 	char vcpu[24];			/* its label: the index, or "tid<tid>" when unknown */
@@ -41,8 +48,7 @@ struct sm_vcpu {
 	struct exitroll exits;		/* its exits since the start by reason (count only), in
 					 * order of first sight */
 	bool has_ledger;		/* a thread of it has a ledger (model.h R10) */
-	struct pwz_vcpu_ledger led;	/* its threads' ledgers since the start (ns[],
-					 * cause_ns[], costop_ns) */
+	struct sm_ledger led;		/* its threads' ledgers since the start */
 };
 
 /* One VM: the series {vm}. */
@@ -59,7 +65,7 @@ struct sm_vcpu_ref {
 	char name[PWZ_NAME_MAX];	/* the thread's display name when classified */
 	uint32_t vm;			/* index in vms */
 	uint32_t vcpu;			/* index in its vcpus */
-	struct pwz_vcpu_ledger last;	/* the thread's ledger as last added */
+	struct sm_ledger last;		/* the thread's ledger as last added */
 };
 
 /* A thread, for --serve-threads. */
@@ -601,7 +607,7 @@ static void write_exits(struct serve_metrics *sm, struct promtext *pt)
 }
 
 /* A family of the vCPU ledgers' figures (model.h R10): n of them, the i-th named name(i) in a
- * label key (none for n == 1), at off bytes into struct pwz_vcpu_ledger (n uint64_t). */
+ * label key (none for n == 1), at off bytes into struct sm_ledger (n uint64_t). */
 struct sm_ledger_fam {
 	const char *vcpu_name, *vcpu_help;	/* the family per vCPU */
 	const char *vm_name, *vm_help;		/* and per VM, its vCPUs' sum */
@@ -663,17 +669,17 @@ static void write_ledgers(struct serve_metrics *sm, struct promtext *pt)
 		  "pwz_vm_seconds_total",
 		  "Time of the VM's vCPU threads in each state of their ledgers, summed.",
 		  "state", pwz_vcpu_state_name, PWZ_VCPU_STATES,
-		  offsetof(struct pwz_vcpu_ledger, ns) },
+		  offsetof(struct sm_ledger, ns) },
 		{ "pwz_vcpu_ready_cause_seconds_total",
 		  "Ready time of the vCPU's thread by what held its CPU meanwhile (same_vm_vcpu, same_vm_vmm, other_vm, host, idle, unseen), counted when each wait ends.",
 		  "pwz_vm_ready_cause_seconds_total",
 		  "Ready time of the VM's vCPU threads by what held their CPUs, summed.",
 		  "cause", pwz_ready_cause_name, PWZ_READY_CAUSES,
-		  offsetof(struct pwz_vcpu_ledger, cause_ns) },
+		  offsetof(struct sm_ledger, cause_ns) },
 		{ "pwz_vcpu_costop_seconds_total",
 		  "Ready time of the vCPU's thread while a sibling vCPU of its VM ran (co-stop).",
 		  "pwz_vm_costop_seconds_total", "The sum of the VM's vCPUs' co-stop seconds.",
-		  NULL, NULL, 1, offsetof(struct pwz_vcpu_ledger, costop_ns) },
+		  NULL, NULL, 1, offsetof(struct sm_ledger, costop_ns) },
 	};
 
 	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++)
@@ -876,7 +882,8 @@ int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 		return e;
 	e = add_frame(sm, f);
 	if (!e && capture__has_ledger(sm->cap))
-		e = capture__vcpu_ledgers(sm->cap, clock_ns(CLOCK_MONOTONIC), add_ledger, sm);
+		e = capture__vcpu_ledgers(sm->cap, clock_ns(CLOCK_MONOTONIC), false, add_ledger,
+					  sm);
 	task_table__forget_gone(sm->tt, NULL, NULL);
 	if (e)
 		return e;

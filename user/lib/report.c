@@ -351,11 +351,34 @@ static void ledger_head(const char *prefix, const char *title, const char *tot,
 	put(ctx, line);
 }
 
-/* A ledger's ready causes and co-stop, in the order of the cause table's columns. */
-static void cause_values(const struct pwz_vcpu_ledger *l, uint64_t v[PWZ_READY_CAUSES + 1])
+/* The row of ledger l in a ledger table: its states over its life (causes false), or its ready
+ * causes and co-stop over its ready time (causes true), into v (at least PWZ_VCPU_STATES and
+ * PWZ_READY_CAUSES + 1); *n values over *total. */
+static void ledger_values(const struct pwz_vcpu_ledger *l, bool causes, uint64_t *v, int *n,
+			  uint64_t *total)
 {
+	if (!causes) {
+		memcpy(v, l->ns, sizeof(l->ns));
+		*n = PWZ_VCPU_STATES;
+		*total = l->alive_ns;
+		return;
+	}
 	memcpy(v, l->cause_ns, sizeof(l->cause_ns));
 	v[PWZ_READY_CAUSES] = l->costop_ns;
+	*n = PWZ_READY_CAUSES + 1;
+	*total = l->ns[PWZ_VCPU_READY];
+}
+
+/* One row of a ledger table (ledger_values() of l) under label and id. */
+static void ledger_line(const char *prefix, const char *indent, const char *label, uint32_t id,
+			const struct pwz_vcpu_ledger *l, bool causes,
+			void (*put)(void *ctx, const char *line), void *ctx)
+{
+	uint64_t v[PWZ_VCPU_STATES + PWZ_READY_CAUSES + 1], total;
+	int n;
+
+	ledger_values(l, causes, v, &n, &total);
+	ledger_row(prefix, indent, label, id, total, v, n, put, ctx);
 }
 
 /* The table of each VM's and vCPU's ledger: states in % of its life (causes: false), or ready
@@ -372,7 +395,6 @@ static void ledger_table(const struct vms_vm *const *vms, size_t n, const char *
 
 	for (size_t i = 0; i < n; i++) {
 		const struct vms_vm *vm = vms[i];
-		uint64_t v[PWZ_READY_CAUSES + 1];
 
 		if (!vm->has_ledger)
 			continue;
@@ -383,27 +405,11 @@ static void ledger_table(const struct vms_vm *const *vms, size_t n, const char *
 			ledger_head(prefix, "vCPU states over the capture (the kernel's ledgers), in % of LIFE:",
 				    "LIFE", states, PWZ_VCPU_STATES, put, ctx);
 		head = true;
-		cause_values(&vm->ledger, v);
-		if (causes)
-			ledger_row(prefix, "", vm->name, vm->pid, vm->ledger.ns[PWZ_VCPU_READY], v,
-				   PWZ_READY_CAUSES + 1, put, ctx);
-		else
-			ledger_row(prefix, "", vm->name, vm->pid, vm->ledger.alive_ns, vm->ledger.ns,
-				   PWZ_VCPU_STATES, put, ctx);
-		for (size_t c = 0; c < vm->nr_vcpus; c++) {
-			const struct vms_vcpu *vc = &vm->vcpus[c];
-
-			if (!vc->has_ledger)
-				continue;
-			cause_values(&vc->ledger, v);
-			if (causes)
-				ledger_row(prefix, "  ", vc->name, vc->tid,
-					   vc->ledger.ns[PWZ_VCPU_READY], v, PWZ_READY_CAUSES + 1,
-					   put, ctx);
-			else
-				ledger_row(prefix, "  ", vc->name, vc->tid, vc->ledger.alive_ns,
-					   vc->ledger.ns, PWZ_VCPU_STATES, put, ctx);
-		}
+		ledger_line(prefix, "", vm->name, vm->pid, &vm->ledger, causes, put, ctx);
+		for (size_t c = 0; c < vm->nr_vcpus; c++)
+			if (vm->vcpus[c].has_ledger)
+				ledger_line(prefix, "  ", vm->vcpus[c].name, vm->vcpus[c].tid,
+					    &vm->vcpus[c].ledger, causes, put, ctx);
 	}
 }
 
