@@ -168,8 +168,8 @@ struct {
 	} name SEC(".maps")
 
 /* Selection: tids (-t, and -p's ids as tids) and tgids (-p), filled by user space before
- * attach; bits are set, never cleared (user space through its mapping, atomically beside the
- * kernel's inheritance). */
+ * attach; bits are set (user space through its mapping, atomically beside the kernel's
+ * inheritance), and cleared only by user space for a thread gone (capture__forget_threads()). */
 PWZ_ID_BITMAP(sel_tids);	/* with a filter */
 PWZ_ID_BITMAP(sel_tgids);	/* with a filter */
 

@@ -12,6 +12,7 @@
 #include "sleeps.h"
 #include "diff.h"
 #include "exitroll.h"
+#include "keymap.h"
 #include "model.h"
 #include "tasknames.h"
 #include "tasksel.h"
@@ -645,13 +646,6 @@ static uint32_t hm_cell(const struct hm_ctx *h, uint64_t t, uint64_t v)
 	return (uint32_t)col * HM_GRID_ROWS + (uint32_t)row;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * "name":{"k":[cell keys, delta-encoded],"c":[points in the cell]}, from n unsorted keys (keys
  * is scratch: overwritten); cnt is HM_GRID_COLS * HM_GRID_ROWS zeroed counters, left zeroed.
@@ -674,7 +668,7 @@ static void emit_bins(struct jbuf *b, const char *name, uint32_t *keys, size_t n
 				cnt[keys[i]] |= seen;
 				keys[d++] = keys[i];
 			}
-		qsort(keys, d, sizeof(*keys), cmp_u32);
+		qsort(keys, d, sizeof(*keys), u32_cmp);
 		for (i = 0; i < d; i++) {
 			jbuf_u64(b, keys[i] - prev);
 			jbuf_add(b, ",", 1);

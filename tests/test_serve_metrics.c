@@ -83,6 +83,31 @@ const char *__wrap_task_table__name(const struct task_table *tt, uint32_t tid)
 	return NULL;
 }
 
+/* The tid the wrapped live__forget_gone() tells gone at each scrape (0 none), from the first. */
+static const uint32_t *forget_at;
+static size_t nr_forget_at, forget_calls;
+
+int __wrap_live__forget_gone(struct live *l, void (*gone)(void *ctx, uint32_t tid), void *ctx);
+bool __wrap_task_table__alive(const struct task_table *tt, uint32_t tid);
+
+int __wrap_live__forget_gone(struct live *l, void (*gone)(void *ctx, uint32_t tid), void *ctx)
+{
+	uint32_t tid = forget_calls < nr_forget_at ? forget_at[forget_calls] : 0;
+
+	(void)l;
+	forget_calls++;
+	if (!tid)
+		return 0;
+	gone(ctx, tid);
+	return 1;
+}
+
+bool __wrap_task_table__alive(const struct task_table *tt, uint32_t tid)
+{
+	(void)tt, (void)tid;
+	return true;
+}
+
 /* The ledgers each scrape reads (capture__vcpu_ledgers()): ledgers[scrape], nr_ledgers each. */
 static const struct pwz_vcpu_ledger (*ledgers)[2];
 static size_t nr_ledgers, ledger_reads;
@@ -259,6 +284,28 @@ static void test_many_reasons(void **state)
 	promtext_release(&pt);
 }
 
+/* Metrics fed frames f[0 .. nf) and, scrape by scrape, ledgers led (nl each; NULL none); the
+ * page in pt (initialised here). */
+static struct serve_metrics *metrics_of(struct live_frame *f, size_t nf,
+					const struct pwz_vcpu_ledger (*led)[2], size_t nl,
+					struct promtext *pt)
+{
+	static const struct serve_metrics_opts o = { 0 };
+	static const struct pwz_meta meta = { 0 };
+	struct serve_metrics *sm;
+	char err[128];
+
+	frames = f;
+	nr_frames = nf;
+	ledgers = led;
+	nr_ledgers = nl;
+	ledger_reads = 0;
+	promtext_init(pt);
+	sm = serve_metrics__new(NULL, NULL, 0, &meta, &o, err, sizeof(err));
+	assert_non_null(sm);
+	return sm;
+}
+
 /*
  * R10: a vCPU's state series are its thread's ledger since the start, added once a frame made
  * the thread a vCPU (its whole ledger then, not only what grew since); a thread that is no vCPU
@@ -289,21 +336,11 @@ static void test_ledger_states(void **state)
 	struct live_task t2[] = { task(11, 10, "vmA.vcpu0", 1), task(12, 10, "vmA.vcpu1", 0) };
 	struct live_frame f[] = { frame(t1, 1, NULL, 0), frame(t2, 2, NULL, 0),
 				  frame(NULL, 0, NULL, 0) };
-	struct serve_metrics_opts o = { 0 };
-	struct pwz_meta meta = { 0 };
 	struct promtext pt;
-	char err[128], *s;
-	struct serve_metrics *sm;
+	struct serve_metrics *sm = metrics_of(f, 3, led, 2, &pt);
+	char *s;
 
 	(void)state;
-	frames = f;
-	nr_frames = 3;
-	ledgers = led;
-	nr_ledgers = 2;
-	ledger_reads = 0;
-	promtext_init(&pt);
-	sm = serve_metrics__new(NULL, NULL, 0, &meta, &o, err, sizeof(err));
-	assert_non_null(sm);
 	assert_int_equal(serve_metrics__scrape(sm, &pt), 0);	/* no vCPU yet */
 	s = family_lines(&pt, "pwz_vcpu_seconds_total");
 	assert_string_equal(s, "");
@@ -332,12 +369,57 @@ static void test_ledger_states(void **state)
 	ledgers = NULL;
 }
 
+/*
+ * A vCPU thread gone (live__forget_gone()) leaves its series as they were; a new vCPU thread
+ * on its tid, under the same name, starts a ledger from nothing in the kernel, and the series
+ * grow by all of it.
+ */
+static void test_ledger_recycled_tid(void **state)
+{
+	static const struct pwz_vcpu_ledger led[3][2] = {
+		{ { .tid = 11, .ns = { 2000000000 } } },
+		{ { .tid = 11, .ns = { 500000000 } } },		/* the new thread's */
+		{ { .tid = 11, .ns = { 750000000 } } },
+	};
+	static const uint32_t gone[] = { 11, 0, 0 };
+	struct live_task t1[] = { task(11, 10, "vmA.vcpu0", 1) };
+	struct live_frame f[] = { frame(t1, 1, NULL, 0), frame(t1, 1, NULL, 0),
+				  frame(t1, 1, NULL, 0) };
+	const char *guest = "pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"guest\"} ";
+	static const char *const want[] = { "2.000000000\n", "2.500000000\n", "2.750000000\n" };
+	struct promtext pt;
+	struct serve_metrics *sm;
+	char *s;
+
+	(void)state;
+	forget_at = gone;
+	nr_forget_at = 3;
+	forget_calls = 0;
+	sm = metrics_of(f, 3, led, 1, &pt);
+	for (int i = 0; i < 3; i++) {
+		char line[128];
+
+		assert_int_equal(serve_metrics__scrape(sm, &pt), 0);
+		s = family_lines(&pt, "pwz_vcpu_seconds_total");
+		snprintf(line, sizeof(line), "%s%s", guest, want[i]);
+		if (!strstr(s, line))
+			fail_msg("scrape %d: want %sgot:\n%s", i, line, s);
+		free(s);
+	}
+	serve_metrics__free(sm);
+	promtext_release(&pt);
+	ledgers = NULL;
+	forget_at = NULL;
+	nr_forget_at = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exits_by_reason),
 		cmocka_unit_test(test_many_reasons),
 		cmocka_unit_test(test_ledger_states),
+		cmocka_unit_test(test_ledger_recycled_tid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

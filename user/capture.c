@@ -1122,6 +1122,89 @@ int capture__read_kernel_aggs(struct capture *c, struct model_fold *into)
 	return e;
 }
 
+/* Clears id's bit in selection bitmap i (atomically, beside the kernel's sets); a bitmap not
+ * used, or an id past it, is left alone. */
+static void sel_clear(struct capture *c, int i, uint32_t id)
+{
+	if (c->sel_bits[i] && id / PWZ_SEL_WORD_BITS < c->sel_words[i])
+		__atomic_fetch_and(&c->sel_bits[i][id / PWZ_SEL_WORD_BITS],
+				   ~(1ull << (id % PWZ_SEL_WORD_BITS)), __ATOMIC_RELAXED);
+}
+
+struct forget_arg {
+	const uint32_t *tids;		/* sorted */
+	size_t n;
+	struct kvm_agg_key *keys;	/* kvm_aggs' keys of those tids */
+	size_t nr_keys, cap_keys;
+};
+
+/* Notes a kvm_aggs key of a thread to forget. */
+static int forget_kvm_fn(struct capture *c, const void *key, const void *vals, void *arg)
+{
+	struct forget_arg *a = arg;
+	struct kvm_agg_key k;
+
+	(void)c;
+	(void)vals;
+	memcpy(&k, key, sizeof(k));
+	if (!bsearch(&k.tid, a->tids, a->n, sizeof(*a->tids), u32_cmp))
+		return 0;
+	if (array_reserve((void **)&a->keys, &a->cap_keys, a->nr_keys + 1, sizeof(*a->keys)))
+		return -ENOMEM;
+	a->keys[a->nr_keys++] = k;
+	return 0;
+}
+
+/* Takes tid's cpu_aggs entry out (atomically where the kernel can: Linux 5.14) into vals. */
+static int take_cpu_agg(struct capture *c, uint32_t tid, struct cpu_agg_val *vals)
+{
+	struct bpf_map *m = c->skel->maps.cpu_aggs;
+	size_t size = sizeof(*vals) * (size_t)c->nr_cpus;
+
+	if (!bpf_map__lookup_and_delete_elem(m, &tid, sizeof(tid), vals, size, 0))
+		return 0;
+	if (errno == ENOENT || bpf_map__lookup_elem(m, &tid, sizeof(tid), vals, size, 0))
+		return -ENOENT;
+	bpf_map__delete_elem(m, &tid, sizeof(tid), 0);
+	return 0;
+}
+
+int capture__forget_threads(struct capture *c, uint32_t *tids, size_t n,
+			    void (*cb)(void *ctx, uint32_t cpu, const struct cpu_agg_val *v),
+			    void *ctx)
+{
+	struct pwz_bpf *s = c->skel;
+	struct forget_arg a = { tids, n, NULL, 0, 0 };
+	struct cpu_agg_val *vals = calloc((size_t)c->nr_cpus, sizeof(*vals));
+	int e;
+
+	if (!vals)
+		return -ENOMEM;
+	qsort(tids, n, sizeof(*tids), u32_cmp);
+	e = n ? walk(c, s->maps.kvm_aggs, sizeof(struct kvm_agg_val), forget_kvm_fn, &a) : 0;
+	for (size_t i = 0; !e && i < a.nr_keys; i++)
+		bpf_map__delete_elem(s->maps.kvm_aggs, &a.keys[i], sizeof(a.keys[i]), 0);
+	for (size_t i = 0; !e && i < n; i++) {
+		uint32_t tid = tids[i];
+
+		if (cb && !take_cpu_agg(c, tid, vals))
+			for (int cpu = 0; cpu < c->nr_cpus; cpu++)
+				cb(ctx, (uint32_t)cpu, &vals[cpu]);
+		if (!cb)
+			bpf_map__delete_elem(s->maps.cpu_aggs, &tid, sizeof(tid), 0);
+		/* the maps a capture does not use hold one entry: nothing to find there */
+		bpf_map__delete_elem(s->maps.wait_hists, &tid, sizeof(tid), 0);
+		bpf_map__delete_elem(s->maps.wait_start, &tid, sizeof(tid), 0);
+		bpf_map__delete_elem(s->maps.kvm_state, &tid, sizeof(tid), 0);
+		bpf_map__delete_elem(s->maps.vcpu_hists, &tid, sizeof(tid), 0);
+		sel_clear(c, SEL_VCPUS, tid);
+		sel_clear(c, SEL_TIDS, tid);
+	}
+	free(a.keys);
+	free(vals);
+	return e;
+}
+
 int capture__fold_kernel_aggs(struct capture *c)
 {
 	return capture__read_kernel_aggs(c, c->fold);

@@ -139,6 +139,20 @@ int capture__fold_kernel_aggs(struct capture *c);
 int capture__read_kernel_aggs(struct capture *c, struct model_fold *into);
 
 /*
+ * Drops the kernel's figures of the n threads tids (sorted here): their cpu_aggs, wait_hists
+ * and kvm_aggs entries, their ledger and its histograms, their wait start (raw_tp) and their
+ * bits in the vCPU and -t bitmaps. For a reader of the aggregates alone (--live, --serve) that
+ * has counted what they did and knows them gone (exited: no event of theirs comes again), so
+ * that a capture that runs without end holds the threads that live, not every thread it saw;
+ * a tid the kernel hands out again starts from nothing. cb (NULL none) receives each dropped
+ * thread's cpu_aggs slot of each CPU as it was dropped. A tid recycled between the caller's
+ * check and the drop loses what its new thread did meanwhile. Returns 0 or -errno.
+ */
+int capture__forget_threads(struct capture *c, uint32_t *tids, size_t n,
+			    void (*cb)(void *ctx, uint32_t cpu, const struct cpu_agg_val *v),
+			    void *ctx);
+
+/*
  * The waits pending now: cb(tid, since) for each thread runnable since `since`
  * (bpf_ktime_get_ns(), CLOCK_MONOTONIC) and not yet switched in, where the capture was made
  * with cfg->pending_waits and the scheduler programs: read through the task iterator where

@@ -536,7 +536,7 @@ static bool remember_gone(struct task_table *tt, const struct tt_entry *e)
 }
 
 /* Whether thread tid still exists (proc_root/<tid> answers for every thread, listed or not). */
-static bool alive(const struct task_table *tt, uint32_t tid)
+bool task_table__alive(const struct task_table *tt, uint32_t tid)
 {
 	char path[512];
 
@@ -557,7 +557,7 @@ int task_table__forget_gone(struct task_table *tt,
 		return 0;
 	/* first the namings not written yet (fill() may add leaders: the table may move) */
 	for (size_t i = 0; i < n; i++) {
-		tt->ents[i].dead = !alive(tt, tt->ents[i].tid);
+		tt->ents[i].dead = !task_table__alive(tt, tt->ents[i].tid);
 		if (!tt->ents[i].dead || tt->ents[i].emitted)
 			continue;
 		fill(tt, &tt->ents[i], tt->ents[i].time_ns, &task);

@@ -106,6 +106,9 @@ int task_table__forget_gone(struct task_table *tt,
 /* Threads forgotten so far (a recycled tid forgotten twice counts twice). */
 size_t task_table__forgotten(const struct task_table *tt);
 
+/* Whether thread tid exists now (proc_root/<tid>; tid 0, the idle task, always). */
+bool task_table__alive(const struct task_table *tt, uint32_t tid);
+
 /* Calls each(ctx, tid) for every thread of the table whose comm is a QEMU vCPU's
  * (task_vcpu_of()), until one returns non-zero, and returns that (else 0). */
 int task_table__each_vcpu(const struct task_table *tt, int (*each)(void *ctx, uint32_t tid),

@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "capture_meta.h"
 #include "capture_tasks.h"
+#include "keymap.h"
 #include "live.h"
 #include "live_vms.h"
 #include "live_screen.h"
@@ -47,7 +48,17 @@ struct live {
 	struct reading prev, cur;
 	struct live_frame frame;
 	size_t cap_frame_tasks;
+	uint64_t *gone_busy;		/* per CPU: the on-CPU time of the threads forgotten
+					 * (live__forget_gone()), which the kernel no longer has */
+	uint64_t *gone_unseen;		/* and of their slices whose switch-in was not seen */
+	size_t kept;			/* threads the last sweep kept */
 };
+
+/* A sweep of the threads gone is due when a reading holds this many threads or more, and
+ * twice as many as the last sweep kept: each sweep (a look into /proc per idle thread) is then
+ * paid for by the threads it can forget, and the kernel's maps hold the threads alive plus a
+ * bounded share. */
+#define FORGET_MIN 1024
 
 static uint64_t mono_ns(void)
 {
@@ -159,9 +170,9 @@ static int read_totals(struct live *l, struct reading *r)
 	if (!f)
 		return -ENOMEM;
 	r->nr_tasks = 0;
-	memset(r->cpu_busy, 0, l->nr_cpu_slots * sizeof(*r->cpu_busy));
+	memcpy(r->cpu_busy, l->gone_busy, l->nr_cpu_slots * sizeof(*r->cpu_busy));
 	memset(r->cpu_idle, 0, l->nr_cpu_slots * sizeof(*r->cpu_idle));
-	memset(r->cpu_unseen, 0, l->nr_cpu_slots * sizeof(*r->cpu_unseen));
+	memcpy(r->cpu_unseen, l->gone_unseen, l->nr_cpu_slots * sizeof(*r->cpu_unseen));
 	e = capture__read_kernel_aggs(l->cap, f);
 	if (e)
 		goto out;
@@ -470,6 +481,8 @@ struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
 	if (l->nr_cpu_slots < l->nr_cpus)
 		l->nr_cpu_slots = l->nr_cpus;
 	if (reading_alloc(l, &l->prev) || reading_alloc(l, &l->cur) ||
+	    !(l->gone_busy = calloc(l->nr_cpu_slots, sizeof(uint64_t))) ||
+	    !(l->gone_unseen = calloc(l->nr_cpu_slots, sizeof(uint64_t))) ||
 	    !(l->frame.cpu_busy_ns = calloc(l->nr_cpu_slots, sizeof(uint64_t))) ||
 	    !(l->frame.cpu_idle_ns = calloc(l->nr_cpu_slots, sizeof(uint64_t))) ||
 	    !(l->frame.cpu_unseen_ns = calloc(l->nr_cpu_slots, sizeof(uint64_t)))) {
@@ -509,10 +522,71 @@ int live__sample(struct live *l, struct live_frame **f)
 	return e;
 }
 
+/* Keeps a forgotten thread's per-CPU figures, dropped from the kernel's maps. */
+static void keep_gone(void *ctx, uint32_t cpu, const struct cpu_agg_val *v)
+{
+	struct live *l = ctx;
+
+	if (cpu < (uint32_t)l->nr_cpu_slots) {
+		l->gone_busy[cpu] += v->runtime_ns;
+		l->gone_unseen[cpu] += v->unseen_ns;
+	}
+}
+
+/* Takes the threads tids[0 .. n) (sorted) and their exits out of reading r. */
+static void reading_drop(struct reading *r, const uint32_t *tids, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nr_tasks; i++)
+		if (!bsearch(&r->tasks[i].tid, tids, n, sizeof(*tids), u32_cmp))
+			r->tasks[k++] = r->tasks[i];
+	r->nr_tasks = k;
+	k = 0;
+	for (size_t i = 0; i < r->nr_exits; i++)
+		if (!bsearch(&r->exits[i].tid, tids, n, sizeof(*tids), u32_cmp))
+			r->exits[k++] = r->exits[i];
+	r->nr_exits = k;
+}
+
+int live__forget_gone(struct live *l, void (*gone)(void *ctx, uint32_t tid), void *ctx)
+{
+	struct reading *r = &l->prev;	/* the last reading */
+	const struct live_frame *f = &l->frame;
+	uint32_t *tids;
+	size_t n = 0;
+	int e;
+
+	if (r->nr_tasks < FORGET_MIN || r->nr_tasks < 2 * l->kept)
+		return 0;
+	tids = malloc(r->nr_tasks * sizeof(*tids));
+	if (!tids)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_tasks; i++) {
+		uint32_t tid = r->tasks[i].tid;
+		bool active;
+
+		live_task_find(f->tasks, f->nr_tasks, tid, &active);
+		if (tid && !active && !task_table__alive(l->tt, tid))
+			tids[n++] = tid;
+	}
+	e = n ? capture__forget_threads(l->cap, tids, n, keep_gone, l) : 0;
+	if (!e) {
+		reading_drop(r, tids, n);	/* sorted by capture__forget_threads() */
+		for (size_t i = 0; gone && i < n; i++)
+			gone(ctx, tids[i]);
+		l->kept = r->nr_tasks;
+	}
+	free(tids);
+	return e ? e : (int)n;
+}
+
 void live__free(struct live *l)
 {
 	if (!l)
 		return;
+	free(l->gone_busy);
+	free(l->gone_unseen);
 	if (l->stats_fd >= 0)
 		close(l->stats_fd);
 	free(l->prev.tasks);
@@ -583,6 +657,13 @@ int live_run(struct capture *cap, struct task_table *tt, uint64_t t0, const stru
 			snprintf(err, errlen, "cannot read the kernel aggregates: %s", strerror(-e));
 			goto out;
 		}
+		e = live__forget_gone(l, NULL, NULL);
+		if (e < 0) {
+			snprintf(err, errlen, "cannot drop the threads gone from the kernel's maps: %s",
+				 strerror(-e));
+			goto out;
+		}
+		e = 0;
 		task_table__forget_gone(tt, NULL, NULL);
 		if (scr)
 			live_screen__frame(scr, f);

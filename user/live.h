@@ -25,6 +25,17 @@ struct live *live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
  * differences since the previous reading. Returns 0 or -errno. */
 int live__sample(struct live *l, struct live_frame **f);
 
+/*
+ * Forgets the threads gone, when a sweep is due (the last reading holds many more threads than
+ * the last sweep kept): those of the last reading that did nothing in the last frame and exist
+ * no longer (their last slice is in it: a thread runs to exit). Their figures leave the
+ * kernel's maps (capture__forget_threads()) and the readings, their share of the per-CPU
+ * totals is kept here: the frames that follow are as they would have been, and a tid handed
+ * out again starts a new thread from nothing. gone(ctx, tid) (NULL none) is told of each, for
+ * what the caller keeps per tid. Returns the number forgotten or -errno.
+ */
+int live__forget_gone(struct live *l, void (*gone)(void *ctx, uint32_t tid), void *ctx);
+
 /* NULL is a no-op. */
 void live__free(struct live *l);
 

@@ -283,6 +283,19 @@ static int add_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
 	return 0;
 }
 
+/* A thread gone (live__forget_gone()): a vCPU thread's ledger is dropped from the kernel, so
+ * that a thread on its tid starts a ledger from nothing, to be added whole. */
+static void forget_vcpu(void *ctx, uint32_t tid)
+{
+	struct serve_metrics *sm = ctx;
+	int64_t ref = keymap_find(&sm->vcpu_tids, tid, 0);
+
+	if (ref < 0)
+		return;
+	memset(&sm->vcpu_refs[ref].last, 0, sizeof(sm->vcpu_refs[ref].last));
+	sm->vcpu_refs[ref].name[0] = '\0';	/* found again by its name (vcpu_of()) */
+}
+
 /* Adds the exits of frame f to their vCPUs. Returns 0 or -ENOMEM. */
 static int add_exits(struct serve_metrics *sm, const struct live_frame *f)
 {
@@ -375,16 +388,6 @@ static int add_thread(struct serve_metrics *sm, const struct live_task *t)
 	return 0;
 }
 
-/* Whether thread tid still exists. */
-static bool thread_alive(uint32_t tid)
-{
-	char path[32];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%u", tid);
-	return !stat(path, &st);
-}
-
 static int by_total_desc(const void *a, const void *b)
 {
 	const struct sm_thread *x = *(const struct sm_thread *const *)a;
@@ -405,7 +408,7 @@ static int rank_threads(struct serve_metrics *sm)
 	for (size_t i = 0; i < sm->nr_thr; i++) {
 		struct sm_thread *th = &sm->thr[i];
 
-		if (th->seen != sm->seq && !thread_alive(th->tid)) {
+		if (th->seen != sm->seq && !task_table__alive(sm->tt, th->tid)) {
 			thread_hide(sm, th);
 			continue;
 		}
@@ -799,7 +802,7 @@ static int write_health(struct serve_metrics *sm, struct promtext *pt)
 			"Time spent in pwz's BPF programs (0 when the kernel's BPF statistics are off).");
 	promtext_sample_ns(pt, "pwz_bpf_run_seconds_total", NULL, 0, sm->bpf_ns);
 	promtext_family(pt, "pwz_threads_read", "gauge",
-			"Threads whose kernel aggregates a scrape reads: every thread id seen since the start.");
+			"Threads whose kernel aggregates a scrape reads: those seen, less the threads gone that a sweep dropped.");
 	promtext_sample_u64(pt, "pwz_threads_read", NULL, 0, sm->nr_read);
 	promtext_family(pt, "pwz_start_time_seconds", "gauge",
 			"When the counters started, seconds since the Unix epoch.");
@@ -884,6 +887,11 @@ int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 	if (!e && capture__has_ledger(sm->cap))
 		e = capture__vcpu_ledgers(sm->cap, clock_ns(CLOCK_MONOTONIC), false, add_ledger,
 					  sm);
+	if (!e) {	/* everything of the threads gone is counted: the kernel may drop them */
+		int n = live__forget_gone(sm->live, forget_vcpu, sm);
+
+		e = n < 0 ? n : 0;
+	}
 	task_table__forget_gone(sm->tt, NULL, NULL);
 	if (e)
 		return e;

@@ -118,3 +118,10 @@ int array_reserve(void **arr, size_t *cap, size_t n, size_t elem)
 	*cap = ncap;
 	return 0;
 }
+
+int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}

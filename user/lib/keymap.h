@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* An open-addressing hash from a two-word key to a dense index, and a growable-array helper. */
+/* An open-addressing hash from a two-word key to a dense index, and array helpers. */
 #ifndef PWZ_KEYMAP_H
 #define PWZ_KEYMAP_H
 
@@ -35,5 +35,8 @@ void keymap_clear(struct keymap *m);
 /* Makes room for n elements of size elem in *arr (capacity *cap, in elements), growing it
  * geometrically. Returns 0 or -ENOMEM (then *arr is unchanged). */
 int array_reserve(void **arr, size_t *cap, size_t n, size_t elem);
+
+/* qsort()/bsearch() order of uint32_t values. */
+int u32_cmp(const void *a, const void *b);
 
 #endif /* PWZ_KEYMAP_H */
