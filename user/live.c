@@ -385,7 +385,6 @@ static int make_frame(struct live *l)
 	for (size_t i = 0; i < c->nr_tasks; i++) {
 		const struct live_task *ct = &c->tasks[i];
 		struct live_task d = { .tid = ct->tid };
-		const char *name;
 
 		while (j < p->nr_tasks && p->tasks[j].tid < ct->tid)
 			j++;
@@ -421,10 +420,9 @@ static int make_frame(struct live *l)
 		}
 		if (!d.run_ns && !d.switches && !d.waits && !d.wait_ns && !d.exits && !d.run_delay_ns)
 			continue;
-		name = task_table__name(l->tt, d.tid);
-		if (name)
-			snprintf(d.name, sizeof(d.name), "%s", name);
-		else
+		/* the display name a capture would write (its VM's), not the bare comm of a
+		 * thread no record has named yet */
+		if (!task_table__display_name(l->tt, d.tid, d.name, sizeof(d.name)))
 			snprintf(d.name, sizeof(d.name), "tid-%u", d.tid);
 		d.tgid = task_table__tgid(l->tt, d.tid);
 		f->tasks[f->nr_tasks++] = d;
