@@ -381,8 +381,8 @@ $(BENCH_DIR)/pwz-bench-switches: tools/bench/switches.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDFLAGS) -pthread -o $@
-# `bench` runs parts 1-3 after its other prerequisites (bench-render), never beside them, so
-# that -j does not let them disturb each other; `bench-capture` runs parts 1-3 alone.
+# `bench` runs tools/bench/bench's parts after its other prerequisites (bench-render), never
+# beside them, so that -j does not let them disturb each other; `bench-capture` runs them alone.
 bench: bench-render
 bench-render: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 	$(Q)tests/browser/bench-render
@@ -406,8 +406,8 @@ bench-legacy: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 bench: bench-dash
 bench-dash: $(BINDIR)/pwz-render $(BINDIR)/gen-synthetic
 	$(Q)tools/bench/dash
-bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render
-	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) tools/bench/bench
+bench bench-capture: $(BENCH_PROGS) $(BINDIR)/pwz-bpf $(BINDIR)/pwz-render $(PWZ_WORKLOAD)
+	$(Q)PWZ_BENCH_BIN=$(BENCH_DIR) PWZ_WORKLOAD_BIN=$(PWZ_WORKLOAD) tools/bench/bench
 # what each kernel fallback costs per switch, forced on this kernel (user/capture_compat.h)
 bench: bench-fallbacks
 bench-fallbacks: $(BENCH_PROGS) $(BINDIR)/pwz-bpf
