@@ -186,7 +186,7 @@ $(OUTPUT)/tests/test_exitroll: TEST_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,-
 # test_serve_metrics hands the metrics frames of its own instead of the kernel's reading
 $(OUTPUT)/tests/test_serve_metrics: TEST_LDFLAGS := -Wl,--wrap=live__new,--wrap=live__sample \
 	-Wl,--wrap=live__free,--wrap=capture__counters,--wrap=capture__run_delay \
-	-Wl,--wrap=task_table__forget_gone,--wrap=task_table__name \
+	-Wl,--wrap=task_table__forget_gone,--wrap=task_table__name,--wrap=task_table__cgroup \
 	-Wl,--wrap=capture__has_ledger,--wrap=capture__vcpu_ledgers \
 	-Wl,--wrap=live__forget_gone,--wrap=task_table__alive
 

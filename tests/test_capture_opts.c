@@ -270,6 +270,40 @@ static void test_serve_options(void **state)
 	assert_non_null(strstr(err, "until Ctrl-C"));
 }
 
+/* --serve-cgroup-depth: 2 by default, 0 (none) to 16, only with --serve, said in the
+ * description when not the default. */
+static void test_serve_cgroup_depth(void **state)
+{
+	struct capture_opts o;
+	char err[256] = "", desc[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--serve", "9100"), 0);
+	assert_int_equal(o.serve_cgroup_depth, 2);
+	capture_opts_describe(&o, desc, sizeof(desc));
+	assert_null(strstr(desc, "cgroup"));
+	assert_int_equal(PARSE(&o, err, "--serve", "9100", "--serve-cgroup-depth", "0"), 0);
+	assert_int_equal(o.serve_cgroup_depth, 0);
+	capture_opts_describe(&o, desc, sizeof(desc));
+	assert_non_null(strstr(desc, " serve-cgroup-depth=0"));
+	assert_int_equal(PARSE(&o, err, "--serve", "9100", "--serve-cgroup-depth", "16"), 0);
+	assert_int_equal(o.serve_cgroup_depth, 16);
+	assert_int_equal(PARSE(&o, err, "--serve-cgroup-depth", "5", "--serve", "1"), 0);
+	assert_int_equal(o.serve_cgroup_depth, 5);
+	capture_opts_describe(&o, desc, sizeof(desc));
+	assert_non_null(strstr(desc, " serve-cgroup-depth=5"));
+
+	assert_int_equal(PARSE(&o, err, "--serve", "1", "--serve-cgroup-depth", "17"), -EINVAL);
+	assert_non_null(strstr(err, "--serve-cgroup-depth '17': give a number of path components from 0"));
+	assert_int_equal(PARSE(&o, err, "--serve", "1", "--serve-cgroup-depth", "-1"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--serve", "1", "--serve-cgroup-depth", "two"), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--serve", "1", "--serve-cgroup-depth", ""), -EINVAL);
+	assert_int_equal(PARSE(&o, err, "--serve-cgroup-depth", "0"), -EINVAL);
+	assert_string_equal(err, "--serve-cgroup-depth belongs to --serve (add --serve [ADDR:]PORT)");
+	assert_int_equal(PARSE(&o, err, "--live", "--serve-cgroup-depth", "3"), -EINVAL);
+	assert_non_null(strstr(err, "add --serve"));
+}
+
 /* The issue's --flight examples, durations with units, and what --flight refuses. */
 static void test_flight_options(void **state)
 {
@@ -382,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_live_options),
 		cmocka_unit_test(test_flight_options),
 		cmocka_unit_test(test_serve_options),
+		cmocka_unit_test(test_serve_cgroup_depth),
 		cmocka_unit_test(test_no_waker),
 		cmocka_unit_test(test_force),
 		cmocka_unit_test(test_usage),

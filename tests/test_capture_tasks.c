@@ -384,9 +384,55 @@ static void test_cgroup_names(void **state)
 	task_table__free(tt);
 }
 
+/*
+ * task_table__cgroup(): a thread's process leader's path (not its own), read once per program
+ * and kept when the process is gone, read again after an exec; "" for a thread or process the
+ * table does not know, and for a v1-only host's file (read once).
+ */
+static void test_cgroup_of_thread(void **state)
+{
+	struct task_table *tt = task_table__new(root, NULL);
+	struct pwz_task t;
+
+	(void)state;
+	thread(960, 960, "svc");
+	thread(961, 960, "worker");
+	cgroup_of(960, "/system.slice/svc.service");
+	cgroup_of(961, "/system.slice/svc.service/sub");
+	thread(970, 970, "old");
+	PUTS("970/cgroup", "1:name=systemd:/user.slice\n");
+	assert_int_equal(task_table__scan_pids(tt, (const uint32_t[]){ 960, 970 }, 2), 3);
+	assert_string_equal(task_table__cgroup(tt, 961), "/system.slice/svc.service");
+	/* moved: asking again reads nothing */
+	cgroup_of(960, "/system.slice/other.service");
+	assert_string_equal(task_table__cgroup(tt, 960), "/system.slice/svc.service");
+	/* the first record reads the leader (command line and cgroup): the table then gives
+	 * what the records carry */
+	assert_int_equal(task_table__touch(tt, 961, 10, &t), 1);
+	assert_string_equal(t.cgroup, "/system.slice/other.service");
+	assert_string_equal(task_table__cgroup(tt, 961), t.cgroup);
+	/* an exec reads it again; then gone, the process keeps it */
+	cgroup_of(960, "/system.slice/svc2.service");
+	assert_string_equal(task_table__cgroup(tt, 961), "/system.slice/other.service");
+	assert_int_equal(task_table__exec(tt, 960, "svc2", 5, false, 20, &t), 0);
+	assert_string_equal(task_table__cgroup(tt, 961), "/system.slice/svc2.service");
+	assert_int_equal(remove_pids((const unsigned[]){ 960, 961 }, 2), 0);
+	assert_string_equal(task_table__cgroup(tt, 961), "/system.slice/svc2.service");
+	/* a v1-only host: "", and not read again */
+	assert_string_equal(task_table__cgroup(tt, 970), "");
+	cgroup_of(970, "/user.slice");
+	assert_string_equal(task_table__cgroup(tt, 970), "");
+	/* unknown: a tid never seen, a thread whose process the table does not hold */
+	assert_string_equal(task_table__cgroup(tt, 12345), "");
+	assert_int_equal(task_table__event(tt, 980, 981, "child", true, 30, &t), 0);
+	assert_string_equal(task_table__cgroup(tt, 980), "");
+	task_table__free(tt);
+}
+
 static int cgroup_threads_gone(void **state)
 {
-	static const unsigned tids[] = { 900, 901, 902, 910, 911, 920, 921, 930, 940, 950, 951 };
+	static const unsigned tids[] = { 900, 901, 902, 910, 911, 920, 921, 930, 940, 950, 951,
+					 960, 961, 970 };
 
 	(void)state;
 	return remove_pids(tids, sizeof(tids) / sizeof(tids[0]));
@@ -595,6 +641,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_exec_command_line, vm_threads_gone),
 		cmocka_unit_test_teardown(test_vhost_workers, vhost_threads_gone),
 		cmocka_unit_test_teardown(test_cgroup_names, cgroup_threads_gone),
+		cmocka_unit_test_teardown(test_cgroup_of_thread, cgroup_threads_gone),
 		cmocka_unit_test(test_map_names),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_missing_root),

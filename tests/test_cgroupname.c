@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* VM names from cgroup v2 paths (libvirt, systemd units, sessions) and /proc/PID/cgroup's text. */
+/* VM names from cgroup v2 paths (libvirt, systemd units, sessions), /proc/PID/cgroup's text and
+ * a path cut to its first components. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -144,6 +145,38 @@ static void test_proc_cgroup(void **state)
 	assert_string_equal(small, "/machin");	/* truncated */
 }
 
+/* The start of a path that holds its first components, as --serve-cgroup-depth cuts it. */
+static void test_path_prefix(void **state)
+{
+	static const struct {
+		const char *path;
+		unsigned int depth;
+		const char *want;
+	} cases[] = {
+		{ "/system.slice/foo.service/x", 2, "/system.slice/foo.service" },
+		{ "/system.slice/foo.service/x", 1, "/system.slice" },
+		{ "/system.slice/foo.service/x", 3, "/system.slice/foo.service/x" },
+		{ "/system.slice/foo.service/x", 16, "/system.slice/foo.service/x" },
+		{ "/system.slice/foo.service/x", 0, "/" },
+		{ "/init.scope", 2, "/init.scope" },
+		{ "/", 2, "/" },
+		{ "/", 0, "/" },
+		{ "/a/", 1, "/a" },
+		{ "/a/b/c/d", 3, "/a/b/c" },
+		{ "", 2, "" },
+		{ "x/y", 1, "x/y" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = cgroup_path_prefix(cases[i].path, cases[i].depth);
+
+		if (n != strlen(cases[i].want) || strncmp(cases[i].path, cases[i].want, n))
+			fail_msg("%s at depth %u: %.*s, not %s", cases[i].path, cases[i].depth,
+				 (int)n, cases[i].path, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_not_vms),
 		cmocka_unit_test(test_escapes_and_truncation),
 		cmocka_unit_test(test_proc_cgroup),
+		cmocka_unit_test(test_path_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,11 +46,37 @@ static void test_label_escapes(void **state)
 	check_label("back\\slash", "m{a=\"back\\\\slash\"} 1\n");
 	check_label("say \"hi\"", "m{a=\"say \\\"hi\\\"\"} 1\n");
 	check_label("two\nlines", "m{a=\"two\\nlines\"} 1\n");
-	check_label("", "m{a=\"\"} 1\n");
+	check_label("", "m 1\n");	/* an empty value: no label (the format reads it so) */
 	/* valid UTF-8 kept, each invalid byte one '?', tab and other controls kept as they are */
 	check_label("\xc3\xa9t\xc3\xa9", "m{a=\"\xc3\xa9t\xc3\xa9\"} 1\n");
 	check_label("x\xff\xc3(y", "m{a=\"x?" "?(y\"} 1\n");
 	check_label("t\tb", "m{a=\"t\tb\"} 1\n");
+}
+
+/* Labels with an empty value are left out wherever they stand; a NULL value is an error. */
+static void test_empty_labels(void **state)
+{
+	struct promtext_label l[3] = { { "a", "" }, { "b", "y" }, { "c", "" } };
+	struct promtext pt;
+	char *s;
+
+	(void)state;
+	promtext_init(&pt);
+	promtext_sample_u64(&pt, "m", l, 3, 1);
+	l[0].value = "x";
+	promtext_sample_u64(&pt, "m", l, 3, 2);
+	l[1].value = "";
+	l[2].value = "z";
+	promtext_sample_u64(&pt, "m", l, 3, 3);
+	assert_int_equal(promtext_error(&pt), 0);
+	assert_int_equal(pt.series, 3);
+	s = page(&pt);
+	assert_string_equal(s, "m{b=\"y\"} 1\nm{a=\"x\",b=\"y\"} 2\nm{a=\"x\",c=\"z\"} 3\n");
+	free(s);
+	l[1].value = NULL;
+	promtext_sample_u64(&pt, "m", l, 3, 4);
+	assert_int_equal(promtext_error(&pt), -EINVAL);
+	promtext_release(&pt);
 }
 
 static void test_names(void **state)
@@ -243,6 +269,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_label_escapes),
+		cmocka_unit_test(test_empty_labels),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_family_and_values),
 		cmocka_unit_test(test_errors_sticky),

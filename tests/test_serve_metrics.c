@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of user/serve_metrics.c's KVM exit family over frames made here: the kernel's
- * reading (user/live.h) and the capture's counters are wrapped at link time (the Makefile). */
+/* Unit tests of user/serve_metrics.c's KVM exit, ledger and per-cgroup families over frames
+ * made here: the kernel's reading (user/live.h), the capture's counters and the task table's
+ * names and cgroups are wrapped at link time (the Makefile). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,6 +33,7 @@ bool __wrap_capture__run_delay(const struct capture *c);
 int __wrap_task_table__forget_gone(struct task_table *tt,
 				   int (*write)(void *ctx, const struct pwz_task *t), void *ctx);
 const char *__wrap_task_table__name(const struct task_table *tt, uint32_t tid);
+const char *__wrap_task_table__cgroup(struct task_table *tt, uint32_t tid);
 
 struct live *__wrap_live__new(struct capture *cap, struct task_table *tt, uint64_t t0,
 			      bool (*selected)(void *ctx, uint32_t tid), void *ctx, char *err,
@@ -64,10 +66,13 @@ int __wrap_capture__counters(struct capture *c, uint64_t out[PWZ_CNT_MAX])
 	return 0;
 }
 
+/* Whether the capture reads the kernel's charge of the waits (capture__run_delay()). */
+static bool run_delay;
+
 bool __wrap_capture__run_delay(const struct capture *c)
 {
 	(void)c;
-	return false;
+	return run_delay;
 }
 
 int __wrap_task_table__forget_gone(struct task_table *tt,
@@ -81,6 +86,36 @@ const char *__wrap_task_table__name(const struct task_table *tt, uint32_t tid)
 {
 	(void)tt, (void)tid;
 	return NULL;
+}
+
+/* What the wrapped task_table__cgroup() answers: its process leader's path per thread, as the
+ * table keeps it (cg_paths[i] for cg_tids[i]; "" for the others). */
+#define MAX_CG 16
+static uint32_t cg_tids[MAX_CG];
+static const char *cg_paths[MAX_CG];
+static size_t nr_cg;
+
+const char *__wrap_task_table__cgroup(struct task_table *tt, uint32_t tid)
+{
+	(void)tt;
+	for (size_t i = 0; i < nr_cg; i++)
+		if (cg_tids[i] == tid)
+			return cg_paths[i];
+	return "";
+}
+
+/* Thread tid's process is in cgroup path from now on (as the task table would say). */
+static void set_cgroup(uint32_t tid, const char *path)
+{
+	for (size_t i = 0; i < nr_cg; i++) {
+		if (cg_tids[i] == tid) {
+			cg_paths[i] = path;
+			return;
+		}
+	}
+	assert_true(nr_cg < MAX_CG);
+	cg_tids[nr_cg] = tid;
+	cg_paths[nr_cg++] = path;
 }
 
 /* The tid the wrapped live__forget_gone() tells gone at each scrape (0 none), from the first. */
@@ -130,6 +165,31 @@ int __wrap_capture__vcpu_ledgers(struct capture *c, uint64_t end_ns, bool hists,
 	return e;
 }
 
+/* Metrics over the frames f[0 .. n) (each scrape takes the next) with options o, and the empty
+ * page pt. */
+static struct serve_metrics *metrics_over(struct live_frame *f, size_t n,
+					  const struct serve_metrics_opts *o,
+					  const struct pwz_meta *meta, struct promtext *pt)
+{
+	char err[128];
+	struct serve_metrics *sm;
+
+	frames = f;
+	nr_frames = n;
+	promtext_init(pt);
+	sm = serve_metrics__new(NULL, NULL, 0, meta, o, err, sizeof(err));
+	assert_non_null(sm);
+	return sm;
+}
+
+/* The ledgers each scrape reads from now on: led[scrape], n each. */
+static void use_ledgers(const struct pwz_vcpu_ledger (*led)[2], size_t n)
+{
+	ledgers = led;
+	nr_ledgers = n;
+	ledger_reads = 0;
+}
+
 static uint64_t cpu_zero[1];
 
 /* A frame of the tasks and exits given (both borrowed), its threads classified as user/live.c
@@ -177,6 +237,15 @@ static char *family_lines(const struct promtext *pt, const char *name)
 	return s;
 }
 
+/* The lines of family name on pt's page are want. */
+static void check_family(const struct promtext *pt, const char *name, const char *want)
+{
+	char *s = family_lines(pt, name);
+
+	assert_string_equal(s, want);
+	free(s);
+}
+
 /* Scrapes sm once into pt and returns the exit family's lines (the caller frees them). */
 static char *scrape_exits(struct serve_metrics *sm, struct promtext *pt)
 {
@@ -215,17 +284,13 @@ static void test_exits_by_reason(void **state)
 	struct serve_metrics_opts o = { 0 };
 	struct pwz_meta meta = { 0 };
 	struct promtext pt;
-	char err[128], *s;
+	char *s;
 	struct serve_metrics *sm;
 
 	(void)state;
 	assert_int_equal(pwz_meta_add_exit_name(&meta, PWZ_ISA_VMX, 30, "IO_INSTRUCTION"), 0);
 	assert_int_equal(pwz_meta_add_exit_name(&meta, PWZ_ISA_VMX, 12, "HLT"), 0);
-	frames = f;
-	nr_frames = 3;
-	promtext_init(&pt);
-	sm = serve_metrics__new(NULL, NULL, 0, &meta, &o, err, sizeof(err));
-	assert_non_null(sm);
+	sm = metrics_over(f, 3, &o, &meta, &pt);
 
 	s = scrape_exits(sm, &pt);	/* no exits yet */
 	assert_string_equal(s, "");
@@ -253,7 +318,7 @@ static void test_many_reasons(void **state)
 	struct serve_metrics_opts o = { 0 };
 	struct pwz_meta meta = { 0 };
 	struct promtext pt;
-	char err[128], *s, want[MANY * 96], *w = want;
+	char *s, want[MANY * 96], *w = want;
 	struct serve_metrics *sm;
 
 	(void)state;
@@ -267,11 +332,7 @@ static void test_many_reasons(void **state)
 	f[0] = frame(NULL, 0, NULL, 0);
 	f[1] = frame(t, 1, x1, MANY);
 	f[2] = frame(t, 1, x2, MANY);
-	frames = f;
-	nr_frames = 3;
-	promtext_init(&pt);
-	sm = serve_metrics__new(NULL, NULL, 0, &meta, &o, err, sizeof(err));
-	assert_non_null(sm);
+	sm = metrics_over(f, 3, &o, &meta, &pt);
 	free(scrape_exits(sm, &pt));
 	free(scrape_exits(sm, &pt));
 	s = scrape_exits(sm, &pt);
@@ -282,28 +343,6 @@ static void test_many_reasons(void **state)
 	free(s);
 	serve_metrics__free(sm);
 	promtext_release(&pt);
-}
-
-/* Metrics fed frames f[0 .. nf) and, scrape by scrape, ledgers led (nl each; NULL none); the
- * page in pt (initialised here). */
-static struct serve_metrics *metrics_of(struct live_frame *f, size_t nf,
-					const struct pwz_vcpu_ledger (*led)[2], size_t nl,
-					struct promtext *pt)
-{
-	static const struct serve_metrics_opts o = { 0 };
-	static const struct pwz_meta meta = { 0 };
-	struct serve_metrics *sm;
-	char err[128];
-
-	frames = f;
-	nr_frames = nf;
-	ledgers = led;
-	nr_ledgers = nl;
-	ledger_reads = 0;
-	promtext_init(pt);
-	sm = serve_metrics__new(NULL, NULL, 0, &meta, &o, err, sizeof(err));
-	assert_non_null(sm);
-	return sm;
 }
 
 /*
@@ -336,11 +375,15 @@ static void test_ledger_states(void **state)
 	struct live_task t2[] = { task(11, 10, "vmA.vcpu0", 1), task(12, 10, "vmA.vcpu1", 0) };
 	struct live_frame f[] = { frame(t1, 1, NULL, 0), frame(t2, 2, NULL, 0),
 				  frame(NULL, 0, NULL, 0) };
+	struct serve_metrics_opts o = { 0 };
+	struct pwz_meta meta = { 0 };
 	struct promtext pt;
-	struct serve_metrics *sm = metrics_of(f, 3, led, 2, &pt);
 	char *s;
+	struct serve_metrics *sm;
 
 	(void)state;
+	use_ledgers(led, 2);
+	sm = metrics_over(f, 3, &o, &meta, &pt);
 	assert_int_equal(serve_metrics__scrape(sm, &pt), 0);	/* no vCPU yet */
 	s = family_lines(&pt, "pwz_vcpu_seconds_total");
 	assert_string_equal(s, "");
@@ -369,6 +412,395 @@ static void test_ledger_states(void **state)
 	ledgers = NULL;
 }
 
+/* A thread over one interval with the figures given (ns; waits a count). */
+static struct live_task sched_task(uint32_t tid, uint32_t tgid, const char *name, uint64_t run,
+				   uint64_t wait, uint64_t waits, uint64_t delay)
+{
+	struct live_task t = task(tid, tgid, name, 0);
+
+	t.run_ns = run;
+	t.wait_ns = wait;
+	t.waits = waits;
+	t.run_delay_ns = delay;
+	return t;
+}
+
+/* The page of pt as a string that starts with a newline (the caller frees it). */
+static char *page_nl(const struct promtext *pt)
+{
+	char *s = calloc(1, pt->len + 2);
+
+	assert_non_null(s);
+	s[0] = '\n';
+	memcpy(s + 1, pt->buf, pt->len);
+	return s;
+}
+
+/* The value of sample series (name{labels}) on pt's page: seconds as nanoseconds (they are
+ * written with nine decimals), a count as it is; UINT64_MAX when the page has no such line. */
+static uint64_t sample_of(const struct promtext *pt, const char *series)
+{
+	char *page = page_nl(pt), key[512], *at, *end;
+	uint64_t v = UINT64_MAX;
+
+	snprintf(key, sizeof(key), "\n%s ", series);
+	at = strstr(page, key);
+	if (at) {
+		v = strtoull(at + strlen(key), &end, 10);
+		if (*end == '.')
+			v = v * 1000000000ull + strtoull(end + 1, NULL, 10);
+	}
+	free(page);
+	return v;
+}
+
+/* Scrapes sm once into pt. */
+static void scrape(struct serve_metrics *sm, struct promtext *pt)
+{
+	assert_int_equal(serve_metrics__scrape(sm, pt), 0);
+}
+
+/* Every sample whose name starts with prefix on page before (page_nl()) is on page after with
+ * a value no lower. */
+static void check_grown(const char *before, const char *after, const char *prefix)
+{
+	char line[128];
+	const char *p = before;
+	size_t n = 0;
+
+	snprintf(line, sizeof(line), "\n%s", prefix);
+	while ((p = strstr(p, line))) {
+		const char *sp = strchr(p + 1, ' '), *at;
+		char key[512];
+		double a, b;
+
+		assert_non_null(sp);
+		snprintf(key, sizeof(key), "%.*s ", (int)(sp - p), p);
+		at = strstr(after, key);
+		if (!at)
+			fail_msg("%s gone", key + 1);
+		a = strtod(sp + 1, NULL);
+		b = strtod(at + strlen(key), NULL);
+		if (b < a)
+			fail_msg("%s went from %f to %f", key + 1, a, b);
+		p = sp;
+		n++;
+	}
+	assert_true(n > 0);
+}
+
+#define SVC "/system.slice/a.service"
+#define SESSION "/user.slice/user-1000.slice/session-2.scope"
+
+/*
+ * A cgroup's counters are the sums of its threads' figures over the frames, each thread in its
+ * process's path cut to 2 components ("/" is the root, an unknown path "unknown"), sorted by
+ * path; a cgroup idle in a frame keeps its series; no counter decreases.
+ */
+static void test_cgroup_sums(void **state)
+{
+	static const char run2[] =
+		"pwz_cgroup_run_seconds_total{cgroup=\"/\"} 0.125000000\n"
+		"pwz_cgroup_run_seconds_total{cgroup=\"/system.slice/a.service\"} 1.750000000\n"
+		"pwz_cgroup_run_seconds_total{cgroup=\"/user.slice/user-1000.slice\"} 2.000000000\n"
+		"pwz_cgroup_run_seconds_total{cgroup=\"unknown\"} 0.003000000\n";
+	static const char run3[] =
+		"pwz_cgroup_run_seconds_total{cgroup=\"/\"} 0.125000000\n"
+		"pwz_cgroup_run_seconds_total{cgroup=\"/system.slice/a.service\"} 2.750000000\n"
+		"pwz_cgroup_run_seconds_total{cgroup=\"/user.slice/user-1000.slice\"} 2.500000000\n"
+		"pwz_cgroup_run_seconds_total{cgroup=\"unknown\"} 0.003000000\n";
+	static const char ready3[] =
+		"pwz_cgroup_ready_seconds_total{cgroup=\"/\"} 0.001000000\n"
+		"pwz_cgroup_ready_seconds_total{cgroup=\"/system.slice/a.service\"} 0.650000000\n"
+		"pwz_cgroup_ready_seconds_total{cgroup=\"/user.slice/user-1000.slice\"} 0.500000000\n"
+		"pwz_cgroup_ready_seconds_total{cgroup=\"unknown\"} 0.002000000\n";
+	static const char waits3[] =
+		"pwz_cgroup_ready_waits_total{cgroup=\"/\"} 1\n"
+		"pwz_cgroup_ready_waits_total{cgroup=\"/system.slice/a.service\"} 7\n"
+		"pwz_cgroup_ready_waits_total{cgroup=\"/user.slice/user-1000.slice\"} 5\n"
+		"pwz_cgroup_ready_waits_total{cgroup=\"unknown\"} 4\n";
+	static const char kernel3[] =
+		"pwz_cgroup_ready_kernel_seconds_total{cgroup=\"/\"} 0.000000000\n"
+		"pwz_cgroup_ready_kernel_seconds_total{cgroup=\"/system.slice/a.service\"} 0.360000000\n"
+		"pwz_cgroup_ready_kernel_seconds_total{cgroup=\"/user.slice/user-1000.slice\"} 0.000000000\n"
+		"pwz_cgroup_ready_kernel_seconds_total{cgroup=\"unknown\"} 0.000000000\n";
+	struct live_task t1[] = {
+		sched_task(30, 30, "svc", 1000000000, 200000000, 3, 100000000),
+		sched_task(31, 30, "svc-worker", 500000000, 100000000, 2, 50000000),
+		sched_task(40, 40, "svc-helper", 250000000, 50000000, 1, 10000000),
+		sched_task(50, 50, "bash", 2000000000, 0, 0, 0),
+		sched_task(60, 60, "kworker/0:1", 125000000, 1000000, 1, 0),
+		sched_task(70, 70, "gone", 3000000, 2000000, 4, 0),
+	};
+	struct live_task t2[] = {
+		sched_task(30, 30, "svc", 1000000000, 300000000, 1, 200000000),
+		sched_task(50, 50, "bash", 500000000, 500000000, 5, 0),
+	};
+	struct live_frame f[] = { frame(NULL, 0, NULL, 0), frame(t1, 6, NULL, 0),
+				  frame(t2, 2, NULL, 0) };
+	struct serve_metrics_opts o = { .cgroup_depth = 2 };
+	struct pwz_meta meta = { 0 };
+	struct promtext pt;
+	char *s, *before, *after;
+	struct serve_metrics *sm;
+
+	(void)state;
+	nr_cg = 0;
+	set_cgroup(30, SVC "/x");	/* below the cut */
+	set_cgroup(31, SVC "/x");	/* its process's, not its own */
+	set_cgroup(40, SVC);		/* another process, the same cut path: the same series */
+	set_cgroup(50, SESSION);
+	set_cgroup(60, "/");
+	run_delay = true;
+	sm = metrics_over(f, 3, &o, &meta, &pt);
+	scrape(sm, &pt);	/* no thread yet: the families, no series */
+	assert_non_null(strstr(pt.buf, "# TYPE pwz_cgroup_run_seconds_total counter\n"));
+	s = family_lines(&pt, "pwz_cgroup_run_seconds_total");
+	assert_string_equal(s, "");
+	free(s);
+	scrape(sm, &pt);
+	check_family(&pt, "pwz_cgroup_run_seconds_total", run2);
+	assert_int_equal(sample_of(&pt, "pwz_cgroup_ready_kernel_seconds_total{cgroup=\"" SVC "\"}"),
+			 160000000);
+	before = page_nl(&pt);
+	set_cgroup(70, "/late");	/* the table knew nothing of it; no thread of it runs */
+	scrape(sm, &pt);
+	after = page_nl(&pt);
+	check_grown(before, after, "pwz_cgroup_");
+	free(before);
+	free(after);
+	check_family(&pt, "pwz_cgroup_run_seconds_total", run3);
+	check_family(&pt, "pwz_cgroup_ready_seconds_total", ready3);
+	check_family(&pt, "pwz_cgroup_ready_waits_total", waits3);
+	check_family(&pt, "pwz_cgroup_ready_kernel_seconds_total", kernel3);
+	assert_null(strstr(pt.buf, "cgroup=\"/late\""));
+	serve_metrics__free(sm);
+	promtext_release(&pt);
+	run_delay = false;
+}
+
+/*
+ * A cgroup's ready-interval histogram: cumulative buckets with the vCPUs' bounds that count its
+ * threads' ended waits, its _count the +Inf bucket, its _sum their total; a vCPU alone in its
+ * cgroup has the same buckets there as in its own family.
+ */
+static void test_cgroup_hist(void **state)
+{
+	/* a.service's cumulative buckets at 2^10, 2^11, 2^12 ns, and +Inf */
+	static const uint64_t want[] = { 2, 5, 6, 7 };
+	struct live_task t1[] = {
+		sched_task(30, 30, "svc", 1000, 1000, 3, 0),
+		sched_task(31, 30, "svc-worker", 1000, 1000, 3, 0),
+		sched_task(11, 10, "vmA.vcpu0", 1000, 1000, 3, 0),
+	};
+	struct live_task t2[] = { sched_task(40, 40, "svc-helper", 1000, 1000, 1, 0) };
+	struct live_frame f[3];
+	struct serve_metrics_opts o = { .cgroup_depth = 2 };
+	struct pwz_meta meta = { 0 };
+	struct promtext pt;
+	char series[256], vseries[256];
+	static const char *const le[] = { "0.000001024", "0.000002048", "0.000004096", "+Inf" };
+	struct serve_metrics *sm;
+
+	(void)state;
+	t1[0].wait_hist[0] = 2;			/* [0, 2^10) */
+	t1[0].wait_hist[1] = 1;			/* [2^10, 2^10 + 2^8): below 2^11 */
+	t1[0].ended_wait_ns = 1500;
+	t1[1].wait_hist[PWZ_WHIST_SUB] = 2;	/* the octave's top bucket: below 2^11 still */
+	t1[1].wait_hist[PWZ_WHIST_SUB + 1] = 1;	/* [2^11, ...): below 2^12 */
+	t1[1].ended_wait_ns = 6000;
+	t1[2].wait_hist[PWZ_WHIST_SUB + 2] = 3;	/* the vCPU: below 2^12 */
+	t1[2].ended_wait_ns = 7000;
+	t2[0].wait_hist[PWZ_WHIST_BUCKETS - 1] = 1;	/* 2^35 ns and longer: +Inf only */
+	t2[0].ended_wait_ns = 40000000000ull;
+	f[0] = frame(NULL, 0, NULL, 0);
+	f[1] = frame(t1, 3, NULL, 0);
+	f[2] = frame(t2, 1, NULL, 0);
+	nr_cg = 0;
+	set_cgroup(30, SVC);
+	set_cgroup(31, SVC);
+	set_cgroup(40, SVC "/sub");
+	set_cgroup(11, "/machine.slice/vmA.scope/libvirt/emulator");
+	sm = metrics_over(f, 3, &o, &meta, &pt);
+	scrape(sm, &pt);
+	scrape(sm, &pt);
+	scrape(sm, &pt);
+	assert_non_null(strstr(pt.buf, "# TYPE pwz_cgroup_ready_interval_seconds histogram\n"));
+	for (size_t j = 0; j < 4; j++) {
+		snprintf(series, sizeof(series),
+			 "pwz_cgroup_ready_interval_seconds_bucket{cgroup=\"" SVC "\",le=\"%s\"}", le[j]);
+		assert_int_equal(sample_of(&pt, series), want[j]);
+	}
+	/* cumulative: the bound 2^35 holds the 6 below 2^12, not the wait of 40 s */
+	assert_int_equal(sample_of(&pt, "pwz_cgroup_ready_interval_seconds_bucket{cgroup=\"" SVC
+				   "\",le=\"34.359738368\"}"), 6);
+	assert_int_equal(sample_of(&pt, "pwz_cgroup_ready_interval_seconds_count{cgroup=\"" SVC
+				   "\"}"), 7);
+	assert_int_equal(sample_of(&pt, "pwz_cgroup_ready_interval_seconds_sum{cgroup=\"" SVC
+				   "\"}"), 40000007500ull);
+	/* the vCPU's two histograms: the same writer, the same buckets */
+	for (unsigned int j = 0; j <= PWZ_WHIST_MAX_LOG2 - PWZ_WHIST_MIN_LOG2 + 1; j++) {
+		char b[32];
+
+		if (j <= PWZ_WHIST_MAX_LOG2 - PWZ_WHIST_MIN_LOG2)
+			snprintf(b, sizeof(b), "%.9f", (double)(1ull << (PWZ_WHIST_MIN_LOG2 + j)) / 1e9);
+		else
+			snprintf(b, sizeof(b), "+Inf");
+		snprintf(series, sizeof(series),
+			 "pwz_cgroup_ready_interval_seconds_bucket{cgroup=\"/machine.slice/vmA.scope\",le=\"%s\"}",
+			 b);
+		snprintf(vseries, sizeof(vseries),
+			 "pwz_vcpu_ready_interval_seconds_bucket{vm=\"vmA\",cgroup=\"/machine.slice/vmA.scope/libvirt/emulator\",vcpu=\"0\",le=\"%s\"}",
+			 b);
+		assert_int_equal(sample_of(&pt, series), j < 2 ? 0 : 3);
+		assert_int_equal(sample_of(&pt, vseries), j < 2 ? 0 : 3);
+	}
+	assert_int_equal(sample_of(&pt, "pwz_vcpu_ready_interval_seconds_sum{vm=\"vmA\",cgroup=\"/machine.slice/vmA.scope/libvirt/emulator\",vcpu=\"0\"}"),
+			 7000);
+	serve_metrics__free(sm);
+	promtext_release(&pt);
+}
+
+/* Scrapes two frames of one thread in cgroup path at depth and returns the page (freed by the
+ * caller). */
+static char *page_at_depth(unsigned int depth, const char *path)
+{
+	struct live_task t1[] = { sched_task(30, 30, "svc", 1000000, 0, 0, 0) };
+	struct live_frame f[] = { frame(NULL, 0, NULL, 0), frame(t1, 1, NULL, 0) };
+	struct serve_metrics_opts o = { .cgroup_depth = depth };
+	struct pwz_meta meta = { 0 };
+	struct promtext pt;
+	char *s;
+	struct serve_metrics *sm;
+
+	nr_cg = 0;
+	set_cgroup(30, path);
+	sm = metrics_over(f, 2, &o, &meta, &pt);
+	scrape(sm, &pt);
+	scrape(sm, &pt);
+	s = page_nl(&pt);
+	serve_metrics__free(sm);
+	promtext_release(&pt);
+	return s;
+}
+
+/* --serve-cgroup-depth: the path cut to that many components, whole when shorter; 0 none of
+ * the families. */
+static void test_cgroup_depth(void **state)
+{
+	static const struct {
+		unsigned int depth;
+		const char *path, *want;
+	} cases[] = {
+		{ 1, SVC "/x/y", "/system.slice" },
+		{ 2, SVC "/x/y", SVC },
+		{ 3, SVC "/x/y", SVC "/x" },
+		{ 16, SVC "/x/y", SVC "/x/y" },
+		{ 2, "/init.scope", "/init.scope" },
+		{ 2, "/", "/" },
+		{ 2, "", "unknown" },
+	};
+	char want[256], *s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = page_at_depth(cases[i].depth, cases[i].path);
+		snprintf(want, sizeof(want), "\npwz_cgroup_run_seconds_total{cgroup=\"%s\"} 0.001000000\n",
+			 cases[i].want);
+		if (!strstr(s, want))
+			fail_msg("depth %u of %s: no %s", cases[i].depth, cases[i].path, want + 1);
+		assert_int_equal(strstr(strstr(s, want) + 1, "\npwz_cgroup_run_seconds_total{"), NULL);
+		free(s);
+	}
+	s = page_at_depth(0, SVC);
+	assert_null(strstr(s, "pwz_cgroup_"));
+	assert_null(strstr(s, "cgroup="));
+	free(s);
+}
+
+#define VM_CG "/machine.slice/machine-qemu-1-vmA.scope/libvirt/emulator"
+
+/*
+ * Every VM family carries the cgroup of the VM's process, whole, as it was when the VM was first
+ * seen (a later change makes no new series); a VM whose cgroup was unknown then has no label.
+ */
+static void test_vm_cgroup_label(void **state)
+{
+	static const char *const with_vcpu[] = {
+		"pwz_vcpu_run_seconds_total", "pwz_vcpu_ready_seconds_total",
+		"pwz_vcpu_ready_waits_total", "pwz_vcpu_ready_interval_seconds_count",
+		"pwz_vcpu_ready_interval_seconds_sum",
+	};
+	static const char *const per_vm[] = {
+		"pwz_vm_run_seconds_total", "pwz_vm_ready_seconds_total", "pwz_vm_ready_waits_total",
+		"pwz_vm_emulator_run_seconds_total", "pwz_vm_seconds_total", "pwz_vm_costop_seconds_total",
+	};
+	static const struct pwz_vcpu_ledger led[2][2] = {
+		{ { .tid = 11, .ns = { 1000000000 }, .costop_ns = 5 }, { .tid = 21 } },
+		{ { .tid = 11, .ns = { 2000000000 }, .costop_ns = 5 }, { .tid = 21 } },
+	};
+	struct live_task t1[] = { sched_task(10, 10, "qemu", 7000, 0, 0, 0),
+				  sched_task(11, 10, "vmA.vcpu0", 1000, 500, 1, 0),
+				  sched_task(21, 20, "vmB.vcpu0", 1000, 0, 0, 0) };
+	struct live_task t2[] = { t1[0], t1[1],
+				  sched_task(12, 10, "vmA.vcpu1", 1000, 0, 0, 0), t1[2] };
+	struct live_exit x1[] = { { 11, PWZ_ISA_VMX, 30, 2, 100 } };
+	struct live_frame f[] = { frame(t1, 3, x1, 1), frame(t2, 4, x1, 1) };
+	struct serve_metrics_opts o = { 0 };
+	struct pwz_meta meta = { 0 };
+	struct promtext pt;
+	char series[256], *s;
+	struct serve_metrics *sm;
+
+	(void)state;
+	nr_cg = 0;
+	set_cgroup(10, VM_CG);
+	set_cgroup(11, VM_CG);	/* its process's */
+	use_ledgers(led, 2);
+	sm = metrics_over(f, 2, &o, &meta, &pt);
+	scrape(sm, &pt);
+	set_cgroup(10, "/elsewhere");	/* moved, and vmB's now known: the labels stay */
+	set_cgroup(11, "/elsewhere");
+	set_cgroup(12, "/elsewhere");	/* a vCPU of vmA seen after the move */
+	set_cgroup(21, "/machine.slice/vmB.scope");
+	scrape(sm, &pt);
+	assert_int_equal(sample_of(&pt, "pwz_vcpu_run_seconds_total{vm=\"vmA\",cgroup=\"" VM_CG
+				   "\",vcpu=\"1\"}"), 1000);
+	for (size_t i = 0; i < sizeof(with_vcpu) / sizeof(with_vcpu[0]); i++) {
+		snprintf(series, sizeof(series), "%s{vm=\"vmA\",cgroup=\"" VM_CG "\",vcpu=\"0\"}",
+			 with_vcpu[i]);
+		if (sample_of(&pt, series) == UINT64_MAX)
+			fail_msg("no %s", series);
+		snprintf(series, sizeof(series), "%s{vm=\"vmB\",vcpu=\"0\"}", with_vcpu[i]);
+		if (sample_of(&pt, series) == UINT64_MAX)
+			fail_msg("no %s", series);
+	}
+	assert_int_equal(sample_of(&pt, "pwz_vcpu_run_seconds_total{vm=\"vmA\",cgroup=\"" VM_CG
+				   "\",vcpu=\"0\"}"), 2000);
+	assert_int_equal(sample_of(&pt, "pwz_vcpu_exits_total{vm=\"vmA\",cgroup=\"" VM_CG
+				   "\",vcpu=\"0\",reason=\"30\"}"), 4);
+	assert_int_equal(sample_of(&pt, "pwz_vcpu_seconds_total{vm=\"vmA\",cgroup=\"" VM_CG
+				   "\",vcpu=\"0\",state=\"guest\"}"), 2000000000);
+	assert_int_equal(sample_of(&pt, "pwz_vcpu_costop_seconds_total{vm=\"vmA\",cgroup=\"" VM_CG
+				   "\",vcpu=\"0\"}"), 5);
+	for (size_t i = 0; i < sizeof(per_vm) / sizeof(per_vm[0]); i++) {
+		snprintf(series, sizeof(series), "%s{vm=\"vmA\",cgroup=\"" VM_CG "\"", per_vm[i]);
+		if (!strstr(pt.buf, series))
+			fail_msg("no %s", series);
+	}
+	assert_int_equal(sample_of(&pt, "pwz_vm_emulator_run_seconds_total{vm=\"vmA\",cgroup=\""
+				   VM_CG "\"}"), 14000);
+	assert_int_equal(sample_of(&pt, "pwz_vm_emulator_run_seconds_total{vm=\"vmB\"}"), 0);
+	s = page_nl(&pt);
+	assert_null(strstr(s, "/elsewhere"));
+	assert_null(strstr(s, "vmB.scope"));
+	assert_null(strstr(s, "cgroup=\"\""));
+	free(s);
+	serve_metrics__free(sm);
+	promtext_release(&pt);
+	ledgers = NULL;
+}
+
 /*
  * A vCPU thread gone (live__forget_gone()) leaves its series as they were; a new vCPU thread
  * on its tid, under the same name, starts a ledger from nothing in the kernel, and the series
@@ -382,33 +814,35 @@ static void test_ledger_recycled_tid(void **state)
 		{ { .tid = 11, .ns = { 750000000 } } },
 	};
 	static const uint32_t gone[] = { 11, 0, 0 };
+	static const char *const want[] = { "2.000000000\n", "2.500000000\n", "2.750000000\n" };
+	static const struct serve_metrics_opts o = { 0 };
+	static const struct pwz_meta meta = { 0 };
 	struct live_task t1[] = { task(11, 10, "vmA.vcpu0", 1) };
 	struct live_frame f[] = { frame(t1, 1, NULL, 0), frame(t1, 1, NULL, 0),
 				  frame(t1, 1, NULL, 0) };
-	const char *guest = "pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"guest\"} ";
-	static const char *const want[] = { "2.000000000\n", "2.500000000\n", "2.750000000\n" };
 	struct promtext pt;
 	struct serve_metrics *sm;
-	char *s;
 
 	(void)state;
 	forget_at = gone;
 	nr_forget_at = 3;
 	forget_calls = 0;
-	sm = metrics_of(f, 3, led, 1, &pt);
+	use_ledgers(led, 1);
+	sm = metrics_over(f, 3, &o, &meta, &pt);
 	for (int i = 0; i < 3; i++) {
-		char line[128];
+		char line[128], *s;
 
 		assert_int_equal(serve_metrics__scrape(sm, &pt), 0);
 		s = family_lines(&pt, "pwz_vcpu_seconds_total");
-		snprintf(line, sizeof(line), "%s%s", guest, want[i]);
+		snprintf(line, sizeof(line),
+			 "pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"guest\"} %s", want[i]);
 		if (!strstr(s, line))
 			fail_msg("scrape %d: want %sgot:\n%s", i, line, s);
 		free(s);
 	}
 	serve_metrics__free(sm);
 	promtext_release(&pt);
-	ledgers = NULL;
+	use_ledgers(NULL, 0);
 	forget_at = NULL;
 	nr_forget_at = 0;
 }
@@ -420,6 +854,10 @@ int main(void)
 		cmocka_unit_test(test_many_reasons),
 		cmocka_unit_test(test_ledger_states),
 		cmocka_unit_test(test_ledger_recycled_tid),
+		cmocka_unit_test(test_cgroup_sums),
+		cmocka_unit_test(test_cgroup_hist),
+		cmocka_unit_test(test_cgroup_depth),
+		cmocka_unit_test(test_vm_cgroup_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,6 +91,9 @@ static const char usage[] =
 "                          own cost and drops; counters that only grow\n"
 "      --serve-threads N   also per-thread series for the N busiest threads (the rest in\n"
 "                          thread=\"other\"); default none\n"
+"      --serve-cgroup-depth N  per-cgroup run and ready series, each thread's process's\n"
+"                          cgroup v2 path cut to its first N components (default 2:\n"
+"                          /system.slice/foo.service); 0 none, at most 16\n"
 "  -h, --help              this help\n"
 "  -V, --version           the version\n"
 "\n"
@@ -119,7 +122,7 @@ enum {
 	OPT_AGGONLY, OPT_PERFDATA, OPT_RINGBUF, OPT_RAWTP, OPT_MODE, OPT_REMAP,
 	OPT_LIVE, OPT_BATCH, OPT_JSON, OPT_FLIGHT, OPT_FLIGHT_MB, OPT_TRIG_WAIT, OPT_TRIG_EXIT,
 	OPT_AFTER, OPT_ONCE, OPT_IRQ, OPT_NOWAKER, OPT_FORCE, OPT_ARM_AFTER, OPT_SERVE,
-	OPT_SERVE_THREADS,
+	OPT_SERVE_THREADS, OPT_SERVE_CGROUP_DEPTH,
 };
 
 static const struct option long_opts[] = {
@@ -145,6 +148,7 @@ static const struct option long_opts[] = {
 	{ "live", no_argument, NULL, OPT_LIVE },
 	{ "serve", required_argument, NULL, OPT_SERVE },
 	{ "serve-threads", required_argument, NULL, OPT_SERVE_THREADS },
+	{ "serve-cgroup-depth", required_argument, NULL, OPT_SERVE_CGROUP_DEPTH },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "count", required_argument, NULL, 'n' },
 	{ "batch", no_argument, NULL, OPT_BATCH },
@@ -261,11 +265,12 @@ static int parse_dur(const char *arg, unsigned int def_digits, uint64_t max_ns, 
 	return numopt_parse_ns(arg, def_digits, max_ns, ns);
 }
 
-/* --serve and --serve-threads (given the rest). Returns 0 or -EINVAL with err. */
+/* --serve and its options (given the rest). Returns 0 or -EINVAL with err. */
 static int check_serve(const struct capture_opts *o, char *err, size_t errlen)
 {
-	if (o->serve_threads && !o->serve) {
-		snprintf(err, errlen, "--serve-threads belongs to --serve (add --serve [ADDR:]PORT)");
+	if ((o->serve_threads || o->serve_cgroup_depth_given) && !o->serve) {
+		snprintf(err, errlen, "%s belongs to --serve (add --serve [ADDR:]PORT)",
+			 o->serve_threads ? "--serve-threads" : "--serve-cgroup-depth");
 		return -EINVAL;
 	}
 	if (!o->serve)
@@ -297,6 +302,17 @@ static int parse_serve_opt(struct capture_opts *o, int c, const char *arg, char 
 	if (c == OPT_SERVE) {
 		o->serve = arg;
 		return serve_parse_listen(arg, &sa, &len, err, errlen);
+	}
+	if (c == OPT_SERVE_CGROUP_DEPTH) {
+		v = 0;	/* "0": no per-cgroup series */
+		if (strcmp(arg, "0") && numopt_parse_count(arg, CAPTURE_MAX_SERVE_CGROUP_DEPTH, &v)) {
+			snprintf(err, errlen, "--serve-cgroup-depth '%s': give a number of path components from 0 (no per-cgroup series) to %d",
+				 arg, CAPTURE_MAX_SERVE_CGROUP_DEPTH);
+			return -EINVAL;
+		}
+		o->serve_cgroup_depth = (unsigned int)v;
+		o->serve_cgroup_depth_given = true;
+		return 0;
 	}
 	if (numopt_parse_count(arg, CAPTURE_MAX_SERVE_THREADS, &v)) {
 		snprintf(err, errlen, "--serve-threads '%s': give a number of threads from 1 to %d",
@@ -529,6 +545,7 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 	o->run_name = "perf";
 	o->ringbuf_mb = 16;
 	o->interval_s = 1.0;
+	o->serve_cgroup_depth = CAPTURE_SERVE_CGROUP_DEPTH;
 
 	argc = split_command(o, argc, argv, err, errlen);
 	if (argc < 0)
@@ -578,6 +595,7 @@ int capture_opts_parse(struct capture_opts *o, int argc, char **argv, char *err,
 		case OPT_LIVE: o->live = true; break;
 		case OPT_SERVE:
 		case OPT_SERVE_THREADS:
+		case OPT_SERVE_CGROUP_DEPTH:
 			rc = parse_serve_opt(o, c, optarg, err, errlen);
 			break;
 		case 'i':
@@ -682,6 +700,8 @@ void capture_opts_describe(const struct capture_opts *o, char *out, size_t outle
 		ADD(" serve=%s", o->serve);
 	if (o->serve_threads)
 		ADD(" serve-threads=%u", o->serve_threads);
+	if (o->serve && o->serve_cgroup_depth != CAPTURE_SERVE_CGROUP_DEPTH)
+		ADD(" serve-cgroup-depth=%u", o->serve_cgroup_depth);
 	if (o->flight_s)
 		ADD(" flight=%g", o->flight_s);
 	if (o->flight_mb)

@@ -15,6 +15,8 @@
 #define CAPTURE_MAX_FLIGHT_S 3600.0	/* --flight upper bound: one hour */
 #define CAPTURE_MAX_FLIGHT_MB 65536	/* --flight-mb upper bound */
 #define CAPTURE_MAX_SERVE_THREADS 10000	/* --serve-threads upper bound */
+#define CAPTURE_SERVE_CGROUP_DEPTH 2	/* --serve-cgroup-depth default */
+#define CAPTURE_MAX_SERVE_CGROUP_DEPTH 16	/* --serve-cgroup-depth upper bound */
 
 struct capture_opts {
 	double sleep_s;			/* -s: capture length in seconds (> 0); default 1 */
@@ -59,6 +61,9 @@ struct capture_opts {
 	bool once;			/* --once: stop after the first dump */
 	const char *serve;		/* --serve [ADDR:]PORT: metrics over HTTP; NULL off */
 	uint32_t serve_threads;		/* --serve-threads N: per-thread series for the N busiest */
+	unsigned int serve_cgroup_depth;	/* --serve-cgroup-depth N: per-cgroup series, the
+					 * paths cut to N components; 0 none; default 2 */
+	bool serve_cgroup_depth_given;	/* given (it belongs to --serve) */
 	char **command;			/* after "--": the command's argv (NULL-terminated),
 					 * pointing into the caller's argv; NULL when none */
 	int nr_command;

@@ -224,8 +224,9 @@ static bool is_kthread(const struct task_table *tt, uint32_t tgid)
 	       strtoul(p + 6, NULL, 10) == 2;
 }
 
-/* The cgroup v2 path of leader l from proc_root/<tgid>/cgroup, kept once found (cg_checked);
- * a read that finds none (the process gone) keeps what was known. */
+/* The cgroup v2 path of leader l from proc_root/<tgid>/cgroup, kept once read (cg_checked);
+ * a read that finds no file (the process gone) or no path in it (a v1-only host) keeps what
+ * was known; only the first is tried again. */
 static void read_cgroup(const struct task_table *tt, struct tt_entry *l)
 {
 	char path[512], buf[8192], cg[4096];
@@ -233,10 +234,11 @@ static void read_cgroup(const struct task_table *tt, struct tt_entry *l)
 
 	snprintf(path, sizeof(path), "%s/%u/cgroup", tt->proc_root, l->tid);
 	n = read_small(path, buf, sizeof(buf));
-	if (n <= 0 || !cgroup_v2_path(buf, (size_t)n, cg, sizeof(cg)))
+	if (n <= 0)
 		return;
-	copy_str(l->cgroup, sizeof(l->cgroup), cg);
 	l->cg_checked = true;
+	if (cgroup_v2_path(buf, (size_t)n, cg, sizeof(cg)))
+		copy_str(l->cgroup, sizeof(l->cgroup), cg);
 }
 
 /* Reads the command line and the cgroup of leader l from proc_root: its -name, whether it is
@@ -430,6 +432,18 @@ const char *task_table__name(const struct task_table *tt, uint32_t tid)
 		return g ? tt->names[g->name - 1] : NULL;
 	}
 	return e->emitted ? e->name : e->comm;
+}
+
+const char *task_table__cgroup(struct task_table *tt, uint32_t tid)
+{
+	uint32_t tgid = task_table__tgid(tt, tid);
+	struct tt_entry *l = tgid ? find(tt, tgid) : NULL;
+
+	if (!l)
+		return "";
+	if (!l->cg_checked)
+		read_cgroup(tt, l);
+	return l->cgroup;
 }
 
 bool task_table__display_name(struct task_table *tt, uint32_t tid, char *out, size_t outlen)

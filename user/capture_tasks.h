@@ -75,6 +75,18 @@ const char *task_table__name(const struct task_table *tt, uint32_t tid);
 uint32_t task_table__tgid(const struct task_table *tt, uint32_t tid);
 
 /*
+ * The cgroup v2 path of thread tid's process leader as the table keeps it, the path its task
+ * records carry (above): read from proc_root/<tgid>/cgroup with the leader's command line, or,
+ * when nothing has read it yet for the program (an exec starts afresh), now; not read again
+ * for each call. A process gone keeps what was read; a file without the unified hierarchy's
+ * line (a v1-only host) gives "" and is not read again. "" when unknown: tid unknown, its
+ * process not in the table (unknown, or forgotten: task_table__forget_gone()), or no path
+ * read. Never NULL; the string is the table's, valid until the next call that changes the
+ * table.
+ */
+const char *task_table__cgroup(struct task_table *tt, uint32_t tid);
+
+/*
  * The display name of thread tid into out (outlen bytes): as written when its record was, else
  * as it would be written now (its --map name, or its comm and its process's VM name): what -t
  * matches a thread against before its first record. False (out untouched) when tid is unknown.

@@ -262,6 +262,10 @@ static int sink_task(void *ctx, const struct capture_task_event *k)
 		r->inherited++;
 	if (r->o.nr_tasks)
 		follow_task(r, k->tid, k->comm);
+	/* --serve: a new process's cgroup read now (a process that ends between two scrapes is
+	 * gone from /proc by the scrape that counts it) */
+	if (k->is_new && r->o.serve && k->tid == k->tgid)
+		task_table__cgroup(r->tt, k->tid);
 	return named > 0 ? write_task(r, &task) : 0;
 }
 
@@ -1466,6 +1470,7 @@ static int run_live(struct run *r)
 static int run_serve(struct run *r)
 {
 	struct serve_metrics_opts so = { .threads = r->o.serve_threads,
+					 .cgroup_depth = r->o.serve_cgroup_depth,
 					 .selected = r->filter ? run_selected : NULL, .ctx = r };
 	struct sockaddr_storage sa;
 	socklen_t len;

@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "capture_meta.h"
 #include "capture_tasks.h"
+#include "cgroupname.h"
 #include "exitroll.h"
 #include "keymap.h"
 #include "live.h"
@@ -33,9 +34,8 @@ struct sm_ledger {
 	uint64_t costop_ns;
 };
 
-/* One vCPU of a VM: the series {vm, vcpu}. */
-struct sm_vcpu {
-	char vcpu[24];			/* its label: the index, or "tid<tid>" when unknown */
+/* The run and ready figures of a set of threads (a vCPU's, a cgroup's) since the start. */
+struct sm_sched {
 	uint64_t run_ns;		/* on-CPU time of its threads */
 	uint64_t ready_ns;		/* their run-queue waits */
 	uint64_t ready_kernel_ns;	/* the kernel's charge of them (model.h R9) */
@@ -45,15 +45,23 @@ struct sm_vcpu {
 					 * 2^(PWZ_WHIST_MIN_LOG2 + j) ns and not below the bound
 					 * before, [SM_READY_LE] the longer ones */
 	uint64_t ready_le_ns;		/* their total */
+};
+
+/* One vCPU of a VM: the series {vm, cgroup, vcpu}. */
+struct sm_vcpu {
+	char vcpu[24];			/* its label: the index, or "tid<tid>" when unknown */
+	struct sm_sched s;		/* its threads' run and ready figures */
 	struct exitroll exits;		/* its exits since the start by reason (count only), in
 					 * order of first sight */
 	bool has_ledger;		/* a thread of it has a ledger (model.h R10) */
 	struct sm_ledger led;		/* its threads' ledgers since the start */
 };
 
-/* One VM: the series {vm}. */
+/* One VM: the series {vm, cgroup}. */
 struct sm_vm {
 	char name[PWZ_NAME_MAX];	/* its label */
+	char cgroup[PWZ_CGROUP_MAX];	/* its cgroup label: the cgroup v2 path of the process
+					 * it was first seen in, then; "" unknown (no label) */
 	uint32_t pid;			/* its process as last seen (0 unknown) */
 	uint64_t emu_run_ns;		/* on-CPU time of the process's other threads */
 	struct sm_vcpu *vcpus;
@@ -67,6 +75,16 @@ struct sm_vcpu_ref {
 	uint32_t vcpu;			/* index in its vcpus */
 	struct sm_ledger last;		/* the thread's ledger as last added */
 };
+
+/* A cgroup: the series {cgroup}. */
+struct sm_cgroup {
+	char path[PWZ_CGROUP_MAX];	/* its label: a path cut to o.cgroup_depth components,
+					 * or SM_CGROUP_UNKNOWN */
+	struct sm_sched s;		/* its threads' run and ready figures */
+};
+
+/* The cgroup label of the threads whose cgroup is unknown (a path starts with '/'). */
+#define SM_CGROUP_UNKNOWN "unknown"
 
 /* A thread, for --serve-threads. */
 struct sm_thread {
@@ -106,6 +124,8 @@ struct serve_metrics {
 	struct keymap vcpu_tids;	/* vCPU tid -> index in vcpu_refs */
 	struct sm_vcpu_ref *vcpu_refs;
 	size_t cap_refs;
+	struct sm_cgroup *cgroups;	/* the cgroups seen, by path (strcmp()) */
+	size_t nr_cgroups, cap_cgroups;
 	struct sm_thread *thr;		/* --serve-threads: threads seen, by tid */
 	size_t nr_thr, cap_thr;
 	uint64_t other_run_ns;		/* threads without a series (and those gone) */
@@ -160,8 +180,10 @@ err_free:
 	return NULL;
 }
 
-/* The VM named name (added when new), its pid noted. NULL on ENOMEM. */
-static struct sm_vm *vm_get(struct serve_metrics *sm, const char *name, uint32_t pid)
+/* The VM named name (added when new, with the cgroup of thread tid's process), its pid
+ * noted. NULL on ENOMEM. */
+static struct sm_vm *vm_get(struct serve_metrics *sm, const char *name, uint32_t tid,
+			    uint32_t pid)
 {
 	struct sm_vm *v;
 
@@ -177,6 +199,7 @@ static struct sm_vm *vm_get(struct serve_metrics *sm, const char *name, uint32_t
 	v = &sm->vms[sm->nr_vms++];
 	memset(v, 0, sizeof(*v));
 	snprintf(v->name, sizeof(v->name), "%s", name);
+	snprintf(v->cgroup, sizeof(v->cgroup), "%s", task_table__cgroup(sm->tt, tid));
 	v->pid = pid;
 	return v;
 }
@@ -218,7 +241,7 @@ static struct sm_vcpu *vcpu_of(struct serve_metrics *sm, const struct live_task 
 				      task_table__name(sm->tt, t->tgid) : NULL,
 				      vm, sizeof(vm), label, sizeof(label)))
 		return NULL;
-	v = vm_get(sm, vm, t->tgid);
+	v = vm_get(sm, vm, t->tid, t->tgid);
 	ci = v ? vcpu_get(v, label) : -ENOMEM;
 	ref = ci >= 0 ? keymap_get(&sm->vcpu_tids, t->tid, 0, &added) : ci;
 	if (ref < 0 || array_reserve((void **)&sm->vcpu_refs, &sm->cap_refs, (size_t)ref + 1,
@@ -244,12 +267,17 @@ static unsigned int ready_le_of(unsigned int b)
 	return (b - 1) / PWZ_WHIST_SUB + 1;	/* its octave's top */
 }
 
-/* Adds thread t's ended waits of one frame to vCPU c's ready-interval histogram. */
-static void add_ready_hist(struct sm_vcpu *c, const struct live_task *t)
+/* Adds thread t's interval (one frame's) to s: its run and ready figures, its ended waits by
+ * length. */
+static void sched_add(struct sm_sched *s, const struct live_task *t)
 {
+	s->run_ns += t->run_ns;
+	s->ready_ns += t->wait_ns;
+	s->ready_kernel_ns += t->run_delay_ns;
+	s->waits += t->waits;
 	for (unsigned int b = 0; b < PWZ_WHIST_BUCKETS; b++)
-		c->ready_le[ready_le_of(b)] += t->wait_hist[b];
-	c->ready_le_ns += t->ended_wait_ns;
+		s->ready_le[ready_le_of(b)] += t->wait_hist[b];
+	s->ready_le_ns += t->ended_wait_ns;
 }
 
 /* Adds to acc[i] what now[i] grew past last[i], and keeps now[i] in last[i] (n counters). */
@@ -325,28 +353,88 @@ static struct sm_vm *vm_of_pid(struct serve_metrics *sm, uint32_t tgid)
 	return NULL;
 }
 
-/* The --serve-threads entry of tid (added when new), or NULL on ENOMEM. */
-static struct sm_thread *thread_get(struct serve_metrics *sm, uint32_t tid)
+/*
+ * The entry of key in the sorted array *arr (*nr entries of size sz, room for *cap), found by
+ * cmp(key, entry) (< 0, 0, > 0 as key sorts before, with, after entry), or added zeroed in its
+ * place when absent (*added then true). NULL on ENOMEM (the array unchanged).
+ */
+static void *sorted_get(void **arr, size_t *nr, size_t *cap, size_t sz, const void *key,
+			int (*cmp)(const void *key, const void *entry), bool *added)
 {
-	size_t lo = 0, hi = sm->nr_thr;
+	size_t lo = 0, hi = *nr;
+	char *at;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (sm->thr[mid].tid < tid)
+		if (cmp(key, (char *)*arr + mid * sz) > 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < sm->nr_thr && sm->thr[lo].tid == tid)
-		return &sm->thr[lo];
-	if (array_reserve((void **)&sm->thr, &sm->cap_thr, sm->nr_thr + 1, sizeof(*sm->thr)))
+	*added = false;
+	if (lo < *nr && !cmp(key, (char *)*arr + lo * sz))
+		return (char *)*arr + lo * sz;
+	if (array_reserve(arr, cap, *nr + 1, sz))
 		return NULL;
-	memmove(&sm->thr[lo + 1], &sm->thr[lo], (sm->nr_thr - lo) * sizeof(*sm->thr));
-	sm->nr_thr++;
-	memset(&sm->thr[lo], 0, sizeof(*sm->thr));
-	sm->thr[lo].tid = tid;
-	return &sm->thr[lo];
+	at = (char *)*arr + lo * sz;
+	memmove(at + sz, at, (*nr - lo) * sz);
+	memset(at, 0, sz);
+	(*nr)++;
+	*added = true;
+	return at;
+}
+
+static int thread_cmp(const void *key, const void *entry)
+{
+	uint32_t tid = *(const uint32_t *)key, e = ((const struct sm_thread *)entry)->tid;
+
+	return tid < e ? -1 : tid > e;
+}
+
+/* The --serve-threads entry of tid (added when new), or NULL on ENOMEM. */
+static struct sm_thread *thread_get(struct serve_metrics *sm, uint32_t tid)
+{
+	bool added;
+	struct sm_thread *th = sorted_get((void **)&sm->thr, &sm->nr_thr, &sm->cap_thr,
+					  sizeof(*sm->thr), &tid, thread_cmp, &added);
+
+	if (th && added)
+		th->tid = tid;
+	return th;
+}
+
+static int cgroup_cmp(const void *key, const void *entry)
+{
+	return strcmp(key, ((const struct sm_cgroup *)entry)->path);
+}
+
+/* Adds t's interval to its cgroup's figures: its process's path cut to o.cgroup_depth
+ * components, SM_CGROUP_UNKNOWN when unknown (the cgroup added when new). Returns 0 or
+ * -ENOMEM. */
+static int add_cgroup(struct serve_metrics *sm, const struct live_task *t)
+{
+	const char *path;
+	char cut[PWZ_CGROUP_MAX];
+	struct sm_cgroup *g;
+	bool added;
+
+	if (!t->tid)
+		return 0;	/* the idle task: no cgroup's */
+	path = task_table__cgroup(sm->tt, t->tid);
+	if (*path)
+		snprintf(cut, sizeof(cut), "%.*s", (int)cgroup_path_prefix(path, sm->o.cgroup_depth),
+			 path);
+	else
+		snprintf(cut, sizeof(cut), "%s", SM_CGROUP_UNKNOWN);
+	g = sorted_get((void **)&sm->cgroups, &sm->nr_cgroups, &sm->cap_cgroups,
+		       sizeof(*sm->cgroups), cut, cgroup_cmp, &added);
+	if (!g)
+		return -ENOMEM;
+	if (added)
+		memcpy(g->path, cut, sizeof(g->path));
+	sched_add(&g->s, t);
+	return 0;
 }
 
 /* Ends th's series: what it held goes to "other" (so the sum of the family never shrinks). */
@@ -456,13 +544,8 @@ static int add_frame(struct serve_metrics *sm, const struct live_frame *f)
 		const struct live_task *t = &f->tasks[i];
 		struct sm_vcpu *c = vcpu_of(sm, t, &e);
 
-		if (!c)
-			continue;
-		c->run_ns += t->run_ns;
-		c->ready_ns += t->wait_ns;
-		c->ready_kernel_ns += t->run_delay_ns;
-		c->waits += t->waits;
-		add_ready_hist(c, t);
+		if (c)
+			sched_add(&c->s, t);
 	}
 	for (size_t i = 0; i < f->nr_tasks && !e; i++) {
 		const struct live_task *t = &f->tasks[i];
@@ -470,7 +553,9 @@ static int add_frame(struct serve_metrics *sm, const struct live_frame *f)
 
 		if (keymap_find(&sm->vcpu_tids, t->tid, 0) < 0 && (v = vm_of_pid(sm, t->tgid)))
 			v->emu_run_ns += t->run_ns;
-		if (sm->o.threads)
+		if (sm->o.cgroup_depth)
+			e = add_cgroup(sm, t);
+		if (!e && sm->o.threads)
 			e = add_thread(sm, t);
 	}
 	if (!e)
@@ -494,21 +579,27 @@ static void write_cpus(struct serve_metrics *sm, struct promtext *pt, const char
 	}
 }
 
-/* Which figure of a vCPU or VM a family shows: FIG_READY_KERNEL only when the capture has the
- * kernel's charge (capture__run_delay()). */
+/* Which figure of a vCPU, VM, cgroup or thread a family shows: FIG_READY_KERNEL only when the
+ * capture has the kernel's charge (capture__run_delay()). */
 enum sm_fig { FIG_RUN, FIG_READY, FIG_READY_KERNEL, FIG_WAITS };
 
-static uint64_t vcpu_fig(const struct sm_vcpu *c, enum sm_fig fig)
+/* A family of one figure. */
+struct sm_fig_fam {
+	enum sm_fig fig;
+	const char *name, *help;
+};
+
+static uint64_t sched_fig(const struct sm_sched *s, enum sm_fig fig)
 {
 	switch (fig) {
 	case FIG_RUN:
-		return c->run_ns;
+		return s->run_ns;
 	case FIG_READY:
-		return c->ready_ns;
+		return s->ready_ns;
 	case FIG_READY_KERNEL:
-		return c->ready_kernel_ns;
+		return s->ready_kernel_ns;
 	default:
-		return c->waits;
+		return s->waits;
 	}
 }
 
@@ -528,6 +619,14 @@ static void fig_sample(struct promtext *pt, const char *name, const struct promt
 		promtext_sample_ns(pt, name, l, nr, v);
 }
 
+/* The labels every series of VM v starts with: l[0] vm, l[1] cgroup (left out of the line
+ * while unknown: promtext.h). */
+static void vm_labels(const struct sm_vm *v, struct promtext_label l[2])
+{
+	l[0] = (struct promtext_label){ "vm", v->name };
+	l[1] = (struct promtext_label){ "cgroup", v->cgroup };
+}
+
 /* The family name of figure fig per vCPU, or (per_vm) per VM summed over its vCPUs. */
 static void write_vm_fig(struct serve_metrics *sm, struct promtext *pt, bool per_vm,
 			 enum sm_fig fig, const char *name, const char *help)
@@ -535,22 +634,47 @@ static void write_vm_fig(struct serve_metrics *sm, struct promtext *pt, bool per
 	promtext_family(pt, name, "counter", help);
 	for (size_t i = 0; i < sm->nr_vms; i++) {
 		const struct sm_vm *v = &sm->vms[i];
-		struct promtext_label l[2] = { { "vm", v->name }, { "vcpu", NULL } };
+		struct promtext_label l[3] = { [2] = { "vcpu", NULL } };
 		uint64_t sum = 0;
 
+		vm_labels(v, l);
 		for (size_t k = 0; k < v->nr_vcpus; k++) {
-			sum += vcpu_fig(&v->vcpus[k], fig);
-			l[1].value = v->vcpus[k].vcpu;
+			sum += sched_fig(&v->vcpus[k].s, fig);
+			l[2].value = v->vcpus[k].vcpu;
 			if (!per_vm)
-				fig_sample(pt, name, l, 2, fig, vcpu_fig(&v->vcpus[k], fig));
+				fig_sample(pt, name, l, 3, fig, sched_fig(&v->vcpus[k].s, fig));
 		}
 		if (per_vm)
-			fig_sample(pt, name, l, 1, fig, sum);
+			fig_sample(pt, name, l, 2, fig, sum);
 	}
 }
 
-/* pwz_vcpu_ready_interval_seconds{vm, vcpu}: the vCPUs' waits by length, as a histogram whose
- * bounds are the kernel's (its octaves' tops). */
+/*
+ * The samples of ready-interval histogram name (its family written) for one series: labels
+ * l[0 .. nl), the le label put at l[nl]; s's ended waits by length, as a histogram whose bounds
+ * are the kernel's (its octaves' tops): each bucket counts the waits below its bound.
+ */
+static void write_ready_series(struct promtext *pt, const char *name, struct promtext_label *l,
+			       size_t nl, const struct sm_sched *s)
+{
+	char bucket[96], sum[96], count[96], le[PROMTEXT_SECONDS_MAX];
+	uint64_t n = 0;
+
+	snprintf(bucket, sizeof(bucket), "%s_bucket", name);
+	snprintf(sum, sizeof(sum), "%s_sum", name);
+	snprintf(count, sizeof(count), "%s_count", name);
+	l[nl].name = "le";
+	for (unsigned int j = 0; j <= SM_READY_LE; j++) {
+		n += s->ready_le[j];
+		l[nl].value = j < SM_READY_LE ?
+			promtext_seconds(le, 1ull << (PWZ_WHIST_MIN_LOG2 + j)) : "+Inf";
+		promtext_sample_u64(pt, bucket, l, nl + 1, n);
+	}
+	promtext_sample_ns(pt, sum, l, nl, s->ready_le_ns);
+	promtext_sample_u64(pt, count, l, nl, n);
+}
+
+/* pwz_vcpu_ready_interval_seconds{vm, cgroup, vcpu}: the vCPUs' waits by length. */
 static void write_ready_hist(struct serve_metrics *sm, struct promtext *pt)
 {
 	const char *name = "pwz_vcpu_ready_interval_seconds";
@@ -560,27 +684,15 @@ static void write_ready_hist(struct serve_metrics *sm, struct promtext *pt)
 	for (size_t i = 0; i < sm->nr_vms; i++) {
 		for (size_t k = 0; k < sm->vms[i].nr_vcpus; k++) {
 			const struct sm_vcpu *c = &sm->vms[i].vcpus[k];
-			struct promtext_label l[3] = { { "vm", sm->vms[i].name },
-						       { "vcpu", c->vcpu }, { "le", NULL } };
-			char le[PROMTEXT_SECONDS_MAX];
-			uint64_t n = 0;
+			struct promtext_label l[4] = { [2] = { "vcpu", c->vcpu } };
 
-			for (unsigned int j = 0; j <= SM_READY_LE; j++) {
-				n += c->ready_le[j];
-				l[2].value = j < SM_READY_LE ?
-					promtext_seconds(le, 1ull << (PWZ_WHIST_MIN_LOG2 + j)) :
-					"+Inf";
-				promtext_sample_u64(pt, "pwz_vcpu_ready_interval_seconds_bucket",
-						    l, 3, n);
-			}
-			promtext_sample_ns(pt, "pwz_vcpu_ready_interval_seconds_sum", l, 2,
-					   c->ready_le_ns);
-			promtext_sample_u64(pt, "pwz_vcpu_ready_interval_seconds_count", l, 2, n);
+			vm_labels(&sm->vms[i], l);
+			write_ready_series(pt, name, l, 3, &c->s);
 		}
 	}
 }
 
-/* pwz_vcpu_exits_total{vm, vcpu, reason}. */
+/* pwz_vcpu_exits_total{vm, cgroup, vcpu, reason}. */
 static void write_exits(struct serve_metrics *sm, struct promtext *pt)
 {
 	const char *name = "pwz_vcpu_exits_total";
@@ -596,14 +708,14 @@ static void write_exits(struct serve_metrics *sm, struct promtext *pt)
 				const struct exitroll_entry *e = exitroll_at(&c->exits, x);
 				const char *rn = pwz_meta_exit_name(sm->meta, e->isa, e->code);
 				char code[16];
-				struct promtext_label l[3] = { { "vm", v->name },
-							       { "vcpu", c->vcpu },
-							       { "reason", code } };
+				struct promtext_label l[4] = { [2] = { "vcpu", c->vcpu },
+							       [3] = { "reason", code } };
 
+				vm_labels(v, l);
 				snprintf(code, sizeof(code), "%u", e->code);
 				if (rn)
-					l[2].value = rn;
-				promtext_sample_u64(pt, name, l, 3, e->count);
+					l[3].value = rn;
+				promtext_sample_u64(pt, name, l, 4, e->count);
 			}
 		}
 	}
@@ -629,17 +741,18 @@ static uint64_t ledger_fig(const struct sm_vcpu *c, const struct sm_ledger_fam *
 static void write_ledger_fam(struct serve_metrics *sm, struct promtext *pt,
 			     const struct sm_ledger_fam *f)
 {
-	size_t nl = f->n > 1 ? 3 : 2;
+	size_t nl = f->n > 1 ? 4 : 3;
 
 	promtext_family(pt, f->vcpu_name, "counter", f->vcpu_help);
 	for (size_t i = 0; i < sm->nr_vms; i++) {
 		for (size_t k = 0; k < sm->vms[i].nr_vcpus; k++) {
 			const struct sm_vcpu *c = &sm->vms[i].vcpus[k];
-			struct promtext_label l[3] = { { "vm", sm->vms[i].name },
-						       { "vcpu", c->vcpu }, { f->key, NULL } };
+			struct promtext_label l[4] = { [2] = { "vcpu", c->vcpu },
+						       [3] = { f->key, NULL } };
 
+			vm_labels(&sm->vms[i], l);
 			for (int j = 0; c->has_ledger && j < f->n; j++) {
-				l[2].value = f->n > 1 ? f->name(j) : NULL;
+				l[3].value = f->n > 1 ? f->name(j) : NULL;
 				promtext_sample_ns(pt, f->vcpu_name, l, nl, ledger_fig(c, f, j));
 			}
 		}
@@ -647,9 +760,10 @@ static void write_ledger_fam(struct serve_metrics *sm, struct promtext *pt,
 	promtext_family(pt, f->vm_name, "counter", f->vm_help);
 	for (size_t i = 0; i < sm->nr_vms; i++) {
 		const struct sm_vm *v = &sm->vms[i];
-		struct promtext_label l[2] = { { "vm", v->name }, { f->key, NULL } };
+		struct promtext_label l[3] = { [2] = { f->key, NULL } };
 		bool any = false;
 
+		vm_labels(v, l);
 		for (size_t k = 0; k < v->nr_vcpus; k++)
 			any |= v->vcpus[k].has_ledger;
 		for (int j = 0; any && j < f->n; j++) {
@@ -657,7 +771,7 @@ static void write_ledger_fam(struct serve_metrics *sm, struct promtext *pt,
 
 			for (size_t k = 0; k < v->nr_vcpus; k++)
 				sum += ledger_fig(&v->vcpus[k], f, j);
-			l[1].value = f->n > 1 ? f->name(j) : NULL;
+			l[2].value = f->n > 1 ? f->name(j) : NULL;
 			promtext_sample_ns(pt, f->vm_name, l, nl - 1, sum);
 		}
 	}
@@ -723,49 +837,84 @@ static void write_vms(struct serve_metrics *sm, struct promtext *pt)
 	write_ledgers(sm, pt);
 	promtext_family(pt, "pwz_vm_emulator_run_seconds_total", "counter",
 			"On-CPU time of the VM process's other threads (emulator, I/O).");
-	for (size_t i = 0; i < sm->nr_vms; i++)
-		promtext_sample_ns(pt, "pwz_vm_emulator_run_seconds_total",
-				   &(struct promtext_label){ "vm", sm->vms[i].name }, 1,
+	for (size_t i = 0; i < sm->nr_vms; i++) {
+		struct promtext_label l[2];
+
+		vm_labels(&sm->vms[i], l);
+		promtext_sample_ns(pt, "pwz_vm_emulator_run_seconds_total", l, 2,
 				   sm->vms[i].emu_run_ns);
+	}
+}
+
+/* The per-cgroup families (o.cgroup_depth > 0): each cgroup's threads' figures, and their
+ * waits by length with the vCPUs' bounds. */
+static void write_cgroups(struct serve_metrics *sm, struct promtext *pt)
+{
+	static const struct sm_fig_fam fam[] = {
+		{ FIG_RUN, "pwz_cgroup_run_seconds_total",
+		  "On-CPU time of the threads of the cgroup's processes (each process's cgroup v2 path cut to --serve-cgroup-depth components; \"unknown\" where not known)." },
+		{ FIG_READY, "pwz_cgroup_ready_seconds_total",
+		  "Run-queue wait of the cgroup's threads, counted when each wait ends." },
+		{ FIG_READY_KERNEL, "pwz_cgroup_ready_kernel_seconds_total",
+		  "The kernel's charge of the cgroup's threads' run-queue waits (schedstat run_delay)." },
+		{ FIG_WAITS, "pwz_cgroup_ready_waits_total",
+		  "Run-queue waits of the cgroup's threads that ended." },
+	};
+	const char *hist = "pwz_cgroup_ready_interval_seconds";
+
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		if (!fig_shown(sm, fam[f].fig))
+			continue;
+		promtext_family(pt, fam[f].name, "counter", fam[f].help);
+		for (size_t i = 0; i < sm->nr_cgroups; i++)
+			fig_sample(pt, fam[f].name,
+				   &(struct promtext_label){ "cgroup", sm->cgroups[i].path }, 1,
+				   fam[f].fig, sched_fig(&sm->cgroups[i].s, fam[f].fig));
+	}
+	promtext_family(pt, hist, "histogram",
+			"Run-queue waits (ready intervals) of the cgroup's threads that ended, by length.");
+	for (size_t i = 0; i < sm->nr_cgroups; i++) {
+		struct promtext_label l[2] = { { "cgroup", sm->cgroups[i].path } };
+
+		write_ready_series(pt, hist, l, 1, &sm->cgroups[i].s);
+	}
 }
 
 /* The --serve-threads families: the threads with a series, then "other". */
 static void write_threads(struct serve_metrics *sm, struct promtext *pt)
 {
-	static const struct {
-		const char *name, *help;
-		enum sm_fig fig;
-	} fam[] = {
-		{ "pwz_thread_run_seconds_total", "On-CPU time of the thread (the busiest; the rest in thread=\"other\").", FIG_RUN },
-		{ "pwz_thread_ready_seconds_total", "Run-queue wait of the thread, counted when the wait ends.", FIG_READY },
-		{ "pwz_thread_ready_kernel_seconds_total", "The kernel's charge of the thread's run-queue waits (schedstat run_delay).", FIG_READY_KERNEL },
-		{ "pwz_thread_ready_waits_total", "Run-queue waits of the thread that ended.", FIG_WAITS },
+	static const struct sm_fig_fam fam[] = {
+		{ FIG_RUN, "pwz_thread_run_seconds_total", "On-CPU time of the thread (the busiest; the rest in thread=\"other\")." },
+		{ FIG_READY, "pwz_thread_ready_seconds_total", "Run-queue wait of the thread, counted when the wait ends." },
+		{ FIG_READY_KERNEL, "pwz_thread_ready_kernel_seconds_total", "The kernel's charge of the thread's run-queue waits (schedstat run_delay)." },
+		{ FIG_WAITS, "pwz_thread_ready_waits_total", "Run-queue waits of the thread that ended." },
 	};
 	char tid[16];
 
 	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
 		struct promtext_label l[2] = { { "thread", "other" }, { "tid", tid } };
-		struct sm_vcpu other = { .run_ns = sm->other_run_ns, .ready_ns = sm->other_ready_ns,
-					 .ready_kernel_ns = sm->other_ready_kernel_ns,
-					 .waits = sm->other_waits };
+		struct sm_sched other = { .run_ns = sm->other_run_ns,
+					  .ready_ns = sm->other_ready_ns,
+					  .ready_kernel_ns = sm->other_ready_kernel_ns,
+					  .waits = sm->other_waits };
 
 		if (!fig_shown(sm, fam[f].fig))
 			continue;
 		promtext_family(pt, fam[f].name, "counter", fam[f].help);
 		for (size_t i = 0; i < sm->nr_thr; i++) {
 			const struct sm_thread *th = &sm->thr[i];
-			struct sm_vcpu c = { .run_ns = th->run_ns, .ready_ns = th->ready_ns,
-					     .ready_kernel_ns = th->ready_kernel_ns,
-					     .waits = th->waits };
+			struct sm_sched c = { .run_ns = th->run_ns, .ready_ns = th->ready_ns,
+					      .ready_kernel_ns = th->ready_kernel_ns,
+					      .waits = th->waits };
 
 			if (!th->shown)
 				continue;
 			snprintf(tid, sizeof(tid), "%u", th->tid);
 			l[0].value = th->name;
-			fig_sample(pt, fam[f].name, l, 2, fam[f].fig, vcpu_fig(&c, fam[f].fig));
+			fig_sample(pt, fam[f].name, l, 2, fam[f].fig, sched_fig(&c, fam[f].fig));
 		}
 		l[0].value = "other";
-		fig_sample(pt, fam[f].name, l, 1, fam[f].fig, vcpu_fig(&other, fam[f].fig));
+		fig_sample(pt, fam[f].name, l, 1, fam[f].fig, sched_fig(&other, fam[f].fig));
 	}
 }
 
@@ -908,6 +1057,8 @@ int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 		write_steal(sm, pt, &stat_now);
 	write_cpu_ticks(sm, pt);
 	write_vms(sm, pt);
+	if (sm->o.cgroup_depth)
+		write_cgroups(sm, pt);
 	if (sm->o.threads)
 		write_threads(sm, pt);
 	e = write_health(sm, pt);
@@ -936,6 +1087,7 @@ void serve_metrics__free(struct serve_metrics *sm)
 	free(sm->vms);
 	keymap_free(&sm->vcpu_tids);
 	free(sm->vcpu_refs);
+	free(sm->cgroups);
 	free(sm->thr);
 	free(sm->ticks0);
 	free(sm->ticks_now);

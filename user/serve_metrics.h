@@ -16,10 +16,17 @@ struct promtext;
  * Each scrape reads the kernel's totals (user/live.h live__sample(): per thread, per exit
  * reason, per CPU, with the slice running on each CPU counted up to the reading) and adds the
  * differences since the previous scrape to counters kept here, keyed by what a series names,
- * never by a thread id: per CPU, per VM, per vCPU (the VM's name and the vCPU's index), and,
- * with threads > 0, per thread for the busiest (then "other"). So every counter only grows,
- * whatever threads come, go or reuse a tid, and the number of series is bounded by the CPUs,
- * the VMs seen and threads + 1. docs/metrics.md lists the families.
+ * never by a thread id: per CPU, per VM, per vCPU (the VM's name and the vCPU's index), with
+ * cgroup_depth > 0 per cgroup (its path cut to that many components), and, with threads > 0,
+ * per thread for the busiest (then "other"). So every counter only grows, whatever threads
+ * come, go or reuse a tid, and the number of series is bounded by the CPUs, the VMs and the
+ * cut cgroup paths seen, and threads + 1. docs/metrics.md lists the families.
+ *
+ * A thread's cgroup is its process leader's cgroup v2 path as the task table keeps it
+ * (task_table__cgroup()); a thread whose path is unknown counts in cgroup="unknown" (a path
+ * starts with '/': no cgroup has that name). A VM's series carry the cgroup of the process it
+ * was first seen in, whole, taken when the VM is first seen and never changed (no label while
+ * unknown then: promtext.h leaves an empty label out).
  *
  * A vCPU thread: one whose display name (user/lib/tasknames.h task_display_vcpu()) names a
  * vCPU ("<vm>.vcpu<n>", or "CPU <n>/KVM" in a process whose name then names the VM), or that
@@ -28,6 +35,8 @@ struct promtext;
  */
 struct serve_metrics_opts {
 	uint32_t threads;		/* per-thread series for this many busiest threads; 0 none */
+	unsigned int cgroup_depth;	/* per-cgroup series, each thread's cgroup path cut to
+					 * this many components (cgroup_path_prefix()); 0 none */
 	bool (*selected)(void *ctx, uint32_t tid);	/* -p / -t (NULL every thread) */
 	void *ctx;
 };

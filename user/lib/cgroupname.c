@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* VM names from cgroup v2 paths, as libvirt and systemd place VM processes; /proc/PID/cgroup. */
+/* VM names from cgroup v2 paths, as libvirt and systemd place VM processes; /proc/PID/cgroup;
+ * a path cut to its first components. */
 #include <string.h>
 #include "cgroupname.h"
 
@@ -34,6 +35,21 @@ bool cgroup_v2_path(const char *text, size_t len, char *out, size_t outlen)
 		p = nl ? nl + 1 : end;
 	}
 	return false;
+}
+
+size_t cgroup_path_prefix(const char *path, unsigned int depth)
+{
+	const char *p = path, *next;
+
+	if (path[0] != '/')
+		return strlen(path);
+	for (unsigned int d = 0; d < depth; d++) {
+		next = strchr(p + 1, '/');
+		if (!next)
+			return strlen(path);
+		p = next;	/* the '/' before component d + 2 */
+	}
+	return p == path ? 1 : (size_t)(p - path);
 }
 
 /* Whether the component of n bytes at s is word. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* VM names from cgroup v2 paths, as libvirt and systemd place VM processes; /proc/PID/cgroup. */
+/* VM names from cgroup v2 paths, as libvirt and systemd place VM processes; /proc/PID/cgroup;
+ * a path cut to its first components. */
 #ifndef PWZ_CGROUPNAME_H
 #define PWZ_CGROUPNAME_H
 
@@ -16,6 +17,15 @@
  * garbage).
  */
 bool cgroup_v2_path(const char *text, size_t len, char *out, size_t outlen);
+
+/*
+ * The length of the start of cgroup v2 path (NUL-terminated, starting with '/') that holds
+ * its first depth components: "/system.slice/foo.service/x" at depth 2 is
+ * "/system.slice/foo.service" (25 bytes), at depth 1 "/system.slice"; a path of depth
+ * components or fewer is whole; the root "/", and any path at depth 0, is "/" (1). A path
+ * that does not start with '/' is whole (strlen()). Reads path only.
+ */
+size_t cgroup_path_prefix(const char *path, unsigned int depth);
 
 /*
  * The name of the VM (or container) a cgroup v2 path places its process in, as the host

@@ -216,10 +216,12 @@ bool promtext_wants_openmetrics(const char *accept)
 	return om > 0 && om >= text;
 }
 
-/* "name{a="x",b="y"} " */
+/* "name{a="x",b="y"} " (labels with an empty value left out) */
 static void sample_head(struct promtext *pt, const char *name, const struct promtext_label *l,
 			size_t nr)
 {
+	size_t shown = 0;
+
 	if (!promtext_metric_name_ok(name)) {
 		fail(pt, -EINVAL);
 		return;
@@ -232,13 +234,15 @@ static void sample_head(struct promtext *pt, const char *name, const struct prom
 	}
 	puts_(pt, name);
 	for (size_t i = 0; i < nr; i++) {
-		puts_(pt, i ? "," : "{");
+		if (!*l[i].value)
+			continue;	/* absent to the format */
+		puts_(pt, shown++ ? "," : "{");
 		puts_(pt, l[i].name);
 		puts_(pt, "=\"");
 		promtext_escape_label(pt, l[i].value);
 		puts_(pt, "\"");
 	}
-	puts_(pt, nr ? "} " : " ");
+	puts_(pt, shown ? "} " : " ");
 }
 
 static void sample_tail(struct promtext *pt, const char *value)

@@ -37,10 +37,11 @@ struct promtext {
  */
 bool promtext_wants_openmetrics(const char *accept);
 
-/* One label of a sample: its value is any bytes up to a NUL (escaped as the format says). */
+/* One label of a sample: its value is any bytes up to a NUL (escaped as the format says). A
+ * label whose value is empty is left out of the line: the format reads it as absent. */
 struct promtext_label {
 	const char *name;	/* a label name: [a-zA-Z_][a-zA-Z0-9_]*, not starting "__" */
-	const char *value;	/* the value */
+	const char *value;	/* the value ("" none) */
 };
 
 /* Starts an empty page (allocates nothing yet). */
@@ -86,8 +87,9 @@ void promtext_family(struct promtext *pt, const char *name, const char *type, co
 const char *promtext_seconds(char buf[PROMTEXT_SECONDS_MAX], uint64_t ns);
 
 /*
- * One sample line: name{labels} value. labels may be NULL when nr is 0; label names are checked
- * (-EINVAL in err). The value forms:
+ * One sample line: name{labels} value, its labels with an empty value left out (no braces when
+ * none is left). labels may be NULL when nr is 0; label names are checked, and a NULL value is
+ * refused (-EINVAL in err). The value forms:
  *   promtext_sample_ns()  - nanoseconds written as exact decimal seconds ("1.000000002");
  *   promtext_sample_u64() - an integer;
  *   promtext_sample_f()   - a double, "%.17g" (round-trips), "NaN", "+Inf", "-Inf".
