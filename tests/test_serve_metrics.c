@@ -847,6 +847,45 @@ static void test_ledger_recycled_tid(void **state)
 	nr_forget_at = 0;
 }
 
+/*
+ * --serve-threads: a thread that loses its place among the busiest leaves its series for
+ * "other" and never gets it back (a series that came back would start lower: a counter going
+ * back); what every thread ran stays in the family's sum.
+ */
+static void test_threads_never_go_back(void **state)
+{
+	static const struct serve_metrics_opts o = { .threads = 1 };
+	static const struct pwz_meta meta = { 0 };
+	struct live_task t1[] = { sched_task(1, 1, "a", 10, 0, 0, 0), sched_task(2, 2, "b", 5, 0, 0, 0) };
+	struct live_task t2[] = { sched_task(1, 1, "a", 10, 0, 0, 0), sched_task(2, 2, "b", 1, 0, 0, 0) };
+	struct live_task t3[] = { sched_task(2, 2, "b", 30, 0, 0, 0) };
+	struct live_task t4[] = { sched_task(1, 1, "a", 30, 0, 0, 0) };
+	struct live_frame f[] = { frame(t1, 2, NULL, 0), frame(t2, 2, NULL, 0),
+				  frame(t3, 1, NULL, 0), frame(t4, 1, NULL, 0) };
+	/* per scrape: a's series, b's (UINT64_MAX none), other's */
+	static const uint64_t want[4][3] = {
+		{ 0, UINT64_MAX, 15 },		/* a ranks first: its series starts */
+		{ 10, UINT64_MAX, 16 },
+		{ UINT64_MAX, 0, 56 },		/* b (36) passes a (20): a's 10 to other */
+		{ UINT64_MAX, 0, 86 },		/* a (50) passes b again: stays in other */
+	};
+	struct promtext pt;
+	struct serve_metrics *sm = metrics_over(f, 4, &o, &meta, &pt);
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(serve_metrics__scrape(sm, &pt), 0);
+		assert_int_equal(sample_of(&pt, "pwz_thread_run_seconds_total{thread=\"a\",tid=\"1\"}"),
+				 want[i][0]);
+		assert_int_equal(sample_of(&pt, "pwz_thread_run_seconds_total{thread=\"b\",tid=\"2\"}"),
+				 want[i][1]);
+		assert_int_equal(sample_of(&pt, "pwz_thread_run_seconds_total{thread=\"other\"}"),
+				 want[i][2]);
+	}
+	serve_metrics__free(sm);
+	promtext_release(&pt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -854,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_many_reasons),
 		cmocka_unit_test(test_ledger_states),
 		cmocka_unit_test(test_ledger_recycled_tid),
+		cmocka_unit_test(test_threads_never_go_back),
 		cmocka_unit_test(test_cgroup_sums),
 		cmocka_unit_test(test_cgroup_hist),
 		cmocka_unit_test(test_cgroup_depth),

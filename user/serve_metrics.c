@@ -96,6 +96,8 @@ struct sm_thread {
 	uint64_t ready_kernel_ns;	/* the kernel's charge of them (model.h R9) */
 	uint64_t waits;			/* how many */
 	bool shown;			/* has a series now (one of the busiest) */
+	bool retired;			/* had a series and lost its place: never shown again
+					 * under this name, so that no series ever goes back */
 	uint64_t seen;			/* the scrape of its last activity */
 };
 
@@ -457,6 +459,7 @@ static int add_thread(struct serve_metrics *sm, const struct live_task *t)
 		return -ENOMEM;
 	if (strcmp(th->name, t->name)) {	/* renamed, or the tid reused: another series */
 		thread_hide(sm, th);
+		th->retired = false;
 		th->total_ns = 0;
 		snprintf(th->name, sizeof(th->name), "%s", t->name);
 	}
@@ -486,7 +489,8 @@ static int by_total_desc(const void *a, const void *b)
 
 /*
  * The threads gone (idle this scrape and no longer in /proc) leave, their series into "other";
- * then the o.threads busiest since the start have a series. Returns 0 or -ENOMEM.
+ * then the o.threads busiest since the start have a series, but for a thread that had one and
+ * lost its place (retired): it stays in "other". Returns 0 or -ENOMEM.
  */
 static int rank_threads(struct serve_metrics *sm)
 {
@@ -509,11 +513,14 @@ static int rank_threads(struct serve_metrics *sm)
 	for (size_t i = 0; i < n; i++)
 		order[i] = &sm->thr[i];
 	qsort(order, n, sizeof(*order), by_total_desc);
-	for (size_t i = 0; i < n; i++) {
-		if (i < sm->o.threads)
+	for (size_t i = 0, shown = 0; i < n; i++) {
+		if (!order[i]->retired && shown < sm->o.threads) {
 			order[i]->shown = true;
-		else if (order[i]->shown)
+			shown++;
+		} else if (order[i]->shown) {
 			thread_hide(sm, order[i]);
+			order[i]->retired = true;
+		}
 	}
 	free(order);
 	return 0;
