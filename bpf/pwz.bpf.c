@@ -285,16 +285,25 @@ static __always_inline bool task_selected(bool btf, __u32 tid, struct task_struc
 	return sel_has(&sel_tgids, tgid);
 }
 
+/* A vCPU thread's empty histogram, inserted with its ledger. */
+static const struct vcpu_hist zero_hist;
+
 /*
- * R10: a stretch of len ns in state s of vCPU thread tid, into its histogram (counted in
- * CNT_HIST_MISS when it has none: its insertion failed). A global function: the verifier walks
- * it once, not at each of the switch program's ledger transitions. Returns 0.
+ * R10: a stretch of len ns in state s of vCPU thread tid, into its histogram. A thread whose
+ * histogram is missing (its insertion with the ledger failed: the allocator's cache of a map
+ * without preallocation can be empty for a moment) gets it now; counted in CNT_HIST_MISS
+ * when that fails too. A global function: the verifier walks it once, not at each of the
+ * switch program's ledger transitions. Returns 0.
  */
 __noinline int led_hist(__u32 tid, __u32 s, __u64 len)
 {
 	struct vcpu_hist *h = bpf_map_lookup_elem(&vcpu_hists, &tid);
 	__u32 b = pwz_log2_bucket(len);
 
+	if (!h) {
+		bpf_map_update_elem(&vcpu_hists, &tid, &zero_hist, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&vcpu_hists, &tid);
+	}
 	if (!h) {
 		cnt_add(CNT_HIST_MISS, 1);
 		return 0;
@@ -339,7 +348,6 @@ static __always_inline struct kvm_state *led_get(__u32 tid, struct task_struct *
 						 __u32 before)
 {
 	static const struct kvm_state zero;
-	static const struct vcpu_hist zero_hist;
 	struct kvm_state *st = lookup_or_init(&kvm_state, &tid, &zero);
 	struct vcpu_ledger *l;
 	__u64 born;
@@ -362,8 +370,8 @@ static __always_inline struct kvm_state *led_get(__u32 tid, struct task_struct *
 	l->tgid = BPF_CORE_READ(t, tgid);
 	l->tid = tid;
 	sel_add(&vm_tgids, l->tgid);
-	if (bpf_map_update_elem(&vcpu_hists, &tid, &zero_hist, BPF_NOEXIST))
-		cnt_add(CNT_HIST_MISS, 1);
+	/* a failed insertion is tried again at the first stretch (led_hist()) */
+	bpf_map_update_elem(&vcpu_hists, &tid, &zero_hist, BPF_NOEXIST);
 	if (l->since_ns < now)
 		l->count[l->state & (PWZ_VS_NR - 1)]++;
 	return st;
