@@ -1155,51 +1155,48 @@ static int forget_kvm_fn(struct capture *c, const void *key, const void *vals, v
 	return 0;
 }
 
-/* Takes tid's cpu_aggs entry out (atomically where the kernel can: Linux 5.14) into vals. */
-static int take_cpu_agg(struct capture *c, uint32_t tid, struct cpu_agg_val *vals)
+/* Drops tid's entries of the per-thread maps but kvm_aggs (the maps a capture does not use
+ * hold one entry: nothing to find there), and its bits. */
+static void forget_tid(struct capture *c, uint32_t tid)
 {
-	struct bpf_map *m = c->skel->maps.cpu_aggs;
-	size_t size = sizeof(*vals) * (size_t)c->nr_cpus;
+	struct pwz_bpf *s = c->skel;
 
-	if (!bpf_map__lookup_and_delete_elem(m, &tid, sizeof(tid), vals, size, 0))
-		return 0;
-	if (errno == ENOENT || bpf_map__lookup_elem(m, &tid, sizeof(tid), vals, size, 0))
-		return -ENOENT;
-	bpf_map__delete_elem(m, &tid, sizeof(tid), 0);
-	return 0;
+	bpf_map__delete_elem(s->maps.cpu_aggs, &tid, sizeof(tid), 0);
+	bpf_map__delete_elem(s->maps.wait_hists, &tid, sizeof(tid), 0);
+	bpf_map__delete_elem(s->maps.wait_start, &tid, sizeof(tid), 0);
+	bpf_map__delete_elem(s->maps.kvm_state, &tid, sizeof(tid), 0);
+	bpf_map__delete_elem(s->maps.vcpu_hists, &tid, sizeof(tid), 0);
+	sel_clear(c, SEL_VCPUS, tid);
+	sel_clear(c, SEL_TIDS, tid);
 }
 
-int capture__forget_threads(struct capture *c, uint32_t *tids, size_t n,
-			    void (*cb)(void *ctx, uint32_t cpu, const struct cpu_agg_val *v),
+int capture__forget_threads(struct capture *c, uint32_t *tids, size_t *n,
+			    bool (*drop)(void *ctx, uint32_t tid, const struct cpu_agg_val *v, int nr),
 			    void *ctx)
 {
 	struct pwz_bpf *s = c->skel;
-	struct forget_arg a = { tids, n, NULL, 0, 0 };
+	size_t size = sizeof(struct cpu_agg_val) * (size_t)c->nr_cpus, k = 0;
 	struct cpu_agg_val *vals = calloc((size_t)c->nr_cpus, sizeof(*vals));
-	int e;
+	struct forget_arg a = { tids, 0, NULL, 0, 0 };
+	int e = 0;
 
 	if (!vals)
 		return -ENOMEM;
-	qsort(tids, n, sizeof(*tids), u32_cmp);
-	e = n ? walk(c, s->maps.kvm_aggs, sizeof(struct kvm_agg_val), forget_kvm_fn, &a) : 0;
-	for (size_t i = 0; !e && i < a.nr_keys; i++)
-		bpf_map__delete_elem(s->maps.kvm_aggs, &a.keys[i], sizeof(a.keys[i]), 0);
-	for (size_t i = 0; !e && i < n; i++) {
+	for (size_t i = 0; i < *n; i++) {
 		uint32_t tid = tids[i];
 
-		if (cb && !take_cpu_agg(c, tid, vals))
-			for (int cpu = 0; cpu < c->nr_cpus; cpu++)
-				cb(ctx, (uint32_t)cpu, &vals[cpu]);
-		if (!cb)
-			bpf_map__delete_elem(s->maps.cpu_aggs, &tid, sizeof(tid), 0);
-		/* the maps a capture does not use hold one entry: nothing to find there */
-		bpf_map__delete_elem(s->maps.wait_hists, &tid, sizeof(tid), 0);
-		bpf_map__delete_elem(s->maps.wait_start, &tid, sizeof(tid), 0);
-		bpf_map__delete_elem(s->maps.kvm_state, &tid, sizeof(tid), 0);
-		bpf_map__delete_elem(s->maps.vcpu_hists, &tid, sizeof(tid), 0);
-		sel_clear(c, SEL_VCPUS, tid);
-		sel_clear(c, SEL_TIDS, tid);
+		if (bpf_map__lookup_elem(s->maps.cpu_aggs, &tid, sizeof(tid), vals, size, 0))
+			memset(vals, 0, size);
+		if (!drop(ctx, tid, vals, c->nr_cpus))
+			continue;
+		forget_tid(c, tid);
+		tids[k++] = tid;
 	}
+	*n = a.n = k;
+	qsort(tids, k, sizeof(*tids), u32_cmp);
+	e = k ? walk(c, s->maps.kvm_aggs, sizeof(struct kvm_agg_val), forget_kvm_fn, &a) : 0;
+	for (size_t i = 0; !e && i < a.nr_keys; i++)
+		bpf_map__delete_elem(s->maps.kvm_aggs, &a.keys[i], sizeof(a.keys[i]), 0);
 	free(a.keys);
 	free(vals);
 	return e;

@@ -520,15 +520,30 @@ int live__sample(struct live *l, struct live_frame **f)
 	return e;
 }
 
-/* Keeps a forgotten thread's per-CPU figures, dropped from the kernel's maps. */
-static void keep_gone(void *ctx, uint32_t cpu, const struct cpu_agg_val *v)
+/*
+ * Whether gone thread tid can leave the kernel's maps: when its final figures v (per CPU) are
+ * (nr CPUs) are all the last reading counted of it. A slice that ended while that reading walked the maps is
+ * in neither (model.h: the next reading has it): such a thread waits for the next sweep. Keeps
+ * the per-CPU figures of one that leaves.
+ */
+static bool drop_gone(void *ctx, uint32_t tid, const struct cpu_agg_val *v, int nr)
 {
 	struct live *l = ctx;
+	const struct reading *r = &l->prev;
+	uint64_t run = 0;
+	size_t i;
+	bool found;
 
-	if (cpu < (uint32_t)l->nr_cpu_slots) {
-		l->gone_busy[cpu] += v->runtime_ns;
-		l->gone_unseen[cpu] += v->unseen_ns;
+	for (int cpu = 0; cpu < nr; cpu++)
+		run += v[cpu].runtime_ns;
+	i = live_task_find(r->tasks, r->nr_tasks, tid, &found);
+	if (!found || run > r->tasks[i].run_ns)
+		return false;
+	for (int cpu = 0; cpu < nr && cpu < l->nr_cpu_slots; cpu++) {
+		l->gone_busy[cpu] += v[cpu].runtime_ns;
+		l->gone_unseen[cpu] += v[cpu].unseen_ns;
 	}
+	return true;
 }
 
 /* Takes the threads tids[0 .. n) (sorted) and their exits out of reading r. */
@@ -568,7 +583,7 @@ int live__forget_gone(struct live *l, void (*gone)(void *ctx, uint32_t tid), voi
 		if (tid && !active && !task_table__alive(l->tt, tid))
 			tids[n++] = tid;
 	}
-	e = n ? capture__forget_threads(l->cap, tids, n, keep_gone, l) : 0;
+	e = n ? capture__forget_threads(l->cap, tids, &n, drop_gone, l) : 0;
 	if (!e) {
 		reading_drop(r, tids, n);	/* sorted by capture__forget_threads() */
 		for (size_t i = 0; gone && i < n; i++)

@@ -27,8 +27,9 @@ int live__sample(struct live *l, struct live_frame **f);
 
 /*
  * Forgets the threads gone, when a sweep is due (the last reading holds many more threads than
- * the last sweep kept): those of the last reading that did nothing in the last frame and exist
- * no longer (their last slice is in it: a thread runs to exit). Their figures leave the
+ * the last sweep kept): those of the last reading that did nothing in the last frame, exist no
+ * longer, and whose final figures that reading holds whole (a thread runs to exit: a last
+ * slice that ended while the maps were read waits for the next sweep). Their figures leave the
  * kernel's maps (capture__forget_threads()) and the readings, their share of the per-CPU
  * totals is kept here: the frames that follow are as they would have been, and a tid handed
  * out again starts a new thread from nothing. gone(ctx, tid) (NULL none) is told of each, for

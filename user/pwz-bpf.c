@@ -246,6 +246,14 @@ static void follow_task(struct run *r, uint32_t tid, const char *comm)
 	info(1, "following thread %u '%s' (it matches -t)", tid, name);
 }
 
+/* --serve: process tgid's cgroup read now, at its fork and its exec (a process that ends
+ * between two scrapes is gone from /proc by the scrape that counts it). */
+static void note_cgroup(struct run *r, uint32_t tgid)
+{
+	if (r->o.serve)
+		task_table__cgroup(r->tt, tgid);
+}
+
 static int sink_task(void *ctx, const struct capture_task_event *k)
 {
 	struct run *r = ctx;
@@ -262,10 +270,8 @@ static int sink_task(void *ctx, const struct capture_task_event *k)
 		r->inherited++;
 	if (r->o.nr_tasks)
 		follow_task(r, k->tid, k->comm);
-	/* --serve: a new process's cgroup read now (a process that ends between two scrapes is
-	 * gone from /proc by the scrape that counts it) */
-	if (k->is_new && r->o.serve && k->tid == k->tgid)
-		task_table__cgroup(r->tt, k->tid);
+	if (k->is_new && k->tid == k->tgid)
+		note_cgroup(r, k->tgid);
 	return named > 0 ? write_task(r, &task) : 0;
 }
 
@@ -277,6 +283,7 @@ static int sink_exec(void *ctx, const struct capture_exec_event *x)
 
 	if (named < 0)
 		return wr(r, named);
+	note_cgroup(r, x->tgid);	/* a spawner moves its child between its fork and exec */
 	return named > 0 ? write_task(r, &task) : 0;
 }
 
