@@ -84,6 +84,43 @@ static void test_roll_up(void **state)
 }
 
 /* No thread, or no VM: no rows. */
+/* R10: a VM's states and co-stop are the sums over its vCPUs with a ledger; their mean share
+ * of the interval is over those vCPUs alone, cut to 100. */
+static void test_ledger_roll_up(void **state)
+{
+	struct live_task t[] = {
+		task(101, 100, "vm1.vcpu0", 400 * MS, 100 * MS),
+		task(102, 100, "vm1.vcpu1", 200 * MS, 300 * MS),
+		task(103, 100, "vm1.vcpu2", 100 * MS, 0),		/* no ledger */
+	};
+	struct live_frame f = { .dt_ns = 1000 * MS, .tasks = t, .nr_tasks = 3 };
+	const struct live_vm *v;
+
+	(void)state;
+	t[0].has_ledger = t[1].has_ledger = true;
+	t[0].state_ns[PWZ_VCPU_GUEST] = 300 * MS;
+	t[0].state_ns[PWZ_VCPU_HALT] = 500 * MS;
+	t[0].costop_ns = 40 * MS;
+	t[1].state_ns[PWZ_VCPU_GUEST] = 1100 * MS;	/* read a moment later: over the interval */
+	t[1].state_ns[PWZ_VCPU_HALT] = 100 * MS;
+	t[1].costop_ns = 60 * MS;
+	t[2].state_ns[PWZ_VCPU_GUEST] = 999 * MS;	/* not a ledger: left out */
+	assert_int_equal(live_frame_vms(&f, proc_name, NULL), 0);
+	assert_int_equal(f.nr_vms, 1);
+	v = &f.vms[0];
+	assert_int_equal(v->vcpus, 3);
+	assert_int_equal(v->ledger_vcpus, 2);
+	assert_int_equal(v->state_ns[PWZ_VCPU_GUEST], 1400 * MS);
+	assert_int_equal(v->state_ns[PWZ_VCPU_HALT], 600 * MS);
+	assert_int_equal(v->costop_ns, 100 * MS);
+	assert_true(live_vm_ledger_pct(v, v->state_ns[PWZ_VCPU_GUEST], &f) > 69.99 &&
+		    live_vm_ledger_pct(v, v->state_ns[PWZ_VCPU_GUEST], &f) < 70.01);
+	assert_true(live_vm_ledger_pct(v, v->costop_ns, &f) > 4.99 &&
+		    live_vm_ledger_pct(v, v->costop_ns, &f) < 5.01);
+	assert_true(live_vm_ledger_pct(v, 5000 * MS, &f) == 100);	/* cut */
+	free(f.vms);
+}
+
 static void test_none(void **state)
 {
 	struct live_task t[] = { task(501, 500, "bash", 70 * MS, 0) };
@@ -108,6 +145,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roll_up),
+		cmocka_unit_test(test_ledger_roll_up),
 		cmocka_unit_test(test_none),
 	};
 

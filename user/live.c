@@ -155,6 +155,23 @@ static int pending_cb(void *ctx, uint32_t tid, uint64_t since)
 	return 0;
 }
 
+/* A vCPU thread's ledger up to the reading (model.h R10). */
+static int ledger_cb(void *ctx, const struct pwz_vcpu_ledger *led)
+{
+	struct open_arg *a = ctx;
+	struct live_task *t;
+
+	if (a->l->selected && !a->l->selected(a->l->ctx, led->tid))
+		return 0;
+	t = reading_task(a->r, led->tid);
+	if (!t)
+		return -ENOMEM;
+	t->has_ledger = true;
+	memcpy(t->state_ns, led->ns, sizeof(t->state_ns));
+	t->costop_ns = led->costop_ns;
+	return 0;
+}
+
 /* Reads the totals into r. */
 static int read_totals(struct live *l, struct reading *r)
 {
@@ -243,6 +260,8 @@ static int read_totals(struct live *l, struct reading *r)
 	}
 	if (!e)
 		e = capture__open_slices(l->cap, open_cb, &oa);
+	if (!e && capture__has_ledger(l->cap))
+		e = capture__vcpu_ledgers(l->cap, r->t, false, ledger_cb, &oa);
 	if (!e)
 		e = capture__counters(l->cap, r->cnt);
 	if (!e)
@@ -330,8 +349,21 @@ static int hold_high_water(struct live *l)
 		ct->run_delay_wait_ns = max_u64(ct->run_delay_wait_ns, pt->run_delay_wait_ns);
 		ct->run_delay_unmeasured_ns = max_u64(ct->run_delay_unmeasured_ns,
 						      pt->run_delay_unmeasured_ns);
+		ct->has_ledger |= pt->has_ledger;
+		for (int k = 0; k < PWZ_VCPU_STATES; k++)
+			ct->state_ns[k] = max_u64(ct->state_ns[k], pt->state_ns[k]);
+		ct->costop_ns = max_u64(ct->costop_ns, pt->costop_ns);
 	}
 	return 0;
+}
+
+/* Whether frame task d's ledger has time in the interval. */
+static bool ledger_grew(const struct live_task *d)
+{
+	for (int i = 0; d->has_ledger && i < PWZ_VCPU_STATES; i++)
+		if (d->state_ns[i])
+			return true;
+	return false;
 }
 
 /* frame = cur - prev, threads without activity left out. */
@@ -406,6 +438,10 @@ static int make_frame(struct live *l)
 			d.run_delay_wait_ns = sub(ct->run_delay_wait_ns, pt->run_delay_wait_ns);
 			d.run_delay_unmeasured_ns = sub(ct->run_delay_unmeasured_ns,
 							pt->run_delay_unmeasured_ns);
+			d.has_ledger = ct->has_ledger;
+			for (int st = 0; st < PWZ_VCPU_STATES; st++)
+				d.state_ns[st] = sub(ct->state_ns[st], pt->state_ns[st]);
+			d.costop_ns = sub(ct->costop_ns, pt->costop_ns);
 		} else {
 			d = *ct;
 		}
@@ -418,7 +454,9 @@ static int make_frame(struct live *l)
 			f->idle_ns = d.run_ns;
 			continue;
 		}
-		if (!d.run_ns && !d.switches && !d.waits && !d.wait_ns && !d.exits && !d.run_delay_ns)
+		/* (a vCPU halted throughout has a ledger that grew: its VM counts it) */
+		if (!d.run_ns && !d.switches && !d.waits && !d.wait_ns && !d.exits && !d.run_delay_ns &&
+		    !ledger_grew(&d))
 			continue;
 		/* the display name a capture would write (its VM's), not the bare comm of a
 		 * thread no record has named yet */

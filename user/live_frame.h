@@ -46,6 +46,11 @@ struct live_task {
 	int32_t vm;			/* a frame's: its VM's index in vms (a vCPU, or another
 					 * thread of its process), -1 none (live_frame_vms()) */
 	bool vcpu;			/* a frame's: one of that VM's vCPUs */
+	bool has_ledger;		/* a vCPU thread with a ledger in the kernel (model.h
+					 * R10): state_ns and costop_ns hold it */
+	uint64_t state_ns[PWZ_VCPU_STATES];	/* its time in each state (enum pwz_vcpu_state;
+					 * a reading's: since the start, up to the reading) */
+	uint64_t costop_ns;		/* its ready time while a sibling vCPU ran (ended waits) */
 };
 
 /* The index of tid in tasks[0 .. n) (sorted by tid), with *found, or where it would go. */
@@ -74,6 +79,10 @@ struct live_vm {
 					 * waits (none when a vCPU's histogram missed entries) */
 	uint64_t wait_p99_lo_ns;
 	uint64_t wait_p99_hi_ns;
+	unsigned int ledger_vcpus;	/* of its vCPUs, those with a ledger: state_ns and
+					 * costop_ns are their sums */
+	uint64_t state_ns[PWZ_VCPU_STATES];
+	uint64_t costop_ns;
 };
 
 /* What one interval shows. */

@@ -267,9 +267,22 @@ static const char task_cols_narrow[] =
 static const char kvm_cols[] =
 	"    TID     PID  EXITS/s  HANDLE_AVG  HANDLE%  EXIT                       NAME";
 /* One row per VM: its vCPUs' CPU %, their mean READY% (at most 100), the p99 of their waits,
- * their exits, its other threads' CPU % (EMU%); the key that opens it. */
+ * their exits, its other threads' CPU % (EMU%); the key that opens it. Where the capture keeps
+ * the vCPU ledger (model.h R10) and there is room, its vCPUs' mean share of the interval in
+ * the guest, halted, and ready while a sibling ran (co-stop, esxtop's %CSTP). */
 static const char vm_cols[] =
 	"KEY VCPUS   CPU%  READY%       WAIT_P99  EXITS/s    EMU%  VM";
+static const char vm_cols_ledger[] =
+	"KEY VCPUS   CPU%  READY%       WAIT_P99  EXITS/s    EMU%  GUEST%   HALT%   CSTP%  VM";
+
+/* Whether a VM of f has a ledger. */
+static bool frame_has_ledger(const struct live_frame *f)
+{
+	for (size_t i = 0; i < f->nr_vms; i++)
+		if (f->vms[i].ledger_vcpus)
+			return true;
+	return false;
+}
 
 /* Whether t's ready time as the kernel charged it is to be shown beside the lived one. */
 static bool ready_differs(const struct live_task *t, const struct live_frame *f)
@@ -282,6 +295,14 @@ static bool ready_differs(const struct live_task *t, const struct live_frame *f)
 static bool narrow_screen(const struct live_screen *s)
 {
 	return s->cols < sizeof(task_cols) - 1 - strlen("NAME") + LIVE_NAME_MIN;
+}
+
+/* Whether the VM rows of f on s show the ledger's columns: f has a ledger, and they leave the
+ * name LIVE_NAME_MIN columns. */
+static bool vm_ledger_shown(const struct live_screen *s, const struct live_frame *f)
+{
+	return frame_has_ledger(f) &&
+	       s->cols >= sizeof(vm_cols_ledger) - 1 - strlen("VM") + LIVE_NAME_MIN;
 }
 
 /* A wait p99 as its bucket's range; "n/a" for waits whose histogram the kernel could not keep
@@ -316,17 +337,25 @@ static void task_line(char *b, size_t n, const struct live_task *t, const struct
 			 per_s(t->exits, f), name);
 }
 
+/* VM row i (vm_cols, or vm_cols_ledger with ledger: "-" for a VM without one). */
 static void vm_line(char *b, size_t n, size_t i, const struct live_vm *v,
-		    const struct live_frame *f)
+		    const struct live_frame *f, bool ledger)
 {
-	char p99[FMT_DURATION_MAX], name[TERMSAFE_NAME_MAX], k[4] = "";
+	char p99[FMT_DURATION_MAX], name[TERMSAFE_NAME_MAX], k[4] = "", led[32] = "";
 
 	p99_text(p99, sizeof(p99), v->has_wait_p99, v->waits, v->wait_p99_lo_ns, v->wait_p99_hi_ns);
 	if (i < LIVE_OPEN_VMS)
 		snprintf(k, sizeof(k), "%zu", i + 1);
 	termsafe_str(name, sizeof(name), v->name);
-	snprintf(b, n, "%3s %5u %6.1f %7.1f %14s %8.0f %7.1f  %s", k, v->vcpus, pct(v->run_ns, f),
-		 live_vm_ready_pct(v, f), p99, per_s(v->exits, f), pct(v->emu_run_ns, f), name);
+	if (ledger && v->ledger_vcpus)
+		snprintf(led, sizeof(led), " %7.1f %7.1f %7.1f",
+			 live_vm_ledger_pct(v, v->state_ns[PWZ_VCPU_GUEST], f),
+			 live_vm_ledger_pct(v, v->state_ns[PWZ_VCPU_HALT], f),
+			 live_vm_ledger_pct(v, v->costop_ns, f));
+	else if (ledger)
+		snprintf(led, sizeof(led), " %7s %7s %7s", "-", "-", "-");
+	snprintf(b, n, "%3s %5u %6.1f %7.1f %14s %8.0f %7.1f%s  %s", k, v->vcpus, pct(v->run_ns, f),
+		 live_vm_ready_pct(v, f), p99, per_s(v->exits, f), pct(v->emu_run_ns, f), led, name);
 }
 
 static const struct live_task *find_task(const struct live_frame *f, uint32_t tid)
@@ -434,9 +463,11 @@ int live_print_text(FILE *out, const struct live_frame *f, const struct pwz_meta
 	header_line(line, sizeof(line), f);
 	fprintf(out, "--- %s\n", line);
 	if (f->nr_vms) {	/* the VMs first, worst ready first */
-		fprintf(out, "%s\n", vm_cols);
+		bool ledger = frame_has_ledger(f);
+
+		fprintf(out, "%s\n", ledger ? vm_cols_ledger : vm_cols);
 		for (size_t i = 0; i < f->nr_vms; i++) {
-			vm_line(line, sizeof(line), i, &f->vms[i], f);
+			vm_line(line, sizeof(line), i, &f->vms[i], f, ledger);
 			fprintf(out, "%s\n", line);
 		}
 	}
@@ -484,14 +515,29 @@ static int json_str(FILE *out, const char *s)
 	return e;
 }
 
-/* A wait p99's bucket as JSON ({lo_ns, hi_ns}, or null), and the brace that ends its object. */
+/* A wait p99's bucket as JSON ({lo_ns, hi_ns}, or null). */
 static void json_p99(FILE *out, bool has, uint64_t lo_ns, uint64_t hi_ns)
 {
 	if (has)
-		fprintf(out, "{\"lo_ns\":%llu,\"hi_ns\":%llu}}", (unsigned long long)lo_ns,
+		fprintf(out, "{\"lo_ns\":%llu,\"hi_ns\":%llu}", (unsigned long long)lo_ns,
 			(unsigned long long)hi_ns);
 	else
-		fputs("null}", out);
+		fputs("null", out);
+}
+
+/* "states":{"guest":ns,...},"costop_ns":ns of a vCPU or a VM with a ledger (has), else both
+ * null. */
+static void json_states(FILE *out, bool has, const uint64_t *state_ns, uint64_t costop_ns)
+{
+	if (!has) {
+		fputs("\"states\":null,\"costop_ns\":null", out);
+		return;
+	}
+	fputs("\"states\":{", out);
+	for (unsigned int i = 0; i < PWZ_VCPU_STATES; i++)
+		fprintf(out, "%s\"%s\":%llu", i ? "," : "", pwz_vcpu_state_name(i),
+			(unsigned long long)state_ns[i]);
+	fprintf(out, "},\"costop_ns\":%llu", (unsigned long long)costop_ns);
 }
 
 int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta *meta)
@@ -539,6 +585,9 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 		/* the bucket holding the interval's p99 (as --list --json's wait_p99) */
 		fputs(",\"wait_p99\":", out);
 		json_p99(out, t->has_wait_p99, t->wait_p99_lo_ns, t->wait_p99_hi_ns);
+		fputc(',', out);
+		json_states(out, t->has_ledger, t->state_ns, t->costop_ns);
+		fputc('}', out);
 	}
 	fputs("],\"vms\":[", out);
 	for (size_t i = 0; i < f->nr_vms; i++) {
@@ -554,6 +603,9 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 			(unsigned long long)v->waits, (unsigned long long)v->exits,
 			(unsigned long long)v->emu_run_ns);
 		json_p99(out, v->has_wait_p99, v->wait_p99_lo_ns, v->wait_p99_hi_ns);
+		fprintf(out, ",\"ledger_vcpus\":%u,", v->ledger_vcpus);
+		json_states(out, v->ledger_vcpus, v->state_ns, v->costop_ns);
+		fputc('}', out);
 	}
 	fputs("],\"kvm\":[", out);
 	for (size_t i = 0; i < f->nr_exits; i++) {
@@ -649,11 +701,11 @@ static void toggle_vm(struct live_screen *s, size_t n)
 static unsigned int draw_vms(struct live_screen *s, const struct live_frame *f, unsigned int used)
 {
 	char line[2048], row[2040];
-	bool narrow = narrow_screen(s);
+	bool narrow = narrow_screen(s), ledger = vm_ledger_shown(s, f);
 	size_t slot;
 
 	for (size_t i = 0; i < f->nr_vms && used < s->rows; i++) {
-		vm_line(line, sizeof(line), i, &f->vms[i], f);
+		vm_line(line, sizeof(line), i, &f->vms[i], f, ledger);
 		put_line(s, line, false);
 		used++;
 		if (!vm_open(s, f->vms[i].name, &slot))
@@ -697,7 +749,8 @@ static void draw(struct live_screen *s)
 			 s->editing ? "_" : "", s->paused ? "  [PAUSED]" : "",
 			 s->kvm && f->nr_vms ? "1-9 open a VM " : "", s->kvm ? "tasks" : "KVM");
 		put_line(s, line, false);
-		put_line(s, s->kvm ? (f->nr_vms ? vm_cols : kvm_cols) :
+		put_line(s, s->kvm ? (f->nr_vms ? (vm_ledger_shown(s, f) ? vm_cols_ledger : vm_cols) :
+				      kvm_cols) :
 			 narrow_screen(s) ? task_cols_narrow : task_cols, true);
 		used = 3;
 		if (!s->kvm) {

@@ -31,6 +31,16 @@ double live_vm_ready_pct(const struct live_vm *v, const struct live_frame *f)
 	return v->vcpus && f->dt_ns ? v->wait_ns * 100.0 / ((double)f->dt_ns * v->vcpus) : 0;
 }
 
+double live_vm_ledger_pct(const struct live_vm *v, uint64_t ns, const struct live_frame *f)
+{
+	double pct;
+
+	if (!v->ledger_vcpus || !f->dt_ns)
+		return 0;
+	pct = ns * 100.0 / ((double)f->dt_ns * v->ledger_vcpus);
+	return pct < 100 ? pct : 100;
+}
+
 static const struct live_frame *g_frame;	/* for the qsort comparator */
 
 /* Worst first: the highest mean ready %, then by name. */
@@ -95,6 +105,12 @@ static void acc_vcpu(struct vm_acc *a, const struct live_task *t)
 		a->max_ns = t->wait_max_ns;
 	if (t->waits && !t->has_wait_p99)
 		a->missed = true;
+	if (!t->has_ledger)
+		return;
+	a->v.ledger_vcpus++;
+	for (int i = 0; i < PWZ_VCPU_STATES; i++)
+		a->v.state_ns[i] += t->state_ns[i];
+	a->v.costop_ns += t->costop_ns;
 }
 
 /* Rolls the vCPUs into acc (each task's vm an index in it), then the processes' other

@@ -32,4 +32,8 @@ int live_frame_vms(struct live_frame *f, const char *(*proc_name)(void *ctx, uin
 /* A VM's mean ready % per vCPU over f's interval (at most 100: each vCPU's is). */
 double live_vm_ready_pct(const struct live_vm *v, const struct live_frame *f);
 
+/* ns of v's vCPUs with a ledger (a state's sum, or their co-stop) as their mean % of f's
+ * interval, cut to 100 (a ledger is read a moment after the interval's other figures). */
+double live_vm_ledger_pct(const struct live_vm *v, uint64_t ns, const struct live_frame *f);
+
 #endif /* PWZ_LIVE_VMS_H */
