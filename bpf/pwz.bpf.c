@@ -57,6 +57,8 @@ const volatile __u32 filter_tids = 0;	/* 1: only threads in sel_tids (or sel_tgi
 const volatile __u32 filter_tgids = 0;	/* 1: only threads whose process is in sel_tgids */
 const volatile __u32 follow_names = 0;	/* 1: task records of every new or renamed thread (-t) */
 const volatile __u32 emit_streams = 1;	/* 0: aggregates only, no ring-buffer records */
+const volatile __u32 fold_always = 0;	/* 1 (with streams): every slice into cpu_aggs too, not
+					 * only those whose record drops (--serve beside --flight) */
 const volatile __u32 batch_max = PWZ_BATCH;	/* slices per ring record, 1..PWZ_BATCH (1: each slice
 						 * at once, for the flight recorder) */
 const volatile __u32 want_wait = 1;	/* 0: no run-queue wait measurement */
@@ -931,7 +933,8 @@ static __always_inline void batch_slice(struct rec_batch *b, const struct switch
 			size = sizeof(*b);
 		if (bpf_ringbuf_output(&rb, b, size, rb_flags(&rb))) {
 			cnt_add(CNT_DROP_SLICE, n);
-			fold_batch(n);
+			if (!fold_always)	/* (else folded already, one by one) */
+				fold_batch(n);
 		}
 		b->n = 0;
 	}
@@ -949,9 +952,10 @@ static __always_inline void switch_out_slice(const struct switch_out *so, bool b
 
 	if (b) {
 		batch_slice(b, so, btf, preempt, prev, prev_pid, prev_state);
-		return;
+		if (!fold_always)
+			return;
 	}
-	/* R7: without streams, the kernel folds every slice */
+	/* R7: without streams (or with fold_always), the kernel folds every slice */
 	agg = lookup_or_init(&cpu_aggs, &prev_pid, &zero);
 	if (agg)
 		fold_dropped(agg, prev_pid, so->start, so->now, so->end, so->known, so->wait,

@@ -265,6 +265,12 @@ static void test_serve_options(void **state)
 	assert_int_equal(PARSE(&o, err, "--serve", "1", "--serve-threads", "0"), -EINVAL);
 	assert_int_equal(PARSE(&o, err, "--serve", "1", "--live"), -EINVAL);
 	assert_non_null(strstr(err, "pick one"));
+	/* --flight beside --serve: dumps while it serves, never --once (it ends at a dump) */
+	assert_int_equal(PARSE(&o, err, "--serve", "1", "--flight", "30", "--dest-folder", "/tmp",
+			       "incident"), 0);
+	assert_true(o.flight_s > 29.9 && o.serve && !strcmp(o.run_name, "incident"));
+	assert_int_equal(PARSE(&o, err, "--serve", "1", "--flight", "30", "--once"), -EINVAL);
+	assert_non_null(strstr(err, "--once"));
 	assert_int_equal(PARSE(&o, err, "--serve", "1", "--aggregate-only"), -EINVAL);
 	assert_int_equal(PARSE(&o, err, "--serve", "1", "-s", "3"), -EINVAL);
 	assert_non_null(strstr(err, "until Ctrl-C"));

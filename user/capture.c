@@ -297,6 +297,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	s->rodata->filter_tgids = cfg->filter ? 1 : 0;
 	s->rodata->follow_names = cfg->filter && cfg->follow_names;
 	s->rodata->emit_streams = cfg->streams;
+	s->rodata->fold_always = cfg->streams && cfg->fold_always;
 	s->rodata->batch_max = cfg->prompt ? 1 : PWZ_BATCH;
 	s->rodata->want_wait = cfg->sched && cfg->wait;
 	s->rodata->want_waker = cfg->sched && cfg->wait && cfg->streams && cfg->waker;

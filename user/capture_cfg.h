@@ -18,6 +18,10 @@ struct capture_cfg {
 	bool kvm_halt;			/* the ledger: attach kvm_vcpu_wakeup (it exists) */
 	bool irq;			/* --irq: attach the irq and softirq programs (bpf/irq.bpf.h) */
 	bool streams;			/* per-event records (else aggregates only) */
+	bool fold_always;		/* with streams, the kernel folds every slice into its
+					 * aggregates too, not only those whose record drops: they
+					 * are then whole for a reader of the maps beside the
+					 * records (--serve with --flight) */
 	bool pending_waits;		/* read the waits pending at a reading
 					 * (capture__pending_waits(): --live) */
 	bool prompt;			/* each slice record at once, not batched (the flight

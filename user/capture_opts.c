@@ -275,9 +275,12 @@ static int check_serve(const struct capture_opts *o, char *err, size_t errlen)
 	}
 	if (!o->serve)
 		return 0;
-	if (o->live || o->flight_s) {
-		snprintf(err, errlen, "--serve and %s are two modes: pick one",
-			 o->live ? "--live" : "--flight");
+	if (o->live) {
+		snprintf(err, errlen, "--serve and --live are two modes: pick one");
+		return -EINVAL;
+	}
+	if (o->once) {	/* --flight beside --serve: dumps while it serves */
+		snprintf(err, errlen, "--serve runs until Ctrl-C or SIGTERM: it takes no --once");
 		return -EINVAL;
 	}
 	if (o->legacy || o->no_streams || o->stats || o->all || o->perf_data || o->force || o->irq) {

@@ -673,72 +673,86 @@ static const char *poll_trigger(struct flight_env *env, uint64_t now, uint64_t d
 	return NULL;
 }
 
-int flight_run(struct flight_env *env)
+int flight_begin(struct flight_env *env, struct flight_loop *lp)
 {
 	struct flight *f = env->fl;
-	uint64_t deadline = env->o->sleep_given ? (uint64_t)(env->o->sleep_s * 1e9) : 0;
-	bool autos = f->cfg.trigger_wait_ns || f->cfg.trigger_exit_ns, armed = !autos;
-	unsigned int nr_dumps = 0;
-	bool sized = f->cfg.budget_bytes != 0;
 	char d[FMT_DURATION_MAX];
-	int e = 0;
 
+	*lp = (struct flight_loop){
+		.deadline = env->o->sleep_given ? (uint64_t)(env->o->sleep_s * 1e9) : 0,
+		.armed = !f->cfg.trigger_wait_ns && !f->cfg.trigger_exit_ns,
+		.sized = f->cfg.budget_bytes != 0,
+	};
 	if (*env->usr1) {
 		*env->usr1 = 0;
 		env->say("flight: SIGUSR1 came while pwz-bpf was starting: no dump, nothing was recorded yet (send it again now)");
 	}
-	if (sized)
+	if (lp->sized)
 		env->say("flight: keeping the last %s within %.1f MiB (kill -USR1 %d to write it)",
 			 fmt_duration(d, sizeof(d), f->cfg.window_ns), f->cfg.budget_bytes / 1048576.0,
 			 (int)getpid());
 	else
 		env->say("flight: recording (kill -USR1 %d to write the last %s); the memory budget is sized over the first second",
 			 (int)getpid(), fmt_duration(d, sizeof(d), f->cfg.window_ns));
-	if (autos)
+	if (!lp->armed)
 		say_arming(env);
-	for (;;) {
-		uint64_t now;
-		bool end;
-		const char *why;
-		char sig[32];
+	return 0;
+}
 
+int flight_step(struct flight_env *env, struct flight_loop *lp)
+{
+	struct flight *f = env->fl;
+	uint64_t now = mono_ns() - env->t0;
+	char d[FMT_DURATION_MAX], sig[32];
+	const char *why;
+	bool end;
+	int e = 0;
+
+	if (!lp->sized && now >= 1000000000ull) {
+		lp->sized = true;
+		flight__size_budget(f, now);
+		env->say("flight: %.2f MiB/s of records measured: keeping the last %s within %.1f MiB (kill -USR1 %d to write it)",
+			 (double)flight__stored(f) / 1048576.0 * 1e9 / now,
+			 fmt_duration(d, sizeof(d), f->cfg.window_ns),
+			 flight__budget(f) / 1048576.0, (int)getpid());
+	}
+	if (!lp->armed && now >= f->cfg.arm_ns) {
+		lp->armed = true;
+		env->say("flight: triggers armed at %s", fmt_duration(d, sizeof(d), now));
+	}
+	why = poll_trigger(env, now, lp->deadline, sig, sizeof(sig), &end);
+	/* the way out always writes the last window, overlapping the last dump or not */
+	if (why && !f->pending) {
+		f->last_to = 0;
+		flight__trigger(f, now, 0, why);
+	}
+	if (f->pending && (end || now >= f->trig_ns + f->cfg.after_ns)) {
+		uint64_t to = f->trig_ns + f->cfg.after_ns;
+
+		e = dump_now(env, &lp->nr_dumps, to < now ? to : now, end);
+		if (end || e == -ENOMEM || (!e && env->o->once))
+			return e ? e : 1;
+		e = 0;	/* a failed dump was said with what it kept: recording goes on */
+	}
+	if (end)
+		return 1;
+	flight__evict(f, now);
+	task_table__forget_gone(env->tt, NULL, NULL);
+	return 0;
+}
+
+int flight_run(struct flight_env *env)
+{
+	struct flight_loop lp;
+	int e = flight_begin(env, &lp);
+
+	while (!e) {
 		e = capture__poll(env->cap, 100);
 		if (e < 0 && e != -EINTR) {
 			env->say("reading the ring buffer failed: %s", strerror(-e));
 			return e;
 		}
-		e = 0;
-		now = mono_ns() - env->t0;
-		if (!sized && now >= 1000000000ull) {
-			sized = true;
-			flight__size_budget(f, now);
-			env->say("flight: %.2f MiB/s of records measured: keeping the last %s within %.1f MiB (kill -USR1 %d to write it)",
-				 (double)flight__stored(f) / 1048576.0 * 1e9 / now,
-				 fmt_duration(d, sizeof(d), f->cfg.window_ns),
-				 flight__budget(f) / 1048576.0, (int)getpid());
-		}
-		if (!armed && now >= f->cfg.arm_ns) {
-			armed = true;
-			env->say("flight: triggers armed at %s", fmt_duration(d, sizeof(d), now));
-		}
-		why = poll_trigger(env, now, deadline, sig, sizeof(sig), &end);
-		/* the way out always writes the last window, overlapping the last dump or not */
-		if (why && !f->pending) {
-			f->last_to = 0;
-			flight__trigger(f, now, 0, why);
-		}
-		if (f->pending && (end || now >= f->trig_ns + f->cfg.after_ns)) {
-			uint64_t to = f->trig_ns + f->cfg.after_ns;
-
-			e = dump_now(env, &nr_dumps, to < now ? to : now, end);
-			if (end || e == -ENOMEM || (!e && env->o->once))
-				break;
-			e = 0;	/* a failed dump was said with what it kept: recording goes on */
-		}
-		if (end)
-			break;
-		flight__evict(f, now);
-		task_table__forget_gone(env->tt, NULL, NULL);
+		e = flight_step(env, &lp);
 	}
-	return e;
+	return e < 0 ? e : 0;
 }

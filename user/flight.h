@@ -126,6 +126,22 @@ struct flight_env {
  * 0 or -errno (said): out of memory, a failed read, or the last dump failed. */
 int flight_run(struct flight_env *env);
 
+/* flight_run()'s loop for a caller that drains the capture itself (--serve beside --flight):
+ * flight_begin() once (says how it records), then flight_step() after each capture__poll(). */
+struct flight_loop {
+	uint64_t deadline;		/* -s, from the capture start (0 none) */
+	bool armed;			/* the wait and exit triggers fire */
+	bool sized;			/* the memory budget is set */
+	unsigned int nr_dumps;
+};
+
+/* Returns 0. */
+int flight_begin(struct flight_env *env, struct flight_loop *lp);
+
+/* The triggers, the dump they ask for, the eviction: 0 go on, 1 the recording is over (the
+ * way out, its dump written), or -errno (said). */
+int flight_step(struct flight_env *env, struct flight_loop *lp);
+
 /* What a dump holds, for its message. */
 struct flight_dump {
 	uint64_t from_ns, to_ns;	/* its window, from the capture start */

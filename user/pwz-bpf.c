@@ -1041,7 +1041,9 @@ static int prepare(struct run *r)
 		.kvm_uexit = !access(TRACEFS "/events/kvm/kvm_userspace_exit", F_OK),
 		.kvm_halt = !access(TRACEFS "/events/kvm/kvm_vcpu_wakeup", F_OK),
 		/* --live, --serve: the aggregates only */
-		.streams = !r->o.no_streams && !r->o.live && !r->o.serve,
+		.streams = !r->o.no_streams && !r->o.live && (!r->o.serve || r->o.flight_s),
+		/* --flight beside --serve: the kernel's maps whole too, for the scrapes */
+		.fold_always = r->o.serve && r->o.flight_s,
 		/* --live: each interval's ready time as lived in it, waits still pending included */
 		.pending_waits = r->o.live,
 		.prompt = r->o.flight_s > 0, .force_raw_tp = r->o.force_raw_tp,
@@ -1473,27 +1475,6 @@ static int run_live(struct run *r)
 	return e ? 1 : 0;
 }
 
-/* --serve: metrics over HTTP until a signal (user/serve.h). Returns the exit code. */
-static int run_serve(struct run *r)
-{
-	struct serve_metrics_opts so = { .threads = r->o.serve_threads,
-					 .cgroup_depth = r->o.serve_cgroup_depth,
-					 .selected = r->filter ? run_selected : NULL, .ctx = r };
-	struct sockaddr_storage sa;
-	socklen_t len;
-	char err[512];
-	int e;
-
-	clear_progress();
-	e = serve_parse_listen(r->o.serve, &sa, &len, err, sizeof(err));
-	if (!e)
-		e = serve_run(r->cap, r->tt, r->t0, &r->meta, &sa, len, &so, &stop_signal, msg, err,
-			      sizeof(err));
-	if (e)
-		msg("%s", err);
-	return e ? 1 : 0;
-}
-
 /* A dump's drop counters: the kernel's since the start (a superset of the window's). */
 static int flight_counters(void *ctx, struct pwz_meta *m)
 {
@@ -1511,16 +1492,61 @@ static int flight_counters(void *ctx, struct pwz_meta *m)
 	return 0;
 }
 
-/* --flight: the recorder until a signal, -s, the command's end or --once (user/flight.h).
- * Returns the exit code. */
-static int run_flight(struct run *r)
+/* The flight recorder's view of the run (user/flight.h). */
+static struct flight_env flight_env_of(struct run *r)
 {
-	struct flight_env env = {
+	return (struct flight_env){
 		.cap = r->cap, .tt = r->tt, .fl = r->fl, .o = &r->o, .meta = &r->meta,
 		.t0 = r->t0, .child = r->child.pid, .selected = run_selected, .ctx = r,
 		.counters = flight_counters, .say = msg, .stop = &stop_signal, .usr1 = &usr1_signal,
 		.werr = &r->werr,
 	};
+}
+
+/* --flight beside --serve: the recorder's state, stepped by the serve loop. */
+struct serve_flight {
+	struct flight_env env;
+	struct flight_loop lp;
+};
+
+static int serve_flight_step(void *ctx)
+{
+	struct serve_flight *sf = ctx;
+
+	return flight_step(&sf->env, &sf->lp);
+}
+
+/* --serve: metrics over HTTP until a signal (user/serve.h), with --flight the recorder beside
+ * them. Returns the exit code. */
+static int run_serve(struct run *r)
+{
+	struct serve_metrics_opts so = { .threads = r->o.serve_threads,
+					 .cgroup_depth = r->o.serve_cgroup_depth,
+					 .selected = r->filter ? run_selected : NULL, .ctx = r };
+	struct serve_flight sf = { .env = flight_env_of(r) };
+	struct serve_tick tick = { serve_flight_step, &sf };
+	struct sockaddr_storage sa;
+	socklen_t len;
+	char err[512];
+	int e;
+
+	clear_progress();
+	e = serve_parse_listen(r->o.serve, &sa, &len, err, sizeof(err));
+	if (!e && r->fl)
+		flight_begin(&sf.env, &sf.lp);
+	if (!e)
+		e = serve_run(r->cap, r->tt, r->t0, &r->meta, &sa, len, &so, r->fl ? &tick : NULL,
+			      &stop_signal, msg, err, sizeof(err));
+	if (e)
+		msg("%s", err);
+	return e ? 1 : 0;
+}
+
+/* --flight: the recorder until a signal, -s, the command's end or --once (user/flight.h).
+ * Returns the exit code. */
+static int run_flight(struct run *r)
+{
+	struct flight_env env = flight_env_of(r);
 	int e = flight_run(&env);
 
 	r->child.pid = env.child;
@@ -1600,12 +1626,12 @@ int main(int argc, char **argv)
 		    (int)getpid());
 	if (check_env(r) || prepare(r) || start(r))
 		goto out;
-	if (r->o.live || r->o.flight_s) {
-		rc = r->o.live ? run_live(r) : run_flight(r);
+	if (r->o.serve) {	/* (with --flight, the recorder beside it) */
+		rc = run_serve(r);
 		goto out;
 	}
-	if (r->o.serve) {
-		rc = run_serve(r);
+	if (r->o.live || r->o.flight_s) {
+		rc = r->o.live ? run_live(r) : run_flight(r);
 		goto out;
 	}
 	if (capture_loop(r) || finish(r))

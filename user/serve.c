@@ -398,8 +398,9 @@ static int scrape_page(void *ctx, bool openmetrics, const char **body, size_t *l
 
 int serve_run(struct capture *cap, struct task_table *tt, uint64_t t0, const struct pwz_meta *meta,
 	      const struct sockaddr_storage *sa, socklen_t salen,
-	      const struct serve_metrics_opts *o, volatile sig_atomic_t *stop,
-	      void (*say)(const char *fmt, ...), char *err, size_t errlen)
+	      const struct serve_metrics_opts *o, const struct serve_tick *tick,
+	      volatile sig_atomic_t *stop, void (*say)(const char *fmt, ...), char *err,
+	      size_t errlen)
 {
 	struct scrape_ctx sc = { 0 };
 	struct serve *s = NULL;
@@ -417,7 +418,7 @@ int serve_run(struct capture *cap, struct task_table *tt, uint64_t t0, const str
 	if (say)
 		say("serving http://%s/metrics%s", serve__address(s),
 		    serve_is_loopback(sa) ? "" : " (not loopback: other hosts can scrape it)");
-	while (!*stop) {
+	while (tick || !*stop) {
 		e = serve__poll(s, 100, scrape_page, &sc);
 		if (!e)
 			e = capture__poll(cap, 0);
@@ -425,8 +426,13 @@ int serve_run(struct capture *cap, struct task_table *tt, uint64_t t0, const str
 			snprintf(err, errlen, "reading the ring buffer failed: %s", strerror(-e));
 			goto out;
 		}
-		e = 0;
+		e = tick ? tick->fn(tick->ctx) : 0;
+		if (e < 0)
+			snprintf(err, errlen, "the flight recorder stopped: %s", strerror(-e));
+		if (e)
+			break;
 	}
+	e = e < 0 ? e : 0;
 out:
 	serve__free(s);
 	serve_metrics__free(sc.sm);

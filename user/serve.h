@@ -62,15 +62,24 @@ struct task_table;
 struct pwz_meta;
 struct serve_metrics_opts;
 
+/* What else runs in the --serve loop: fn(ctx) after each drain of the capture, 0 to go on, 1 to
+ * end the loop, -errno to end it on an error (said by fn). */
+struct serve_tick {
+	int (*fn)(void *ctx);
+	void *ctx;
+};
+
 /*
  * The --serve loop: scrapes answered from the aggregates of cap (user/serve_metrics.h) until
- * *stop (set by a signal handler); cap's task records drained meanwhile (capture__poll()).
- * say (may be NULL) prints the one line of the start (where it listens). Returns 0 or -errno
- * with err.
+ * *stop (set by a signal handler), or with tick (NULL none) until tick ends it (it sees *stop
+ * itself: --flight writes its last dump then); cap's records drained meanwhile
+ * (capture__poll()). say (may be NULL) prints the one line of the start (where it listens).
+ * Returns 0 or -errno with err.
  */
 int serve_run(struct capture *cap, struct task_table *tt, uint64_t t0, const struct pwz_meta *meta,
 	      const struct sockaddr_storage *sa, socklen_t salen,
-	      const struct serve_metrics_opts *o, volatile sig_atomic_t *stop,
-	      void (*say)(const char *fmt, ...), char *err, size_t errlen);
+	      const struct serve_metrics_opts *o, const struct serve_tick *tick,
+	      volatile sig_atomic_t *stop, void (*say)(const char *fmt, ...), char *err,
+	      size_t errlen);
 
 #endif /* PWZ_SERVE_H */
