@@ -217,7 +217,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -O1 -g $(FUZZ_SAN) -MMD -MP -Iuser -Iuser/lib -Irender -I$(OUTPUT) \
 	-DPWZ_VERSION='"$(VERSION)"'
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_OUT)/%.o,$(LIB_SRCS))
-FUZZ_NAMES := cdict cdict_stream legacy perfdata csvmap
+FUZZ_NAMES := cdict cdict_stream legacy perfdata csvmap httpreq
 FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_MKSEEDS := $(OUTPUT)/tests/fuzz/mkseeds
 BADINPUT_CRAFT := $(OUTPUT)/tests/badinput/craft

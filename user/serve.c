@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
 #include "promtext.h"
+#include "httpreq.h"
 #include "serve.h"
 #include "serve_metrics.h"
 
@@ -221,46 +221,6 @@ static int client_answer(struct client *c, int status, const char *body, size_t 
 	return 0;
 }
 
-/* The status of the request line in c->in ("METHOD TARGET HTTP/1.x"); *head for HEAD. */
-static int request_status(const struct client *c, bool *head)
-{
-	char method[16], target[256], version[16];
-	char line[sizeof(method) + sizeof(target) + sizeof(version) + 8];
-	size_t n = strcspn(c->in, "\r\n");
-
-	*head = false;
-	if (n >= sizeof(line))
-		return 400;
-	memcpy(line, c->in, n);
-	line[n] = '\0';
-	if (sscanf(line, "%15s %255s %15s", method, target, version) != 3 ||
-	    strncmp(version, "HTTP/1.", 7))
-		return 400;
-	*head = !strcmp(method, "HEAD");
-	if (strcmp(method, "GET") && !*head)
-		return 405;
-	if (strcmp(target, "/metrics") && strncmp(target, "/metrics?", 9))
-		return 404;
-	return 200;
-}
-
-/* Whether the request in c->in asks for OpenMetrics (its Accept header, any case). */
-static bool wants_openmetrics(const struct client *c)
-{
-	char value[512];
-
-	for (const char *l = strchr(c->in, '\n'); l && l[1] && l[1] != '\r' && l[1] != '\n';
-	     l = strchr(l + 1, '\n')) {
-		if (!strncasecmp(l + 1, "accept:", 7)) {
-			size_t n = strcspn(l + 8, "\r\n");
-
-			snprintf(value, sizeof(value), "%.*s", (int)n, l + 8);
-			return promtext_wants_openmetrics(value);
-		}
-	}
-	return false;
-}
-
 /* Reads what c sent; once the request is whole (or too big) makes the answer. Returns false
  * when the client is to be closed. */
 static bool client_read(struct client *c, serve_page_fn page, void *ctx)
@@ -269,9 +229,9 @@ static bool client_read(struct client *c, serve_page_fn page, void *ctx)
 		[405] = "only GET and HEAD\n", [431] = "request too large\n",
 		[500] = "cannot read the kernel's aggregates\n" };
 	ssize_t r = recv(c->fd, c->in + c->in_len, sizeof(c->in) - 1 - c->in_len, MSG_DONTWAIT);
+	struct httpreq req;
 	const char *body;
 	size_t blen;
-	bool head, om;
 	int st;
 
 	if (r < 0)
@@ -280,23 +240,16 @@ static bool client_read(struct client *c, serve_page_fn page, void *ctx)
 		return false;	/* gone before its request was whole */
 	c->in_len += (size_t)r;
 	c->in[c->in_len] = '\0';
-	if (!strstr(c->in, "\r\n\r\n") && !strstr(c->in, "\n\n")) {
-		if (c->in_len < sizeof(c->in) - 1)
-			return true;
-		st = 431;
-	} else {
-		st = request_status(c, &head);
-	}
-	if (st == 431)
-		head = false;
-	om = st == 200 && wants_openmetrics(c);
-	if (st == 200 && page(ctx, om, &body, &blen))
+	if (!httpreq_parse(c->in, c->in_len, sizeof(c->in), &req))
+		return true;
+	st = req.status;
+	if (st == 200 && page(ctx, req.openmetrics, &body, &blen))
 		st = 500;
 	if (st != 200) {
 		body = text[st];
 		blen = strlen(body);
 	}
-	return !client_answer(c, st, body, blen, head, om);
+	return !client_answer(c, st, body, blen, req.head, req.openmetrics);
 }
 
 /* Sends what c takes now. Returns false when the client is to be closed (done or gone). */
