@@ -26,6 +26,10 @@
                                          calls, halt at least its sleeps (kvm-guest -s), the states
                                          adding up to its life, and its on-CPU and ready states
                                          against its runtime and waits (within its unseen time)
+  check.py serve METRICS GUEST          a page of `pwz-bpf --serve` scraped after a kvm-guest started
+                                         with '-name guest=served': its vCPU's exits by reason
+                                         (pwz_vcpu_exits_total) = what kvm-guest was asked, its
+                                         guest and exit_kernel seconds > 0
   check.py flight JSON GUEST US          --list --json of a flight dump made with --trigger-exit USus
                                          around kvm-guest: triggered by an exit of its vCPU thread
                                          handled for more than US, inside the dump's window
@@ -397,6 +401,31 @@ def check_ledger(path, guest, trace_path):
            f"ledger: ready {ns['ready']} ns, waits {wait} ns (unseen {unseen} ns)")
 
 
+def check_serve(path, guest):
+    """The exporter's page against kvm-guest: its vCPU's exits per reason (labelled by the
+    kernel's name of the reason, or its code) are exactly the ones asked."""
+    series = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.match(r'(\w+)\{([^}]*)\} (\S+)$', line.strip())
+            if m:
+                labels = tuple(sorted(re.findall(r'(\w+)="([^"]*)"', m.group(2))))
+                series[(m.group(1), labels)] = float(m.group(3))
+
+    def of(name, **want):
+        return sum(v for (n, labels), v in series.items()
+                   if n == name and all(dict(labels).get(k) == w for k, w in want.items()))
+    for r in ("io", "cpuid", "hlt"):
+        got = (of("pwz_vcpu_exits_total", vm="served", vcpu="0", reason=r) +
+               of("pwz_vcpu_exits_total", vm="served", vcpu="0", reason=str(SVM_CODES[r])))
+        print(f"served.vcpu0 {r} exits on the page: {got:.0f}, asked {guest[r]}")
+        expect(got == guest[r], f"pwz_vcpu_exits_total of reason {r}: {got:.0f}, kvm-guest made {guest[r]}")
+    for st in ("guest", "exit_kernel"):
+        v = of("pwz_vcpu_seconds_total", vm="served", vcpu="0", state=st)
+        print(f"served.vcpu0 {st} seconds: {v:.6f}")
+        expect(v > 0, f"pwz_vcpu_seconds_total state {st}: {v}")
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] in ("trace", "perfscript"):
         check_truth(argv[0], argv[1], guest_line(argv[2]))
@@ -408,6 +437,8 @@ def main(argv):
         check_page(argv[1], guest_line(argv[2]))
     elif len(argv) == 4 and argv[0] == "ledger":
         check_ledger(argv[1], guest_line(argv[2]), argv[3])
+    elif len(argv) == 3 and argv[0] == "serve":
+        check_serve(argv[1], guest_line(argv[2]))
     elif len(argv) == 4 and argv[0] == "flight":
         check_flight(argv[1], guest_line(argv[2]), int(argv[3]))
     else:
