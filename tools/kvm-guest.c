@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/kvm.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -195,6 +196,15 @@ static void read_schedstat(struct guest *g)
 	}
 }
 
+/* Blocks every signal the calling thread can block. */
+static void block_signals(void)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+}
+
 /* The vCPU thread: runs the guest until the final hlt, counting what reaches userspace. */
 static void *vcpu_main(void *arg)
 {
@@ -203,6 +213,9 @@ static void *vcpu_main(void *arg)
 
 	g->tid = (pid_t)syscall(SYS_gettid);
 	prctl(PR_SET_NAME, g->comm, 0, 0, 0);
+	/* signals go to the main thread: none ends a run (EINTR) or cuts a -s sleep short, so
+	 * its counts and sleeps are the ones asked */
+	block_signals();
 	for (;;) {
 		if (ioctl(g->vcpu_fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR)
