@@ -183,7 +183,7 @@ PWZ_ID_BITMAP(vcpu_tids);	/* with the ledger */
  * ledger, so that a ready vCPU's time is charged to another VM (R10). */
 PWZ_ID_BITMAP(vm_tgids);	/* with the ledger */
 
-/* The vCPU threads' state stretches by length (with the ledger), inserted with the ledger. */
+/* The vCPU threads' state stretches by length (with the ledger), inserted at a first stretch. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -287,15 +287,15 @@ static __always_inline bool task_selected(bool btf, __u32 tid, struct task_struc
 	return sel_has(&sel_tgids, tgid);
 }
 
-/* A vCPU thread's empty histogram, inserted with its ledger. */
+/* A vCPU thread's empty histogram, inserted at its first stretch. */
 static const struct vcpu_hist zero_hist;
 
 /*
- * R10: a stretch of len ns in state s of vCPU thread tid, into its histogram. A thread whose
- * histogram is missing (its insertion with the ledger failed: the allocator's cache of a map
- * without preallocation can be empty for a moment) gets it now; counted in CNT_HIST_MISS
- * when that fails too. A global function: the verifier walks it once, not at each of the
- * switch program's ledger transitions. Returns 0.
+ * R10: a stretch of len ns in state s of vCPU thread tid, into its histogram, inserted when
+ * the thread has none yet (its first stretch, or an insertion that failed before: the
+ * allocator's cache of a map without preallocation can be empty for a moment); counted in
+ * CNT_HIST_MISS when the insertion fails. A global function: the verifier walks it once, not
+ * at each of the switch program's ledger transitions. Returns 0.
  */
 __noinline int led_hist(__u32 tid, __u32 s, __u64 len)
 {
@@ -372,8 +372,6 @@ static __always_inline struct kvm_state *led_get(__u32 tid, struct task_struct *
 	l->tgid = BPF_CORE_READ(t, tgid);
 	l->tid = tid;
 	sel_add(&vm_tgids, l->tgid);
-	/* a failed insertion is tried again at the first stretch (led_hist()) */
-	bpf_map_update_elem(&vcpu_hists, &tid, &zero_hist, BPF_NOEXIST);
 	if (l->since_ns < now)
 		l->count[l->state & (PWZ_VS_NR - 1)]++;
 	return st;
