@@ -187,7 +187,6 @@ $(OUTPUT)/tests/test_exitroll: TEST_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,-
 $(OUTPUT)/tests/test_serve_metrics: TEST_LDFLAGS := -Wl,--wrap=live__new,--wrap=live__sample \
 	-Wl,--wrap=live__free,--wrap=capture__counters,--wrap=capture__run_delay \
 	-Wl,--wrap=task_table__forget_gone,--wrap=task_table__name,--wrap=task_table__cgroup \
-	-Wl,--wrap=capture__has_ledger,--wrap=capture__vcpu_ledgers \
 	-Wl,--wrap=live__forget_gone,--wrap=task_table__alive
 
 # tests/import/run: a driver that imports a perf.data and dumps the cdict it wrote, and a

@@ -118,51 +118,19 @@ static void set_cgroup(uint32_t tid, const char *path)
 	cg_paths[nr_cg++] = path;
 }
 
-/* The tid the wrapped live__forget_gone() tells gone at each scrape (0 none), from the first. */
-static const uint32_t *forget_at;
-static size_t nr_forget_at, forget_calls;
-
-int __wrap_live__forget_gone(struct live *l, void (*gone)(void *ctx, uint32_t tid), void *ctx);
+int __wrap_live__forget_gone(struct live *l);
 bool __wrap_task_table__alive(const struct task_table *tt, uint32_t tid);
 
-int __wrap_live__forget_gone(struct live *l, void (*gone)(void *ctx, uint32_t tid), void *ctx)
+int __wrap_live__forget_gone(struct live *l)
 {
-	uint32_t tid = forget_calls < nr_forget_at ? forget_at[forget_calls] : 0;
-
 	(void)l;
-	forget_calls++;
-	if (!tid)
-		return 0;
-	gone(ctx, tid);
-	return 1;
+	return 0;
 }
 
 bool __wrap_task_table__alive(const struct task_table *tt, uint32_t tid)
 {
 	(void)tt, (void)tid;
 	return true;
-}
-
-/* The ledgers each scrape reads (capture__vcpu_ledgers()): ledgers[scrape], nr_ledgers each. */
-static const struct pwz_vcpu_ledger (*ledgers)[2];
-static size_t nr_ledgers, ledger_reads;
-
-bool __wrap_capture__has_ledger(const struct capture *c)
-{
-	(void)c;
-	return ledgers != NULL;
-}
-
-int __wrap_capture__vcpu_ledgers(struct capture *c, uint64_t end_ns, bool hists,
-				 int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx)
-{
-	const struct pwz_vcpu_ledger *now = ledgers[ledger_reads++];
-	int e = 0;
-
-	(void)c, (void)end_ns, (void)hists;
-	for (size_t i = 0; !e && i < nr_ledgers; i++)
-		e = cb(ctx, &now[i]);
-	return e;
 }
 
 /* Metrics over the frames f[0 .. n) (each scrape takes the next) with options o, and the empty
@@ -182,12 +150,19 @@ static struct serve_metrics *metrics_over(struct live_frame *f, size_t n,
 	return sm;
 }
 
-/* The ledgers each scrape reads from now on: led[scrape], n each. */
-static void use_ledgers(const struct pwz_vcpu_ledger (*led)[2], size_t n)
+/* t with a ledger (model.h R10) over its frame: guest, halt and ready ns, its ready time
+ * from sibling vCPUs and from the host, its co-stop. */
+static struct live_task with_ledger(struct live_task t, uint64_t guest, uint64_t halt,
+				    uint64_t ready, uint64_t sibling, uint64_t host, uint64_t costop)
 {
-	ledgers = led;
-	nr_ledgers = n;
-	ledger_reads = 0;
+	t.has_ledger = true;
+	t.state_ns[PWZ_VCPU_GUEST] = guest;
+	t.state_ns[PWZ_VCPU_HALT] = halt;
+	t.state_ns[PWZ_VCPU_READY] = ready;
+	t.cause_ns[PWZ_CAUSE_SAME_VM_VCPU] = sibling;
+	t.cause_ns[PWZ_CAUSE_HOST] = host;
+	t.costop_ns = costop;
+	return t;
 }
 
 static uint64_t cpu_zero[1];
@@ -362,19 +337,19 @@ static void test_ledger_states(void **state)
 		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"other_on_cpu\"} 0.000000000\n"
 		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"0\",state=\"unseen\"} 0.000000000\n"
 		"pwz_vcpu_seconds_total{vm=\"vmA\",vcpu=\"1\",state=\"guest\"} 1.000000000\n";
-	static const struct pwz_vcpu_ledger led[3][2] = {
-		{ { .tid = 11, .ns = { 1000000000 } }, { .tid = 99, .ns = { 5 } } },
-		{ { .tid = 11, .ns = { 2000000000, 0, 0, 0, 250000000, 250000000 },
-		    .cause_ns = { 100000000, 0, 0, 150000000 }, .costop_ns = 100000000 },
-		  { .tid = 12, .ns = { 1000000000 } } },
-		{ { .tid = 11, .ns = { 3000000000, 0, 0, 0, 500000000, 250000000 },
-		    .cause_ns = { 100000000, 0, 0, 150000000 }, .costop_ns = 125000000 },
-		  { .tid = 12, .ns = { 1000000000 } } },
+	/* a thread that is no vCPU has a ledger too: it counts nowhere */
+	struct live_task t1[] = { with_ledger(task(20, 20, "worker", 0), 5, 0, 0, 0, 0, 0) };
+	struct live_task t2[] = {
+		with_ledger(task(11, 10, "vmA.vcpu0", 1), 2000000000, 250000000, 250000000,
+			    100000000, 150000000, 100000000),
+		with_ledger(task(12, 10, "vmA.vcpu1", 0), 1000000000, 0, 0, 0, 0, 0),
 	};
-	struct live_task t1[] = { task(20, 20, "worker", 0) };
-	struct live_task t2[] = { task(11, 10, "vmA.vcpu0", 1), task(12, 10, "vmA.vcpu1", 0) };
+	struct live_task t3[] = {
+		with_ledger(task(11, 10, "vmA.vcpu0", 1), 1000000000, 250000000, 0, 0, 0, 25000000),
+		with_ledger(task(12, 10, "vmA.vcpu1", 0), 0, 0, 0, 0, 0, 0),
+	};
 	struct live_frame f[] = { frame(t1, 1, NULL, 0), frame(t2, 2, NULL, 0),
-				  frame(NULL, 0, NULL, 0) };
+				  frame(t3, 2, NULL, 0) };
 	struct serve_metrics_opts o = { 0 };
 	struct pwz_meta meta = { 0 };
 	struct promtext pt;
@@ -382,7 +357,6 @@ static void test_ledger_states(void **state)
 	struct serve_metrics *sm;
 
 	(void)state;
-	use_ledgers(led, 2);
 	sm = metrics_over(f, 3, &o, &meta, &pt);
 	assert_int_equal(serve_metrics__scrape(sm, &pt), 0);	/* no vCPU yet */
 	s = family_lines(&pt, "pwz_vcpu_seconds_total");
@@ -409,7 +383,6 @@ static void test_ledger_states(void **state)
 	free(s);
 	serve_metrics__free(sm);
 	promtext_release(&pt);
-	ledgers = NULL;
 }
 
 /* A thread over one interval with the figures given (ns; waits a count). */
@@ -735,15 +708,18 @@ static void test_vm_cgroup_label(void **state)
 		"pwz_vm_run_seconds_total", "pwz_vm_ready_seconds_total", "pwz_vm_ready_waits_total",
 		"pwz_vm_emulator_run_seconds_total", "pwz_vm_seconds_total", "pwz_vm_costop_seconds_total",
 	};
-	static const struct pwz_vcpu_ledger led[2][2] = {
-		{ { .tid = 11, .ns = { 1000000000 }, .costop_ns = 5 }, { .tid = 21 } },
-		{ { .tid = 11, .ns = { 2000000000 }, .costop_ns = 5 }, { .tid = 21 } },
+	struct live_task t1[] = {
+		sched_task(10, 10, "qemu", 7000, 0, 0, 0),
+		with_ledger(sched_task(11, 10, "vmA.vcpu0", 1000, 500, 1, 0), 1000000000, 0, 0, 0,
+			    0, 5),
+		with_ledger(sched_task(21, 20, "vmB.vcpu0", 1000, 0, 0, 0), 0, 0, 0, 0, 0, 0),
 	};
-	struct live_task t1[] = { sched_task(10, 10, "qemu", 7000, 0, 0, 0),
-				  sched_task(11, 10, "vmA.vcpu0", 1000, 500, 1, 0),
-				  sched_task(21, 20, "vmB.vcpu0", 1000, 0, 0, 0) };
-	struct live_task t2[] = { t1[0], t1[1],
-				  sched_task(12, 10, "vmA.vcpu1", 1000, 0, 0, 0), t1[2] };
+	struct live_task t2[] = {
+		t1[0],
+		with_ledger(sched_task(11, 10, "vmA.vcpu0", 1000, 500, 1, 0), 1000000000, 0, 0, 0,
+			    0, 0),
+		sched_task(12, 10, "vmA.vcpu1", 1000, 0, 0, 0), t1[2],
+	};
 	struct live_exit x1[] = { { 11, PWZ_ISA_VMX, 30, 2, 100 } };
 	struct live_frame f[] = { frame(t1, 3, x1, 1), frame(t2, 4, x1, 1) };
 	struct serve_metrics_opts o = { 0 };
@@ -756,7 +732,6 @@ static void test_vm_cgroup_label(void **state)
 	nr_cg = 0;
 	set_cgroup(10, VM_CG);
 	set_cgroup(11, VM_CG);	/* its process's */
-	use_ledgers(led, 2);
 	sm = metrics_over(f, 2, &o, &meta, &pt);
 	scrape(sm, &pt);
 	set_cgroup(10, "/elsewhere");	/* moved, and vmB's now known: the labels stay */
@@ -798,36 +773,30 @@ static void test_vm_cgroup_label(void **state)
 	free(s);
 	serve_metrics__free(sm);
 	promtext_release(&pt);
-	ledgers = NULL;
 }
 
 /*
- * A vCPU thread gone (live__forget_gone()) leaves its series as they were; a new vCPU thread
- * on its tid, under the same name, starts a ledger from nothing in the kernel, and the series
- * grow by all of it.
+ * A vCPU thread gone leaves its series as they were; a new vCPU thread on its tid, under the
+ * same name, starts a ledger from nothing in the kernel (live__forget_gone()): its first frame
+ * holds all of it, and the series grow by all of it.
  */
 static void test_ledger_recycled_tid(void **state)
 {
-	static const struct pwz_vcpu_ledger led[3][2] = {
-		{ { .tid = 11, .ns = { 2000000000 } } },
-		{ { .tid = 11, .ns = { 500000000 } } },		/* the new thread's */
-		{ { .tid = 11, .ns = { 750000000 } } },
-	};
-	static const uint32_t gone[] = { 11, 0, 0 };
 	static const char *const want[] = { "2.000000000\n", "2.500000000\n", "2.750000000\n" };
 	static const struct serve_metrics_opts o = { 0 };
 	static const struct pwz_meta meta = { 0 };
-	struct live_task t1[] = { task(11, 10, "vmA.vcpu0", 1) };
-	struct live_frame f[] = { frame(t1, 1, NULL, 0), frame(t1, 1, NULL, 0),
-				  frame(t1, 1, NULL, 0) };
+	struct live_task t1[] = { with_ledger(task(11, 10, "vmA.vcpu0", 1), 2000000000, 0, 0, 0,
+					      0, 0) };
+	struct live_task t2[] = { with_ledger(task(11, 10, "vmA.vcpu0", 1), 500000000, 0, 0, 0,
+					      0, 0) };	/* the new thread's whole ledger */
+	struct live_task t3[] = { with_ledger(task(11, 10, "vmA.vcpu0", 1), 250000000, 0, 0, 0,
+					      0, 0) };
+	struct live_frame f[] = { frame(t1, 1, NULL, 0), frame(t2, 1, NULL, 0),
+				  frame(t3, 1, NULL, 0) };
 	struct promtext pt;
 	struct serve_metrics *sm;
 
 	(void)state;
-	forget_at = gone;
-	nr_forget_at = 3;
-	forget_calls = 0;
-	use_ledgers(led, 1);
 	sm = metrics_over(f, 3, &o, &meta, &pt);
 	for (int i = 0; i < 3; i++) {
 		char line[128], *s;
@@ -842,9 +811,6 @@ static void test_ledger_recycled_tid(void **state)
 	}
 	serve_metrics__free(sm);
 	promtext_release(&pt);
-	use_ledgers(NULL, 0);
-	forget_at = NULL;
-	nr_forget_at = 0;
 }
 
 /*

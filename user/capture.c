@@ -1194,7 +1194,6 @@ int capture__forget_threads(struct capture *c, uint32_t *tids, size_t *n,
 		tids[k++] = tid;
 	}
 	*n = a.n = k;
-	qsort(tids, k, sizeof(*tids), u32_cmp);
 	e = k ? walk(c, s->maps.kvm_aggs, sizeof(struct kvm_agg_val), forget_kvm_fn, &a) : 0;
 	for (size_t i = 0; !e && i < a.nr_keys; i++)
 		bpf_map__delete_elem(s->maps.kvm_aggs, &a.keys[i], sizeof(a.keys[i]), 0);

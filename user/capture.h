@@ -139,14 +139,15 @@ int capture__fold_kernel_aggs(struct capture *c);
 int capture__read_kernel_aggs(struct capture *c, struct model_fold *into);
 
 /*
- * Drops the kernel's figures of those of the *n threads tids that drop(ctx, tid, v) chooses,
- * given each one's cpu_aggs slots (v[cpu] for the nr possible CPUs; zero when it has none): their
+ * Drops the kernel's figures of those of the *n threads tids (sorted) that drop(ctx, tid, v,
+ * nr) chooses, given each one's cpu_aggs slots (v[cpu] for the nr possible CPUs; zero when it
+ * has none): their
  * cpu_aggs, wait_hists and kvm_aggs entries, their ledger and its histograms, their wait start
  * (raw_tp) and their bits in the vCPU and -t bitmaps. For a reader of the aggregates alone
  * (--live, --serve) that has counted what they did and knows them gone (exited: no event of
  * theirs comes again), so that a capture that runs without end holds the threads that live,
  * not every thread it saw; a tid the kernel hands out again starts from nothing. The dropped
- * tids are left in tids[0 .. *n) (sorted). A tid recycled between the caller's check and the
+ * tids are left in tids[0 .. *n), in order. A tid recycled between the caller's check and the
  * drop loses what its new thread did meanwhile. Returns 0 or -errno.
  */
 int capture__forget_threads(struct capture *c, uint32_t *tids, size_t *n,

@@ -168,6 +168,7 @@ static int ledger_cb(void *ctx, const struct pwz_vcpu_ledger *led)
 		return -ENOMEM;
 	t->has_ledger = true;
 	memcpy(t->state_ns, led->ns, sizeof(t->state_ns));
+	memcpy(t->cause_ns, led->cause_ns, sizeof(t->cause_ns));
 	t->costop_ns = led->costop_ns;
 	return 0;
 }
@@ -352,6 +353,8 @@ static int hold_high_water(struct live *l)
 		ct->has_ledger |= pt->has_ledger;
 		for (int k = 0; k < PWZ_VCPU_STATES; k++)
 			ct->state_ns[k] = max_u64(ct->state_ns[k], pt->state_ns[k]);
+		for (int k = 0; k < PWZ_READY_CAUSES; k++)
+			ct->cause_ns[k] = max_u64(ct->cause_ns[k], pt->cause_ns[k]);
 		ct->costop_ns = max_u64(ct->costop_ns, pt->costop_ns);
 	}
 	return 0;
@@ -366,13 +369,13 @@ static bool ledger_grew(const struct live_task *d)
 	return false;
 }
 
-/* frame = cur - prev, threads without activity left out. */
 /* A process's name from the task table (live_frame_vms()'s proc_name). */
 static const char *proc_name(void *tt, uint32_t tgid)
 {
 	return task_table__name(tt, tgid);
 }
 
+/* frame = cur - prev, threads without activity left out. */
 static int make_frame(struct live *l)
 {
 	struct reading *p = &l->prev, *c = &l->cur;
@@ -441,6 +444,8 @@ static int make_frame(struct live *l)
 			d.has_ledger = ct->has_ledger;
 			for (int st = 0; st < PWZ_VCPU_STATES; st++)
 				d.state_ns[st] = sub(ct->state_ns[st], pt->state_ns[st]);
+			for (int rc = 0; rc < PWZ_READY_CAUSES; rc++)
+				d.cause_ns[rc] = sub(ct->cause_ns[rc], pt->cause_ns[rc]);
 			d.costop_ns = sub(ct->costop_ns, pt->costop_ns);
 		} else {
 			d = *ct;
@@ -559,8 +564,8 @@ int live__sample(struct live *l, struct live_frame **f)
 }
 
 /*
- * Whether gone thread tid can leave the kernel's maps: when its final figures v (per CPU) are
- * (nr CPUs) are all the last reading counted of it. A slice that ended while that reading walked the maps is
+ * Whether gone thread tid can leave the kernel's maps: when its final figures v (nr CPUs) are
+ * all the last reading counted of it. A slice that ended while that reading walked the maps is
  * in neither (model.h: the next reading has it): such a thread waits for the next sweep. Keeps
  * the per-CPU figures of one that leaves.
  */
@@ -600,7 +605,7 @@ static void reading_drop(struct reading *r, const uint32_t *tids, size_t n)
 	r->nr_exits = k;
 }
 
-int live__forget_gone(struct live *l, void (*gone)(void *ctx, uint32_t tid), void *ctx)
+int live__forget_gone(struct live *l)
 {
 	struct reading *r = &l->prev;	/* the last reading */
 	const struct live_frame *f = &l->frame;
@@ -623,9 +628,7 @@ int live__forget_gone(struct live *l, void (*gone)(void *ctx, uint32_t tid), voi
 	}
 	e = n ? capture__forget_threads(l->cap, tids, &n, drop_gone, l) : 0;
 	if (!e) {
-		reading_drop(r, tids, n);	/* sorted by capture__forget_threads() */
-		for (size_t i = 0; gone && i < n; i++)
-			gone(ctx, tids[i]);
+		reading_drop(r, tids, n);
 		l->kept = r->nr_tasks;
 	}
 	free(tids);
@@ -708,7 +711,7 @@ int live_run(struct capture *cap, struct task_table *tt, uint64_t t0, const stru
 			snprintf(err, errlen, "cannot read the kernel aggregates: %s", strerror(-e));
 			goto out;
 		}
-		e = live__forget_gone(l, NULL, NULL);
+		e = live__forget_gone(l);
 		if (e < 0) {
 			snprintf(err, errlen, "cannot drop the threads gone from the kernel's maps: %s",
 				 strerror(-e));

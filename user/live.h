@@ -32,10 +32,10 @@ int live__sample(struct live *l, struct live_frame **f);
  * slice that ended while the maps were read waits for the next sweep). Their figures leave the
  * kernel's maps (capture__forget_threads()) and the readings, their share of the per-CPU
  * totals is kept here: the frames that follow are as they would have been, and a tid handed
- * out again starts a new thread from nothing. gone(ctx, tid) (NULL none) is told of each, for
- * what the caller keeps per tid. Returns the number forgotten or -errno.
+ * out again starts a new thread from nothing (its first frame holds all it did, its ledger
+ * too). Returns the number forgotten or -errno.
  */
-int live__forget_gone(struct live *l, void (*gone)(void *ctx, uint32_t tid), void *ctx);
+int live__forget_gone(struct live *l);
 
 /* NULL is a no-op. */
 void live__free(struct live *l);

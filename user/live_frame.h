@@ -50,6 +50,8 @@ struct live_task {
 					 * R10): state_ns and costop_ns hold it */
 	uint64_t state_ns[PWZ_VCPU_STATES];	/* its time in each state (enum pwz_vcpu_state;
 					 * a reading's: since the start, up to the reading) */
+	uint64_t cause_ns[PWZ_READY_CAUSES];	/* its ready time by what held its CPU (ended
+					 * waits; enum pwz_ready_cause) */
 	uint64_t costop_ns;		/* its ready time while a sibling vCPU ran (ended waits) */
 };
 

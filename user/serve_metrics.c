@@ -73,7 +73,6 @@ struct sm_vcpu_ref {
 	char name[PWZ_NAME_MAX];	/* the thread's display name when classified */
 	uint32_t vm;			/* index in vms */
 	uint32_t vcpu;			/* index in its vcpus */
-	struct sm_ledger last;		/* the thread's ledger as last added */
 };
 
 /* A cgroup: the series {cgroup}. */
@@ -231,7 +230,6 @@ static struct sm_vcpu *vcpu_of(struct serve_metrics *sm, const struct live_task 
 	char vm[PWZ_NAME_MAX], label[24];
 	int64_t ref = keymap_find(&sm->vcpu_tids, t->tid, 0), ci;
 	struct sm_vm *v;
-	int added;
 
 	if (ref >= 0 && !strcmp(sm->vcpu_refs[ref].name, t->name)) {
 		struct sm_vcpu_ref *r = &sm->vcpu_refs[ref];
@@ -245,14 +243,12 @@ static struct sm_vcpu *vcpu_of(struct serve_metrics *sm, const struct live_task 
 		return NULL;
 	v = vm_get(sm, vm, t->tid, t->tgid);
 	ci = v ? vcpu_get(v, label) : -ENOMEM;
-	ref = ci >= 0 ? keymap_get(&sm->vcpu_tids, t->tid, 0, &added) : ci;
+	ref = ci >= 0 ? keymap_get(&sm->vcpu_tids, t->tid, 0, NULL) : ci;
 	if (ref < 0 || array_reserve((void **)&sm->vcpu_refs, &sm->cap_refs, (size_t)ref + 1,
 				     sizeof(*sm->vcpu_refs))) {
 		*e = -ENOMEM;
 		return NULL;
 	}
-	if (added)
-		memset(&sm->vcpu_refs[ref].last, 0, sizeof(sm->vcpu_refs[ref].last));
 	snprintf(sm->vcpu_refs[ref].name, PWZ_NAME_MAX, "%s", t->name);
 	sm->vcpu_refs[ref].vm = (uint32_t)(v - sm->vms);
 	sm->vcpu_refs[ref].vcpu = (uint32_t)ci;
@@ -282,48 +278,15 @@ static void sched_add(struct sm_sched *s, const struct live_task *t)
 	s->ready_le_ns += t->ended_wait_ns;
 }
 
-/* Adds to acc[i] what now[i] grew past last[i], and keeps now[i] in last[i] (n counters). */
-static void add_grown(uint64_t *acc, uint64_t *last, const uint64_t *now, int n)
+/* R10: t's ledger over one frame (a vCPU thread's) added to vCPU c's. */
+static void ledger_add(struct sm_vcpu *c, const struct live_task *t)
 {
-	for (int i = 0; i < n; i++) {
-		if (now[i] > last[i]) {
-			acc[i] += now[i] - last[i];
-			last[i] = now[i];
-		}
-	}
-}
-
-/* R10: what the ledger of vCPU thread l->tid grew since the last scrape, to its vCPU (once a
- * frame made the thread a vCPU: its whole ledger then). */
-static int add_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
-{
-	struct serve_metrics *sm = ctx;
-	int64_t ref = keymap_find(&sm->vcpu_tids, l->tid, 0);
-	struct sm_vcpu_ref *r;
-	struct sm_vcpu *c;
-
-	if (ref < 0)
-		return 0;
-	r = &sm->vcpu_refs[ref];
-	c = &sm->vms[r->vm].vcpus[r->vcpu];
 	c->has_ledger = true;
-	add_grown(c->led.ns, r->last.ns, l->ns, PWZ_VCPU_STATES);
-	add_grown(c->led.cause_ns, r->last.cause_ns, l->cause_ns, PWZ_READY_CAUSES);
-	add_grown(&c->led.costop_ns, &r->last.costop_ns, &l->costop_ns, 1);
-	return 0;
-}
-
-/* A thread gone (live__forget_gone()): a vCPU thread's ledger is dropped from the kernel, so
- * that a thread on its tid starts a ledger from nothing, to be added whole. */
-static void forget_vcpu(void *ctx, uint32_t tid)
-{
-	struct serve_metrics *sm = ctx;
-	int64_t ref = keymap_find(&sm->vcpu_tids, tid, 0);
-
-	if (ref < 0)
-		return;
-	memset(&sm->vcpu_refs[ref].last, 0, sizeof(sm->vcpu_refs[ref].last));
-	sm->vcpu_refs[ref].name[0] = '\0';	/* found again by its name (vcpu_of()) */
+	for (int i = 0; i < PWZ_VCPU_STATES; i++)
+		c->led.ns[i] += t->state_ns[i];
+	for (int i = 0; i < PWZ_READY_CAUSES; i++)
+		c->led.cause_ns[i] += t->cause_ns[i];
+	c->led.costop_ns += t->costop_ns;
 }
 
 /* Adds the exits of frame f to their vCPUs. Returns 0 or -ENOMEM. */
@@ -553,6 +516,8 @@ static int add_frame(struct serve_metrics *sm, const struct live_frame *f)
 
 		if (c)
 			sched_add(&c->s, t);
+		if (c && t->has_ledger)
+			ledger_add(c, t);
 	}
 	for (size_t i = 0; i < f->nr_tasks && !e; i++) {
 		const struct live_task *t = &f->tasks[i];
@@ -1040,11 +1005,8 @@ int serve_metrics__scrape(struct serve_metrics *sm, struct promtext *pt)
 	if (e)
 		return e;
 	e = add_frame(sm, f);
-	if (!e && capture__has_ledger(sm->cap))
-		e = capture__vcpu_ledgers(sm->cap, clock_ns(CLOCK_MONOTONIC), false, add_ledger,
-					  sm);
 	if (!e) {	/* everything of the threads gone is counted: the kernel may drop them */
-		int n = live__forget_gone(sm->live, forget_vcpu, sm);
+		int n = live__forget_gone(sm->live);
 
 		e = n < 0 ? n : 0;
 	}

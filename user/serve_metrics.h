@@ -14,8 +14,9 @@ struct promtext;
 
 /*
  * Each scrape reads the kernel's totals (user/live.h live__sample(): per thread, per exit
- * reason, per CPU, with the slice running on each CPU counted up to the reading) and adds the
- * differences since the previous scrape to counters kept here, keyed by what a series names,
+ * reason, per CPU, with the slice running on each CPU counted up to the reading, each vCPU
+ * thread's ledger up to the reading) and adds the differences since the previous scrape to
+ * counters kept here, keyed by what a series names,
  * never by a thread id: per CPU, per VM, per vCPU (the VM's name and the vCPU's index), with
  * cgroup_depth > 0 per cgroup (its path cut to that many components), and, with threads > 0,
  * per thread for the busiest (then "other"). So every counter only grows, whatever threads
