@@ -375,6 +375,21 @@ static const char *proc_name(void *tt, uint32_t tgid)
 	return task_table__name(tt, tgid);
 }
 
+/* The name of frame task t: the display name a capture would write (its VM's), taken once per
+ * thread as a capture's first record of it takes it (task_table__touch()), not the bare comm of
+ * a thread no record has named, nor read again each interval. */
+static void frame_name(struct task_table *tt, struct live_task *t)
+{
+	struct pwz_task named;
+	const char *name = task_table__touch(tt, t->tid, 0, &named) >= 0 ?
+			   task_table__name(tt, t->tid) : NULL;
+
+	if (name)
+		snprintf(t->name, sizeof(t->name), "%s", name);
+	else
+		snprintf(t->name, sizeof(t->name), "tid-%u", t->tid);
+}
+
 /* frame = cur - prev, threads without activity left out. */
 static int make_frame(struct live *l)
 {
@@ -463,10 +478,7 @@ static int make_frame(struct live *l)
 		if (!d.run_ns && !d.switches && !d.waits && !d.wait_ns && !d.exits && !d.run_delay_ns &&
 		    !ledger_grew(&d))
 			continue;
-		/* the display name a capture would write (its VM's), not the bare comm of a
-		 * thread no record has named yet */
-		if (!task_table__display_name(l->tt, d.tid, d.name, sizeof(d.name)))
-			snprintf(d.name, sizeof(d.name), "tid-%u", d.tid);
+		frame_name(l->tt, &d);
 		d.tgid = task_table__tgid(l->tt, d.tid);
 		f->tasks[f->nr_tasks++] = d;
 	}
