@@ -673,7 +673,7 @@ static const char *poll_trigger(struct flight_env *env, uint64_t now, uint64_t d
 	return NULL;
 }
 
-int flight_begin(struct flight_env *env, struct flight_loop *lp)
+void flight_begin(struct flight_env *env, struct flight_loop *lp)
 {
 	struct flight *f = env->fl;
 	char d[FMT_DURATION_MAX];
@@ -696,7 +696,6 @@ int flight_begin(struct flight_env *env, struct flight_loop *lp)
 			 (int)getpid(), fmt_duration(d, sizeof(d), f->cfg.window_ns));
 	if (!lp->armed)
 		say_arming(env);
-	return 0;
 }
 
 int flight_step(struct flight_env *env, struct flight_loop *lp)
@@ -744,8 +743,9 @@ int flight_step(struct flight_env *env, struct flight_loop *lp)
 int flight_run(struct flight_env *env)
 {
 	struct flight_loop lp;
-	int e = flight_begin(env, &lp);
+	int e = 0;
 
+	flight_begin(env, &lp);
 	while (!e) {
 		e = capture__poll(env->cap, 100);
 		if (e < 0 && e != -EINTR) {

@@ -135,8 +135,7 @@ struct flight_loop {
 	unsigned int nr_dumps;
 };
 
-/* Returns 0. */
-int flight_begin(struct flight_env *env, struct flight_loop *lp);
+void flight_begin(struct flight_env *env, struct flight_loop *lp);
 
 /* The triggers, the dump they ask for, the eviction: 0 go on, 1 the recording is over (the
  * way out, its dump written), or -errno (said). */
