@@ -141,12 +141,32 @@ static void test_none(void **state)
 	assert_int_equal(f.nr_vms, 0);
 }
 
+/* A frame task is empty only when nothing of it grew: a histogram bucket alone (a wait the
+ * next interval counts) or a ledger state alone (a vCPU halted throughout) keeps it. */
+static void test_task_empty(void **state)
+{
+	struct live_task t = { .tid = 7 };
+
+	(void)state;
+	assert_true(live_task_empty(&t));
+	t.wait_hist[PWZ_WHIST_BUCKETS - 1] = 1;
+	assert_false(live_task_empty(&t));
+	t.wait_hist[PWZ_WHIST_BUCKETS - 1] = 0;
+	t.state_ns[PWZ_VCPU_STATES - 1] = 5;
+	assert_true(live_task_empty(&t));	/* no ledger: state_ns means nothing */
+	t.has_ledger = true;
+	assert_false(live_task_empty(&t));
+	t = (struct live_task){ .tid = 7, .run_delay_ns = 1 };
+	assert_false(live_task_empty(&t));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roll_up),
 		cmocka_unit_test(test_ledger_roll_up),
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_task_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

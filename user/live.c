@@ -360,15 +360,6 @@ static int hold_high_water(struct live *l)
 	return 0;
 }
 
-/* Whether frame task d's ledger has time in the interval. */
-static bool ledger_grew(const struct live_task *d)
-{
-	for (int i = 0; d->has_ledger && i < PWZ_VCPU_STATES; i++)
-		if (d->state_ns[i])
-			return true;
-	return false;
-}
-
 /* A process's name from the task table (live_frame_vms()'s proc_name). */
 static const char *proc_name(void *tt, uint32_t tgid)
 {
@@ -474,9 +465,7 @@ static int make_frame(struct live *l)
 			f->idle_ns = d.run_ns;
 			continue;
 		}
-		/* (a vCPU halted throughout has a ledger that grew: its VM counts it) */
-		if (!d.run_ns && !d.switches && !d.waits && !d.wait_ns && !d.exits && !d.run_delay_ns &&
-		    !ledger_grew(&d))
+		if (live_task_empty(&d))
 			continue;
 		frame_name(l->tt, &d);
 		d.tgid = task_table__tgid(l->tt, d.tid);

@@ -58,6 +58,15 @@ struct live_task {
 /* The index of tid in tasks[0 .. n) (sorted by tid), with *found, or where it would go. */
 size_t live_task_find(const struct live_task *tasks, size_t n, uint32_t tid, bool *found);
 
+/*
+ * Whether frame task d has nothing in its interval: no figure, no histogram bucket and no
+ * ledger state grew. Each kernel map is read on its own, so a thread's interval can hold one
+ * of them alone (a wait counted between the reads of cpu_aggs and wait_hists is in this
+ * interval's histogram and the next one's count; a vCPU halted throughout has only its
+ * ledger): such a task is not empty, or that figure would be lost to every view.
+ */
+bool live_task_empty(const struct live_task *d);
+
 /* One (vCPU thread, exit reason) over one interval. */
 struct live_exit {
 	uint32_t tid;
