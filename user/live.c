@@ -381,13 +381,40 @@ static void frame_name(struct task_table *tt, struct live_task *t)
 		snprintf(t->name, sizeof(t->name), "tid-%u", t->tid);
 }
 
-/* frame = cur - prev, threads without activity left out. */
-static int make_frame(struct live *l)
+/* Frame task d: thread ct's figures less its previous reading pt's (its running totals; its
+ * histogram modulo 2^32 as the kernel's counters wrap). */
+static void task_diff(const struct live_task *ct, const struct live_task *pt,
+		      struct live_task *d)
 {
-	struct reading *p = &l->prev, *c = &l->cur;
-	struct live_frame *f = &l->frame;
-	size_t j = 0, k = 0;
-	bool missed;
+	*d = (struct live_task){ .tid = ct->tid };
+	d->run_ns = sub(ct->run_ns, pt->run_ns);
+	d->switches = sub(ct->switches, pt->switches);
+	d->voluntary = sub(ct->voluntary, pt->voluntary);
+	d->involuntary = sub(ct->involuntary, pt->involuntary);
+	d->waits = sub(ct->waits, pt->waits);
+	d->wait_ns = sub(ct->wait_ns, pt->wait_ns);
+	d->ended_wait_ns = sub(ct->ended_wait_ns, pt->ended_wait_ns);
+	d->wait_max_ns = ct->wait_max_ns;
+	for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
+		d->wait_hist[b] = ct->wait_hist[b] - pt->wait_hist[b];
+	d->exits = sub(ct->exits, pt->exits);
+	d->run_delay_ns = sub(ct->run_delay_ns, pt->run_delay_ns);
+	d->run_delay_wait_ns = sub(ct->run_delay_wait_ns, pt->run_delay_wait_ns);
+	d->run_delay_unmeasured_ns = sub(ct->run_delay_unmeasured_ns, pt->run_delay_unmeasured_ns);
+	d->has_ledger = ct->has_ledger;
+	for (int st = 0; st < PWZ_VCPU_STATES; st++)
+		d->state_ns[st] = sub(ct->state_ns[st], pt->state_ns[st]);
+	for (int rc = 0; rc < PWZ_READY_CAUSES; rc++)
+		d->cause_ns[rc] = sub(ct->cause_ns[rc], pt->cause_ns[rc]);
+	d->costop_ns = sub(ct->costop_ns, pt->costop_ns);
+}
+
+/* Frame f's interval and its whole-host figures: switches, drops, BPF time, steal, each
+ * CPU's busy, idle and unseen time. */
+static void frame_head(const struct live *l, struct live_frame *f)
+{
+	const struct reading *p = &l->prev, *c = &l->cur;
+	struct pwz_meta m = { 0 };
 
 	f->seq++;
 	f->t_ns = sub(c->t, l->t0);
@@ -397,81 +424,25 @@ static int make_frame(struct live *l)
 	f->switches = sub(c->cnt[CNT_SWITCHES], p->cnt[CNT_SWITCHES]);
 	f->drops = sub(c->cnt[CNT_MAP_FULL] + c->cnt[CNT_DROP_TASK] + c->cnt[CNT_HIST_MISS],
 		       p->cnt[CNT_MAP_FULL] + p->cnt[CNT_DROP_TASK] + p->cnt[CNT_HIST_MISS]);
-	missed = c->cnt[CNT_HIST_MISS] != p->cnt[CNT_HIST_MISS];
 	f->bpf_ns = sub(c->bpf_ns, p->bpf_ns);
-	{
-		struct pwz_meta m = { 0 };
-
-		capture_meta_steal(&m, &p->stat, &c->stat, sysconf(_SC_CLK_TCK));
-		f->has_steal = m.has_steal;
-		f->steal_ns = m.steal_ns;
-		f->cpu_time_ns = m.cpu_time_ns;
-	}
+	capture_meta_steal(&m, &p->stat, &c->stat, sysconf(_SC_CLK_TCK));
+	f->has_steal = m.has_steal;
+	f->steal_ns = m.steal_ns;
+	f->cpu_time_ns = m.cpu_time_ns;
 	for (int cpu = 0; cpu < l->nr_cpu_slots; cpu++) {
 		f->cpu_busy_ns[cpu] = sub(c->cpu_busy[cpu], p->cpu_busy[cpu]);
 		f->cpu_idle_ns[cpu] = sub(c->cpu_idle[cpu], p->cpu_idle[cpu]);
 		f->cpu_unseen_ns[cpu] = sub(c->cpu_unseen[cpu], p->cpu_unseen[cpu]);
 	}
-	f->idle_ns = 0;
-	f->nr_tasks = 0;
-	f->nr_read = c->nr_tasks;
-	if (c->nr_tasks > l->cap_frame_tasks) {
-		struct live_task *t = realloc(f->tasks, c->nr_tasks * sizeof(*t));
+}
 
-		if (!t)
-			return -ENOMEM;
-		f->tasks = t;
-		l->cap_frame_tasks = c->nr_tasks;
-	}
-	for (size_t i = 0; i < c->nr_tasks; i++) {
-		const struct live_task *ct = &c->tasks[i];
-		struct live_task d = { .tid = ct->tid };
+/* The frame's exits: cur's per (thread, reason) less prev's (both sorted by (tid, isa,
+ * reason)), those with any in the interval. Returns 0 or -ENOMEM. */
+static int frame_exits(struct live_frame *f, const struct reading *p,
+		       const struct reading *c)
+{
+	size_t k = 0;
 
-		while (j < p->nr_tasks && p->tasks[j].tid < ct->tid)
-			j++;
-		if (j < p->nr_tasks && p->tasks[j].tid == ct->tid) {
-			const struct live_task *pt = &p->tasks[j];
-
-			d.run_ns = sub(ct->run_ns, pt->run_ns);
-			d.switches = sub(ct->switches, pt->switches);
-			d.voluntary = sub(ct->voluntary, pt->voluntary);
-			d.involuntary = sub(ct->involuntary, pt->involuntary);
-			d.waits = sub(ct->waits, pt->waits);
-			d.wait_ns = sub(ct->wait_ns, pt->wait_ns);
-			d.ended_wait_ns = sub(ct->ended_wait_ns, pt->ended_wait_ns);
-			d.wait_max_ns = ct->wait_max_ns;
-			for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
-				d.wait_hist[b] = ct->wait_hist[b] - pt->wait_hist[b];
-			d.exits = sub(ct->exits, pt->exits);
-			d.run_delay_ns = sub(ct->run_delay_ns, pt->run_delay_ns);
-			d.run_delay_wait_ns = sub(ct->run_delay_wait_ns, pt->run_delay_wait_ns);
-			d.run_delay_unmeasured_ns = sub(ct->run_delay_unmeasured_ns,
-							pt->run_delay_unmeasured_ns);
-			d.has_ledger = ct->has_ledger;
-			for (int st = 0; st < PWZ_VCPU_STATES; st++)
-				d.state_ns[st] = sub(ct->state_ns[st], pt->state_ns[st]);
-			for (int rc = 0; rc < PWZ_READY_CAUSES; rc++)
-				d.cause_ns[rc] = sub(ct->cause_ns[rc], pt->cause_ns[rc]);
-			d.costop_ns = sub(ct->costop_ns, pt->costop_ns);
-		} else {
-			d = *ct;
-		}
-		wait_p99(&d, missed);
-		/* no longer than the interval: a wait that ended between the two reads of a reading
-		 * (the aggregates, then the pending waits) counts in the next interval, whole */
-		if (d.wait_ns > f->dt_ns)
-			d.wait_ns = f->dt_ns;
-		if (d.tid == 0) {
-			f->idle_ns = d.run_ns;
-			continue;
-		}
-		if (live_task_empty(&d))
-			continue;
-		frame_name(l->tt, &d);
-		d.tgid = task_table__tgid(l->tt, d.tid);
-		f->tasks[f->nr_tasks++] = d;
-	}
-	/* exits: both sorted by (tid, isa, reason) */
 	free(f->exits);
 	f->exits = c->nr_exits ? calloc(c->nr_exits, sizeof(*f->exits)) : NULL;
 	f->nr_exits = 0;
@@ -489,6 +460,59 @@ static int make_frame(struct live *l)
 		if (d.count)
 			f->exits[f->nr_exits++] = d;
 	}
+	return 0;
+}
+
+/* frame = cur - prev, threads without activity left out. */
+static int make_frame(struct live *l)
+{
+	struct reading *p = &l->prev, *c = &l->cur;
+	struct live_frame *f = &l->frame;
+	size_t j = 0;
+	bool missed;
+	int e;
+
+	frame_head(l, f);
+	missed = c->cnt[CNT_HIST_MISS] != p->cnt[CNT_HIST_MISS];
+	f->idle_ns = 0;
+	f->nr_tasks = 0;
+	f->nr_read = c->nr_tasks;
+	if (c->nr_tasks > l->cap_frame_tasks) {
+		struct live_task *t = realloc(f->tasks, c->nr_tasks * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		f->tasks = t;
+		l->cap_frame_tasks = c->nr_tasks;
+	}
+	for (size_t i = 0; i < c->nr_tasks; i++) {
+		const struct live_task *ct = &c->tasks[i];
+		struct live_task d;
+
+		while (j < p->nr_tasks && p->tasks[j].tid < ct->tid)
+			j++;
+		if (j < p->nr_tasks && p->tasks[j].tid == ct->tid)
+			task_diff(ct, &p->tasks[j], &d);
+		else
+			d = *ct;
+		wait_p99(&d, missed);
+		/* no longer than the interval: a wait that ended between the two reads of a reading
+		 * (the aggregates, then the pending waits) counts in the next interval, whole */
+		if (d.wait_ns > f->dt_ns)
+			d.wait_ns = f->dt_ns;
+		if (d.tid == 0) {
+			f->idle_ns = d.run_ns;
+			continue;
+		}
+		if (live_task_empty(&d))
+			continue;
+		frame_name(l->tt, &d);
+		d.tgid = task_table__tgid(l->tt, d.tid);
+		f->tasks[f->nr_tasks++] = d;
+	}
+	e = frame_exits(f, p, c);
+	if (e)
+		return e;
 	return live_frame_vms(f, proc_name, l->tt);
 }
 
