@@ -219,9 +219,13 @@ static double pct(uint64_t ns, const struct live_frame *f)
 	return f->dt_ns ? ns * 100.0 / (double)f->dt_ns : 0;
 }
 
-/* The kernel charges a wait whole when it ends (model.h R9): one longer than the interval is
- * shown as the whole interval, 100 %. */
-static double charge_pct(uint64_t ns, const struct live_frame *f)
+/*
+ * A thread's share of the interval, at most 100 %. Two of its figures can hold time from
+ * before the interval: the kernel charges a wait whole when it ends (model.h R9), and a slice
+ * that began on a CPU before the capture saw any switch there is read only when it ends,
+ * whole, from the capture's start (no reading knows which thread runs there until then).
+ */
+static double thread_pct(uint64_t ns, const struct live_frame *f)
 {
 	double p = pct(ns, f);
 
@@ -325,14 +329,14 @@ static void task_line(char *b, size_t n, const struct live_task *t, const struct
 	p99_text(p99, sizeof(p99), t->has_wait_p99, t->waits, t->wait_p99_lo_ns, t->wait_p99_hi_ns);
 	termsafe_str(name, sizeof(name), t->name);
 	if (ready_differs(t, f))
-		snprintf(kready, sizeof(kready), "%.1f", charge_pct(t->run_delay_ns, f));
+		snprintf(kready, sizeof(kready), "%.1f", thread_pct(t->run_delay_ns, f));
 	if (narrow)
-		snprintf(b, n, "%7u %6.1f %6.0f %14s %7.1f %7s %8.0f  %s", t->tid, pct(t->run_ns, f),
+		snprintf(b, n, "%7u %6.1f %6.0f %14s %7.1f %7s %8.0f  %s", t->tid, thread_pct(t->run_ns, f),
 			 per_s(t->switches, f), p99, pct(t->wait_ns, f), kready, per_s(t->exits, f),
 			 name);
 	else
 		snprintf(b, n, "%7u %7u %6.1f %6.0f %6.0f %6.0f %14s %7.1f %7s %8.0f  %s", t->tid,
-			 t->tgid, pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
+			 t->tgid, thread_pct(t->run_ns, f), per_s(t->switches, f), per_s(t->voluntary, f),
 			 per_s(t->involuntary, f), p99, pct(t->wait_ns, f), kready,
 			 per_s(t->exits, f), name);
 }
@@ -566,7 +570,7 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 		fprintf(out, ",\"runtime_ns\":%llu,\"cpu_pct\":%.3f,\"switches\":%llu,\"voluntary\":%llu,"
 			"\"involuntary\":%llu,\"waits\":%llu,\"wait_ns\":%llu,\"ready_pct\":%.3f,"
 			"\"exits\":%llu,\"run_delay_ns\":",
-			(unsigned long long)t->run_ns, pct(t->run_ns, f),
+			(unsigned long long)t->run_ns, thread_pct(t->run_ns, f),
 			(unsigned long long)t->switches, (unsigned long long)t->voluntary,
 			(unsigned long long)t->involuntary, (unsigned long long)t->waits,
 			(unsigned long long)t->wait_ns, pct(t->wait_ns, f),
@@ -578,7 +582,7 @@ int live_print_json(FILE *out, const struct live_frame *f, const struct pwz_meta
 				"\"ready_differs\":%s", (unsigned long long)t->run_delay_ns,
 				(unsigned long long)t->run_delay_wait_ns,
 				(unsigned long long)t->run_delay_unmeasured_ns,
-				charge_pct(t->run_delay_ns, f), ready_differs(t, f) ? "true" : "false");
+				thread_pct(t->run_delay_ns, f), ready_differs(t, f) ? "true" : "false");
 		else
 			fputs("null,\"run_delay_wait_ns\":null,\"run_delay_unmeasured_ns\":null,"
 			      "\"ready_kernel_pct\":null,\"ready_differs\":false", out);
