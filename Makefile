@@ -275,13 +275,13 @@ export PWZ_FUZZ_MKSEEDS := $(abspath $(FUZZ_MKSEEDS))
 export PWZ_BADINPUT_CRAFT := $(abspath $(BADINPUT_CRAFT))
 export PWZ_TESTDATA_DIR := $(TESTDATA)
 
-# The suites, each tests/<suite>/run, in the order `make check` runs them, one after the other.
-# CHECK_SIDE_SUITES=... runs the suites it names beside the others instead (tests/run-check-
-# suites), for a quicker run on a quiet machine: suites that only use the CPU (sanitize, fuzz,
-# badinput, perfetto, parquet, import, bench) there. Not the default: the capturing suites hold
-# their figures with another job on the CPUs, but a browser or a compiler beside them moves the
-# switches they time more than two busy loops do. tests/sanitize runs the unit tests and the
-# bad-input table again, built with ASan and UBSan. With SANITIZE=1 the programs are ASan
+# The suites, each tests/<suite>/run, in the order `make check` runs them, one after the other,
+# but for CHECK_SIDE_SUITES, which run one after the other beside them (tests/run-check-suites):
+# by default the fuzzers and the file readers (fuzz, badinput, perfetto, parquet, import), which
+# only use the CPU, as the other job every check holds its figures beside. Not the suites that
+# build (sanitize) or drive a browser: those move the switches the capturing suites time more
+# than a busy CPU does. CHECK_SIDE_SUITES= runs all in one lane. tests/sanitize runs the unit
+# tests and the bad-input table again, built with ASan and UBSan. With SANITIZE=1 the programs are ASan
 # builds: the suites that load BPF or boot a VM, and the sanitizer pass itself, are left out.
 # Suites that capture take /tmp/pwz-bpf.lock for each capture. pwz-bpf --live under tmux and
 # --flight: tests/liveview; --irq against /proc/softirqs, /proc/interrupts and /proc/stat:
@@ -291,7 +291,8 @@ CHECK_SUITES += tests/live/run tests/agree/run tests/import/run tests/browser/ru
 	tests/perfetto/run tests/parquet/run tests/deb/run tests/vmtest/run tests/bench/run \
 	tests/fuzz/run tests/badinput/run tests/robust/run tests/hardening/run tests/cli/run \
 	tests/sanitize/run tests/vms/run tests/liveview/run tests/irq/run tests/serve/run
-CHECK_SIDE_SUITES ?=
+CHECK_SIDE_SUITES ?= tests/fuzz/run tests/badinput/run tests/perfetto/run tests/parquet/run \
+	tests/import/run
 SANITIZE_SKIP_SUITES := tests/irq/run tests/serve/run tests/liveview/run tests/live/run tests/agree/run tests/parquet/run tests/deb/run \
 	tests/vmtest/run tests/robust/run tests/hardening/run tests/sanitize/run tests/vms/run
 
@@ -303,7 +304,7 @@ unit: unit-progs
 	$(Q)tests/run-unit-tests $(TEST_BINS)
 
 # make check builds on every CPU whether or not -j was given (CHECK_JOBS=N to choose), and runs
-# CHECK_SIDE_SUITES (none by default) beside the others.
+# CHECK_SIDE_SUITES beside the others.
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: export PWZ_FUZZ_SECONDS := $(FUZZ_CHECK_SECONDS)
 check: export PWZ_CHECK_JOBS := $(CHECK_JOBS)
