@@ -190,6 +190,7 @@ void vms_json_array(struct jbuf *b, const struct vms *v)
 		jbuf_member_u64(b, "ready_ns", vm->ready_ns);
 		jbuf_member_double(b, "ready_pct", vms_vm_ready_pct(vm));
 		jbuf_member_u64(b, "sleep_ns", vm->sleep_ns);
+		jbuf_member_u64_or_null(b, "uncharged_ns", vm->uncharged_ns, vm->has_uncharged);
 		ledger_json(b, vm->has_ledger, &vm->ledger);
 		jbuf_member_u64(b, "exits_total", vm->exits_total);
 		jbuf_key(b, "exits", false);

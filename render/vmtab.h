@@ -9,7 +9,7 @@
 /*
  * Appends the JSON array of v's VMs:
  *   [{name, pid, cgroup ("" unknown), other_threads, other_runtime_ns, alive_ns, running_ns, ready_ns, ready_pct,
- *     sleep_ns, [LEDGER], exits_total, exits: [EXIT], vcpus: [{tid, vcpu (null unknown), name,
+ *     sleep_ns, uncharged_ns, [LEDGER], exits_total, exits: [EXIT], vcpus: [{tid, vcpu (null unknown), name,
  *     alive_ns, running_ns, ready_ns, ready_pct, ready_kernel_ns, ready_differs, sleep_ns,
  *     unseen_ns, uncharged_ns, [LEDGER], waits, migrations, wait_pct,
  *     preempters: [{tid, name, ns}], exits_total, exits_per_s, exits: [EXIT]}]}]

@@ -374,6 +374,36 @@ static void test_ready_kernel(void **state)
 	fixture_free(fx);
 }
 
+/* A VM's uncharged time is its vCPUs' (the steal of their host CPUs and IRQ time while they
+ * ran), known only when every vCPU's charge is. */
+static void test_uncharged(void **state)
+{
+	struct fixture *fx = build(false);
+	const struct vms_vm *b;
+	char err[256];
+
+	(void)state;
+	assert_false(fx->v->vms[1].has_uncharged);
+	fx->s->has_charged = true;
+	for (size_t i = 0; i < fx->s->nr_tasks; i++) {
+		struct task_summary *ts = &fx->s->tasks[i];
+
+		ts->charged_run_ns = ts->runtime_ns;
+		ts->charged_ns = ts->runtime_ns - ts->tid % 100 * US;	/* 301: 1 us, 401: 1 us */
+	}
+	vms__free(fx->v);
+	fx->v = vms__new(fx->t, fx->s, err, sizeof(err));
+	assert_non_null(fx->v);
+	b = &fx->v->vms[1];
+	assert_string_equal(b->name, "vmB");
+	assert_true(b->has_uncharged);
+	assert_int_equal(b->vcpus[0].uncharged_ns, 1 * US);
+	assert_int_equal(b->vcpus[1].uncharged_ns, 1 * US);
+	assert_int_equal(b->uncharged_ns, 2 * US);
+	assert_int_equal(fx->v->vms[0].uncharged_ns, 1 * US);	/* vmA: 101 */
+	fixture_free(fx);
+}
+
 static void test_split_interval(void **state)
 {
 	const struct pwz_slice s1 = { 1, 0, 100, 50, PWZ_END_PREEMPTED, 0, 0, 0 };
@@ -878,6 +908,7 @@ int main(void)
 		cmocka_unit_test(test_no_streams),
 		cmocka_unit_test(test_record_order),
 		cmocka_unit_test(test_ready_kernel),
+		cmocka_unit_test(test_uncharged),
 		cmocka_unit_test(test_split_interval),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_instances),

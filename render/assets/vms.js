@@ -107,6 +107,12 @@ window.pwzVmsTab = function (data, tabs, lib) {
 				["co-stop %", (x) => x.vm.states && x.vm.ledger_alive_ns ?
 					100 * x.vm.costop_ns / x.vm.ledger_alive_ns : null, "num", opt(pct)],
 			] : []),
+			// what the kernel did not charge its vCPUs of their running time: the steal of the
+			// host CPUs they ran on, and IRQ time (vms.h uncharged_ns; null: not read)
+			...(worst.some((vm) => vm.uncharged_ns !== null && vm.uncharged_ns !== undefined) ? [
+				["steal+IRQ %", (x) => x.vm.uncharged_ns === null || !x.vm.running_ns ? null :
+					100 * x.vm.uncharged_ns / x.vm.running_ns, "num", opt(pct)],
+			] : []),
 			["exits/s", (x) => w ? x.vm.exits_total * 1e9 / w : 0, "num", (v) => v.toFixed(1)],
 			["top exit", (x) => x.vm.exits.length ? reason(x.vm.exits[0]) + " (" +
 				fmtInt(x.vm.exits[0].count) + ")" : "–"],

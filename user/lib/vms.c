@@ -882,9 +882,12 @@ static int vm_totals(struct vms_vm *vm)
 	size_t i, k;
 
 	exitroll_init(&vm->exits, sizeof(struct vms_exit));
+	vm->has_uncharged = vm->nr_vcpus > 0;
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		const struct vms_vcpu *vc = &vm->vcpus[i];
 
+		vm->has_uncharged &= vc->has_uncharged;
+		vm->uncharged_ns += vc->uncharged_ns;
 		vm->alive_ns += vc->alive_ns;
 		vm->running_ns += vc->running_ns;
 		vm->ready_ns += vc->ready_ns;

@@ -163,6 +163,10 @@ struct vms_vm {
 	uint32_t nr_other;		/* the process's other threads in the summary */
 	uint64_t other_runtime_ns;	/* their runtime */
 	uint64_t alive_ns, running_ns, ready_ns, sleep_ns;	/* sums over the vCPUs */
+	bool has_uncharged;		/* the capture read the kernel's charge of every vCPU */
+	uint64_t uncharged_ns;		/* with has_uncharged: of running_ns, what the kernel did
+					 * not charge the vCPUs: the steal of the host CPUs they
+					 * ran on, and IRQ time, while they ran */
 	uint64_t exits_total;
 	struct exitroll exits;		/* struct vms_exit entries per reason over the vCPUs,
 					 * sorted as a vCPU's */
