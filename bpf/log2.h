@@ -3,8 +3,8 @@
 #ifndef PWZ_LOG2_H
 #define PWZ_LOG2_H
 
-/* Included by bpf/whist.h (BPF and user/) and user/lib/lhist.h: fixed-width types on both
- * sides. */
+/* Included by bpf/whist.h (BPF and user/), user/lib/records.c and render/parquet.c:
+ * fixed-width types on both sides. */
 #if defined(__bpf__) || defined(__VMLINUX_H__)
 typedef __u64 pwz_log2_u64;
 typedef __u32 pwz_log2_u32;

@@ -30,6 +30,8 @@ typedef uint32_t pwz_whist_u32;
  * thread per CPU that waited; 4 G waits of one thread on one CPU in one bucket would wrap
  * one), the host in uint64_t.
  * The bucket function has no loop and no library call, so the verifier takes it as is.
+ * The host reads the streams' waits in this layout too (user/lib/vms.c), so that the wait
+ * percentiles of the aggregates and of the streams are buckets of one layout.
  */
 #define PWZ_WHIST_SUB_BITS 2
 #define PWZ_WHIST_SUB (1 << PWZ_WHIST_SUB_BITS)

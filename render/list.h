@@ -21,7 +21,8 @@ struct tasksel;
  * wait_p50/p90/p99 are {lo_ns, hi_ns}: the closed range of the wait histogram's bucket
  * (bpf/whist.h) that holds the percentile, its top cut to wait_max_ns; they come with the
  * aggregates (or the window's fold), so every capture with waits has them, exact under drops.
- * wait_pct (render/vmtab.h) is the streams' finer estimate, when the streams are loaded.
+ * wait_pct (render/vmtab.h) reads them (and p99.9) from the streams, when they are loaded, in
+ * the same bucket layout, so that its ranges and these compare bucket for bucket.
  * Figures a capture cannot provide are null (voluntary/involuntary and wait_* of a legacy
  * file, pid when unknown, an exit name the capture does not know, wait_p* of a file written
  * before the histogram or of a task whose histogram holds fewer waits than wait_count: the

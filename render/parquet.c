@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
+#include "../bpf/log2.h"
 #include "keymap.h"
 #include "outfile.h"
 #include "parquet.h"
@@ -283,9 +284,10 @@ static void pack_bits(struct pb_buf *b, const uint64_t *v, size_t count, unsigne
 	b->len = (size_t)(out - b->data);
 }
 
+/* The bits v takes: floor(log2(v)) + 1, 0 for 0. */
 static unsigned int width_of(uint64_t v)
 {
-	return v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
+	return v ? pwz_log2(v) + 1 : 0;
 }
 
 void pq_delta_binary(struct pb_buf *b, const int64_t *vals, size_t n, unsigned int type_bits)
@@ -725,13 +727,13 @@ static int write_page(struct parquet_writer *w, int type, uint32_t num_values, i
 	return 0;
 }
 
+/* The bits a dictionary index into nr_entries entries takes: ceil(log2(nr_entries)), at least
+ * 1 and at most 32. */
 static unsigned int bits_for(size_t nr_entries)
 {
-	unsigned int b = 1;
+	unsigned int b = nr_entries > 1 ? width_of(nr_entries - 1) : 1;
 
-	while (b < 32 && ((size_t)1 << b) < nr_entries)
-		b++;
-	return b;
+	return b < 32 ? b : 32;
 }
 
 /* The values of column c from the vi-th on; NULL when the column has none in this row group

@@ -35,7 +35,7 @@ void vms_figures_json(struct jbuf *b, const struct vms *v);
 /*
  * The basic dashboard's VM data of one run, appended as the members
  *   "vms": vms_json_array(), "vm_figures": ..., "waits": [[tid, name, count, [lo, hi] of
- *   each of p50, p90, p99, p999 (lhist.h's range), max], ...],
+ *   each of p50, p90, p99, p999 (pwz_whist_quantile()'s range), max], ...],
  * (each followed by a comma) for the tasks of s (the rows of a selection, tasksel_keep_rows():
  * the VMs of its threads). Returns 0 or -ENOMEM.
  */

@@ -218,10 +218,10 @@ static void test_exit_split(void **state)
 	assert_int_equal(io->off_ready_ns, 100 * US);
 	assert_int_equal(io->off_sleep_ns, 0);
 	assert_int_equal(io->max_ns, 250 * US);
-	/* p50 is the 10 us exit's bucket, p99 the 250 us one (capped at the maximum) */
-	assert_int_equal(pwz_lhist_bucket(io->p50_ns), pwz_lhist_bucket(10 * US));
-	assert_int_equal(pwz_lhist_bucket(io->p99_ns), pwz_lhist_bucket(250 * US));
-	assert_true(io->p99_ns <= 250 * US);
+	/* exact (nearest rank): p50 is the 10 us exit, p90 and p99 the 250 us one */
+	assert_int_equal(io->p50_ns, 10 * US);
+	assert_int_equal(io->p90_ns, 250 * US);
+	assert_int_equal(io->p99_ns, 250 * US);
 	assert_int_equal(hlt->ex.count, 1);
 	assert_int_equal(hlt->ex.handling_ns, 300 * US);
 	assert_int_equal(hlt->on_cpu_ns, 100 * US);
@@ -249,18 +249,20 @@ static void test_wait_percentiles(void **state)
 	assert_non_null(p);
 	assert_int_equal(p->count, 2);
 	assert_int_equal(p->max_ns, 200 * US);
-	assert_int_equal(pwz_lhist_bucket(p->p50_ns), pwz_lhist_bucket(20 * US));
-	assert_int_equal(pwz_lhist_bucket(p->p99_ns), pwz_lhist_bucket(200 * US));
-	assert_int_equal(pwz_lhist_bucket(p->p999_ns), pwz_lhist_bucket(200 * US));
-	/* the ranges: the bucket holding each percentile, its top cut to the longest wait (the
-	 * p99 of waits of 20 and 200 us is 200 us, in [196608, 200000]) */
-	assert_int_equal(p->lo_ns[VMS_P50], pwz_lhist_lower(pwz_lhist_bucket(20 * US)));
-	assert_int_equal(p->hi_ns[VMS_P50], pwz_lhist_upper(pwz_lhist_bucket(20 * US)) - 1);
-	assert_true(p->lo_ns[VMS_P50] <= 20 * US && 20 * US <= p->hi_ns[VMS_P50]);
+	/* the ranges: the bucket of the kernel's layout (bpf/whist.h) holding each percentile,
+	 * its top cut to the longest wait: the p50 of waits of 20 and 200 us is 20 us, in
+	 * [16384, 20479]; the p90 ... p99.9 200 us, in [196608, 229375] cut to [196608, 200000] */
+	assert_int_equal(p->lo_ns[VMS_P50], 16384);
+	assert_int_equal(p->hi_ns[VMS_P50], 20479);
 	for (int q = VMS_P90; q < VMS_NR_WAIT_Q; q++) {
-		assert_int_equal(p->lo_ns[q], pwz_lhist_lower(pwz_lhist_bucket(200 * US)));
+		assert_int_equal(p->lo_ns[q], 196608);
 		assert_int_equal(p->hi_ns[q], 200 * US);
 	}
+	/* the middles: lo + (hi - lo) / 2 of each range */
+	assert_int_equal(p->p50_ns, 16384 + (20479 - 16384) / 2);
+	assert_int_equal(p->p90_ns, 196608 + (200000 - 196608) / 2);
+	assert_int_equal(p->p99_ns, p->p90_ns);
+	assert_int_equal(p->p999_ns, p->p90_ns);
 	assert_int_equal(fx->v->vms[0].vcpus[0].wait.count, 2);
 	assert_int_equal(fx->v->vms[0].vcpus[0].wait.hi_ns[VMS_P99], 200 * US);
 	p = vms__wait_pct(fx->v, 200, 0);
@@ -716,7 +718,7 @@ static void test_report(void **state)
 	assert_non_null(strstr(text, "    400 us   40.00     220 us   22.00     380 us   38.00      1  hog:200 200 us, swapper"));
 	assert_non_null(strstr(text, "HLT                              1     1000.0     300 us     100 us    20.0 us     180 us     300 us"));
 	/* the waits of 20 and 200 us: each percentile the range of its bucket, cut to the longest */
-	assert_non_null(strstr(text, "vmA.vcpu0                         101         2        18.4-20.5 us          197-200 us          197-200 us          197-200 us     200 us\n"));
+	assert_non_null(strstr(text, "vmA.vcpu0                         101         2        16.4-20.5 us          197-200 us          197-200 us          197-200 us     200 us\n"));
 	assert_non_null(strstr(text, "Run-queue wait percentiles"));
 	free(text);
 	fixture_free(fx);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of bpf/whist.h (the run-queue wait histogram's buckets, shared with the kernel)
- * and its percentiles (pwz_whist_quantile(), user/lib/records.c), and of model_fold's count. */
+/* Unit tests of bpf/whist.h (the run-queue wait histogram's buckets, shared with the kernel,
+ * and the floor(log2) of bpf/log2.h under them) and its percentiles (pwz_whist_quantile(),
+ * user/lib/records.c), and of model_fold's count. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,17 @@
 #include "records.h"
 
 _Static_assert(PWZ_WHIST_BUCKETS == 102, "the wait histogram's layout changed: docs/cdict.md");
+
+/* floor(log2(v)) at the bottom and the top of every octave [2^k, 2^(k+1)); 0 for 0. */
+static void test_log2(void **state)
+{
+	(void)state;
+	assert_int_equal(pwz_log2(0), 0);
+	for (int k = 0; k < 64; k++) {
+		assert_int_equal(pwz_log2(1ull << k), k);
+		assert_int_equal(pwz_log2((1ull << k) | ((1ull << k) - 1)), k);
+	}
+}
 
 static void test_bucket_edges(void **state)
 {
@@ -108,6 +120,29 @@ static void test_quantile(void **state)
 	EXPECT_RANGE(h, 0.99, 40000000000ull, 1ull << 35, 40000000000ull);
 }
 
+/* 1 .. 1000 us, one wait each: every range holds the exact nearest-rank percentile and is one
+ * bucket, whole but where the longest wait cuts it. */
+static void test_quantile_exact(void **state)
+{
+	static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
+	static const uint64_t rank_of_1000[] = { 500, 900, 990, 999, 1000 };	/* ceil(q n) */
+	uint64_t h[PWZ_WHIST_BUCKETS] = { 0 }, lo, hi;
+
+	(void)state;
+	for (uint64_t us = 1; us <= 1000; us++)
+		h[pwz_whist_bucket(us * 1000)]++;
+	for (int i = 0; i < 5; i++) {
+		uint64_t exact = rank_of_1000[i] * 1000;
+		uint32_t b = pwz_whist_bucket(exact);
+		uint64_t top = pwz_whist_upper(b) - 1;
+
+		assert_true(pwz_whist_quantile(h, qs[i], 1000000, &lo, &hi));
+		assert_true(lo <= exact && exact <= hi);
+		assert_int_equal(lo, pwz_whist_lower(b));
+		assert_int_equal(hi, top < 1000000 ? top : 1000000);
+	}
+}
+
 /* model_fold counts each wait in its bucket (the window's waits only, R6), and adds the
  * histograms of aggregates; one without a histogram (an older file's) adds none. */
 static void test_fold(void **state)
@@ -181,9 +216,11 @@ static void test_kernel_parts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_log2),
 		cmocka_unit_test(test_bucket_edges),
 		cmocka_unit_test(test_bucket_bounds),
 		cmocka_unit_test(test_quantile),
+		cmocka_unit_test(test_quantile_exact),
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_kernel_parts),
 	};

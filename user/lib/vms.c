@@ -696,46 +696,44 @@ out:
 
 const double vms_wait_q[VMS_NR_WAIT_Q] = { 0.50, 0.90, 0.99, 0.999 };
 
-/* Per-task run-queue wait percentiles from the streams, in the window. */
+/* Per-task run-queue wait percentiles from the streams, in the window, read from histograms of
+ * the kernel's layout (bpf/whist.h). */
 static int wait_pcts(struct vms *v, const struct vms_index *ix, const struct model_window *w)
 {
-	uint64_t *h = calloc(PWZ_LHIST_BUCKETS, sizeof(*h));
+	uint64_t h[PWZ_WHIST_BUCKETS], mid[VMS_NR_WAIT_Q];
 	size_t cap = 0, i = 0;
 
-	if (!h)
-		return -ENOMEM;
 	while (i < ix->nr_wk) {
 		uint32_t tid = ix->wk_tid[i]->tid;
 		uint64_t since = since_at(ix->t, tid, ix->wk_tid[i]->wake_ns);
 		struct vms_wait_pct p = { .tid = tid, .since_ns = since };
 
-		memset(h, 0, PWZ_LHIST_BUCKETS * sizeof(*h));
+		memset(h, 0, sizeof(h));
 		for (; i < ix->nr_wk && ix->wk_tid[i]->tid == tid &&
 		       since_at(ix->t, tid, ix->wk_tid[i]->wake_ns) == since; i++) {
 			const struct pwz_wakeup *wk = ix->wk_tid[i];
 
 			if (!model_wait_in(wk, w))
 				continue;
-			h[pwz_lhist_bucket(wk->wait_ns)]++;
+			h[pwz_whist_bucket(wk->wait_ns)]++;
 			p.count++;
 			if (wk->wait_ns > p.max_ns)
 				p.max_ns = wk->wait_ns;
 		}
 		if (!p.count)
 			continue;
-		for (int q = 0; q < VMS_NR_WAIT_Q; q++)
-			pwz_lhist_range(h, vms_wait_q[q], p.max_ns, &p.lo_ns[q], &p.hi_ns[q]);
-		p.p50_ns = pwz_lhist_quantile(h, vms_wait_q[VMS_P50], p.max_ns);
-		p.p90_ns = pwz_lhist_quantile(h, vms_wait_q[VMS_P90], p.max_ns);
-		p.p99_ns = pwz_lhist_quantile(h, vms_wait_q[VMS_P99], p.max_ns);
-		p.p999_ns = pwz_lhist_quantile(h, vms_wait_q[VMS_P999], p.max_ns);
-		if (array_reserve((void **)&v->waits, &cap, v->nr_waits + 1, sizeof(*v->waits))) {
-			free(h);
-			return -ENOMEM;
+		for (int q = 0; q < VMS_NR_WAIT_Q; q++) {
+			pwz_whist_quantile(h, vms_wait_q[q], p.max_ns, &p.lo_ns[q], &p.hi_ns[q]);
+			mid[q] = p.lo_ns[q] + (p.hi_ns[q] - p.lo_ns[q]) / 2;
 		}
+		p.p50_ns = mid[VMS_P50];
+		p.p90_ns = mid[VMS_P90];
+		p.p99_ns = mid[VMS_P99];
+		p.p999_ns = mid[VMS_P999];
+		if (array_reserve((void **)&v->waits, &cap, v->nr_waits + 1, sizeof(*v->waits)))
+			return -ENOMEM;
 		v->waits[v->nr_waits++] = p;
 	}
-	free(h);
 	return 0;
 }
 

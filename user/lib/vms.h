@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "exitroll.h"
-#include "lhist.h"
 #include "summary.h"
 
 /*
@@ -48,9 +47,12 @@
  *                  whose switch-in was seen), off-CPU ready (overlap with its waits) and
  *                  off-CPU sleeping (the rest); on + ready + sleeping == total per exit;
  *   percentiles  = of exit handling per reason exact (nearest rank); of run-queue wait per
- *                  task from log-linear histograms (lhist.h): the range of the bucket that
- *                  holds each, cut to the longest wait. When the file records dropped records
- *                  (records_dropped), these stream figures miss what was dropped.
+ *                  task from histograms of the kernel's layout (bpf/whist.h, that of the
+ *                  aggregates' percentiles, summary_wait_range()): the range of the bucket
+ *                  that holds each, cut to the longest wait (pwz_whist_quantile()); a bucket
+ *                  is at most 25 % of its lower bound wide, bucket 0 is [0, 1.024 us). When
+ *                  the file records dropped records (records_dropped), these stream figures
+ *                  miss what was dropped.
  * From the capture's vCPU ledgers (model.h R10; has_ledger), when the window is the whole
  * capture (summary whole_capture; a ledger covers nothing less): the ledger of the vCPU's
  * thread instance (trace__vcpu_ledger(): matched by tid and since_ns), as the kernel kept it.
@@ -105,9 +107,9 @@ struct vms_wait_pct {
 	uint64_t since_ns;		/* the instance (model.h R8), as task_summary's */
 	uint64_t count;			/* waits of the streams in the window */
 	uint64_t lo_ns[VMS_NR_WAIT_Q];	/* each percentile is in [lo_ns, hi_ns] (enum vms_wait_q): */
-	uint64_t hi_ns[VMS_NR_WAIT_Q];	/* its histogram bucket, cut to max_ns (pwz_lhist_range()) */
-	uint64_t p50_ns, p90_ns, p99_ns, p999_ns;	/* the middle of each bucket, cut to max_ns
-						 * (pwz_lhist_quantile()): a guess in the range */
+	uint64_t hi_ns[VMS_NR_WAIT_Q];	/* its bucket, cut to max_ns (pwz_whist_quantile()) */
+	uint64_t p50_ns, p90_ns, p99_ns, p999_ns;	/* the middle of each range, lo_ns +
+						 * (hi_ns - lo_ns) / 2: a guess in it */
 	uint64_t max_ns;		/* the longest wait */
 };
 
