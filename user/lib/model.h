@@ -101,7 +101,7 @@
  *    a bucket (summary_ready_differs(); --live: summary_ready_figures_differ() on the
  *    interval's figures, a charge counting in the interval of its switch-out), the kernel's
  *    charge, to compare with those counters.
- * R10 vCPU ledger (live captures with the scheduler and KVM hooks; whole capture). Every
+ * R10 vCPU ledger (captures with the scheduler and KVM events; whole capture). Every
  *    nanosecond of a vCPU thread instance's life within the capture is in one state (enum
  *    pwz_vcpu_state), kept by the kernel from the thread's events: kvm_entry enters guest,
  *    kvm_exit exit_kernel, kvm_userspace_exit exit_user (other_on_cpu for a run interrupted by
@@ -126,7 +126,19 @@
  *    entered s to the one that left it (a switch-out and the switch-in that resumes s cut it
  *    in two).
  *    Aggregated in the kernel, so exact when records drop and the same with
- *    --aggregate-only, --live and --serve; an import has none.
+ *    --aggregate-only, --live and --serve. An import of perf.data with switches, wakeups and
+ *    KVM exits has one folded from its records by the same transitions (ledger_fold.h), which
+ *    knows less: a kvm_entry only as its exits' guest and handling times give it; exit_user
+ *    and halt_poll only where the file has kvm_userspace_exit and kvm_vcpu_wakeup (else that
+ *    time stays in exit_kernel, as a kernel without them keeps it); and what the records miss
+ *    (lost events) is unseen where the kernel would have cut a state: a switch-in after a
+ *    sleep without a wakeup, a wakeup or KVM event that finds the thread on the wrong side of
+ *    a switch. It knows more too: every event of every thread is in the records, so each
+ *    vCPU is followed from its birth or the capture start (its first event says the state
+ *    before it), and a ready interval is charged to all the CPU's slices meanwhile (a slice
+ *    whose switch-in was unseen, R2, and time no slice covers are the unseen cause); co-stop
+ *    is its overlap with the slices of its process's other vCPU threads. A legacy file has
+ *    none.
  */
 
 /* A time window [from_ns, to_ns) in ns from the capture start. */

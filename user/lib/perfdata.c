@@ -12,6 +12,7 @@
 #include "perfdata.h"
 #include "perfdata_file.h"
 #include "keymap.h"
+#include "ledger_fold.h"
 #include "perfdata_trace.h"
 #include "records.h"
 #include "sched_model.h"
@@ -34,6 +35,8 @@ enum ev_kind {
 	EV_MIGRATE,
 	EV_KVM_EXIT,
 	EV_KVM_ENTRY,
+	EV_KVM_UEXIT,		/* kvm_userspace_exit: the vCPU ledger's only (model.h R10) */
+	EV_KVM_HALT,		/* kvm_vcpu_wakeup: the same */
 	EV_COMM,		/* PERF_RECORD_COMM */
 	EV_FORK,		/* PERF_RECORD_FORK */
 	EV_LOST,		/* PERF_RECORD_LOST / LOST_SAMPLES */
@@ -86,10 +89,11 @@ static void sample_layout(struct attr_info *ai)
 struct qev {
 	uint64_t ts;		/* file time */
 	uint64_t seq;		/* file order, for equal times */
-	uint64_t d;		/* switch: prev_state; kvm_exit: reason; lost: count */
+	uint64_t d;		/* switch: prev_state; kvm_exit: reason; halt: ns; lost: count */
 	uint32_t kind;		/* enum ev_kind */
 	uint32_t cpu;
 	uint32_t a, b, c;	/* switch: prev, next; wakeup/migrate: pid; kvm: tid, vcpu, isa;
+				 * userspace exit: tid, reason, errno; halt: tid, waited;
 				 * comm/fork: pid (tgid), tid */
 	char comm[PWZ_COMM_LEN];	/* switch: prev_comm; wakeup, comm: comm */
 	char comm2[PWZ_COMM_LEN];	/* switch: next_comm */
@@ -170,6 +174,11 @@ struct imp {
 	uint64_t clock_tod_ns, clock_ref_ns;
 	char *perf_cmdline;
 	bool has_switch_attr, has_wakeup_attr, has_kvm_attr;
+	bool has_uexit_attr, has_halt_attr;
+
+	struct ledger_fold *ledger;	/* the vCPU ledger (model.h R10), with switches, wakeups
+					 * and KVM exits; else NULL */
+	struct visit_tee tee;		/* the model's records to out and to the ledger */
 
 	struct sched_model *model;
 	struct cdict_writer *w;
@@ -343,7 +352,9 @@ static bool wanted_event(const char *sys, const char *name)
 		       strcmp(name, "sched_wakeup_new") == 0 ||
 		       strcmp(name, "sched_migrate_task") == 0;
 	if (strcmp(sys, "kvm") == 0)
-		return strcmp(name, "kvm_exit") == 0 || strcmp(name, "kvm_entry") == 0;
+		return strcmp(name, "kvm_exit") == 0 || strcmp(name, "kvm_entry") == 0 ||
+		       strcmp(name, "kvm_userspace_exit") == 0 ||
+		       strcmp(name, "kvm_vcpu_wakeup") == 0;
 	return false;
 }
 
@@ -504,6 +515,8 @@ static const char *const kind_fields[][5] = {
 	[EV_MIGRATE] = { "pid" },
 	[EV_KVM_EXIT] = { "exit_reason", "vcpu_id" },	/* isa (f[2]) is optional: VMX */
 	[EV_KVM_ENTRY] = { "vcpu_id" },
+	[EV_KVM_UEXIT] = { "reason", "errno" },
+	[EV_KVM_HALT] = { "ns", "waited" },
 };
 
 /* Looks the tracepoint of ai up in the embedded formats and finds the fields it needs. */
@@ -535,6 +548,10 @@ static int resolve(struct imp *im, struct attr_info *ai, uint64_t off)
 			ai->kind = EV_KVM_EXIT;
 		else if (strcmp(ev->name, "kvm_entry") == 0)
 			ai->kind = EV_KVM_ENTRY;
+		else if (strcmp(ev->name, "kvm_userspace_exit") == 0)
+			ai->kind = EV_KVM_UEXIT;
+		else if (strcmp(ev->name, "kvm_vcpu_wakeup") == 0)
+			ai->kind = EV_KVM_HALT;
 	}
 	if (ai->kind == EV_NONE)
 		return 0;
@@ -797,6 +814,16 @@ static int on_sample(struct imp *im, const struct pd_record *r)
 	case EV_KVM_ENTRY:
 		e.a = f.tid;
 		e.b = (uint32_t)getf(raw, ai->f[0]);
+		break;
+	case EV_KVM_UEXIT:
+		e.a = f.tid;
+		e.b = (uint32_t)getf(raw, ai->f[0]);
+		e.c = (uint32_t)getf(raw, ai->f[1]);
+		break;
+	case EV_KVM_HALT:
+		e.a = f.tid;
+		e.d = getf(raw, ai->f[0]);
+		e.b = getf(raw, ai->f[1]) != 0;
 		break;
 	default:
 		break;
@@ -1113,6 +1140,8 @@ static int write_task(struct imp *im, uint32_t tid, struct task_info *ti, uint64
 		snprintf(t.name, sizeof(t.name), "%u", tid);
 	ti->written = true;
 	im->st->tasks++;
+	if (im->ledger && ledger_fold__task(im->ledger, &t))
+		return -ENOMEM;
 	return cdict_writer__task(im->w, &t);
 }
 
@@ -1156,6 +1185,26 @@ static bool system_wide(const char *cmdline)
 	return all;
 }
 
+/* Whether the import folds the vCPU ledger (model.h R10): as a live capture, from the
+ * scheduler's switches and wakeups and the KVM exits. */
+static bool has_ledger(const struct imp *im)
+{
+	return im->has_switch_attr && im->has_wakeup_attr && im->has_kvm_attr;
+}
+
+/* What the import's ledger tells apart, for the meta's options ("" without a ledger). */
+static const char *ledger_text(const struct imp *im)
+{
+	static const char *const text[2][2] = {
+		{ "; vCPU ledger from the records, exit_user and halt_poll in exit_kernel (no kvm_userspace_exit, no kvm_vcpu_wakeup)",
+		  "; vCPU ledger from the records, halt_poll in exit_kernel (no kvm_vcpu_wakeup)" },
+		{ "; vCPU ledger from the records, exit_user in exit_kernel (no kvm_userspace_exit)",
+		  "; vCPU ledger from the records" },
+	};
+
+	return has_ledger(im) ? text[im->has_halt_attr][im->has_uexit_attr] : "";
+}
+
 /* The first sample: the capture starts, the attributes are resolved and the writer opened. */
 static int start(struct imp *im, uint64_t ts)
 {
@@ -1183,6 +1232,8 @@ static int start(struct imp *im, uint64_t ts)
 		im->has_switch_attr |= im->attrs[i].kind == EV_SWITCH;
 		im->has_wakeup_attr |= im->attrs[i].kind == EV_WAKEUP;
 		im->has_kvm_attr |= im->attrs[i].kind == EV_KVM_EXIT;
+		im->has_uexit_attr |= im->attrs[i].kind == EV_KVM_UEXIT;
+		im->has_halt_attr |= im->attrs[i].kind == EV_KVM_HALT;
 	}
 	im->meta.has_switch_kind = true;
 	im->meta.has_wait = im->has_wakeup_attr;
@@ -1198,9 +1249,9 @@ static int start(struct imp *im, uint64_t ts)
 	if (pwz_meta_set_str(&im->meta.cmdline, im->perf_cmdline))
 		return -ENOMEM;
 	im->meta.threads = system_wide(im->perf_cmdline) ? PWZ_THREADS_ALL : PWZ_THREADS_UNKNOWN;
-	snprintf(opt, sizeof(opt), "imported from %s%s%s", im->path,
+	snprintf(opt, sizeof(opt), "imported from %s%s%s%s", im->path,
 		 im->opts && im->opts->cmdline ? " by: " : "",
-		 im->opts && im->opts->cmdline ? im->opts->cmdline : "");
+		 im->opts && im->opts->cmdline ? im->opts->cmdline : "", ledger_text(im));
 	if (pwz_meta_set_str(&im->meta.options, opt))
 		return -ENOMEM;
 	mo.preempt_bit = im->preempt_bit;
@@ -1212,6 +1263,13 @@ static int start(struct imp *im, uint64_t ts)
 	 * (ensure_task()) */
 	im->out = (struct visit_gate){ .next = cdict_writer__visitor(im->w) };
 	out = visit_gate__visitor(&im->out);
+	if (has_ledger(im)) {
+		im->ledger = ledger_fold__new();
+		if (!im->ledger)
+			return -ENOMEM;
+		im->tee = (struct visit_tee){ .a = out, .b = ledger_fold__visitor(im->ledger) };
+		out = visit_tee__visitor(&im->tee);
+	}
 	im->model = sched_model__new(&mo, &out);
 	if (!im->model)
 		return -ENOMEM;
@@ -1301,6 +1359,18 @@ static int handle(struct imp *im, const struct qev *e)
 		break;
 	case EV_MIGRATE:
 		break;	/* model.h R5: a migration keeps the KVM pairing */
+	case EV_KVM_UEXIT:
+		im->st->kvm_uexit++;
+		ret = ensure_task(im, e->a, NULL, rel);
+		if (!ret && im->ledger)
+			ret = ledger_fold__uexit(im->ledger, e->a, rel, e->b, (int32_t)e->c);
+		break;
+	case EV_KVM_HALT:
+		im->st->kvm_halt++;
+		ret = ensure_task(im, e->a, NULL, rel);
+		if (!ret && im->ledger)
+			ret = ledger_fold__halt_end(im->ledger, e->a, rel, e->d, e->b);
+		break;
 	case EV_KVM_EXIT:
 		im->st->kvm_exit++;
 		ret = ensure_task(im, e->a, NULL, rel);
@@ -1321,6 +1391,11 @@ static int handle(struct imp *im, const struct qev *e)
 		snprintf(im->err, im->errlen, "%s: writing %s: %s", im->path, im->out_path,
 			 strerror(-ret));
 	return ret;
+}
+
+static int write_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
+{
+	return cdict_writer__vcpu_ledger(ctx, l);
 }
 
 int perfdata_import(const char *in_path, const char *out_path,
@@ -1377,6 +1452,8 @@ int perfdata_import(const char *in_path, const char *out_path,
 		goto out;
 	}
 	ret = sched_model__finish(im.model, im.last_sample_ts - im.t0);
+	if (!ret && im.ledger)
+		ret = ledger_fold__emit(im.ledger, im.last_sample_ts - im.t0, write_ledger, im.w);
 	stats->slices = im.out.slices;
 	if (ret) {
 		snprintf(err, errlen, "%s: writing %s: %s", in_path, out_path, strerror(-ret));
@@ -1395,6 +1472,7 @@ out:
 		snprintf(err, errlen, "%s: %s", in_path, strerror(-ret));
 	cdict_writer__free(im.w);
 	sched_model__free(im.model);
+	ledger_fold__free(im.ledger);
 	if (im.tep)
 		tep_free(im.tep);
 	pwz_meta_free(&im.meta);

@@ -25,6 +25,8 @@ struct perfdata_import_stats {
 	uint64_t sched_wakeup;		/* sched_wakeup and sched_wakeup_new samples used */
 	uint64_t kvm_exit;		/* kvm_exit samples used */
 	uint64_t kvm_entry;		/* kvm_entry samples used */
+	uint64_t kvm_uexit;		/* kvm_userspace_exit samples (the vCPU ledger's) */
+	uint64_t kvm_halt;		/* kvm_vcpu_wakeup samples (the same) */
 	uint64_t skipped;		/* samples of other events, skipped */
 	uint64_t lost;			/* events the file says were lost (LOST, LOST_SAMPLES) */
 	uint64_t slices;		/* run slices written */

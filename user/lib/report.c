@@ -399,10 +399,10 @@ static void ledger_table(const struct vms_vm *const *vms, size_t n, const char *
 		if (!vm->has_ledger)
 			continue;
 		if (!head && causes)
-			ledger_head(prefix, "vCPU ready time by what held its CPU (the kernel's), and co-stop (ready while a sibling ran), in % of READY:",
+			ledger_head(prefix, "vCPU ready time by what held its CPU, and co-stop (ready while a sibling ran), in % of READY:",
 				    "READY", cause_cols, PWZ_READY_CAUSES + 1, put, ctx);
 		else if (!head)
-			ledger_head(prefix, "vCPU states over the capture (the kernel's ledgers), in % of LIFE:",
+			ledger_head(prefix, "vCPU states over the capture (their ledgers), in % of LIFE:",
 				    "LIFE", states, PWZ_VCPU_STATES, put, ctx);
 		head = true;
 		ledger_line(prefix, "", vm->name, vm->pid, &vm->ledger, causes, put, ctx);

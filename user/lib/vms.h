@@ -55,8 +55,8 @@
  *                  miss what was dropped.
  * From the capture's vCPU ledgers (model.h R10; has_ledger), when the window is the whole
  * capture (summary whole_capture; a ledger covers nothing less): the ledger of the vCPU's
- * thread instance (trace__vcpu_ledger(): matched by tid and since_ns), as the kernel kept it.
- * Its alive_ns is the kernel's and may differ from the vCPU's alive_ns above, which stays
+ * thread instance (trace__vcpu_ledger(): matched by tid and since_ns), as the kernel kept it
+ * (an import's: as ledger_fold.h folded it). Its alive_ns is the ledger's and may differ from the vCPU's alive_ns above, which stays
  * as computed here. A VM's ledger is the sum of its vCPUs' (pwz_vcpu_ledger_add(); its tid
  * and since_ns 0).
  */
