@@ -847,13 +847,15 @@ struct switch_out {
  * for next_pid's, switched in at so->now. */
 static __always_inline void switch_out_take(struct switch_out *so, struct cpu_state *cs,
 					    bool btf, struct task_struct *prev, __u32 prev_pid,
-					    __u32 next_pid)
+					    bool prev_sel, __u32 next_pid)
 {
 	__u64 sum_start;
 
-	/* R1: unseen CPU, prev ran since before the capture. R2: seen but another tid: the
-	 * switch-in was unseen, the slice starts at the last switch here and is flagged. */
-	so->known = !cs->seen || cs->tid == prev_pid;
+	/* R1: unseen CPU, prev ran since before the capture. R2: seen but another tid, or -t's
+	 * thread selected while it ran, whose switch-in the fast path did not stamp (!sel): the
+	 * switch-in was unseen, the slice starts at the last switch stamped here and is
+	 * flagged. */
+	so->known = !cs->seen || (cs->tid == prev_pid && (cs->sel || !prev_sel));
 	so->start = cs->seen ? cs->start_ns : 0;
 	so->wake = cs->wake_ns;
 	so->wait = so->known ? cs->wait : REC_WAIT_NONE;
@@ -1001,18 +1003,19 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	if (!filter_tids && !filter_tgids) {
 		prev_sel = true;
 		next_sel = next_pid != 0;
-	} else if (!follow_names && cs->seen && !cs->sel && cs->tid == prev_pid) {
-		/* the fast path of -p: prev was filtered out at its switch-in here, and next is
-		 * too: one lookup, no clock read. A selection without -t only grows at a thread's
+	} else if (cs->seen && !cs->sel && cs->tid == prev_pid) {
+		/* the fast path of -p and -t: prev was filtered out at its switch-in here, and
+		 * next is too: no clock read. A selection without -t only grows at a thread's
 		 * birth, before it first runs; -t may select a thread while it runs (named to
-		 * match), whose slice is then recorded whole, so it keeps the full path */
+		 * match): one that named itself was stamped then (stamp_named()), another one's
+		 * slice has no switch-in stamp (R2) */
 		next_sel = next_pid && task_selected(btf, next_pid, next);
-		if (__builtin_expect(!next_sel, 1)) {
+		prev_sel = follow_names && task_selected(btf, prev_pid, prev);
+		if (__builtin_expect(!next_sel && !prev_sel, 1)) {
 			cs->switches++;
 			cs->tid = next_pid;
 			return;
 		}
-		prev_sel = false;
 	} else {
 		/* selected at its switch-in here (-p), else asked: R1/R2 (not seen switched in),
 		 * or -t's selection, which may have grown since */
@@ -1021,7 +1024,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 		next_sel = next_pid && task_selected(btf, next_pid, next);
 	}
 	so = (struct switch_out){ .now = bpf_ktime_get_ns() };
-	switch_out_take(&so, cs, btf, prev, prev_pid, next_pid);
+	switch_out_take(&so, cs, btf, prev, prev_pid, prev_sel, next_pid);
 	if (want_ledger) {
 		bool vcpu = led_is_vcpu(prev_pid);
 
@@ -1032,9 +1035,8 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 		if (led_is_vcpu(next_pid))
 			led_switch_in(next, next_pid, so.now);
 	}
-	/* without a selection every thread is recorded, the idle task's open slice too; with
-	 * -t the reader decides, as a thread may be selected while it runs */
-	cs->sel = next_sel || (!filter_tids && !filter_tgids) || follow_names;
+	/* without a selection every thread is recorded, the idle task's open slice too */
+	cs->sel = next_sel || (!filter_tids && !filter_tgids);
 	so.end = switch_end(preempt, prev_state);
 	so.rd = prev_sel && wait_charge(btf, prev, prev_pid, so.known, so.end, so.rd_base,
 					&so.rd_now, &so.rd_charge);
@@ -1451,6 +1453,32 @@ static __always_inline void led_named(__u32 tid, const char *comm)
 		led_to(&st->led, PWZ_VS_OTHER_ON_CPU, now, true);
 }
 
+/*
+ * -t: thread tid, running here, named itself (a rename, an exec), and may now match, which
+ * user space decides later. Filtered out at its switch-in, it has no stamp (the fast path
+ * reads no clock): its slice is stamped now, as if switched in, so that if it is selected its
+ * slice is recorded from its naming, when it joined the selection.
+ */
+static __always_inline void stamp_named(__u32 tid)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct cpu_state *cs;
+	__u32 key = 0;
+
+	if (!follow_names)
+		return;
+	cs = bpf_map_lookup_elem(&cpu_state, &key);
+	if (!cs || !cs->seen || cs->sel || cs->tid != tid)
+		return;
+	cs->start_ns = bpf_ktime_get_ns();
+	cs->sel = 1;
+	cs->wake_ns = 0;
+	cs->wait = REC_WAIT_NONE;
+	cs->waker_known = 0;
+	cs->rd_base = 0;
+	cs->sum_start = sum_exec(false, t) + 1;
+}
+
 SEC("tracepoint/task/task_rename")
 int task_rename(struct trace_event_raw_task_rename *ctx)
 {
@@ -1458,6 +1486,9 @@ int task_rename(struct trace_event_raw_task_rename *ctx)
 	__u32 tid = BPF_CORE_READ(ctx, pid);
 	__u32 tgid = tid == (__u32)id ? (__u32)(id >> 32) : 0;
 	bool sel = ids_selected(tid, tgid);
+
+	if (tgid)
+		stamp_named(tid);
 
 	if (want_ledger && sel && tgid) {
 		char comm[PWZ_BPF_COMM_LEN];
@@ -1481,6 +1512,7 @@ int process_exec(void *ctx)
 	struct rec_exec *r;
 	__u64 len;
 
+	stamp_named((__u32)id);
 	if (!follow_names && !ids_selected((__u32)id, id >> 32))
 		return 0;
 	r = bpf_ringbuf_reserve(&rb_task, sizeof(*r), 0);
