@@ -141,13 +141,19 @@ $(BINDIR)/pwz-render: $(OUTPUT)/$(RENDER_MAIN:.c=.o) $(LIBRENDER) $(LIBPWZ)
 # ---- tools: tools/ ----
 # gen-synthetic writes synthetic captures (render tests and bench); pwz-workload runs named
 # threads with known duty cycles (live tests); kvm-guest makes a known number of KVM exits
-# inside the vmtest guest (always static). tools/deps.sh, tools/vmtest and tools/bench/ are
-# scripts or have their own sections.
+# inside the vmtest guest (always static); vcpu-ledgers prints a capture's vCPU ledgers, the
+# file's and ledger_fold's (tests/vmtest holds them against each other). tools/deps.sh,
+# tools/vmtest and tools/bench/ are scripts or have their own sections.
 PWZ_WORKLOAD := $(OUTPUT)/tools/pwz-workload
+VCPU_LEDGERS := $(OUTPUT)/tools/vcpu-ledgers
 TOOLS += $(BINDIR)/gen-synthetic
-all: $(BINDIR)/gen-synthetic $(PWZ_WORKLOAD)
+all: $(BINDIR)/gen-synthetic $(PWZ_WORKLOAD) $(VCPU_LEDGERS)
 
 $(BINDIR)/gen-synthetic: $(OUTPUT)/tools/gen-synthetic.o $(LIBPWZ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
+
+$(VCPU_LEDGERS): $(OUTPUT)/tools/vcpu-ledgers.o $(LIBPWZ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
 

@@ -26,6 +26,9 @@
                                          calls, halt at least its sleeps (kvm-guest -s), the states
                                          adding up to its life, and its on-CPU and ready states
                                          against its runtime and waits (within its unseen time)
+  check.py ledgers LEDGERS JSON GUEST     tools/vcpu-ledgers of the same capture: the ledger
+                                         ledger_fold folds from its records against the kernel's,
+                                         per vCPU and state (see check_ledgers for what differs)
   check.py serve METRICS GUEST          a page of `pwz-bpf --serve` scraped after a kvm-guest started
                                          with '-name guest=served': its vCPU's exits by reason
                                          (pwz_vcpu_exits_total) = what kvm-guest was asked, its
@@ -401,6 +404,135 @@ def check_ledger(path, guest, trace_path):
            f"ledger: ready {ns['ready']} ns, waits {wait} ns (unseen {unseen} ns)")
 
 
+def merged(ledgers):
+    """The ledgers by (tid, since_ns), the records of one instance added (a file may repeat one)."""
+    out = {}
+    for x in ledgers:
+        key = (x["tid"], x["since_ns"])
+        if key not in out:
+            out[key] = json.loads(json.dumps(x))
+            continue
+        acc = out[key]
+        for part in ("ns", "count", "stretches", "cause_ns"):
+            for k, v in x[part].items():
+                acc[part][k] += v
+        acc["alive_ns"] += x["alive_ns"]
+        acc["costop_ns"] += x["costop_ns"]
+    return out
+
+
+# The kernel's ledger (bpf/pwz.bpf.c) and ledger_fold's of the same capture (model.h R10) apply
+# the same transitions to the same events, but for these, each seen in every kernel's run of
+# kvm-guest (2026-12-06: two runs on 6.1, 5.10 and 6.12):
+# - A capture's records hold no kvm_userspace_exit and no kvm_vcpu_wakeup: the fold keeps that
+#   time in exit_kernel. Its exit_kernel is the kernel's exit_kernel + exit_user + halt_poll to
+#   the ns, with as many entries; its exit_kernel stretches also hold the cuts of the kernel's
+#   exit_user ones (exit_user stretches less entries: a switch-out inside, 3 to 6 a run).
+#   kvm-guest's vCPU thread blocks signals, so its only other_on_cpu is its naming (below).
+# - The start of its life. The kernel knows the thread from when it names itself "CPU 0/KVM"
+#   (other_on_cpu until its first kvm_entry; unseen before, from its task's start_time, which
+#   copy_process() sets before task_newtask, which stamps the capture's birth record:
+#   the kernel's life is 54 to 328 us longer). The fold has the name in the thread's first task
+#   record, written at its first record with the name it has then, so it follows the thread
+#   from its birth: the new thread's first wait (wake_up_new_task) is one more halt entry (birth
+#   to wakeup, 69 to 172 us) and one more ready entry (0.73 to 1.37 ms), charged to what held the
+#   CPU (idle, or kvm-guest's main thread: same_vm_vmm), and the time from its first run to its
+#   first KVM event unseen. Every wait of the thread is then a ready interval of the fold.
+# - Ready causes: the kernel charges only the CPU's last 64 slices; the fold every slice. The
+#   vCPU's ready intervals are short, and the kernel's unseen cause was 0 in every run: per
+#   cause, the fold has at least the kernel's, and no more but the waits before the naming.
+# - Guest time and entries come from the same kvm_exit records (their guest and handling
+#   times): equal to the ns, as the guest stretches are.
+# Ring drops would lose the fold events the kernel saw: the capture must have none (every run
+# had none), else the exact checks cannot hold and are not made.
+LEDGER_BIRTH_NS = 2_000_000
+
+
+def check_ledgers(path, list_path, guest):
+    with open(path) as f:
+        doc = json.load(f)
+    with open(list_path) as f:
+        tasks = {t["tid"]: t for t in json.load(f).get("tasks", [])}
+    kern, fold = merged(doc["file"]), merged(doc["fold"])
+    drops = {k: v for k, v in doc.get("drops", {}).items() if v}
+    expect(set(kern) == set(fold),
+           f"ledgers: the kernel's instances {sorted(kern)}, the fold's {sorted(fold)}")
+    if not expect(not drops and not doc.get("cut"),
+                  f"ledgers: the capture dropped records {drops} (cut: {doc.get('cut')}): the fold "
+                  "cannot be held to the kernel's"):
+        return
+    key = [k for k in kern if k[0] == guest["tid"]]
+    if not expect(key and key[0] in fold, f"ledgers: no ledger of the vCPU thread {guest['tid']}"):
+        return
+    k, f = kern[key[0]], fold[key[0]]
+    task = tasks.get(guest["tid"], {})
+
+    def ns(x, *states):
+        return sum(x["ns"][s] for s in states)
+
+    def cnt(x, *states):
+        return sum(x["count"][s] for s in states)
+
+    print(f"ledgers: vCPU tid {guest['tid']}, life {k['alive_ns']} ns (kernel), "
+          f"{f['alive_ns']} ns (fold)")
+    for s in k["ns"]:
+        print(f"ledgers:   {s:12} kernel {k['ns'][s]:>11} ns /{k['count'][s]:>4}, "
+              f"fold {f['ns'][s]:>11} ns /{f['count'][s]:>4}")
+    for x, who in ((k, "kernel"), (f, "fold")):
+        expect(sum(x["ns"].values()) == x["alive_ns"],
+               f"ledgers: the {who}'s states sum to {sum(x['ns'].values())}, life {x['alive_ns']}")
+        expect(sum(x["cause_ns"].values()) == x["ns"]["ready"],
+               f"ledgers: the {who}'s causes sum to {sum(x['cause_ns'].values())}, "
+               f"ready {x['ns']['ready']}")
+    for part in ("ns", "count", "stretches"):
+        expect(k[part]["guest"] == f[part]["guest"],
+               f"ledgers: guest {part} {k[part]['guest']} (kernel), {f[part]['guest']} (fold)")
+    expect(cnt(k, "exit_kernel") == cnt(f, "exit_kernel"),
+           f"ledgers: exit_kernel entries {cnt(k, 'exit_kernel')} (kernel), {cnt(f, 'exit_kernel')} (fold)")
+    expect(ns(f, "exit_kernel") == ns(k, "exit_kernel", "exit_user", "halt_poll"),
+           f"ledgers: the fold's exit_kernel {ns(f, 'exit_kernel')} ns, the kernel's exit_kernel, "
+           f"exit_user and halt_poll {ns(k, 'exit_kernel', 'exit_user', 'halt_poll')} ns")
+    cuts = k["stretches"]["exit_user"] - k["count"]["exit_user"]
+    expect(f["stretches"]["exit_kernel"] == k["stretches"]["exit_kernel"] + cuts,
+           f"ledgers: the fold's exit_kernel stretches {f['stretches']['exit_kernel']}, the "
+           f"kernel's {k['stretches']['exit_kernel']} + {cuts} exit_user cuts")
+    expect(ns(f, "exit_user", "halt_poll", "other_on_cpu") == 0 and
+           cnt(f, "exit_user", "halt_poll", "other_on_cpu") == 0,
+           "ledgers: the fold has exit_user, halt_poll or other_on_cpu, which no record says")
+    expect(cnt(k, "other_on_cpu") == 1, f"ledgers: the kernel entered other_on_cpu "
+           f"{cnt(k, 'other_on_cpu')} times, once expected (the naming)")
+    life = k["alive_ns"] - f["alive_ns"]
+    expect(0 <= life <= LEDGER_BIRTH_NS,
+           f"ledgers: the kernel's life is {life} ns longer than the fold's (0 to {LEDGER_BIRTH_NS})")
+    # the waits before the naming: as many halts (each wait before it follows a sleep: the
+    # first is the birth) as ready intervals, all of them the fold's
+    pre = cnt(f, "ready") - cnt(k, "ready")
+    expect(pre >= 1 and cnt(f, "halt") - cnt(k, "halt") == pre and
+           f["stretches"]["halt"] - k["stretches"]["halt"] == pre and
+           f["stretches"]["ready"] - k["stretches"]["ready"] == pre,
+           f"ledgers: {pre} more ready entries in the fold, {cnt(f, 'halt') - cnt(k, 'halt')} more halt "
+           "(one each at least: the new thread's first wait)")
+    extra = ns(f, "ready") - ns(k, "ready")
+    expect(ns(f, "halt") >= ns(k, "halt") and extra > 0,
+           f"ledgers: halt {ns(f, 'halt')} ns, ready {ns(f, 'ready')} ns in the fold, at most the "
+           f"kernel's {ns(k, 'halt')}, {ns(k, 'ready')}")
+    expect(ns(f, "ready") == task.get("wait_ns") and cnt(f, "ready") == task.get("wait_count"),
+           f"ledgers: the fold's ready {ns(f, 'ready')} ns in {cnt(f, 'ready')}, the thread's waits "
+           f"{task.get('wait_ns')} ns in {task.get('wait_count')}")
+    print(f"ledgers: before the naming, the fold has {pre} more halt and ready entries: halt "
+          f"+{ns(f, 'halt') - ns(k, 'halt')} ns, ready +{extra} ns; the kernel's life +{life} ns")
+    for c in k["cause_ns"]:
+        if c != "unseen":
+            expect(f["cause_ns"][c] >= k["cause_ns"][c],
+                   f"ledgers: ready cause {c} {f['cause_ns'][c]} ns in the fold, "
+                   f"{k['cause_ns'][c]} in the kernel's")
+    expect(f["cause_ns"]["unseen"] <= k["cause_ns"]["unseen"] + extra,
+           f"ledgers: ready cause unseen {f['cause_ns']['unseen']} ns in the fold, "
+           f"{k['cause_ns']['unseen']} in the kernel's + {extra} before the naming")
+    expect(k["costop_ns"] <= f["costop_ns"] <= k["costop_ns"] + extra,
+           f"ledgers: co-stop {f['costop_ns']} ns in the fold, {k['costop_ns']} in the kernel's")
+
+
 def check_serve(path, guest):
     """The exporter's page against kvm-guest: its vCPU's exits per reason (labelled by the
     kernel's name of the reason, or its code) are exactly the ones asked."""
@@ -437,6 +569,8 @@ def main(argv):
         check_page(argv[1], guest_line(argv[2]))
     elif len(argv) == 4 and argv[0] == "ledger":
         check_ledger(argv[1], guest_line(argv[2]), argv[3])
+    elif len(argv) == 4 and argv[0] == "ledgers":
+        check_ledgers(argv[1], argv[2], guest_line(argv[3]))
     elif len(argv) == 3 and argv[0] == "serve":
         check_serve(argv[1], guest_line(argv[2]))
     elif len(argv) == 4 and argv[0] == "flight":

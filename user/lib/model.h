@@ -137,8 +137,13 @@
  *    vCPU is followed from its birth or the capture start (its first event says the state
  *    before it), and a ready interval is charged to all the CPU's slices meanwhile (a slice
  *    whose switch-in was unseen, R2, and time no slice covers are the unseen cause); co-stop
- *    is its overlap with the slices of its process's other vCPU threads. A legacy file has
- *    none.
+ *    is its overlap with the slices of its process's other vCPU threads. tests/vmtest holds
+ *    the two against each other on one live capture of real KVM (tools/vcpu-ledgers folds its
+ *    records): guest time, entries and stretches are equal to the ns, and so is exit_kernel
+ *    with exit_user and halt_poll; the fold follows a thread born during the capture from
+ *    its birth, as its first task record already carries the vCPU name, where the kernel
+ *    knows it only from its naming (the waits before are the fold's alone); the kernel's
+ *    causes are the fold's less what lay before its 64 slices. A legacy file has none.
  */
 
 /* A time window [from_ns, to_ns) in ns from the capture start. */
