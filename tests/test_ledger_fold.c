@@ -240,6 +240,64 @@ static void test_halt_poll(void **state)
 	ledger_fold__free(f);
 }
 
+/*
+ * A flight dump's window [0, 1000) (user/flight.h): its task records at 0, no births. vCPU 20
+ * was there at its start, ready (its wait began before: no record), CPU 0 held by host thread
+ * 30; switched in at 200, entry 250, exit 400, entry 450, slept at 600. vCPU 21 of the same
+ * process was born inside (at 400: late), woken at 450, ran on CPU 1 from 500 (idle before),
+ * entry 600, exit 700, entry 800, exited at 900. late: folded with and without it.
+ */
+static void window(struct ledger_fold *f, bool late)
+{
+	task(f, 20, 20, 0, false, "CPU 0/KVM");
+	task(f, 21, 20, 0, true, "CPU 1/KVM");
+	task(f, 30, 30, 0, false, "hog");
+	if (late)
+		assert_int_equal(ledger_fold__late(f, 21), 0);
+	slice(f, 30, 0, 0, 200, PWZ_END_PREEMPTED);
+	slice(f, 20, 0, 200, 600, PWZ_END_SLEPT);
+	kexit(f, 20, 400, 150, 50);
+	slice(f, 0, 1, 0, 500, PWZ_END_PREEMPTED);
+	wait(f, 21, 1, 450, 500, PWZ_WAKEUP_WOKEN);
+	slice(f, 21, 1, 500, 900, PWZ_END_EXITED);
+	kexit(f, 21, 700, 100, 100);
+}
+
+/* The window's ledger: a vCPU there at its start has the state its first event says before
+ * it (ready); one ledger_fold__late() names is unseen before its first event (the wakeup),
+ * not halted; each adds up to its life within the window. */
+static void test_window(void **state)
+{
+	/* guest, exit_kernel, exit_user, halt_poll, halt, ready, other_on_cpu, unseen */
+	const uint64_t want20[] = { 300, 50, 0, 0, 400, 200, 0, 50 };
+	const uint64_t want21[] = { 200, 100, 0, 0, 0, 50, 0, 550 };
+	const uint64_t early21[] = { 200, 100, 0, 0, 450, 50, 0, 100 };
+
+	(void)state;
+	for (int late = 0; late < 2; late++) {
+		struct ledger_fold *f = ledger_fold__new();
+		struct got g = { 0 };
+
+		window(f, late);
+		assert_int_equal(ledger_fold__emit(f, 1000, on_ledger, &g), 0);
+		assert_int_equal(g.n, 2);
+		assert_int_equal(g.l[0].tid, 20);
+		assert_int_equal(g.l[0].alive_ns, 1000);
+		assert_states(&g.l[0], want20);
+		assert_int_equal(g.l[0].count[PWZ_VCPU_READY], 1);
+		assert_int_equal(g.l[0].cause_ns[PWZ_CAUSE_HOST], 200);
+		assert_int_equal(g.l[1].tid, 21);
+		assert_int_equal(g.l[1].since_ns, 0);
+		assert_int_equal(g.l[1].alive_ns, 900);
+		assert_states(&g.l[1], late ? want21 : early21);
+		assert_int_equal(g.l[1].count[PWZ_VCPU_HALT], !late);
+		assert_int_equal(g.l[1].count[PWZ_VCPU_UNSEEN], late);
+		assert_int_equal(g.l[1].cause_ns[PWZ_CAUSE_IDLE], 50);
+		assert_int_equal(g.l[1].costop_ns, 50);	/* 20 ran [200, 600) */
+		ledger_fold__free(f);
+	}
+}
+
 /* No KVM event and no vCPU name: no ledger; emit twice: -EALREADY. */
 static void test_none(void **state)
 {
@@ -264,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_lost_wakeup),
 		cmocka_unit_test(test_instances),
 		cmocka_unit_test(test_halt_poll),
+		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_none),
 	};
 

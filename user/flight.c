@@ -16,6 +16,7 @@
 #include "flight.h"
 #include "fmt.h"
 #include "keymap.h"
+#include "ledger_fold.h"
 #include "model.h"
 #include "visit.h"
 
@@ -96,13 +97,18 @@ void flight__free(struct flight *f)
 
 int flight__task(struct flight *f, const struct pwz_task *t)
 {
-	int64_t i = keymap_get(&f->task_map, t->tid, 0, NULL);
+	int added;
+	int64_t i = keymap_get(&f->task_map, t->tid, 0, &added);
+	uint64_t since;
 
 	if (i < 0)
 		return -ENOMEM;
 	if (array_reserve((void **)&f->tasks, &f->cap_tasks, (size_t)i + 1, sizeof(*f->tasks)))
 		return -ENOMEM;
+	/* a renaming of the same instance keeps its birth (the ledger's late threads) */
+	since = t->flags & PWZ_TASK_BORN ? t->time_ns : added ? 0 : f->tasks[i].since_ns;
 	f->tasks[i] = *t;
+	f->tasks[i].since_ns = since;
 	return 0;
 }
 
@@ -309,6 +315,8 @@ struct dump {
 	struct visit_gate gate;		/* to w, each record after its thread's task record */
 	struct cdict_visitor out;	/* the gate */
 	struct model_fold *fold;
+	struct ledger_fold *ledger;	/* the vCPU ledger of the window, from what is written */
+	struct visit_tee tee;		/* the gate's records to the file and to ledger */
 	struct model_window win;
 	struct keymap named;		/* tids whose task record is in the dump */
 	struct cpu_state *open;		/* each CPU's running slice, read before the last drain */
@@ -358,7 +366,12 @@ static int dump_task(void *ctx, uint32_t tid, uint64_t time_ns)
 		return 0;
 	if ((e = dump_naming(d->f, d->env->tt, tid, &t)))
 		return e;
+	/* born inside the window: not there at its start, as its task record at 0 says */
+	if (d->ledger && t.since_ns > d->win.from_ns && (e = ledger_fold__late(d->ledger, tid)))
+		return e;
 	t.time_ns = 0;
+	if (d->ledger && (e = ledger_fold__task(d->ledger, &t)))
+		return e;
 	return cdict_writer__task(d->w, &t);
 }
 
@@ -444,6 +457,11 @@ static int dump_open(struct dump *d, uint32_t cpu, const struct cpu_state *st)
 	return dump_slice(d, &s, waited ? &w : NULL);
 }
 
+static int write_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
+{
+	return cdict_writer__vcpu_ledger(ctx, l);
+}
+
 static int dump_records(struct dump *d)
 {
 	int e = 0;
@@ -476,6 +494,8 @@ static int dump_records(struct dump *d)
 			e = dump_open(d, d->open_cpu[i], &d->open[i]);
 	if (!e)
 		e = model_fold__emit(d->fold, &d->out);
+	if (!e && d->ledger)
+		e = ledger_fold__emit(d->ledger, d->win.to_ns - d->win.from_ns, write_ledger, d->w);
 	return e;
 }
 
@@ -563,6 +583,18 @@ int flight__write(struct flight *f, struct flight_env *env, char *path, size_t p
 	}
 	d.gate = (struct visit_gate){ .next = cdict_writer__visitor(d.w), .name = dump_task,
 				      .name_ctx = &d };
+	/* the vCPU ledger (model.h R10) as the records written give it, with the scheduler's
+	 * switches and waits and the KVM exits, as a live capture needs the same */
+	if (m.has_kvm && m.has_wait && m.has_switch_kind) {
+		d.ledger = ledger_fold__new();
+		if (!d.ledger) {
+			e = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		d.tee = (struct visit_tee){ .a = d.gate.next, .b = ledger_fold__visitor(d.ledger) };
+		d.gate.next = visit_tee__visitor(&d.tee);
+	}
 	d.out = visit_gate__visitor(&d.gate);
 	/* the triggering thread is named in the file even when none of its records is */
 	e = f->trig_tid ? dump_task(&d, f->trig_tid, 0) : 0;
@@ -579,6 +611,7 @@ int flight__write(struct flight *f, struct flight_env *env, char *path, size_t p
 out:
 	cdict_writer__free(d.w);
 	model_fold__free(d.fold);
+	ledger_fold__free(d.ledger);
 	keymap_free(&d.named);
 	free(d.open);
 	free(d.open_cpu);

@@ -21,13 +21,17 @@
  * window is folded into the aggregates but has no record, as its start is before time 0);
  * exits by their kvm_exit time. The aggregates are model_fold() over the window of the
  * whole records, so they are exact for it (R7), except for slices the kernel dropped (ring
- * full), which the metadata's drop counters then count since the start.
+ * full), which the metadata's drop counters then count since the start. With the scheduler's
+ * waits and the KVM exits, each vCPU thread's ledger (VCPU_LEDGER) is ledger_fold's of the
+ * records written, over the window (model.h R10: a thread born inside it unseen before its
+ * first event); not the kernel's, which covers the whole capture.
  *
  * Memory: records are kept in chunks of FLIGHT_CHUNK_ENTRIES entries of 64 bytes; a chunk
  * whose every record ended before the window (with a slack for the ring buffer's small
  * reordering across CPUs) is freed. Past the budget the oldest chunk goes even if it is in
  * the window: the window then starts later, and the dump says so ("flight_budget" drop
- * counter, the records evicted early). Thread names: one entry per thread seen.
+ * counter, the records evicted early). Thread names: one entry per thread seen. Writing a
+ * dump with a ledger holds its records once more (about 40 bytes each) until it is written.
  */
 #define FLIGHT_CHUNK_ENTRIES 4096
 #define FLIGHT_ENTRY_BYTES 64	/* one stored record (asserted in flight.c) */

@@ -35,7 +35,8 @@
                                          guest and exit_kernel seconds > 0
   check.py flight JSON GUEST US          --list --json of a flight dump made with --trigger-exit USus
                                          around kvm-guest: triggered by an exit of its vCPU thread
-                                         handled for more than US, inside the dump's window
+                                         handled for more than US, inside the dump's window; the
+                                         vCPU's ledger of the window adding up to its life there
 
 Exit status 0 when every assertion holds, 1 otherwise (each failure printed), 2 on bad input.
 """
@@ -347,6 +348,20 @@ def check_flight(path, guest, limit_us):
     expect(int(m.group(1)) in codes, f"flight: exit code {m.group(1)} is not among the vCPU's "
            f"exits in the dump ({sorted(c for c in codes if c is not None)})")
     print(f"flight: the dump holds {n} exits of the vCPU thread")
+    # its ledger over the window (ledger_fold of the dump's records, model.h R10): the states
+    # add up to its life within the window, one exit_kernel entry per exit the dump holds
+    led = [c for vm in doc.get("vms", []) for c in vm.get("vcpus", []) if c.get("tid") == tid]
+    if not expect(led and "states" in led[0], f"flight: no ledger of the vCPU thread {tid} in vms[]"):
+        return
+    st, life = led[0]["states"], led[0].get("ledger_alive_ns")
+    ns = {k: v["ns"] for k, v in st.items()}
+    print("flight: its ledger: " + " ".join(f"{k}={v / 1e6:.3f}ms/{st[k]['count']}" for k, v in ns.items()) +
+          f"; life {(life or 0) / 1e6:.3f} ms of the window's {(we - ws) / 1e6:.3f} ms")
+    expect(sum(ns.values()) == life, f"flight: the vCPU's states sum to {sum(ns.values())}, life {life}")
+    expect(life is not None and 0 < life <= we - ws, f"flight: the vCPU's life {life} ns, window {we - ws} ns")
+    expect(st["exit_kernel"]["count"] == n, f"flight: exit_kernel entered {st['exit_kernel']['count']} "
+           f"times, the dump holds {n} exits")
+    expect(ns["guest"] > 0, "flight: no guest time in the window")
 
 
 ON_CPU = ("guest", "exit_kernel", "exit_user", "halt_poll", "other_on_cpu")

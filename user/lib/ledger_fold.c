@@ -46,6 +46,7 @@ struct lf_thread {
 	bool seen;		/* a task record of its current instance came */
 	bool vcpu_name;		/* its name now is "CPU <n>/KVM" */
 	bool vcpu;		/* an instance of it is a vCPU */
+	bool late;		/* ledger_fold__late(): unseen before its first event */
 };
 
 /* A vCPU thread instance. */
@@ -262,6 +263,16 @@ int ledger_fold__halt_end(struct ledger_fold *f, uint32_t tid, uint64_t t, uint6
 			  bool waited)
 {
 	return kev_add(f, tid, t, KEV_HALT, waited, ns);
+}
+
+int ledger_fold__late(struct ledger_fold *f, uint32_t tid)
+{
+	struct lf_thread *th = thread_get(f, tid);
+
+	if (!th)
+		return -ENOMEM;
+	th->late = true;
+	return 0;
 }
 
 static int vis_task(void *ctx, const struct pwz_task *t)
@@ -813,7 +824,7 @@ static void run_inst(const struct ledger_fold *f, const struct lf_inst *k, const
 	r->l.since_ns = k->since;
 	r->tgid = th ? th->tgid : 0;
 	r->since = r->stretch = start;
-	r->state = state_before(n ? &ev[0] : NULL);
+	r->state = th && th->late && !k->since ? PWZ_VCPU_UNSEEN : state_before(n ? &ev[0] : NULL);
 	r->resume = PWZ_VCPU_UNSEEN;
 	r->on_cpu = !n || (ev[0].kind != EV_IN && ev[0].kind != EV_WAKE);
 	if (n && start < ev[0].t)

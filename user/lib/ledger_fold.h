@@ -24,7 +24,8 @@
  *     is its naming.
  * A thread instance (R8) is a vCPU when it has a KVM event or a vCPU name. The records hold
  * every event of every thread, so each vCPU is followed from its birth or the capture start
- * as one the kernel knew from the start: its first event says the state before it. Where the
+ * as one the kernel knew from the start: its first event says the state before it (but for a
+ * thread ledger_fold__late() names: unseen). Where the
  * records miss an event the kernel would have seen, the time it would have cut is unseen,
  * never guessed: an off-CPU stretch that ends in a switch-in with no wakeup after a sleep
  * (halt or ready: unknown), an on-CPU one that a wakeup ends, an off-CPU one that a KVM event
@@ -62,6 +63,12 @@ int ledger_fold__uexit(struct ledger_fold *f, uint32_t tid, uint64_t t, uint32_t
  * on-CPU part is halt_poll. Returns 0 or -ENOMEM. */
 int ledger_fold__halt_end(struct ledger_fold *f, uint32_t tid, uint64_t t, uint64_t ns,
 			  bool waited);
+
+/* Records that begin mid-capture (a flight dump's window, user/flight.h): thread tid was
+ * not there as it is now at their start (born or named as a vCPU inside them), so the state
+ * of its instance at the start before its first event is unseen, not what that event says.
+ * Returns 0 or -ENOMEM. */
+int ledger_fold__late(struct ledger_fold *f, uint32_t tid);
 
 /* The fold as a visitor (ctx = f): task, slice, wakeup and kvm_exit; the rest NULL. */
 struct cdict_visitor ledger_fold__visitor(struct ledger_fold *f);

@@ -143,7 +143,14 @@
  *    with exit_user and halt_poll; the fold follows a thread born during the capture from
  *    its birth, as its first task record already carries the vCPU name, where the kernel
  *    knows it only from its naming (the waits before are the fold's alone); the kernel's
- *    causes are the fold's less what lay before its 64 slices. A legacy file has none.
+ *    causes are the fold's less what lay before its 64 slices. A flight dump (user/flight.h)
+ *    has the fold's over its window, from the records it holds: its threads are there from
+ *    its time 0 (its task records, no births), every event inside it is in the records, so a
+ *    vCPU there at the window's start is followed from it as at a capture's start (its first
+ *    event in the window says the state before it; a wait begun before the window, which has
+ *    no record, leaves a switch-in: ready); a thread born inside the window (the recorder's
+ *    BORN record) is unseen from 0 to its first event (ledger_fold__late()). Its life in the
+ *    dump is the window's, or until it exited. A legacy file has none.
  */
 
 /* A time window [from_ns, to_ns) in ns from the capture start. */
