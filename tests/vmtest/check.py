@@ -310,9 +310,14 @@ def check_acct(path, wpath):
                  th["run_delay_ns"] + wait_tol),
         ]
         if "wakes" in th:
+            # a wake that finds the wakee not yet asleep (its futex wait returns before it
+            # switched out) is no wait: the wakes that slept are at most its voluntary switches
+            # (under load 1120 wakes, 1113 of them slept, as the kernel's timeslices say)
             k = th["wakes"]
-            expect((t.get("wait_count") or 0) >= k - ACCT_SLACK,
-                   f"acct: {n} {t.get('wait_count')} waits for {k} wakes it measured")
+            slept = min(k, th["nvcsw"] + 1)
+            expect((t.get("wait_count") or 0) >= slept - ACCT_SLACK,
+                   f"acct: {n} {t.get('wait_count')} waits for {k} wakes it measured, "
+                   f"{slept} of which slept")
             parts.append(f"wakes {k}")
         print(f"acct: {n} (tid {th['tid']}): " + ", ".join(parts))
     expect(hogs >= 2, f"acct: {hogs} hog threads in the workload, expected 2 (their times are held)")
