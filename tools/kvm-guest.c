@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #define USAGE \
-	"usage: kvm-guest [-name VM] [-c COMM] [-s US] KIND COUNT [KIND COUNT]...\n" \
+	"usage: kvm-guest [-name VM] [-c COMM] [-s US | -k US] KIND COUNT [KIND COUNT]...\n" \
 	"Runs one VM with one vCPU whose real-mode code makes exactly COUNT exits of each KIND,\n" \
 	"in the order given, then one final hlt.\n" \
 	"  io      'out 0x10, al'        (SVM exit 0x7b io, VMX 30 IO_INSTRUCTION)\n" \
@@ -30,17 +30,26 @@
 	"  -c COMM   name of the vCPU thread (default \"CPU 0/KVM\", as QEMU names it)\n" \
 	"  -s US     after each hlt but the final one, the vCPU thread sleeps US microseconds\n" \
 	"            before its next KVM_RUN (as a VMM waits for an interrupt)\n" \
+	"  -k US     the VM has KVM's in-kernel interrupt controller (as QEMU's): each hlt is\n" \
+	"            handled in the kernel (kvm_vcpu_halt: it polls, then blocks) until IRQ 0,\n" \
+	"            which the main thread raises every US microseconds (1 to 1000000), the\n" \
+	"            guest's handler acknowledging it; the code ends with 'out 0x11, al' instead\n" \
+	"            of a final hlt\n" \
 	"Prints one line: kvm-guest pid=P tid=T sched_run_ns=N run_delay_ns=N timeslices=N\n" \
 	"schedstat_mono_ns=N sleep_us=N io=N cpuid=N hlt=N runs=N, where tid is the\n" \
 	"vCPU thread (the one that calls KVM_RUN, where kvm_exit and kvm_entry fire), hlt counts\n" \
-	"the final hlt, runs is the number of KVM_RUN calls; sched_run_ns, run_delay_ns and\n" \
+	"the final hlt (with -k: the hlts, all in the kernel), runs is the number of KVM_RUN calls; sched_run_ns, run_delay_ns and\n" \
 	"timeslices are the vCPU thread's /proc/self/task/TID/schedstat at the final hlt (0 when\n" \
-	"unreadable), schedstat_mono_ns the CLOCK_MONOTONIC time that reading holds for.\n" \
+	"unreadable), schedstat_mono_ns the CLOCK_MONOTONIC time that reading holds for; with -k\n" \
+	"the line ends with irqs=N, the IRQs raised.\n" \
 	"Example: kvm-guest io 700 cpuid 300\n"
 
 #define GUEST_MEM_SIZE	0x10000		/* 64 KiB at guest physical 0 */
 #define CODE_START	0x1000		/* where the code is loaded and starts (cs = 0) */
 #define IO_PORT		0x10		/* the port 'out' writes to; nothing emulates it */
+#define END_PORT	0x11		/* -k: the code's last 'out', in place of the final hlt */
+#define IRQ0_VECTOR	0x08		/* -k: the vector the guest programs the PIC to give IRQ 0 */
+#define HANDLER_START	0x0800		/* -k: IRQ 0's handler (cs = 0) */
 #define MAX_STEPS	64		/* KIND COUNT pairs accepted */
 #define MAX_COUNT	100000000ULL	/* a sane bound per step */
 
@@ -60,6 +69,9 @@ struct guest {
 	uint32_t code_end;		/* guest address just past the final hlt */
 	const char *comm;		/* vCPU thread name */
 	unsigned long halt_us;		/* -s: sleep after each hlt but the final one */
+	unsigned long irq_us;		/* -k: the in-kernel irqchip, IRQ 0 every irq_us */
+	int done;			/* -k: the vCPU thread stopped (atomic) */
+	uint64_t irqs;			/* -k: IRQs raised */
 	pid_t tid;			/* vCPU thread id */
 	uint64_t seen[NR_KINDS];	/* exits seen in userspace (io and hlt; cpuid stays in KVM) */
 	uint64_t runs;			/* KVM_RUN calls */
@@ -118,17 +130,45 @@ static int emit(uint8_t *code, uint32_t *pos, uint32_t limit, const uint8_t *byt
 
 /*
  * Writes the guest code at CODE_START: per step "mov esi, COUNT; L: <insn>; dec esi; jnz L"
- * (esi survives cpuid, which clobbers eax..edx), then a final hlt. Returns the guest address
- * past the final hlt, or 0 when the code does not fit.
+ * (esi survives cpuid, which clobbers eax..edx), then a final hlt; with irqchip (-k) the
+ * IRQ 0 prologue (assemble_irq()) first and 'out END_PORT, al' last. Returns the guest
+ * address past the last instruction, or 0 when the code does not fit.
  */
-static uint32_t assemble(uint8_t *mem, const struct step *steps, int nr)
+/*
+ * -k: IRQ 0's handler at HANDLER_START ("push ax; mov al, 0x20; out 0x20, al; pop ax; iret":
+ * the end of interrupt to the PIC) and its vector in the real-mode table; the code's
+ * prologue at *pos: the PIC programmed to give IRQ 0 vector IRQ0_VECTOR, every other line
+ * masked, then sti. Returns 0, or -1 when it does not fit.
+ */
+static int assemble_irq(uint8_t *mem, uint32_t *pos)
 {
+	static const uint8_t handler[] = { 0x50, 0xb0, 0x20, 0xe6, 0x20, 0x58, 0xcf };
+	static const uint8_t pic_init[] = {
+		0xb0, 0x11, 0xe6, 0x20,			/* ICW1: edge, cascade, ICW4 */
+		0xb0, IRQ0_VECTOR, 0xe6, 0x21,		/* ICW2: vector base */
+		0xb0, 0x04, 0xe6, 0x21,			/* ICW3: a slave on line 2 */
+		0xb0, 0x01, 0xe6, 0x21,			/* ICW4: 8086 mode */
+		0xb0, 0xfe, 0xe6, 0x21,			/* OCW1: IRQ 0 only */
+		0xfb,					/* sti */
+	};
+	uint16_t vec[2] = { HANDLER_START, 0 };	/* offset, segment */
+
+	memcpy(mem + HANDLER_START, handler, sizeof(handler));
+	memcpy(mem + IRQ0_VECTOR * 4, vec, sizeof(vec));
+	return emit(mem, pos, GUEST_MEM_SIZE, pic_init, sizeof(pic_init));
+}
+
+static uint32_t assemble(uint8_t *mem, const struct step *steps, int nr, bool irqchip)
+{
+	static const uint8_t end[] = { 0xe6, END_PORT };		/* out END_PORT, al */
 	static const uint8_t io[] = { 0xe6, IO_PORT };			/* out IO_PORT, al */
 	static const uint8_t cpuid[] = { 0x66, 0x31, 0xc0, 0x0f, 0xa2 };	/* xor eax,eax; cpuid */
 	static const uint8_t hlt[] = { 0xf4 };				/* hlt */
 	static const uint8_t dec_esi[] = { 0x66, 0x4e };		/* dec esi */
 	uint32_t pos = CODE_START;
 
+	if (irqchip && assemble_irq(mem, &pos))
+		return 0;
 	for (int i = 0; i < nr; i++) {
 		const uint8_t *insn = steps[i].kind == KIND_IO ? io :
 				      steps[i].kind == KIND_CPUID ? cpuid : hlt;
@@ -151,7 +191,8 @@ static uint32_t assemble(uint8_t *mem, const struct step *steps, int nr)
 		if (emit(mem, &pos, GUEST_MEM_SIZE, jnz, sizeof(jnz)))
 			return 0;
 	}
-	if (emit(mem, &pos, GUEST_MEM_SIZE, hlt, sizeof(hlt)))
+	if (irqchip ? emit(mem, &pos, GUEST_MEM_SIZE, end, sizeof(end)) :
+		      emit(mem, &pos, GUEST_MEM_SIZE, hlt, sizeof(hlt)))
 		return 0;
 	return pos;
 }
@@ -205,31 +246,30 @@ static void block_signals(void)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 }
 
-/* The vCPU thread: runs the guest until the final hlt, counting what reaches userspace. */
-static void *vcpu_main(void *arg)
+/* Runs the guest until its end (the final hlt, or with -k END_PORT), counting what reaches
+ * userspace; g->err says why it stopped short. */
+static void run_guest(struct guest *g)
 {
-	struct guest *g = arg;
 	struct kvm_regs regs;
 
-	g->tid = (pid_t)syscall(SYS_gettid);
-	prctl(PR_SET_NAME, g->comm, 0, 0, 0);
-	/* signals go to the main thread: none ends a run (EINTR) or cuts a -s sleep short, so
-	 * its counts and sleeps are the ones asked */
-	block_signals();
 	for (;;) {
 		if (ioctl(g->vcpu_fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR)
 				continue;
 			snprintf(g->err, sizeof(g->err), "KVM_RUN: %s", strerror(errno));
-			return NULL;
+			return;
 		}
 		g->runs++;
 		switch (g->run->exit_reason) {
 		case KVM_EXIT_IO:
+			if (g->irq_us && g->run->io.port == END_PORT) {
+				read_schedstat(g);
+				return;
+			}
 			if (g->run->io.port != IO_PORT || g->run->io.direction != KVM_EXIT_IO_OUT) {
 				snprintf(g->err, sizeof(g->err), "unexpected io exit: port 0x%x dir %u",
 					 g->run->io.port, g->run->io.direction);
-				return NULL;
+				return;
 			}
 			g->seen[KIND_IO] += g->run->io.count;
 			break;
@@ -237,11 +277,11 @@ static void *vcpu_main(void *arg)
 			g->seen[KIND_HLT]++;
 			if (ioctl(g->vcpu_fd, KVM_GET_REGS, &regs) < 0) {
 				snprintf(g->err, sizeof(g->err), "KVM_GET_REGS: %s", strerror(errno));
-				return NULL;
+				return;
 			}
 			if (regs.rip == g->code_end) {
 				read_schedstat(g);
-				return NULL;
+				return;
 			}
 			if (g->halt_us)
 				usleep(g->halt_us);
@@ -253,9 +293,41 @@ static void *vcpu_main(void *arg)
 				 "unexpected exit to userspace: reason %u (hardware reason 0x%llx)",
 				 g->run->exit_reason,
 				 (unsigned long long)g->run->hw.hardware_exit_reason);
-			return NULL;
+			return;
 		}
 	}
+}
+
+/* The vCPU thread: signals go to the main thread, so that none ends a run (EINTR) or cuts a
+ * -s sleep short, and its counts and sleeps are the ones asked. */
+static void *vcpu_main(void *arg)
+{
+	struct guest *g = arg;
+
+	g->tid = (pid_t)syscall(SYS_gettid);
+	prctl(PR_SET_NAME, g->comm, 0, 0, 0);
+	block_signals();
+	run_guest(g);
+	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* -k: raises IRQ 0 (an edge on the PIC's line 0) every g->irq_us until the vCPU is done. */
+static int raise_irqs(struct guest *g, int vm_fd)
+{
+	struct timespec ts = { (time_t)(g->irq_us / 1000000), (long)(g->irq_us % 1000000) * 1000 };
+
+	while (!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE)) {
+		struct kvm_irq_level up = { .irq = 0, .level = 1 }, down = { .irq = 0, .level = 0 };
+
+		nanosleep(&ts, NULL);
+		if (ioctl(vm_fd, KVM_IRQ_LINE, &up) < 0 || ioctl(vm_fd, KVM_IRQ_LINE, &down) < 0) {
+			perror("kvm-guest: KVM_IRQ_LINE");
+			return -1;
+		}
+		g->irqs++;
+	}
+	return 0;
 }
 
 static int setup_vcpu(struct guest *g, int kvm_fd, int vm_fd)
@@ -321,7 +393,7 @@ int main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
-	while ((opt = getopt(argc, argv, "+c:s:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+c:s:k:h")) != -1) {
 		char *end;
 
 		switch (opt) {
@@ -337,6 +409,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'k':
+			errno = 0;
+			g.irq_us = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !g.irq_us || g.irq_us > 1000000) {
+				fprintf(stderr, "kvm-guest: bad -k '%s': microseconds, 1 to 1000000\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			fputs(USAGE, stdout);
 			return 0;
@@ -344,6 +425,11 @@ int main(int argc, char **argv)
 			fputs(USAGE, stderr);
 			return 2;
 		}
+	}
+	if (g.halt_us && g.irq_us) {
+		fputs("kvm-guest: -s and -k exclude each other (with -k no hlt reaches the VMM)\n",
+		      stderr);
+		return 2;
 	}
 	if (strlen(g.comm) > 15) {
 		fprintf(stderr, "kvm-guest: thread name '%s' is longer than 15 bytes\n", g.comm);
@@ -353,7 +439,8 @@ int main(int argc, char **argv)
 		return 2;
 	for (int i = 0; i < nr; i++)
 		want[steps[i].kind] += steps[i].count;
-	want[KIND_HLT]++;
+	if (!g.irq_us)
+		want[KIND_HLT]++;	/* the final one */
 
 	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm_fd < 0) {
@@ -378,11 +465,15 @@ int main(int argc, char **argv)
 		perror("kvm-guest: mmap guest memory");
 		return 1;
 	}
-	g.code_end = assemble(g.mem, steps, nr);
+	g.code_end = assemble(g.mem, steps, nr, g.irq_us > 0);
 	if (!g.code_end) {
 		fprintf(stderr, "kvm-guest: too many steps: the code does not fit in %d bytes\n",
 			GUEST_MEM_SIZE - CODE_START);
 		return 2;
+	}
+	if (g.irq_us && ioctl(vm_fd, KVM_CREATE_IRQCHIP, 0) < 0) {
+		perror("kvm-guest: KVM_CREATE_IRQCHIP");
+		return 1;
 	}
 	if (setup_vcpu(&g, kvm_fd, vm_fd))
 		return 1;
@@ -392,21 +483,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kvm-guest: cannot start the vCPU thread: %s\n", strerror(rc));
 		return 1;
 	}
+	rc = g.irq_us ? raise_irqs(&g, vm_fd) : 0;
 	pthread_join(th, NULL);
+	if (rc)
+		return 1;
 	if (g.err[0]) {
 		fprintf(stderr, "kvm-guest: %s\n", g.err);
 		return 1;
 	}
-	if (g.seen[KIND_IO] != want[KIND_IO] || g.seen[KIND_HLT] != want[KIND_HLT]) {
+	/* with -k every hlt stays in the kernel */
+	if (g.seen[KIND_IO] != want[KIND_IO] || g.seen[KIND_HLT] != (g.irq_us ? 0 : want[KIND_HLT])) {
 		fprintf(stderr, "kvm-guest: saw io=%llu hlt=%llu exits, expected io=%llu hlt=%llu\n",
 			(unsigned long long)g.seen[KIND_IO], (unsigned long long)g.seen[KIND_HLT],
 			(unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_HLT]);
 		return 1;
 	}
-	printf("kvm-guest pid=%d tid=%d sched_run_ns=%llu run_delay_ns=%llu timeslices=%llu schedstat_mono_ns=%llu sleep_us=%lu io=%llu cpuid=%llu hlt=%llu runs=%llu\n",
+	printf("kvm-guest pid=%d tid=%d sched_run_ns=%llu run_delay_ns=%llu timeslices=%llu schedstat_mono_ns=%llu sleep_us=%lu io=%llu cpuid=%llu hlt=%llu runs=%llu",
 	       (int)getpid(), (int)g.tid, g.sched[0], g.sched[1], g.sched[2], g.sched_mono_ns,
 	       g.halt_us,
 	       (unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_CPUID],
 	       (unsigned long long)want[KIND_HLT], (unsigned long long)g.runs);
+	if (g.irq_us)
+		printf(" irqs=%llu", (unsigned long long)g.irqs);
+	printf("\n");
 	return 0;
 }

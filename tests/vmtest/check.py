@@ -33,6 +33,12 @@
                                          with '-name guest=served': its vCPU's exits by reason
                                          (pwz_vcpu_exits_total) = what kvm-guest was asked, its
                                          guest and exit_kernel seconds > 0
+  check.py halts JSON GUEST              --list --json of a capture of `kvm-guest -k US hlt N` (KVM's
+                                         in-kernel irqchip): the N hlt exits, each halt in the
+                                         kernel, its on-CPU part halt_poll (kvm_vcpu_wakeup): one
+                                         halt_poll stretch per halt at most, and some; halt at most
+                                         one stretch per halt; exit_user = its KVM_RUN calls; the
+                                         states adding up to its life
   check.py flight JSON GUEST US          --list --json of a flight dump made with --trigger-exit USus
                                          around kvm-guest: triggered by an exit of its vCPU thread
                                          handled for more than US, inside the dump's window; the
@@ -424,6 +430,34 @@ def check_ledger(path, guest, trace_path):
            f"ledger: ready {ns['ready']} ns, waits {wait} ns (unseen {unseen} ns)")
 
 
+def check_halts(path, guest):
+    with open(path) as f:
+        doc = json.load(f)
+    tid = guest["tid"]
+    vcpu = [c for vm in doc.get("vms", []) for c in vm.get("vcpus", []) if c.get("tid") == tid]
+    if not expect(vcpu and "states" in vcpu[0], f"halts: no vCPU {tid} with states in vms[]"):
+        return
+    st = vcpu[0]["states"]
+    ns = {k: v["ns"] for k, v in st.items()}
+    cnt = {k: v["count"] for k, v in st.items()}
+    hlt = sum(e["count"] for e in vcpu[0].get("exits", []) if e.get("name") == "hlt")
+    print(f"halts: vCPU tid {tid}, {guest['hlt']} hlts in the kernel ({guest.get('irqs')} IRQs "
+          f"raised), {hlt} hlt exits: " +
+          " ".join(f"{k}={ns[k] / 1e6:.3f}ms/{cnt[k]}" for k in st) +
+          f"; life {vcpu[0].get('ledger_alive_ns', 0) / 1e6:.3f} ms")
+    expect(hlt == guest["hlt"], f"halts: {hlt} hlt exits, kvm-guest made {guest['hlt']}")
+    # each in-kernel halt ends at kvm_vcpu_wakeup, whose on-CPU part (its polling) is halt_poll:
+    # one stretch per halt at most (none where that part was 0)
+    expect(0 < cnt["halt_poll"] <= guest["hlt"] and ns["halt_poll"] > 0,
+           f"halts: halt_poll {ns['halt_poll']} ns in {cnt['halt_poll']}, for {guest['hlt']} halts")
+    expect(cnt["halt"] <= guest["hlt"],
+           f"halts: halt entered {cnt['halt']} times, for {guest['hlt']} halts")
+    expect(cnt["exit_user"] == guest["runs"],
+           f"halts: exit_user entered {cnt['exit_user']} times, kvm-guest made {guest['runs']} runs")
+    expect(sum(ns.values()) == vcpu[0].get("ledger_alive_ns"),
+           f"halts: states sum to {sum(ns.values())}, life {vcpu[0].get('ledger_alive_ns')}")
+
+
 def merged(ledgers):
     """The ledgers by (tid, since_ns), the records of one instance added (a file may repeat one)."""
     out = {}
@@ -593,6 +627,8 @@ def main(argv):
         check_ledgers(argv[1], argv[2], guest_line(argv[3]))
     elif len(argv) == 3 and argv[0] == "serve":
         check_serve(argv[1], guest_line(argv[2]))
+    elif len(argv) == 3 and argv[0] == "halts":
+        check_halts(argv[1], guest_line(argv[2]))
     elif len(argv) == 4 and argv[0] == "flight":
         check_flight(argv[1], guest_line(argv[2]), int(argv[3]))
     else:
