@@ -84,11 +84,6 @@ static const char *mp_kind(unsigned char b)
 	return "another msgpack type";
 }
 
-static bool mp_is_map(unsigned char b)
-{
-	return (b & 0xf0) == 0x80 || b == 0xde || b == 0xdf;
-}
-
 /*
  * The document's shape, checked while the stream inflates, so that a stream that is not a
  * legacy document is refused at its first wrong byte instead of after gigabytes (a zlib
@@ -97,7 +92,8 @@ static bool mp_is_map(unsigned char b)
  * LEGACY_MAX_STR bytes, nil), nothing after the map. What the columns declare bounds the
  * rest: every row takes at least a byte in each column, so columns x rows past LEGACY_MAX_RAW
  * are refused at the first array header. A valid-looking stream is thus inflated at most one
- * column further than its first wrong byte.
+ * column further than its first wrong byte. The check notes where each column begins: the
+ * passes that read the rows start there, without walking the document again.
  */
 #define LEGACY_MAX_STR (PWZ_NAME_MAX - 1)	/* names longer are no perfwhiz name */
 #define LEGACY_MAX_ITEM (5 + LEGACY_MAX_STR)	/* the longest element, header included */
@@ -112,6 +108,8 @@ struct shape {
 	uint64_t rows;		/* the first column's count */
 	uint64_t left;		/* elements of the current column still to check */
 	char name[32];		/* the current column's name (for messages) */
+	size_t col_at[NCOLS];	/* per column of col_names: the offset of its first element (of
+				 * the last column of that name), 0 while none came */
 };
 
 /* The header of a map (map) or array at p[0..n): its length, with *count; 0 when p starts
@@ -201,6 +199,9 @@ static int shape_column(struct legacy *l, struct shape *sh, const unsigned char 
 			    (long long)sh->pos);
 	sh->pos += (size_t)h;
 	sh->left = count;
+	for (int k = 0; k < NCOLS; k++)
+		if (!strcmp(sh->name, col_names[k]))
+			sh->col_at[k] = sh->pos;
 	return 0;
 }
 
@@ -301,12 +302,11 @@ static int grow_out(struct legacy *l, unsigned char **out, size_t *cap, size_t u
 	return 0;
 }
 
-/* Inflates the file into l->raw, checking the document's shape as it comes (struct shape). */
-static int inflate_file(struct legacy *l, FILE *f)
+/* Inflates the file into l->raw, checking the document's shape as it comes into sh. */
+static int inflate_file(struct legacy *l, FILE *f, struct shape *sh)
 {
 	unsigned char *in = NULL, *out = NULL;
 	size_t in_len = 0, cap = 0, avail;
-	struct shape sh = { .state = SH_MAP };
 	z_stream zs = { 0 };
 	int zret = Z_OK, ret;
 
@@ -327,7 +327,7 @@ static int inflate_file(struct legacy *l, FILE *f)
 		zs.avail_out = (uInt)(avail > LEGACY_STEP ? LEGACY_STEP : avail);
 		zret = inflate(&zs, Z_NO_FLUSH);
 		if (zret == Z_OK || zret == Z_STREAM_END)
-			ret = shape_check(l, &sh, out, zs.total_out, zret == Z_STREAM_END);
+			ret = shape_check(l, sh, out, zs.total_out, zret == Z_STREAM_END);
 		else if (zret == Z_BUF_ERROR && zs.avail_in == 0)
 			ret = fail(l, "cut short: the zlib stream ends early", NULL, -1);
 		else if (zret != Z_BUF_ERROR)
@@ -346,46 +346,16 @@ static int inflate_file(struct legacy *l, FILE *f)
 	return 0;
 }
 
-/* Finds the 8 columns in the top-level map and checks they have one length. */
-static int find_columns(struct legacy *l)
+/* Points the column cursors at the 8 columns the shape check found (struct shape). */
+static int find_columns(struct legacy *l, const struct shape *sh)
 {
-	struct mp_cursor c;
-	bool seen[NCOLS] = { 0 };
-	uint32_t nkeys, count[NCOLS] = { 0 };
-	char key[32];
-
-	mp_init(&c, l->raw, l->raw_len);
-	if (l->raw_len && !mp_is_map(l->raw[0]))
-		return fail(l, "expected a map of columns", mp_kind(l->raw[0]), 0);
-	nkeys = mp_read_map(&c);
-	for (uint32_t i = 0; i < nkeys && !c.err; i++) {
-		int k;
-
-		mp_read_string(&c, key, sizeof(key));
-		for (k = 0; k < NCOLS; k++) {
-			if (!strcmp(key, col_names[k]))
-				break;
-		}
-		if (k == NCOLS || c.err) {
-			mp_skip(&c);
-			continue;
-		}
-		if (mp_peek(&c) != MP_ARRAY)
-			return fail(l, "column is not an array", col_names[k], (long long)mp_offset(&c));
-		l->col[k] = c;
-		count[k] = mp_read_array(&l->col[k]);
-		seen[k] = true;
-		mp_skip(&c);
-	}
-	if (c.err)
-		return fail(l, "corrupt msgpack", c.err, (long long)mp_offset(&c));
 	for (int k = 0; k < NCOLS; k++) {
-		if (!seen[k])
+		if (!sh->col_at[k])
 			return fail(l, "column missing", col_names[k], -1);
-		if (count[k] != count[0])
-			return fail(l, "columns differ in length", col_names[k], -1);
+		mp_init(&l->col[k], l->raw, l->raw_len);
+		l->col[k].p += sh->col_at[k];
 	}
-	l->rows = count[0];
+	l->rows = (uint32_t)sh->rows;
 	return 0;
 }
 
@@ -758,6 +728,7 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 		struct cdict_read_info *info, char *err, size_t errlen)
 {
 	struct legacy l = { .path = path, .err = err, .errlen = errlen };
+	struct shape sh = { .state = SH_MAP };
 	struct mp_cursor saved[NCOLS];
 	struct derive d = { .fold = model_fold__new(NULL) };
 	struct pwz_meta meta = { 0 };
@@ -767,9 +738,9 @@ int legacy_read(FILE *f, const char *path, const struct cdict_visitor *v,
 
 	info->format = CDICT_FORMAT_LEGACY;
 	info->version = 1;
-	ret = d.fold ? inflate_file(&l, f) : -ENOMEM;
+	ret = d.fold ? inflate_file(&l, f, &sh) : -ENOMEM;
 	if (!ret)
-		ret = find_columns(&l);
+		ret = find_columns(&l, &sh);
 	if (ret)
 		goto out;
 	memcpy(saved, l.col, sizeof(saved));
