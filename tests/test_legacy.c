@@ -351,6 +351,39 @@ static void test_legacy_shape(void **state)
 	assert_non_null(strstr(err, "a string longer than any name: event, 300 bytes (at most 255)"));
 }
 
+/* Far from the stream's end, where elements are checked in runs, a break is refused with the
+ * same message and offset as at its end. */
+static void test_legacy_shape_runs(void **state)
+{
+	static unsigned char doc[10 + 1000 * 3 + 3 + 300];
+	char path[256], err[512];
+	struct trace_load_opts o = { 0 };
+	size_t n = 10;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/runs.cdict", dir);
+	/* 1000 rows: uint 16, str 8, nil and fixstr in turn, then an array at row 600 */
+	memcpy(doc, "\x81\xa5" "event\xdc\x03\xe8", 10);
+	for (int i = 0; i < 600; i++) {
+		static const char *const el[] = { "\xcd\x01\x02", "\xd9\x01x", "\xc0", "\xa1y" };
+		static const size_t len[] = { 3, 3, 1, 2 };
+
+		memcpy(doc + n, el[i % 4], len[i % 4]);
+		n += len[i % 4];
+	}
+	doc[n] = 0x90;
+	memset(doc + n + 1, 0, 399);
+	write_zlib(path, doc, n + 400);
+	assert_null(trace__load(path, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "not a number, string or nil: event (decompressed offset 1360)"));
+	/* a str 16 of 300 bytes at row 600 */
+	memcpy(doc + n, "\xda\x01\x2c", 3);
+	memset(doc + n + 3, 'a', 300);
+	write_zlib(path, doc, n + 303);
+	assert_null(trace__load(path, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "event, 300 bytes (at most 255) (decompressed offset 1360)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_long_file),
 		cmocka_unit_test(test_bad_legacy),
 		cmocka_unit_test(test_legacy_shape),
+		cmocka_unit_test(test_legacy_shape_runs),
 	};
 
 	if (access(SAMPLE, R_OK)) {

@@ -205,6 +205,26 @@ static int shape_column(struct legacy *l, struct shape *sh, const unsigned char 
 	return 0;
 }
 
+/* The length of the element at p[0..avail) when it is a scalar shape_item() accepts (a
+ * number, nil, a boolean, a string with a header of 1 or 2 bytes) and all of it is there;
+ * 0 when it is anything else, for shape_item() to tell. */
+static size_t scalar_len(const unsigned char *p, size_t avail)
+{
+	static const unsigned char fixed[256] = {
+		[0x00 ... 0x7f] = 1, [0xc0] = 1, [0xc2 ... 0xc3] = 1, [0xe0 ... 0xff] = 1,
+		[0xca] = 5, [0xcb] = 9, [0xcc] = 2, [0xcd] = 3, [0xce] = 5, [0xcf] = 9,
+		[0xd0] = 2, [0xd1] = 3, [0xd2] = 5, [0xd3] = 9,
+	};
+	size_t len = fixed[p[0]];
+
+	_Static_assert(LEGACY_MAX_STR >= 255, "a str 8 or bin 8 holds at most 255 bytes");
+	if ((p[0] & 0xe0) == 0xa0)
+		len = 1 + (p[0] & 0x1fu);
+	else if ((p[0] == 0xd9 || p[0] == 0xc4) && avail >= 2)
+		len = 2 + (size_t)p[1];
+	return len <= avail ? len : 0;
+}
+
 /*
  * Checks raw[sh->pos..n), the bytes inflated so far (all of the stream when done). Returns 1
  * while the document goes on, 0 at its end, or the error.
@@ -213,6 +233,7 @@ static int shape_check(struct legacy *l, struct shape *sh, const unsigned char *
 		       bool done)
 {
 	uint64_t keys;
+	size_t len;
 	int h, ret;
 
 	while (sh->state != SH_END) {
@@ -236,11 +257,11 @@ static int shape_check(struct legacy *l, struct shape *sh, const unsigned char *
 				return ret;
 			sh->state = sh->left ? SH_ELEM : sh->key < sh->keys ? SH_KEY : SH_END;
 		} else {
-			/* one-byte elements (small integers, nil, booleans) in a run, quickly */
+			/* elements that are whole scalars in a run, quickly (the last of a column
+			 * goes to shape_item(), which moves on to the next column) */
 			while (sh->state == SH_ELEM && sh->left > 1 && sh->pos < n &&
-			       (raw[sh->pos] <= 0x7f || raw[sh->pos] >= 0xe0 || raw[sh->pos] == 0xc0 ||
-				raw[sh->pos] == 0xc2 || raw[sh->pos] == 0xc3)) {
-				sh->pos++;
+			       (len = scalar_len(raw + sh->pos, n - sh->pos))) {
+				sh->pos += len;
 				sh->left--;
 			}
 			if (n - sh->pos < LEGACY_MAX_ITEM && !done)
