@@ -40,75 +40,25 @@ static bool need(struct mp_cursor *c, size_t n)
 	return true;
 }
 
-/* A big-endian integer of n bytes (1, 2, 4 or 8: what msgpack has). */
-static inline uint64_t be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint16_t v16;
-	uint32_t v32;
-
-	switch (n) {
-	case 1:
-		return p[0];
-	case 2:
-		memcpy(&v16, p, 2);
-		return __builtin_bswap16(v16);
-	case 4:
-		memcpy(&v32, p, 4);
-		return __builtin_bswap32(v32);
-	case 8:
-		memcpy(&v, p, 8);
-		return __builtin_bswap64(v);
-	}
-#endif
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-enum mp_type mp_peek(const struct mp_cursor *c)
-{
-	uint8_t b;
-
-	if (c->err || c->p >= c->end)
-		return MP_INVALID;
-	b = *c->p;
-	if (b <= 0x7f || b == 0xcc || b == 0xcd || b == 0xce || b == 0xcf)
-		return MP_UINT;
-	if (b >= 0xe0 || (b >= 0xd0 && b <= 0xd3))
-		return MP_INT;
-	if ((b & 0xe0) == 0xa0 || (b >= 0xd9 && b <= 0xdb))
-		return MP_STR;
-	if ((b & 0xf0) == 0x90 || b == 0xdc || b == 0xdd)
-		return MP_ARRAY;
-	if ((b & 0xf0) == 0x80 || b == 0xde || b == 0xdf)
-		return MP_MAP;
-	switch (b) {
-	case 0xc0:
-		return MP_NIL;
-	case 0xc2:
-	case 0xc3:
-		return MP_BOOL;
-	case 0xc4:
-	case 0xc5:
-	case 0xc6:
-		return MP_BIN;
-	case 0xca:
-	case 0xcb:
-		return MP_FLOAT;
-	case 0xc7:
-	case 0xc8:
-	case 0xc9:
-	case 0xd4:
-	case 0xd5:
-	case 0xd6:
-	case 0xd7:
-	case 0xd8:
-		return MP_EXT;
-	}
-	return MP_INVALID;
-}
+const uint8_t mp_type_of[256] = {
+	[0x00 ... 0x7f] = MP_UINT,	/* positive fixint */
+	[0x80 ... 0x8f] = MP_MAP,	/* fixmap */
+	[0x90 ... 0x9f] = MP_ARRAY,	/* fixarray */
+	[0xa0 ... 0xbf] = MP_STR,	/* fixstr */
+	[0xc0] = MP_NIL,
+	[0xc1] = MP_INVALID,		/* never used */
+	[0xc2 ... 0xc3] = MP_BOOL,
+	[0xc4 ... 0xc6] = MP_BIN,
+	[0xc7 ... 0xc9] = MP_EXT,
+	[0xca ... 0xcb] = MP_FLOAT,
+	[0xcc ... 0xcf] = MP_UINT,
+	[0xd0 ... 0xd3] = MP_INT,
+	[0xd4 ... 0xd8] = MP_EXT,	/* fixext */
+	[0xd9 ... 0xdb] = MP_STR,
+	[0xdc ... 0xdd] = MP_ARRAY,
+	[0xde ... 0xdf] = MP_MAP,
+	[0xe0 ... 0xff] = MP_INT,	/* negative fixint */
+};
 
 /* Reads an integer of either sign into *u (as two's complement) and *neg. */
 static bool read_integer(struct mp_cursor *c, uint64_t *u, bool *neg)
@@ -135,7 +85,7 @@ static bool read_integer(struct mp_cursor *c, uint64_t *u, bool *neg)
 		n = 1 << (b - 0xcc);
 		if (!need(c, 1 + n))
 			return false;
-		*u = be(c->p + 1, n);
+		*u = mp_be(c->p + 1, n);
 		c->p += 1 + n;
 		return true;
 	}
@@ -145,7 +95,7 @@ static bool read_integer(struct mp_cursor *c, uint64_t *u, bool *neg)
 		n = 1 << (b - 0xd0);
 		if (!need(c, 1 + n))
 			return false;
-		*u = be(c->p + 1, n);
+		*u = mp_be(c->p + 1, n);
 		if (n < 8 && (*u >> (n * 8 - 1)) & 1)
 			*u |= ~0ULL << (n * 8);
 		s = (int64_t)*u;
@@ -171,7 +121,7 @@ uint64_t mp_read_uint_any(struct mp_cursor *c)
 	return u;
 }
 
-int64_t mp_read_int(struct mp_cursor *c)
+int64_t mp_read_int_any(struct mp_cursor *c)
 {
 	uint64_t u;
 	bool neg;
@@ -205,7 +155,7 @@ void mp_read_nil(struct mp_cursor *c)
 		mp_fail(c, "expected nil");
 }
 
-const uint8_t *mp_read_bytes(struct mp_cursor *c, uint32_t *len)
+const uint8_t *mp_read_bytes_any(struct mp_cursor *c, uint32_t *len)
 {
 	const uint8_t *data;
 	uint8_t b;
@@ -230,7 +180,7 @@ const uint8_t *mp_read_bytes(struct mp_cursor *c, uint32_t *len)
 	if (!need(c, 1 + n))
 		return NULL;
 	if (n)
-		*len = (uint32_t)be(c->p + 1, n);
+		*len = (uint32_t)mp_be(c->p + 1, n);
 	if (!need(c, 1 + n + (size_t)*len)) {
 		*len = 0;
 		return NULL;
@@ -268,10 +218,10 @@ static uint32_t read_container(struct mp_cursor *c, bool map)
 		n = b & 0x0f;
 		c->p++;
 	} else if (b == b16 && need(c, 3)) {
-		n = (uint32_t)be(c->p + 1, 2);
+		n = (uint32_t)mp_be(c->p + 1, 2);
 		c->p += 3;
 	} else if (b == b32 && need(c, 5)) {
-		n = (uint32_t)be(c->p + 1, 4);
+		n = (uint32_t)mp_be(c->p + 1, 4);
 		c->p += 5;
 	} else {
 		mp_fail(c, map ? "expected a map" : "expected an array");
@@ -358,7 +308,7 @@ void mp_skip(struct mp_cursor *c)
 
 				if (!need(c, 1 + w))
 					return;
-				n = be(c->p + 1, w);
+				n = mp_be(c->p + 1, (size_t)w);
 				hdr = 2 + w;
 			}
 			if (need(c, hdr + n))
