@@ -350,9 +350,10 @@ static size_t first_of(const struct trace *t, uint32_t tid)
 	return lo;
 }
 
-const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint64_t time_ns)
+/* trace__task_at() among the instances of tid from tasks[i], the first of them. */
+static const struct pwz_task *task_at_from(const struct trace *t, size_t i, uint32_t tid,
+					   uint64_t time_ns)
 {
-	size_t i = first_of(t, tid);
 	const struct pwz_task *found = NULL;
 
 	for (; i < t->nr_tasks && t->tasks[i].tid == tid; i++) {
@@ -361,6 +362,11 @@ const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint6
 		found = &t->tasks[i];
 	}
 	return found;
+}
+
+const struct pwz_task *trace__task_at(const struct trace *t, uint32_t tid, uint64_t time_ns)
+{
+	return task_at_from(t, first_of(t, tid), tid, time_ns);
 }
 
 uint64_t trace__instance_end(const struct trace *t, uint32_t tid, uint64_t since_ns)
@@ -405,13 +411,17 @@ const struct pwz_task *trace__task_at_cached(const struct trace *t, struct trace
 
 	if (c->only && c->tid == tid)
 		return c->only;
+	if (c->first && c->tid == tid)
+		return task_at_from(t, (size_t)(c->first - t->tasks), tid, time_ns);
 	i = first_of(t, tid);
 	c->tid = tid;
-	c->only = NULL;
+	c->only = c->first = NULL;
 	if (i < t->nr_tasks && t->tasks[i].tid == tid &&
 	    (i + 1 == t->nr_tasks || t->tasks[i + 1].tid != tid))
 		return c->only = &t->tasks[i];
-	return trace__task_at(t, tid, time_ns);
+	if (i < t->nr_tasks && t->tasks[i].tid == tid)
+		c->first = &t->tasks[i];
+	return task_at_from(t, i, tid, time_ns);
 }
 
 const struct pwz_task *trace__task(const struct trace *t, uint32_t tid)

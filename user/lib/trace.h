@@ -100,10 +100,12 @@ const struct pwz_vcpu_ledger *trace__vcpu_ledger(const struct trace *t, uint32_t
 						 uint64_t since_ns);
 
 /* trace__task_at() for a run of lookups that mostly repeat a tid (the slices of one thread):
- * a tid with a single instance is answered from the cache. Zero the cache before the run. */
+ * a tid with a single instance is answered from the cache, one with several is looked for
+ * among its own. Zero the cache before the run. */
 struct trace_task_cache {
 	uint32_t tid;
 	const struct pwz_task *only;	/* tid's one instance; NULL: not cached */
+	const struct pwz_task *first;	/* tid's first instance of several; NULL: not cached */
 };
 const struct pwz_task *trace__task_at_cached(const struct trace *t, struct trace_task_cache *c,
 					     uint32_t tid, uint64_t time_ns);

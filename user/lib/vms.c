@@ -238,10 +238,12 @@ static int index_build(struct vms_index *ix, const struct trace *t, bool by_cpu)
 #define WK_TIME(x) ((x)->wake_ns)
 #define EX_TIME(x) ((x)->time_ns)
 
-/* The birth of the instance of tid alive at time (model.h R8). */
-static uint64_t since_at(const struct trace *t, uint32_t tid, uint64_t time)
+/* The birth of the instance of tid alive at time (model.h R8); c caches a run of lookups
+ * (trace__task_at_cached()). */
+static uint64_t since_at(const struct trace *t, struct trace_task_cache *c, uint32_t tid,
+			 uint64_t time)
 {
-	const struct pwz_task *k = trace__task_at(t, tid, time);
+	const struct pwz_task *k = trace__task_at_cached(t, c, tid, time);
 
 	return k ? k->since_ns : 0;
 }
@@ -482,6 +484,7 @@ static int vcpu_preempters_of(const struct vms_vcpu *vc, const struct vms_index 
 			      struct vms_preempter **pre, size_t *nr)
 {
 	struct keymap pk = { 0 };
+	struct trace_task_cache tc = { 0 };
 	size_t cap = 0, i;
 	int rc = 0;
 
@@ -503,7 +506,7 @@ static int vcpu_preempters_of(const struct vms_vcpu *vc, const struct vms_index 
 
 			if (!ov || sl->tid == vc->tid)
 				continue;
-			since = sl->tid ? since_at(ix->t, sl->tid, sl->start_ns) : 0;
+			since = sl->tid ? since_at(ix->t, &tc, sl->tid, sl->start_ns) : 0;
 			at = keymap_get(&pk, sl->tid, since, &added);
 			if (at < 0 || (added && array_reserve((void **)pre, &cap, *nr + 1,
 								  sizeof(**pre)))) {
@@ -701,16 +704,17 @@ const double vms_wait_q[VMS_NR_WAIT_Q] = { 0.50, 0.90, 0.99, 0.999 };
 static int wait_pcts(struct vms *v, const struct vms_index *ix, const struct model_window *w)
 {
 	uint64_t h[PWZ_WHIST_BUCKETS], mid[VMS_NR_WAIT_Q];
+	struct trace_task_cache tc = { 0 };
 	size_t cap = 0, i = 0;
 
 	while (i < ix->nr_wk) {
 		uint32_t tid = ix->wk_tid[i]->tid;
-		uint64_t since = since_at(ix->t, tid, ix->wk_tid[i]->wake_ns);
+		uint64_t since = since_at(ix->t, &tc, tid, ix->wk_tid[i]->wake_ns);
 		struct vms_wait_pct p = { .tid = tid, .since_ns = since };
 
 		memset(h, 0, sizeof(h));
 		for (; i < ix->nr_wk && ix->wk_tid[i]->tid == tid &&
-		       since_at(ix->t, tid, ix->wk_tid[i]->wake_ns) == since; i++) {
+		       since_at(ix->t, &tc, tid, ix->wk_tid[i]->wake_ns) == since; i++) {
 			const struct pwz_wakeup *wk = ix->wk_tid[i];
 
 			if (!model_wait_in(wk, w))
@@ -740,15 +744,16 @@ static int wait_pcts(struct vms *v, const struct vms_index *ix, const struct mod
 /* Per-thread migrations from the streams (the same count as a vCPU's). */
 static int migrations(struct vms *v, const struct vms_index *ix, const struct model_window *w)
 {
+	struct trace_task_cache tc = { 0 };
 	size_t cap = 0, i = 0;
 
 	while (i < ix->nr_sl) {
 		uint32_t tid = ix->sl_tid[i]->tid;
-		uint64_t since = since_at(ix->t, tid, ix->sl_tid[i]->start_ns);
+		uint64_t since = since_at(ix->t, &tc, tid, ix->sl_tid[i]->start_ns);
 		struct vms_migrations m = { .tid = tid, .since_ns = since };
 
 		for (i++; i < ix->nr_sl && ix->sl_tid[i]->tid == tid &&
-		     since_at(ix->t, tid, ix->sl_tid[i]->start_ns) == since; i++)
+		     since_at(ix->t, &tc, tid, ix->sl_tid[i]->start_ns) == since; i++)
 			if (ix->sl_tid[i]->cpu != ix->sl_tid[i - 1]->cpu &&
 			    ix->sl_tid[i]->start_ns >= w->from_ns && ix->sl_tid[i]->start_ns < w->to_ns)
 				m.count++;
