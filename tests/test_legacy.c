@@ -351,6 +351,31 @@ static void test_legacy_shape(void **state)
 	assert_non_null(strstr(err, "a string longer than any name: event, 300 bytes (at most 255)"));
 }
 
+/* An event is the C string of its first 31 bytes: "sched__sched_switch" then a NUL is a
+ * switch, "sched__sched_switchx" no event pwz reads. */
+static void test_event_names(void **state)
+{
+	static const char doc[] =
+		"\x88\xa5" "event\x93"
+		"\xb5" "sched__sched_switch\0x" "\xb4" "sched__sched_switchx"
+		"\xb3" "sched__sched_switch"
+		"\xa3" "cpu\x93\x00\x01\x00" "\xa5" "usecs\x93\x0a\x14\x1e"
+		"\xa3" "pid\x93\x05\x05\x05" "\xa9" "task_name\x93\xa1" "a\xa1" "a\xa1" "a"
+		"\xa8" "duration\x93\x01\x01\x02" "\xa8" "next_pid\x93\x06\x06\x06"
+		"\xa9" "next_comm\x93\xa1" "b\xa1" "b\xa1" "b";
+	char path[256];
+	struct trace *t;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/events.cdict", dir);
+	write_zlib(path, doc, sizeof(doc) - 1);
+	t = load(path);
+	assert_int_equal(t->nr_slices, 2);
+	assert_int_equal(t->slices[0].start_ns, 9000);
+	assert_int_equal(t->slices[1].start_ns, 28000);
+	trace__free(t);
+}
+
 /* Far from the stream's end, where elements are checked in runs, a break is refused with the
  * same message and offset as at its end. */
 static void test_legacy_shape_runs(void **state)
@@ -394,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_bad_legacy),
 		cmocka_unit_test(test_legacy_shape),
 		cmocka_unit_test(test_legacy_shape_runs),
+		cmocka_unit_test(test_event_names),
 	};
 
 	if (access(SAMPLE, R_OK)) {

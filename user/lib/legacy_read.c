@@ -38,7 +38,8 @@ struct row {
 	bool has_next_pid;
 	int64_t next_pid;
 	bool next_comm_is_str;
-	char next_comm[PWZ_NAME_MAX];
+	const uint8_t *next_comm;	/* its bytes in the document (not NUL-terminated) */
+	uint32_t next_comm_len;
 	bool next_comm_is_int;
 	int64_t reason;			/* next_comm as an integer (kvm_exit rows) */
 };
@@ -393,18 +394,23 @@ static int64_t read_opt_int(struct mp_cursor *c, bool *present)
 /* The event of an event column's string (read up to a NUL, as a C string of 31 bytes). */
 static enum row_event event_of(const uint8_t *p, uint32_t len)
 {
+#define EVENT(s, e) { s, sizeof(s) - 1, e }
 	static const struct {
 		const char *name;
+		size_t len;
 		enum row_event event;
 	} events[] = {
-		{ "sched__sched_switch", EV_SWITCH },
-		{ "kvm_exit", EV_KVM_EXIT },
-		{ "kvm_entry", EV_KVM_ENTRY },
+		EVENT("sched__sched_switch", EV_SWITCH),
+		EVENT("kvm_exit", EV_KVM_EXIT),
+		EVENT("kvm_entry", EV_KVM_ENTRY),
 	};
-	size_t n = p ? strnlen((const char *)p, len < 31 ? len : 31) : 0;
+#undef EVENT
+	size_t n = len < 31 ? len : 31;
 
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-		if (n == strlen(events[i].name) && !memcmp(p, events[i].name, n))
+	/* the name, then the string's end or a NUL: the name is the C string */
+	for (size_t i = 0; p && i < sizeof(events) / sizeof(events[0]); i++)
+		if (n >= events[i].len && !memcmp(p, events[i].name, events[i].len) &&
+		    (n == events[i].len || !p[events[i].len]))
 			return events[i].event;
 	return EV_OTHER;
 }
@@ -439,7 +445,7 @@ static int read_row(struct legacy *l, struct row *r, unsigned int cols)
 	case MP_STR:
 	case MP_BIN:
 		r->next_comm_is_str = true;
-		mp_read_string(&l->col[C_NEXT_COMM], r->next_comm, sizeof(r->next_comm));
+		r->next_comm = mp_read_bytes(&l->col[C_NEXT_COMM], &r->next_comm_len);
 		break;
 	case MP_UINT:
 	case MP_INT:
@@ -692,7 +698,8 @@ static int note_next_name(struct derive *d, const struct row *r)
 		return -ENOMEM;
 	if (added) {
 		n->tid = (uint32_t)r->next_pid;
-		snprintf(n->name, sizeof(n->name), "%s", r->next_comm);
+		snprintf(n->name, sizeof(n->name), "%.*s", (int)r->next_comm_len,
+			 (const char *)r->next_comm);
 	}
 	return 0;
 }
