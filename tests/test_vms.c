@@ -130,6 +130,20 @@ static void fixture_free(struct fixture *fx)
 	free(fx);
 }
 
+/* Settles t, then its summary (*s) and its VMs. */
+static struct vms *settled_vms(struct trace *t, struct summary **s)
+{
+	struct vms *vm;
+	char err[256];
+
+	assert_int_equal(trace__settle(t), 0);
+	*s = summary__new(t, NULL, err, sizeof(err));
+	assert_non_null(*s);
+	vm = vms__new(t, *s, err, sizeof(err));
+	assert_non_null(vm);
+	return vm;
+}
+
 static const struct vms_exit *reason(const struct exitroll *r, uint32_t code)
 {
 	for (size_t i = 0; i < r->n; i++)
@@ -320,6 +334,51 @@ static void test_record_order(void **state)
 	fixture_free(rx);
 }
 
+/* Slices come to the index in any order, of tids whose keys take more than one radix pass
+ * (7 and 4103 share their low 11 bits, 70007 differs in both): each thread's migrations are
+ * counted in its time order. Each ran on CPUs 0, 0, 1, 1 in time; 4103's came shuffled (out of
+ * order, 0, 1, 0, 1 would be 3 migrations). */
+static void test_index_order(void **state)
+{
+	static const uint32_t tids[] = { 7, 4103, 70007 };
+	static const int order[][4] = { { 0, 1, 2, 3 }, { 0, 2, 1, 3 }, { 0, 1, 2, 3 } };
+	struct pwz_meta m = { .nr_cpus = 2, .duration_ns = 1000 * US };
+	struct cdict_visitor v;
+	struct trace *t = trace__new("test", true, &v);
+	struct summary *s;
+	struct vms *vm;
+	uint64_t count;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(v.meta(v.ctx, &m), 0);
+	for (size_t k = 0; k < 3; k++) {
+		struct pwz_task task = { .tid = tids[k], .tgid = tids[k] };
+
+		snprintf(task.comm, sizeof(task.comm), "t%u", tids[k]);
+		snprintf(task.name, sizeof(task.name), "t%u", tids[k]);
+		assert_int_equal(v.task(v.ctx, &task), 0);
+	}
+	for (int j = 0; j < 4; j++) {
+		for (size_t k = 0; k < 3; k++) {
+			int at = order[k][j];
+			struct pwz_slice sl = { .tid = tids[k], .cpu = at >= 2,
+						.start_ns = (uint64_t)(at * 3 + k) * 10 * US,
+						.dur_ns = 10 * US, .end = PWZ_END_PREEMPTED };
+
+			assert_int_equal(v.slice(v.ctx, &sl), 0);
+		}
+	}
+	vm = settled_vms(t, &s);
+	for (size_t k = 0; k < 3; k++) {
+		assert_true(vms__migrations(vm, tids[k], 0, &count));
+		assert_int_equal(count, 1);
+	}
+	vms__free(vm);
+	summary__free(s);
+	trace__free(t);
+}
+
 /* Without the streams: the summary's figures, nothing made up. */
 static void test_no_streams(void **state)
 {
@@ -453,7 +512,6 @@ static void test_instances(void **state)
 	struct summary *s;
 	struct vms *vm;
 	uint64_t mig = 99;
-	char err[256];
 
 	(void)state;
 	assert_non_null(t);
@@ -464,11 +522,7 @@ static void test_instances(void **state)
 		assert_int_equal(v.slice(v.ctx, &sl[i]), 0);
 	for (size_t i = 0; i < 2; i++)
 		assert_int_equal(v.wakeup(v.ctx, &wk[i]), 0);
-	assert_int_equal(trace__settle(t), 0);
-	s = summary__new(t, NULL, err, sizeof(err));
-	assert_non_null(s);
-	vm = vms__new(t, s, err, sizeof(err));
-	assert_non_null(vm);
+	vm = settled_vms(t, &s);
 	p = vms__wait_pct(vm, 500, 0);
 	assert_non_null(p);
 	assert_int_equal(p->count, 1);
@@ -526,7 +580,6 @@ static void test_cgroup_naming(void **state)
 	struct pwz_task x;
 	struct summary *s;
 	struct vms *vm;
-	char err[256];
 	size_t i;
 
 	(void)state;
@@ -541,11 +594,7 @@ static void test_cgroup_naming(void **state)
 	for (i = 0; i < sizeof(sl) / sizeof(sl[0]); i++)
 		assert_int_equal(v.slice(v.ctx, &sl[i]), 0);
 	assert_int_equal(v.kvm_exit(v.ctx, &ex), 0);
-	assert_int_equal(trace__settle(t), 0);
-	s = summary__new(t, NULL, err, sizeof(err));
-	assert_non_null(s);
-	vm = vms__new(t, s, err, sizeof(err));
-	assert_non_null(vm);
+	vm = settled_vms(t, &s);
 	assert_int_equal(vm->nr_vms, 4);	/* the kernel thread is none */
 	/* sorted by name */
 	assert_string_equal(vm->vms[0].name, "firecracker@vm7");
@@ -906,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_exit_split),
+		cmocka_unit_test(test_index_order),
 		cmocka_unit_test(test_wait_percentiles),
 		cmocka_unit_test(test_no_streams),
 		cmocka_unit_test(test_record_order),

@@ -85,79 +85,143 @@ struct keyed {
 
 #define KEY_BITS 11	/* bits of the key a radix pass orders by */
 #define KEY_PASSES 3	/* passes over the 32 bits */
+#define KEY_DIGITS (1u << KEY_BITS)
+#define KEY_DIGIT(key, p) (((key) >> ((p) * KEY_BITS)) & (KEY_DIGITS - 1))
 
-/* Orders k[0..n) by key, keeping the order of equal keys (LSD radix; tmp holds n). A pass
- * whose digit all keys share is skipped. */
-static void radix_by_key(struct keyed *k, struct keyed *tmp, size_t n)
+/* What index_by_key() counts: per pass, the elements of each digit (then where the next of
+ * them goes); per digit of the pass that places the elements, the last one placed. */
+struct radix_work {
+	size_t count[KEY_PASSES][KEY_DIGITS];
+	struct {
+		bool used;		/* an element was placed */
+		bool down;		/* a key's time went down among them */
+		uint32_t key;		/* the last one's key */
+		uint64_t time;		/* and time */
+	} last[KEY_DIGITS];
+};
+
+/* The uint64_t at off in the element e. */
+static uint64_t u64_at(const void *e, size_t off)
 {
-	size_t count[KEY_PASSES][1u << KEY_BITS] = { { 0 } };
-	const size_t mask = (1u << KEY_BITS) - 1;
-	size_t i, sum;
+	uint64_t v;
 
-	for (i = 0; i < n; i++)
-		for (int p = 0; p < KEY_PASSES; p++)
-			count[p][(k[i].key >> (p * KEY_BITS)) & mask]++;
-	for (int p = 0; p < KEY_PASSES; p++) {
-		unsigned int shift = (unsigned int)p * KEY_BITS;
+	memcpy(&v, (const char *)e + off, sizeof(v));
+	return v;
+}
 
-		if (count[p][(k[0].key >> shift) & mask] == n)
-			continue;
-		for (i = 0, sum = 0; i <= mask; i++) {
-			size_t c = count[p][i];
+/* The uint32_t at off in the element e. */
+static uint32_t u32_at(const void *e, size_t off)
+{
+	uint32_t v;
 
-			count[p][i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			tmp[count[p][(k[i].key >> shift) & mask]++] = k[i];
-		memcpy(k, tmp, n * sizeof(*k));
+	memcpy(&v, (const char *)e + off, sizeof(v));
+	return v;
+}
+
+/* Sorts with cmp each run of one key (the uint32_t at key_off) of out[begin..end) whose times
+ * (the uint64_t at time_off) go down somewhere; the others are in cmp's order already. */
+static void sort_runs(const void **out, size_t begin, size_t end, size_t key_off,
+		      size_t time_off, int (*cmp)(const void *, const void *))
+{
+	for (size_t run = begin, i; run < end; run = i) {
+		uint32_t key = u32_at(out[run], key_off);
+		bool sorted = true;
+
+		for (i = run + 1; i < end && u32_at(out[i], key_off) == key; i++)
+			if (u64_at(out[i - 1], time_off) > u64_at(out[i], time_off))
+				sorted = false;
+		if (!sorted)
+			qsort(out + run, i - run, sizeof(*out), cmp);
+	}
+}
+
+/* Turns c[0..KEY_DIGITS) from counts into the index where each digit's elements begin. */
+static void digits_begin(size_t *c)
+{
+	size_t sum = 0;
+
+	for (size_t i = 0; i < KEY_DIGITS; i++) {
+		size_t n = c[i];
+
+		c[i] = sum;
+		sum += n;
 	}
 }
 
 /*
  * Points out[0..n) at the n elements of base (size bytes each) in cmp's order, where cmp
- * orders by the uint32_t at key_off first, and by the element's address last: the elements
- * go by key in one linear pass (the streams hold few threads or CPUs and many records), then
- * only a run of one key that base did not hold in cmp's order is sorted. Returns 0 or -ENOMEM.
+ * orders by the uint32_t at key_off first, then by the uint64_t at time_off, and by the
+ * element's address last. The elements go by key in linear passes (LSD radix, stable; a pass
+ * whose digit all keys share is skipped; the streams hold few threads or CPUs and many
+ * records), the last pass placing them in out and checking each key's times as it goes;
+ * only in a digit of that pass where a key's times went down are the runs of one key looked
+ * at again, and those whose times go down sorted. Returns 0 or -ENOMEM.
  */
 static int index_by_key(const void **out, const void *base, size_t n, size_t size, size_t key_off,
-			int (*cmp)(const void *, const void *))
+			size_t time_off, int (*cmp)(const void *, const void *))
 {
-	struct keyed *k = NULL, *tmp = NULL;
-	size_t i, run;
+	struct keyed *k = NULL, *tmp = NULL, *swap;
+	struct radix_work *w = NULL;
+	int need[KEY_PASSES], nr = 0, last, rc = -ENOMEM;
+	size_t i, begin = 0;
 
 	if (!n)
 		return 0;
 	if (n > UINT32_MAX)
 		return -ENOMEM;
 	k = malloc(n * sizeof(*k));
-	tmp = malloc(n * sizeof(*tmp));
-	if (!k || !tmp) {
-		free(k);
-		free(tmp);
-		return -ENOMEM;
-	}
+	w = calloc(1, sizeof(*w));
+	if (!k || !w)
+		goto out;
 	for (i = 0; i < n; i++) {
-		const char *e = (const char *)base + i * size;
+		uint32_t key;
 
-		memcpy(&k[i].key, e + key_off, sizeof(k[i].key));
-		k[i].idx = (uint32_t)i;
+		memcpy(&key, (const char *)base + i * size + key_off, sizeof(key));
+		k[i] = (struct keyed){ .key = key, .idx = (uint32_t)i };
+		for (int p = 0; p < KEY_PASSES; p++)
+			w->count[p][KEY_DIGIT(key, p)]++;
 	}
-	radix_by_key(k, tmp, n);
-	free(tmp);
-	for (i = 0; i < n; i++)
-		out[i] = (const char *)base + (size_t)k[i].idx * size;
-	for (run = 0; run < n; run = i) {
-		bool sorted = true;
+	for (int p = 0; p < KEY_PASSES; p++)
+		if (w->count[p][KEY_DIGIT(k[0].key, p)] != n)
+			need[nr++] = p;
+	last = nr ? need[nr - 1] : 0;
+	if (nr > 1 && !(tmp = malloc(n * sizeof(*tmp))))
+		goto out;
+	for (int j = 0; j + 1 < nr; j++) {
+		size_t *c = w->count[need[j]];
 
-		for (i = run + 1; i < n && k[i].key == k[run].key; i++)
-			if (sorted && cmp(&out[i - 1], &out[i]) > 0)
-				sorted = false;
-		if (!sorted)
-			qsort(out + run, i - run, sizeof(*out), cmp);
+		digits_begin(c);
+		for (i = 0; i < n; i++)
+			tmp[c[KEY_DIGIT(k[i].key, need[j])]++] = k[i];
+		swap = k;
+		k = tmp;
+		tmp = swap;
 	}
+	/* a digit's elements come by key, each key's in base's order (by address) */
+	digits_begin(w->count[last]);
+	for (i = 0; i < n; i++) {
+		uint32_t d = KEY_DIGIT(k[i].key, last);
+		const char *e = (const char *)base + (size_t)k[i].idx * size;
+		uint64_t t = u64_at(e, time_off);
+
+		if (w->last[d].used && w->last[d].key == k[i].key && t < w->last[d].time)
+			w->last[d].down = true;
+		w->last[d].used = true;
+		w->last[d].key = k[i].key;
+		w->last[d].time = t;
+		out[w->count[last][d]++] = e;
+	}
+	for (uint32_t d = 0; d < KEY_DIGITS; d++) {
+		if (w->last[d].down)
+			sort_runs(out, begin, w->count[last][d], key_off, time_off, cmp);
+		begin = w->count[last][d];
+	}
+	rc = 0;
+out:
 	free(k);
-	return 0;
+	free(tmp);
+	free(w);
+	return rc;
 }
 
 /* The streams by thread; by CPU too with by_cpu (only the preempters of a vCPU read it). */
@@ -174,14 +238,17 @@ static int index_build(struct vms_index *ix, const struct trace *t, bool by_cpu)
 	ix->ex_tid = calloc(ix->nr_ex + 1, sizeof(*ix->ex_tid));
 	if (!ix->sl_tid || (by_cpu && !ix->sl_cpu) || !ix->wk_tid || !ix->ex_tid ||
 	    index_by_key((const void **)ix->sl_tid, t->slices, ix->nr_sl, sizeof(*t->slices),
-			 offsetof(struct pwz_slice, tid), cmp_sl_tid) ||
+			 offsetof(struct pwz_slice, tid), offsetof(struct pwz_slice, start_ns),
+			 cmp_sl_tid) ||
 	    (by_cpu && index_by_key((const void **)ix->sl_cpu, t->slices, ix->nr_sl,
 				    sizeof(*t->slices), offsetof(struct pwz_slice, cpu),
-				    cmp_sl_cpu)) ||
+				    offsetof(struct pwz_slice, start_ns), cmp_sl_cpu)) ||
 	    index_by_key((const void **)ix->wk_tid, t->wakeups, ix->nr_wk, sizeof(*t->wakeups),
-			 offsetof(struct pwz_wakeup, tid), cmp_wk_tid) ||
+			 offsetof(struct pwz_wakeup, tid), offsetof(struct pwz_wakeup, wake_ns),
+			 cmp_wk_tid) ||
 	    index_by_key((const void **)ix->ex_tid, t->exits, ix->nr_ex, sizeof(*t->exits),
-			 offsetof(struct pwz_kvm_exit, tid), cmp_ex_tid)) {
+			 offsetof(struct pwz_kvm_exit, tid), offsetof(struct pwz_kvm_exit, time_ns),
+			 cmp_ex_tid)) {
 		index_free(ix);
 		return -ENOMEM;
 	}
