@@ -334,6 +334,96 @@ static void test_record_order(void **state)
 	fixture_free(rx);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The value of the nearest rank of q among the n sorted values of v. */
+static uint64_t at_rank(const uint64_t *v, size_t n, double q)
+{
+	size_t r = (size_t)(q * (double)n + 0.999999999);
+
+	return v[r ? (r > n ? n : r) - 1 : 0];
+}
+
+/* The exit percentiles are the exact nearest-rank values of the paired exits' handling times,
+ * per vCPU and per VM, whatever their order: a sawtooth, a run of equal times, descending. */
+static void test_exit_percentiles(void **state)
+{
+	enum { N = 6000 };
+	static const struct pwz_task two[] = {
+		{ .tid = 101, .tgid = 100, .comm = "CPU 0/KVM", .name = "vmA.vcpu0" },
+		{ .tid = 103, .tgid = 100, .comm = "CPU 1/KVM", .name = "vmA.vcpu1" },
+	};
+	struct pwz_meta m = { .nr_cpus = 1, .duration_ns = 1000000 * US, .has_kvm = true };
+	uint64_t *a = malloc(N * sizeof(*a)), *b = malloc(N * sizeof(*b));
+	uint64_t *all = malloc(2 * N * sizeof(*all));
+	const struct vms_exit *x;
+	struct cdict_visitor v;
+	struct summary *s;
+	struct trace *t;
+	struct vms *vm;
+
+	(void)state;
+	assert_true(a && b && all);
+	t = trace__new("test", true, &v);
+	assert_non_null(t);
+	assert_int_equal(v.meta(v.ctx, &m), 0);
+	for (size_t i = 0; i < 2; i++) {
+		struct pwz_slice sl = { .tid = two[i].tid, .start_ns = i * 10 * US,
+					.dur_ns = 10 * US, .end = PWZ_END_SLEPT };
+
+		assert_int_equal(v.task(v.ctx, &two[i]), 0);
+		assert_int_equal(v.slice(v.ctx, &sl), 0);
+	}
+	for (size_t i = 0; i < N; i++) {
+		struct pwz_kvm_exit e = { .tid = 101, .time_ns = (i + 1) * 100 * US,
+					  .isa = PWZ_ISA_VMX, .reason = 30 };
+
+		a[i] = e.handling_ns = ((i % 97) * 1000 + i / 97) * 10;
+		assert_int_equal(v.kvm_exit(v.ctx, &e), 0);
+		e.tid = 103;
+		b[i] = e.handling_ns = i < N / 2 ? 5 * US : (N - i) * 20;
+		assert_int_equal(v.kvm_exit(v.ctx, &e), 0);
+	}
+	vm = settled_vms(t, &s);
+	memcpy(all, a, N * sizeof(*a));
+	memcpy(all + N, b, N * sizeof(*b));
+	qsort(a, N, sizeof(*a), cmp_u64);
+	qsort(b, N, sizeof(*b), cmp_u64);
+	qsort(all, 2 * N, sizeof(*all), cmp_u64);
+	assert_int_equal(vm->nr_vms, 1);
+	assert_int_equal(vm->vms[0].nr_vcpus, 2);
+	x = reason(&vm->vms[0].vcpus[0].exits, 30);
+	assert_non_null(x);
+	assert_int_equal(x->paired, N);
+	assert_int_equal(x->p50_ns, at_rank(a, N, 0.50));
+	assert_int_equal(x->p90_ns, at_rank(a, N, 0.90));
+	assert_int_equal(x->p99_ns, at_rank(a, N, 0.99));
+	assert_int_equal(x->max_ns, a[N - 1]);
+	x = reason(&vm->vms[0].vcpus[1].exits, 30);
+	assert_non_null(x);
+	assert_int_equal(x->p50_ns, at_rank(b, N, 0.50));
+	assert_int_equal(x->p90_ns, at_rank(b, N, 0.90));
+	assert_int_equal(x->p99_ns, at_rank(b, N, 0.99));
+	x = reason(&vm->vms[0].exits, 30);
+	assert_non_null(x);
+	assert_int_equal(x->paired, 2 * N);
+	assert_int_equal(x->p50_ns, at_rank(all, 2 * N, 0.50));
+	assert_int_equal(x->p90_ns, at_rank(all, 2 * N, 0.90));
+	assert_int_equal(x->p99_ns, at_rank(all, 2 * N, 0.99));
+	vms__free(vm);
+	summary__free(s);
+	trace__free(t);
+	pwz_meta_free(&m);
+	free(a);
+	free(b);
+	free(all);
+}
+
 /* Slices come to the index in any order, of tids whose keys take more than one radix pass
  * (7 and 4103 share their low 11 bits, 70007 differs in both): each thread's migrations are
  * counted in its time order. Each ran on CPUs 0, 0, 1, 1 in time; 4103's came shuffled (out of
@@ -955,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_exit_split),
+		cmocka_unit_test(test_exit_percentiles),
 		cmocka_unit_test(test_index_order),
 		cmocka_unit_test(test_wait_percentiles),
 		cmocka_unit_test(test_no_streams),

@@ -486,11 +486,82 @@ static struct vms_exit *exit_at(struct exitroll *r, size_t i)
 	return (struct vms_exit *)exitroll_at(r, i);
 }
 
-static int cmp_u64(const void *a, const void *b)
+static void swap_u64(uint64_t *a, uint64_t *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t t = *a;
 
-	return x < y ? -1 : x > y;
+	*a = *b;
+	*b = t;
+}
+
+/* Sorts v[0..n) ascending, in place (heapsort: n log n at worst, no memory). */
+static void heapsort_u64(uint64_t *v, size_t n)
+{
+	for (size_t end = n, i = n / 2; end > 1;) {
+		size_t root, child;
+
+		if (i > 0) {
+			root = --i;		/* heapify, from the last parent up */
+		} else {
+			swap_u64(&v[0], &v[--end]);	/* the largest left goes to the end */
+			root = 0;
+		}
+		while ((child = 2 * root + 1) < end) {
+			if (child + 1 < end && v[child + 1] > v[child])
+				child++;
+			if (v[root] >= v[child])
+				break;
+			swap_u64(&v[root], &v[child]);
+			root = child;
+		}
+	}
+}
+
+/*
+ * Moves the k-th smallest of v[0..n) (k < n, from 0) to v[k], with none larger before it and
+ * none smaller after it, in place: quickselect around the median of three elements at
+ * pseudo-random places (the times' own order, such as a sawtooth, cannot defeat it), three-way
+ * (runs of equal times, common, end it early); once the rounds exceed twice log2 n the range
+ * left is heapsorted, so never worse than n log n.
+ */
+static void select_u64(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n, rounds = 0;
+	uint64_t x = n | 1;	/* xorshift64 state: the places of the three */
+
+	for (size_t m = n; m > 1; m /= 2)
+		rounds += 2;
+	while (hi - lo > 1) {
+		size_t lt = lo, i = lo, gt = hi, span = hi - lo;
+		uint64_t a, b, c, pivot;
+
+		if (!rounds--) {
+			heapsort_u64(v + lo, span);
+			return;
+		}
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		a = v[lo + (size_t)(x % span)];
+		b = v[lo + (size_t)((x >> 21) % span)];
+		c = v[lo + (size_t)((x >> 42) % span)];
+		pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		/* [lo, lt) below the pivot, [lt, gt) equal, [gt, hi) above */
+		while (i < gt) {
+			if (v[i] < pivot)
+				swap_u64(&v[lt++], &v[i++]);
+			else if (v[i] > pivot)
+				swap_u64(&v[i], &v[--gt]);
+			else
+				i++;
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return;
+	}
 }
 
 /* The nearest-rank index of quantile q among n sorted values (n > 0). */
@@ -501,15 +572,24 @@ static size_t rank(size_t n, double q)
 	return r ? (r > n ? n : r) - 1 : 0;
 }
 
-/* The exact percentiles of a reason's paired exits (memory: 8 bytes an exit, as the streams). */
+/* The exact percentiles of a reason's paired exits (memory: 8 bytes an exit, as the streams):
+ * each the value of its rank in the sorted times, selected in place, the higher first (the
+ * times of the lower ranks are then before it), leaving the times in another order. */
 static void exit_percentiles(struct vms_exit *e)
 {
+	size_t r99, r90, r50;
+
 	if (!e->paired)
 		return;
-	qsort(e->durs, e->paired, sizeof(*e->durs), cmp_u64);
-	e->p50_ns = e->durs[rank(e->paired, 0.50)];
-	e->p90_ns = e->durs[rank(e->paired, 0.90)];
-	e->p99_ns = e->durs[rank(e->paired, 0.99)];
+	r99 = rank(e->paired, 0.99);
+	r90 = rank(e->paired, 0.90);
+	r50 = rank(e->paired, 0.50);
+	select_u64(e->durs, e->paired, r99);
+	e->p99_ns = e->durs[r99];
+	select_u64(e->durs, r99 + 1, r90);
+	e->p90_ns = e->durs[r90];
+	select_u64(e->durs, r90 + 1, r50);
+	e->p50_ns = e->durs[r50];
 }
 
 /* One vCPU thread instance's records in the index: [lo, hi) of sl_tid, wk_tid, ex_tid. */
