@@ -306,6 +306,13 @@ bool ledger_fold__has_vcpus(const struct ledger_fold *f)
 	return f->nr_exits || f->nr_kevs;
 }
 
+/* qsort() of n elements, which takes no NULL base even for none. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 /* qsort() order of (a, a2) against (b, b2): by the first word, then the second. */
 static int cmp_key(uint32_t a, uint64_t a2, uint32_t b, uint64_t b2)
 {
@@ -465,7 +472,7 @@ static int kvm_events(struct ledger_fold *f)
 	size_t i;
 	int err = 0;
 
-	qsort(f->exits, f->nr_exits, sizeof(*f->exits), cmp_exit);
+	sort(f->exits, f->nr_exits, sizeof(*f->exits), cmp_exit);
 	for (i = 0; i < f->nr_exits && !err; i++) {
 		const struct pwz_kvm_exit *e = &f->exits[i];
 		int64_t k = inst_at(f, e->tid, e->time_ns);
@@ -528,7 +535,7 @@ static int index_slices(struct ledger_fold *f)
 {
 	size_t i, n = 0;
 
-	qsort(f->slices, f->nr_slices, sizeof(*f->slices), cmp_slice);
+	sort(f->slices, f->nr_slices, sizeof(*f->slices), cmp_slice);
 	f->nr_cpus = f->nr_slices ? f->slices[f->nr_slices - 1].cpu + 1 : 0;
 	f->cpu_first = calloc(f->nr_cpus + 1, sizeof(*f->cpu_first));
 	if (!f->cpu_first)
@@ -552,7 +559,7 @@ static int index_slices(struct ledger_fold *f)
 		*b = (struct lf_busy){ .tgid = th->tgid, .start = s->start, .end = s->end };
 		f->nr_busy++;
 	}
-	qsort(f->busy, f->nr_busy, sizeof(*f->busy), cmp_busy);
+	sort(f->busy, f->nr_busy, sizeof(*f->busy), cmp_busy);
 	for (i = 0; i < f->nr_busy; i++) {
 		struct lf_busy *last = n ? &f->busy[n - 1] : NULL;
 
@@ -859,13 +866,13 @@ static int sort_insts(struct ledger_fold *f)
 
 	if (!to)
 		return -ENOMEM;
-	qsort(f->inst, f->insts.count, sizeof(*f->inst), cmp_inst);
+	sort(f->inst, f->insts.count, sizeof(*f->inst), cmp_inst);
 	for (i = 0; i < f->insts.count; i++)
 		to[keymap_find(&f->insts, f->inst[i].tid, f->inst[i].since)] = (uint32_t)i;
 	for (i = 0; i < f->nr_ev; i++)
 		f->ev[i].inst = to[f->ev[i].inst];
 	free(to);
-	qsort(f->ev, f->nr_ev, sizeof(*f->ev), cmp_ev);
+	sort(f->ev, f->nr_ev, sizeof(*f->ev), cmp_ev);
 	return 0;
 }
 
@@ -879,7 +886,7 @@ int ledger_fold__emit(struct ledger_fold *f, uint64_t end_ns,
 	if (f->emitted)
 		return -EALREADY;
 	f->emitted = true;
-	qsort(f->births, f->nr_births, sizeof(*f->births), cmp_birth);
+	sort(f->births, f->nr_births, sizeof(*f->births), cmp_birth);
 	err = mark_vcpus(f);
 	if (!err)
 		err = sched_events(f);
