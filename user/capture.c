@@ -478,28 +478,22 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 {
 	struct capture *c = calloc(1, sizeof(*c));
 	struct pwz_bpf *s;
-	int e;
+	int e = -ENOMEM;
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
-		errno = ENOMEM;
-		return NULL;
+		goto fail;
 	}
 	c->fold = model_fold__new(NULL);
 	if (!c->fold) {
 		snprintf(err, errlen, "out of memory");
-		free(c);
-		errno = ENOMEM;
-		return NULL;
+		goto free_capture;
 	}
 	c->nr_cpus = libbpf_num_possible_cpus();
 	if (c->nr_cpus <= 0) {
 		e = c->nr_cpus;
 		snprintf(err, errlen, "cannot count the possible CPUs: %s", strerror(-e));
-		model_fold__free(c->fold);
-		free(c);
-		errno = -e;
-		return NULL;
+		goto free_fold;
 	}
 	c->pid_max = read_pid_max();
 	capture_map_sizes(c->pid_max, c->nr_cpus, &c->sizes);
@@ -511,10 +505,7 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 	if (e) {
 		pwz_bpf__destroy(s);
 		close_precreated(c);
-		model_fold__free(c->fold);
-		free(c);
-		errno = -e;
-		return NULL;
+		goto free_fold;
 	}
 	e = -EINVAL;
 	if (!cfg->force_raw_tp && cfg->sched && !capture_compat__raw_tp(&c->compat)) {
@@ -536,19 +527,23 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 
 		snprintf(err, errlen, "cannot load the BPF programs: %s (%s)", strerror(-e),
 			 load_hint(-e, hint, sizeof(hint)));
-		model_fold__free(c->fold);
-		free(c);
-		errno = -e;
-		return NULL;
+		goto free_fold;
 	}
 	e = fill_selection(c, cfg);
 	if (e) {
 		snprintf(err, errlen, "cannot fill the task selection: %s", strerror(-e));
 		capture__free(c);
-		errno = -e;
-		return NULL;
+		goto fail;
 	}
 	return c;
+
+free_fold:
+	model_fold__free(c->fold);
+free_capture:
+	free(c);
+fail:
+	errno = -e;
+	return NULL;
 }
 
 static bool is_gone(void *ctx, uint32_t tid, uint64_t since_ns)
