@@ -58,6 +58,9 @@ SVM_ISA = 2
 
 failures = []
 
+# the most of a kvm-guest -s sleep that is on CPU before its switch-out (check_ledger)
+SLEEP_ARM_US = 500
+
 
 def expect(cond, what):
     """Notes what failed when cond is false; returns cond."""
@@ -402,10 +405,14 @@ def check_ledger(path, guest, trace_path):
            f"ledger: guest entered {cnt['guest']} times, tracefs has {entries.get(tid, 0)} kvm_entry")
     expect(cnt["exit_user"] == guest["runs"],
            f"ledger: exit_user entered {cnt['exit_user']} times, kvm-guest made {guest['runs']} runs")
+    # each sleep's timer is armed on CPU, before the switch-out that starts the halt: the halt
+    # is the sleep less that part (exit_user), seen up to 130 us a sleep under TCG at load;
+    # SLEEP_ARM_US allowed
     sleeps = guest["hlt"] - 1
-    expect(cnt["halt"] >= sleeps and ns["halt"] >= sleeps * guest.get("sleep_us", 0) * 1000,
+    least = sleeps * max(0, guest.get("sleep_us", 0) - SLEEP_ARM_US) * 1000
+    expect(cnt["halt"] >= sleeps and ns["halt"] >= least,
            f"ledger: halt {ns['halt']} ns in {cnt['halt']}, kvm-guest slept {sleeps} times "
-           f"{guest.get('sleep_us', 0)} us")
+           f"{guest.get('sleep_us', 0)} us (at least {least} ns)")
     expect(sum(ns.values()) == vcpu[0].get("ledger_alive_ns"),
            f"ledger: states sum to {sum(ns.values())}, life {vcpu[0].get('ledger_alive_ns')}")
     # the stretches' histograms: a guest stretch (entry to exit) is never cut, so there is one
