@@ -792,6 +792,8 @@ static struct pwz_vcpu_ledger ledger_i(uint32_t i)
 	for (int k = 0; k < PWZ_READY_CAUSES; k++)
 		l.cause_ns[k] = 3000000ull * i + 10ull * k + 2;
 	l.costop_ns = 5ull * i + 3;
+	l.has_vcpu = i % 3 != 0;	/* nil for every third */
+	l.vcpu = l.has_vcpu ? i % 7 : 0;
 	for (int k = 0; k < PWZ_VCPU_STATES; k++)
 		l.hist[k][(i + k) % PWZ_HIST_BUCKETS] = 7ull * i + k + 1;
 	return l;
@@ -806,6 +808,8 @@ static void assert_ledger_eq(const struct pwz_vcpu_ledger *a, const struct pwz_v
 	assert_memory_equal(a->count, b->count, sizeof(a->count));
 	assert_memory_equal(a->cause_ns, b->cause_ns, sizeof(a->cause_ns));
 	assert_int_equal(a->costop_ns, b->costop_ns);
+	assert_int_equal(a->has_vcpu, b->has_vcpu);
+	assert_int_equal(a->vcpu, b->vcpu);
 	assert_memory_equal(a->hist, b->hist, sizeof(a->hist));
 }
 

@@ -60,7 +60,7 @@ static void kexit(struct ledger_fold *f, uint32_t tid, uint64_t t, uint64_t gues
 		  uint64_t handling)
 {
 	struct pwz_kvm_exit e = { .tid = tid, .time_ns = t, .isa = PWZ_ISA_VMX, .reason = 30,
-				  .guest_ns = guest, .handling_ns = handling,
+				  .vcpu = tid % 100 + 4, .guest_ns = guest, .handling_ns = handling,
 				  .flags = handling ? 0 : PWZ_EXIT_UNPAIRED };
 
 	assert_int_equal(ledger_fold__kvm_exit(f, &e), 0);
@@ -156,6 +156,8 @@ static void test_states(void **state)
 	assert_int_equal(l->cause_ns[PWZ_CAUSE_SAME_VM_VMM], 300);
 	assert_int_equal(sum_causes(l), l->ns[PWZ_VCPU_READY]);
 	assert_int_equal(l->costop_ns, 300);	/* 102 ran [1000, 1800) */
+	assert_true(l->has_vcpu);		/* the vcpu_id of its exits */
+	assert_int_equal(l->vcpu, 4);
 	/* the stretches: guest 3, ready 2, the open exit_kernel one at the end none */
 	assert_int_equal(pwz_hist_total(l->hist[PWZ_VCPU_GUEST]), 3);
 	assert_int_equal(pwz_hist_total(l->hist[PWZ_VCPU_READY]), 2);
@@ -168,6 +170,7 @@ static void test_states(void **state)
 	assert_int_equal(l->count[PWZ_VCPU_READY], 1);
 	assert_int_equal(l->cause_ns[PWZ_CAUSE_SAME_VM_VCPU], 1000);
 	assert_int_equal(l->costop_ns, 1000);
+	assert_false(l->has_vcpu);		/* no exit: its index unknown */
 	ledger_fold__free(f);
 }
 

@@ -1336,7 +1336,7 @@ static int each_ledger(void *ctx, uint32_t tid, const void *val)
 		return 0;
 	has_h = w->hists &&
 		!bpf_map__lookup_elem(w->hists, &tid, sizeof(tid), &w->h, sizeof(w->h), 0);
-	capture_conv_ledger(tid, &st->led, has_h ? &w->h : NULL, w->end_ns, &w->l);
+	capture_conv_ledger(tid, st, has_h ? &w->h : NULL, w->end_ns, &w->l);
 	return w->cb(w->ctx, &w->l);
 }
 

@@ -232,10 +232,15 @@ void capture_conv_wait_hist(uint32_t tid, const struct wait_hist_val *v, struct 
 		w->hist[b] = v->b[b];
 }
 
-void capture_conv_ledger(uint32_t tid, const struct vcpu_ledger *k, const struct vcpu_hist *h,
+void capture_conv_ledger(uint32_t tid, const struct kvm_state *st, const struct vcpu_hist *h,
 			 uint64_t end_ns, struct pwz_vcpu_ledger *l)
 {
+	const struct vcpu_ledger *k = &st->led;
+
 	*l = (struct pwz_vcpu_ledger){ .tid = tid };
+	/* kvm_state.vcpu is set at each kvm_exit: known once the thread had one */
+	l->has_vcpu = k->count[PWZ_VCPU_EXIT_KERNEL] > 0;
+	l->vcpu = l->has_vcpu ? st->vcpu : 0;
 	for (int s = 0; s < PWZ_VCPU_STATES; s++) {
 		l->ns[s] = k->ns[s];
 		l->count[s] = k->count[s];

@@ -114,12 +114,13 @@ void capture_conv_cpu_agg(uint32_t tid, uint32_t cpu, const struct cpu_agg_val *
 void capture_conv_wait_hist(uint32_t tid, const struct wait_hist_val *v, struct pwz_wait_agg *w);
 
 /*
- * R10: the kernel's ledger of vCPU thread tid (bpf/pwz.h struct vcpu_ledger) and its stretches'
- * histograms (struct vcpu_hist; NULL: none) read at end_ns (CLOCK_MONOTONIC), as the model's:
- * its current state holds until end_ns (the thread's exit when it exited before), and alive_ns
- * is the sum of the states. since_ns is left 0.
+ * R10: the kernel's ledger of vCPU thread tid (st->led, bpf/pwz.h struct vcpu_ledger) and its
+ * stretches' histograms (struct vcpu_hist; NULL: none) read at end_ns (CLOCK_MONOTONIC), as the
+ * model's: its current state holds until end_ns (the thread's exit when it exited before), and
+ * alive_ns is the sum of the states; its vcpu_id that of its exits (st->vcpu), known when it
+ * had one. since_ns is left 0.
  */
-void capture_conv_ledger(uint32_t tid, const struct vcpu_ledger *k, const struct vcpu_hist *h,
+void capture_conv_ledger(uint32_t tid, const struct kvm_state *st, const struct vcpu_hist *h,
 			 uint64_t end_ns, struct pwz_vcpu_ledger *l);
 
 #endif /* PWZ_CAPTURE_RECORDS_H */

@@ -268,10 +268,10 @@ async function perCapture(c) {
 		for (const vc of vm.vcpus.filter((x) => x.states)) {
 			ledgers.set(`${vc.tid}`, { n: 8, sum: vc.ledger_alive_ns });	// enum pwz_vcpu_state
 			for (const [st, v] of Object.entries(vc.states))
-				want.set(`${vc.tid}/${st}`, { vm: vm.name, name: vc.name, ns: v.ns,
+				want.set(`${vc.tid}/${st}`, { vm: vm.name, vcpu: vc.vcpu, name: vc.name, ns: v.ns,
 					count: v.count, alive: vc.ledger_alive_ns });
 		}
-	rows = await q(`select tid || '/' || state k, vm, name, ns, count, alive_ns alive
+	rows = await q(`select tid || '/' || state k, vm, vcpu, name, ns, count, alive_ns alive
 		from ${glob('vcpu_state')} where ${where}`);
 	d = diff(want, new Map(rows.map((r) => [r.k, r])));
 	check(!d && rows.length === want.size, `${label}: vcpu_state: one row per vCPU and state of --list vms' ledgers, ns and count equal (${ledgers.size} vCPUs, ${want.size} rows)`,
@@ -280,8 +280,8 @@ async function perCapture(c) {
 		where ${where} group by k`);
 	d = diff(ledgers, new Map(rows.map((r) => [r.k, r])));
 	check(!d, `${label}: vcpu_state: 8 rows per vCPU with a ledger, sum(ns) = its ledger_alive_ns (${ledgers.size} vCPUs)`, d);
-	// the vCPU index, which the export (no streams) knows from the thread's name only: each
-	// state row's is its vcpu row's
+	// the vCPU index (the export reads no streams: it has it from the ledger): each state row's
+	// is its vcpu row's
 	rows = await q(`select s.tid, s.vcpu, v.vcpu vv from ${glob('vcpu_state')} s
 		join ${glob('vcpu')} v on s.tid = v.tid and s.trace_id = v.trace_id where ${where.replace(/\btrace_id\b/g, 's.trace_id')}
 		and s.vcpu is distinct from v.vcpu`);

@@ -396,7 +396,8 @@ static void read_ledger_hists(struct mp_cursor *c, struct pwz_vcpu_ledger *l)
 }
 
 /* VCPU_LEDGER: tid, since, alive, [ns per state], [count per state], then (optional: files
- * before them lack these) [ns per ready cause], costop, [[log2 buckets] per state]. */
+ * before them lack these) [ns per ready cause], costop, [[log2 buckets] per state], vcpu_id
+ * (nil unknown). */
 static int read_vcpu_ledger(struct mp_cursor *c, uint32_t n, const struct cdict_visitor *v)
 {
 	struct pwz_vcpu_ledger l = { 0 };
@@ -415,7 +416,13 @@ static int read_vcpu_ledger(struct mp_cursor *c, uint32_t n, const struct cdict_
 	}
 	if (n >= 9)
 		read_ledger_hists(c, &l);
-	skip_rest(c, n, n >= 9 ? 9 : n >= 8 ? 8 : 6);
+	if (n >= 10 && mp_peek(c) == MP_NIL) {
+		mp_read_nil(c);
+	} else if (n >= 10) {
+		l.has_vcpu = true;
+		l.vcpu = (uint32_t)mp_read_uint(c);
+	}
+	skip_rest(c, n, n >= 10 ? 10 : n >= 9 ? 9 : n >= 8 ? 8 : 6);
 	return !c->err && v->vcpu_ledger ? v->vcpu_ledger(v->ctx, &l) : 0;
 }
 

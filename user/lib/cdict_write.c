@@ -412,7 +412,7 @@ int cdict_writer__vcpu_ledger(struct cdict_writer *w, const struct pwz_vcpu_ledg
 		return w->error;
 	if (w->legacy)
 		return 0;
-	pack_head(w, 9, CDICT_REC_VCPU_LEDGER);
+	pack_head(w, 10, CDICT_REC_VCPU_LEDGER);
 	msgpack_pack_uint32(&w->pk, l->tid);
 	msgpack_pack_uint64(&w->pk, l->since_ns);
 	msgpack_pack_uint64(&w->pk, l->alive_ns);
@@ -432,6 +432,10 @@ int cdict_writer__vcpu_ledger(struct cdict_writer *w, const struct pwz_vcpu_ledg
 		for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
 			msgpack_pack_uint64(&w->pk, l->hist[s][b]);
 	}
+	if (l->has_vcpu)
+		msgpack_pack_uint32(&w->pk, l->vcpu);
+	else
+		msgpack_pack_nil(&w->pk);
 	return record_done(w);
 }
 

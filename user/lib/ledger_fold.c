@@ -60,7 +60,8 @@ enum lf_ev_kind { EV_OUT, EV_IN, EV_WAKE, EV_EXIT, EV_ENTRY, EV_UEXIT, EV_HALT, 
 
 struct lf_ev {
 	uint64_t t;
-	uint64_t x;		/* EV_OUT: the R2 start (0: switch-in seen); EV_HALT: ns */
+	uint64_t x;		/* EV_OUT: the R2 start (0: switch-in seen); EV_HALT: ns;
+				 * EV_EXIT: its vcpu_id + 1 */
 	uint32_t inst, seq;
 	uint32_t cpu;
 	uint8_t kind;		/* enum lf_ev_kind */
@@ -484,7 +485,7 @@ static int kvm_events(struct ledger_fold *f)
 		      prev->time_ns + prev->handling_ns == before))
 			err = ev_add(f, k, EV_ENTRY, before, 0, 0, 0);
 		if (!err)
-			err = ev_add(f, k, EV_EXIT, e->time_ns, 0, 0, 0);
+			err = ev_add(f, k, EV_EXIT, e->time_ns, 0, (uint64_t)e->vcpu + 1, 0);
 		if (!err && paired)
 			err = ev_add(f, k, EV_ENTRY, e->time_ns + e->handling_ns, 0, 0, 0);
 		prev = e;
@@ -778,6 +779,10 @@ static void ev_apply(const struct ledger_fold *f, struct lf_run *r, const struct
 		ev_wakeup(r, e);
 		break;
 	case EV_EXIT:
+		if (!r->l.has_vcpu) {
+			r->l.has_vcpu = true;
+			r->l.vcpu = (uint32_t)(e->x - 1);
+		}
 		run_on_cpu(r);
 		run_to(r, PWZ_VCPU_EXIT_KERNEL, e->t, true);
 		r->ek_mark = r->l.ns[PWZ_VCPU_EXIT_KERNEL];

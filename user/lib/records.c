@@ -317,6 +317,10 @@ void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledg
 	for (int c = 0; c < PWZ_READY_CAUSES; c++)
 		pwz_add_sat(&acc->cause_ns[c], l->cause_ns[c]);
 	pwz_add_sat(&acc->costop_ns, l->costop_ns);
+	if (!acc->has_vcpu && l->has_vcpu) {
+		acc->has_vcpu = true;
+		acc->vcpu = l->vcpu;
+	}
 	for (int s = 0; s < PWZ_VCPU_STATES; s++)
 		for (int b = 0; b < PWZ_HIST_BUCKETS; b++)
 			pwz_add_sat(&acc->hist[s][b], l->hist[s][b]);

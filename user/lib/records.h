@@ -245,6 +245,8 @@ struct pwz_vcpu_ledger {
 	uint64_t cause_ns[PWZ_READY_CAUSES];	/* its ready intervals that ended (a switch-in), by
 						 * what held the CPU meanwhile (enum pwz_ready_cause) */
 	uint64_t costop_ns;			/* of those, the time while a sibling vCPU ran */
+	bool has_vcpu;				/* vcpu is known: the thread had a KVM exit */
+	uint32_t vcpu;				/* with has_vcpu: the vcpu_id of its exits */
 	uint64_t hist[PWZ_VCPU_STATES][PWZ_HIST_BUCKETS];	/* each state's stretches (one
 						 * event to the next) by log2 length; all 0 when the
 						 * capture had none */

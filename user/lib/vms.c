@@ -804,6 +804,8 @@ static int vcpu_fill(struct vms_vcpu *vc, const struct task_summary *ts, const s
 	vc->has_ledger = led && s->whole_capture;
 	if (vc->has_ledger)
 		vc->ledger = *led;
+	if (vc->has_ledger && vc->ledger.has_vcpu)	/* the index without the streams */
+		vc->vcpu = (int32_t)vc->ledger.vcpu;
 	exitroll_init(&vc->exits, sizeof(struct vms_exit));
 	for (k = 0; k < ts->exits.n; k++) {
 		const struct exitroll_entry *e = exitroll_at(&ts->exits, k);
