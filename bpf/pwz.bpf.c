@@ -843,6 +843,19 @@ struct switch_out {
 	bool rd;		/* rd_charge is the kernel's */
 };
 
+/* A slice of tid begins on this CPU's state cs at now, with no wait before it known yet: at
+ * its switch-in, or at -t's naming of a running thread (stamp_named()). */
+static __always_inline void cs_begin(struct cpu_state *cs, __u32 tid, __u64 now)
+{
+	cs->seen = 1;
+	cs->tid = tid;
+	cs->start_ns = now;
+	cs->wake_ns = 0;
+	cs->wait = REC_WAIT_NONE;
+	cs->waker_known = 0;
+	cs->rd_base = 0;
+}
+
 /* Takes the ending slice of prev_pid out of the CPU's state into so and resets the state
  * for next_pid's, switched in at so->now. */
 static __always_inline void switch_out_take(struct switch_out *so, struct cpu_state *cs,
@@ -876,13 +889,7 @@ static __always_inline void switch_out_take(struct switch_out *so, struct cpu_st
 	cs->switches++;
 	if (!so->known)
 		cs->unpaired++;
-	cs->seen = 1;
-	cs->tid = next_pid;
-	cs->start_ns = so->now;
-	cs->wake_ns = 0;
-	cs->wait = REC_WAIT_NONE;
-	cs->waker_known = 0;
-	cs->rd_base = 0;
+	cs_begin(cs, next_pid, so->now);
 }
 
 /* R3: how the slice ended (enum rec_end). */
@@ -1470,12 +1477,8 @@ static __always_inline void stamp_named(__u32 tid)
 	cs = bpf_map_lookup_elem(&cpu_state, &key);
 	if (!cs || !cs->seen || cs->sel || cs->tid != tid)
 		return;
-	cs->start_ns = bpf_ktime_get_ns();
+	cs_begin(cs, tid, bpf_ktime_get_ns());
 	cs->sel = 1;
-	cs->wake_ns = 0;
-	cs->wait = REC_WAIT_NONE;
-	cs->waker_known = 0;
-	cs->rd_base = 0;
 	cs->sum_start = sum_exec(false, t) + 1;
 }
 
