@@ -495,7 +495,6 @@ static int make_frame(struct live *l)
 			task_diff(ct, &p->tasks[j], &d);
 		else
 			d = *ct;
-		wait_p99(&d, missed);
 		/* no longer than the interval: a wait that ended between the two reads of a reading
 		 * (the aggregates, then the pending waits) counts in the next interval, whole */
 		if (d.wait_ns > f->dt_ns)
@@ -506,6 +505,7 @@ static int make_frame(struct live *l)
 		}
 		if (live_task_empty(&d))
 			continue;
+		wait_p99(&d, missed);	/* (only for the threads the frame keeps) */
 		frame_name(l->tt, &d);
 		d.tgid = task_table__tgid(l->tt, d.tid);
 		f->tasks[f->nr_tasks++] = d;
