@@ -63,31 +63,27 @@ const uint8_t mp_type_of[256] = {
 /* Reads an integer of either sign into *u (as two's complement) and *neg. */
 static bool read_integer(struct mp_cursor *c, uint64_t *u, bool *neg)
 {
+	size_t len = mp_uint_at(c, u);	/* the unsigned forms wholly there */
 	uint8_t b;
 	int n;
 
+	*neg = false;
+	if (len) {
+		c->p += len;
+		return true;
+	}
 	if (!need(c, 1))
 		return false;
 	b = *c->p;
-	*neg = false;
-	if (b <= 0x7f) {
-		c->p++;
-		*u = b;
-		return true;
-	}
 	if (b >= 0xe0) {
 		c->p++;
 		*u = (uint64_t)(int64_t)(int8_t)b;
 		*neg = true;
 		return true;
 	}
-	if (b >= 0xcc && b <= 0xcf) {
-		n = 1 << (b - 0xcc);
-		if (!need(c, 1 + n))
-			return false;
-		*u = mp_be(c->p + 1, n);
-		c->p += 1 + n;
-		return true;
+	if (b >= 0xcc && b <= 0xcf) {	/* cut short (mp_uint_at() took the others) */
+		need(c, 1 + ((size_t)1 << (b - 0xcc)));
+		return false;
 	}
 	if (b >= 0xd0 && b <= 0xd3) {
 		int64_t s;
