@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "births.h"
 #include "keymap.h"
 #include "ledger_fold.h"
 #include "tasknames.h"
@@ -34,11 +35,6 @@ struct lf_kev {
 	uint32_t tid;
 	uint16_t kind;		/* enum lf_kev_kind */
 	uint16_t arg;		/* KEV_UEXIT: the state it enters; KEV_HALT: it blocked */
-};
-
-struct lf_birth {
-	uint32_t tid;
-	uint64_t t;
 };
 
 struct lf_thread {
@@ -85,8 +81,7 @@ struct ledger_fold {
 	size_t nr_exits, cap_exits;
 	struct lf_kev *kevs;
 	size_t nr_kevs, cap_kevs;
-	struct lf_birth *births;
-	size_t nr_births, cap_births;
+	struct birth_table births;	/* R8 */
 	struct keymap threads;		/* (tid, 0) -> thr[] */
 	struct lf_thread *thr;
 	size_t cap_thr;
@@ -135,7 +130,7 @@ void ledger_fold__free(struct ledger_fold *f)
 	free(f->waits);
 	free(f->exits);
 	free(f->kevs);
-	free(f->births);
+	births__free(&f->births);
 	keymap_free(&f->threads);
 	free(f->thr);
 	keymap_free(&f->insts);
@@ -191,17 +186,13 @@ int ledger_fold__task(struct ledger_fold *f, const struct pwz_task *t)
 {
 	struct lf_thread *th = thread_get(f, t->tid);
 	bool vcpu = task_vcpu_of(t->comm, NULL), first;
-	struct lf_birth *b;
 	int err = 0;
 
 	if (!th)
 		return -ENOMEM;
 	if (t->flags & PWZ_TASK_BORN) {
-		b = grow((void **)&f->births, &f->cap_births, f->nr_births, sizeof(*b));
-		if (!b)
+		if (births__add(&f->births, t->tid, t->time_ns))
 			return -ENOMEM;
-		*b = (struct lf_birth){ .tid = t->tid, .t = t->time_ns };
-		f->nr_births++;
 		th->seen = false;
 	}
 	if (t->tgid)
@@ -324,45 +315,18 @@ static int cmp_key(uint32_t a, uint64_t a2, uint32_t b, uint64_t b2)
 
 /* ---- instances (R8) ---- */
 
-static int cmp_birth(const void *a, const void *b)
-{
-	const struct lf_birth *x = a, *y = b;
-
-	return cmp_key(x->tid, x->t, y->tid, y->t);
-}
-
-/* The index in births of the first birth of tid after t (or of a later tid). */
-static size_t birth_after(const struct ledger_fold *f, uint32_t tid, uint64_t t)
-{
-	size_t lo = 0, hi = f->nr_births;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct lf_birth *b = &f->births[mid];
-
-		if (b->tid < tid || (b->tid == tid && b->t <= t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* R8: the birth of the instance of tid at t (0: the one there at the start). */
 static uint64_t birth_of(const struct ledger_fold *f, uint32_t tid, uint64_t t)
 {
-	size_t i = birth_after(f, tid, t);
-
-	return i && f->births[i - 1].tid == tid ? f->births[i - 1].t : 0;
+	return births__at(&f->births, tid, t);
 }
 
 /* The end of the instance of tid born at since: the next birth of tid, else end. */
 static uint64_t life_end(const struct ledger_fold *f, uint32_t tid, uint64_t since, uint64_t end)
 {
-	size_t i = birth_after(f, tid, since);
+	uint64_t next = births__next(&f->births, tid, since);
 
-	return i < f->nr_births && f->births[i].tid == tid && f->births[i].t < end ?
-		       f->births[i].t : end;
+	return next && next < end ? next : end;
 }
 
 /* Marks the instance of tid at t a vCPU. Returns 0 or -ENOMEM. */
@@ -891,7 +855,6 @@ int ledger_fold__emit(struct ledger_fold *f, uint64_t end_ns,
 	if (f->emitted)
 		return -EALREADY;
 	f->emitted = true;
-	sort(f->births, f->nr_births, sizeof(*f->births), cmp_birth);
 	err = mark_vcpus(f);
 	if (!err)
 		err = sched_events(f);

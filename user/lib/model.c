@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "births.h"
 #include "keymap.h"
 #include "model.h"
 
@@ -55,29 +56,13 @@ struct agg_table {
 	const struct model_fold *f;
 };
 
-/* The births of one tid (R8), ascending: the first in one, more in v (a tid mostly has one:
- * model_fold__take() forgets those of ended instances). */
-struct births {
-	uint64_t one;
-	uint64_t *v;		/* when cap > 1 */
-	uint32_t n, cap;
-	uint32_t tid;
-};
-
-static uint64_t *births_of(const struct births *bs)
-{
-	return bs->cap > 1 ? bs->v : (uint64_t *)&bs->one;
-}
-
 struct model_fold {
 	struct model_window w;
 	struct agg_table cpu;	/* (tid << 32 | cpu, since) -> struct pwz_cpu_agg */
 	struct agg_table wait;	/* (tid, since) -> struct pwz_wait_agg */
 	struct agg_table kvm;	/* (instance id << 32 | tid, isa << 32 | reason) -> pwz_kvm_agg */
-	struct keymap birth_idx;	/* (tid, 0) -> births[] */
-	size_t births_empty;	/* births[] left empty by model_fold__take() */
-	struct births *births;
-	size_t cap_births;
+	struct birth_table births;	/* R8; those of ended instances forgotten by
+					 * model_fold__take() */
 	struct keymap instances;	/* (tid, since > 0) -> instance id - 1, for the kvm key */
 };
 
@@ -221,61 +206,12 @@ struct model_fold *model_fold__new(const struct model_window *w)
 
 int model_fold__born(struct model_fold *f, uint32_t tid, uint64_t birth_ns)
 {
-	struct births *bs;
-	size_t i;
-	int added;
-	int64_t k;
-
-	if (!birth_ns)
-		return 0;
-	k = keymap_get(&f->birth_idx, tid, 0, &added);
-	if (k < 0 || array_reserve((void **)&f->births, &f->cap_births, f->birth_idx.count,
-				   sizeof(*f->births)))
-		return -ENOMEM;
-	bs = &f->births[k];
-	if (added)
-		*bs = (struct births){ .cap = 1, .tid = tid };
-	else if (!bs->n)
-		f->births_empty--;
-	for (i = bs->n; i > 0 && births_of(bs)[i - 1] >= birth_ns; i--)
-		if (births_of(bs)[i - 1] == birth_ns)
-			return 0;
-	if (bs->n == bs->cap) {	/* the one inline, then 2, 4, ... */
-		uint32_t cap = 2 * bs->cap;
-		uint64_t *v = realloc(bs->cap > 1 ? bs->v : NULL, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		if (bs->cap == 1)
-			v[0] = bs->one;
-		bs->v = v;
-		bs->cap = cap;
-	}
-	memmove(&births_of(bs)[i + 1], &births_of(bs)[i], (bs->n - i) * sizeof(uint64_t));
-	births_of(bs)[i] = birth_ns;
-	bs->n++;
-	return 0;
+	return births__add(&f->births, tid, birth_ns);
 }
 
 uint64_t model_fold__instance(const struct model_fold *f, uint32_t tid, uint64_t time_ns)
 {
-	const struct births *bs;
-	size_t lo = 0, hi;
-	int64_t k;
-
-	if (!f->birth_idx.count || (k = keymap_find(&f->birth_idx, tid, 0)) < 0)
-		return 0;
-	bs = &f->births[k];
-	hi = bs->n;
-	while (lo < hi) {	/* the first birth after time_ns */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (births_of(bs)[mid] <= time_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? births_of(bs)[lo - 1] : 0;
+	return births__at(&f->births, tid, time_ns);
 }
 
 void model_fold__free(struct model_fold *f)
@@ -285,11 +221,7 @@ void model_fold__free(struct model_fold *f)
 	table_free(&f->cpu);
 	table_free(&f->wait);
 	table_free(&f->kvm);
-	for (size_t i = 0; i < f->birth_idx.count; i++)
-		if (f->births[i].cap > 1)
-			free(f->births[i].v);
-	free(f->births);
-	keymap_free(&f->birth_idx);
+	births__free(&f->births);
 	keymap_free(&f->instances);
 	free(f);
 }
@@ -587,54 +519,6 @@ static int send_kvm(const struct cdict_visitor *v, const void *x)
 	return v->kvm_agg ? v->kvm_agg(v->ctx, x) : 0;
 }
 
-/* R8: the instance (tid, since_ns) and those before it have ended: their births go, so
- * that the births held follow the live threads (a tid with no birth left is emptied, and
- * compact_births() frees it). */
-static void forget_births_to(struct model_fold *f, uint32_t tid, uint64_t since_ns)
-{
-	struct births *bs;
-	size_t k = 0;
-	int64_t i;
-
-	if (!since_ns || (i = keymap_find(&f->birth_idx, tid, 0)) < 0)
-		return;
-	bs = &f->births[i];
-	if (!bs->n)
-		return;
-	while (k < bs->n && births_of(bs)[k] <= since_ns)
-		k++;
-	memmove(births_of(bs), births_of(bs) + k, (bs->n - k) * sizeof(uint64_t));
-	bs->n -= (uint32_t)k;
-	if (!bs->n)
-		f->births_empty++;
-}
-
-/* Drops the emptied births[] once they are half of them: the array compacted, its index
- * rebuilt in its own storage. */
-static int compact_births(struct model_fold *f)
-{
-	size_t n = f->birth_idx.count, out = 0;
-
-	if (f->births_empty < 1024 || 2 * f->births_empty < n)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		struct births *bs = &f->births[i];
-
-		if (!bs->n) {
-			if (bs->cap > 1)
-				free(bs->v);
-			continue;
-		}
-		f->births[out++] = *bs;
-	}
-	keymap_clear(&f->birth_idx);
-	f->births_empty = 0;
-	for (size_t i = 0; i < out; i++)
-		if (keymap_get(&f->birth_idx, f->births[i].tid, 0, NULL) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
 struct take_ctx {
 	struct model_fold *f;
 	bool (*take)(void *ctx, uint32_t tid, uint64_t since_ns);
@@ -647,7 +531,7 @@ static bool take_and_forget(void *ctx, uint32_t tid, uint64_t since_ns)
 
 	if (!t->take(t->ctx, tid, since_ns))
 		return false;
-	forget_births_to(t->f, tid, since_ns);
+	births__forget_to(&t->f->births, tid, since_ns);
 	return true;
 }
 
@@ -662,7 +546,7 @@ int model_fold__take(struct model_fold *f, bool (*take)(void *ctx, uint32_t tid,
 	if (!e)
 		e = table_take(&f->wait, take_and_forget, &t, inst_wait, send_wait, sink);
 	if (!e)
-		e = compact_births(f);
+		e = births__compact(&f->births);
 	return e;
 }
 
