@@ -40,15 +40,8 @@ static void put_ledger(struct jbuf *b, const struct pwz_vcpu_ledger *l)
 
 		jbuf_key(b, key[k], false);
 		for (s = 0; s < PWZ_VCPU_STATES; s++) {
-			uint64_t v = 0;
-
-			if (k == 0)
-				v = l->ns[s];
-			else if (k == 1)
-				v = l->count[s];
-			else
-				for (unsigned int h = 0; h < PWZ_HIST_BUCKETS; h++)
-					v += l->hist[s][h];
+			uint64_t v = k == 0 ? l->ns[s] : k == 1 ? l->count[s] :
+				     pwz_hist_total(l->hist[s]);
 			jbuf_puts(b, s ? "," : "{");
 			jbuf_key(b, pwz_vcpu_state_name(s), true);
 			jbuf_u64(b, v);
