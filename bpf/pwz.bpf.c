@@ -674,13 +674,15 @@ static __always_inline void fold_dropped(struct cpu_agg_val *agg, __u32 tid, __u
 	if (wait && start >= wake) {
 		__u64 w = start - wake;
 
+		/* bucketed before counted: a reader of cpu_aggs, then wait_hists, never finds
+		 * a counted wait missing from its bucket (user/live.c reading_waits()) */
+		fold_wait_hist(tid, w);
 		agg->wait_count++;
 		agg->wait_ns += w;
 		if (w > agg->wait_max_ns)
 			agg->wait_max_ns = w;
 		if (rd)
 			agg->run_delay_wait_ns += w;
-		fold_wait_hist(tid, w);
 	}
 }
 

@@ -173,6 +173,25 @@ static int ledger_cb(void *ctx, const struct pwz_vcpu_ledger *led)
 	return 0;
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * The waits of one wait aggregate in a reading: its count (cpu_aggs), or its histogram's
+ * total where that is larger. The maps are read one after the other, cpu_aggs first, and the
+ * kernel buckets a wait before it counts it: a wait that ends between the two reads is in the
+ * histogram alone, and has ended. So a reading's count is never short of its histogram, and
+ * exceeds it only by the waits the kernel missed (CNT_HIST_MISS); both stay monotonic.
+ */
+static uint64_t reading_waits(const struct pwz_wait_agg *w)
+{
+	uint64_t hist = pwz_wait_agg_hist_total(w);
+
+	return max_u64(w->count, hist);
+}
+
 /* Reads the totals into r. */
 static int read_totals(struct live *l, struct reading *r)
 {
@@ -218,7 +237,7 @@ static int read_totals(struct live *l, struct reading *r)
 			e = -ENOMEM;
 			goto out;
 		}
-		t->waits += wa[i].count;
+		t->waits += reading_waits(&wa[i]);
 		t->wait_ns += wa[i].wait_ns;
 		t->ended_wait_ns += wa[i].wait_ns;
 		t->run_delay_ns += wa[i].run_delay_ns;
@@ -289,8 +308,7 @@ static int exit_cmp(const struct live_exit *a, const struct live_exit *b)
 /*
  * The run-queue wait p99 of t's interval from its histogram's difference (model.h R7); none
  * when the kernel missed histogram entries in the interval (missed: CNT_HIST_MISS grew) and
- * t's histogram holds fewer waits than its count. (Without a miss, the two may differ by the
- * few waits that ended between the reads of cpu_aggs and wait_hists: no loss.)
+ * t's histogram holds fewer waits than its count (reading_waits()).
  */
 static void wait_p99(struct live_task *t, bool missed)
 {
@@ -303,11 +321,6 @@ static void wait_p99(struct live_task *t, bool missed)
 					     &t->wait_p99_hi_ns);
 	if (!t->has_wait_p99)
 		t->wait_p99_lo_ns = t->wait_p99_hi_ns = 0;
-}
-
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
 }
 
 /*

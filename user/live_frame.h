@@ -61,9 +61,8 @@ size_t live_task_find(const struct live_task *tasks, size_t n, uint32_t tid, boo
 /*
  * Whether frame task d has nothing in its interval: no figure, no histogram bucket and no
  * ledger state grew. Each kernel map is read on its own, so a thread's interval can hold one
- * of them alone (a wait counted between the reads of cpu_aggs and wait_hists is in this
- * interval's histogram and the next one's count; a vCPU halted throughout has only its
- * ledger): such a task is not empty, or that figure would be lost to every view.
+ * of them alone (a vCPU halted throughout has only its ledger): such a task is not empty, or
+ * that figure would be lost to every view.
  */
 bool live_task_empty(const struct live_task *d);
 
