@@ -175,6 +175,11 @@ struct {
 PWZ_ID_BITMAP(sel_tids);	/* with a filter */
 PWZ_ID_BITMAP(sel_tgids);	/* with a filter */
 
+/* -t: the threads that named themselves (a rename, an exec) since user space last decided
+ * whether their name matches (capture__named_decided()). Their switch-ins are stamped as a
+ * selected thread's, so that a slice running when user space selects one is recorded whole. */
+PWZ_ID_BITMAP(named_tids);	/* with -t */
+
 /* The vCPU threads (want_ledger): one bit per tid, set at a thread's first KVM event, or by
  * user space before attach for the threads QEMU named as vCPUs (R10). */
 PWZ_ID_BITMAP(vcpu_tids);	/* with the ledger */
@@ -251,7 +256,8 @@ static __always_inline bool sel_has(void *bits, __u32 id)
 
 /* Sets id's bit. An atomic add of the bit where it is clear: an atomic OR needs Linux 5.12, an
  * add is an OR for a clear bit, and no two CPUs set one id's bit at once (a thread's birth sets
- * its own, once; user space sets a thread's named to match after its birth). */
+ * its own, once; a thread's naming, in its own context; user space sets a thread's named to
+ * match after its birth). */
 static __always_inline void sel_add(void *bits, __u32 id)
 {
 	__u32 k = id / PWZ_SEL_WORD_BITS;
@@ -997,6 +1003,12 @@ static __always_inline void switch_out_wait(const struct switch_out *so, bool bt
 	}
 }
 
+/* -t: whether thread tid named itself and user space has not yet said whether it matches. */
+static __always_inline bool named_pending(__u32 tid)
+{
+	return follow_names && tid && sel_has(&named_tids, tid);
+}
+
 static __always_inline void on_switch(bool btf, bool preempt, struct task_struct *prev,
 				      struct task_struct *next, __u32 prev_pid, __u32 next_pid,
 				      unsigned int prev_state)
@@ -1004,33 +1016,35 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	struct switch_out so;
 	__u32 key = 0;
 	struct cpu_state *cs;
-	bool prev_sel, next_sel;
+	bool prev_sel, next_sel, next_stamp;
 
 	cs = bpf_map_lookup_elem(&cpu_state, &key);
 	if (!cs)
 		return;
 	if (!filter_tids && !filter_tgids) {
 		prev_sel = true;
-		next_sel = next_pid != 0;
+		next_sel = next_stamp = next_pid != 0;
 	} else if (cs->seen && !cs->sel && cs->tid == prev_pid) {
 		/* the fast path of -p and -t: prev was filtered out at its switch-in here, and
 		 * next is too: no clock read. A selection without -t only grows at a thread's
 		 * birth, before it first runs; -t may select a thread while it runs (named to
-		 * match): one that named itself was stamped then (stamp_named()), another one's
-		 * slice has no switch-in stamp (R2) */
+		 * match): one that named itself is stamped from its naming on (stamp_named(),
+		 * named_tids), another one's slice has no switch-in stamp (R2) */
 		next_sel = next_pid && task_selected(btf, next_pid, next);
 		prev_sel = follow_names && task_selected(btf, prev_pid, prev);
-		if (__builtin_expect(!next_sel && !prev_sel, 1)) {
+		next_stamp = next_sel || named_pending(next_pid);
+		if (__builtin_expect(!next_stamp && !prev_sel, 1)) {
 			cs->switches++;
 			cs->tid = next_pid;
 			return;
 		}
 	} else {
-		/* selected at its switch-in here (-p), else asked: R1/R2 (not seen switched in),
+		/* stamped at its switch-in here (-p), else asked: R1/R2 (not seen switched in),
 		 * or -t's selection, which may have grown since */
 		prev_sel = (!follow_names && cs->seen && cs->sel && cs->tid == prev_pid) ||
 			   task_selected(btf, prev_pid, prev);
 		next_sel = next_pid && task_selected(btf, next_pid, next);
+		next_stamp = next_sel || named_pending(next_pid);
 	}
 	so = (struct switch_out){ .now = bpf_ktime_get_ns() };
 	switch_out_take(&so, cs, btf, prev, prev_pid, prev_sel, next_pid);
@@ -1045,7 +1059,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 			led_switch_in(next, next_pid, so.now);
 	}
 	/* without a selection every thread is recorded, the idle task's open slice too */
-	cs->sel = next_sel || (!filter_tids && !filter_tgids);
+	cs->sel = next_stamp || (!filter_tids && !filter_tgids);
 	so.end = switch_end(preempt, prev_state);
 	so.rd = prev_sel && wait_charge(btf, prev, prev_pid, so.known, so.end, so.rd_base,
 					&so.rd_now, &so.rd_charge);
@@ -1054,7 +1068,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	if (want_wait && prev_pid && prev_sel)
 		switch_out_wait(&so, btf, prev, prev_pid);
 	/* the switch-in: + 1, a new thread's first switch-in reads 0, which is known */
-	cs->sum_start = next_sel ? sum_exec(btf, next) + 1 : 0;
+	cs->sum_start = next_stamp ? sum_exec(btf, next) + 1 : 0;
 	if (want_wait && next_sel)
 		measure_wait_start(btf, cs, next, next_pid, so.now);
 }
@@ -1397,6 +1411,8 @@ int kvm_halt_end(struct kvm_vcpu_wakeup_args *ctx)
 	return 0;
 }
 
+/* A task record of tid. -t's namings (a rename: !is_new) wake the reader, so that user space
+ * decides at once whether the new name matches (named_tids); the others wait for its poll. */
 static __always_inline void emit_task(__u32 tid, __u32 tgid, __u32 is_new, const char *comm)
 {
 	struct rec_task *r = bpf_ringbuf_reserve(&rb_task, sizeof(*r), 0);
@@ -1411,7 +1427,7 @@ static __always_inline void emit_task(__u32 tid, __u32 tgid, __u32 is_new, const
 	r->is_new = is_new;
 	r->time_ns = bpf_ktime_get_ns();
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), comm);
-	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);	/* rare: the reader polls every 100 ms */
+	bpf_ringbuf_submit(r, follow_names && !is_new ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 SEC("tracepoint/task/task_newtask")
@@ -1464,9 +1480,9 @@ static __always_inline void led_named(__u32 tid, const char *comm)
 
 /*
  * -t: thread tid, running here, named itself (a rename, an exec), and may now match, which
- * user space decides later. Filtered out at its switch-in, it has no stamp (the fast path
- * reads no clock): its slice is stamped now, as if switched in, so that if it is selected its
- * slice is recorded from its naming, when it joined the selection.
+ * user space decides later: until then its switch-ins are stamped (named_tids). Filtered out
+ * at this switch-in, it has no stamp (the fast path reads no clock): its slice is stamped
+ * now, as if switched in, so that if it is selected its slice is recorded from its naming.
  */
 static __always_inline void stamp_named(__u32 tid)
 {
@@ -1476,6 +1492,7 @@ static __always_inline void stamp_named(__u32 tid)
 
 	if (!follow_names)
 		return;
+	sel_add(&named_tids, tid);
 	cs = bpf_map_lookup_elem(&cpu_state, &key);
 	if (!cs || !cs->seen || cs->sel || cs->tid != tid)
 		return;
@@ -1535,7 +1552,8 @@ int process_exec(void *ctx)
 	if (len > sizeof(r->args))
 		len = sizeof(r->args);
 	r->len = len && !bpf_probe_read_user(r->args, len, (void *)start) ? len : 0;
-	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);	/* rare: the reader polls every 100 ms */
+	/* rare: the reader polls every 100 ms; -t's naming wakes it (emit_task()) */
+	bpf_ringbuf_submit(r, follow_names ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	return 0;
 }
 

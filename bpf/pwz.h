@@ -312,9 +312,11 @@ struct cpu_state {
 	__u64 start_ns;		/* its switch-in; 0 none seen yet */
 	__u32 tid;		/* the thread running */
 	__u16 seen;		/* 1 once a sched_switch was seen on this CPU */
-	__u16 sel;		/* 1: this state is the running thread's (always without -p, and
-				 * with -t); 0: -p filtered it out at its switch-in, and its
-				 * switch-out is the fast path, which keeps only tid and switches */
+	__u16 sel;		/* 1: this state is the running thread's, stamped at its
+				 * switch-in (always without a filter; a selected thread's, and
+				 * with -t a thread's named since user space last decided); 0: the
+				 * filter left it out at its switch-in, and its switch-out is the
+				 * fast path, which keeps only tid and switches */
 	__u64 wake_ns;		/* start of the wait that ended at start_ns; 0 none */
 	__u32 wait;		/* enum rec_wait of that wait */
 	__u32 waker_known;	/* 1: waker_tid, waker_cpu name who woke it */

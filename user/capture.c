@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -30,10 +31,16 @@
 #define CAPTURE_MAX_TP 16
 #define CAPTURE_PRE_MAPS 4		/* maps made before the load: precreate() */
 
+/* The bitmaps of ids: the selection (-t, -p), the vCPU threads (the ledger,
+ * R10) and -t's threads named since user space last matched them. */
+enum sel_map { SEL_TIDS, SEL_TGIDS, SEL_VCPUS, SEL_NAMED, SEL_MAPS };
+
 struct capture {
 	struct pwz_bpf *skel;
 	struct ring_buffer *rb;		/* the slice and exit ring */
 	struct ring_buffer *rb_task;	/* the task ring, drained before each slice batch */
+	int wake_fd;			/* -t: an epoll of both rings' epolls, so that a naming
+					 * record (which wakes) wakes the reader; -1 none */
 	struct capture_sink sink;
 	struct model_fold *fold;	/* the slice records read, folded (model.h R7) */
 	uint64_t t0;
@@ -55,9 +62,9 @@ struct capture {
 	int nr_tp_fds;			/* (their release is slow: tp_attach(), capture__free()) */
 	bool pending_waits;		/* made with cfg->pending_waits */
 	uint32_t pid_max;		/* the kernel's, read once (0 unreadable) */
-	uint32_t sel_words[3];		/* words of each bitmap (enum sel_map): pid_max's bits
+	uint32_t sel_words[SEL_MAPS];	/* words of each bitmap (enum sel_map): pid_max's bits
 					 * where used, else 1 */
-	uint64_t *sel_bits[3];		/* the bitmaps used, mapped */
+	uint64_t *sel_bits[SEL_MAPS];	/* the bitmaps used, mapped */
 	struct bpf_link *pending_iter;	/* the pending_waits iterator, attached at its first use */
 };
 
@@ -176,13 +183,10 @@ static uint32_t read_pid_max(void)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-/* The bitmaps of ids: the selection (-t, -p) and the vCPU threads (the ledger, R10). */
-enum sel_map { SEL_TIDS, SEL_TGIDS, SEL_VCPUS, SEL_MAPS };
-
 static struct bpf_map **sel_map(struct pwz_bpf *s, int i)
 {
 	struct bpf_map **m[SEL_MAPS] = { &s->maps.sel_tids, &s->maps.sel_tgids,
-					  &s->maps.vcpu_tids };
+					  &s->maps.vcpu_tids, &s->maps.named_tids };
 
 	return m[i];
 }
@@ -335,6 +339,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	c->sel_words[SEL_TIDS] = cfg->filter ? sel_words_for(c->pid_max) : 1;
 	c->sel_words[SEL_TGIDS] = c->sel_words[SEL_TIDS];
 	c->sel_words[SEL_VCPUS] = s->rodata->want_ledger ? sel_words_for(c->pid_max) : 1;
+	c->sel_words[SEL_NAMED] = s->rodata->follow_names ? c->sel_words[SEL_TIDS] : 1;
 	for (int i = 0; i < SEL_MAPS; i++)
 		bpf_map__set_max_entries(*sel_map(s, i), c->sel_words[i]);
 	/* the ledger's VMs (R10): their processes by bit, their running vCPUs by process */
@@ -398,6 +403,15 @@ static bool sel_test(const struct capture *c, int i, uint32_t id)
 		(id % PWZ_SEL_WORD_BITS)) & 1;
 }
 
+/* Clears id's bit in selection bitmap i (atomically, beside the kernel's sets); a bitmap not
+ * used, or an id past it, is left alone. */
+static void sel_clear(struct capture *c, int i, uint32_t id)
+{
+	if (c->sel_bits[i] && id / PWZ_SEL_WORD_BITS < c->sel_words[i])
+		__atomic_fetch_and(&c->sel_bits[i][id / PWZ_SEL_WORD_BITS],
+				   ~(1ull << (id % PWZ_SEL_WORD_BITS)), __ATOMIC_RELAXED);
+}
+
 static int fill_selection(struct capture *c, const struct capture_cfg *cfg)
 {
 	int e = 0;
@@ -406,6 +420,8 @@ static int fill_selection(struct capture *c, const struct capture_cfg *cfg)
 		e = map_bitmap(c, i);
 	if (!e && c->skel->rodata->want_ledger)
 		e = map_bitmap(c, SEL_VCPUS);
+	if (!e && c->skel->rodata->follow_names)
+		e = map_bitmap(c, SEL_NAMED);
 
 	for (size_t i = 0; !e && i < cfg->nr_tids; i++)
 		e = sel_set(c, SEL_TIDS, cfg->tids[i]);
@@ -429,6 +445,11 @@ bool capture__has_ledger(const struct capture *c)
 int capture__select_tid(struct capture *c, uint32_t tid)
 {
 	return sel_set(c, SEL_TIDS, tid);
+}
+
+void capture__named_decided(struct capture *c, uint32_t tid)
+{
+	sel_clear(c, SEL_NAMED, tid);
 }
 
 bool capture__selected(const struct capture *c, uint32_t tid, uint32_t tgid)
@@ -484,6 +505,7 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	c->wake_fd = -1;
 	c->fold = model_fold__new(NULL);
 	if (!c->fold) {
 		snprintf(err, errlen, "out of memory");
@@ -777,6 +799,33 @@ static int attach_all(struct capture *c)
 	return e;
 }
 
+/* -t: c->wake_fd, one epoll over both rings' own: the task ring's naming records wake the
+ * reader (bpf emit_task()), so that -t's selection follows a naming at once. 0 or -errno. */
+static int open_wake_fd(struct capture *c)
+{
+	int fds[] = { ring_buffer__epoll_fd(c->rb), ring_buffer__epoll_fd(c->rb_task) };
+
+	c->wake_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->wake_fd < 0)
+		return -errno;
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		if (epoll_ctl(c->wake_fd, EPOLL_CTL_ADD, fds[i], &ev))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Waits up to timeout_ms for either ring (c->wake_fd) without consuming: 0 or -errno (-EINTR
+ * for a signal, as ring_buffer__poll()). */
+static int wait_rings(struct capture *c, int timeout_ms)
+{
+	struct epoll_event ev;
+
+	return epoll_wait(c->wake_fd, &ev, 1, timeout_ms) < 0 ? -errno : 0;
+}
+
 int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *sink, char *err,
 		   size_t errlen)
 {
@@ -794,6 +843,10 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
 		e = -errno;
 		snprintf(err, errlen, "cannot open the ring buffers: %s (%s)", strerror(-e),
 			 load_hint(-e, hint, sizeof(hint)));
+		return e;
+	}
+	if (c->skel->rodata->follow_names && (e = open_wake_fd(c))) {
+		snprintf(err, errlen, "cannot poll the ring buffers together: %s", strerror(-e));
 		return e;
 	}
 	c->skel->bss->t0 = t0;
@@ -815,9 +868,10 @@ int capture__poll(struct capture *c, int timeout_ms)
 	int e;
 
 	c->poll_deadline = mono_ns() + POLL_BUDGET_NS;
-	e = ring_buffer__poll(c->rb, timeout_ms);
-	/* the task ring never wakes the reader (its records are submitted without wakeup):
-	 * drain every ring on each round, or it fills up in a busy capture */
+	e = c->wake_fd >= 0 ? wait_rings(c, timeout_ms) : ring_buffer__poll(c->rb, timeout_ms);
+	/* the task ring wakes the reader only with -t's namings (its other records are
+	 * submitted without wakeup): drain every ring on each round, or it fills up in a busy
+	 * capture */
 	if (e >= 0) {
 		int n = ring_buffer__consume(c->rb_task);
 
@@ -1118,15 +1172,6 @@ int capture__read_kernel_aggs(struct capture *c, struct model_fold *into)
 	return e;
 }
 
-/* Clears id's bit in selection bitmap i (atomically, beside the kernel's sets); a bitmap not
- * used, or an id past it, is left alone. */
-static void sel_clear(struct capture *c, int i, uint32_t id)
-{
-	if (c->sel_bits[i] && id / PWZ_SEL_WORD_BITS < c->sel_words[i])
-		__atomic_fetch_and(&c->sel_bits[i][id / PWZ_SEL_WORD_BITS],
-				   ~(1ull << (id % PWZ_SEL_WORD_BITS)), __ATOMIC_RELAXED);
-}
-
 struct forget_arg {
 	const uint32_t *tids;		/* sorted */
 	size_t n;
@@ -1164,6 +1209,7 @@ static void forget_tid(struct capture *c, uint32_t tid)
 	bpf_map__delete_elem(s->maps.vcpu_hists, &tid, sizeof(tid), 0);
 	sel_clear(c, SEL_VCPUS, tid);
 	sel_clear(c, SEL_TIDS, tid);
+	sel_clear(c, SEL_NAMED, tid);
 }
 
 int capture__forget_threads(struct capture *c, uint32_t *tids, size_t *n,
@@ -1421,6 +1467,8 @@ void capture__free(struct capture *c)
 {
 	if (!c)
 		return;
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
 	ring_buffer__free(c->rb);
 	ring_buffer__free(c->rb_task);
 	bpf_link__destroy(c->pending_iter);

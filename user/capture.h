@@ -61,6 +61,10 @@ const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, siz
  * when the selection is full). */
 int capture__select_tid(struct capture *c, uint32_t tid);
 
+/* -t: user space has decided whether thread tid, which named itself, matches (selected or
+ * not): the kernel stops stamping its switch-ins for that (bpf named_tids). */
+void capture__named_decided(struct capture *c, uint32_t tid);
+
 /* Whether the kernel's selection holds tid, or tgid (0: not asked), including what it
  * inherited (the new threads of a selected thread, the children of a selected process). */
 bool capture__selected(const struct capture *c, uint32_t tid, uint32_t tgid);

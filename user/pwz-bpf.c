@@ -225,7 +225,8 @@ static void route_records(struct run *r)
 static bool selected(const struct run *r, uint32_t tid);
 
 /* -t: a thread created or renamed during the capture whose name now matches joins the
- * selection (from its next event on; the ones before it were not recorded). */
+ * selection: from its slice running now when it named itself (the kernel stamped its
+ * switch-ins since: capture__named_decided()), else from its next event on. */
 static void follow_task(struct run *r, uint32_t tid, const char *comm)
 {
 	char name[PWZ_NAME_MAX];
@@ -268,8 +269,10 @@ static int sink_task(void *ctx, const struct capture_task_event *k)
 		return wr(r, e);
 	if (k->is_new && r->filter && selected(r, k->tid))
 		r->inherited++;
-	if (r->o.nr_tasks)
+	if (r->o.nr_tasks) {
 		follow_task(r, k->tid, k->comm);
+		capture__named_decided(r->cap, k->tid);
+	}
 	if (k->is_new && k->tid == k->tgid)
 		note_cgroup(r, k->tgid);
 	return named > 0 ? write_task(r, &task) : 0;
@@ -283,6 +286,8 @@ static int sink_exec(void *ctx, const struct capture_exec_event *x)
 
 	if (named < 0)
 		return wr(r, named);
+	if (r->o.nr_tasks)	/* the exec's rename came first: follow_task() had it */
+		capture__named_decided(r->cap, x->tgid);
 	note_cgroup(r, x->tgid);	/* a spawner moves its child between its fork and exec */
 	return named > 0 ? write_task(r, &task) : 0;
 }
