@@ -46,6 +46,22 @@ static __always_inline unsigned int task_state_btf(struct task_struct *t)
 }
 
 /*
+ * The CPU of task t (the kernel's task_cpu()): in thread_info again with THREAD_INFO_IN_TASK
+ * since commit bcf9033e5449 ("sched: move CPU field back into thread_info if
+ * THREAD_INFO_IN_TASK=y", Linux 5.16), in task_struct before.
+ */
+struct task_struct___pre516 {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_cpu_of(struct task_struct *t)
+{
+	if (bpf_core_field_exists(((struct task_struct___pre516 *)t)->cpu))
+		return BPF_CORE_READ((struct task_struct___pre516 *)t, cpu);
+	return BPF_CORE_READ(t, thread_info.cpu);
+}
+
+/*
  * kvm_exit's event layout, for kernels whose kvm module has no BTF: module BTF came with
  * commit 36e68442d1af ("bpf: Load and verify kernel module BTFs", Linux 5.11), so before it the
  * CO-RE reads of struct trace_event_raw_kvm_exit cannot be relocated. Userspace then reads the

@@ -103,6 +103,7 @@ static __always_inline void on_irq_exit(__u32 irq, const char *name)
 	if (st->soft_start)
 		st->nested_ns += d;
 	irq_add(PWZ_IRQ_HARD, irq, d, 0);
+	irq_total_add(d);
 	if (!bpf_map_lookup_elem(&irq_names, &irq)) {
 		struct irq_name n = {};
 
@@ -137,6 +138,7 @@ static __always_inline void on_softirq_exit(__u32 vec)
 	st->soft_start = 0;
 	st->nested_ns = 0;
 	irq_add(PWZ_IRQ_SOFT, vec, d - nested, nested);
+	irq_total_add(d - nested);
 }
 
 SEC("tp_btf/irq_handler_entry")

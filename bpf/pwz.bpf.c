@@ -66,6 +66,7 @@ const volatile __u32 want_waker = 1;	/* 0: no waker (sched_waking not attached) 
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader once this much is queued */
 const volatile __u32 task_storage = 1;	/* 0: tp_btf keeps wait starts in the tid hash too (< 5.11) */
 const volatile __u32 want_ledger = 0;	/* 1: the vCPU ledger (R10; with sched, wait and kvm) */
+const volatile __u32 want_irq_cause = 0;	/* 1: ready time charged to IRQs (ledger and --irq) */
 const volatile __u32 want_run_delay = 0;	/* 1: the kernel's charge of each wait (sched_info
 						 * is in BTF: CONFIG_SCHED_INFO; with want_wait) */
 
@@ -205,6 +206,14 @@ struct {
 	__type(value, struct cpu_recent);
 } cpu_recent SEC(".maps");
 
+/* Each CPU's time in IRQ handlers (with the ledger and --irq): what of a ready time was IRQs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* the possible CPUs, with want_irq_cause */
+	__type(key, __u32);
+	__type(value, struct irq_cpu_total);
+} irq_cpu_ns SEC(".maps");
+
 /* Per VM process (with the ledger): its vCPU threads on a CPU now, for co-stop. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -212,6 +221,28 @@ struct {
 	__type(key, __u32);
 	__type(value, struct vm_run);
 } vm_run SEC(".maps");
+
+/* R10 (with --irq): the IRQ time of cpu so far (irq_cpu_ns; 0 without). */
+static __always_inline __u64 irq_total(__u32 cpu)
+{
+	struct irq_cpu_total *t = bpf_map_lookup_elem(&irq_cpu_ns, &cpu);
+
+	return t ? t->ns : 0;
+}
+
+/* R10 (with --irq): this CPU spent d ns more in IRQ handlers (an atomic add: a hard IRQ may
+ * come in the middle of a softirq's). */
+static __always_inline void irq_total_add(__u64 d)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct irq_cpu_total *t;
+
+	if (!want_irq_cause)
+		return;
+	t = bpf_map_lookup_elem(&irq_cpu_ns, &cpu);
+	if (t)
+		__sync_fetch_and_add(&t->ns, d);
+}
 
 static __always_inline void cnt_add(__u32 idx, __u64 n)
 {
@@ -445,30 +476,59 @@ static __always_inline void recent_push(bool btf, struct task_struct *prev, __u3
 	tgid = btf ? prev->tgid : BPF_CORE_READ(prev, tgid);
 	tgid = (tgid & PWZ_RECENT_TGID) | (vcpu ? PWZ_RECENT_VCPU : 0);
 	i = (r->head - 1) & (PWZ_RECENT - 1);
-	if (r->head && prev_pid && r->s[i].tid && r->s[i].tgid == tgid) {
-		r->s[i].end_ns = now;		/* the same process goes on */
-		return;
+	if (!(r->head && prev_pid && r->s[i].tid && r->s[i].tgid == tgid)) {
+		i = r->head & (PWZ_RECENT - 1);	/* else the same process goes on */
+		r->s[i].tid = prev_pid;
+		r->s[i].tgid = tgid;
+		r->head++;
 	}
-	i = r->head & (PWZ_RECENT - 1);
 	r->s[i].end_ns = now;
-	r->s[i].tid = prev_pid;
-	r->s[i].tgid = tgid;
-	r->head++;
+	if (want_irq_cause)
+		r->s[i].irq_ns = irq_total(bpf_get_smp_processor_id());
+}
+
+/*
+ * R10 (with --irq): the IRQ time within [from, hi) of a recent slice cut by from (the ready
+ * state began inside it), which the CPU's IRQ time irq_before at its start and irq_end at its
+ * end bracket over [start, end): from at, the CPU's IRQ time at from, when known (it waited on
+ * this CPU: exact); else the slice's IRQ time in proportion to the part. At most hi - from.
+ */
+static __always_inline __u64 cut_irq(__u64 start, __u64 end, __u64 irq_before, __u64 irq_end,
+				     __u64 from, __u64 hi, bool known, __u64 at)
+{
+	__u64 len = end - start, part = hi - from, irq = irq_end - irq_before, l, p;
+	__u32 k;
+
+	if (known && at >= irq_before && at <= irq_end) {
+		irq = irq_end - at;
+	} else if (len) {	/* irq * part / len, without overflow: p, l < 2^32 */
+		k = pwz_log2(len);
+		k = k > 31 ? k - 31 : 0;
+		l = len >> k;
+		p = part >> k;
+		irq = l ? irq / l * p + irq % l * p / l : 0;
+	}
+	return irq < part ? irq : part;
 }
 
 /*
  * R10: the ready time [from, now) of vCPU thread tid, switched in on this CPU at now, charged
- * to what ran here meanwhile: the recent slices (each from the one before's end to its own);
- * what lies before the oldest one known is unseen. A global function (its loop walked once by
- * the verifier, not at each call site), so the ledger is found by tid. Returns 0.
+ * to what ran here meanwhile: the recent slices (each from the one before's end to its own),
+ * less the IRQ time within them (with --irq, irq: each slice's, cut_irq() for the one the
+ * interval began in); what lies before the oldest one known is unseen. A global function (its
+ * loop walked once by the verifier, not at each call site), so the ledger is found by tid.
+ * Returns 0.
  */
 __noinline int led_charge(__u32 tid, __u64 from, __u64 now)
 {
-	__u32 key = 0, head, n;
+	__u32 key = 0, head, n, cpu = bpf_get_smp_processor_id();
 	struct cpu_recent *r = bpf_map_lookup_elem(&cpu_recent, &key);
 	struct kvm_state *st = bpf_map_lookup_elem(&kvm_state, &tid);
 	struct vcpu_ledger *l;
-	__u64 covered = now;
+	/* the slice charged last (pc its cause, part its time, irq its IRQ time as if whole),
+	 * written when the next is known: the oldest, cut by from, gets cut_irq() */
+	__u64 covered = now, part = 0, irq = 0, start = 0, end = 0, irq_before = 0, irq_end = 0;
+	__u32 pc = 0;
 
 	if (!r || !st || from >= now)
 		return 0;
@@ -477,7 +537,7 @@ __noinline int led_charge(__u32 tid, __u64 from, __u64 now)
 	n = head < PWZ_RECENT ? head : PWZ_RECENT;
 	for (__u32 k = 0; k + 1 < PWZ_RECENT; k++) {
 		const struct recent_slice *x, *before;
-		__u64 lo, hi;
+		__u64 lo, hi, d;
 		__u32 c;
 
 		if (k + 1 >= n || covered <= from)
@@ -487,12 +547,29 @@ __noinline int led_charge(__u32 tid, __u64 from, __u64 now)
 		lo = before->end_ns > from ? before->end_ns : from;
 		hi = x->end_ns < now ? x->end_ns : now;
 		c = recent_cause(x, l->tgid, sel_has(&vm_tgids, x->tgid & PWZ_RECENT_TGID));
+		l->cause_ns[pc & (PWZ_RC_SLOTS - 1)] += part - irq;
+		l->cause_ns[PWZ_RC_IRQ] += irq;
+		/* hi > lo always (the slices tile the CPU), unless the clock went back */
+		part = hi > lo ? hi - lo : 0;
+		irq = 0;
+		if (want_irq_cause) {	/* min(the slice's IRQ time, part), branch-free */
+			start = before->end_ns;
+			end = x->end_ns;
+			irq_before = before->irq_ns;
+			irq_end = x->irq_ns;
+			d = (irq_end - irq_before) - part;
+			irq = part + (d & (__u64)((__s64)d >> 63));
+		}
 		/* the barrier keeps the mask, which older verifiers need to bound the index */
 		asm volatile("" : "+r"(c));
-		if (hi > lo)	/* always (the slices tile the CPU), unless the clock went back */
-			l->cause_ns[c & (PWZ_RC_SLOTS - 1)] += hi - lo;
+		pc = c;
 		covered = before->end_ns;
 	}
+	if (want_irq_cause && part && from > start && from < end)
+		irq = cut_irq(start, end, irq_before, irq_end, from, from + part,
+			      l->irq_cpu == cpu + 1, l->irq_from);
+	l->cause_ns[pc & (PWZ_RC_SLOTS - 1)] += part - irq;
+	l->cause_ns[PWZ_RC_IRQ] += irq;
 	if (covered > from)
 		l->cause_ns[PWZ_RC_UNSEEN] += covered - from;
 	return 0;
@@ -534,6 +611,13 @@ static __always_inline void led_ready_end(struct vcpu_ledger *l, struct vm_run *
 	busy = r ? vm_busy_at(r, now) : 0;
 	if (r && busy > l->busy_mark)
 		l->costop_ns += busy - l->busy_mark < ready ? busy - l->busy_mark : ready;
+}
+
+/* R10 (with --irq): l's ready state begins now, waiting on cpu: that CPU's IRQ time now. */
+static __always_inline void led_irq_mark(struct vcpu_ledger *l, __u32 cpu)
+{
+	l->irq_cpu = cpu + 1;
+	l->irq_from = irq_total(cpu);
 }
 
 /* R10: vCPU next switched in at now: the on-CPU state its switch-out left resumes, after the
@@ -582,6 +666,8 @@ static __always_inline void led_switch_out(struct task_struct *prev, __u32 tid, 
 	} else if (end == REC_END_PREEMPTED) {
 		led_to(l, PWZ_VS_READY, now, true);
 		l->busy_mark = r ? vm_busy_at(r, now) : 0;
+		if (want_irq_cause)
+			led_irq_mark(l, bpf_get_smp_processor_id());
 	} else {
 		led_to(l, PWZ_VS_HALT, now, true);
 	}
@@ -598,6 +684,8 @@ static __always_inline void led_wakeup(struct task_struct *p, __u32 tid, __u64 n
 	led_to(l, PWZ_VS_READY, now, true);
 	r = bpf_map_lookup_elem(&vm_run, &l->tgid);
 	l->busy_mark = r ? vm_busy_at(r, now) : 0;
+	if (want_irq_cause)
+		led_irq_mark(l, task_cpu_of(p));
 }
 
 /*

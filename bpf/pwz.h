@@ -233,7 +233,8 @@ struct kvm_agg_val {
 #define PWZ_RC_HOST 3		/* any other thread */
 #define PWZ_RC_IDLE 4		/* the idle task: the CPU was idle (wakeup latency) */
 #define PWZ_RC_UNSEEN 5		/* older than the CPU's recent slices (cpu_recent) */
-#define PWZ_RC_NR 6
+#define PWZ_RC_IRQ 6		/* hard IRQ and softirq handlers (with --irq: irq_cpu_ns) */
+#define PWZ_RC_NR 7
 #define PWZ_RC_SLOTS 8		/* cause_ns[]'s length: a power of two, PWZ_RC_NR used */
 
 /* A vCPU thread's ledger (R10): where its time went since start_ns, up to since_ns. */
@@ -250,7 +251,8 @@ struct vcpu_ledger {
 	__u32 tgid;		/* its process (the VM) */
 	__u32 counted;		/* 1: counted in its VM's vm_run.running (on a CPU) */
 	__u32 tid;		/* its thread: the key of its vcpu_hists entry */
-	__u32 pad;
+	__u32 irq_cpu;		/* with --irq: 1 + the CPU whose IRQ time irq_from is; 0 none */
+	__u64 irq_from;		/* with --irq: that CPU's IRQ time when its ready state began */
 	__u64 stretch_ns;	/* when the current state was entered (since_ns may be later:
 				 * a reading closes the time, not the stretch) */
 	__u64 cause_ns[PWZ_RC_SLOTS];	/* its ready time by what held the CPU meanwhile
@@ -266,6 +268,15 @@ struct vcpu_hist {
 	__u32 b[PWZ_VS_NR][PWZ_BPF_HIST];
 };
 
+/* Value of the array "irq_cpu_ns", keyed by CPU (with the ledger and --irq): the time the
+ * CPU spent in the hard IRQ and softirq handlers that --irq times (a hard IRQ inside a softirq
+ * once), so that a vCPU's ready time can be charged to them (PWZ_RC_IRQ). Written by its own
+ * CPU, read by any; a cache line each. */
+struct irq_cpu_total {
+	__u64 ns;
+	__u64 pad[7];
+};
+
 /* The recent slices of a CPU (per-CPU array "cpu_recent", with the ledger): a ring of the last
  * PWZ_RECENT, each ending where the next begins, to charge a vCPU's ready time at its switch-in
  * to what ran on the CPU meanwhile. Consecutive slices of one process (its flags alike, not the
@@ -276,6 +287,7 @@ struct recent_slice {
 	__u32 tid;
 	__u32 tgid;		/* | PWZ_RECENT_VCPU when a vCPU (whether of a VM is asked at the
 				 * charge, off the switch's path) */
+	__u64 irq_ns;		/* with --irq: the CPU's IRQ time (irq_cpu_ns) at its end */
 };
 #define PWZ_RECENT_VCPU 0x80000000u
 #define PWZ_RECENT_TGID 0x7fffffffu

@@ -887,9 +887,12 @@ static void test_vcpu_ledger_lengths(void **state)
 		0xab, 'l', 'a', 't', 'e', 'r', ' ', 'f', 'i', 'e', 'l', 'd',
 		/* [11, 9, 0, 1, [1], [1]] */
 		0x96, 0x0b, 0x09, 0x00, 0x01, 0x91, 0x01, 0x91, 0x01,
-		/* [11, 10, 0, 2, [1], [1], [5..11], 4]: a cause past the known ones */
+		/* [11, 10, 0, 2, [1], [1], [5..12], 4]: a cause past the known ones */
 		0x98, 0x0b, 0x0a, 0x00, 0x02, 0x91, 0x01, 0x91, 0x01,
-		0x97, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x04,
+		0x98, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x04,
+		/* [11, 11, 0, 2, [1], [1], [5..10], 4]: the six causes before irq */
+		0x98, 0x0b, 0x0b, 0x00, 0x02, 0x91, 0x01, 0x91, 0x01,
+		0x96, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x04,
 	};
 	char path[256], err[512];
 	struct cdict_read_info info;
@@ -900,7 +903,7 @@ static void test_vcpu_ledger_lengths(void **state)
 	write_raw(path, recs, sizeof(recs));
 	assert_int_equal(read_all(path, &s, &info, err), 0);
 	assert_true(info.cut);
-	assert_int_equal(s.nl, 4);
+	assert_int_equal(s.nl, 5);
 	assert_int_equal(s.led[0].tid, 7);
 	assert_int_equal(s.led[0].since_ns, 5);
 	assert_int_equal(s.led[0].alive_ns, 100);
@@ -920,6 +923,9 @@ static void test_vcpu_ledger_lengths(void **state)
 	for (int k = 0; k < PWZ_READY_CAUSES; k++)
 		assert_int_equal(s.led[3].cause_ns[k], 5 + k);
 	assert_int_equal(s.led[3].costop_ns, 4);
+	assert_int_equal(s.led[4].cause_ns[PWZ_CAUSE_UNSEEN], 10);
+	assert_int_equal(s.led[4].cause_ns[PWZ_CAUSE_IRQ], 0);
+	assert_int_equal(s.led[4].costop_ns, 4);
 	pwz_meta_free(&s.meta);
 }
 

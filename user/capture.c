@@ -307,6 +307,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	s->rodata->want_waker = cfg->sched && cfg->wait && cfg->streams && cfg->waker;
 	s->rodata->wakeup_bytes = ((__u64)cfg->ringbuf_mb << 20) / 4;
 	s->rodata->want_ledger = cfg->kvm && cfg->sched && cfg->wait;
+	s->rodata->want_irq_cause = s->rodata->want_ledger && cfg->irq;
 
 	bpf_program__set_autoload(s->progs.switch_btf, cfg->sched && !raw);
 	bpf_program__set_autoload(s->progs.wakeup_btf, cfg->sched && cfg->wait && !raw);
@@ -331,6 +332,8 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	bpf_program__set_autoload(s->progs.softirq_entry_raw, cfg->irq && raw);
 	bpf_program__set_autoload(s->progs.softirq_exit_raw, cfg->irq && raw);
 	bpf_map__set_max_entries(s->maps.irq_aggs, cfg->irq ? PWZ_IRQ_AGGS_MAX : 1);
+	bpf_map__set_max_entries(s->maps.irq_cpu_ns, s->rodata->want_irq_cause ?
+				 (uint32_t)c->nr_cpus : 1);
 	bpf_map__set_max_entries(s->maps.irq_names, cfg->irq ? PWZ_IRQ_NAMES_MAX : 1);
 	size_maps(c, s, cfg);
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?

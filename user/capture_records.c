@@ -35,7 +35,7 @@ _Static_assert((int)REC_SLICE_UNSEEN_START == (int)PWZ_SLICE_UNSEEN_START,
 _Static_assert(sizeof(struct kvm_agg_val) == (2 + PWZ_BPF_HIST) * 8,
 	       "struct kvm_agg_val is count, total and the histogram");
 _Static_assert(sizeof(struct kvm_agg_key) == 16, "struct kvm_agg_key is 16 bytes");
-_Static_assert(sizeof(struct kvm_state) == 280, "struct kvm_state is 280 bytes");
+_Static_assert(sizeof(struct kvm_state) == 288, "struct kvm_state is 288 bytes");
 _Static_assert(PWZ_VS_NR == PWZ_VCPU_STATES && PWZ_VS_GUEST == PWZ_VCPU_GUEST &&
 	       PWZ_VS_EXIT_KERNEL == PWZ_VCPU_EXIT_KERNEL && PWZ_VS_EXIT_USER == PWZ_VCPU_EXIT_USER &&
 	       PWZ_VS_HALT_POLL == PWZ_VCPU_HALT_POLL && PWZ_VS_HALT == PWZ_VCPU_HALT &&
@@ -44,7 +44,8 @@ _Static_assert(PWZ_VS_NR == PWZ_VCPU_STATES && PWZ_VS_GUEST == PWZ_VCPU_GUEST &&
 _Static_assert(PWZ_RC_NR == PWZ_READY_CAUSES && PWZ_RC_SAME_VM_VCPU == PWZ_CAUSE_SAME_VM_VCPU &&
 	       PWZ_RC_SAME_VM_VMM == PWZ_CAUSE_SAME_VM_VMM && PWZ_RC_OTHER_VM == PWZ_CAUSE_OTHER_VM &&
 	       PWZ_RC_HOST == PWZ_CAUSE_HOST && PWZ_RC_IDLE == PWZ_CAUSE_IDLE &&
-	       PWZ_RC_UNSEEN == PWZ_CAUSE_UNSEEN, "bpf/pwz.h PWZ_RC_* are enum pwz_ready_cause");
+	       PWZ_RC_UNSEEN == PWZ_CAUSE_UNSEEN && PWZ_RC_IRQ == PWZ_CAUSE_IRQ,
+	       "bpf/pwz.h PWZ_RC_* are enum pwz_ready_cause");
 _Static_assert(sizeof(struct cpu_state) == 72, "struct cpu_state is 72 bytes");
 _Static_assert(sizeof(struct wait_start) == 24, "struct wait_start is 24 bytes");
 _Static_assert(CNT_HIST_MISS < PWZ_CNT_MAX, "enum pwz_cnt overflows the counters");

@@ -118,7 +118,10 @@
  *    ends its ready or halt state at the last switch seen on that CPU, and the time since is
  *    unseen, as the slice's. Each ready interval that ends (a switch-in) is charged to what
  *    ran on that CPU meanwhile (enum pwz_ready_cause: the CPU's last 64 slices the kernel
- *    keeps, a process's consecutive ones as one; what lies before them is unseen), and its
+ *    keeps, a process's consecutive ones as one; what lies before them is unseen; with --irq
+ *    the IRQ handlers' time within them is irq, taken out of what they interrupted: exact
+ *    for each slice wholly inside the interval and for the one it began in when it waited on
+ *    the CPU it then ran on, in proportion to the part for a slice cut otherwise), and its
  *    part during which a sibling vCPU of its process ran on any CPU is its co-stop. Its life
  *    ends at its exit's switch-out or the capture end; alive_ns is that life within the
  *    capture, and the states add up to it. count[s] counts the entries into s by its event (a

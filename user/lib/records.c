@@ -302,6 +302,7 @@ const char *pwz_ready_cause_name(unsigned int c)
 		[PWZ_CAUSE_HOST] = "host",
 		[PWZ_CAUSE_IDLE] = "idle",
 		[PWZ_CAUSE_UNSEEN] = "unseen",
+		[PWZ_CAUSE_IRQ] = "irq",
 	};
 
 	return c < PWZ_READY_CAUSES ? names[c] : NULL;

@@ -231,6 +231,7 @@ enum pwz_ready_cause {
 	PWZ_CAUSE_HOST,			/* any other thread */
 	PWZ_CAUSE_IDLE,			/* the idle task: the CPU idle until its switch-in */
 	PWZ_CAUSE_UNSEEN,		/* older than the CPU's recent slices the kernel keeps */
+	PWZ_CAUSE_IRQ,			/* hard IRQ and softirq handlers (with --irq) */
 	PWZ_READY_CAUSES,
 };
 

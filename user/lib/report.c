@@ -390,7 +390,7 @@ static void ledger_table(const struct vms_vm *const *vms, size_t n, const char *
 							     "HALT", "READY", "OTHER", "UNSEEN" };
 	static const char *const cause_cols[PWZ_READY_CAUSES + 1] = { "SIBL", "VMM", "OTHVM",
 								      "HOST", "IDLE", "UNSEEN",
-								      "COSTOP" };
+								      "IRQ", "COSTOP" };
 	bool head = false;
 
 	for (size_t i = 0; i < n; i++) {
