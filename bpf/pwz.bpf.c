@@ -382,24 +382,44 @@ static __always_inline void led_to(struct vcpu_ledger *l, __u32 s, __u64 now, bo
  * at now. A thread user space named a vCPU before attach (its bit set, every event of it seen
  * since) was in state before from its birth or the capture start; another was unseen until
  * now, and is a vCPU from now on. NULL when the map is full (counted).
+ *
+ * R8: a ledger ends at its thread's exit (PWZ_VS_DEAD), and the kernel keys it by tid. A later
+ * thread of the same tid (recycled) has none at its scheduler events (vcpu: false), and goes on
+ * in that entry from its birth, unseen until then, at its first event that makes it a vCPU (its
+ * naming, a KVM event: vcpu); the entry then belongs to the last instance, as the other kernel
+ * aggregates of a recycled tid do.
  */
 static __always_inline struct kvm_state *led_get(__u32 tid, struct task_struct *t, __u64 now,
-						 __u32 before)
+						 __u32 before, bool vcpu)
 {
 	static const struct kvm_state zero;
 	struct kvm_state *st = lookup_or_init(&kvm_state, &tid, &zero);
 	struct vcpu_ledger *l;
-	__u64 born;
+	__u64 born, start;
 
-	if (!st || !want_ledger || st->led.start_ns)
+	if (!st || !want_ledger)
 		return st;
 	l = &st->led;
+	if (l->start_ns && l->state != PWZ_VS_DEAD)
+		return st;
+	if (l->start_ns && !vcpu)
+		return NULL;
 	born = BPF_CORE_READ(t, start_time);
-	l->start_ns = born > t0 ? born : t0;
-	if (l->start_ns > now || !l->start_ns)
-		l->start_ns = now ? now : 1;
-	l->since_ns = l->start_ns;
-	l->stretch_ns = l->start_ns;
+	start = born > t0 ? born : t0;
+	if (l->start_ns) {		/* recycled */
+		start = born > l->since_ns ? born : l->since_ns;
+		before = PWZ_VS_UNSEEN;
+		st->exit_ns = 0;
+		st->entry_ns = 0;
+		l->counted = 0;
+		l->irq_cpu = 0;
+	}
+	if (start > now || !start)
+		start = now ? now : 1;
+	if (!l->start_ns)
+		l->start_ns = start;
+	l->since_ns = start;
+	l->stretch_ns = start;
 	if (!sel_has(&vcpu_tids, tid)) {
 		sel_add(&vcpu_tids, tid);
 		before = PWZ_VS_UNSEEN;
@@ -579,7 +599,7 @@ __noinline int led_charge(__u32 tid, __u64 from, __u64 now)
 static __always_inline struct kvm_state *led_current(__u32 tid, __u64 now, __u32 before)
 {
 	struct kvm_state *st = led_get(tid, (struct task_struct *)bpf_get_current_task(), now,
-				       before);
+				       before, true);
 
 	if (st && want_ledger && !st->led.counted)
 		led_cpu(&st->led, led_vm(&st->led), now, true);
@@ -592,11 +612,12 @@ static __always_inline bool led_is_vcpu(__u32 tid)
 	return want_ledger && tid && sel_has(&vcpu_tids, tid);
 }
 
-/* R10: the ledger of vCPU thread tid (led_is_vcpu()) at a scheduler event, or NULL (full). */
+/* R10: the ledger of vCPU thread tid (led_is_vcpu()) at a scheduler event, or NULL (full, or
+ * a recycled tid not yet a vCPU: led_get()). */
 static __always_inline struct vcpu_ledger *led_sched(__u32 tid, struct task_struct *t, __u64 now,
 						     __u32 before)
 {
-	struct kvm_state *st = led_get(tid, t, now, before);
+	struct kvm_state *st = led_get(tid, t, now, before, false);
 
 	return st ? &st->led : NULL;
 }
@@ -640,7 +661,7 @@ static __always_inline void led_switch_in(struct task_struct *next, __u32 tid, _
 /* R10: vCPU prev switched out at now, how (enum rec_end). When its switch-in was unseen (R2:
  * the ledger still ready or halted), it was switched in at the last switch seen on this CPU,
  * start (0: none seen), and the time since is unseen, as its slice's is. */
-static __always_inline void led_switch_out(struct task_struct *prev, __u32 tid, __u64 now,
+static __always_inline bool led_switch_out(struct task_struct *prev, __u32 tid, __u64 now,
 					   __u32 end, __u64 start)
 {
 	struct vcpu_ledger *l = led_sched(tid, prev, now, PWZ_VS_UNSEEN);
@@ -648,7 +669,7 @@ static __always_inline void led_switch_out(struct task_struct *prev, __u32 tid, 
 	__u32 cur;
 
 	if (!l)
-		return;
+		return false;
 	cur = l->state;
 	r = led_vm(l);
 	if ((cur == PWZ_VS_READY || cur == PWZ_VS_HALT) && start > l->since_ns && start < now) {
@@ -671,6 +692,7 @@ static __always_inline void led_switch_out(struct task_struct *prev, __u32 tid, 
 	} else {
 		led_to(l, PWZ_VS_HALT, now, true);
 	}
+	return true;
 }
 
 /* R10: a wakeup at now of vCPU p (not on a CPU): halted, it is ready from now. */
@@ -1137,12 +1159,12 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	so = (struct switch_out){ .now = bpf_ktime_get_ns() };
 	switch_out_take(&so, cs, btf, prev, prev_pid, prev_sel, next_pid);
 	if (want_ledger) {
-		bool vcpu = led_is_vcpu(prev_pid);
+		/* a recent slice is a vCPU's while the thread has a ledger (not a recycled tid) */
+		bool vcpu = led_is_vcpu(prev_pid) &&
+			    led_switch_out(prev, prev_pid, so.now, switch_end(preempt, prev_state),
+					   so.known ? 0 : so.start);
 
 		recent_push(btf, prev, prev_pid, vcpu, so.now);
-		if (vcpu)
-			led_switch_out(prev, prev_pid, so.now, switch_end(preempt, prev_state),
-				       so.known ? 0 : so.start);
 		if (led_is_vcpu(next_pid))
 			led_switch_in(next, next_pid, so.now);
 	}
@@ -1559,8 +1581,13 @@ static __always_inline void led_named(__u32 tid, const char *comm)
 	__u64 now = bpf_ktime_get_ns();
 	struct kvm_state *st;
 
-	if (sel_has(&vcpu_tids, tid) || !comm_is_vcpu(comm))
+	if (!comm_is_vcpu(comm))
 		return;
+	if (sel_has(&vcpu_tids, tid)) {	/* a vCPU already, unless its tid was recycled */
+		st = bpf_map_lookup_elem(&kvm_state, &tid);
+		if (!st || st->led.state != PWZ_VS_DEAD)
+			return;
+	}
 	st = led_current(tid, now, PWZ_VS_UNSEEN);
 	if (st)
 		led_to(&st->led, PWZ_VS_OTHER_ON_CPU, now, true);

@@ -54,6 +54,9 @@ static const char usage[] =
 "Each names itself NAME_G (G: 0 before the wrap, 1 after) and spins 20 us. The report adds\n"
 "  \"reuse\":{\"spawned\":..,\"wrapped\":true|false,\"tids\":[{\"tid\":..,\"names\":[..,..],\n"
 "   \"cpu_ns\":[..,..]}]} (the N tids, each thread's own CPU time).\n"
+"--reuse-vcpus N: as --reuse, but the first 2N threads before the wrap name themselves\n"
+"'CPU 0/KVM' (as QEMU names a vCPU thread) and spin 1 ms, and a thread after it whose tid one\n"
+"of those held names itself 'CPU 1/KVM' and spins 1 ms (the others: rv_0, rv_1, 20 us).\n"
 "--forks NAME:N: fork N children one after the other, each naming itself NAME and exiting at\n"
 "once; nothing else runs and nothing is reported (a fork loop in C: Python's takes 8x longer).\n"
 "Arguments after -- are not read: they only show in the command line, as a VMM's\n"
@@ -289,15 +292,28 @@ struct reuse_child {
 	char name[16];
 	pid_t tid;
 	uint64_t cpu_ns;
+	uint64_t spin_ns;
+	const struct reuse_child *first;	/* --reuse-vcpus after the wrap: the threads before
+						 * it by tid (first_len), to name itself after */
+	long first_len;
 };
+
+#define REUSE_SPIN_NS 20000ull
+#define REUSE_VCPU_SPIN_NS 1000000ull
 
 static void *reuse_run(void *arg)
 {
 	struct reuse_child *c = arg;
 	struct timespec ts;
-	uint64_t end = mono_ns() + 20000;
+	uint64_t end;
 
 	c->tid = (pid_t)syscall(SYS_gettid);
+	if (c->first && c->tid > 0 && c->tid < c->first_len && c->first[c->tid].tid == c->tid &&
+	    c->first[c->tid].spin_ns == REUSE_VCPU_SPIN_NS) {
+		snprintf(c->name, sizeof(c->name), "CPU 1/KVM");
+		c->spin_ns = REUSE_VCPU_SPIN_NS;
+	}
+	end = mono_ns() + c->spin_ns;
 	prctl(PR_SET_NAME, c->name, 0, 0, 0);
 	while (mono_ns() < end)
 		;
@@ -311,8 +327,6 @@ struct reuse_tid {
 	struct reuse_child gen[2];
 };
 
-/* Starts threads until want tids were held by a thread before the wrap and by one after it;
- * fills out[] with them and returns how many, or -errno. spawned counts the threads. */
 /* --forks: n children in turn, each renames itself (a task_rename event) and exits. */
 static int fork_loop(const char *name, long n)
 {
@@ -335,8 +349,11 @@ static int fork_loop(const char *name, long n)
 	return 0;
 }
 
-static int reuse_loop(const char *name, int want, struct reuse_tid *out, uint64_t *spawned,
-		      bool *wrapped)
+/* Starts threads until want tids were held by a thread before the wrap and by one after it;
+ * fills out[] with them and returns how many, or -errno. spawned counts the threads. vcpus:
+ * --reuse-vcpus' names. */
+static int reuse_loop(const char *name, int want, bool vcpus, struct reuse_tid *out,
+		      uint64_t *spawned, bool *wrapped)
 {
 	struct reuse_child *first;	/* per tid: the thread that held it before the wrap */
 	uint64_t deadline = mono_ns() + 45000000000ull;	/* within the callers' 60 s captures */
@@ -357,10 +374,17 @@ static int reuse_loop(const char *name, int want, struct reuse_tid *out, uint64_
 		return -ENOMEM;
 	*wrapped = false;
 	while (got < want && mono_ns() < deadline) {
-		struct reuse_child c = { .tid = 0 };
+		struct reuse_child c = { .tid = 0, .spin_ns = REUSE_SPIN_NS };
 		pthread_t t;
 
 		snprintf(c.name, sizeof(c.name), "%.13s_%c", name, '0' + gen);
+		if (vcpus && !gen && *spawned < 2 * (uint64_t)want) {
+			snprintf(c.name, sizeof(c.name), "CPU 0/KVM");
+			c.spin_ns = REUSE_VCPU_SPIN_NS;
+		} else if (vcpus && gen) {
+			c.first = first;
+			c.first_len = pid_max + 1;
+		}
 		if (pthread_create(&t, NULL, reuse_run, &c)) {
 			free(first);
 			return -EAGAIN;
@@ -503,7 +527,7 @@ int main(int argc, char **argv)
 	const char *reuse_name = NULL;
 	int reuse_want = 0, reuse_got = 0;
 	uint64_t reuse_spawned = 0;
-	bool reuse_wrapped = false;
+	bool reuse_wrapped = false, reuse_vcpus = false;
 	pthread_t th[MAX_THREADS];
 	const char *out_path = NULL;
 	double secs = 1.0;
@@ -552,6 +576,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			reuse_name = rname;
+		} else if (!strcmp(argv[i], "--reuse-vcpus") && i + 1 < argc) {
+			if (sscanf(argv[++i], "%d", &reuse_want) != 1 || reuse_want < 1 ||
+			    reuse_want > 64) {
+				fprintf(stderr, "pwz-workload: bad --reuse-vcpus '%s' (N, 1 to 64)\n",
+					argv[i]);
+				return 2;
+			}
+			reuse_name = "rv";
+			reuse_vcpus = true;
 		} else if (!strcmp(argv[i], "--hop") && i + 1 < argc) {
 			struct spec *h = &specs[n];
 
@@ -605,7 +638,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	if (reuse_name) {
-		reuse_got = reuse_loop(reuse_name, reuse_want, reused, &reuse_spawned, &reuse_wrapped);
+		reuse_got = reuse_loop(reuse_name, reuse_want, reuse_vcpus, reused, &reuse_spawned,
+				       &reuse_wrapped);
 		if (reuse_got < 0) {
 			fprintf(stderr, "pwz-workload: --reuse: %s\n", strerror(-reuse_got));
 			return 1;

@@ -123,7 +123,10 @@
  *    for each slice wholly inside the interval and for the one it began in when it waited on
  *    the CPU it then ran on, in proportion to the part for a slice cut otherwise), and its
  *    part during which a sibling vCPU of its process ran on any CPU is its co-stop. Its life
- *    ends at its exit's switch-out or the capture end; alive_ns is that life within the
+ *    ends at its exit's switch-out or the capture end (the kernel keys ledgers by tid: a
+ *    recycled tid's next vCPU thread goes on in the same ledger from its birth, unseen until
+ *    its naming or first KVM event, and the ledger is its last instance's, as R8 gives every
+ *    kernel aggregate of a recycled tid); alive_ns is that life within the
  *    capture, and the states add up to it. count[s] counts the entries into s by its event (a
  *    switch-in that resumes a state is none); hist[s] its stretches, each from the event that
  *    entered s to the one that left it (a switch-out and the switch-in that resumes s cut it
