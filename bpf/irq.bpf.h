@@ -53,7 +53,8 @@ static __always_inline struct irq_cpu_state *irq_state(void)
 	return bpf_map_lookup_elem(&irq_cpu, &zero);
 }
 
-/* Adds one interrupt of d ns (nested: the hard IRQ time inside it) to the current thread's row. */
+/* Adds one interrupt of d ns (nested: the hard IRQ time inside it) to the current thread's row
+ * (none without rows: --serve keeps the CPUs' IRQ time alone, irq_total_add()). */
 static __always_inline struct irq_agg_val *irq_add(__u32 kind, __u32 vector, __u64 d,
 						    __u64 nested)
 {
@@ -63,6 +64,8 @@ static __always_inline struct irq_agg_val *irq_add(__u32 kind, __u32 vector, __u
 	struct irq_agg_key k = {};
 	struct irq_agg_val *v;
 
+	if (!want_irq_rows)
+		return NULL;
 	k.tid = ids_selected(tid, id >> 32) ? tid : PWZ_IRQ_TID_OTHER;
 	k.kind = kind;
 	k.vector = vector;
@@ -104,7 +107,7 @@ static __always_inline void on_irq_exit(__u32 irq, const char *name)
 		st->nested_ns += d;
 	irq_add(PWZ_IRQ_HARD, irq, d, 0);
 	irq_total_add(d);
-	if (!bpf_map_lookup_elem(&irq_names, &irq)) {
+	if (want_irq_rows && !bpf_map_lookup_elem(&irq_names, &irq)) {
 		struct irq_name n = {};
 
 		bpf_probe_read_kernel_str(n.name, sizeof(n.name), name);

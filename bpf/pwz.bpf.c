@@ -67,6 +67,8 @@ const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader once this much i
 const volatile __u32 task_storage = 1;	/* 0: tp_btf keeps wait starts in the tid hash too (< 5.11) */
 const volatile __u32 want_ledger = 0;	/* 1: the vCPU ledger (R10; with sched, wait and kvm) */
 const volatile __u32 want_irq_cause = 0;	/* 1: ready time charged to IRQs (ledger and --irq) */
+const volatile __u32 want_irq_rows = 1;	/* 0 (--irq with --serve): no irq_aggs rows, only the
+					 * CPUs' IRQ time (irq_cpu_ns) for the irq cause */
 const volatile __u32 want_run_delay = 0;	/* 1: the kernel's charge of each wait (sched_info
 						 * is in BTF: CONFIG_SCHED_INFO; with want_wait) */
 

@@ -331,10 +331,11 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	bpf_program__set_autoload(s->progs.irq_exit_raw, cfg->irq && raw);
 	bpf_program__set_autoload(s->progs.softirq_entry_raw, cfg->irq && raw);
 	bpf_program__set_autoload(s->progs.softirq_exit_raw, cfg->irq && raw);
-	bpf_map__set_max_entries(s->maps.irq_aggs, cfg->irq ? PWZ_IRQ_AGGS_MAX : 1);
+	s->rodata->want_irq_rows = cfg->irq && cfg->irq_rows;
+	bpf_map__set_max_entries(s->maps.irq_aggs, cfg->irq_rows ? PWZ_IRQ_AGGS_MAX : 1);
 	bpf_map__set_max_entries(s->maps.irq_cpu_ns, s->rodata->want_irq_cause ?
 				 (uint32_t)c->nr_cpus : 1);
-	bpf_map__set_max_entries(s->maps.irq_names, cfg->irq ? PWZ_IRQ_NAMES_MAX : 1);
+	bpf_map__set_max_entries(s->maps.irq_names, cfg->irq_rows ? PWZ_IRQ_NAMES_MAX : 1);
 	size_maps(c, s, cfg);
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);

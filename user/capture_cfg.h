@@ -17,6 +17,9 @@ struct capture_cfg {
 	bool kvm_uexit;			/* the ledger: attach kvm_userspace_exit (it exists) */
 	bool kvm_halt;			/* the ledger: attach kvm_vcpu_wakeup (it exists) */
 	bool irq;			/* --irq: attach the irq and softirq programs (bpf/irq.bpf.h) */
+	bool irq_rows;			/* with irq: their rows per CPU, thread and vector (irq_aggs,
+					 * read at the end); without, the CPUs' IRQ time alone, for
+					 * the ledger's irq cause (--serve) */
 	bool streams;			/* per-event records (else aggregates only) */
 	bool fold_always;		/* with streams, the kernel folds every slice into its
 					 * aggregates too, not only those whose record drops: they

@@ -54,7 +54,8 @@ static const char usage[] =
 "      --ringbuf-mb N      ring buffer size in MiB, a power of two (default 16)\n"
 "      --raw-tp            attach with raw_tp even where tp_btf works\n"
 "      --irq               also hard and soft IRQ time per CPU and vector, charged to the\n"
-"                          thread each interrupted (off by default: not attached, no cost)\n"
+"                          thread each interrupted, and the vCPUs' ready time to IRQs\n"
+"                          (with --serve: that alone; off by default: not attached)\n"
 "      --no-waker          who woke each thread left unknown (sched_waking not attached:\n"
 "                          about 40 ns less per context switch); waits keep their kind\n"
 "  -v, --verbose           more messages (repeat for libbpf's)\n"
@@ -283,8 +284,8 @@ static int check_serve(const struct capture_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--serve runs until Ctrl-C or SIGTERM: it takes no --once");
 		return -EINVAL;
 	}
-	if (o->legacy || o->no_streams || o->stats || o->all || o->perf_data || o->force || o->irq) {
-		snprintf(err, errlen, "--serve writes no file: it takes no --legacy, --aggregate-only, --stats, --all, --use-perf-data, --force or --irq");
+	if (o->legacy || o->no_streams || o->stats || o->all || o->perf_data || o->force) {
+		snprintf(err, errlen, "--serve writes no file: it takes no --legacy, --aggregate-only, --stats, --all, --use-perf-data or --force");
 		return -EINVAL;
 	}
 	if (o->sleep_given || o->command) {

@@ -1056,6 +1056,7 @@ static int prepare(struct run *r)
 		.tids = r->sel_tids, .nr_tids = r->nr_sel_tids,
 		.tgids = r->sel_tgids, .nr_tgids = r->nr_sel_tgids,
 		.follow_names = r->o.nr_tasks > 0, .irq = r->o.irq,
+		.irq_rows = r->o.irq && !r->o.serve,	/* --serve: the ledger's irq cause */
 	};
 	starting(r, "loading the BPF programs (the kernel verifies them)");
 	hold_signals(SIG_BLOCK);
