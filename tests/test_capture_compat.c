@@ -73,7 +73,7 @@ static void test_offsets_no_reason(void **state)
 static void test_describe(void **state)
 {
 	struct capture_compat cc = { .task_storage = true, .prev_state = true, .kvm_btf = true,
-				     .run_delay = true };
+				     .run_delay = true, .mem_alloc = true };
 	char buf[512];
 
 	(void)state;
@@ -83,9 +83,10 @@ static void test_describe(void **state)
 	cc = (struct capture_compat){ 0 };
 	assert_false(capture_compat__raw_tp(&cc));
 	assert_string_equal(capture_compat__describe(&cc, true, false, true, buf, sizeof(buf)),
-			    "wait starts in a tid hash (no task storage, Linux < 5.11), prev_state read from the task (Linux < 5.18), kvm_exit fields at tracefs offsets (no kvm BTF, Linux < 5.11), waits without the kernel's charge (no sched_info: CONFIG_SCHED_INFO off)");
+			    "wait starts in a tid hash (no task storage, Linux < 5.11), prev_state read from the task (Linux < 5.18), kvm_exit fields at tracefs offsets (no kvm BTF, Linux < 5.11), waits without the kernel's charge (no sched_info: CONFIG_SCHED_INFO off), histograms preallocated (no bpf_mem_alloc, Linux < 6.1)");
 	/* without kvm, its fallback is not named */
 	cc.run_delay = true;
+	cc.mem_alloc = true;
 	assert_string_equal(capture_compat__describe(&cc, true, false, false, buf, sizeof(buf)),
 			    "wait starts in a tid hash (no task storage, Linux < 5.11), prev_state read from the task (Linux < 5.18)");
 	/* --kvm: no scheduler program, so neither of its fallbacks is named */
@@ -93,7 +94,7 @@ static void test_describe(void **state)
 			    "kvm_exit fields at tracefs offsets (no kvm BTF, Linux < 5.11)");
 	/* forced on a kernel that has everything */
 	cc = (struct capture_compat){ .task_storage = true, .prev_state = true, .run_delay = true,
-				      .forced = CAPTURE_COMPAT_RAW_TP };
+				      .mem_alloc = true, .forced = CAPTURE_COMPAT_RAW_TP };
 	assert_true(capture_compat__raw_tp(&cc));
 	assert_string_equal(capture_compat__describe(&cc, true, true, false, buf, sizeof(buf)),
 			    "raw_tp and a tid hash (asked)");
@@ -102,6 +103,10 @@ static void test_describe(void **state)
 	assert_string_equal(capture_compat__describe(&cc, true, true, false, buf, sizeof(buf)),
 			    "raw_tp and a tid hash (asked), waits without the kernel's charge (asked)");
 	cc.run_delay = true;
+	cc.mem_alloc = false;
+	cc.forced = CAPTURE_COMPAT_PREALLOC;
+	assert_string_equal(capture_compat__describe(&cc, true, false, false, buf, sizeof(buf)),
+			    "histograms preallocated (asked)");
 	/* a short buffer is cut, never overrun */
 	assert_int_equal(strlen(capture_compat__describe(&cc, true, true, false, buf, 8)), 7);
 }

@@ -361,6 +361,8 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 		return err < 0 ? err : -EINVAL;
 	}
 	c->skel = s;
+	c->sizes.wait_hists = bpf_map__max_entries(s->maps.wait_hists);
+	c->sizes.hists_prealloc = !c->compat.mem_alloc;
 	c->raw_tp = raw;
 	c->sched = cfg->sched;
 	c->pending_waits = cfg->pending_waits;

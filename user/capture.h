@@ -27,6 +27,9 @@ struct capture_map_sizes {
 	uint32_t kvm_state;		/* kvm_state: the same, within PWZ_KVM_STATE_HOST_MAX */
 	uint32_t cpu_aggs;		/* cpu_aggs: threads aggregated per CPU */
 	uint64_t cpu_aggs_bytes;	/* its kernel memory, estimated */
+	uint32_t wait_hists;		/* wait_hists: threads with a wait histogram (once loaded) */
+	bool hists_prealloc;		/* wait_hists and vcpu_hists preallocated (no bpf_mem_alloc,
+					 * user/capture_compat.h) rather than allocated as used */
 };
 
 /* Kernel memory of one preallocated per-CPU hash element beside its values (struct htab_elem,

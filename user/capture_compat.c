@@ -33,6 +33,8 @@ static unsigned int forced_from_env(void)
 		f |= CAPTURE_COMPAT_NO_IRQ;
 	if (strstr(v, "no_run_delay"))
 		f |= CAPTURE_COMPAT_NO_RUN_DELAY;
+	if (strstr(v, "prealloc"))
+		f |= CAPTURE_COMPAT_PREALLOC;
 	return f;
 }
 
@@ -173,6 +175,8 @@ int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool k
 	cc->run_delay = has_member(vml, "task_struct", "sched_info") &&
 			has_member(vml, "sched_info", "run_delay") &&
 			!(cc->forced & CAPTURE_COMPAT_NO_RUN_DELAY);
+	cc->mem_alloc = btf__find_by_name_kind(vml, "bpf_mem_alloc", BTF_KIND_STRUCT) >= 0 &&
+			!(cc->forced & CAPTURE_COMPAT_PREALLOC);
 	btf__free(vml);
 	if (kvm && !cc->kvm_btf) {
 		e = kvm_format(cc, tracefs);
@@ -217,6 +221,20 @@ bool capture_compat__raw_tp(const struct capture_compat *cc)
 	return cc->forced & CAPTURE_COMPAT_RAW_TP;
 }
 
+/* No bpf_mem_alloc: the histograms' hashes preallocated, wait_hists within its budget. */
+static void prealloc_hists(struct pwz_bpf *s)
+{
+	uint64_t per = (uint64_t)bpf_map__value_size(s->maps.wait_hists) *
+		       (uint64_t)libbpf_num_possible_cpus();
+	uint32_t n = bpf_map__max_entries(s->maps.wait_hists);
+
+	if (per && n > PWZ_HISTS_PREALLOC_BUDGET / per)
+		n = (uint32_t)(PWZ_HISTS_PREALLOC_BUDGET / per);
+	bpf_map__set_max_entries(s->maps.wait_hists, n ? n : 1);
+	bpf_map__set_map_flags(s->maps.wait_hists, 0);
+	bpf_map__set_map_flags(s->maps.vcpu_hists, 0);
+}
+
 void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
 			   const struct capture_cfg *cfg, bool raw, uint32_t tid_entries)
 {
@@ -247,6 +265,8 @@ void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
 	s->rodata->kvm_fmt_reason_off = cc->kvm_off_reason;
 	s->rodata->kvm_fmt_isa_off = cc->kvm_off_isa;
 	s->rodata->kvm_fmt_vcpu_off = cc->kvm_off_vcpu;
+	if (!cc->mem_alloc)
+		prealloc_hists(s);
 }
 
 const char *capture_compat__describe(const struct capture_compat *cc, bool sched, bool raw,
@@ -276,5 +296,9 @@ const char *capture_compat__describe(const struct capture_compat *cc, bool sched
 			      n ? ", " : "",
 			      cc->forced & CAPTURE_COMPAT_NO_RUN_DELAY ? "asked" :
 			      "no sched_info: CONFIG_SCHED_INFO off");
+	if (!cc->mem_alloc && n < len)
+		n += snprintf(buf + n, len - n, "%shistograms preallocated (%s)", n ? ", " : "",
+			      cc->forced & CAPTURE_COMPAT_PREALLOC ? "asked" :
+			      "no bpf_mem_alloc, Linux < 6.1");
 	return n ? buf : "none";
 }

@@ -20,7 +20,13 @@ struct capture_cfg;
  * - no BTF for kvm_exit's event (module BTF, Linux 5.11): its fields are read at the offsets
  *   of its tracefs format (kvm_exit_fmt);
  * - no task_struct::sched_info (CONFIG_SCHED_INFO off): the waits carry no kernel charge
- *   (want_run_delay = 0; META has_run_delay false, run_delay_ns null in the views).
+ *   (want_run_delay = 0; META has_run_delay false, run_delay_ns null in the views);
+ * - no BPF memory allocator for maps (struct bpf_mem_alloc, Linux 6.1): a hash without
+ *   preallocation allocates in the kernel's allocator from the tracepoint, which on such a
+ *   kernel can deadlock the scheduler (its 5.10 warns "trace type BPF program uses run-time
+ *   allocation", and --aggregate-only locked a CPU up): wait_hists and vcpu_hists are then
+ *   preallocated, wait_hists within PWZ_HISTS_PREALLOC_BUDGET bytes (the threads past it
+ *   have no wait histogram: CNT_HIST_MISS).
  * What has no fallback (BTF itself, the BPF ring buffer of 5.8) is a one-line error.
  */
 struct capture_compat {
@@ -29,6 +35,7 @@ struct capture_compat {
 	bool kvm_btf;		/* struct trace_event_raw_kvm_exit is in vmlinux or kvm BTF */
 	bool run_delay;		/* task_struct has sched_info.run_delay (CONFIG_SCHED_INFO): the
 				 * kernel's charge of each wait is read (model.h R9) */
+	bool mem_alloc;		/* the BPF memory allocator: hashes may go unpreallocated */
 	uint32_t kvm_off_reason;	/* kvm_exit's tracefs offsets (when !kvm_btf) */
 	uint32_t kvm_off_isa;		/* 0: no isa field */
 	uint32_t kvm_off_vcpu;		/* 0: no vcpu_id field */
@@ -42,9 +49,13 @@ struct capture_compat {
 #define CAPTURE_COMPAT_NO_STORAGE	0x8u	/* wait starts in the tid hash, as without task storage */
 #define CAPTURE_COMPAT_NO_IRQ		0x10u	/* as a kernel without the irq tracepoints */
 #define CAPTURE_COMPAT_NO_RUN_DELAY	0x20u	/* as a kernel without sched_info */
+#define CAPTURE_COMPAT_PREALLOC		0x40u	/* as a kernel without bpf_mem_alloc */
+
+/* The bytes of kernel memory a preallocated wait_hists may take (no bpf_mem_alloc). */
+#define PWZ_HISTS_PREALLOC_BUDGET (32u << 20)
 
 /* The environment variable forcing fallbacks: a comma list of raw_tp, task_state, kvm_fmt,
- * no_task_storage, no_irq, no_run_delay. */
+ * no_task_storage, no_irq, no_run_delay, prealloc. */
 #define CAPTURE_COMPAT_ENV "PWZ_BPF_FALLBACK"
 
 /*

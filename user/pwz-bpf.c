@@ -1074,9 +1074,12 @@ static int prepare(struct run *r)
 	if (r->cfg.sched && r->cfg.wait && r->cfg.streams)
 		info(1, "wakers: %s", r->cfg.waker ? "noted at sched_waking" :
 		     "not noted (--no-waker: sched_waking not attached)");
-	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_hists up to as many (allocated as threads wait); wait_start %u (raw_tp only), kvm_state %u",
+	info(1, "cpu_aggs holds %u threads (%.1f MiB of kernel memory); wait_hists up to %u (%s); wait_start %u (raw_tp only), kvm_state %u",
 	     capture__map_sizes(r->cap)->cpu_aggs,
 	     capture__map_sizes(r->cap)->cpu_aggs_bytes / 1048576.0,
+	     capture__map_sizes(r->cap)->wait_hists,
+	     capture__map_sizes(r->cap)->hists_prealloc ? "preallocated" :
+	     "allocated as threads wait",
 	     capture__map_sizes(r->cap)->tid_entries, capture__map_sizes(r->cap)->kvm_state);
 	r->fold = capture__fold(r->cap);
 	r->out = visit_gate__visitor(&r->gate);	/* its way on: route_records() */
