@@ -543,13 +543,14 @@ static __always_inline __u64 cut_irq(__u64 start, __u64 end, __u64 irq_before, _
  */
 __noinline int led_charge(__u32 tid, __u64 from, __u64 now)
 {
-	__u32 key = 0, head, n, cpu = bpf_get_smp_processor_id();
+	__u32 key = 0, head, n;
 	struct cpu_recent *r = bpf_map_lookup_elem(&cpu_recent, &key);
 	struct kvm_state *st = bpf_map_lookup_elem(&kvm_state, &tid);
 	struct vcpu_ledger *l;
-	/* the slice charged last (pc its cause, part its time, irq its IRQ time as if whole),
-	 * written when the next is known: the oldest, cut by from, gets cut_irq() */
-	__u64 covered = now, part = 0, irq = 0, start = 0, end = 0, irq_before = 0, irq_end = 0;
+	/* the slice charged last (pc its cause, part its time, irq its IRQ time as if whole;
+	 * it began at covered, ended at end), written when the next is known: the oldest, cut
+	 * by from, gets cut_irq() */
+	__u64 covered = now, part = 0, irq = 0, end = 0, irq_before = 0, irq_end = 0;
 	__u32 pc = 0;
 
 	if (!r || !st || from >= now)
@@ -570,12 +571,12 @@ __noinline int led_charge(__u32 tid, __u64 from, __u64 now)
 		hi = x->end_ns < now ? x->end_ns : now;
 		c = recent_cause(x, l->tgid, sel_has(&vm_tgids, x->tgid & PWZ_RECENT_TGID));
 		l->cause_ns[pc & (PWZ_RC_SLOTS - 1)] += part - irq;
-		l->cause_ns[PWZ_RC_IRQ] += irq;
+		if (want_irq_cause)
+			l->cause_ns[PWZ_RC_IRQ] += irq;
 		/* hi > lo always (the slices tile the CPU), unless the clock went back */
 		part = hi > lo ? hi - lo : 0;
 		irq = 0;
 		if (want_irq_cause) {	/* min(the slice's IRQ time, part), branch-free */
-			start = before->end_ns;
 			end = x->end_ns;
 			irq_before = before->irq_ns;
 			irq_end = x->irq_ns;
@@ -587,11 +588,12 @@ __noinline int led_charge(__u32 tid, __u64 from, __u64 now)
 		pc = c;
 		covered = before->end_ns;
 	}
-	if (want_irq_cause && part && from > start && from < end)
-		irq = cut_irq(start, end, irq_before, irq_end, from, from + part,
-			      l->irq_cpu == cpu + 1, l->irq_from);
+	if (want_irq_cause && part && from > covered)	/* the oldest slice, cut by from */
+		irq = cut_irq(covered, end, irq_before, irq_end, from, from + part,
+			      l->irq_cpu == bpf_get_smp_processor_id() + 1, l->irq_from);
 	l->cause_ns[pc & (PWZ_RC_SLOTS - 1)] += part - irq;
-	l->cause_ns[PWZ_RC_IRQ] += irq;
+	if (want_irq_cause)
+		l->cause_ns[PWZ_RC_IRQ] += irq;
 	if (covered > from)
 		l->cause_ns[PWZ_RC_UNSEEN] += covered - from;
 	return 0;
