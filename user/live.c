@@ -179,17 +179,29 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 }
 
 /*
- * The waits of one wait aggregate in a reading: its count (cpu_aggs), or its histogram's
- * total where that is larger. The maps are read one after the other, cpu_aggs first, and the
- * kernel buckets a wait before it counts it: a wait that ends between the two reads is in the
- * histogram alone, and has ended. So a reading's count is never short of its histogram, and
- * exceeds it only by the waits the kernel missed (CNT_HIST_MISS); both stay monotonic.
+ * Adds wait aggregate w into reading task t. Its waits are its count (cpu_aggs), or its
+ * histogram's total where that is larger: the maps are read one after the other, cpu_aggs
+ * first, and the kernel buckets a wait before it counts it, so a wait that ends between the
+ * two reads is in the histogram alone, and has ended. A reading's count is then never short
+ * of its histogram, and exceeds it only by the waits the kernel missed (CNT_HIST_MISS); both
+ * stay monotonic.
  */
-static uint64_t reading_waits(const struct pwz_wait_agg *w)
+static void reading_wait_agg(struct live_task *t, const struct pwz_wait_agg *w)
 {
-	uint64_t hist = pwz_wait_agg_hist_total(w);
+	uint64_t hist = 0;
 
-	return max_u64(w->count, hist);
+	for (int b = 0; b < PWZ_WHIST_BUCKETS; b++) {
+		t->wait_hist[b] += (uint32_t)w->hist[b];
+		hist += w->hist[b];
+	}
+	t->waits += max_u64(w->count, hist);
+	t->wait_ns += w->wait_ns;
+	t->ended_wait_ns += w->wait_ns;
+	t->run_delay_ns += w->run_delay_ns;
+	t->run_delay_wait_ns += w->run_delay_wait_ns;
+	t->run_delay_unmeasured_ns += w->run_delay_unmeasured_ns;
+	if (w->max_ns > t->wait_max_ns)
+		t->wait_max_ns = w->max_ns;
 }
 
 /* Reads the totals into r. */
@@ -237,16 +249,7 @@ static int read_totals(struct live *l, struct reading *r)
 			e = -ENOMEM;
 			goto out;
 		}
-		t->waits += reading_waits(&wa[i]);
-		t->wait_ns += wa[i].wait_ns;
-		t->ended_wait_ns += wa[i].wait_ns;
-		t->run_delay_ns += wa[i].run_delay_ns;
-		t->run_delay_wait_ns += wa[i].run_delay_wait_ns;
-		t->run_delay_unmeasured_ns += wa[i].run_delay_unmeasured_ns;
-		if (wa[i].max_ns > t->wait_max_ns)
-			t->wait_max_ns = wa[i].max_ns;
-		for (int b = 0; b < PWZ_WHIST_BUCKETS; b++)
-			t->wait_hist[b] += (uint32_t)wa[i].hist[b];
+		reading_wait_agg(t, &wa[i]);
 	}
 	n = model_fold__kvm_aggs(f, &ka);
 	free(r->exits);
@@ -308,7 +311,7 @@ static int exit_cmp(const struct live_exit *a, const struct live_exit *b)
 /*
  * The run-queue wait p99 of t's interval from its histogram's difference (model.h R7); none
  * when the kernel missed histogram entries in the interval (missed: CNT_HIST_MISS grew) and
- * t's histogram holds fewer waits than its count (reading_waits()).
+ * t's histogram holds fewer waits than its count (reading_wait_agg()).
  */
 static void wait_p99(struct live_task *t, bool missed)
 {

@@ -327,19 +327,12 @@ void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledg
 			pwz_add_sat(&acc->hist[s][b], l->hist[s][b]);
 }
 
-uint64_t pwz_wait_agg_hist_total(const struct pwz_wait_agg *a)
+bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a)
 {
 	uint64_t n = 0;
 
 	for (int i = 0; i < PWZ_WHIST_BUCKETS; i++)
 		n += a->hist[i];
-	return n;
-}
-
-bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a)
-{
-	uint64_t n = pwz_wait_agg_hist_total(a);
-
 	return n > 0 && n >= a->count;
 }
 

@@ -197,9 +197,6 @@ struct pwz_wait_agg {
 						 * all three 0 unknown */
 };
 
-/* The waits a's histogram holds. */
-uint64_t pwz_wait_agg_hist_total(const struct pwz_wait_agg *a);
-
 /* Whether a carries a wait histogram that holds all its waits (count), so percentiles can be
  * read: false without one (a file written before it) or with one short of count (the kernel
  * could not make the thread's entry: "hist_miss" in the drops). */
