@@ -39,8 +39,8 @@ struct capture {
 	struct pwz_bpf *skel;
 	struct ring_buffer *rb;		/* the slice and exit ring */
 	struct ring_buffer *rb_task;	/* the task ring, drained before each slice batch */
-	int wake_fd;			/* -t: an epoll of both rings' epolls, so that a naming
-					 * record (which wakes) wakes the reader; -1 none */
+	int wake_fd;			/* an epoll of both rings' epolls: the reader waits on
+					 * either (a -t naming wakes it); -1 none */
 	struct capture_sink sink;
 	struct model_fold *fold;	/* the slice records read, folded (model.h R7) */
 	uint64_t t0;
@@ -805,8 +805,9 @@ static int attach_all(struct capture *c)
 	return e;
 }
 
-/* -t: c->wake_fd, one epoll over both rings' own: the task ring's naming records wake the
- * reader (bpf emit_task()), so that -t's selection follows a naming at once. 0 or -errno. */
+/* c->wake_fd, one epoll over both rings' own: the slice ring wakes the reader as it fills,
+ * the task ring with -t's namings (bpf emit_task()), so that -t's selection follows a naming
+ * at once. 0 or -errno. */
 static int open_wake_fd(struct capture *c)
 {
 	int fds[] = { ring_buffer__epoll_fd(c->rb), ring_buffer__epoll_fd(c->rb_task) };
@@ -851,7 +852,8 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
 			 load_hint(-e, hint, sizeof(hint)));
 		return e;
 	}
-	if (c->skel->rodata->follow_names && (e = open_wake_fd(c))) {
+	e = open_wake_fd(c);
+	if (e) {
 		snprintf(err, errlen, "cannot poll the ring buffers together: %s", strerror(-e));
 		return e;
 	}
@@ -874,15 +876,14 @@ int capture__poll(struct capture *c, int timeout_ms)
 	int e;
 
 	c->poll_deadline = mono_ns() + POLL_BUDGET_NS;
-	e = c->wake_fd >= 0 ? wait_rings(c, timeout_ms) : ring_buffer__poll(c->rb, timeout_ms);
-	/* the task ring wakes the reader only with -t's namings (its other records are
-	 * submitted without wakeup): drain every ring on each round, or it fills up in a busy
-	 * capture */
-	if (e >= 0) {
+	e = wait_rings(c, timeout_ms);
+	/* every ring on each round, the task ring first (a thread's birth before its slices):
+	 * it wakes the reader only with -t's namings, and fills up in a busy capture */
+	if (!e) {
 		int n = ring_buffer__consume(c->rb_task);
 
 		if (n >= 0) {
-			e += n;
+			e = n;
 			n = ring_buffer__consume(c->rb);
 		}
 		e = n < 0 ? n : e + n;
