@@ -26,6 +26,14 @@ static int on_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
 	return 0;
 }
 
+/* ledger_fold__emit() of f at end into g. */
+static int emit(struct ledger_fold *f, uint64_t end, struct got *g)
+{
+	struct cdict_visitor into = { .ctx = g, .vcpu_ledger = on_ledger };
+
+	return ledger_fold__emit(f, end, &into);
+}
+
 static void task(struct ledger_fold *f, uint32_t tid, uint32_t tgid, uint64_t t, bool born,
 		 const char *comm)
 {
@@ -138,7 +146,7 @@ static void test_states(void **state)
 	(void)state;
 	build_vm(f);
 	assert_true(ledger_fold__has_vcpus(f));
-	assert_int_equal(ledger_fold__emit(f, 4000, on_ledger, &g), 0);
+	assert_int_equal(emit(f, 4000, &g), 0);
 	assert_int_equal(g.n, 2);
 	l = &g.l[0];
 	assert_int_equal(l->tid, 100);
@@ -188,7 +196,7 @@ static void test_lost_wakeup(void **state)
 	slice(f, 7, 0, 0, 100, PWZ_END_SLEPT);
 	slice(f, 7, 0, 500, 600, PWZ_END_EXITED);
 	slice(f, 0, 0, 100, 500, PWZ_END_SLEPT);
-	assert_int_equal(ledger_fold__emit(f, 1000, on_ledger, &g), 0);
+	assert_int_equal(emit(f, 1000, &g), 0);
 	assert_int_equal(g.n, 1);
 	assert_int_equal(g.l[0].alive_ns, 600);
 	assert_states(&g.l[0], want);
@@ -210,7 +218,7 @@ static void test_instances(void **state)
 	task(f, 9, 9, 500, true, "CPU 0/KVM");
 	wait(f, 9, 0, 500, 600, PWZ_WAKEUP_WOKEN);
 	slice(f, 9, 0, 600, 700, PWZ_END_SLEPT);
-	assert_int_equal(ledger_fold__emit(f, 1000, on_ledger, &g), 0);
+	assert_int_equal(emit(f, 1000, &g), 0);
 	assert_int_equal(g.n, 2);
 	assert_int_equal(g.l[0].since_ns, 0);
 	assert_states(&g.l[0], want0);
@@ -235,7 +243,7 @@ static void test_halt_poll(void **state)
 	kexit(f, 5, 200, 100, 700);
 	assert_int_equal(ledger_fold__halt_end(f, 5, 800, 500, false), 0);
 	assert_int_equal(ledger_fold__uexit(f, 5, 950, 10, 0), 0);
-	assert_int_equal(ledger_fold__emit(f, 1000, on_ledger, &g), 0);
+	assert_int_equal(emit(f, 1000, &g), 0);
 	assert_int_equal(g.n, 1);
 	assert_states(&g.l[0], want);
 	assert_int_equal(g.l[0].count[PWZ_VCPU_HALT_POLL], 1);
@@ -282,7 +290,7 @@ static void test_window(void **state)
 		struct got g = { 0 };
 
 		window(f, late);
-		assert_int_equal(ledger_fold__emit(f, 1000, on_ledger, &g), 0);
+		assert_int_equal(emit(f, 1000, &g), 0);
 		assert_int_equal(g.n, 2);
 		assert_int_equal(g.l[0].tid, 20);
 		assert_int_equal(g.l[0].alive_ns, 1000);
@@ -311,9 +319,9 @@ static void test_none(void **state)
 	task(f, 3, 3, 0, false, "bash");
 	slice(f, 3, 0, 0, 100, PWZ_END_SLEPT);
 	assert_false(ledger_fold__has_vcpus(f));
-	assert_int_equal(ledger_fold__emit(f, 1000, on_ledger, &g), 0);
+	assert_int_equal(emit(f, 1000, &g), 0);
 	assert_int_equal(g.n, 0);
-	assert_int_equal(ledger_fold__emit(f, 1000, on_ledger, &g), -EALREADY);
+	assert_int_equal(emit(f, 1000, &g), -EALREADY);
 	ledger_fold__free(f);
 	ledger_fold__free(NULL);
 }

@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 	jbuf_puts(&out, "],\"fold\":[");
 	fs.nr = 0;
 	if (!ret)
-		ret = ledger_fold__emit(f, fs.meta.duration_ns, on_ledger, &fs);
+		ret = ledger_fold__emit(f, fs.meta.duration_ns, &tee.b);
 	jbuf_puts(&out, "]");
 	jbuf_member_u64(&out, "duration_ns", fs.meta.duration_ns);
 	jbuf_member_str(&out, "options", fs.meta.options);

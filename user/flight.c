@@ -457,11 +457,6 @@ static int dump_open(struct dump *d, uint32_t cpu, const struct cpu_state *st)
 	return dump_slice(d, &s, waited ? &w : NULL);
 }
 
-static int write_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
-{
-	return cdict_writer__vcpu_ledger(ctx, l);
-}
-
 static int dump_records(struct dump *d)
 {
 	int e = 0;
@@ -494,8 +489,11 @@ static int dump_records(struct dump *d)
 			e = dump_open(d, d->open_cpu[i], &d->open[i]);
 	if (!e)
 		e = model_fold__emit(d->fold, &d->out);
-	if (!e && d->ledger)
-		e = ledger_fold__emit(d->ledger, d->win.to_ns - d->win.from_ns, write_ledger, d->w);
+	if (!e && d->ledger) {
+		struct cdict_visitor file = cdict_writer__visitor(d->w);
+
+		e = ledger_fold__emit(d->ledger, d->win.to_ns - d->win.from_ns, &file);
+	}
 	return e;
 }
 

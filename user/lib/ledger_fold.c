@@ -845,8 +845,7 @@ static int sort_insts(struct ledger_fold *f)
 	return 0;
 }
 
-int ledger_fold__emit(struct ledger_fold *f, uint64_t end_ns,
-		      int (*out)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx)
+int ledger_fold__emit(struct ledger_fold *f, uint64_t end_ns, const struct cdict_visitor *sink)
 {
 	struct lf_run *r;
 	size_t i, e = 0;
@@ -877,7 +876,7 @@ int ledger_fold__emit(struct ledger_fold *f, uint64_t end_ns,
 			n++;
 		run_inst(f, k, f->ev + e, n, life_end(f, k->tid, k->since, end_ns), r);
 		e += n;
-		err = out(ctx, &r->l);
+		err = sink->vcpu_ledger(sink->ctx, &r->l);
 	}
 	free(r);
 	return err;

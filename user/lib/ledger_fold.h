@@ -78,10 +78,10 @@ bool ledger_fold__has_vcpus(const struct ledger_fold *f);
 
 /*
  * The capture ended at end_ns: folds the ledger of every vCPU thread instance over its life
- * within [0, end_ns) and calls out(ctx, ledger) for each, by tid then birth; its states add
- * up to its alive_ns exactly. Call once. Returns 0, -ENOMEM, or out's first non-zero value.
+ * within [0, end_ns) and gives each to sink's vcpu_ledger, by tid then birth; its states add
+ * up to its alive_ns exactly. Call once. Returns 0, -ENOMEM, or the sink's first non-zero
+ * value.
  */
-int ledger_fold__emit(struct ledger_fold *f, uint64_t end_ns,
-		      int (*out)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx);
+int ledger_fold__emit(struct ledger_fold *f, uint64_t end_ns, const struct cdict_visitor *sink);
 
 #endif /* PWZ_LEDGER_FOLD_H */

@@ -1393,11 +1393,6 @@ static int handle(struct imp *im, const struct qev *e)
 	return ret;
 }
 
-static int write_ledger(void *ctx, const struct pwz_vcpu_ledger *l)
-{
-	return cdict_writer__vcpu_ledger(ctx, l);
-}
-
 int perfdata_import(const char *in_path, const char *out_path,
 		    const struct perfdata_import_opts *opts, struct perfdata_import_stats *stats,
 		    char *err, size_t errlen)
@@ -1452,8 +1447,11 @@ int perfdata_import(const char *in_path, const char *out_path,
 		goto out;
 	}
 	ret = sched_model__finish(im.model, im.last_sample_ts - im.t0);
-	if (!ret && im.ledger)
-		ret = ledger_fold__emit(im.ledger, im.last_sample_ts - im.t0, write_ledger, im.w);
+	if (!ret && im.ledger) {
+		struct cdict_visitor file = cdict_writer__visitor(im.w);
+
+		ret = ledger_fold__emit(im.ledger, im.last_sample_ts - im.t0, &file);
+	}
 	stats->slices = im.out.slices;
 	if (ret) {
 		snprintf(err, errlen, "%s: writing %s: %s", in_path, out_path, strerror(-ret));
