@@ -1525,9 +1525,11 @@ int kvm_halt_end(struct kvm_vcpu_wakeup_args *ctx)
 	return 0;
 }
 
-/* A task record of tid. -t's namings (a rename: !is_new) wake the reader, so that user space
- * decides at once whether the new name matches (named_tids); the others wait for its poll. */
-static __always_inline void emit_task(__u32 tid, __u32 tgid, __u32 is_new, const char *comm)
+/* A task record of tid at time (a naming: now; a birth: the thread's start). -t's namings (a
+ * rename: !is_new) wake the reader, so that user space decides at once whether the new name
+ * matches (named_tids); the others wait for its poll. */
+static __always_inline void emit_task(__u32 tid, __u32 tgid, __u32 is_new, const char *comm,
+				      __u64 time)
 {
 	struct rec_task *r = bpf_ringbuf_reserve(&rb_task, sizeof(*r), 0);
 
@@ -1539,17 +1541,19 @@ static __always_inline void emit_task(__u32 tid, __u32 tgid, __u32 is_new, const
 	r->tid = tid;
 	r->tgid = tgid;
 	r->is_new = is_new;
-	r->time_ns = bpf_ktime_get_ns();
+	r->time_ns = time;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), comm);
 	bpf_ringbuf_submit(r, follow_names && !is_new ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
-SEC("tracepoint/task/task_newtask")
-int task_newtask(struct trace_event_raw_task_newtask *ctx)
+/*
+ * R8: thread tid was made (copy_process(), in its parent) with comm, born at start (its
+ * task's start_time, which the kernel's ledger of a vCPU thread starts from: led_get()); a
+ * thread in the making when the capture began is born now.
+ */
+static __always_inline void on_newtask(__u32 tid, __u64 flags, const char *comm, __u64 start)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = BPF_CORE_READ(ctx, pid);
-	__u64 flags = BPF_CORE_READ(ctx, clone_flags);
 	__u32 tgid = (flags & CLONE_THREAD_FLAG) ? (__u32)(id >> 32) : tid;
 	__u32 parent = (__u32)id, ptgid = id >> 32;
 
@@ -1559,7 +1563,21 @@ int task_newtask(struct trace_event_raw_task_newtask *ctx)
 	if (filter_tgids && tgid != ptgid && sel_has(&sel_tgids, ptgid))
 		sel_add(&sel_tgids, tgid);
 	if (follow_names || ids_selected(tid, tgid))
-		emit_task(tid, tgid, 1, ctx->comm);
+		emit_task(tid, tgid, 1, comm, start > t0 ? start : bpf_ktime_get_ns());
+}
+
+SEC("tp_btf/task_newtask")
+int BPF_PROG(newtask_btf, struct task_struct *task, unsigned long clone_flags)
+{
+	on_newtask(task->pid, clone_flags, task->comm, task->start_time);
+	return 0;
+}
+
+SEC("raw_tp/task_newtask")
+int BPF_PROG(newtask_raw, struct task_struct *task, unsigned long clone_flags)
+{
+	on_newtask(BPF_CORE_READ(task, pid), clone_flags, task->comm,
+		   BPF_CORE_READ(task, start_time));
 	return 0;
 }
 
@@ -1638,7 +1656,7 @@ int task_rename(struct trace_event_raw_task_rename *ctx)
 		led_named(tid, comm);
 	}
 	if (follow_names || sel || (filter_tgids && !tgid))
-		emit_task(tid, tgid, 0, ctx->newcomm);
+		emit_task(tid, tgid, 0, ctx->newcomm, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -138,7 +138,7 @@ struct rec_task {
 	__u32 tid;			/* the thread */
 	__u32 tgid;			/* its process; 0 unknown (renames) */
 	__u32 is_new;			/* 1 task_newtask, 0 task_rename */
-	__u64 time_ns;			/* event time */
+	__u64 time_ns;			/* event time; a birth: the task's start_time */
 	char comm[PWZ_BPF_COMM_LEN];	/* comm from then on */
 };
 

@@ -318,6 +318,8 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	/* the waker rides in the slice records only: not needed for aggregates */
 	bpf_program__set_autoload(s->progs.waking_btf, s->rodata->want_waker && !raw);
 	bpf_program__set_autoload(s->progs.waking_raw, s->rodata->want_waker && raw);
+	bpf_program__set_autoload(s->progs.newtask_btf, !raw);
+	bpf_program__set_autoload(s->progs.newtask_raw, raw);
 	bpf_program__set_autoload(s->progs.kvm_exit, cfg->kvm);
 	bpf_program__set_autoload(s->progs.kvm_entry, cfg->kvm);
 	bpf_program__set_autoload(s->progs.kvm_uexit, s->rodata->want_ledger && cfg->kvm_uexit);

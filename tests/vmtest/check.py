@@ -491,11 +491,11 @@ def merged(ledgers):
 #   exit_user ones (exit_user stretches less entries: a switch-out inside, 3 to 6 a run).
 #   kvm-guest's vCPU thread blocks signals, so its only other_on_cpu is its naming (below).
 # - The start of its life. The kernel knows the thread from when it names itself "CPU 0/KVM"
-#   (other_on_cpu until its first kvm_entry; unseen before, from its task's start_time, which
-#   copy_process() sets before task_newtask, which stamps the capture's birth record:
-#   the kernel's life is 54 to 328 us longer). The fold has the name in the thread's first task
-#   record, written at its first record with the name it has then, so it follows the thread
-#   from its birth: the new thread's first wait (wake_up_new_task) is one more halt entry (birth
+#   (other_on_cpu until its first kvm_entry; unseen before, from its task's start_time, the
+#   time of the capture's birth record: the two lives are equal to the ns). The fold has the
+#   name in the thread's first task record, written at its first record with the name it has
+#   then, so it follows the thread from its birth: the new thread's first wait
+#   (wake_up_new_task) is one more halt entry (birth
 #   to wakeup, 69 to 172 us) and one more ready entry (0.73 to 1.37 ms), charged to what held the
 #   CPU (idle, or kvm-guest's main thread: same_vm_vmm), and the time from its first run to its
 #   first KVM event unseen. Every wait of the thread is then a ready interval of the fold.
@@ -506,7 +506,6 @@ def merged(ledgers):
 #   times): equal to the ns, as the guest stretches are.
 # Ring drops would lose the fold events the kernel saw: the capture must have none (every run
 # had none), else the exact checks cannot hold and are not made.
-LEDGER_BIRTH_NS = 2_000_000
 
 
 def check_ledgers(path, list_path, guest):
@@ -562,9 +561,8 @@ def check_ledgers(path, list_path, guest):
            "ledgers: the fold has exit_user, halt_poll or other_on_cpu, which no record says")
     expect(cnt(k, "other_on_cpu") == 1, f"ledgers: the kernel entered other_on_cpu "
            f"{cnt(k, 'other_on_cpu')} times, once expected (the naming)")
-    life = k["alive_ns"] - f["alive_ns"]
-    expect(0 <= life <= LEDGER_BIRTH_NS,
-           f"ledgers: the kernel's life is {life} ns longer than the fold's (0 to {LEDGER_BIRTH_NS})")
+    expect(k["alive_ns"] == f["alive_ns"],
+           f"ledgers: the kernel's life {k['alive_ns']} ns, the fold's {f['alive_ns']} ns")
     # the waits before the naming: as many halts (each wait before it follows a sleep: the
     # first is the birth) as ready intervals, all of them the fold's
     pre = cnt(f, "ready") - cnt(k, "ready")
@@ -581,7 +579,7 @@ def check_ledgers(path, list_path, guest):
            f"ledgers: the fold's ready {ns(f, 'ready')} ns in {cnt(f, 'ready')}, the thread's waits "
            f"{task.get('wait_ns')} ns in {task.get('wait_count')}")
     print(f"ledgers: before the naming, the fold has {pre} more halt and ready entries: halt "
-          f"+{ns(f, 'halt') - ns(k, 'halt')} ns, ready +{extra} ns; the kernel's life +{life} ns")
+          f"+{ns(f, 'halt') - ns(k, 'halt')} ns, ready +{extra} ns")
     for c in k["cause_ns"]:
         if c != "unseen":
             expect(f["cause_ns"][c] >= k["cause_ns"][c],

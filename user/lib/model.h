@@ -73,7 +73,8 @@
  *    a tid whose threads all exited goes to its instance 0.)
  * R8 Tasks and instances. A thread is named by task records; a later record of the same
  *    instance renames it. A tid is a thread *instance* from its birth (a task record flagged
- *    PWZ_TASK_BORN: task_newtask, perf's FORK; birth 0 for a thread there at the start) to
+ *    PWZ_TASK_BORN, at the thread's start: a live capture's from task_newtask, at its task's
+ *    start_time; perf's FORK, at its own time; birth 0 for a thread there at the start) to
  *    the next birth of the same tid: the kernel recycles tids, and a recycled tid is another
  *    thread. A record belongs to the instance of its tid with the latest birth at or before
  *    its time: a slice's end (switch-out), a wait's end (switch-in), an exit's kvm_exit time.
@@ -146,8 +147,9 @@
  *    is its overlap with the slices of its process's other vCPU threads. tests/vmtest holds
  *    the two against each other on one live capture of real KVM (tools/vcpu-ledgers folds its
  *    records): guest time, entries and stretches are equal to the ns, and so is exit_kernel
- *    with exit_user and halt_poll; the fold follows a thread born during the capture from
- *    its birth, as its first task record already carries the vCPU name, where the kernel
+ *    with exit_user and halt_poll; so is a vCPU's life, both from its birth (its start_time)
+ *    or the capture start; the fold follows a thread born during the capture from its
+ *    birth, as its first task record already carries the vCPU name, where the kernel
  *    knows it only from its naming (the waits before are the fold's alone); the kernel's
  *    causes are the fold's less what lay before its 64 slices. A flight dump (user/flight.h)
  *    has the fold's over its window, from the records it holds: its threads are there from
