@@ -110,7 +110,9 @@ size_t task_table__count(const struct task_table *tt);
  * nothing), 8 bytes per tid below the largest tid forgotten (32 MiB at most, pid_max
  * 4,194,304), and the distinct names. A thread that cannot be recorded as forgotten (out of
  * memory) stays in the table. Returns the number forgotten now, 0 when no sweep was due, or
- * write's error (then every entry is still in the table).
+ * write's error (then every entry is still in the table). One comparison when no sweep is
+ * due: a caller that calls it after each record it gives the table holds the table to twice
+ * the live threads (or FORGET_MIN), however many records one poll brings.
  */
 int task_table__forget_gone(struct task_table *tt,
 			    int (*write)(void *ctx, const struct pwz_task *t), void *ctx);

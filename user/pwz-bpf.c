@@ -186,6 +186,29 @@ static int write_task(struct run *r, const struct pwz_task *task)
 	return to->task ? wr(r, to->task(to->ctx, task)) : 0;
 }
 
+static bool selected(const struct run *r, uint32_t tid);
+
+/* The naming of a thread that exited before any record named it: written before the task
+ * table forgets it (task_table__forget_gone()), when it is one of the selected threads. */
+static int write_gone_task(void *ctx, const struct pwz_task *t)
+{
+	struct run *r = ctx;
+
+	if (!selected(r, t->tid))
+		return 0;
+	return write_task(r, t);
+}
+
+/* A long capture keeps only the live threads (their namings stay in the file): swept at
+ * every entry the table gains, as one poll may drain thousands of births. Returns 0 or a
+ * negative errno (a writer's, kept in r->werr). */
+static int forget_gone(struct run *r)
+{
+	int e = task_table__forget_gone(r->tt, write_gone_task, r);
+
+	return e < 0 ? wr(r, e) : 0;
+}
+
 /* Writes tid's task record before the first record naming it (the gate's name()). */
 static int ensure_task(void *ctx, uint32_t tid, uint64_t t)
 {
@@ -195,9 +218,9 @@ static int ensure_task(void *ctx, uint32_t tid, uint64_t t)
 
 	if (e < 0)
 		return wr(r, e);
-	if (e > 0)
-		return write_task(r, &task);
-	return 0;
+	if (e > 0 && (e = write_task(r, &task)))
+		return e;
+	return forget_gone(r);
 }
 
 /*
@@ -221,8 +244,6 @@ static void route_records(struct run *r)
 		.name = ensure_task, .name_ctx = r, .err = &r->werr,
 	};
 }
-
-static bool selected(const struct run *r, uint32_t tid);
 
 /* -t: a thread created or renamed during the capture whose name now matches joins the
  * selection: from its slice running now when it named itself (the kernel stamped its
@@ -275,7 +296,9 @@ static int sink_task(void *ctx, const struct capture_task_event *k)
 	}
 	if (k->is_new && k->tid == k->tgid)
 		note_cgroup(r, k->tgid);
-	return named > 0 ? write_task(r, &task) : 0;
+	if (named > 0 && (e = write_task(r, &task)))
+		return e;
+	return forget_gone(r);
 }
 
 static int sink_exec(void *ctx, const struct capture_exec_event *x)
@@ -290,17 +313,6 @@ static int sink_exec(void *ctx, const struct capture_exec_event *x)
 		capture__named_decided(r->cap, x->tgid);
 	note_cgroup(r, x->tgid);	/* a spawner moves its child between its fork and exec */
 	return named > 0 ? write_task(r, &task) : 0;
-}
-
-/* The naming of a thread that exited before any record named it: written before the task
- * table forgets it (task_table__forget_gone()), when it is one of the selected threads. */
-static int write_gone_task(void *ctx, const struct pwz_task *t)
-{
-	struct run *r = ctx;
-
-	if (!selected(r, t->tid))
-		return 0;
-	return write_task(r, t);
 }
 
 /* The kernel's --irq keys and the records agree (bpf/pwz.h, user/lib/records.h). */
@@ -1267,12 +1279,8 @@ static int capture_loop(struct run *r)
 		if (deadline && now >= deadline)
 			break;
 		usr1_ignored();
-		/* a long capture keeps only the live threads (their namings stay in the file) */
-		e = task_table__forget_gone(r->tt, write_gone_task, r);
-		if (e < 0 && r->werr)
+		if (forget_gone(r))
 			return fail_write(r);
-		if (e < 0)
-			return fail_capture(r, "the task table", e);
 		if (r->progress && now - last_progress >= PROGRESS_NS) {
 			show_progress(r, now, deadline);
 			last_progress = now;
