@@ -676,7 +676,8 @@ static __always_inline bool led_switch_out(struct task_struct *prev, __u32 tid, 
 		return false;
 	cur = l->state;
 	r = led_vm(l);
-	if ((cur == PWZ_VS_READY || cur == PWZ_VS_HALT) && start > l->since_ns && start < now) {
+	if ((cur == PWZ_VS_READY || cur == PWZ_VS_HALT) && start &&
+	    start >= l->since_ns && start < now) {
 		if (cur == PWZ_VS_READY)
 			led_ready_end(l, r, start);
 		led_to(l, PWZ_VS_UNSEEN, start, false);	/* its resume state stays */

@@ -204,6 +204,39 @@ static void test_lost_wakeup(void **state)
 	ledger_fold__free(f);
 }
 
+/*
+ * R10's edges of the ready state. Preempted at 100, vCPU 7 is switched out asleep at 300 with
+ * its switch-in unseen (R2: its slice starts at the last switch seen on CPU 0, its own
+ * switch-out at 100): ready ends there, at once, and [100, 300) is unseen. Woken at 500,
+ * in at 600 (CPU 0 idle meanwhile), preempted at 700: ready to the end (1000), which no
+ * switch-in charges: unseen, so that the causes add up to the ready state.
+ */
+static void test_ready_edges(void **state)
+{
+	struct ledger_fold *f = ledger_fold__new();
+	struct pwz_slice lost = { .tid = 7, .cpu = 0, .start_ns = 100, .dur_ns = 200,
+				  .end = PWZ_END_SLEPT, .flags = PWZ_SLICE_UNSEEN_START };
+	struct got g = { 0 };
+	/* guest, exit_kernel, exit_user, halt_poll, halt, ready, other_on_cpu, unseen */
+	const uint64_t want[] = { 50, 150, 0, 0, 200, 400, 0, 200 };
+
+	(void)state;
+	task(f, 7, 7, 0, false, "vm");
+	kexit(f, 7, 50, 0, 0);
+	slice(f, 7, 0, 0, 100, PWZ_END_PREEMPTED);
+	assert_int_equal(ledger_fold__slice(f, &lost), 0);
+	slice(f, 0, 0, 300, 600, PWZ_END_PREEMPTED);
+	wait(f, 7, 0, 500, 600, PWZ_WAKEUP_WOKEN);
+	slice(f, 7, 0, 600, 700, PWZ_END_PREEMPTED);
+	assert_int_equal(emit(f, 1000, &g), 0);
+	assert_int_equal(g.n, 1);
+	assert_states(&g.l[0], want);
+	assert_int_equal(g.l[0].cause_ns[PWZ_CAUSE_IDLE], 100);
+	assert_int_equal(g.l[0].cause_ns[PWZ_CAUSE_UNSEEN], 300);
+	assert_int_equal(sum_causes(&g.l[0]), g.l[0].ns[PWZ_VCPU_READY]);
+	ledger_fold__free(f);
+}
+
 /* A tid reused (R8): each vCPU instance its own ledger over its own life. */
 static void test_instances(void **state)
 {
@@ -331,6 +364,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_lost_wakeup),
+		cmocka_unit_test(test_ready_edges),
 		cmocka_unit_test(test_instances),
 		cmocka_unit_test(test_halt_poll),
 		cmocka_unit_test(test_window),

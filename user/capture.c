@@ -1375,6 +1375,7 @@ int capture__pending_exits(struct capture *c, int (*cb)(void *ctx, uint32_t tid,
 struct ledger_walk {
 	struct bpf_map *hists;		/* vcpu_hists; NULL: the histograms are not read */
 	uint64_t end_ns;
+	bool final;			/* the capture's end (capture_conv_ledger()) */
 	int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l);
 	void *ctx;
 	struct pwz_vcpu_ledger l;	/* each ledger in turn */
@@ -1391,11 +1392,11 @@ static int each_ledger(void *ctx, uint32_t tid, const void *val)
 		return 0;
 	has_h = w->hists &&
 		!bpf_map__lookup_elem(w->hists, &tid, sizeof(tid), &w->h, sizeof(w->h), 0);
-	capture_conv_ledger(tid, st, has_h ? &w->h : NULL, w->end_ns, &w->l);
+	capture_conv_ledger(tid, st, has_h ? &w->h : NULL, w->end_ns, w->final, &w->l);
 	return w->cb(w->ctx, &w->l);
 }
 
-int capture__vcpu_ledgers(struct capture *c, uint64_t end_ns, bool hists,
+int capture__vcpu_ledgers(struct capture *c, uint64_t end_ns, bool final, bool hists,
 			  int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx)
 {
 	struct ledger_walk *w;
@@ -1408,7 +1409,7 @@ int capture__vcpu_ledgers(struct capture *c, uint64_t end_ns, bool hists,
 	if (!w)
 		return -ENOMEM;
 	*w = (struct ledger_walk){ .hists = hists ? c->skel->maps.vcpu_hists : NULL,
-				   .end_ns = end_ns, .cb = cb, .ctx = ctx };
+				   .end_ns = end_ns, .final = final, .cb = cb, .ctx = ctx };
 	e = each_tid_entry(c->skel->maps.kvm_state, &st, sizeof(st), each_ledger, w);
 	free(w);
 	return e;

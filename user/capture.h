@@ -81,11 +81,11 @@ int capture__mark_vcpu(struct capture *c, uint32_t tid);
 bool capture__has_ledger(const struct capture *c);
 
 /* R10: each vCPU thread's ledger, its open state closed at end_ns (CLOCK_MONOTONIC: the
- * capture's end, or now for a reading of a running capture), since_ns left 0 (the caller's
- * instance), its histograms read when hists (else all 0): cb(ctx, ledger) for each, until one
- * returns non-zero. Returns 0, -ENOTSUP without the ledger, -ENOMEM, or the first non-zero cb
- * gave. */
-int capture__vcpu_ledgers(struct capture *c, uint64_t end_ns, bool hists,
+ * capture's end, final, or now for a reading of a running capture: capture_conv_ledger()),
+ * since_ns left 0 (the caller's instance), its histograms read when hists (else all 0):
+ * cb(ctx, ledger) for each, until one returns non-zero. Returns 0, -ENOTSUP without the
+ * ledger, -ENOMEM, or the first non-zero cb gave. */
+int capture__vcpu_ledgers(struct capture *c, uint64_t end_ns, bool final, bool hists,
 			  int (*cb)(void *ctx, const struct pwz_vcpu_ledger *l), void *ctx);
 
 /* Sets the capture start t0 (CLOCK_MONOTONIC ns) and attaches. Records then flow to sink

@@ -234,7 +234,7 @@ void capture_conv_wait_hist(uint32_t tid, const struct wait_hist_val *v, struct 
 }
 
 void capture_conv_ledger(uint32_t tid, const struct kvm_state *st, const struct vcpu_hist *h,
-			 uint64_t end_ns, struct pwz_vcpu_ledger *l)
+			 uint64_t end_ns, bool final, struct pwz_vcpu_ledger *l)
 {
 	const struct vcpu_ledger *k = &st->led;
 
@@ -252,6 +252,8 @@ void capture_conv_ledger(uint32_t tid, const struct kvm_state *st, const struct 
 		l->alive_ns += l->ns[s];
 	for (int c = 0; c < PWZ_READY_CAUSES; c++)
 		l->cause_ns[c] = k->cause_ns[c];
+	if (final && k->state == PWZ_VCPU_READY && end_ns > k->since_ns)
+		l->cause_ns[PWZ_CAUSE_UNSEEN] += end_ns - k->since_ns;
 	l->costop_ns = k->costop_ns;
 	for (int s = 0; h && s < PWZ_VCPU_STATES; s++)
 		for (int b = 0; b < PWZ_HIST_BUCKETS; b++)

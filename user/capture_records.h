@@ -118,9 +118,10 @@ void capture_conv_wait_hist(uint32_t tid, const struct wait_hist_val *v, struct 
  * stretches' histograms (struct vcpu_hist; NULL: none) read at end_ns (CLOCK_MONOTONIC), as the
  * model's: its current state holds until end_ns (the thread's exit when it exited before), and
  * alive_ns is the sum of the states; its vcpu_id that of its exits (st->vcpu), known when it
- * had one. since_ns is left 0.
+ * had one. final: the capture ends at end_ns, and a ready interval still open is charged as
+ * unseen (R10); a reading of a running capture leaves it to its switch-in. since_ns is left 0.
  */
 void capture_conv_ledger(uint32_t tid, const struct kvm_state *st, const struct vcpu_hist *h,
-			 uint64_t end_ns, struct pwz_vcpu_ledger *l);
+			 uint64_t end_ns, bool final, struct pwz_vcpu_ledger *l);
 
 #endif /* PWZ_CAPTURE_RECORDS_H */

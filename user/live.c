@@ -284,7 +284,7 @@ static int read_totals(struct live *l, struct reading *r)
 	if (!e)
 		e = capture__open_slices(l->cap, open_cb, &oa);
 	if (!e && capture__has_ledger(l->cap))
-		e = capture__vcpu_ledgers(l->cap, r->t, false, ledger_cb, &oa);
+		e = capture__vcpu_ledgers(l->cap, r->t, false, false, ledger_cb, &oa);
 	if (!e)
 		e = capture__counters(l->cap, r->cnt);
 	if (!e)

@@ -1326,7 +1326,7 @@ static int write_aggregates(struct run *r)
 	if (!e && r->cfg.irq)
 		e = capture__irq_aggs(r->cap, out_irq_agg, r);
 	if (!e && capture__has_ledger(r->cap))
-		e = capture__vcpu_ledgers(r->cap, r->t_end, true, out_ledger, r);
+		e = capture__vcpu_ledgers(r->cap, r->t_end, true, true, out_ledger, r);
 	if (e && !r->werr)
 		r->werr = e;
 	return r->werr ? fail_write(r) : 0;

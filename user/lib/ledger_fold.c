@@ -673,7 +673,8 @@ static void ev_switch_out(const struct ledger_fold *f, struct lf_run *r, const s
 	uint32_t cur = r->state;
 	uint64_t start = e->x;
 
-	if ((cur == PWZ_VCPU_READY || cur == PWZ_VCPU_HALT) && start > r->since && start < e->t) {
+	if ((cur == PWZ_VCPU_READY || cur == PWZ_VCPU_HALT) && start &&
+	    start >= r->since && start < e->t) {
 		if (cur == PWZ_VCPU_READY)
 			ready_end(f, r, r->since, start, e->cpu);
 		run_to(r, PWZ_VCPU_UNSEEN, start, false);	/* its resume state stays */
@@ -816,6 +817,9 @@ static void run_inst(const struct ledger_fold *f, const struct lf_inst *k, const
 	}
 	if (r->state < PWZ_VCPU_STATES && end > r->since)
 		r->l.ns[r->state] += end - r->since;
+	/* R10: a ready interval open at the end has no switch-in to charge it */
+	if (r->state == PWZ_VCPU_READY && end > r->since)
+		r->l.cause_ns[PWZ_CAUSE_UNSEEN] += end - r->since;
 	for (int s = 0; s < PWZ_VCPU_STATES; s++)
 		r->l.alive_ns += r->l.ns[s];
 }

@@ -123,7 +123,9 @@
  *    the IRQ handlers' time within them is irq, taken out of what they interrupted: exact
  *    for each slice wholly inside the interval and for the one it began in when it waited on
  *    the CPU it then ran on, in proportion to the part for a slice cut otherwise), and its
- *    part during which a sibling vCPU of its process ran on any CPU is its co-stop. Its life
+ *    part during which a sibling vCPU of its process ran on any CPU is its co-stop; one still
+ *    open at the capture's end is unseen, so that the causes add up to the ready state (a
+ *    reading of a running capture leaves it to its switch-in). Its life
  *    ends at its exit's switch-out or the capture end (the kernel keys ledgers by tid: a
  *    recycled tid's next vCPU thread goes on in the same ledger from its birth, unseen until
  *    its naming or first KVM event, and the ledger is its last instance's, as R8 gives every
