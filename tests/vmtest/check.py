@@ -58,8 +58,10 @@ SVM_ISA = 2
 
 failures = []
 
-# the most of a kvm-guest -s sleep that is on CPU before its switch-out (check_ledger)
-SLEEP_ARM_US = 500
+# the most of a kvm-guest -s sleep that is on CPU before its switch-out (check_ledger): up to
+# 130 us under TCG at load, 590 us a sleep once on 6.12 with the host idle (its vCPU held by
+# the host between the timer's arming and the switch-out)
+SLEEP_ARM_US = 1000
 
 
 def expect(cond, what):
@@ -413,8 +415,7 @@ def check_ledger(path, guest, trace_path):
     expect(cnt["exit_user"] == guest["runs"],
            f"ledger: exit_user entered {cnt['exit_user']} times, kvm-guest made {guest['runs']} runs")
     # each sleep's timer is armed on CPU, before the switch-out that starts the halt: the halt
-    # is the sleep less that part (exit_user), seen up to 130 us a sleep under TCG at load;
-    # SLEEP_ARM_US allowed
+    # is the sleep less that part (exit_user), SLEEP_ARM_US allowed
     sleeps = guest["hlt"] - 1
     least = sleeps * max(0, guest.get("sleep_us", 0) - SLEEP_ARM_US) * 1000
     expect(cnt["halt"] >= sleeps and ns["halt"] >= least,
