@@ -571,14 +571,16 @@ def check_ledgers(path, list_path, guest):
            f"{cnt(k, 'other_on_cpu')} times, once expected (the naming)")
     expect(k["alive_ns"] == f["alive_ns"],
            f"ledgers: the kernel's life {k['alive_ns']} ns, the fold's {f['alive_ns']} ns")
-    # the waits before the naming: as many halts (each wait before it follows a sleep: the
-    # first is the birth) as ready intervals, all of them the fold's
+    # the waits before the naming, all of them the fold's: each follows a sleep (a halt: the
+    # first is the birth) or, on a busy host, a preemption (no halt: with both host CPUs busy,
+    # 2 ready and 1 halt on 6.1 and 6.12)
     pre = cnt(f, "ready") - cnt(k, "ready")
-    expect(pre >= 1 and cnt(f, "halt") - cnt(k, "halt") == pre and
-           f["stretches"]["halt"] - k["stretches"]["halt"] == pre and
+    halts = cnt(f, "halt") - cnt(k, "halt")
+    expect(pre >= 1 and 1 <= halts <= pre and
+           f["stretches"]["halt"] - k["stretches"]["halt"] == halts and
            f["stretches"]["ready"] - k["stretches"]["ready"] == pre,
-           f"ledgers: {pre} more ready entries in the fold, {cnt(f, 'halt') - cnt(k, 'halt')} more halt "
-           "(one each at least: the new thread's first wait)")
+           f"ledgers: {pre} more ready entries in the fold, {halts} more halt (one each at least: "
+           "the new thread's first wait; at most one halt a ready)")
     extra = ns(f, "ready") - ns(k, "ready")
     expect(ns(f, "halt") >= ns(k, "halt") and extra > 0,
            f"ledgers: halt {ns(f, 'halt')} ns, ready {ns(f, 'ready')} ns in the fold, at most the "
@@ -586,7 +588,7 @@ def check_ledgers(path, list_path, guest):
     expect(ns(f, "ready") == task.get("wait_ns") and cnt(f, "ready") == task.get("wait_count"),
            f"ledgers: the fold's ready {ns(f, 'ready')} ns in {cnt(f, 'ready')}, the thread's waits "
            f"{task.get('wait_ns')} ns in {task.get('wait_count')}")
-    print(f"ledgers: before the naming, the fold has {pre} more halt and ready entries: halt "
+    print(f"ledgers: before the naming, the fold has {halts} more halt and {pre} more ready entries: halt "
           f"+{ns(f, 'halt') - ns(k, 'halt')} ns, ready +{extra} ns")
     for c in k["cause_ns"]:
         if c != "unseen":
