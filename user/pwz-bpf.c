@@ -199,9 +199,9 @@ static int write_gone_task(void *ctx, const struct pwz_task *t)
 	return write_task(r, t);
 }
 
-/* A long capture keeps only the live threads (their namings stay in the file): swept at
- * every entry the table gains, as one poll may drain thousands of births. Returns 0 or a
- * negative errno (a writer's, kept in r->werr). */
+/* A long capture keeps only the live threads (their namings stay in the file): swept after
+ * each record that may add to the table (one poll may drain thousands of births), not after
+ * each record. Returns 0 or a negative errno (a writer's, kept in r->werr). */
 static int forget_gone(struct run *r)
 {
 	int e = task_table__forget_gone(r->tt, write_gone_task, r);
@@ -216,11 +216,11 @@ static int ensure_task(void *ctx, uint32_t tid, uint64_t t)
 	struct pwz_task task;
 	int e = task_table__touch(r->tt, tid, t, &task);
 
-	if (e < 0)
-		return wr(r, e);
-	if (e > 0 && (e = write_task(r, &task)))
-		return e;
-	return forget_gone(r);
+	if (e <= 0)
+		return e < 0 ? wr(r, e) : 0;
+	/* a naming written: tid may be new to the table */
+	e = write_task(r, &task);
+	return e ? e : forget_gone(r);
 }
 
 /*
