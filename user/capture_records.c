@@ -246,14 +246,9 @@ void capture_conv_ledger(uint32_t tid, const struct kvm_state *st, const struct 
 		l->ns[s] = k->ns[s];
 		l->count[s] = k->count[s];
 	}
-	if (k->state < PWZ_VCPU_STATES && end_ns > k->since_ns)
-		l->ns[k->state] += end_ns - k->since_ns;
-	for (int s = 0; s < PWZ_VCPU_STATES; s++)
-		l->alive_ns += l->ns[s];
 	for (int c = 0; c < PWZ_READY_CAUSES; c++)
 		l->cause_ns[c] = k->cause_ns[c];
-	if (final && k->state == PWZ_VCPU_READY && end_ns > k->since_ns)
-		l->cause_ns[PWZ_CAUSE_UNSEEN] += end_ns - k->since_ns;
+	pwz_vcpu_ledger_close(l, k->state, end_ns > k->since_ns ? end_ns - k->since_ns : 0, final);
 	l->costop_ns = k->costop_ns;
 	for (int s = 0; h && s < PWZ_VCPU_STATES; s++)
 		for (int b = 0; b < PWZ_HIST_BUCKETS; b++)

@@ -815,13 +815,7 @@ static void run_inst(const struct ledger_fold *f, const struct lf_inst *k, const
 			e.t = end;
 		ev_apply(f, r, &e);
 	}
-	if (r->state < PWZ_VCPU_STATES && end > r->since)
-		r->l.ns[r->state] += end - r->since;
-	/* R10: a ready interval open at the end has no switch-in to charge it */
-	if (r->state == PWZ_VCPU_READY && end > r->since)
-		r->l.cause_ns[PWZ_CAUSE_UNSEEN] += end - r->since;
-	for (int s = 0; s < PWZ_VCPU_STATES; s++)
-		r->l.alive_ns += r->l.ns[s];
+	pwz_vcpu_ledger_close(&r->l, r->state, end > r->since ? end - r->since : 0, true);
 }
 
 static int cmp_inst(const void *a, const void *b)

@@ -327,6 +327,18 @@ void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledg
 			pwz_add_sat(&acc->hist[s][b], l->hist[s][b]);
 }
 
+void pwz_vcpu_ledger_close(struct pwz_vcpu_ledger *l, unsigned int state, uint64_t open_ns,
+			   bool final)
+{
+	if (state < PWZ_VCPU_STATES)
+		l->ns[state] += open_ns;
+	if (final && state == PWZ_VCPU_READY)
+		l->cause_ns[PWZ_CAUSE_UNSEEN] += open_ns;
+	l->alive_ns = 0;
+	for (int s = 0; s < PWZ_VCPU_STATES; s++)
+		l->alive_ns += l->ns[s];
+}
+
 bool pwz_wait_agg_has_hist(const struct pwz_wait_agg *a)
 {
 	uint64_t n = 0;

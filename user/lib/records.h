@@ -265,6 +265,15 @@ const char *pwz_ready_cause_name(unsigned int c);
  * instance (a file may repeat one) or of a VM's vCPUs. */
 void pwz_vcpu_ledger_add(struct pwz_vcpu_ledger *acc, const struct pwz_vcpu_ledger *l);
 
+/*
+ * R10: l's state still open at its end, state (PWZ_VCPU_STATES or more: none), held open_ns,
+ * into its times, and alive_ns set to their sum. final: the capture (or window) ends there,
+ * and an open ready interval, which no switch-in charged, is its unseen cause; else (a reading
+ * of a running capture) it is left to its switch-in.
+ */
+void pwz_vcpu_ledger_close(struct pwz_vcpu_ledger *l, unsigned int state, uint64_t open_ns,
+			   bool final);
+
 /* Kinds of interrupt of an IRQ aggregate (the values of bpf/pwz.h PWZ_IRQ_*). */
 enum pwz_irq_kind {
 	PWZ_IRQ_KIND_HARD = 0,	/* a device IRQ's handler (irq_handler_entry/exit) */
