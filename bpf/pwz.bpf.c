@@ -236,11 +236,12 @@ static __always_inline __u64 irq_total(__u32 cpu)
  * come in the middle of a softirq's). */
 static __always_inline void irq_total_add(__u64 d)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
 	struct irq_cpu_total *t;
+	__u32 cpu;
 
 	if (!want_irq_cause)
 		return;
+	cpu = bpf_get_smp_processor_id();
 	t = bpf_map_lookup_elem(&irq_cpu_ns, &cpu);
 	if (t)
 		__sync_fetch_and_add(&t->ns, d);
