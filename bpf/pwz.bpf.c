@@ -25,6 +25,10 @@
  *   docs/performance.md);
  * - the waker is noted at sched_waking, the only hook that runs in the waker's context for
  *   every wakeup (+40 ns per switch on the pipe bench).
+ * - switches and wakeups are stamped with the run queue's clock where it is fresh, not a
+ *   bpf_ktime_get_ns() each (sched_clock.bpf.h, model.h R0: -15.0 ns per switch, 139.0 to
+ *   124.0, on the pinned pipe bench, where half the switches follow a wakeup that preempts
+ *   and still read the clock).
  * - with -p, cpu_state.sel says whether the thread running was selected at its switch-in: a
  *   switch from a filtered-out thread to another returns after one selection test, with no
  *   clock read. Not with -t, which may select a thread while it runs (named to match), so
@@ -159,6 +163,8 @@ struct {
 	__type(key, __u32);
 	__type(value, struct kvm_state);
 } kvm_state SEC(".maps");
+
+#include "sched_clock.bpf.h"	/* the switches' and wakeups' time stamps */
 
 /* A bitmap of ids (an array map): one bit per id, id / PWZ_SEL_WORD_BITS the word; one entry as
  * compiled, sized from pid_max by user space where used (sel_has(), sel_add()). A test is an
@@ -932,8 +938,10 @@ static __always_inline void measure_wait_start(bool btf, struct cpu_state *cs,
 
 	ws = ws_get(btf, next, next_pid, false);
 	if (ws && ws->ts) {
-		if (ws->ts >= t0 && ws->ts <= now) {
-			cs->wake_ns = ws->ts;
+		if (ws->ts >= t0) {
+			/* (a wakeup stamped on another CPU's clock may read a few ns
+			 * late: R0) */
+			cs->wake_ns = ws->ts <= now ? ws->ts : now;
 			cs->wait = ws->preempted ? REC_WAIT_PREEMPT : REC_WAIT_WAKEUP;
 			cs->waker_known = ws->waker_known;
 			cs->waker_tid = ws->waker_tid;
@@ -1132,7 +1140,7 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 	struct switch_out so;
 	__u32 key = 0;
 	struct cpu_state *cs;
-	bool prev_sel, next_sel, next_stamp;
+	bool prev_sel, next_sel, next_stamp, prev_vcpu, next_vcpu;
 
 	cs = bpf_map_lookup_elem(&cpu_state, &key);
 	if (!cs)
@@ -1162,16 +1170,18 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 		next_sel = next_pid && task_selected(btf, next_pid, next);
 		next_stamp = next_sel || named_pending(next_pid);
 	}
-	so = (struct switch_out){ .now = bpf_ktime_get_ns() };
+	prev_vcpu = led_is_vcpu(prev_pid);
+	next_vcpu = led_is_vcpu(next_pid);
+	so = (struct switch_out){ .now = sched_now_switch(btf, prev, cs, prev_vcpu || next_vcpu) };
 	switch_out_take(&so, cs, btf, prev, prev_pid, prev_sel, next_pid);
 	if (want_ledger) {
 		/* a recent slice is a vCPU's while the thread has a ledger (not a recycled tid) */
-		bool vcpu = led_is_vcpu(prev_pid) &&
+		bool vcpu = prev_vcpu &&
 			    led_switch_out(prev, prev_pid, so.now, switch_end(preempt, prev_state),
 					   so.known ? 0 : so.start);
 
 		recent_push(btf, prev, prev_pid, vcpu, so.now);
-		if (led_is_vcpu(next_pid))
+		if (next_vcpu)
 			led_switch_in(next, next_pid, so.now);
 	}
 	/* without a selection every thread is recorded, the idle task's open slice too */
@@ -1197,12 +1207,14 @@ static __always_inline void on_switch(bool btf, bool preempt, struct task_struct
 static __always_inline void on_wakeup(bool btf, bool is_new, struct task_struct *p, __u32 pid,
 				      int on_cpu)
 {
+	__u64 now = sched_now_wakeup(btf, p);	/* first: noted for every wakeup */
 	struct wait_start *ws;
-	__u64 now = 0;
 
 	if (!want_wait || !pid || on_cpu || !task_selected(btf, pid, p))
 		return;
-	if (led_is_vcpu(pid)) {	/* the wait's start and the ledger's: one time */
+	if (led_is_vcpu(pid)) {
+		/* the wait's start and the ledger's: one time, CLOCK_MONOTONIC's, never after
+		 * the switch-in that ends the wait (a mapped stamp of another CPU may be: R0) */
 		now = bpf_ktime_get_ns();
 		led_wakeup(p, pid, now);
 	}
@@ -1342,7 +1354,7 @@ int pending_waits(struct bpf_iter__task *ctx)
 static __always_inline int on_kvm_exit(__u32 isa, __u32 reason, __u32 vcpu)
 {
 	static const struct kvm_agg_val zero_agg;
-	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid(), now = kvm_now();
 	__u32 tid = (__u32)id, tgid = id >> 32;
 	struct kvm_agg_key k = {};
 	struct kvm_agg_val *agg;
@@ -1392,7 +1404,7 @@ int kvm_exit_fmt(void *ctx)
 SEC("tracepoint/kvm/kvm_entry")
 int kvm_entry(void *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), handling;
+	__u64 id = bpf_get_current_pid_tgid(), now = kvm_now(), handling;
 	__u32 tid = (__u32)id, tgid = id >> 32;
 	struct kvm_agg_key k = {};
 	struct kvm_agg_val *agg;
@@ -1467,7 +1479,7 @@ struct kvm_userspace_exit_args {
 SEC("tracepoint/kvm/kvm_userspace_exit")
 int kvm_uexit(struct kvm_userspace_exit_args *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid(), now = kvm_now();
 	__u32 tid = (__u32)id, tgid = id >> 32, s;
 	struct kvm_state *st;
 
@@ -1499,7 +1511,7 @@ struct kvm_vcpu_wakeup_args {
 SEC("tracepoint/kvm/kvm_vcpu_wakeup")
 int kvm_halt_end(struct kvm_vcpu_wakeup_args *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid(), now = kvm_now();
 	__u64 ek, from, pre, post, poll;
 	__u32 tid = (__u32)id;
 	struct vcpu_ledger *l;

@@ -5,8 +5,9 @@
 
 /*
  * Only fixed-width types, so that the BPF target and the host agree on every layout.
- * Every time is CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns()); userspace converts them to
- * "ns since capture start". A time of 0 means "before the capture began / unknown".
+ * Every time is CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns(), or the scheduler's clock
+ * mapped to it: struct sched_clk); userspace converts them to "ns since capture start". A time
+ * of 0 means "before the capture began / unknown".
  */
 
 #include "whist.h"	/* the run-queue wait histogram's buckets (PWZ_WHIST_BUCKETS) */
@@ -339,14 +340,49 @@ struct cpu_state {
 	__u32 waker_cpu;	/* on which CPU */
 	__u64 rd_base;		/* R9: the thread's sched_info.run_delay when that wait began,
 				 * or at the switch-in if none was pending, plus 1; 0 unknown */
+	__u64 last_ns;		/* with the scheduler's clock: the time of this CPU's last switch
+				 * or KVM event, which no later one is stamped before */
 };
+
+/*
+ * The scheduler's clock of one CPU (map sched_clk, by CPU; model.h R0): how its run queue's
+ * clock (rq->clock, sched_clock() as update_rq_clock() last read it) maps to CLOCK_MONOTONIC.
+ * The switch program samples the two clocks at most once a PWZ_SCHED_CLK_SYNC_NS on its CPU
+ * (offset = CLOCK_MONOTONIC - rq clock, mod 2^64, read after the scheduler's own work since its
+ * clock update: never below the true offset); the offset used is the least sample of the
+ * current window of PWZ_SCHED_CLK_WINDOW_NS and the one before, so a sample that came late
+ * never moves the stamps, and a drift between the clocks is followed within two windows. A
+ * wakeup onto the run queue (any CPU's program, under that run queue's lock) notes the rq clock
+ * it saw.
+ */
+struct sched_clk {
+	__u64 off;		/* the offset used: the lesser of cur_min and prev_min */
+	__u64 sync_rq;		/* the rq clock at the last sample; 0 none yet */
+	__u64 woke_rq;		/* the rq clock at the last wakeup onto this run queue */
+	__u64 stamped;		/* switches stamped from the rq clock */
+	__u64 stale;		/* switches that read CLOCK_MONOTONIC though no sample was due:
+				 * the rq clock had not moved since the last wakeup, or was
+				 * behind the CPU's last event, or a vCPU thread switched */
+	__u64 samples;		/* samples taken (the rq clock is used from the second) */
+	__u64 win_rq;		/* the rq clock where the current window began */
+	__u64 cur_min;		/* the least sample of the current window */
+	__u64 prev_min;		/* of the window before (cur_min at the first sample) */
+	__u64 late;		/* samples left out: far above the offset in use */
+	__u64 pad[6];		/* two cache lines per CPU */
+};
+
+#define PWZ_SCHED_CLK_SYNC_NS 1000000ull	/* a sample per CPU and ms at most */
+#define PWZ_SCHED_CLK_WINDOW_NS 33554432ull	/* 2^25 ns: the drift followed within 67 ms */
+#define PWZ_SCHED_CLK_LATE_NS 10000ull		/* a sample this far above the offset is late */
+#define PWZ_SCHED_CLK_SLEW_SHIFT 11		/* plus 1/2048 of the time since the last one
+						 * (488 ppm: NTP slews at most 500) */
 
 /* A wait pending when user space read them (the iterator "pending_waits"): a thread runnable
  * since ts, not yet switched in. */
 struct pending_wait {
 	__u32 tid;
 	__u32 pad;
-	__u64 ts;		/* wakeup or preemption time (bpf_ktime_get_ns()) */
+	__u64 ts;		/* wakeup or preemption time (CLOCK_MONOTONIC) */
 };
 
 /* Value of task storage "wait_ts" (tp_btf) or the hash "wait_start" keyed by tid (raw_tp):

@@ -18,6 +18,30 @@ static uint32_t host_cpus(const struct trace *t, const struct summary *s)
 	return t->meta.nr_cpus > s->nr_cpus ? t->meta.nr_cpus : s->nr_cpus;
 }
 
+/* "sched_clock": how the scheduling events' stamps sit on the capture's clock (model.h R0),
+ * null where every stamp read that clock itself. */
+static void sched_clock_json(struct jbuf *b, const struct pwz_meta *m)
+{
+	const struct pwz_sched_clock *k = &m->sched_clock;
+
+	jbuf_key(b, "sched_clock", false);
+	if (!m->has_sched_clock) {
+		jbuf_puts(b, "null");
+		return;
+	}
+	jbuf_puts(b, "{");
+	jbuf_key(b, "pairs", true);
+	jbuf_u64(b, k->pairs);
+	jbuf_key(b, "drift_ppb", false);
+	jbuf_i64(b, k->drift_ppb);
+	jbuf_member_u64(b, "residual_ns", k->residual_ns);
+	jbuf_member_u64(b, "spread_ns", k->spread_ns);
+	jbuf_member_u64(b, "stamped", k->stamped);
+	jbuf_member_u64(b, "stale", k->stale);
+	jbuf_member_u64(b, "late", k->late);
+	jbuf_puts(b, "}");
+}
+
 static void capture_json(struct jbuf *b, const struct trace *t, const struct summary *s)
 {
 	const struct pwz_meta *m = &t->meta;
@@ -62,6 +86,7 @@ static void capture_json(struct jbuf *b, const struct trace *t, const struct sum
 	jbuf_member_u64_or_null(b, "steal_ns", m->steal_ns, m->has_steal);
 	jbuf_member_u64_or_null(b, "steal_cpu_time_ns", m->cpu_time_ns, m->has_steal);
 	jbuf_member_u64_or_null(b, "tracer_cpu_ns", m->tracer_cpu_ns, m->tracer_cpu_ns != 0);
+	sched_clock_json(b, m);
 	jbuf_key(b, "has_switch_kind", false);
 	jbuf_puts(b, m->has_switch_kind ? "true" : "false");
 	jbuf_key(b, "has_wait", false);

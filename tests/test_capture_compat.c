@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
+#include "capture_cfg.h"
 #include "capture_compat.h"
 
 /* The fields of kvm_exit's format on Debian 11's 5.10.0-46 (tracefs, as the guest printed it). */
@@ -73,7 +74,7 @@ static void test_offsets_no_reason(void **state)
 static void test_describe(void **state)
 {
 	struct capture_compat cc = { .task_storage = true, .prev_state = true, .kvm_btf = true,
-				     .run_delay = true, .mem_alloc = true };
+				     .run_delay = true, .mem_alloc = true, .sched_clock = true };
 	char buf[512];
 
 	(void)state;
@@ -83,10 +84,11 @@ static void test_describe(void **state)
 	cc = (struct capture_compat){ 0 };
 	assert_false(capture_compat__raw_tp(&cc));
 	assert_string_equal(capture_compat__describe(&cc, true, false, true, buf, sizeof(buf)),
-			    "wait starts in a tid hash (no task storage, Linux < 5.11), prev_state read from the task (Linux < 5.18), kvm_exit fields at tracefs offsets (no kvm BTF, Linux < 5.11), waits without the kernel's charge (no sched_info: CONFIG_SCHED_INFO off), histograms preallocated (no bpf_mem_alloc, Linux < 6.1)");
+			    "wait starts in a tid hash (no task storage, Linux < 5.11), prev_state read from the task (Linux < 5.18), kvm_exit fields at tracefs offsets (no kvm BTF, Linux < 5.11), waits without the kernel's charge (no sched_info: CONFIG_SCHED_INFO off), events on bpf_ktime_get_ns() (no run queue behind se.cfs_rq: CONFIG_FAIR_GROUP_SCHED off), histograms preallocated (no bpf_mem_alloc, Linux < 6.1)");
 	/* without kvm, its fallback is not named */
 	cc.run_delay = true;
 	cc.mem_alloc = true;
+	cc.sched_clock = true;
 	assert_string_equal(capture_compat__describe(&cc, true, false, false, buf, sizeof(buf)),
 			    "wait starts in a tid hash (no task storage, Linux < 5.11), prev_state read from the task (Linux < 5.18)");
 	/* --kvm: no scheduler program, so neither of its fallbacks is named */
@@ -95,6 +97,7 @@ static void test_describe(void **state)
 	/* forced on a kernel that has everything */
 	cc = (struct capture_compat){ .task_storage = true, .prev_state = true, .run_delay = true,
 				      .mem_alloc = true, .forced = CAPTURE_COMPAT_RAW_TP };
+	/* raw_tp reads CLOCK_MONOTONIC whatever the kernel has: not named */
 	assert_true(capture_compat__raw_tp(&cc));
 	assert_string_equal(capture_compat__describe(&cc, true, true, false, buf, sizeof(buf)),
 			    "raw_tp and a tid hash (asked)");
@@ -105,10 +108,39 @@ static void test_describe(void **state)
 	cc.run_delay = true;
 	cc.mem_alloc = false;
 	cc.forced = CAPTURE_COMPAT_PREALLOC;
+	cc.sched_clock = true;
 	assert_string_equal(capture_compat__describe(&cc, true, false, false, buf, sizeof(buf)),
 			    "histograms preallocated (asked)");
+	cc.sched_clock = false;
+	cc.mem_alloc = true;
+	cc.forced = CAPTURE_COMPAT_NO_SCHED_CLOCK;
+	assert_string_equal(capture_compat__describe(&cc, true, false, false, buf, sizeof(buf)),
+			    "events on bpf_ktime_get_ns() (asked)");
 	/* a short buffer is cut, never overrun */
 	assert_int_equal(strlen(capture_compat__describe(&cc, true, true, false, buf, 8)), 7);
+}
+
+/* The scheduler's clock only with tp_btf, the wakeup programs (waits), no filter, and a
+ * kernel that has it (bpf/sched_clock.bpf.h). */
+static void test_sched_clock_choice(void **state)
+{
+	struct capture_compat cc = { .sched_clock = true };
+	struct capture_cfg cfg = { .sched = true, .wait = true };
+
+	(void)state;
+	assert_true(capture_compat__sched_clock(&cc, &cfg, false));
+	assert_false(capture_compat__sched_clock(&cc, &cfg, true));
+	cfg.filter = true;
+	assert_false(capture_compat__sched_clock(&cc, &cfg, false));
+	cfg.filter = false;
+	cfg.wait = false;
+	assert_false(capture_compat__sched_clock(&cc, &cfg, false));
+	cfg.wait = true;
+	cfg.sched = false;
+	assert_false(capture_compat__sched_clock(&cc, &cfg, false));
+	cfg.sched = true;
+	cc.sched_clock = false;
+	assert_false(capture_compat__sched_clock(&cc, &cfg, false));
 }
 
 int main(void)
@@ -118,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_offsets_absent_and_suffixes),
 		cmocka_unit_test(test_offsets_no_reason),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_sched_clock_choice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

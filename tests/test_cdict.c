@@ -193,6 +193,12 @@ static void test_optional_fields(void **state)
 		snprintf(path, sizeof(path), "%s/opt%d.cdict", dir, known);
 		make_meta(&m);
 		m.has_prev_state = m.has_waker = m.has_charged = m.has_run_delay = known;
+		/* the scheduler's clock (model.h R0), a negative drift included */
+		m.has_sched_clock = known;
+		m.sched_clock = (struct pwz_sched_clock){ .pairs = 41, .drift_ppb = -493,
+							  .residual_ns = 787, .spread_ns = 255,
+							  .stamped = 535582, .stale = 524254,
+							  .late = 3 };
 		w = cdict_writer__new(path, &m, &o, err, sizeof(err));
 		assert_non_null(w);
 		for (uint32_t i = 0; i < 5; i++) {
@@ -227,6 +233,14 @@ static void test_optional_fields(void **state)
 		assert_int_equal(s.meta.has_prev_state, known);
 		assert_int_equal(s.meta.has_waker, known);
 		assert_int_equal(s.meta.has_run_delay, known);
+		assert_int_equal(s.meta.has_sched_clock, known);
+		assert_int_equal(s.meta.sched_clock.pairs, known ? 41 : 0);
+		assert_int_equal(s.meta.sched_clock.drift_ppb, known ? -493 : 0);
+		assert_int_equal(s.meta.sched_clock.residual_ns, known ? 787 : 0);
+		assert_int_equal(s.meta.sched_clock.spread_ns, known ? 255 : 0);
+		assert_int_equal(s.meta.sched_clock.stamped, known ? 535582 : 0);
+		assert_int_equal(s.meta.sched_clock.stale, known ? 524254 : 0);
+		assert_int_equal(s.meta.sched_clock.late, known ? 3 : 0);
 		assert_int_equal(s.ns, 5);
 		for (uint32_t i = 0; i < 5; i++) {
 			/* R+ of a preemption and S of a sleep are implied, D, R and I stored */

@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
+#include "capture_clock.h"
 #include "capture_compat.h"
 #include "keymap.h"
 #include "model.h"
@@ -66,6 +67,7 @@ struct capture {
 					 * where used, else 1 */
 	uint64_t *sel_bits[SEL_MAPS];	/* the bitmaps used, mapped */
 	struct bpf_link *pending_iter;	/* the pending_waits iterator, attached at its first use */
+	struct capture_clock *clock;	/* with the scheduler's clock: its pairs and fit */
 };
 
 /* Exited threads are taken out of the fold in batches: at least this many, and at least one
@@ -101,6 +103,14 @@ const char *capture__attach_kind(const struct capture *c)
 bool capture__run_delay(const struct capture *c)
 {
 	return c->skel && c->skel->rodata->want_run_delay;
+}
+
+bool capture__sched_clock(const struct capture *c, struct pwz_sched_clock *out)
+{
+	if (!c->clock)
+		return false;
+	capture_clock__result(c->clock, out);
+	return true;
 }
 
 const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len)
@@ -339,6 +349,7 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 				 (uint32_t)c->nr_cpus : 1);
 	bpf_map__set_max_entries(s->maps.irq_names, cfg->irq_rows ? PWZ_IRQ_NAMES_MAX : 1);
 	size_maps(c, s, cfg);
+	bpf_map__set_max_entries(s->maps.sched_clk, (uint32_t)c->nr_cpus);
 	bpf_map__set_max_entries(s->maps.wait_start, raw && cfg->sched && cfg->wait ?
 				 c->sizes.tid_entries : 1);
 	/* a bit for every id the kernel can give */
@@ -558,6 +569,15 @@ struct capture *capture__new(const struct capture_cfg *cfg, char *err, size_t er
 		snprintf(err, errlen, "cannot load the BPF programs: %s (%s)", strerror(-e),
 			 load_hint(-e, hint, sizeof(hint)));
 		goto free_fold;
+	}
+	if (c->skel->rodata->use_sched_clock) {
+		c->clock = capture_clock__new(bpf_map__fd(c->skel->maps.sched_clk), c->nr_cpus);
+		if (!c->clock) {
+			e = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			capture__free(c);
+			goto fail;
+		}
 	}
 	e = fill_selection(c, cfg);
 	if (e) {
@@ -870,6 +890,7 @@ int capture__start(struct capture *c, uint64_t t0, const struct capture_sink *si
 		return e;
 	}
 	c->attached = true;
+	capture_clock__sample(c->clock, true);
 	return 0;
 }
 
@@ -891,6 +912,7 @@ int capture__poll(struct capture *c, int timeout_ms)
 		e = n < 0 ? n : e + n;
 	}
 	c->poll_deadline = 0;
+	capture_clock__sample(c->clock, false);
 	return e == POLL_YIELD ? 0 : e;
 }
 
@@ -946,6 +968,7 @@ int capture__stop(struct capture *c, uint64_t *detached_ns)
 		c->attached = false;
 	}
 	*detached_ns = mono_ns();
+	capture_clock__sample(c->clock, true);
 	n = c->rb_task ? ring_buffer__consume(c->rb_task) : 0;
 	if (n >= 0 && c->rb)
 		n = ring_buffer__consume(c->rb);
@@ -1490,6 +1513,7 @@ void capture__free(struct capture *c)
 			munmap(c->sel_bits[i], sel_len(c, i));
 	model_fold__free(c->fold);
 	keymap_free(&c->gone);
+	capture_clock__free(c->clock);
 	free(c);
 }
 

@@ -57,6 +57,10 @@ const char *capture__attach_kind(const struct capture *c);
  * R9): the kernel has it and waits are measured. */
 bool capture__run_delay(const struct capture *c);
 
+/* Whether the capture stamps the scheduling events with the run queues' clock (model.h R0);
+ * if so, its fit to CLOCK_MONOTONIC and the switches' counts so far into *out. */
+bool capture__sched_clock(const struct capture *c, struct pwz_sched_clock *out);
+
 /* The fallbacks this kernel needed (user/capture_compat.h), "none" or a list, in buf. */
 const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len);
 

@@ -35,6 +35,8 @@ static unsigned int forced_from_env(void)
 		f |= CAPTURE_COMPAT_NO_RUN_DELAY;
 	if (strstr(v, "prealloc"))
 		f |= CAPTURE_COMPAT_PREALLOC;
+	if (strstr(v, "no_sched_clock"))
+		f |= CAPTURE_COMPAT_NO_SCHED_CLOCK;
 	return f;
 }
 
@@ -177,6 +179,10 @@ int capture_compat__probe(struct capture_compat *cc, const char *tracefs, bool k
 			!(cc->forced & CAPTURE_COMPAT_NO_RUN_DELAY);
 	cc->mem_alloc = btf__find_by_name_kind(vml, "bpf_mem_alloc", BTF_KIND_STRUCT) >= 0 &&
 			!(cc->forced & CAPTURE_COMPAT_PREALLOC);
+	cc->sched_clock = has_member(vml, "sched_entity", "cfs_rq") &&
+			  has_member(vml, "cfs_rq", "rq") && has_member(vml, "rq", "clock") &&
+			  has_member(vml, "rq", "cpu") &&
+			  !(cc->forced & CAPTURE_COMPAT_NO_SCHED_CLOCK);
 	btf__free(vml);
 	if (kvm && !cc->kvm_btf) {
 		e = kvm_format(cc, tracefs);
@@ -255,6 +261,7 @@ void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
 	bpf_program__set_autoload(s->progs.pending_waits,
 				  sw && cfg->wait && cfg->pending_waits && !raw && cc->task_storage);
 	s->rodata->want_run_delay = sw && cfg->wait && cc->run_delay;
+	s->rodata->use_sched_clock = capture_compat__sched_clock(cc, cfg, raw);
 	if (!raw && !cc->task_storage) {
 		bpf_map__set_type(s->maps.wait_ts, BPF_MAP_TYPE_HASH);
 		bpf_map__set_map_flags(s->maps.wait_ts, 0);
@@ -267,6 +274,12 @@ void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
 	s->rodata->kvm_fmt_vcpu_off = cc->kvm_off_vcpu;
 	if (!cc->mem_alloc)
 		prealloc_hists(s);
+}
+
+bool capture_compat__sched_clock(const struct capture_compat *cc, const struct capture_cfg *cfg,
+				 bool raw)
+{
+	return cc->sched_clock && !raw && cfg->sched && cfg->wait && !cfg->filter;
 }
 
 const char *capture_compat__describe(const struct capture_compat *cc, bool sched, bool raw,
@@ -296,6 +309,10 @@ const char *capture_compat__describe(const struct capture_compat *cc, bool sched
 			      n ? ", " : "",
 			      cc->forced & CAPTURE_COMPAT_NO_RUN_DELAY ? "asked" :
 			      "no sched_info: CONFIG_SCHED_INFO off");
+	if (sched && !raw && !cc->sched_clock && n < len)
+		n += snprintf(buf + n, len - n, "%sevents on bpf_ktime_get_ns() (%s)", n ? ", " : "",
+			      cc->forced & CAPTURE_COMPAT_NO_SCHED_CLOCK ? "asked" :
+			      "no run queue behind se.cfs_rq: CONFIG_FAIR_GROUP_SCHED off");
 	if (!cc->mem_alloc && n < len)
 		n += snprintf(buf + n, len - n, "%shistograms preallocated (%s)", n ? ", " : "",
 			      cc->forced & CAPTURE_COMPAT_PREALLOC ? "asked" :

@@ -26,7 +26,10 @@ struct capture_cfg;
  *   kernel can deadlock the scheduler (its 5.10 warns "trace type BPF program uses run-time
  *   allocation", and --aggregate-only locked a CPU up): wait_hists and vcpu_hists are then
  *   preallocated, wait_hists within PWZ_HISTS_PREALLOC_BUDGET bytes (the threads past it
- *   have no wait histogram: CNT_HIST_MISS).
+ *   have no wait histogram: CNT_HIST_MISS);
+ * - no run queue behind a task's se.cfs_rq (CONFIG_FAIR_GROUP_SCHED off): every event is
+ *   stamped with bpf_ktime_get_ns(), as it is with raw_tp and with a filter, instead of the
+ *   scheduler's clock (bpf/sched_clock.bpf.h).
  * What has no fallback (BTF itself, the BPF ring buffer of 5.8) is a one-line error.
  */
 struct capture_compat {
@@ -36,6 +39,7 @@ struct capture_compat {
 	bool run_delay;		/* task_struct has sched_info.run_delay (CONFIG_SCHED_INFO): the
 				 * kernel's charge of each wait is read (model.h R9) */
 	bool mem_alloc;		/* the BPF memory allocator: hashes may go unpreallocated */
+	bool sched_clock;	/* the run queue's clock is reachable from a task (model.h R0) */
 	uint32_t kvm_off_reason;	/* kvm_exit's tracefs offsets (when !kvm_btf) */
 	uint32_t kvm_off_isa;		/* 0: no isa field */
 	uint32_t kvm_off_vcpu;		/* 0: no vcpu_id field */
@@ -50,12 +54,13 @@ struct capture_compat {
 #define CAPTURE_COMPAT_NO_IRQ		0x10u	/* as a kernel without the irq tracepoints */
 #define CAPTURE_COMPAT_NO_RUN_DELAY	0x20u	/* as a kernel without sched_info */
 #define CAPTURE_COMPAT_PREALLOC		0x40u	/* as a kernel without bpf_mem_alloc */
+#define CAPTURE_COMPAT_NO_SCHED_CLOCK	0x80u	/* every event on bpf_ktime_get_ns() */
 
 /* The bytes of kernel memory a preallocated wait_hists may take (no bpf_mem_alloc). */
 #define PWZ_HISTS_PREALLOC_BUDGET (32u << 20)
 
 /* The environment variable forcing fallbacks: a comma list of raw_tp, task_state, kvm_fmt,
- * no_task_storage, no_irq, no_run_delay, prealloc. */
+ * no_task_storage, no_irq, no_run_delay, prealloc, no_sched_clock. */
 #define CAPTURE_COMPAT_ENV "PWZ_BPF_FALLBACK"
 
 /*
@@ -85,10 +90,16 @@ bool capture_compat__raw_tp(const struct capture_compat *cc);
  * Picks the programs of an opened, not yet loaded skeleton for cfg and the attach kind (raw:
  * raw_tp), over the choices capture.c made: the switch program matching sched_switch's
  * arguments, the kvm_exit program matching its BTF, where wait starts are kept (tid_entries:
- * the tid hash's size when it replaces task storage), and sets the format offsets.
+ * the tid hash's size when it replaces task storage), the clock (capture_compat__sched_clock()),
+ * and sets the format offsets.
  */
 void capture_compat__apply(const struct capture_compat *cc, struct pwz_bpf *s,
 			   const struct capture_cfg *cfg, bool raw, uint32_t tid_entries);
+
+/* Whether a capture of cfg attached with raw_tp (raw) stamps with the scheduler's clock:
+ * tp_btf, the wakeup programs, no filter, and a kernel that has it. */
+bool capture_compat__sched_clock(const struct capture_compat *cc, const struct capture_cfg *cfg,
+				 bool raw);
 
 /* The fallbacks in use by a capture with the scheduler programs (sched) attached with raw_tp
  * (raw) and the kvm ones (kvm), for a log line: "none", or e.g. "prev_state read from the task

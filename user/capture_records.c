@@ -46,7 +46,8 @@ _Static_assert(PWZ_RC_NR == PWZ_READY_CAUSES && PWZ_RC_SAME_VM_VCPU == PWZ_CAUSE
 	       PWZ_RC_HOST == PWZ_CAUSE_HOST && PWZ_RC_IDLE == PWZ_CAUSE_IDLE &&
 	       PWZ_RC_UNSEEN == PWZ_CAUSE_UNSEEN && PWZ_RC_IRQ == PWZ_CAUSE_IRQ,
 	       "bpf/pwz.h PWZ_RC_* are enum pwz_ready_cause");
-_Static_assert(sizeof(struct cpu_state) == 72, "struct cpu_state is 72 bytes");
+_Static_assert(sizeof(struct cpu_state) == 80, "struct cpu_state is 80 bytes");
+_Static_assert(sizeof(struct sched_clk) == 128, "struct sched_clk is two cache lines");
 _Static_assert(sizeof(struct wait_start) == 24, "struct wait_start is 24 bytes");
 _Static_assert(CNT_HIST_MISS < PWZ_CNT_MAX, "enum pwz_cnt overflows the counters");
 _Static_assert(PWZ_TID_MAP_DEFAULT <= PWZ_TID_MAP_MAX &&

@@ -116,7 +116,8 @@ struct flight_env {
 	pid_t child;				/* the command after "--", or -1 */
 	bool (*selected)(void *ctx, uint32_t tid);	/* -p / -t: threads in the dumps */
 	void *ctx;
-	int (*counters)(void *ctx, struct pwz_meta *m);	/* fills the drop counters of a dump */
+	int (*counters)(void *ctx, struct pwz_meta *m);	/* fills the drop counters of a dump
+								 * and its clock (META sched_clock) */
 	void (*say)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	volatile sig_atomic_t *stop;		/* SIGINT, SIGTERM, SIGHUP */
 	volatile sig_atomic_t *usr1;		/* SIGUSR1 (caught from pwz-bpf's start) */

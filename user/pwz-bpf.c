@@ -915,6 +915,7 @@ static int fill_meta(struct run *r)
 	r->meta.has_run_delay = capture__run_delay(r->cap) && !r->fl;
 	r->meta.has_kvm = r->kvm_ok;
 	r->meta.has_irq = r->cfg.irq;
+	r->meta.has_sched_clock = capture__sched_clock(r->cap, &r->meta.sched_clock);
 	r->meta.threads = r->filter || r->o.kvm_only ? PWZ_THREADS_SELECTED : PWZ_THREADS_ALL;
 	capture_opts_describe(&r->o, opts_text, sizeof(opts_text));
 	ol = strlen(opts_text);
@@ -1083,6 +1084,11 @@ static int prepare(struct run *r)
 	mark_vcpus(r);
 	info(1, "sched_switch attached with %s; fallbacks: %s", capture__attach_kind(r->cap),
 	     capture__fallbacks(r->cap, r->kvm_ok, err, sizeof(err)));
+	if (r->cfg.sched)
+		info(1, "clock: %s", capture__sched_clock(r->cap, &(struct pwz_sched_clock){ 0 }) ?
+		     "the run queues' (sched_clock), mapped to CLOCK_MONOTONIC per CPU" :
+		     r->filter ? "CLOCK_MONOTONIC at every event (a filter's fast paths read none)" :
+		     "CLOCK_MONOTONIC at every event");
 	if (r->cfg.sched && r->cfg.wait && r->cfg.streams)
 		info(1, "wakers: %s", r->cfg.waker ? "noted at sched_waking" :
 		     "not noted (--no-waker: sched_waking not attached)");
@@ -1365,6 +1371,15 @@ static int final_meta(struct run *r)
 	capture__prog_stats(r->cap, &bpf_ns, &bpf_cnt);
 	r->meta.bpf_run_ns = bpf_ns;
 	r->meta.bpf_run_cnt = bpf_cnt;
+	r->meta.has_sched_clock = capture__sched_clock(r->cap, &r->meta.sched_clock);
+	if (r->meta.has_sched_clock) {
+		const struct pwz_sched_clock *k = &r->meta.sched_clock;
+
+		info(1, "clock: %llu switches on the run queues' clock, %llu read CLOCK_MONOTONIC (stale, or a vCPU's); fit of %llu pairs (%llu late samples left out): drift %+.3f ppm, residual %llu ns, CPUs %llu ns apart",
+		     (unsigned long long)k->stamped, (unsigned long long)k->stale,
+		     (unsigned long long)k->pairs, (unsigned long long)k->late, (double)k->drift_ppb / 1000.0,
+		     (unsigned long long)k->residual_ns, (unsigned long long)k->spread_ns);
+	}
 	if (bpf_cnt && r->cnt[CNT_SWITCHES])
 		info(1, "BPF run time: %llu runs, %.1f ns a run, %.1f ns per switch (all programs)",
 		     (unsigned long long)bpf_cnt, (double)bpf_ns / (double)bpf_cnt,
@@ -1492,7 +1507,8 @@ static int run_live(struct run *r)
 	return e ? 1 : 0;
 }
 
-/* A dump's drop counters: the kernel's since the start (a superset of the window's). */
+/* A dump's drop counters: the kernel's since the start (a superset of the window's); and its
+ * scheduler's clock so far (model.h R0). */
 static int flight_counters(void *ctx, struct pwz_meta *m)
 {
 	struct run *r = ctx;
@@ -1500,6 +1516,7 @@ static int flight_counters(void *ctx, struct pwz_meta *m)
 
 	if (e)
 		return e;
+	m->has_sched_clock = capture__sched_clock(r->cap, &m->sched_clock);
 	if (pwz_meta_add_drop(m, "slice", r->cnt[CNT_DROP_SLICE]) ||
 	    pwz_meta_add_drop(m, "kvm_exit", r->cnt[CNT_DROP_KVM_EXIT]) ||
 	    pwz_meta_add_drop(m, "task", r->cnt[CNT_DROP_TASK]) ||

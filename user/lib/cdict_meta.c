@@ -46,6 +46,7 @@ static void pack_bool(msgpack_packer *pk, const char *key, bool v)
 }
 
 #define META_KEYS 26	/* and 2 more when the steal time is known */
+#define META_SCHED_CLOCK_KEYS 7	/* with has_sched_clock */
 
 int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 {
@@ -53,7 +54,8 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	 * (readers without them skip the keys) */
 	msgpack_pack_map(pk, META_KEYS + (m->has_steal ? 2 : 0) + (m->trigger ? 2 : 0) +
 			     (m->trigger && m->trigger_tid ? 2 : 0) + (m->has_irq ? 1 : 0) +
-			     (m->has_run_delay ? 1 : 0));
+			     (m->has_run_delay ? 1 : 0) +
+			     (m->has_sched_clock ? META_SCHED_CLOCK_KEYS : 0));
 	pack_opt_str(pk, "host", m->host);
 	pack_opt_str(pk, "kernel", m->kernel);
 	pack_opt_str(pk, "boot_id", m->boot_id);
@@ -96,6 +98,18 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 		pack_u64(pk, "steal_ns", m->steal_ns);
 		pack_u64(pk, "cpu_time_ns", m->cpu_time_ns);
 	}
+	if (m->has_sched_clock) {	/* model.h R0 (absent: every stamp read clock_id) */
+		const struct pwz_sched_clock *k = &m->sched_clock;
+
+		pack_u64(pk, "sched_clock_pairs", k->pairs);
+		pack_key(pk, "sched_clock_drift_ppb");
+		msgpack_pack_int64(pk, k->drift_ppb);
+		pack_u64(pk, "sched_clock_residual_ns", k->residual_ns);
+		pack_u64(pk, "sched_clock_spread_ns", k->spread_ns);
+		pack_u64(pk, "sched_clock_stamped", k->stamped);
+		pack_u64(pk, "sched_clock_stale", k->stale);
+		pack_u64(pk, "sched_clock_late", k->late);
+	}
 	pack_opt_str(pk, "threads", m->threads == PWZ_THREADS_ALL ? "all" :
 		     m->threads == PWZ_THREADS_SELECTED ? "selected" : NULL);
 	pack_key(pk, "exit_names");
@@ -123,6 +137,30 @@ int cdict_pack_meta(msgpack_packer *pk, const struct pwz_meta *m)
 	pack_key(pk, "format");
 	msgpack_pack_uint32(pk, 2);
 	return 0;
+}
+
+/* Reads the value of META key "sched_clock_<name>" into m (an unknown name is skipped). */
+static void unpack_sched_clock(struct mp_cursor *c, const char *name, struct pwz_meta *m)
+{
+	struct pwz_sched_clock *k = &m->sched_clock;
+
+	m->has_sched_clock = true;
+	if (!strcmp(name, "pairs"))
+		k->pairs = mp_read_uint(c);
+	else if (!strcmp(name, "drift_ppb"))
+		k->drift_ppb = mp_read_int_any(c);
+	else if (!strcmp(name, "residual_ns"))
+		k->residual_ns = mp_read_uint(c);
+	else if (!strcmp(name, "spread_ns"))
+		k->spread_ns = mp_read_uint(c);
+	else if (!strcmp(name, "stamped"))
+		k->stamped = mp_read_uint(c);
+	else if (!strcmp(name, "stale"))
+		k->stale = mp_read_uint(c);
+	else if (!strcmp(name, "late"))
+		k->late = mp_read_uint(c);
+	else
+		mp_skip(c);
 }
 
 /* Reads a str/bin or nil into a malloc'd string at *field. */
@@ -319,6 +357,8 @@ int cdict_unpack_meta(struct mp_cursor *c, struct pwz_meta *m)
 			m->has_steal = true;
 		} else if (!strcmp(key, "cpu_time_ns"))
 			m->cpu_time_ns = mp_read_uint(c);
+		else if (!strncmp(key, "sched_clock_", 12))
+			unpack_sched_clock(c, key + 12, m);
 		else if (!strcmp(key, "threads"))
 			m->threads = unpack_threads(c);
 		else if (!strcmp(key, "exit_names"))

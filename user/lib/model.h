@@ -17,6 +17,23 @@
  * records into figures through model_fold below. The kernel's own accounting is the reference:
  * runtime from switch timestamps, waits as schedstat's run_delay counts them.
  *
+ * R0 Clock. Every time is on one clock, the file's META clock_id (a live capture's:
+ *    CLOCK_MONOTONIC). A live capture stamps a switch and a wakeup with the clock the
+ *    scheduler read for it, the run queue's (sched_clock() at update_rq_clock(), tens of ns
+ *    before the tracepoint), mapped to CLOCK_MONOTONIC by an offset per CPU that the switch
+ *    program samples at most once a ms (bpf/sched_clock.bpf.h); the KVM, IRQ and task events
+ *    read CLOCK_MONOTONIC. Where the run queue's clock is stale the switch reads
+ *    CLOCK_MONOTONIC too: when that clock has not moved since the last wakeup onto its run
+ *    queue (a wakeup that preempts skips the switch's update, rq_clock_skip_update()), and
+ *    when the stamp would not fall after the CPU's last event (a KVM event, a switch). So a wait
+ *    stays the wait as lived (R4) and a CPU's events keep their order: each is after the one
+ *    before it, by 1 ns at least. A vCPU thread's switches and wakeups read CLOCK_MONOTONIC,
+ *    so that its ledger's events (R10) on different CPUs keep their order. A mapped stamp sits
+ *    within the mapping's wobble of where CLOCK_MONOTONIC would have put it (META
+ *    sched_clock_residual_ns; sched_clock_spread_ns between CPUs); a wait that begins on one
+ *    CPU's clock and ends on another's within that is 0, never negative. Without it (raw_tp, a filter, a kernel
+ *    without the fair-group run queue: META has no sched_clock) every event reads
+ *    CLOCK_MONOTONIC.
  * R1 Slice. A thread runs on a CPU from its switch-in to its switch-out (sched_switch times).
  *    The first switch seen on a CPU closes a slice starting at 0: that thread ran when the
  *    capture began. At the end of the capture each CPU's running thread gets a PWZ_END_OPEN

@@ -337,6 +337,22 @@ struct pwz_cpu_topo {
 };
 
 /*
+ * The scheduler's clock of a live capture (model.h R0): how the stamps taken from the run
+ * queues' clocks sit on CLOCK_MONOTONIC, fitted from pairs of the two clocks sampled on each
+ * CPU (user/lib/clockfit.h), and how many switches took it.
+ */
+struct pwz_sched_clock {
+	uint64_t pairs;		/* pairs fitted, all CPUs */
+	int64_t drift_ppb;	/* CLOCK_MONOTONIC's rate over the scheduler's clock, less 1, ppb */
+	uint64_t residual_ns;	/* root mean square distance of the pairs from the fit */
+	uint64_t spread_ns;	/* the largest difference between two CPUs' offsets */
+	uint64_t stamped;	/* switches stamped from the run queue's clock */
+	uint64_t stale;		/* switches that read CLOCK_MONOTONIC: the rq clock stale, or a
+				 * vCPU thread's switch */
+	uint64_t late;		/* samples of the offset left out, read long after the clock */
+};
+
+/*
  * Capture metadata. Strings are owned by the struct: free with pwz_meta_free().
  * Written at the start of a capture and again, final, at its end.
  */
@@ -383,6 +399,10 @@ struct pwz_meta {
 	uint64_t steal_ns;		/* the host's steal time over the capture, all CPUs */
 	uint64_t cpu_time_ns;		/* all CPU time of the host over the capture (the sum of
 					 * /proc/stat's "cpu" line, guest time not counted twice) */
+	bool has_sched_clock;		/* the scheduling events were stamped with the run queues'
+					 * clock, mapped to clock_id (model.h R0); else all with
+					 * clock_id itself */
+	struct pwz_sched_clock sched_clock;	/* with has_sched_clock */
 };
 
 /* Frees what meta owns and zeroes it; NULL is a no-op. */
