@@ -308,7 +308,9 @@ static int open_load(struct capture *c, const struct capture_cfg *cfg, bool raw,
 	if (!s)
 		return -errno;
 	s->rodata->filter_tids = cfg->filter ? 1 : 0;
-	s->rodata->filter_tgids = cfg->filter ? 1 : 0;
+	/* processes only with -p (-t alone selects threads): a filtered-out switch then tests
+	 * no process bitmap */
+	s->rodata->filter_tgids = cfg->filter && cfg->nr_tgids ? 1 : 0;
 	s->rodata->follow_names = cfg->filter && cfg->follow_names;
 	s->rodata->emit_streams = cfg->streams;
 	s->rodata->fold_always = cfg->streams && cfg->fold_always;
