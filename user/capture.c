@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
+#include "monotime.h"
 #include "capture_clock.h"
 #include "capture_compat.h"
 #include "keymap.h"
@@ -82,13 +83,6 @@ struct capture {
 #define POLL_CHECK_EVERY 1024
 #define POLL_YIELD (-ECANCELED)		/* the callback's "enough for this poll" */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 const struct capture_map_sizes *capture__map_sizes(const struct capture *c)
 {
@@ -725,7 +719,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	 * record) loses nothing */
 	if (!e && ++c->since_check >= POLL_CHECK_EVERY) {
 		c->since_check = 0;
-		if (c->poll_deadline && mono_ns() >= c->poll_deadline)
+		if (c->poll_deadline && pwz_mono_ns() >= c->poll_deadline)
 			return POLL_YIELD;
 	}
 	return e;
@@ -900,7 +894,7 @@ int capture__poll(struct capture *c, int timeout_ms)
 {
 	int e;
 
-	c->poll_deadline = mono_ns() + POLL_BUDGET_NS;
+	c->poll_deadline = pwz_mono_ns() + POLL_BUDGET_NS;
 	e = wait_rings(c, timeout_ms);
 	/* every ring on each round, the task ring first (a thread's birth before its slices):
 	 * it wakes the reader only with -t's namings, and fills up in a busy capture */
@@ -969,7 +963,7 @@ int capture__stop(struct capture *c, uint64_t *detached_ns)
 		detach_all(c->skel);
 		c->attached = false;
 	}
-	*detached_ns = mono_ns();
+	*detached_ns = pwz_mono_ns();
 	capture_clock__sample(c->clock, true);
 	n = c->rb_task ? ring_buffer__consume(c->rb_task) : 0;
 	if (n >= 0 && c->rb)

@@ -2,9 +2,9 @@
 /* The scheduler's clock of a live capture (capture_clock.h). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/bpf.h>
 #include "capture_clock.h"
+#include "monotime.h"
 #include "clockfit.h"
 #include "../bpf/pwz.h"
 
@@ -34,13 +34,6 @@ struct capture_clock *capture_clock__new(int map_fd, int nr_cpus)
 	return k;
 }
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* CPU cpu's slot, read twice: a program may be writing it, and a pair read half before and
  * half after its update would be no pair. Returns whether two reads agreed. */

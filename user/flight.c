@@ -10,6 +10,7 @@
 #include <time.h>
 #include <sys/wait.h>
 #include "capture.h"
+#include "monotime.h"
 #include "capture_opts.h"
 #include "capture_tasks.h"
 #include "cdict.h"
@@ -620,13 +621,6 @@ out:
 
 /* ---- the loop ---- */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Writes the pending trigger's dump with its window ending at to_ns; a failed one is said with
  * what it kept and whether the recording goes on (not at the end). Returns 0 or -errno. */
@@ -732,7 +726,7 @@ void flight_begin(struct flight_env *env, struct flight_loop *lp)
 int flight_step(struct flight_env *env, struct flight_loop *lp)
 {
 	struct flight *f = env->fl;
-	uint64_t now = mono_ns() - env->t0;
+	uint64_t now = pwz_mono_ns() - env->t0;
 	char d[FMT_DURATION_MAX], sig[32];
 	const char *why;
 	bool end;

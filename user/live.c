@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
+#include "monotime.h"
 #include "capture_meta.h"
 #include "capture_tasks.h"
 #include "keymap.h"
@@ -60,13 +61,6 @@ struct live {
  * bounded share. */
 #define FORGET_MIN 1024
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t wall_ns(void)
 {
@@ -271,7 +265,7 @@ static int read_totals(struct live *l, struct reading *r)
 							       ka[i].count, ka[i].handling_ns };
 	}
 	/* the clock, then the running slices: what ran until now counts now */
-	r->t = mono_ns();
+	r->t = pwz_mono_ns();
 	if (capture_meta_read_stat("/proc/stat", &r->stat, NULL, 0))
 		r->stat.ok = false;
 	if (l->pending_waits) {
@@ -722,9 +716,9 @@ int live_run(struct capture *cap, struct task_table *tt, uint64_t t0, const stru
 			goto out;
 		}
 	}
-	next = mono_ns() + period;
+	next = pwz_mono_ns() + period;
 	while (!*stop) {
-		uint64_t now = mono_ns();
+		uint64_t now = pwz_mono_ns();
 		int wait_ms = now >= next ? 0 : (int)((next - now) / 1000000) + 1;
 
 		if (wait_ms > 100)
@@ -742,11 +736,11 @@ int live_run(struct capture *cap, struct task_table *tt, uint64_t t0, const stru
 			if (k == LIVE_SCREEN_QUIT)
 				break;
 		}
-		if (mono_ns() < next)
+		if (pwz_mono_ns() < next)
 			continue;
 		next += period;
-		if (next < mono_ns())	/* a stall (suspended): no burst of catch-up frames */
-			next = mono_ns() + period;
+		if (next < pwz_mono_ns())	/* a stall (suspended): no burst of catch-up frames */
+			next = pwz_mono_ns() + period;
 		e = live__sample(l, &f);
 		if (e) {
 			snprintf(err, errlen, "cannot read the kernel aggregates: %s", strerror(-e));

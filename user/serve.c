@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
+#include "monotime.h"
 #include "promtext.h"
 #include "httpreq.h"
 #include "serve.h"
@@ -34,13 +35,6 @@ struct serve {
 	struct client clients[SERVE_MAX_CLIENTS];
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int serve_parse_listen(const char *s, struct sockaddr_storage *sa, socklen_t *len, char *err,
 		       size_t errlen)
@@ -190,7 +184,7 @@ static void accept_clients(struct serve *s)
 			continue;
 		}
 		s->clients[i].fd = fd;
-		s->clients[i].deadline = mono_ns() + SERVE_TIMEOUT_MS * 1000000ull;
+		s->clients[i].deadline = pwz_mono_ns() + SERVE_TIMEOUT_MS * 1000000ull;
 	}
 }
 
@@ -270,7 +264,7 @@ static bool client_write(struct client *c)
 /* The poll set: the listener, then each client by what it waits for. Returns its size. */
 static nfds_t poll_set(struct serve *s, struct pollfd *fds, int *slot, int *timeout_ms)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = pwz_mono_ns();
 	nfds_t n = 0;
 
 	fds[n++] = (struct pollfd){ .fd = s->fd, .events = POLLIN };

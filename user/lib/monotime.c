@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+/* CLOCK_MONOTONIC now (monotime.h). */
+#include <time.h>
+#include "monotime.h"
+
+uint64_t pwz_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
