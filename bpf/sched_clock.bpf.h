@@ -99,8 +99,8 @@ static __always_inline void sched_clk_sample(struct sched_clk *k, __u64 c, __u64
  * queue's clock mapped, where it is fresh and after last_ns; else CLOCK_MONOTONIC: where that
  * clock is stale (above), not after the CPU's last event (a KVM event, or a switch whose offset
  * was sampled late), for a vCPU (its ledger, R10, is kept on CLOCK_MONOTONIC alone), not yet
- * sampled, or due for a new sample (then taken). Always after last_ns (by 1 ns at least), so that a CPU's
- * events keep their order and no two of them tie.
+ * sampled, or due for a new sample (then taken). Always after last_ns (by 1 ns at least), so
+ * that a CPU's events keep their order and no two of them tie.
  */
 static __always_inline __u64 sched_now_switch(bool btf, struct task_struct *prev,
 					      struct cpu_state *cs, bool vcpu)

@@ -54,7 +54,7 @@ static bool read_slot(const struct capture_clock *k, uint32_t cpu, struct sched_
 
 void capture_clock__sample(struct capture_clock *k, bool final)
 {
-	uint64_t now = mono_now(), stamped = 0, stale = 0, late = 0;
+	uint64_t now = pwz_mono_ns(), stamped = 0, stale = 0, late = 0;
 	struct sched_clk s;
 
 	if (!k || (!final && now < k->next_ns))
@@ -66,7 +66,7 @@ void capture_clock__sample(struct capture_clock *k, bool final)
 		stamped += s.stamped;
 		stale += s.stale;
 		late += s.late;
-		if (!s.sync_rq || s.samples == k->seen[cpu])
+		if (s.samples == k->seen[cpu])	/* none new (none at all: 0) */
 			continue;
 		k->seen[cpu] = s.samples;
 		clockfit_add(&k->fit[cpu], s.sync_rq, s.sync_rq + s.off);
