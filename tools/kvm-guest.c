@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A minimal KVM guest: one VM, one vCPU running 16-bit real-mode code that makes a requested
  * number of exits of each kind, so that a tracer can be checked against known counts. */
+#define _GNU_SOURCE	/* RUSAGE_THREAD */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
@@ -14,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,9 +38,10 @@
 	"            guest's handler acknowledging it; the code ends with 'out 0x11, al' instead\n" \
 	"            of a final hlt\n" \
 	"Prints one line: kvm-guest pid=P tid=T sched_run_ns=N run_delay_ns=N timeslices=N\n" \
-	"schedstat_mono_ns=N sleep_us=N io=N cpuid=N hlt=N runs=N, where tid is the\n" \
+	"schedstat_mono_ns=N sleep_us=N slept=N io=N cpuid=N hlt=N runs=N, where tid is the\n" \
 	"vCPU thread (the one that calls KVM_RUN, where kvm_exit and kvm_entry fire), hlt counts\n" \
-	"the final hlt (with -k: the hlts, all in the kernel), runs is the number of KVM_RUN calls; sched_run_ns, run_delay_ns and\n" \
+	"the final hlt (with -k: the hlts, all in the kernel), runs is the number of KVM_RUN calls,\n" \
+	"slept the -s sleeps the thread switched out for; sched_run_ns, run_delay_ns and\n" \
 	"timeslices are the vCPU thread's /proc/self/task/TID/schedstat at the final hlt (0 when\n" \
 	"unreadable), schedstat_mono_ns the CLOCK_MONOTONIC time that reading holds for; with -k\n" \
 	"the line ends with irqs=N, the IRQs raised.\n" \
@@ -75,6 +78,7 @@ struct guest {
 	pid_t tid;			/* vCPU thread id */
 	uint64_t seen[NR_KINDS];	/* exits seen in userspace (io and hlt; cpuid stays in KVM) */
 	uint64_t runs;			/* KVM_RUN calls */
+	uint64_t slept;			/* -s sleeps that switched the thread out (below) */
 	unsigned long long sched[3];	/* the vCPU thread's schedstat at the final hlt: run ns,
 					 * run_delay ns, timeslices; 0 when unreadable */
 	unsigned long long sched_mono_ns;	/* CLOCK_MONOTONIC when it was read */
@@ -248,6 +252,21 @@ static void block_signals(void)
 
 /* Runs the guest until its end (the final hlt, or with -k END_PORT), counting what reaches
  * userspace; g->err says why it stopped short. */
+/*
+ * -s: sleeps g->halt_us and counts in g->slept the sleep if the thread switched out for it (its
+ * voluntary switches grew). One whose timer expires before the thread blocks (its CPU held
+ * elsewhere, as a host holds a virtual CPU, from the arming on) returns without a switch.
+ */
+static void sleep_counted(struct guest *g)
+{
+	struct rusage before, after;
+	int known = getrusage(RUSAGE_THREAD, &before) == 0;
+
+	usleep(g->halt_us);
+	if (known && getrusage(RUSAGE_THREAD, &after) == 0 && after.ru_nvcsw > before.ru_nvcsw)
+		g->slept++;
+}
+
 static void run_guest(struct guest *g)
 {
 	struct kvm_regs regs;
@@ -284,7 +303,7 @@ static void run_guest(struct guest *g)
 				return;
 			}
 			if (g->halt_us)
-				usleep(g->halt_us);
+				sleep_counted(g);
 			break;
 		case KVM_EXIT_INTR:
 			break;
@@ -498,9 +517,9 @@ int main(int argc, char **argv)
 			(unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_HLT]);
 		return 1;
 	}
-	printf("kvm-guest pid=%d tid=%d sched_run_ns=%llu run_delay_ns=%llu timeslices=%llu schedstat_mono_ns=%llu sleep_us=%lu io=%llu cpuid=%llu hlt=%llu runs=%llu",
+	printf("kvm-guest pid=%d tid=%d sched_run_ns=%llu run_delay_ns=%llu timeslices=%llu schedstat_mono_ns=%llu sleep_us=%lu slept=%llu io=%llu cpuid=%llu hlt=%llu runs=%llu",
 	       (int)getpid(), (int)g.tid, g.sched[0], g.sched[1], g.sched[2], g.sched_mono_ns,
-	       g.halt_us,
+	       g.halt_us, (unsigned long long)g.slept,
 	       (unsigned long long)want[KIND_IO], (unsigned long long)want[KIND_CPUID],
 	       (unsigned long long)want[KIND_HLT], (unsigned long long)g.runs);
 	if (g.irq_us)
