@@ -32,26 +32,64 @@ static void test_instances(void **state)
 	births__free(&b);
 }
 
-/* Forgetting the instances that ended keeps the later ones; a tid left with none is freed by
- * the compaction once they are many, and the others stay found. */
-static void test_forget(void **state)
+/* An ended instance's births before it go; its own stays for its late records, and a newer
+ * birth still starts the next instance. */
+static void test_end(void **state)
 {
 	struct birth_table b = { 0 };
 
 	(void)state;
 	assert_int_equal(births__add(&b, 1, 10), 0);
 	assert_int_equal(births__add(&b, 1, 20), 0);
-	births__forget_to(&b, 1, 10);
-	assert_int_equal(births__at(&b, 1, 15), 0);
-	assert_int_equal(births__at(&b, 1, 25), 20);
-	for (uint32_t tid = 100; tid < 2200; tid++) {
+	assert_int_equal(births__add(&b, 1, 30), 0);
+	births__end(&b, 1, 20);
+	assert_int_equal(births__at(&b, 1, 15), 0);	/* 10's went */
+	assert_int_equal(births__at(&b, 1, 25), 20);	/* a late record of the ended one */
+	assert_int_equal(births__at(&b, 1, 35), 30);
+	births__end(&b, 1, 30);
+	assert_int_equal(births__at(&b, 1, 25), 0);
+	assert_int_equal(births__at(&b, 1, 99), 30);
+	assert_int_equal(b.spent, 1);
+	assert_int_equal(births__add(&b, 1, 40), 0);	/* the tid recycled */
+	assert_int_equal(b.spent, 0);
+	assert_int_equal(births__at(&b, 1, 35), 30);
+	assert_int_equal(births__at(&b, 1, 45), 40);
+	births__end(&b, 7, 5);				/* a tid never born: nothing */
+	births__end(&b, 1, 0);				/* instance 0: nothing */
+	assert_int_equal(births__at(&b, 1, 35), 30);
+	assert_int_equal(b.spent, 0);
+	births__free(&b);
+}
+
+/* The compaction frees the tids holding only an ended instance's birth once they are many,
+ * but the BIRTHS_KEEP_ENDED last ended; every other tid stays found. */
+static void test_compact(void **state)
+{
+	const uint32_t n = 2 * BIRTHS_KEEP_ENDED + 100, first = 100;
+	struct birth_table b = { 0 };
+
+	(void)state;
+	assert_int_equal(births__add(&b, 1, 10), 0);
+	assert_int_equal(births__add(&b, 1, 20), 0);
+	births__end(&b, 1, 10);
+	for (uint32_t tid = first; tid < first + n; tid++) {
 		assert_int_equal(births__add(&b, tid, tid), 0);
-		births__forget_to(&b, tid, tid);
+		births__end(&b, tid, tid);
 	}
+	assert_int_equal(b.spent, n);
 	assert_int_equal(births__compact(&b), 0);
-	assert_int_equal(b.idx.count, 1);
+	assert_int_equal(b.idx.count, 1 + BIRTHS_KEEP_ENDED);
+	assert_int_equal(b.spent, BIRTHS_KEEP_ENDED);
+	assert_int_equal(births__at(&b, 1, 15), 10);	/* a newer birth: not spent */
 	assert_int_equal(births__at(&b, 1, 25), 20);
-	assert_int_equal(births__at(&b, 150, 200), 0);
+	assert_int_equal(births__at(&b, first, first + 1), 0);	/* freed: instance 0 */
+	assert_int_equal(births__at(&b, first + n - BIRTHS_KEEP_ENDED - 1, 1u << 30), 0);
+	assert_int_equal(births__at(&b, first + n - BIRTHS_KEEP_ENDED, 1u << 30),
+			 first + n - BIRTHS_KEEP_ENDED);
+	assert_int_equal(births__at(&b, first + n - 1, 1u << 30), first + n - 1);
+	/* not yet twice the kept: nothing freed */
+	assert_int_equal(births__compact(&b), 0);
+	assert_int_equal(b.idx.count, 1 + BIRTHS_KEEP_ENDED);
 	births__free(&b);
 }
 
@@ -59,7 +97,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_instances),
-		cmocka_unit_test(test_forget),
+		cmocka_unit_test(test_end),
+		cmocka_unit_test(test_compact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -531,7 +531,7 @@ static bool take_and_forget(void *ctx, uint32_t tid, uint64_t since_ns)
 
 	if (!t->take(t->ctx, tid, since_ns))
 		return false;
-	births__forget_to(&t->f->births, tid, since_ns);
+	births__end(&t->f->births, tid, since_ns);
 	return true;
 }
 

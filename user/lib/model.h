@@ -85,9 +85,10 @@
  *    only). A live capture's are exact under ring-buffer drops: the kernel folds by these rules
  *    the records it could not send, the reader folds the ones it read, and the two are added.
  *    (The kernel keys its part by tid: for a tid reused during the capture, the dropped
- *    records' part is counted to the tid's last instance still known: pwz-bpf writes an
- *    exited instance's aggregates and forgets its birth (model_fold__take()), so the part of
- *    a tid whose threads all exited goes to its instance 0.)
+ *    records' part is counted to the tid's last instance. pwz-bpf writes an exited
+ *    instance's aggregates before the end (model_fold__take()) but keeps its birth, so that
+ *    its records still on their way then (a slice in another CPU's batch) and the kernel's
+ *    part go to the same instance in a second aggregate, which readers add to the first.)
  * R8 Tasks and instances. A thread is named by task records; a later record of the same
  *    instance renames it. A tid is a thread *instance* from its birth (a task record flagged
  *    PWZ_TASK_BORN, at the thread's start: a live capture's from task_newtask, at its task's
@@ -273,10 +274,10 @@ size_t model_fold__count(const struct model_fold *f);
  * Moves the aggregates of the thread instances take(ctx, tid, since_ns) selects out of f: each
  * goes to sink as model_fold__emit() would send it, then leaves f, which keeps the others (a
  * later record of such an instance starts a new aggregate: the reader adds the records of one
- * key, cdict.md), and the births of these instances and of those of the same tid before them
- * are forgotten (R8: they ended; a later record of the tid without a newer birth folds into
- * its instance 0). Time O(n log n) in the aggregates held: call it for a batch of
- * instances. Returns 0, -ENOMEM, or the first callback's error (then the aggregates not yet
+ * key, cdict.md). The births of the same tid's instances before these are forgotten (R8: they
+ * ended); theirs stay (births__end()), so that a later record of the tid without a newer
+ * birth still folds into its instance. Time O(n log n) in the aggregates held: call it for
+ * a batch of instances. Returns 0, -ENOMEM, or the first callback's error (then the aggregates not yet
  * sent are still in f).
  */
 int model_fold__take(struct model_fold *f, bool (*take)(void *ctx, uint32_t tid, uint64_t since_ns),
