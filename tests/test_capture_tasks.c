@@ -151,6 +151,22 @@ static void test_events(void **state)
 	assert_string_equal(t.comm, "tid-999");
 	assert_int_equal(t.tgid, 0);
 	assert_int_equal(task_table__count(tt), 8);	/* 5 scanned + 300, 301, 999 */
+	/* a new thread takes the tid of one born during the capture whose record is not written
+	 * yet (its records still on their way): that one's record now, as it was named */
+	assert_int_equal(task_table__event(tt, 400, 200, "kid", true, 10000, &t), 0);
+	assert_int_equal(task_table__event(tt, 400, 400, "reborn", true, 11000, &t), 1);
+	assert_int_equal(t.flags, PWZ_TASK_BORN);
+	assert_int_equal(t.time_ns, 10000);
+	assert_string_equal(t.comm, "kid");
+	assert_int_equal(t.tgid, 200);
+	/* the new one at its first record */
+	assert_int_equal(task_table__touch(tt, 400, 11500, &t), 1);
+	assert_int_equal(t.flags, PWZ_TASK_BORN);
+	assert_int_equal(t.time_ns, 11000);
+	assert_string_equal(t.comm, "reborn");
+	assert_int_equal(t.tgid, 400);
+	/* one written already: nothing at the next birth */
+	assert_int_equal(task_table__event(tt, 400, 400, "third", true, 12000, &t), 0);
 	task_table__free(tt);
 }
 

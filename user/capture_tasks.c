@@ -374,6 +374,7 @@ int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const 
 		      bool is_new, uint64_t time_ns, struct pwz_task *out)
 {
 	struct tt_entry *e = find(tt, tid);
+	int wrote = 0;
 
 	if (!e) {
 		unforget(tt, tid);	/* a recycled tid: the forgotten thread stays in the file */
@@ -381,7 +382,14 @@ int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const 
 		if (!e)
 			return -ENOMEM;
 	} else if (is_new) {
-		/* a recycled tid: a new thread */
+		/* a recycled tid: a new thread. One born during the capture and not written yet
+		 * (its records still on their way, in another CPU's batch) is written now, as it
+		 * was named: the new thread takes its entry. */
+		if (e->born && !e->emitted && e->born_ns < time_ns) {
+			fill(tt, e, e->born_ns, out);
+			wrote = 1;
+			e = find(tt, tid);	/* fill() may grow the table */
+		}
 		e->emitted = false;
 	}
 	if (is_new) {
@@ -403,7 +411,7 @@ int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const 
 		fill(tt, e, time_ns, out);
 		return 1;
 	}
-	return 0;
+	return wrote;
 }
 
 int task_table__touch(struct task_table *tt, uint32_t tid, uint64_t time_ns, struct pwz_task *out)

@@ -44,7 +44,9 @@ int task_table__scan_pids(struct task_table *tt, const uint32_t *pids, size_t nr
 /*
  * A task event from BPF at time_ns (from capture start): a new thread (is_new) or a rename.
  * tgid 0 = unknown. Returns 1 and fills out when a record must be written now (the thread
- * was already written under another comm), 0 when nothing is to be written yet, -ENOMEM.
+ * was already written under another comm; or a new thread takes the tid of one born during
+ * the capture and not written yet: that one's record, as it was named), 0 when nothing is to
+ * be written yet, -ENOMEM.
  */
 int task_table__event(struct task_table *tt, uint32_t tid, uint32_t tgid, const char *comm,
 		      bool is_new, uint64_t time_ns, struct pwz_task *out);
