@@ -41,6 +41,16 @@ struct {
 	__type(value, struct sched_clk);
 } sched_clk SEC(".maps");
 
+/* t as the time of this CPU's next event (cs: its state): after its last one, by 1 ns at least,
+ * so that a CPU's events keep their order and no two of them tie; noted as the last. */
+static __always_inline __u64 cpu_after_last(struct cpu_state *cs, __u64 t)
+{
+	if ((__s64)(t - cs->last_ns) <= 0)
+		t = cs->last_ns + 1;
+	cs->last_ns = t;
+	return t;
+}
+
 /* The run queue of task t (running or being woken) and its clock; NULL where unreadable. */
 static __always_inline struct sched_clk *sched_clk_of(struct task_struct *t, __u64 *clock)
 {
@@ -99,8 +109,7 @@ static __always_inline void sched_clk_sample(struct sched_clk *k, __u64 c, __u64
  * queue's clock mapped, where it is fresh and after last_ns; else CLOCK_MONOTONIC: where that
  * clock is stale (above), not after the CPU's last event (a KVM event, or a switch whose offset
  * was sampled late), for a vCPU (its ledger, R10, is kept on CLOCK_MONOTONIC alone), not yet
- * sampled, or due for a new sample (then taken). Always after last_ns (by 1 ns at least), so
- * that a CPU's events keep their order and no two of them tie.
+ * sampled, or due for a new sample (then taken). Always after last_ns (cpu_after_last()).
  */
 static __always_inline __u64 sched_now_switch(bool btf, struct task_struct *prev,
 					      struct cpu_state *cs, bool vcpu)
@@ -130,10 +139,7 @@ static __always_inline __u64 sched_now_switch(bool btf, struct task_struct *prev
 		k->stale++;
 	else	/* not after a wakeup's clock: the rq clock is fresh, as far as is known */
 		sched_clk_sample(k, c, t);
-	if ((__s64)(t - cs->last_ns) <= 0)
-		t = cs->last_ns + 1;
-	cs->last_ns = t;
-	return t;
+	return cpu_after_last(cs, t);
 }
 
 /*
@@ -163,15 +169,10 @@ static __always_inline __u64 kvm_now(void)
 	struct cpu_state *cs;
 	__u32 zero = 0;
 
-	if (use_sched_clock) {
-		cs = bpf_map_lookup_elem(&cpu_state, &zero);
-		if (cs) {
-			if ((__s64)(now - cs->last_ns) <= 0)
-				now = cs->last_ns + 1;
-			cs->last_ns = now;
-		}
-	}
-	return now;
+	if (!use_sched_clock)
+		return now;
+	cs = bpf_map_lookup_elem(&cpu_state, &zero);
+	return cs ? cpu_after_last(cs, now) : now;
 }
 
 #endif /* PWZ_SCHED_CLOCK_BPF_H */
