@@ -101,10 +101,9 @@ bool capture__run_delay(const struct capture *c)
 
 bool capture__sched_clock(const struct capture *c, struct pwz_sched_clock *out)
 {
-	if (!c->clock)
-		return false;
-	capture_clock__result(c->clock, out);
-	return true;
+	if (c->clock && out)
+		capture_clock__result(c->clock, out);
+	return c->clock != NULL;
 }
 
 const char *capture__fallbacks(const struct capture *c, bool kvm, char *buf, size_t len)

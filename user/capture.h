@@ -58,7 +58,8 @@ const char *capture__attach_kind(const struct capture *c);
 bool capture__run_delay(const struct capture *c);
 
 /* Whether the capture stamps the scheduling events with the run queues' clock (model.h R0);
- * if so, its fit to CLOCK_MONOTONIC and the switches' counts so far into *out. */
+ * if so and out is not NULL, its fit to CLOCK_MONOTONIC and the switches' counts so far into
+ * *out. */
 bool capture__sched_clock(const struct capture *c, struct pwz_sched_clock *out);
 
 /* The fallbacks this kernel needed (user/capture_compat.h), "none" or a list, in buf. */

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The scheduler's clock of a live capture (capture_clock.h). */
 #include <stdlib.h>
-#include <string.h>
 #include <bpf/bpf.h>
 #include "capture_clock.h"
-#include "monotime.h"
 #include "clockfit.h"
+#include "monotime.h"
 #include "../bpf/pwz.h"
 
 struct capture_clock {
@@ -33,7 +32,6 @@ struct capture_clock *capture_clock__new(int map_fd, int nr_cpus)
 	}
 	return k;
 }
-
 
 /* CPU cpu's slot, read twice: a program may be writing it, and a pair read half before and
  * half after its update would be no pair. Returns whether two reads agreed. */
@@ -78,7 +76,6 @@ void capture_clock__sample(struct capture_clock *k, bool final)
 
 void capture_clock__result(const struct capture_clock *k, struct pwz_sched_clock *out)
 {
-	memset(out, 0, sizeof(*out));
 	clockfit_solve(k->fit, (uint32_t)k->nr_cpus, out);
 	out->stamped = k->stamped;
 	out->stale = k->stale;

@@ -1085,7 +1085,7 @@ static int prepare(struct run *r)
 	info(1, "sched_switch attached with %s; fallbacks: %s", capture__attach_kind(r->cap),
 	     capture__fallbacks(r->cap, r->kvm_ok, err, sizeof(err)));
 	if (r->cfg.sched)
-		info(1, "clock: %s", capture__sched_clock(r->cap, &(struct pwz_sched_clock){ 0 }) ?
+		info(1, "clock: %s", capture__sched_clock(r->cap, NULL) ?
 		     "the run queues' (sched_clock), mapped to CLOCK_MONOTONIC per CPU" :
 		     r->filter ? "CLOCK_MONOTONIC at every event (a filter's fast paths read none)" :
 		     "CLOCK_MONOTONIC at every event");
