@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +19,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
-#include "monotime.h"
 #include "capture_clock.h"
 #include "capture_compat.h"
 #include "keymap.h"
 #include "model.h"
+#include "monotime.h"
 #include "pwz.skel.h"
 
 #define TRACEFS "/sys/kernel/tracing"
@@ -82,7 +81,6 @@ struct capture {
 #define POLL_BUDGET_NS 200000000ull
 #define POLL_CHECK_EVERY 1024
 #define POLL_YIELD (-ECANCELED)		/* the callback's "enough for this poll" */
-
 
 const struct capture_map_sizes *capture__map_sizes(const struct capture *c)
 {

@@ -7,10 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/wait.h>
 #include "capture.h"
-#include "monotime.h"
 #include "capture_opts.h"
 #include "capture_tasks.h"
 #include "cdict.h"
@@ -19,6 +17,7 @@
 #include "keymap.h"
 #include "ledger_fold.h"
 #include "model.h"
+#include "monotime.h"
 #include "visit.h"
 
 enum { ENT_SLICE = 1, ENT_EXIT = 2 };
@@ -620,7 +619,6 @@ out:
 }
 
 /* ---- the loop ---- */
-
 
 /* Writes the pending trigger's dump with its window ending at to_ns; a failed one is said with
  * what it kept and whether the recording goes on (not at the end). Returns 0 or -errno. */

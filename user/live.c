@@ -11,7 +11,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
-#include "monotime.h"
 #include "capture_meta.h"
 #include "capture_tasks.h"
 #include "keymap.h"
@@ -19,6 +18,7 @@
 #include "live_vms.h"
 #include "live_screen.h"
 #include "model.h"
+#include "monotime.h"
 
 /* One reading of the kernel's totals since the start, per thread (sorted by tid). */
 struct reading {
@@ -60,7 +60,6 @@ struct live {
  * paid for by the threads it can forget, and the kernel's maps hold the threads alive plus a
  * bounded share. */
 #define FORGET_MIN 1024
-
 
 static uint64_t wall_ns(void)
 {

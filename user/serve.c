@@ -9,12 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 #include "capture.h"
-#include "monotime.h"
 #include "promtext.h"
 #include "httpreq.h"
+#include "monotime.h"
 #include "serve.h"
 #include "serve_metrics.h"
 
@@ -34,7 +33,6 @@ struct serve {
 	char address[64];		/* "ADDR:PORT" bound */
 	struct client clients[SERVE_MAX_CLIENTS];
 };
-
 
 int serve_parse_listen(const char *s, struct sockaddr_storage *sa, socklen_t *len, char *err,
 		       size_t errlen)
